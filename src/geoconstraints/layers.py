@@ -1,0 +1,626 @@
+"""Loading input layers by role, with CRS, units, field and geometry checks (SPEC §2).
+
+A role is what a layer *is* to the law (``parcels``, ``flood_zones``, ``haul_roads``...).
+Layers come from (a) a GeoPackage whose layer names are role names, (b) explicit
+``role -> PATH[:LAYER]`` overrides, or (c) a project file (TOML) mapping roles to files,
+layers and field names. Every layer ends in one working CRS in feet, with canonical field
+names, a string ``feature_id`` column, valid non-empty geometries, and NFHL -9999 sentinels
+turned into missing values.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tomllib
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pyogrio
+import shapely
+from pyproj import CRS
+
+from . import projection
+from .errors import CRSError, FieldError, GeometryError, InputError, LayerReadError
+
+log = logging.getLogger(__name__)
+
+NFHL_SENTINEL = -9999.0
+
+
+@dataclass(frozen=True)
+class RoleSpec:
+    """What a role expects: geometry kinds, id field candidates, required and optional fields."""
+
+    geometry: tuple[str, ...]
+    id_fields: tuple[str, ...] = ("id",)
+    required: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+    description: str = ""
+    sentinel_fields: tuple[str, ...] = ()
+
+
+_NFHL_FLD = ("FLD_ZONE",)
+_NFHL_OPT = ("ZONE_SUBTY", "SFHA_TF", "STATIC_BFE", "DEPTH", "V_DATUM", "DFIRM_ID", "EFF_DATE",
+             "LEN_UNIT", "FLD_AR_ID", "VELOCITY", "BFE_REVERT", "DEP_REVERT", "STUDY_TYP")
+_NFHL_SENT = ("STATIC_BFE", "DEPTH", "VELOCITY", "BFE_REVERT", "DEP_REVERT")
+
+ROLES: dict[str, RoleSpec] = {
+    "parcels": RoleSpec(("polygon",), ("parcel_id",), (), ("zoning", "land_use", "owner"),
+                        "tax parcels"),
+    "flood_zones": RoleSpec(("polygon",), ("FLD_AR_ID", "id"), _NFHL_FLD, _NFHL_OPT,
+                            "FEMA NFHL S_FLD_HAZ_AR flood zones", _NFHL_SENT),
+    "flood_zones_preliminary": RoleSpec(("polygon",), ("FLD_AR_ID", "id"), _NFHL_FLD, _NFHL_OPT,
+                                        "preliminary FIRM flood zones for comparison", _NFHL_SENT),
+    "bfe_lines": RoleSpec(("line",), ("BFE_LN_ID", "id"), ("ELEV",),
+                          ("V_DATUM", "LEN_UNIT", "DFIRM_ID"), "FEMA NFHL S_BFE lines", ("ELEV",)),
+    "streams": RoleSpec(("line", "polygon"), ("id",), (), ("kind", "FCODE", "name"),
+                        "streams (perennial / intermittent)"),
+    "stream_corridor": RoleSpec(("polygon",), ("id",), (), (), "adopted stream corridor map"),
+    "critical_slopes": RoleSpec(("polygon",), ("id",), (), (), "adopted critical slopes"),
+    "zoning": RoleSpec(("polygon",), ("id",), ("district",), (), "zoning districts"),
+    "roads": RoleSpec(("line",), ("id",), (), ("row_width_ft", "name"), "public road centre lines"),
+    "row": RoleSpec(("polygon",), ("id",), (), (), "public rights-of-way"),
+    "dwellings": RoleSpec(("point", "polygon"), ("id",), (), ("use",), "residential dwellings"),
+    "harvest_area": RoleSpec(("polygon",), ("id",), (),
+                             ("cords", "cubic_feet", "board_feet", "parcel_id", "owner"),
+                             "timber harvest areas"),
+    "landings": RoleSpec(("point", "polygon"), ("id",), (), (), "log landings"),
+    "haul_roads": RoleSpec(("line",), ("id",), (), (), "log haul roads"),
+    "skid_trails": RoleSpec(("line",), ("id",), (), ("constructed",), "skid trails"),
+    "disturbance": RoleSpec(("polygon",), ("id",), (), ("phase", "start", "stabilized", "use"),
+                            "areas of soil disturbance / phasing plan"),
+    "impaired_waters": RoleSpec(("line", "polygon"), ("id",), (), ("name",),
+                                "303(d) impaired waters / TMDL"),
+    "footprints": RoleSpec(("polygon",), ("id",), (), ("use",), "proposed structure footprints"),
+}
+"""The input roles of SPEC §2 (plus ``footprints`` and ``flood_zones_preliminary``)."""
+
+PLAN_ROLES = ("harvest_area", "landings", "haul_roads", "skid_trails")
+
+_GEOM_KINDS = {
+    "Polygon": "polygon", "MultiPolygon": "polygon",
+    "LineString": "line", "MultiLineString": "line", "LinearRing": "line",
+    "Point": "point", "MultiPoint": "point",
+}
+
+
+def role_option(role: str) -> str:
+    """The CLI option of a role (``haul_roads`` -> ``--haul-roads``)."""
+    return "--" + role.replace("_", "-")
+
+
+# ------------------------------------------------------------------------------------------
+# sources
+
+@dataclass
+class LayerSource:
+    """Where a role's layer comes from and how its fields map to canonical names."""
+
+    role: str
+    path: Path
+    layer: str | None = None
+    fields: dict[str, str] = field(default_factory=dict)  # canonical -> source field name
+    id_field: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``file.gpkg:layer`` for messages."""
+        return f"{self.path.name}:{self.layer}" if self.layer else self.path.name
+
+
+def parse_path_layer(value: str | os.PathLike[str]) -> tuple[Path, str | None]:
+    """Split ``PATH[:LAYER]``; a colon that is part of an existing path is kept."""
+    text = os.fspath(value)
+    if Path(text).exists() or ":" not in text:
+        return Path(text), None
+    head, _, tail = text.rpartition(":")
+    if head and not (len(head) == 1 and head.isalpha()):  # not a Windows drive letter
+        return Path(head), tail or None
+    return Path(text), None
+
+
+def _check_file(path: Path, what: str) -> None:
+    if not path.exists():
+        raise LayerReadError(f"{what}: file {path} does not exist. Check the path")
+    if path.is_dir() and path.suffix.lower() not in (".gdb",):
+        raise LayerReadError(f"{what}: {path} is a folder, not a data file")
+    if path.is_file() and path.stat().st_size == 0:
+        raise LayerReadError(f"{what}: file {path} is empty (0 bytes). Export the layer again")
+
+
+def list_layers(path: Path) -> list[str]:
+    """Layer names in a vector file; LayerReadError when it cannot be opened."""
+    _check_file(path, str(path))
+    try:
+        return [str(r[0]) for r in pyogrio.list_layers(path)]
+    except Exception as exc:  # noqa: BLE001 - GDAL raises several kinds
+        raise LayerReadError(
+            f"{path}: cannot be read as vector data ({_short(exc)}). Is it a GeoPackage, "
+            f"shapefile or GeoJSON, and not corrupt?"
+        ) from None
+
+
+def _short(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+
+
+def sources_from_geopackage(path: Path) -> dict[str, LayerSource]:
+    """Roles found in a file whose layer names are role names (case-insensitive)."""
+    found: dict[str, LayerSource] = {}
+    for name in list_layers(path):
+        role = name.lower().replace("-", "_")
+        if role in ROLES:
+            found[role] = LayerSource(role, path, name)
+    return found
+
+
+def read_project_file(path: Path) -> tuple[dict[str, LayerSource], dict[str, Any]]:
+    """Read a project TOML: ``[layers.ROLE] path, layer, id, fields = {canonical = "SRC"}``.
+
+    Returns the sources and the other settings (``crs``, ``rulebook``, ``[dem]`` path/z_units).
+    Paths are relative to the project file.
+    """
+    _check_file(path, "project file")
+    try:
+        data = tomllib.loads(path.read_text("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"project file {path}: not valid TOML ({exc}). Fix the file") from None
+    base = path.parent
+    sources: dict[str, LayerSource] = {}
+    for role, spec in (data.get("layers") or {}).items():
+        if role not in ROLES:
+            raise InputError(f"project file {path}: unknown role {role!r}; roles are {', '.join(ROLES)}")
+        if isinstance(spec, str):
+            spec = {"path": spec}
+        if "path" not in spec:
+            raise InputError(f"project file {path}: [layers.{role}] needs a path")
+        p, lyr = parse_path_layer(spec["path"])
+        p = p if p.is_absolute() else base / p
+        sources[role] = LayerSource(role, p, spec.get("layer", lyr), dict(spec.get("fields") or {}),
+                                    spec.get("id"))
+    settings = {k: v for k, v in data.items() if k != "layers"}
+    if "dem" in settings and isinstance(settings["dem"], dict) and settings["dem"].get("path"):
+        dp = Path(settings["dem"]["path"])
+        settings["dem"]["path"] = str(dp if dp.is_absolute() else base / dp)
+    return sources, settings
+
+
+def resolve_sources(
+    source: str | os.PathLike[str] | None = None,
+    overrides: Mapping[str, str | os.PathLike[str] | None] | None = None,
+    project: str | os.PathLike[str] | None = None,
+) -> tuple[dict[str, LayerSource], dict[str, Any]]:
+    """Combine (c) project file, (a) a role-named GeoPackage, (b) per-role overrides, in that order."""
+    sources: dict[str, LayerSource] = {}
+    settings: dict[str, Any] = {}
+    if project is not None:
+        s, settings = read_project_file(Path(project))
+        sources.update(s)
+    if source is not None:
+        p, layer = parse_path_layer(source)
+        if p.suffix.lower() == ".toml":
+            s, settings = read_project_file(p)
+            sources.update(s)
+        elif layer:
+            raise InputError(f"{source}: give the whole GeoPackage, or use --ROLE PATH:LAYER")
+        else:
+            found = sources_from_geopackage(p)
+            if not found:
+                raise InputError(
+                    f"{p}: none of its layers is named after a role ({', '.join(ROLES)}). "
+                    f"Rename the layers or map them with --ROLE PATH:LAYER or a project file"
+                )
+            sources.update(found)
+    for role, value in (overrides or {}).items():
+        if value is None:
+            continue
+        if role not in ROLES:
+            raise InputError(f"unknown role {role!r}; roles are {', '.join(ROLES)}")
+        p, layer = parse_path_layer(value)
+        prev = sources.get(role)
+        sources[role] = LayerSource(role, p, layer, dict(prev.fields) if prev else {},
+                                    prev.id_field if prev else None)
+    return sources, settings
+
+
+# ------------------------------------------------------------------------------------------
+# reading and validating one layer
+
+def sha256_file(path: Path) -> str:
+    """SHA-256 of a file, streamed."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def read_source(src: LayerSource) -> gpd.GeoDataFrame:
+    """Read one layer as it is on disk (no reprojection); LayerReadError when unreadable."""
+    what = f"layer {src.role} ({src.label})"
+    _check_file(src.path, what)
+    if src.layer is not None:
+        names = list_layers(src.path)
+        if src.layer not in names:
+            raise LayerReadError(
+                f"{what}: {src.path.name} has no layer {src.layer!r}; it has {', '.join(names)}"
+            )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            gdf = gpd.read_file(src.path, layer=src.layer, engine="pyogrio")
+    except Exception as exc:  # noqa: BLE001 - any GDAL failure is an unreadable input
+        raise LayerReadError(
+            f"{what}: cannot be read ({_short(exc)}). Check the file is not corrupt and is a "
+            f"format GDAL reads (GeoPackage, shapefile with .shx/.dbf, GeoJSON)"
+        ) from None
+    if not isinstance(gdf, gpd.GeoDataFrame) or gdf.geometry is None:
+        raise GeometryError(f"{what}: has no geometry column (an attribute table is not a map layer)")
+    return gdf
+
+
+def canonical_fields(gdf: gpd.GeoDataFrame, src: LayerSource, spec: RoleSpec) -> gpd.GeoDataFrame:
+    """Rename fields to canonical names: explicit mapping first, then case-insensitive match."""
+    what = f"layer {src.role} ({src.label})"
+    rename: dict[str, str] = {}
+    lower = {c.lower(): c for c in gdf.columns if c != gdf.geometry.name}
+    for canon, source_name in src.fields.items():
+        real = lower.get(str(source_name).lower())
+        if real is None:
+            raise FieldError(
+                f"{what}: field {source_name!r} (mapped to {canon}) not found; fields are "
+                f"{', '.join(lower.values())}"
+            )
+        rename[real] = canon
+    wanted = (*spec.required, *spec.optional, *spec.id_fields)
+    for canon in wanted:
+        if canon in rename.values():
+            continue
+        real = lower.get(canon.lower())
+        if real is not None and real not in rename:
+            rename[real] = canon
+    gdf = gdf.rename(columns=rename)
+    missing = [f for f in spec.required if f not in gdf.columns]
+    if missing:
+        have = [c for c in gdf.columns if c != gdf.geometry.name]
+        raise FieldError(
+            f"{what}: required field {', '.join(missing)} missing (fields: {', '.join(have) or 'none'}). "
+            f"Map it in a project file: [layers.{src.role}] fields = {{ {missing[0]} = \"YOUR_FIELD\" }}"
+        )
+    return gdf
+
+
+def _assign_ids(gdf: gpd.GeoDataFrame, src: LayerSource, spec: RoleSpec, warn: list[str]) -> gpd.GeoDataFrame:
+    what = f"layer {src.role} ({src.label})"
+    id_field = src.id_field
+    if id_field:
+        match = {c.lower(): c for c in gdf.columns}.get(id_field.lower())
+        if match is None:
+            raise FieldError(f"{what}: id field {id_field!r} not found; fields are "
+                             f"{', '.join(c for c in gdf.columns if c != gdf.geometry.name)}")
+        id_field = match
+    else:
+        id_field = next((f for f in spec.id_fields if f in gdf.columns), None)
+    if id_field is None:
+        gdf["feature_id"] = [f"row {i + 1}" for i in range(len(gdf))]
+        return gdf
+    ids = gdf[id_field]
+    blank = ids.isna() | ids.map(lambda v: isinstance(v, str) and not v.strip())
+    if blank.any() and not src.id_field:
+        rows = [str(i + 1) for i in np.flatnonzero(blank.to_numpy())[:10]]
+        warn.append(f"{what}: id field {id_field} is empty in rows {', '.join(rows)}; features are "
+                    f"identified by row number instead (map an id field with id = \"...\" in a project file)")
+        gdf["feature_id"] = [f"row {i + 1}" for i in range(len(gdf))]
+        return gdf
+    if blank.any():
+        rows = [str(i + 1) for i in np.flatnonzero(blank.to_numpy())[:10]]
+        raise FieldError(f"{what}: id field {id_field} is empty in rows {', '.join(rows)}. Fill in the ids")
+    as_text = ids.map(lambda v: str(int(v)) if isinstance(v, float) and float(v).is_integer() else str(v))
+    dup = as_text[as_text.duplicated(keep=False)]
+    if len(dup):
+        shown = sorted(set(dup))[:10]
+        raise InputError(
+            f"{what}: duplicate ids in field {id_field}: {', '.join(shown)}"
+            f"{' ...' if dup.nunique() > 10 else ''}. Each feature needs its own id"
+        )
+    gdf["feature_id"] = as_text.astype(object).to_numpy()
+    return gdf
+
+
+def clean_geometries(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[str]) -> gpd.GeoDataFrame:
+    """Drop Z, drop null/empty geometries (warning), check kinds, repair invalid ones (warning).
+
+    Vectorized with shapely 2; only the ids in warnings are formatted per feature.
+    """
+    spec = ROLES[role]
+    what = f"layer {role} ({label})"
+    geom = gdf.geometry.values
+    if shapely.has_z(geom).any():
+        gdf = gdf.set_geometry(shapely.force_2d(geom), crs=gdf.crs)
+        warn.append(f"{what}: Z coordinates dropped (elevations come from the DEM, not the layer)")
+    geom = gdf.geometry.values
+    empty = shapely.is_missing(geom) | shapely.is_empty(geom)
+    if empty.any():
+        ids = gdf.loc[empty, "feature_id"].astype(str).tolist()
+        warn.append(f"{what}: {len(ids)} feature(s) with empty geometry dropped: {_ids(ids)}")
+        gdf = gdf.loc[~empty].copy()
+    if len(gdf) == 0:
+        return gdf
+    kinds = pd.Series(shapely.get_type_id(gdf.geometry.values)).map(
+        {0: "point", 1: "line", 2: "line", 3: "polygon", 4: "point", 5: "line", 6: "polygon", 7: "collection"}
+    ).to_numpy()
+    invalid = ~shapely.is_valid(gdf.geometry.values)
+    if invalid.any():
+        ids = gdf.loc[invalid, "feature_id"].astype(str).tolist()
+        fixed = shapely.make_valid(gdf.geometry.values[invalid])
+        if "polygon" in spec.geometry and "line" not in spec.geometry:
+            fixed = _polygonal(fixed)
+        g = gdf.geometry.values.copy()
+        g[invalid] = fixed
+        gdf = gdf.set_geometry(g, crs=gdf.crs)
+        warn.append(f"{what}: {len(ids)} invalid geometr{'y' if len(ids) == 1 else 'ies'} repaired "
+                    f"with make_valid: {_ids(ids)}. Check them in a GIS")
+        kinds[invalid] = "polygon" if "polygon" in spec.geometry else kinds[invalid]
+        gone = shapely.is_empty(gdf.geometry.values)
+        if gone.any():
+            warn.append(f"{what}: {int(gone.sum())} feature(s) had no area left after repair and were "
+                        f"dropped: {_ids(gdf.loc[gone, 'feature_id'].astype(str).tolist())}")
+            gdf, kinds, invalid = gdf.loc[~gone].copy(), kinds[~gone], invalid[~gone]
+    wrong = ~np.isin(kinds, spec.geometry)
+    if wrong.any():
+        ids = gdf.loc[wrong, "feature_id"].astype(str).tolist()
+        got = sorted(set(kinds[wrong]))
+        raise GeometryError(
+            f"{what}: expected {' or '.join(spec.geometry)} geometries, found {', '.join(got)} in "
+            f"feature(s) {_ids(ids)}. Remove them or give the right layer for {role}"
+        )
+    return gdf
+
+
+def _polygonal(geoms: np.ndarray) -> np.ndarray:
+    """Keep only the polygonal parts of make_valid output (drop stray lines and points).
+
+    Runs only over the few repaired geometries, not the whole layer.
+    """
+    out = []
+    for g in geoms:
+        parts = shapely.get_parts(g)
+        polys = parts[np.isin(shapely.get_type_id(parts), (3, 6))]
+        out.append(shapely.union_all(polys) if len(polys) else shapely.Polygon())
+    return np.array(out, dtype=object)
+
+
+def _ids(ids: list[str], n: int = 10) -> str:
+    return ", ".join(ids[:n]) + (f" (+{len(ids) - n} more)" if len(ids) > n else "")
+
+
+def nfhl_sentinels(gdf: pd.DataFrame, spec: RoleSpec) -> pd.DataFrame:
+    """Turn NFHL -9999 (and text 'NP' in numeric fields) into missing values."""
+    for f in spec.sentinel_fields:
+        if f in gdf.columns:
+            vals = pd.to_numeric(gdf[f], errors="coerce")
+            gdf[f] = vals.where(vals != NFHL_SENTINEL).astype("float64")
+    return gdf
+
+
+def _normalize_role_fields(gdf: gpd.GeoDataFrame, role: str) -> gpd.GeoDataFrame:
+    """Role-specific derived columns (stream kind from FCODE, SFHA_TF from FLD_ZONE, ...)."""
+    if role == "streams":
+        kind = gdf["kind"].astype(object) if "kind" in gdf.columns else pd.Series(None, index=gdf.index, dtype=object)
+        if "FCODE" in gdf.columns:
+            code = pd.to_numeric(gdf["FCODE"], errors="coerce")
+            from_code = code.map({46006: "perennial", 46003: "intermittent", 46007: "ephemeral"})
+            kind = kind.where(kind.notna(), from_code)
+        gdf["kind"] = kind.map(lambda v: str(v).strip().lower() if isinstance(v, str) and v.strip() else None)
+    if role in ("flood_zones", "flood_zones_preliminary"):
+        gdf["FLD_ZONE"] = gdf["FLD_ZONE"].map(lambda v: str(v).strip().upper() if v is not None and v == v else None)
+        if "ZONE_SUBTY" not in gdf.columns:
+            gdf["ZONE_SUBTY"] = None
+        gdf["ZONE_SUBTY"] = gdf["ZONE_SUBTY"].map(lambda v: str(v).strip().upper() if isinstance(v, str) and v.strip() else None)
+        if "SFHA_TF" not in gdf.columns:
+            gdf["SFHA_TF"] = None
+        derived = gdf["FLD_ZONE"].map(lambda z: "T" if z and (z.startswith("A") or z.startswith("V")) and z != "AREA NOT INCLUDED" else "F")
+        sfha = gdf["SFHA_TF"].map(lambda v: str(v).strip().upper()[:1] if isinstance(v, str) and v.strip() else None)
+        gdf["SFHA_TF"] = sfha.where(sfha.isin(["T", "F"]), derived)
+    if role == "skid_trails" and "constructed" in gdf.columns:
+        gdf["constructed"] = gdf["constructed"].map(_truthy)
+    if role == "roads" and "row_width_ft" in gdf.columns:
+        gdf["row_width_ft"] = pd.to_numeric(gdf["row_width_ft"], errors="coerce")
+    return gdf
+
+
+def _truthy(v: Any) -> bool | None:
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return None
+    if isinstance(v, str):
+        return v.strip().lower() in ("1", "true", "t", "yes", "y")
+    return bool(v)
+
+
+# ------------------------------------------------------------------------------------------
+# the collection
+
+@dataclass
+class LayerInfo:
+    """Provenance of one loaded layer."""
+
+    role: str
+    path: str
+    layer: str | None
+    features: int
+    source_crs: str
+    sha256: str
+    size_bytes: int
+    fields: list[str]
+
+
+@dataclass
+class Layers(Mapping[str, gpd.GeoDataFrame]):
+    """Input layers by role, all in one working CRS in feet.
+
+    Behaves like a read-only mapping ``role -> GeoDataFrame``; ``dem`` holds the DEM (or None).
+    """
+
+    frames: dict[str, gpd.GeoDataFrame]
+    crs: CRS
+    crs_reason: str = ""
+    info: dict[str, LayerInfo] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    dem: Any = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, role: str) -> gpd.GeoDataFrame:
+        return self.frames[role]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.frames)
+
+    def __len__(self) -> int:
+        return len(self.frames)
+
+    def get_layer(self, role: str) -> gpd.GeoDataFrame | None:
+        """The layer of ``role`` or None when not given (or empty)."""
+        g = self.frames.get(role)
+        return g if g is not None and len(g) else None
+
+    def input_paths(self) -> set[Path]:
+        """Resolved paths of every input file (outputs must never overwrite one)."""
+        paths = {Path(i.path).resolve() for i in self.info.values()}
+        if self.dem is not None:
+            paths.add(Path(self.dem.path).resolve())
+        return paths
+
+    def summary(self) -> pd.DataFrame:
+        """One row per loaded role: features, source CRS, file, layer."""
+        rows = [{"role": r, "features": i.features, "source_crs": i.source_crs, "file": Path(i.path).name,
+                 "layer": i.layer or ""} for r, i in self.info.items()]
+        return pd.DataFrame(rows, columns=["role", "features", "source_crs", "file", "layer"])
+
+    def _repr_html_(self) -> str:
+        head = f"<p><b>Layers</b> in {self.crs.name} ({self.crs.to_string()})</p>"
+        return head + self.summary().to_html(index=False, escape=True)
+
+
+def _crs_label(crs: CRS | None) -> str:
+    if crs is None:
+        return "none"
+    epsg = crs.to_epsg()
+    return f"EPSG:{epsg}" if epsg else crs.name
+
+
+def load_layers(
+    source: str | os.PathLike[str] | None = None,
+    *,
+    overrides: Mapping[str, str | os.PathLike[str] | None] | None = None,
+    project: str | os.PathLike[str] | None = None,
+    crs: str | CRS | None = None,
+    dem: str | os.PathLike[str] | None = None,
+    dem_z_units: str | None = None,
+    roles: tuple[str, ...] | None = None,
+    primary: tuple[str, ...] = ("parcels", "harvest_area"),
+) -> Layers:
+    """Load every layer by role into one working CRS in feet.
+
+    Parameters
+    ----------
+    source : path, optional
+        A GeoPackage whose layer names are role names, or a project ``.toml`` file.
+    overrides : mapping, optional
+        ``role -> "PATH[:LAYER]"``; overrides layers found in ``source``.
+    project : path, optional
+        A project TOML file mapping roles to files, layers, id and field names.
+    crs : str, optional
+        Working CRS; must be projected in feet. Default: see :mod:`geoconstraints.projection`.
+    dem, dem_z_units : optional
+        DEM GeoTIFF and its vertical units (``ft``/``m``) when its metadata does not say.
+    roles : tuple of str, optional
+        Load only these roles (others found in ``source`` are ignored).
+    primary : tuple of str
+        Roles whose own CRS is preferred as working CRS.
+
+    Returns
+    -------
+    Layers
+
+    Raises
+    ------
+    InputError (and subclasses)
+        Unreadable file, missing CRS, wrong geometry type, missing field, duplicate ids.
+
+    Examples
+    --------
+    >>> from geoconstraints import sample_path
+    >>> layers = load_layers(sample_path("vestal_sample.gpkg"), roles=("parcels",))
+    >>> layers.crs.to_epsg()
+    2261
+    """
+    sources, settings = resolve_sources(source, overrides, project)
+    if roles is not None:
+        sources = {r: s for r, s in sources.items() if r in roles}
+    warn: list[str] = []
+    raw: dict[str, gpd.GeoDataFrame] = {}
+    info: dict[str, LayerInfo] = {}
+    for role, src in sources.items():
+        spec = ROLES[role]
+        gdf = read_source(src)
+        what = f"layer {role} ({src.label})"
+        if gdf.crs is None:
+            hint = ""
+            b = gdf.total_bounds if len(gdf) else None
+            if b is not None and np.all(np.abs(b) <= 360):
+                hint = " Its coordinates look like longitude/latitude (EPSG:4326 or 4269)."
+            raise CRSError(f"{what}: has no CRS (no .prj or SRS).{hint} Assign the right CRS in "
+                           f"your GIS or with ogr2ogr -a_srs EPSG:XXXX, then try again")
+        gdf = canonical_fields(gdf, src, spec)
+        gdf = _assign_ids(gdf, src, spec, warn)
+        gdf = clean_geometries(gdf, role, src.label, warn)
+        gdf = nfhl_sentinels(gdf, spec)
+        gdf = _normalize_role_fields(gdf, role)
+        if len(gdf) == 0:
+            warn.append(f"{what}: has no features; rules that need {role} are not evaluated")
+        else:
+            projection.check_location(tuple(gdf.total_bounds), CRS(gdf.crs), what=what)
+        raw[role] = gdf
+        st = src.path.stat()
+        info[role] = LayerInfo(role, str(src.path), src.layer, len(gdf), _crs_label(CRS(gdf.crs)),
+                               sha256_file(src.path) if src.path.is_file() else "", st.st_size,
+                               [c for c in gdf.columns if c not in (gdf.geometry.name, "feature_id")])
+    user_crs = crs if crs is not None else settings.get("crs")
+    prim = next((CRS(raw[r].crs) for r in primary if r in raw and len(raw[r])), None)
+    lonlat = None
+    nonempty = [g for g in raw.values() if len(g)]
+    if nonempty:
+        bounds = [projection.lonlat_bounds(tuple(g.total_bounds), CRS(g.crs)) for g in nonempty]
+        arr = np.array(bounds)
+        lonlat = (arr[:, 0].min(), arr[:, 1].min(), arr[:, 2].max(), arr[:, 3].max())
+    if user_crs is None and prim is None and lonlat is None and not raw:
+        working, reason = CRS.from_epsg(2261), "default (no layers given)"
+    else:
+        working, reason = projection.choose_working_crs(user_crs=user_crs, primary_crs=prim, lonlat_bounds=lonlat)
+    frames: dict[str, gpd.GeoDataFrame] = {}
+    for role, gdf in raw.items():
+        if not CRS(gdf.crs).equals(working):
+            log.info("reprojecting %s from %s to %s", role, _crs_label(CRS(gdf.crs)), _crs_label(working))
+            gdf = gdf.to_crs(working)
+            bad = ~shapely.is_valid(gdf.geometry.values)
+            if bad.any():
+                gdf = gdf.set_geometry(shapely.make_valid(gdf.geometry.values), crs=working)
+        frames[role] = gdf.reset_index(drop=True)
+    dem_obj = None
+    dem_cfg = settings.get("dem") if isinstance(settings.get("dem"), dict) else {}
+    dem_path = dem if dem is not None else dem_cfg.get("path")
+    if dem_path is not None:
+        from .terrain import open_dem
+
+        dem_obj = open_dem(Path(dem_path), z_units=dem_z_units or dem_cfg.get("z_units"))
+    for w in warn:
+        log.warning(w)
+    return Layers(frames, working, reason, info, warn, dem_obj, settings)

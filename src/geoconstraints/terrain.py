@@ -171,7 +171,7 @@ class Dem:
         sy = math.hypot(t.b, t.e)
         if self.xy_unit_ft is not None:
             return 0.5 * (sx + sy) * self.xy_unit_ft
-        cx, cy = t * (self.width / 2.0, self.height / 2.0)
+        cx, cy = _apply(t, self.width / 2.0, self.height / 2.0)
         geod = pyproj.Geod(ellps="WGS84")
         _, _, dx_m = geod.inv(cx - sx / 2, cy, cx + sx / 2, cy)
         _, _, dy_m = geod.inv(cx, cy - sy / 2, cx, cy + sy / 2)
@@ -256,6 +256,11 @@ class Dem:
         return shapely.transform(dense, lambda c: np.column_stack(tr.transform(c[:, 0], c[:, 1])))
 
 
+def _apply(t: affine.Affine, x, y):
+    """Apply an affine transform to coordinates (scalars or arrays) without ``*``."""
+    return t.a * x + t.b * y + t.c, t.d * x + t.e * y + t.f
+
+
 def _read_band_ft(path: Path, factor: float) -> np.ndarray:
     """Read band 1 as float64 feet with NaN where masked (nodata or a GDAL mask band)."""
     try:
@@ -275,9 +280,7 @@ def _read_band_ft(path: Path, factor: float) -> np.ndarray:
 def _bilinear(z: np.ndarray, transform: affine.Affine, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Vectorized bilinear interpolation of grid ``z`` (cell-centre values) at map points."""
     h, w = z.shape
-    inv = ~transform
-    col = inv.a * x + inv.b * y + inv.c
-    row = inv.d * x + inv.e * y + inv.f
+    col, row = _apply(~transform, x, y)
     inside = np.isfinite(col) & np.isfinite(row) & (col >= 0) & (col <= w) & (row >= 0) & (row <= h)
     fc = np.clip(np.where(inside, col, 0.5) - 0.5, 0.0, w - 1.0)
     fr = np.clip(np.where(inside, row, 0.5) - 0.5, 0.0, h - 1.0)
@@ -480,7 +483,7 @@ def densify(line: LineString, step_ft: float) -> tuple[np.ndarray, np.ndarray, n
     """Points along a line at most ``step_ft`` apart, keeping every vertex.
 
     Each segment is cut into ``ceil(length / step)`` equal parts, so the spacing is at most
-    ``step_ft`` and vertices (where the grade may change) are samples. Distances are in the
+    ``step_ft`` (within a relative 1e-5) and vertices (where the grade may change) are samples. Distances are in the
     line's own units, which are feet when the line is in the (feet) working CRS.
 
     Parameters
@@ -507,7 +510,9 @@ def densify(line: LineString, step_ft: float) -> tuple[np.ndarray, np.ndarray, n
     seg = np.diff(coords, axis=0)
     seglen = np.hypot(seg[:, 0], seg[:, 1])
     cum = np.concatenate([[0.0], np.cumsum(seglen)])
-    n = np.maximum(1, np.ceil(seglen / step_ft - 1e-9)).astype(np.intp)
+    # A relative slack of 1e-5 keeps e.g. a 10-ft step on a US-survey-foot line (10 / 1.000002
+    # units) from adding one sample per segment.
+    n = np.maximum(1, np.ceil(seglen / step_ft * (1 - 1e-5))).astype(np.intp)
     idx = np.repeat(np.arange(len(seglen)), n)
     k = np.arange(idx.size) - np.repeat(np.cumsum(n) - n, n)
     t = k / n[idx]
@@ -793,6 +798,10 @@ def grade_runs(
 # --------------------------------------------------------------------------------------------
 
 
+_END_TOL_FT = 0.1
+"""A water bar this close to the road end is "at the end" (rounding, ftUS vs ft) and not placed."""
+
+
 @dataclass(frozen=True)
 class _Bands:
     """A water bar table as sorted arrays."""
@@ -872,7 +881,7 @@ def place_water_bars(
     * a grade between two bands (5.5 %) takes the steeper band (``between_bands='steeper'``);
     * the spacing is the shorter end of the band's range (``spacing_end='shorter'``), reported
       with the range;
-    * no bar is placed at or beyond the road end; stretches without DEM data are skipped (the
+    * no bar is placed at (within 0.1 ft of) or beyond the road end; stretches without DEM data are skipped (the
       caller reports them as not evaluated, see :func:`grade_runs`).
 
     Parameters
@@ -930,7 +939,7 @@ def place_water_bars(
             p += step_min  # the stretch ahead is flatter than min_grade_pct: no bar needed
             continue
         s = float(candidates[k])
-        if p + s >= total:
+        if p + s >= total - _END_TOL_FT:
             break
         p += s
         bi = int(b[k])
@@ -986,7 +995,7 @@ def contours(
     if bounds is not None:
         xmin, ymin, xmax, ymax = bounds
         inv = ~t
-        cs, rs = zip(*(inv * (x, y) for x in (xmin, xmax) for y in (ymin, ymax)))
+        cs, rs = _apply(inv, np.array([xmin, xmin, xmax, xmax]), np.array([ymin, ymax, ymin, ymax]))
         c0, c1 = max(0, int(math.floor(min(cs)))), min(dem.width, int(math.ceil(max(cs))))
         r0, r1 = max(0, int(math.floor(min(rs)))), min(dem.height, int(math.ceil(max(rs))))
     z = dem.read_ft(((r0, r1), (c0, c1)))

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# One command: set up, start the services the tests need (PostGIS, headless Chromium), run all tests
+# (including executing every notebook in notebooks/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+. .venv/bin/activate
+if [ -f scripts/browser_deps.sh ]; then bash scripts/browser_deps.sh; fi
+if [ -f scripts/postgis.sh ]; then
+  # prints `export GEOCONSTRAINTS_PG_URL=...`
+  eval "$(bash scripts/postgis.sh)"
+fi
+python -m pytest -q -p no:cacheprovider "$@"

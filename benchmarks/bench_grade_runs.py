@@ -41,15 +41,28 @@ MAX_GRADE_PCT, MAX_RUN_FT = 25.0, 200.0
 
 def surface(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Smooth hills in metres; grades up to ~40 % so steep runs exist."""
-    return (200 + 60 * np.sin(x / 400.0) * np.cos(y / 550.0)
-            + 30 * np.sin((x + y) / 170.0) + 8 * np.cos((x - 2 * y) / 90.0))
+    return (
+        200
+        + 60 * np.sin(x / 400.0) * np.cos(y / 550.0)
+        + 30 * np.sin((x + y) / 170.0)
+        + 8 * np.cos((x - 2 * y) / 90.0)
+    )
 
 
 def write_dem(path: Path, n: int) -> None:
     """Write an n x n 1-m float32 DEM (band unit metre), in row blocks to bound memory."""
-    profile = dict(driver="GTiff", width=n, height=n, count=1, dtype="float32", crs=CRS,
-                   transform=Affine(1.0, 0.0, X0, 0.0, -1.0, YTOP), tiled=True,
-                   blockxsize=256, blockysize=256)
+    profile = {
+        "driver": "GTiff",
+        "width": n,
+        "height": n,
+        "count": 1,
+        "dtype": "float32",
+        "crs": CRS,
+        "transform": Affine(1.0, 0.0, X0, 0.0, -1.0, YTOP),
+        "tiled": True,
+        "blockxsize": 256,
+        "blockysize": 256,
+    }
     xc = np.arange(n) + 0.5
     with rasterio.open(path, "w", **profile) as dst:
         dst.units = ("metre",)
@@ -136,17 +149,24 @@ def main(argv: list[str] | None = None) -> None:
                 max_dz = max(max_dz, float(np.max(np.abs(z - prof.z_ft))))
         t_naive = time.perf_counter() - t2
 
-    print(f"roads: {args.roads} x 5,280 ft, {n_pts:,} sample points "
-          f"({n_pts / args.roads:.0f} per road, step {dem.cell_size_ft:.3f} ft)")
-    print(f"vectorized line_profile+grade_runs: {t_vec:8.2f} s "
-          f"(of which DEM read {t_load:.2f} s; {t_vec / args.roads * 1e3:.2f} ms/road)")
-    print(f"naive rasterio.sample + loop      : {t_naive:8.2f} s "
-          f"({t_naive / args.roads * 1e3:.2f} ms/road)")
-    print(f"ratio naive / vectorized          : {t_naive / t_vec:8.1f} x (including the one-time "
-          f"DEM read), {t_naive / (t_vec - t_load):.1f} x (per-road work only)")
-    print(f"runs > {MAX_RUN_FT:g} ft at > {MAX_GRADE_PCT:g} %: vectorized (bilinear) "
-          f"{exceeding_vec}, naive (nearest cell) {exceeding_naive}; "
-          f"max |z bilinear - z nearest| = {max_dz:.2f} ft")
+    print(
+        f"roads: {args.roads} x 5,280 ft, {n_pts:,} sample points "
+        f"({n_pts / args.roads:.0f} per road, step {dem.cell_size_ft:.3f} ft)"
+    )
+    print(
+        f"vectorized line_profile+grade_runs: {t_vec:8.2f} s "
+        f"(of which DEM read {t_load:.2f} s; {t_vec / args.roads * 1e3:.2f} ms/road)"
+    )
+    print(f"naive rasterio.sample + loop      : {t_naive:8.2f} s ({t_naive / args.roads * 1e3:.2f} ms/road)")
+    print(
+        f"ratio naive / vectorized          : {t_naive / t_vec:8.1f} x (including the one-time "
+        f"DEM read), {t_naive / (t_vec - t_load):.1f} x (per-road work only)"
+    )
+    print(
+        f"runs > {MAX_RUN_FT:g} ft at > {MAX_GRADE_PCT:g} %: vectorized (bilinear) "
+        f"{exceeding_vec}, naive (nearest cell) {exceeding_naive}; "
+        f"max |z bilinear - z nearest| = {max_dz:.2f} ft"
+    )
 
 
 if __name__ == "__main__":

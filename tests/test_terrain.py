@@ -21,9 +21,9 @@ import numpy as np
 import pyproj
 import pytest
 import rasterio
+from affine import Affine
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from affine import Affine
 from scipy.ndimage import map_coordinates
 from shapely.geometry import LineString, Polygon, box
 
@@ -85,8 +85,14 @@ def write_dem(
     z = np.asarray(fn(X, Y), dtype="float64")
     if mask_fn is not None:
         z = np.where(mask_fn(X, Y), nodata, z)
-    profile = dict(driver="GTiff", width=nx, height=ny, count=1, dtype=dtype,
-                   transform=Affine(cell, 0.0, x0, 0.0, -cell, ytop))
+    profile = {
+        "driver": "GTiff",
+        "width": nx,
+        "height": ny,
+        "count": 1,
+        "dtype": dtype,
+        "transform": Affine(cell, 0.0, x0, 0.0, -cell, ytop),
+    }
     if crs is not None:
         profile["crs"] = crs
     if nodata is not None:
@@ -122,8 +128,14 @@ def synthetic_profile(stretches, step=10.0):
     """A Profile built directly (no DEM) from (length_ft, grade_pct) stretches along x."""
     kx, kz = knots_from_grades(stretches)
     d = np.arange(0.0, kx[-1] + step / 2, step)
-    return Profile(x=d.copy(), y=np.zeros_like(d), dist_ft=d, z_ft=np.interp(d, kx, kz),
-                   line=LineString([(0, 0), (kx[-1], 0)]), crs=pyproj.CRS(NY_FT))
+    return Profile(
+        x=d.copy(),
+        y=np.zeros_like(d),
+        dist_ft=d,
+        z_ft=np.interp(d, kx, kz),
+        line=LineString([(0, 0), (kx[-1], 0)]),
+        crs=pyproj.CRS(NY_FT),
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -149,8 +161,7 @@ def test_open_dem_reads_units_and_geometry(tmp_path):
 def test_metre_dem_same_grades_as_feet(tmp_path):
     # Same 30 % plane: z_ft = 0.3 x; stored in metres z_m = 0.3 x * 0.3048.
     ft = open_dem(write_dem(tmp_path / "ft.tif", lambda X, Y: 0.3 * X, units=None), z_units="ft")
-    m = open_dem(write_dem(tmp_path / "m.tif", lambda X, Y: 0.3 * X * M_PER_FT, units=None),
-                 z_units="m")
+    m = open_dem(write_dem(tmp_path / "m.tif", lambda X, Y: 0.3 * X * M_PER_FT, units=None), z_units="m")
     assert m.z_units == "m" and m.z_units_source == "user"
     road = LineString([(100, 500), (1500, 500)])
     pf, pm = line_profile(ft, road, NY_FT), line_profile(m, road, NY_FT)
@@ -169,16 +180,18 @@ def test_metre_dem_without_units_refused(tmp_path):
     assert "\n" not in msg
 
 
-@pytest.mark.parametrize("unit,expected", [("metre", "m"), ("m", "m"), ("US survey foot", "ft"),
-                                           ("feet", "ft")])
+@pytest.mark.parametrize(
+    "unit,expected", [("metre", "m"), ("m", "m"), ("US survey foot", "ft"), ("feet", "ft")]
+)
 def test_band_unit_metadata_detected(tmp_path, unit, expected):
     dem = open_dem(write_dem(tmp_path / "u.tif", lambda X, Y: X * 0, units=unit))
     assert dem.z_units == expected and dem.z_units_source == "metadata"
 
 
-@pytest.mark.parametrize("tags,expected", [({"VERTICAL_UNITS": "feet"}, "ft"),
-                                           ({"UNITTYPE": "metre"}, "m"),
-                                           ({"z_units": "m"}, "m")])
+@pytest.mark.parametrize(
+    "tags,expected",
+    [({"VERTICAL_UNITS": "feet"}, "ft"), ({"UNITTYPE": "metre"}, "m"), ({"z_units": "m"}, "m")],
+)
 def test_unit_tags_detected(tmp_path, tags, expected):
     dem = open_dem(write_dem(tmp_path / "t.tif", lambda X, Y: X * 0, units=None, tags=tags))
     assert dem.z_units == expected
@@ -186,8 +199,7 @@ def test_unit_tags_detected(tmp_path, tags, expected):
 
 def test_compound_crs_vertical_unit(tmp_path):
     # NAD83 / NY Central (ftUS) + NAVD88 height (ftUS): vertical unit from the compound CRS.
-    dem = open_dem(write_dem(tmp_path / "c.tif", lambda X, Y: X * 0, units=None,
-                             crs="EPSG:2261+6360"))
+    dem = open_dem(write_dem(tmp_path / "c.tif", lambda X, Y: X * 0, units=None, crs="EPSG:2261+6360"))
     assert dem.z_units == "ft" and dem.xy_unit_ft == pytest.approx(1.000002, rel=1e-6)
 
 
@@ -253,8 +265,7 @@ def test_sample_bilinear_and_edges(tmp_path):
     # DEM footprint x,y in [-5, 95]; plane reproduced exactly inside the cell-centre hull,
     # edge cells extended in the outer half cell; NaN outside the footprint.
     z = dem.sample([12.5, 47.0, 90.0, -2.0, 96.0], [33.3, 81.0, 90.0, 50.0, 50.0], NY_FT)
-    np.testing.assert_allclose(z[:3], [2 * 12.5 + 3 * 33.3 + 7, 2 * 47 + 3 * 81 + 7, 457.0],
-                               atol=1e-9)
+    np.testing.assert_allclose(z[:3], [2 * 12.5 + 3 * 33.3 + 7, 2 * 47 + 3 * 81 + 7, 457.0], atol=1e-9)
     assert z[3] == pytest.approx(2 * 0 + 3 * 50 + 7)  # x=-2 clamps to the x=0 centre column
     assert np.isnan(z[4])
 
@@ -392,8 +403,9 @@ def test_smoothing_removes_a_one_cell_spike(tmp_path):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.floats(-8, 8, allow_nan=False), min_size=2, max_size=80),
-       st.floats(0, 20), st.floats(0, 60))
+@given(
+    st.lists(st.floats(-8, 8, allow_nan=False), min_size=2, max_size=80), st.floats(0, 20), st.floats(0, 60)
+)
 def test_runs_match_brute_force(dzs, limit, max_run):
     z = np.concatenate([[100.0], 100 + np.cumsum(dzs)])
     z[len(z) // 3] = np.nan if len(z) > 6 else z[len(z) // 3]
@@ -429,8 +441,14 @@ def test_off_dem_and_nodata_hole_not_evaluated(tmp_path):
     #   hole stretch [390, 460] = 70 ft (hole 60 ft + one cell);
     #   off the DEM: samples up to 990 are inside (edge half-cell extended), 1000 is NaN:
     #   stretch [990, 1200] = 210 ft.
-    p = write_dem(tmp_path / "hole.tif", lambda X, Y: 0.3 * X, nx=100, ny=10, nodata=-9999.0,
-                  mask_fn=lambda X, Y: (X >= 400) & (X <= 450))
+    p = write_dem(
+        tmp_path / "hole.tif",
+        lambda X, Y: 0.3 * X,
+        nx=100,
+        ny=10,
+        nodata=-9999.0,
+        mask_fn=lambda X, Y: (X >= 400) & (X <= 450),
+    )
     dem = open_dem(p)
     assert dem.nodata == -9999.0
     assert np.isnan(dem.read_ft()[:, 40:46]).all() and np.isfinite(dem.read_ft()[:, 39]).all()
@@ -443,8 +461,7 @@ def test_off_dem_and_nodata_hole_not_evaluated(tmp_path):
     assert r.not_evaluated[1].geometry.length == pytest.approx(210)
     assert r.evaluated_length_ft / k == pytest.approx(1200 - 70 - 210)
     # the steep stretches either side of the hole stay separate runs: [0, 390] and [460, 990]
-    assert [(a / k, b / k) for a, b in run_spans(r)] == [pytest.approx((0, 390)),
-                                                         pytest.approx((460, 990))]
+    assert [(a / k, b / k) for a, b in run_spans(r)] == [pytest.approx((0, 390)), pytest.approx((460, 990))]
     assert not r.fully_evaluated
 
 
@@ -472,8 +489,17 @@ def test_utm_dem_sampled_from_state_plane_line(tmp_path):
     e0, n0 = to_utm.transform(-76.03, 42.08)
     e0, n0 = round(e0), round(n0)
     cell, n = 2.0, 1000  # 2 km square
-    p = write_dem(tmp_path / "utm.tif", lambda X, Y: 0.3 * (X - e0) + 0.1 * (Y - n0),
-                  cell=cell, nx=n, ny=n, x0=e0, ytop=n0 + n * cell, crs=UTM18, units="metre")
+    p = write_dem(
+        tmp_path / "utm.tif",
+        lambda X, Y: 0.3 * (X - e0) + 0.1 * (Y - n0),
+        cell=cell,
+        nx=n,
+        ny=n,
+        x0=e0,
+        ytop=n0 + n * cell,
+        crs=UTM18,
+        units="metre",
+    )
     dem = open_dem(p)
     assert dem.z_units == "m" and dem.xy_unit_ft == pytest.approx(FT_PER_M)
     # Line in NY Central ftUS: starts 500 m inside the DEM corner, runs 3,000 ft east, then NE.
@@ -497,8 +523,17 @@ def test_utm_dem_sampled_from_state_plane_line(tmp_path):
 
 
 def test_line_in_metre_crs_distances_in_feet(tmp_path):
-    p = write_dem(tmp_path / "m.tif", lambda X, Y: 0.3 * X, cell=1.0, nx=300, ny=50,
-                  crs=UTM18, units="m", x0=400000.0, ytop=4660050.0)
+    p = write_dem(
+        tmp_path / "m.tif",
+        lambda X, Y: 0.3 * X,
+        cell=1.0,
+        nx=300,
+        ny=50,
+        crs=UTM18,
+        units="m",
+        x0=400000.0,
+        ytop=4660050.0,
+    )
     dem = open_dem(p)
     prof = line_profile(dem, LineString([(400010, 4660020), (400210, 4660020)]), UTM18)
     assert prof.dist_ft[-1] == pytest.approx(200 * FT_PER_M)
@@ -554,8 +589,7 @@ def test_water_bars_from_dem(tmp_path):
     bars = place_water_bars(prof, table=WATER_BAR_TABLE)
     assert len(bars) == 4
     # bars every 200 international ft = 200 / 1.000002 ftUS along the line
-    np.testing.assert_allclose(bars.geometry.x, np.array([200, 400, 600, 800]) / 1.000002,
-                               atol=1e-6)
+    np.testing.assert_allclose(bars.geometry.x, np.array([200, 400, 600, 800]) / 1.000002, atol=1e-6)
 
 
 def test_water_bar_options_validated():
@@ -589,8 +623,7 @@ def test_contours_on_plane_are_straight_lines(tmp_path):
 def test_hag_on_sloping_plane(tmp_path):
     # z = 0.3 x + 0.1 y + 100; footprint (200,300)-(260,340):
     # max at (260, 340): 78 + 34 + 100 = 212; min at (200, 300): 60 + 30 + 100 = 190.
-    dem = open_dem(write_dem(tmp_path / "h.tif", lambda X, Y: 0.3 * X + 0.1 * Y + 100,
-                             nx=100, ny=100))
+    dem = open_dem(write_dem(tmp_path / "h.tif", lambda X, Y: 0.3 * X + 0.1 * Y + 100, nx=100, ny=100))
     hi, lo, frac = highest_adjacent_grade(dem, box(200, 300, 260, 340), NY_FT)
     assert (hi, lo, frac) == (pytest.approx(212), pytest.approx(190), 1.0)
     # An L-shaped footprint: the highest corner is (250, 380): 75 + 38 + 100 = 213
@@ -701,7 +734,7 @@ def test_muncy_grade_runs_match_brute_force(muncy, line, window):
     for got, (a, b) in zip(r.runs, runs):
         assert got.start_ft == pytest.approx(d[a], abs=1e-6)
         assert got.end_ft == pytest.approx(d[b], abs=1e-6)
-        mean = abs(np.diff(z[a:b + 1])).sum() / (d[b] - d[a]) * 100
+        mean = abs(np.diff(z[a : b + 1])).sum() / (d[b] - d[a]) * 100
         assert got.mean_grade_pct == pytest.approx(mean, abs=1e-6)
         assert got.exceeds == (d[b] - d[a] > 200)
     g_all = np.abs(np.diff(z)) / np.diff(d) * 100

@@ -22,9 +22,10 @@ from __future__ import annotations
 import functools
 import logging
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import affine
 import geopandas as gpd
@@ -34,7 +35,7 @@ import rasterio
 import rasterio.errors
 import shapely
 from rasterio.windows import Window
-from shapely.geometry import LineString, MultiLineString, MultiPolygon, Point, Polygon, box
+from shapely.geometry import LineString, MultiLineString, MultiPolygon, Point, Polygon
 from shapely.ops import substring
 
 from geoconstraints.errors import CRSError, DemError, GeometryError, InputError, LayerReadError
@@ -55,8 +56,17 @@ BETWEEN_BANDS: tuple[str, ...] = ("steeper", "gentler")
 """Band taken by a grade that falls between two table bands (5.5 %; SPEC §3: steeper)."""
 
 _UNIT_TAG_KEYS: tuple[str, ...] = (
-    "UNITTYPE", "UNIT_TYPE", "VERTICAL_UNITS", "VERTICAL_UNIT", "VERT_UNITS", "Z_UNITS", "ZUNITS",
-    "Z_UNIT", "UNITS", "UNIT", "ELEVATION_UNITS",
+    "UNITTYPE",
+    "UNIT_TYPE",
+    "VERTICAL_UNITS",
+    "VERTICAL_UNIT",
+    "VERT_UNITS",
+    "Z_UNITS",
+    "ZUNITS",
+    "Z_UNIT",
+    "UNITS",
+    "UNIT",
+    "ELEVATION_UNITS",
 )
 """Dataset/band tag keys (compared case-insensitively) that commonly hold the vertical unit."""
 
@@ -64,9 +74,7 @@ _UNIT_TAG_KEYS: tuple[str, ...] = (
 def _check_option(name: str, value: str, allowed: Sequence[str]) -> str:
     """Return ``value`` if it is one of ``allowed``, else raise :class:`InputError`."""
     if value not in allowed:
-        raise InputError(
-            f"{value!r} is not a valid option for {name}, must be one of {', '.join(allowed)}"
-        )
+        raise InputError(f"{value!r} is not a valid option for {name}, must be one of {', '.join(allowed)}")
     return value
 
 
@@ -203,10 +211,9 @@ class Dem:
         z = self._z_ft
         if window is None:
             return z
-        if not isinstance(window, Window):
-            window = Window.from_slices(*window)
-        (r0, r1), (c0, c1) = window.toranges()
-        return z[max(r0, 0):max(r1, 0), max(c0, 0):max(c1, 0)]
+        win = window if isinstance(window, Window) else Window.from_slices(*window)
+        (r0, r1), (c0, c1) = win.toranges()
+        return z[max(r0, 0) : max(r1, 0), max(c0, 0) : max(c1, 0)]
 
     def sample(self, x, y, crs) -> np.ndarray:
         """Bilinear elevations in feet at points given in ``crs``.
@@ -361,8 +368,7 @@ def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
         z_units = norm
     if not path.exists():
         raise LayerReadError(
-            f"DEM {path}: cannot be read (no such file). Check the file is a GeoTIFF and the path "
-            "is right."
+            f"DEM {path}: cannot be read (no such file). Check the file is a GeoTIFF and the path is right."
         )
     if path.is_file() and path.stat().st_size == 0:
         raise LayerReadError(
@@ -373,8 +379,7 @@ def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
         with rasterio.open(path) as src:
             if src.count < 1:
                 raise LayerReadError(
-                    f"DEM {path}: cannot be read (it has no raster band). Check the file is a "
-                    "GeoTIFF DEM."
+                    f"DEM {path}: cannot be read (it has no raster band). Check the file is a GeoTIFF DEM."
                 )
             meta_unit, raw_unit = _vertical_unit_from_metadata(src)
             rio_crs = src.crs
@@ -397,28 +402,41 @@ def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
         if meta_unit is not None and meta_unit != z_units:
             logger.warning(
                 "DEM %s: metadata says vertical unit %r but z_units=%r was given; using %r.",
-                name, raw_unit, z_units, z_units,
+                name,
+                raw_unit,
+                z_units,
+                z_units,
             )
     elif meta_unit is not None:
         z_units, source = meta_unit, "metadata"
     else:
         why = (
-            f"its metadata unit {raw_unit!r} is not feet or metres"
-            if raw_unit
-            else "no unit in its metadata"
+            f"its metadata unit {raw_unit!r} is not feet or metres" if raw_unit else "no unit in its metadata"
         )
         raise DemError(
             f"DEM {name}: vertical units unknown ({why}). Say which with --dem-z-units ft or "
             "--dem-z-units m (a metre DEM read as feet gives grades 3.28 times off)."
         )
     dem = Dem(
-        path=path, crs=crs, transform=transform, width=int(width), height=int(height),
-        nodata=None if nodata is None else float(nodata), z_units=z_units,
-        z_units_source=source, xy_unit_ft=crs_ft_per_unit(crs),
+        path=path,
+        crs=crs,
+        transform=transform,
+        width=int(width),
+        height=int(height),
+        nodata=None if nodata is None else float(nodata),
+        z_units=z_units,
+        z_units_source=source,
+        xy_unit_ft=crs_ft_per_unit(crs),
     )
     logger.info(
         "DEM %s: %dx%d cells of %.3f ft, z in %s (%s), nodata=%s",
-        name, dem.width, dem.height, dem.cell_size_ft, z_units, source, dem.nodata,
+        name,
+        dem.width,
+        dem.height,
+        dem.cell_size_ft,
+        z_units,
+        source,
+        dem.nodata,
     )
     return dem
 
@@ -558,8 +576,9 @@ def line_profile(dem: Dem, line, crs, *, step_ft: float | None = None) -> Profil
     step = dem.cell_size_ft if step_ft is None else float(step_ft)
     xs, ys, dist = densify(line, step / ft_per_unit)
     z = dem.sample(xs, ys, crs)
-    return Profile(x=xs, y=ys, dist_ft=dist * ft_per_unit, z_ft=z, line=line, crs=crs,
-                   ft_per_unit=ft_per_unit)
+    return Profile(
+        x=xs, y=ys, dist_ft=dist * ft_per_unit, z_ft=z, line=line, crs=crs, ft_per_unit=ft_per_unit
+    )
 
 
 def _valid_stretch_bounds(valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -771,12 +790,18 @@ def grade_runs(
         exceeds = compared > max_run_ft
         for i in range(starts.size):
             s, e = float(d[starts[i]]), float(d[stops[i]])
-            runs.append(Run(
-                start_ft=s, end_ft=e, length_ft=float(length[i]),
-                slope_length_ft=float(slope_len[i]), mean_grade_pct=float(mean_g[i]),
-                max_grade_pct=float(max_g[i]), exceeds=bool(exceeds[i]),
-                geometry=_sub_line(profile, s, e),
-            ))
+            runs.append(
+                Run(
+                    start_ft=s,
+                    end_ft=e,
+                    length_ft=float(length[i]),
+                    slope_length_ft=float(slope_len[i]),
+                    mean_grade_pct=float(mean_g[i]),
+                    max_grade_pct=float(max_g[i]),
+                    exceeds=bool(exceeds[i]),
+                    geometry=_sub_line(profile, s, e),
+                )
+            )
 
     gaps: list[Stretch] = []
     g_starts, g_stops = _true_stretches(~evaluated)
@@ -788,7 +813,11 @@ def grade_runs(
     max_grade = float(np.max(grade[evaluated])) if evaluated.any() else float("nan")
     logger.debug(
         "grade_runs: %d runs (%d > %s ft), %.1f of %.1f ft evaluated",
-        len(runs), sum(r.exceeds for r in runs), max_run_ft, evaluated_len, total,
+        len(runs),
+        sum(r.exceeds for r in runs),
+        max_run_ft,
+        evaluated_len,
+        total,
     )
     return RunResult(runs, gaps, evaluated_len, total, max_grade, run_length)
 
@@ -814,8 +843,7 @@ class _Bands:
 
 
 def _band_label(lo: float, hi: float) -> str:
-    fmt = lambda v: f"{v:g}"  # noqa: E731
-    return f"{fmt(lo)} % and greater" if math.isinf(hi) else f"{fmt(lo)}-{fmt(hi)} %"
+    return f"{lo:g} % and greater" if math.isinf(hi) else f"{lo:g}-{hi:g} %"
 
 
 def _parse_table(table: list[dict]) -> _Bands:
@@ -839,8 +867,9 @@ def _parse_table(table: list[dict]) -> _Bands:
     arr = np.array(rows, dtype="float64")
     if np.any(arr[1:, 0] < arr[:-1, 1]):
         raise InputError("water bar table: grade bands overlap")
-    return _Bands(arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3],
-                  tuple(_band_label(lo, hi) for lo, hi, _, _ in rows))
+    return _Bands(
+        arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], tuple(_band_label(lo, hi) for lo, hi, _, _ in rows)
+    )
 
 
 _GRADE_EPS = 1e-9
@@ -907,6 +936,8 @@ def place_water_bars(
     _check_option("between_bands", between_bands, BETWEEN_BANDS)
     bands = _parse_table(table)
     line = profile.line if line is None else _as_linestring(line)
+    if line is None:
+        raise InputError("place_water_bars needs the road line (profile.line is not set)")
     band_sp = bands.min_sp if spacing_end == "shorter" else bands.max_sp
     candidates = np.unique(band_sp)  # ascending
     step_min = float(candidates[0])
@@ -924,8 +955,7 @@ def place_water_bars(
         ends = np.minimum(p + candidates, total)
         ev = np.interp(ends, d, cum_eval) - np.interp(p, d, cum_eval)
         with np.errstate(invalid="ignore", divide="ignore"):
-            g = np.where(ev > 0, (np.interp(ends, d, cum_dz) - np.interp(p, d, cum_dz)) / ev * 100.0,
-                         np.nan)
+            g = np.where(ev > 0, (np.interp(ends, d, cum_dz) - np.interp(p, d, cum_dz)) / ev * 100.0, np.nan)
         b = _band_index(bands, g, between_bands)
         no_bar = (g < min_grade_pct) | (b < 0)
         required = np.where(no_bar, np.inf, band_sp[np.clip(b, 0, None)])
@@ -944,13 +974,19 @@ def place_water_bars(
         p += s
         bi = int(b[k])
         pt = line.interpolate(p / profile.ft_per_unit)
-        rows.append({
-            "dist_ft": p, "x": pt.x, "y": pt.y, "grade_pct": float(g[k]),
-            "band": bands.labels[bi], "spacing_ft": s,
-            "min_spacing_ft": float(bands.min_sp[bi]), "max_spacing_ft": float(bands.max_sp[bi]),
-        })
-    columns = ["dist_ft", "x", "y", "grade_pct", "band", "spacing_ft", "min_spacing_ft",
-               "max_spacing_ft"]
+        rows.append(
+            {
+                "dist_ft": p,
+                "x": pt.x,
+                "y": pt.y,
+                "grade_pct": float(g[k]),
+                "band": bands.labels[bi],
+                "spacing_ft": s,
+                "min_spacing_ft": float(bands.min_sp[bi]),
+                "max_spacing_ft": float(bands.max_sp[bi]),
+            }
+        )
+    columns = ["dist_ft", "x", "y", "grade_pct", "band", "spacing_ft", "min_spacing_ft", "max_spacing_ft"]
     geoms = [Point(r["x"], r["y"]) for r in rows]
     return gpd.GeoDataFrame(rows, columns=columns, geometry=geoms, crs=profile.crs)
 
@@ -961,7 +997,10 @@ def place_water_bars(
 
 
 def contours(
-    dem: Dem, interval_ft: float, *, bounds: tuple[float, float, float, float] | None = None,
+    dem: Dem,
+    interval_ft: float,
+    *,
+    bounds: tuple[float, float, float, float] | None = None,
     crs=None,
 ) -> gpd.GeoDataFrame:
     """Contour lines of a DEM at a fixed interval in feet (HRV-002: 10 ft or less).
@@ -996,8 +1035,8 @@ def contours(
         xmin, ymin, xmax, ymax = bounds
         inv = ~t
         cs, rs = _apply(inv, np.array([xmin, xmin, xmax, xmax]), np.array([ymin, ymax, ymin, ymax]))
-        c0, c1 = max(0, int(math.floor(min(cs)))), min(dem.width, int(math.ceil(max(cs))))
-        r0, r1 = max(0, int(math.floor(min(rs)))), min(dem.height, int(math.ceil(max(rs))))
+        c0, c1 = max(0, math.floor(cs.min())), min(dem.width, math.ceil(cs.max()))
+        r0, r1 = max(0, math.floor(rs.min())), min(dem.height, math.ceil(rs.max()))
     z = dem.read_ft(((r0, r1), (c0, c1)))
     out_crs = dem.crs if crs is None else _to_pyproj(crs)
     empty = gpd.GeoDataFrame({"elev_ft": []}, geometry=[], crs=out_crs)
@@ -1006,7 +1045,10 @@ def contours(
     xs = t.c + t.a * (np.arange(c0, c1) + 0.5)
     ys = t.f + t.e * (np.arange(r0, r1) + 0.5)
     gen = contourpy.contour_generator(
-        x=xs, y=ys, z=np.ma.masked_invalid(z), line_type=contourpy.LineType.Separate,
+        x=xs,
+        y=ys,
+        z=np.ma.masked_invalid(z),
+        line_type=contourpy.LineType.Separate,
     )
     zmin, zmax = float(np.nanmin(z)), float(np.nanmax(z))
     levels = np.arange(math.ceil(zmin / interval_ft), math.floor(zmax / interval_ft) + 1) * interval_ft
@@ -1029,7 +1071,11 @@ def contours(
 
 
 def highest_adjacent_grade(
-    dem: Dem, footprint: Polygon | MultiPolygon, crs, *, step_ft: float | None = None,
+    dem: Dem,
+    footprint: Polygon | MultiPolygon,
+    crs,
+    *,
+    step_ft: float | None = None,
 ) -> tuple[float, float, float]:
     """Highest and lowest natural grade along a building footprint's walls (FLD-004).
 
@@ -1082,7 +1128,19 @@ def highest_adjacent_grade(
 
 
 __all__ = [
-    "Dem", "Profile", "Run", "RunResult", "Stretch", "contours", "crs_ft_per_unit", "densify",
-    "grade_runs", "highest_adjacent_grade", "line_profile", "open_dem", "place_water_bars",
-    "segment_grades", "smooth_profile",
+    "Dem",
+    "Profile",
+    "Run",
+    "RunResult",
+    "Stretch",
+    "contours",
+    "crs_ft_per_unit",
+    "densify",
+    "grade_runs",
+    "highest_adjacent_grade",
+    "line_profile",
+    "open_dem",
+    "place_water_bars",
+    "segment_grades",
+    "smooth_profile",
 ]

@@ -1,0 +1,158 @@
+"""Tests for geoconstraints.seqr (SQR-001) and the ``seqr`` command.
+
+Classification cases sit at and around every bound of the Type II list in Vestal Code § 6-28(b)
+(values from the vestal rulebook): multiple residence < 30 units, subdivision < 40 houses, minor
+alteration <= 50 %, restoration / reconstruction < 50 %, highway maintenance site <= 50 %,
+highway reconstruction < 3 acres of right-of-way per mile and no effect on wetlands, parklands,
+floodplains or historic sites, surplus property except parcels over 25 acres, C-1/C-2/CD
+construction not needing board approval.
+"""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from geoconstraints.cli import main
+from geoconstraints.errors import InputError, RulebookError
+from geoconstraints.rules import load_rulebook
+from geoconstraints.seqr import action_types, classify_action
+
+RB = load_rulebook("vestal")
+
+PASS, REVIEW, NE = "pass", "review", "not_evaluated"
+
+CASES = [
+    # action_type, options, expected status, text the message must hold
+    ("multiple_residence", {"units": 29}, PASS, "29 units is less than 30"),
+    ("multiple_residence", {"units": 30}, REVIEW, "30 units is not less than 30"),
+    ("multiple_residence", {"units": 31}, REVIEW, "not Type II"),
+    ("multiple_residence", {}, NE, "give units"),
+    ("small_subdivision", {"lots": 39}, PASS, "39 houses is less than 40"),
+    ("small_subdivision", {"lots": 40}, REVIEW, "40 houses is not less than 40"),
+    ("minor_alteration", {"expansion_pct": 50}, PASS, "50 % is not more than 50"),
+    ("minor_alteration", {"expansion_pct": 50.1}, REVIEW, "50.1 % is more than 50"),
+    ("restoration_reconstruction", {"expansion_pct": 49.9}, PASS, "49.9 % is less than 50"),
+    ("restoration_reconstruction", {"expansion_pct": 50}, REVIEW, "50 % is not less than 50"),
+    ("highway_maintenance_site_expansion", {"expansion_pct": 50}, PASS, "not more than 50"),
+    ("highway_maintenance_site_expansion", {"expansion_pct": 51}, REVIEW, "not Type II"),
+    ("highway_reconstruction", {"acres": 2.99}, PASS, "2.99 acres per mile of right-of-way is less than 3"),
+    ("highway_reconstruction", {"acres": 3}, REVIEW, "3 acres per mile of right-of-way is not less than 3"),
+    ("highway_reconstruction", {"acres": 1, "affects": ("wetlands",)}, REVIEW, "affects wetlands"),
+    ("highway_reconstruction", {"acres": 1, "affects": ("historic", "parklands")}, REVIEW, "affects historic, parklands"),
+    ("surplus_property_sale", {"acres": 25}, PASS, "25 acres is not more than 25"),
+    ("surplus_property_sale", {"acres": 25.5}, REVIEW, "not Type II"),
+    ("commercial_zone_construction", {"district": "C-1", "board_approval": False}, PASS, "C-1 is one of C-1, C-2, CD"),
+    ("commercial_zone_construction", {"district": "cd", "board_approval": False}, PASS, "Type II"),
+    ("commercial_zone_construction", {"district": "C-1", "board_approval": True}, REVIEW, "needs town board"),
+    ("commercial_zone_construction", {"district": "RA-1", "board_approval": False}, REVIEW, "RA-1 is not one of"),
+    ("commercial_zone_construction", {"district": "C-2"}, NE, "--board-approval"),
+    ("one_two_family_residence", {}, PASS, "Type II"),
+    ("one_two_family_residence", {"units": 2}, PASS, "2 units is not more than 2"),
+    ("one_two_family_residence", {"units": 3}, REVIEW, "3 units is more than 2"),
+    ("sign_permit", {}, PASS, "§ 6-28(b)(2)"),
+    ("ministerial_action", {}, PASS, "exempt action"),
+    ("emergency_action", {}, PASS, "§ 6-22(7)"),
+    ("type_i", {}, REVIEW, "always requires environmental assessment"),
+    ("unlisted", {}, REVIEW, "fee of $50"),
+]
+
+
+@pytest.mark.parametrize("action, opts, status, text", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_classification_table(action, opts, status, text):
+    res = classify_action(RB, action_type=action, **opts)
+    assert len(res.findings) == 1
+    f = res.findings.iloc[0]
+    assert f["rule_id"] == "SQR-001"
+    assert f["status"] == status, f["message"]
+    assert text in f["message"]
+
+
+def test_type_ii_names_item_and_citation_and_bound():
+    f = classify_action(RB, action_type="multiple_residence", units=12).findings.iloc[0]
+    assert "A multiple residence with less than thirty (30) units" in f["message"]
+    assert "Vestal Code § 6-28(b)(1)" in f["message"]
+    assert f["measured"] == 12 and f["threshold"] == 30 and f["unit"] == "units"
+
+
+def test_review_carries_determination_and_deis_fee():
+    f = classify_action(RB, action_type="small_subdivision", lots=45).findings.iloc[0]
+    assert f["status"] == "review"
+    assert "determination of significance" in f["message"]
+    assert "$50" in f["message"] and "6-26" in f["message"] and "6-23" in f["message"]
+
+
+def test_threshold_changes_in_a_user_rulebook_move_the_bound(tmp_path):
+    p = tmp_path / "mytown.yaml"
+    p.write_text("extends: vestal\nrulebook: mytown\nrules:\n  - id: SQR-001\n    thresholds:\n"
+                 "      multiple_residence_limit_units: 20\n")
+    rb = load_rulebook(p)
+    assert classify_action(rb, action_type="multiple_residence", units=25).findings["status"][0] == "review"
+    assert classify_action(RB, action_type="multiple_residence", units=25).findings["status"][0] == "pass"
+
+
+def test_unknown_action_type_lists_known_ones():
+    with pytest.raises(InputError, match=r"unknown SEQR action type 'skyscraper'.*multiple_residence"):
+        classify_action(RB, action_type="skyscraper")
+
+
+def test_bad_values():
+    with pytest.raises(InputError, match="--units -1"):
+        classify_action(RB, action_type="multiple_residence", units=-1)
+    with pytest.raises(InputError, match="--affects forests"):
+        classify_action(RB, action_type="highway_reconstruction", acres=1, affects=("forests",))
+
+
+def test_lockport_has_no_seqr_rule():
+    with pytest.raises(RulebookError, match="SQR-001"):
+        classify_action(load_rulebook("lockport"), action_type="multiple_residence", units=3)
+
+
+def test_action_types_lists_selectable_entries():
+    types = action_types()
+    assert "multiple_residence" in types and "ministerial_action" in types and "type_i" in types
+    assert "type_ii_action" not in types  # choose the Type II item itself
+    assert types["multiple_residence"].startswith("Type II:")
+    assert types["ministerial_action"].startswith("exempt:")
+    n = sum(len(RB["SQR-001"].p(g)) for g in ("exempt_actions", "type_ii_actions", "other_actions"))
+    assert len(types) == n - 1
+
+
+# CLI ---------------------------------------------------------------------------------------------
+
+def test_cli_seqr_type_ii_and_review():
+    r = CliRunner().invoke(main, ["seqr", "--action-type", "multiple-residence", "--units", "29"])
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("SQR-001 pass:") and "Type II" in r.output
+    r = CliRunner().invoke(main, ["seqr", "--action-type", "multiple_residence", "--units", "30"])
+    assert r.exit_code == 0 and "SQR-001 review:" in r.output
+
+
+def test_cli_seqr_highway_flags():
+    r = CliRunner().invoke(main, ["seqr", "--action-type", "highway_reconstruction", "--acres", "2",
+                                  "--affects", "floodplains"])
+    assert r.exit_code == 0 and "review" in r.output and "affects floodplains" in r.output
+    r = CliRunner().invoke(main, ["seqr", "--action-type", "commercial_zone_construction", "--district", "C-2",
+                                  "--no-board-approval"])
+    assert r.exit_code == 0 and "SQR-001 pass" in r.output
+
+
+def test_cli_seqr_unknown_exits_2():
+    r = CliRunner().invoke(main, ["seqr", "--action-type", "skyscraper"])
+    assert r.exit_code == 2
+    assert "unknown SEQR action type" in r.output and "Traceback" not in r.output
+    assert len(r.output.strip().splitlines()) == 1
+
+
+def test_cli_seqr_list_actions():
+    r = CliRunner().invoke(main, ["seqr", "--list-actions"])
+    assert r.exit_code == 0
+    assert "multiple_residence: Type II" in r.output
+    assert len(r.output.strip().splitlines()) == len(action_types())
+
+
+def test_cli_seqr_writes_outputs(tmp_path):
+    out = tmp_path / "o"
+    r = CliRunner().invoke(main, ["seqr", "--action-type", "sign_permit", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert (out / "findings.geojson").exists() and (out / "report.html").exists()

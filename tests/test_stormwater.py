@@ -1,0 +1,615 @@
+"""Tests for geoconstraints.stormwater (SWP-001..008) and the ``stormwater`` command.
+
+Geometry is built from squares of known acreage: a square of side sqrt(43,560 * k) ft is exactly
+k acres (1 acre = 43,560 sq ft). Overlaps are chosen so the union is hand arithmetic, written
+beside each case. Areas are compared with a tolerance of 1e-6 acres (about 0.04 sq ft, floating
+point only). Layers are written to a GeoPackage in tmp_path (EPSG:2261, NY Central, US ft) near
+Vestal and loaded with load_layers, the way a user's files are.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from shapely.geometry import LineString, Point, box
+
+from geoconstraints.cli import main
+from geoconstraints.errors import FieldError, InputError, LayerReadError
+from geoconstraints.layers import load_layers
+from geoconstraints.rules import load_rulebook
+from geoconstraints.stormwater import (
+    check_stormwater,
+    harvest_footprints,
+    inspection_schedule,
+    match_inspections,
+    read_inspection_log,
+    read_rainfall,
+    storm_events,
+)
+
+CRS = "EPSG:2261"
+X0, Y0 = 965_000.0, 760_000.0  # Vestal, NY in EPSG:2261 (ft)
+SQFT = 43_560.0
+TOL = 1e-6  # acres
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "data" / "sample"
+
+
+def side(acres: float) -> float:
+    """Side (ft) of a square of exactly ``acres``: sqrt(43,560 * acres)."""
+    return math.sqrt(SQFT * acres)
+
+
+def square(acres: float, dx: float = 0.0, dy: float = 0.0):
+    s = side(acres)
+    return box(X0 + dx, Y0 + dy, X0 + dx + s, Y0 + dy + s)
+
+
+def write_layers(tmp_path: Path, disturbance=None, **others) -> Path:
+    """Write role layers to tmp_path/plan.gpkg. ``disturbance`` is a list of dicts with geometry."""
+    path = tmp_path / "plan.gpkg"
+    path.unlink(missing_ok=True)  # a fresh file each time (to_file adds layers to an existing one)
+    layers = {"disturbance": disturbance, **others}
+    for role, rows in layers.items():
+        if rows is None:
+            continue
+        gdf = gpd.GeoDataFrame(pd.DataFrame(rows).drop(columns="geometry"),
+                               geometry=[r["geometry"] for r in rows], crs=CRS)
+        gdf.to_file(path, layer=role, driver="GPKG")
+    return path
+
+
+def run(tmp_path: Path, disturbance=None, rulebook: str = "vestal", **kw) -> object:
+    others = {k: kw.pop(k) for k in list(kw) if k in ("landings", "haul_roads", "impaired_waters", "harvest_area")}
+    path = write_layers(tmp_path, disturbance, **others)
+    return check_stormwater(load_layers(path, primary=("disturbance",)), load_rulebook(rulebook), **kw)
+
+
+def finding(res, rule_id: str, subject: str | None = None) -> pd.Series:
+    f = res.findings[res.findings["rule_id"] == rule_id]
+    if subject is not None:
+        f = f[f["subject_id"] == subject]
+    assert len(f) == 1, f[["rule_id", "subject_id", "status"]]
+    return f.iloc[0]
+
+
+def dpoly(fid: str, geom, start=None, stab=None, use=None) -> dict:
+    return {"id": fid, "start": start, "stabilized": stab, "use": use, "geometry": geom}
+
+
+def rain_frame(start: str, values: list[float]) -> pd.DataFrame:
+    return pd.DataFrame({"date": pd.date_range(start, periods=len(values), freq="D").strftime("%Y-%m-%d"),
+                         "precip_in": values})
+
+
+# --------------------------------------------------------------------------------------------
+# disturbed acreage: SWP-001, SWP-003, SWP-004
+# --------------------------------------------------------------------------------------------
+
+def test_union_of_overlapping_squares_is_not_double_counted(tmp_path):
+    # Two 4-acre squares (side a = sqrt(4 * 43,560) = 417.42 ft), the second shifted a/2 east:
+    # overlap = a/2 * a = 2 acres, union = 4 + 4 - 2 = 6 acres (the sum would be 8).
+    a = side(4)
+    res = run(tmp_path, [dpoly("A", square(4)), dpoly("B", square(4, dx=a / 2))])
+    f1, f3, f4 = finding(res, "SWP-001"), finding(res, "SWP-003"), finding(res, "SWP-004")
+    assert f1["measured"] == pytest.approx(6.0, abs=TOL)
+    assert f1["status"] == "review"  # >= 1 acre: SWPPP required
+    assert f3["status"] == "review" and f3["measured"] == pytest.approx(6.0, abs=TOL)  # Condition B: 6 >= 5
+    assert f4["status"] == "pass" and "Condition B applies instead" in f4["message"]
+    assert res.derived["disturbed_area"]["acres"].iloc[0] == pytest.approx(6.0, abs=TOL)
+
+
+@pytest.mark.parametrize("acres, swp001, swp003, swp004", [
+    (0.999, "pass", "pass", "pass"),      # under 1 acre, no common plan
+    (1.0, "review", "pass", "review"),    # exactly 1 acre: "equal to or greater than one acre"; C is 1 to 5
+    (4.999, "review", "pass", "review"),
+    (5.0, "review", "review", "pass"),    # exactly 5 acres: Condition B ("five or more"), not C
+])
+def test_acreage_thresholds_at_the_bounds(tmp_path, acres, swp001, swp003, swp004):
+    res = run(tmp_path, [dpoly("A", square(acres), use="commercial")])
+    assert finding(res, "SWP-001")["status"] == swp001
+    assert finding(res, "SWP-003")["status"] == swp003
+    assert finding(res, "SWP-004")["status"] == swp004
+    assert finding(res, "SWP-001")["measured"] == pytest.approx(acres, abs=TOL)
+
+
+def test_larger_common_plan_vestal_any_part_vs_lockport_aggregate(tmp_path):
+    d = [dpoly("A", square(0.5))]
+    # Vestal: any part of a larger common plan is covered.
+    v = run(tmp_path, d, larger_common_plan=True)
+    assert finding(v, "SWP-001")["status"] == "review"
+    assert "any_part" in finding(v, "SWP-001")["message"]
+    # Lockport: covered only when the plan disturbs 1 acre or more in the aggregate.
+    lk_small = run(tmp_path, d, rulebook="lockport", larger_common_plan=0.8)
+    assert finding(lk_small, "SWP-001")["status"] == "pass"
+    lk_big = run(tmp_path, d, rulebook="lockport", larger_common_plan=1.0)
+    assert finding(lk_big, "SWP-001")["status"] == "review"
+    lk_unknown = run(tmp_path, d, rulebook="lockport", larger_common_plan=True)
+    assert finding(lk_unknown, "SWP-001")["status"] == "review"
+    assert "confirm" in finding(lk_unknown, "SWP-001")["message"]
+    none = run(tmp_path, d)
+    assert finding(none, "SWP-001")["status"] == "pass"
+
+
+def test_condition_c_single_family_is_pass_with_reason(tmp_path):
+    # 2 acres, single-family: Condition C excludes it.
+    res = run(tmp_path, [dpoly("H1", square(2), use="single_family")])
+    f = finding(res, "SWP-004")
+    assert f["status"] == "pass"
+    assert "single-family" in f["message"] and "single_family" in f["message"]
+    # the same 2 acres as a commercial use: Condition C applies
+    res = run(tmp_path, [dpoly("H1", square(2), use="commercial")])
+    assert finding(res, "SWP-004")["status"] == "review"
+    # mixed: one polygon agricultural, one commercial -> not excluded
+    res = run(tmp_path, [dpoly("F", square(1)), dpoly("G", square(1, dx=1000), use="agricultural")])
+    assert finding(res, "SWP-004")["status"] == "review"
+
+
+def test_landings_and_haul_roads_count_toward_disturbance(tmp_path):
+    # Disturbance 0.6 acre (side s = 161.66 ft). A straight haul road starts on its east edge and
+    # runs 1,000 ft east, footprint 1,000 x 12 ft (rulebook haul_road_width_ft) = 12,000 sq ft,
+    # touching the square along an edge (no overlap); a 100 x 100 ft landing polygon touches the
+    # road's far end: 10,000 sq ft. Total = 0.6 + 22,000 / 43,560 = 0.6 + 0.505051 = 1.105051 acres.
+    s = side(0.6)
+    d = [dpoly("A", square(0.6))]
+    road = [{"id": "R1", "geometry": LineString([(X0 + s, Y0 + 10), (X0 + s + 1000, Y0 + 10)])}]
+    landing = [{"id": "L1", "geometry": box(X0 + s + 1000, Y0, X0 + s + 1100, Y0 + 100)}]
+    res = run(tmp_path, d, haul_roads=road, landings=landing)
+    f = finding(res, "SWP-001")
+    assert f["subject_id"] == "project"
+    assert f["measured"] == pytest.approx(0.6 + 22_000 / SQFT, abs=TOL)
+    assert f["status"] == "review"
+    assert "1,000 ft of haul road x 12 ft" in f["message"] and "1 landing(s)" in f["message"]
+    fp = res.derived["harvest_footprints"].set_index("feature_id")
+    assert fp.loc["R1", "area_sqft"] == pytest.approx(12_000, abs=1e-6)
+    assert fp.loc["L1", "area_sqft"] == pytest.approx(10_000, abs=1e-6)
+    # without the harvest plan the same disturbance is under 1 acre
+    assert finding(run(tmp_path, d), "SWP-001")["status"] == "pass"
+
+
+def test_unconnected_harvest_is_its_own_activity(tmp_path):
+    # The same 0.6 acre and a harvest 2,000 ft away (road 1,000 ft x 12 ft = 12,000 sq ft, landing
+    # point = default_landing_area_sqft 10,000 sq ft): two subjects, neither 1 acre:
+    # project 0.6 acre; harvest plan 22,000 / 43,560 = 0.505051 acre.
+    d = [dpoly("A", square(0.6))]
+    road = [{"id": "R1", "geometry": LineString([(X0 + 2000, Y0), (X0 + 3000, Y0)])}]
+    landing = [{"id": "L1", "geometry": Point(X0 + 2000, Y0 + 500)}]
+    res = run(tmp_path, d, haul_roads=road, landings=landing)
+    proj, harv = finding(res, "SWP-001", "project"), finding(res, "SWP-001", "landings and haul roads")
+    assert proj["measured"] == pytest.approx(0.6, abs=TOL) and proj["status"] == "pass"
+    assert harv["measured"] == pytest.approx(22_000 / SQFT, abs=TOL) and harv["status"] == "pass"
+    assert harv["subject_layer"] == "harvest plan" and "not connected" in harv["message"]
+    # a harvest alone (no disturbance layer) is measured the same way
+    alone = run(tmp_path, None, haul_roads=road, landings=landing)
+    assert finding(alone, "SWP-001")["measured"] == pytest.approx(22_000 / SQFT, abs=TOL)
+
+
+def test_haul_road_overlapping_disturbance_counted_once(tmp_path):
+    # A 1-acre square (side s = 208.71 ft) and a 12-ft road running along its full width inside it:
+    # the road footprint (s x 12) lies within the square, so the union stays 1 acre.
+    s = side(1)
+    road = [{"id": "R1", "geometry": LineString([(X0, Y0 + 100), (X0 + s, Y0 + 100)])}]
+    res = run(tmp_path, [dpoly("A", square(1))], haul_roads=road)
+    assert finding(res, "SWP-001")["measured"] == pytest.approx(1.0, abs=TOL)
+
+
+def test_no_disturbance_is_not_evaluated(tmp_path):
+    res = run(tmp_path, None, impaired_waters=[{"id": "W", "geometry": LineString([(X0, Y0), (X0 + 10, Y0)])}])
+    for rid in ("SWP-001", "SWP-002", "SWP-003", "SWP-004", "SWP-005"):
+        assert finding(res, rid)["status"] == "not_evaluated"
+
+
+# --------------------------------------------------------------------------------------------
+# SWP-002 Condition A
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("gap, status", [(400.0, "review"), (500.0, "review"), (600.0, "pass")])
+def test_condition_a_proximity_screen(tmp_path, gap, status):
+    # impaired stream parallel to the square's east edge, `gap` ft away; screening distance 500 ft.
+    s = side(2)
+    water = [{"id": "W1", "name": "Choconut Creek", "geometry":
+              LineString([(X0 + s + gap, Y0 - 100), (X0 + s + gap, Y0 + s + 100)])}]
+    res = run(tmp_path, [dpoly("A", square(2))], impaired_waters=water)
+    f = finding(res, "SWP-002")
+    assert f["status"] == status
+    assert f["measured"] == pytest.approx(gap, abs=1e-6)
+    assert "proxy" in f["message"] and "Choconut Creek" in f["message"]
+
+
+def test_condition_a_without_impaired_waters_is_not_evaluated(tmp_path):
+    f = finding(run(tmp_path, [dpoly("A", square(2))]), "SWP-002")
+    assert f["status"] == "not_evaluated" and "impaired_waters" in f["message"]
+
+
+# --------------------------------------------------------------------------------------------
+# SWP-005 phasing
+# --------------------------------------------------------------------------------------------
+
+def phased_plan() -> list[dict]:
+    """P1 3 acres [05-01, 06-01); P2 3 acres, disjoint, [05-15, 06-15); P3 2 acres overlapping P2
+    by exactly 1 acre, [06-01, 07-01). P2 has side a = sqrt(3 * 43,560) = 361.50 ft; P3 is an a-tall
+    rectangle 2 * 43,560 / a wide whose first 43,560 / a ft lie inside P2."""
+    a = side(3)
+    p2x = 1000.0
+    wo, w3 = SQFT / a, 2 * SQFT / a
+    p3 = box(X0 + p2x + a - wo, Y0, X0 + p2x + a - wo + w3, Y0 + a)
+    return [dpoly("P1", square(3), "2024-05-01", "2024-06-01", "commercial"),
+            dpoly("P2", square(3, dx=p2x), "2024-05-15", "2024-06-15", "commercial"),
+            dpoly("P3", p3, "2024-06-01", "2024-07-01", "commercial")]
+
+
+def test_phasing_peak_by_hand(tmp_path):
+    # Disturbed on [start, stabilized):
+    #   05-01..05-14  P1          3 acres
+    #   05-15..05-31  P1 + P2     3 + 3 = 6 acres   <- peak, over 5
+    #   06-01..06-14  P2 + P3     3 + 2 - 1 (overlap) = 4 acres (P1 stabilised on 06-01)
+    #   06-15..06-30  P3          2 acres
+    res = run(tmp_path, phased_plan())
+    tl = res.tables["disturbance_timeline"]
+    assert list(tl["date_from"].dt.strftime("%m-%d")) == ["05-01", "05-15", "06-01", "06-15"]
+    assert list(tl["date_to"].dt.strftime("%m-%d")) == ["05-14", "05-31", "06-14", "06-30"]
+    assert list(tl["days"]) == [14, 17, 14, 16]
+    np.testing.assert_allclose(tl["disturbed_acres"], [3, 6, 4, 2], atol=TOL)
+    assert list(tl["active_ids"]) == ["P1", "P1, P2", "P2, P3", "P3"]
+    assert list(tl["peak"]) == [False, True, False, False]
+    f = finding(res, "SWP-005")
+    assert f["status"] == "violation"
+    assert f["measured"] == pytest.approx(6.0, abs=TOL) and f["threshold"] == 5
+    assert "2024-05-15 to 2024-05-31" in f["message"]
+    assert res.derived["peak_disturbance"]["acres"].iloc[0] == pytest.approx(6.0, abs=TOL)
+    # the whole project disturbs 3 + 3 + 2 - 1 = 7 acres in the course of the project
+    assert finding(res, "SWP-003")["measured"] == pytest.approx(7.0, abs=TOL)
+
+
+def test_phasing_with_approved_swppp_is_info(tmp_path):
+    f = finding(run(tmp_path, phased_plan(), approved_swppp=True), "SWP-005")
+    assert f["status"] == "info" and "approved SWPPP" in f["message"]
+    assert f["measured"] == pytest.approx(6.0, abs=TOL)
+
+
+def test_phasing_overlap_in_time_and_space_counted_once_and_limit_is_inclusive(tmp_path):
+    # Two 4-acre squares overlapping by 3 acres (second shifted a/4 east: overlap 3/4 * 4 = 3 acres),
+    # both disturbed at once: union 4 + 4 - 3 = 5 acres = the limit ("not more than 5") -> pass.
+    a = side(4)
+    d = [dpoly("A", square(4), "2024-05-01", "2024-05-20"), dpoly("B", square(4, dx=a / 4), "2024-05-10", "2024-05-30")]
+    res = run(tmp_path, d)
+    f = finding(res, "SWP-005")
+    assert f["measured"] == pytest.approx(5.0, abs=TOL)
+    assert f["status"] == "pass"
+
+
+def test_stabilized_day_is_not_disturbed(tmp_path):
+    # A [05-01, 05-10) and B [05-10, 05-20), both 3 acres, disjoint: they never overlap in time,
+    # so the peak is 3 acres, not 6.
+    d = [dpoly("A", square(3), "2024-05-01", "2024-05-10"), dpoly("B", square(3, dx=1000), "2024-05-10", "2024-05-20")]
+    f = finding(run(tmp_path, d), "SWP-005")
+    assert f["measured"] == pytest.approx(3.0, abs=TOL) and f["status"] == "pass"
+
+
+def test_gap_between_phases_is_a_zero_row(tmp_path):
+    d = [dpoly("A", square(1), "2024-05-01", "2024-05-05"), dpoly("B", square(1, dx=1000), "2024-05-10", "2024-05-12")]
+    tl = run(tmp_path, d).tables["disturbance_timeline"]
+    assert list(tl["active_ids"]) == ["A", "", "B"]
+    np.testing.assert_allclose(tl["disturbed_acres"], [1, 0, 1], atol=TOL)
+
+
+def test_undated_polygon_makes_phasing_not_evaluated(tmp_path):
+    d = [dpoly("A", square(1), "2024-05-01", "2024-05-05"), dpoly("B", square(1, dx=1000), "2024-05-02", None)]
+    res = run(tmp_path, d)
+    f = finding(res, "SWP-005")
+    assert f["status"] == "not_evaluated" and "B" in f["message"]
+    assert "disturbance_timeline" not in res.tables
+    assert finding(res, "SWP-007", "schedule")["status"] == "not_evaluated"
+
+
+def test_date_typed_fields_and_us_style_dates(tmp_path):
+    # The same phasing as test_stabilized_day_is_not_disturbed, once with GeoPackage DATE fields and
+    # once with M/D/YYYY text: peak 3 acres either way.
+    d = [dpoly("A", square(3), pd.Timestamp("2024-05-01"), pd.Timestamp("2024-05-10")),
+         dpoly("B", square(3, dx=1000), pd.Timestamp("2024-05-10"), pd.Timestamp("2024-05-20"))]
+    f = finding(run(tmp_path, d), "SWP-005")
+    assert f["measured"] == pytest.approx(3.0, abs=TOL) and "2024-05-01 to 2024-05-19" in f["message"]
+    d = [dpoly("A", square(3), "5/1/2024", "5/10/2024"), dpoly("B", square(3, dx=1000), "5/10/2024", "5/20/2024")]
+    tl = run(tmp_path, d).tables["disturbance_timeline"]
+    assert list(tl["date_from"].dt.strftime("%Y-%m-%d")) == ["2024-05-01", "2024-05-10"]
+
+
+def test_reversed_dates_are_an_input_error_naming_the_polygon(tmp_path):
+    d = [dpoly("A", square(1), "2024-05-01", "2024-05-05"), dpoly("B7", square(1, dx=1000), "2024-06-10", "2024-06-01")]
+    with pytest.raises(InputError, match=r"B7 \(start 2024-06-10, stabilized 2024-06-01\)"):
+        run(tmp_path, d)
+
+
+def test_unparseable_date_is_an_input_error(tmp_path):
+    d = [dpoly("A", square(1), "2024-05-01", "next spring")]
+    with pytest.raises(InputError, match="stabilized.*A.*next spring"):
+        run(tmp_path, d)
+
+
+# --------------------------------------------------------------------------------------------
+# rainfall, storm events
+# --------------------------------------------------------------------------------------------
+
+def test_storm_threshold_just_under_at_and_above():
+    rain = read_rainfall(rain_frame("2024-05-01", [0.49, 0.0, 0.50, 0.0, 0.51, 0.0]))
+    ev = storm_events(rain, storm_threshold_in=0.5, storm_event="daily")
+    assert list(ev["trigger_date"].dt.strftime("%m-%d")) == ["05-03", "05-05"]  # 0.49 is not a storm
+    np.testing.assert_allclose(ev["precip_in"], [0.50, 0.51])
+
+
+def test_consecutive_wet_days_switch():
+    # 0.3 + 0.2 on consecutive days = 0.5 -> one event ending 05-02 (daily reading: none);
+    # 0.3, dry, 0.2 -> no event either way; 0.1+0.1+0.1+0.1+0.1 = 0.5 -> one event ending 05-11.
+    vals = [0.3, 0.2, 0.0, 0.3, 0.0, 0.2, 0.0, 0.1, 0.1, 0.1, 0.1, 0.1, 0.0]
+    rain = read_rainfall(rain_frame("2024-05-01", vals))
+    assert len(storm_events(rain, storm_threshold_in=0.5, storm_event="daily")) == 0
+    ev = storm_events(rain, storm_threshold_in=0.5, storm_event="consecutive_wet_days", wet_day_min_in=0.01)
+    assert list(ev["trigger_date"].dt.strftime("%m-%d")) == ["05-02", "05-12"]
+    assert list(ev["first_day"].dt.strftime("%m-%d")) == ["05-01", "05-08"]
+    np.testing.assert_allclose(ev["precip_in"], [0.5, 0.5])
+
+
+@pytest.mark.parametrize("frame, pattern", [
+    (pd.DataFrame({"date": ["2024-05-01", "2024-05-02", "2024-05-04"], "precip_in": [0, 0, 0]}),
+     r"missing.*2024-05-03.*not a dry day"),
+    (pd.DataFrame({"date": ["2024-05-01", "2024-05-02"], "precip_in": ["0", "-0.2"]}), r"row 2.*negative"),
+    (pd.DataFrame({"date": ["2024-05-01", "2024-05-02"], "precip_in": ["0", "T"]}), r"row 2.*'T' is not a number"),
+    (pd.DataFrame({"date": ["2024-05-01", "2024-05-02"], "precip_in": ["0", ""]}), r"row 2.*empty"),
+    (pd.DataFrame({"date": ["2024-05-01", "May the 2nd"], "precip_in": [0, 0]}), r"row 2.*not a date"),
+    (pd.DataFrame({"date": ["2024-05-01", "2024-05-01"], "precip_in": [0, 0]}), r"2024-05-01 appear more than once"),
+])
+def test_bad_rainfall_is_an_input_error(frame, pattern):
+    with pytest.raises(InputError, match=pattern):
+        read_rainfall(frame)
+
+
+def test_rainfall_file_errors_name_the_line(tmp_path):
+    p = tmp_path / "rain.csv"
+    p.write_text("date,precip_in\n2024-05-01,0.1\n2024-05-02,abc\n")
+    with pytest.raises(InputError, match=r"rain.csv line 3"):
+        read_rainfall(p)
+    p.write_text("day,rain\n2024-05-01,0.1\n")
+    with pytest.raises(FieldError, match="date, precip_in missing"):
+        read_rainfall(p)
+    with pytest.raises(LayerReadError, match="does not exist"):
+        read_rainfall(tmp_path / "nope.csv")
+
+
+def test_rainfall_must_cover_the_schedule(tmp_path):
+    d = [dpoly("A", square(2), "2024-05-01", "2024-05-29")]
+    rain = rain_frame("2024-05-05", [0.0] * 10)  # 05-05..05-14
+    with pytest.raises(InputError, match=r"add daily values for 2024-05-01 to 2024-05-04 and 2024-05-15 to 2024-05-28"):
+        run(tmp_path, d, rainfall=rain)
+
+
+# --------------------------------------------------------------------------------------------
+# SWP-007 inspections
+# --------------------------------------------------------------------------------------------
+
+def inspection_case() -> tuple[list[dict], pd.DataFrame]:
+    # One 2-acre commercial polygon disturbed [05-01, 05-29). Weekly inspections due 05-08, 05-15,
+    # 05-22, 05-29 (start + 7k up to the stabilisation date). Storms: 0.49 in on 05-05 (no),
+    # 0.50 in on 05-10 (yes: due by 05-11), 0.80 in on 05-20 (yes: due by 05-21).
+    d = [dpoly("A", square(2), "2024-05-01", "2024-05-29", "commercial")]
+    vals = [0.0] * 31
+    vals[4], vals[9], vals[19] = 0.49, 0.50, 0.80
+    return d, rain_frame("2024-05-01", vals)
+
+
+def test_schedule_weekly_and_storms(tmp_path):
+    d, rain = inspection_case()
+    res = run(tmp_path, d, rainfall=rain)
+    sch = res.tables["inspections"]
+    assert list(zip(sch["due"].dt.strftime("%m-%d"), sch["reason"])) == [
+        ("05-08", "weekly"), ("05-11", "storm"), ("05-15", "weekly"), ("05-21", "storm"), ("05-22", "weekly"),
+        ("05-29", "weekly")]
+    storms = sch[sch["reason"] == "storm"]
+    assert list(storms["trigger_date"].dt.strftime("%m-%d")) == ["05-10", "05-20"]
+    np.testing.assert_allclose(storms["precip_in"], [0.5, 0.8])
+    f = finding(res, "SWP-007", "schedule")
+    assert f["status"] == "info" and f["measured"] == 6
+    assert "4 every 7 days and 2 after storm events" in f["message"]
+
+
+def test_inspection_log_missed_weekly_and_missed_storm(tmp_path):
+    d, rain = inspection_case()
+    # Logged: 05-08 (weekly 05-08), 05-14 (weekly window 05-09..05-15), 05-21 (storm 05-20 window
+    # 05-20..05-21, and weekly window 05-16..05-22), 05-29 (weekly 05-29).
+    # Missed: the storm of 05-10 (window 05-10..05-11: nothing logged) -- and nothing else.
+    log = pd.DataFrame({"date": ["2024-05-08", "2024-05-14", "2024-05-21", "2024-05-29"],
+                        "inspector": ["J. Doe"] * 4})
+    res = run(tmp_path, d, rainfall=rain, inspection_log=log)
+    f = res.findings[res.findings["rule_id"] == "SWP-007"]
+    assert sorted(f.loc[f["status"] == "violation", "subject_id"]) == ["storm of 2024-05-10"]
+    assert (f["status"] == "pass").sum() == 5
+    # Drop 05-21: now the weekly due 05-22 (window 05-16..05-22) and the storm of 05-20 are missed too.
+    res = run(tmp_path, d, rainfall=rain, inspection_log=log.drop(index=2))
+    f = res.findings[res.findings["rule_id"] == "SWP-007"]
+    assert sorted(f.loc[f["status"] == "violation", "subject_id"]) == [
+        "storm of 2024-05-10", "storm of 2024-05-20", "weekly due 2024-05-22"]
+    tbl = res.tables["inspections"].set_index("due")
+    assert tbl.loc[pd.Timestamp("2024-05-15"), "status"] == "met"
+    assert tbl.loc[pd.Timestamp("2024-05-15"), "inspection_date"] == pd.Timestamp("2024-05-14")
+
+
+def test_storm_inspection_24_hours_means_same_or_next_day():
+    sch = inspection_schedule(pd.Timestamp("2024-05-01"), pd.Timestamp("2024-05-05"),
+                              pd.DataFrame({"trigger_date": [pd.Timestamp("2024-05-02")], "precip_in": [0.7]}),
+                              inspection_interval_days=7, inspection_within_hours=24)
+    assert list(sch["reason"]) == ["storm"]  # the project is shorter than 7 days: no weekly one
+    next_day = match_inspections(sch, read_inspection_log(pd.DataFrame({"date": ["2024-05-03"]})))
+    two_days = match_inspections(sch, read_inspection_log(pd.DataFrame({"date": ["2024-05-04"]})))
+    same_day = match_inspections(sch, read_inspection_log(pd.DataFrame({"date": ["2024-05-02 16:30"]})))
+    assert next_day["status"].iloc[0] == "met" and same_day["status"].iloc[0] == "met"
+    assert two_days["status"].iloc[0] == "missed"
+
+
+def test_no_rainfall_weekly_only_and_storms_not_evaluated(tmp_path):
+    d, _ = inspection_case()
+    res = run(tmp_path, d)
+    assert list(res.tables["inspections"]["reason"]) == ["weekly"] * 4
+    assert finding(res, "SWP-007", "storm inspections")["status"] == "not_evaluated"
+
+
+def test_inspection_log_bad_date(tmp_path):
+    p = tmp_path / "log.csv"
+    p.write_text("date,inspector\n2024-05-08,JD\n,JD\n")
+    with pytest.raises(InputError, match=r"log.csv line 3"):
+        read_inspection_log(p)
+
+
+# --------------------------------------------------------------------------------------------
+# Vestal vs Lockport: same input, different findings
+# --------------------------------------------------------------------------------------------
+
+def test_vestal_vs_lockport_inspections_and_logging(tmp_path):
+    # 2-acre single-family house lot; a logging landing (point: 10,000 sq ft) and a 500-ft haul road
+    # (x 12 ft = 6,000 sq ft) elsewhere; an impaired water 3,000 ft away.
+    d = [dpoly("H", square(2), "2024-05-01", "2024-05-29", "single_family")]
+    road = [{"id": "R", "geometry": LineString([(X0 + 2000, Y0), (X0 + 2500, Y0)])}]
+    landing = [{"id": "L", "geometry": Point(X0 + 2000, Y0 + 400)}]
+    water = [{"id": "W", "geometry": LineString([(X0 + 6000, Y0), (X0 + 6000, Y0 + 500)])}]
+    kw = {"haul_roads": road, "landings": landing, "impaired_waters": water, "rainfall": inspection_case()[1]}
+    v = run(tmp_path, d, "vestal", **kw)
+    lk = run(tmp_path, d, "lockport", **kw)
+    harvest = 10_000 / SQFT + 6_000 / SQFT  # the harvest is not connected to the house lot
+    for res in (v, lk):
+        assert finding(res, "SWP-001", "project")["measured"] == pytest.approx(2.0, abs=TOL)
+        assert finding(res, "SWP-001", "landings and haul roads")["measured"] == pytest.approx(harvest, abs=TOL)
+    # SWP-006 logging: Vestal only under a timber management plan (review); Lockport silviculture (info)
+    assert finding(v, "SWP-006", "logging")["status"] == "review"
+    assert "timber management plan" in finding(v, "SWP-006", "logging")["message"]
+    assert finding(lk, "SWP-006", "logging")["status"] == "info"
+    assert "silvicultural activity is exempt" in finding(lk, "SWP-006", "logging")["message"]
+
+    kw2 = {"impaired_waters": water, "rainfall": inspection_case()[1]}
+    v2 = run(tmp_path, d, "vestal", **kw2)
+    lk2 = run(tmp_path, d, "lockport", **kw2)
+    # Vestal: every land development activity (2 acres >= 1) is inspected.
+    assert finding(v2, "SWP-007", "schedule")["status"] == "info"
+    assert v2.tables["inspections"]["required"].all()
+    # Lockport: only for Conditions A, B, C: 2 acres single-family is not C, under 5 not B, water 3,000 ft not A.
+    f = finding(lk2, "SWP-007", "schedule")
+    assert f["status"] == "pass" and "not required" in f["message"]
+    assert not lk2.tables["inspections"]["required"].any()
+    # Lockport without the impaired-waters layer: Condition A unknown -> not_evaluated
+    lk3 = run(tmp_path, d, "lockport", rainfall=inspection_case()[1])
+    assert finding(lk3, "SWP-007", "schedule")["status"] == "not_evaluated"
+
+
+def test_use_matching_an_exemption_is_listed(tmp_path):
+    res = run(tmp_path, [dpoly("G", square(0.2), use="cemetery_graves"), dpoly("B", square(2, dx=1000))])
+    f = finding(res, "SWP-006", "G")
+    assert f["status"] == "info" and "Cemetery graves" in f["message"]
+    other = finding(res, "SWP-006", "other exemptions")["message"]
+    assert "routine_maintenance" in other and "cemetery_graves" not in other
+    # Vestal lists its prior-subdivision exemption; Lockport has none
+    assert "prior_subdivision" in other
+    lk = run(tmp_path, [dpoly("B", square(2))], rulebook="lockport")
+    assert "prior_subdivision" not in finding(lk, "SWP-006", "other exemptions")["message"]
+
+
+def test_checklist_differs_by_town(tmp_path):
+    v = run(tmp_path, [dpoly("A", square(2))])
+    lk = run(tmp_path, [dpoly("A", square(2))], rulebook="lockport")
+    assert "6 months" in finding(v, "SWP-008", "penalties")["message"]
+    assert "15 days" in finding(lk, "SWP-008", "penalties")["message"]
+    assert "45 days" in finding(lk, "SWP-008", "SMO deadlines")["message"]
+    assert not (v.findings["subject_id"] == "SMO deadlines").any()
+    assert "1 inch = 100 ft" in finding(v, "SWP-008", "site map")["message"]
+
+
+def test_harvest_footprints_function_point_disc_area_is_exact():
+    pts = gpd.GeoDataFrame({"feature_id": ["a", "b"]}, geometry=[Point(0, 0), box(0, 0, 50, 40)], crs=CRS)
+    fp = harvest_footprints(pts, None, haul_road_width_ft=12, default_landing_area_sqft=7_500)
+    np.testing.assert_allclose(fp["area_sqft"], [7_500, 2_000], atol=1e-6)  # polygon: 50 * 40
+
+
+# --------------------------------------------------------------------------------------------
+# CLI
+# --------------------------------------------------------------------------------------------
+
+def test_cli_stormwater_writes_tables(tmp_path):
+    path = write_layers(tmp_path, phased_plan())
+    rain = tmp_path / "rain.csv"
+    rain_frame("2024-05-01", [0.0] * 61).to_csv(rain, index=False)
+    log = tmp_path / "log.csv"
+    log.write_text("date,inspector,notes\n2024-05-08,JD,ok\n")
+    out = tmp_path / "out"
+    r = CliRunner().invoke(main, ["stormwater", str(path), "--rainfall", str(rain), "--inspection-log", str(log),
+                                  "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    tl = pd.read_csv(out / "disturbance_timeline.csv")
+    assert tl["disturbed_acres"].max() == pytest.approx(6.0, abs=TOL)
+    assert list(tl["date_from"])[:2] == ["2024-05-01", "2024-05-15"]
+    insp = pd.read_csv(out / "inspections.csv")
+    assert {"due", "reason", "trigger_date", "precip_in", "status"} <= set(insp.columns)
+    assert (out / "findings.geojson").exists()
+    # --approved-swppp turns the peak into info
+    r = CliRunner().invoke(main, ["stormwater", str(path), "--approved-swppp", "--out", str(tmp_path / "o2")])
+    assert r.exit_code == 0, r.output
+
+
+def test_cli_stormwater_bad_rainfall_exits_2(tmp_path):
+    path = write_layers(tmp_path, phased_plan())
+    rain = tmp_path / "rain.csv"
+    rain.write_text("date,precip_in\n2024-05-01,0.1\n2024-05-03,0.2\n")
+    r = CliRunner().invoke(main, ["stormwater", str(path), "--rainfall", str(rain), "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2
+    assert "2024-05-02" in r.output and "Traceback" not in r.output
+    assert len(r.output.strip().splitlines()) == 1
+
+
+SAMPLE_ROLES = ("disturbance", "landings", "haul_roads", "impaired_waters", "harvest_area")
+
+
+def _sample(rulebook="vestal"):
+    layers = load_layers(SAMPLE / "vestal_sample.gpkg", roles=SAMPLE_ROLES, primary=("disturbance",))
+    rb = rulebook if not isinstance(rulebook, str) else load_rulebook(rulebook)
+    return check_stormwater(layers, rb, rainfall=SAMPLE / "rainfall.csv",
+                            inspection_log=SAMPLE / "inspection_log.csv")
+
+
+def test_sample_reproduces_readme_peak_and_missed_inspections():
+    # data/sample/README.md states the phasing peak, e.g.
+    # "**Peak: 269,600 sq ft = 6.189 ac, 2025-08-04 .. 2025-08-24**" -- read it and reproduce it.
+    readme = (SAMPLE / "README.md").read_text(encoding="utf-8")
+    m = re.search(r"Peak: ([\d,]+) sq ft = ([\d.]+) ac, (\d{4}-\d\d-\d\d) \.\. (\d{4}-\d\d-\d\d)", readme)
+    assert m, "the sample README no longer states the phasing peak in the expected form"
+    sqft, first, last = float(m.group(1).replace(",", "")), m.group(3), m.group(4)
+    res = _sample()
+    f = finding(res, "SWP-005")
+    assert f["status"] == "violation"
+    assert f["measured"] == pytest.approx(sqft / SQFT, abs=TOL)
+    assert f"{first} to {last}" in f["message"]
+    # README: union 600 x 580 = 348,000 sq ft = 7.989 ac for the subdivision, and the harvest
+    # plan (elsewhere in town) is its own activity.
+    assert finding(res, "SWP-001", "project")["measured"] == pytest.approx(348_000 / SQFT, abs=TOL)
+    assert finding(res, "SWP-003", "project")["status"] == "review"
+    # README: missed weekly 2025-06-23 and 2025-09-08 and the storm of 2025-08-12 (1.20 in);
+    # 0.49 in on 2025-04-22 is no storm; 0.50 in on 2025-05-14 is (inspected 2025-05-15).
+    f7 = res.findings[res.findings["rule_id"] == "SWP-007"]
+    assert sorted(f7.loc[f7["status"] == "violation", "subject_id"]) == [
+        "storm of 2025-08-12", "weekly due 2025-06-23", "weekly due 2025-09-08"]
+    assert (f7["subject_id"] == "storm of 2025-05-14").any()
+    assert not (f7["subject_id"] == "storm of 2025-04-22").any()
+
+
+def test_sample_consecutive_wet_days_switch(tmp_path):
+    # README: with the consecutive-days switch also 0.30 + 0.30 in on 2025-07-02/03 is a storm,
+    # and no inspection was logged by 2025-07-04.
+    p = tmp_path / "rb.yaml"
+    p.write_text("extends: vestal\nrulebook: vestal-wet\nrules:\n  - id: SWP-007\n    switches:\n"
+                 "      storm_event: consecutive_wet_days\n")
+    res = _sample(load_rulebook(p))
+    f7 = res.findings[res.findings["rule_id"] == "SWP-007"]
+    missed = sorted(f7.loc[f7["status"] == "violation", "subject_id"])
+    assert "storm of 2025-07-03" in missed
+    assert "storm_event=consecutive_wet_days" in f7["reading"].iloc[0]

@@ -1,0 +1,674 @@
+"""Timber-harvest plan validation (geoconstraints.harvest): every HRV rule, hand-computed.
+
+The synthetic plan sits in Vestal, NY (EPSG:2261, US survey feet); local coordinates (u, v)
+in feet are shifted by (X0, Y0). Synthetic DEMs are GeoTIFFs written with rasterio in
+tmp_path with exact planar grades, so grade runs and their lengths are known by construction.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pytest
+import rasterio
+from pyproj import CRS, Transformer
+from rasterio.transform import from_origin
+from shapely import affinity
+from shapely.geometry import LineString, Point, box
+
+from geoconstraints.cli import main
+from geoconstraints.errors import InputError
+from geoconstraints.harvest import check_harvest
+from geoconstraints.layers import Layers
+from geoconstraints.rules import load_rulebook
+from geoconstraints.terrain import open_dem
+from geoconstraints.units import FT_PER_M, SQFT_PER_ACRE
+
+NY_FT = "EPSG:2261"
+X0, Y0 = 964_988.0, 758_256.0
+ARC = 0.5 * 64 * math.sin(2 * math.pi / 64) / math.pi  # buffer circle (64 segments) / true circle
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def vestal():
+    return load_rulebook("vestal")
+
+
+def _g(geom):
+    return affinity.translate(geom, X0, Y0)
+
+
+def layer(ids, geoms, **cols) -> gpd.GeoDataFrame:
+    return gpd.GeoDataFrame({"feature_id": list(ids), **cols}, geometry=[_g(g) for g in geoms], crs=NY_FT)
+
+
+def scene(*, row: bool = False, dem=None, **over) -> Layers:
+    """The hand-checkable plan (local feet; see each test for the arithmetic).
+
+    Harvest areas H1 = [0,1000]x[0,1000], H2 = [1000,1500]x[0,1000]; perennial stream S1 at
+    u=200, intermittent S2 at u=800; public road R1 along v=1030 (ROW 50 ft, or ROW polygon
+    W1 = [1005,1055] when ``row``); parcels P1 (RR) = [-200,1600]x[-50,1005], P2 (RA-1) below it,
+    P3 (C-1) east; dwellings D1 (500... in P1, RR) and D2 (in P3, C-1).
+    """
+    f = {
+        "harvest_area": layer(
+            ["H1", "H2"],
+            [box(0, 0, 1000, 1000), box(1000, 0, 1500, 1000)],
+            cords=[15.0, 10.0],
+            owner=["A", "A"],
+        ),
+        "streams": layer(
+            ["S1", "S2"],
+            [LineString([(200, -100), (200, 1100)]), LineString([(800, -100), (800, 1100)])],
+            kind=["perennial", "intermittent"],
+        ),
+        "roads": layer(["R1"], [LineString([(-100, 1030), (1600, 1030)])], row_width_ft=[50.0]),
+        "landings": layer(["L1", "L2", "L3"], [Point(500, 500), Point(220, 500), box(600, 880, 650, 900)]),
+        "haul_roads": layer(
+            ["HR1", "HR2", "HR3", "HR4"],
+            [
+                LineString([(500, 500), (500, 1030)]),
+                LineString([(220, 500), (100, 500)]),
+                LineString([(625, 890), (500, 890)]),
+                LineString([(1400, 900), (1400, 1100)]),
+            ],
+        ),
+        "skid_trails": layer(
+            ["ST1", "ST2"],
+            [LineString([(202, 100), (202, 400)]), LineString([(100, 700), (300, 700)])],
+            constructed=[None, False],
+        ),
+        "parcels": layer(
+            ["P1", "P2", "P3"],
+            [box(-200, -50, 1600, 1005), box(-200, -600, 1600, -50), box(1600, -600, 2400, 1005)],
+            zoning=["RR", "RA-1", "C-1"],
+        ),
+        "dwellings": layer(["D1", "D2"], [Point(900, 600), Point(2000, 0)]),
+        "critical_slopes": layer(["CS1"], [box(400, 600, 600, 700)]),
+        "stream_corridor": layer(["SC1"], [box(150, 0, 250, 1000)]),
+    }
+    if row:
+        f["row"] = layer(["W1"], [box(-100, 1005, 1600, 1055)])
+    f.update(over)
+    f = {k: v for k, v in f.items() if v is not None}
+    return Layers(frames=f, crs=CRS.from_user_input(NY_FT), dem=dem)
+
+
+def pick(result, rule_id: str, subject_id: str | None = None, status: str | None = None) -> pd.DataFrame:
+    f = result.findings
+    f = f[f["rule_id"] == rule_id]
+    if subject_id is not None:
+        f = f[f["subject_id"] == subject_id]
+    if status is not None:
+        f = f[f["status"] == status]
+    return f
+
+
+def one(result, rule_id: str, subject_id: str, status: str | None = None) -> pd.Series:
+    f = pick(result, rule_id, subject_id, status)
+    assert len(f) == 1, f[["rule_id", "status", "subject_id", "message"]]
+    return f.iloc[0]
+
+
+@pytest.fixture(scope="module")
+def base(vestal):
+    return check_harvest(scene(), vestal)
+
+
+# ------------------------------------------------------------------------------------------
+# input guard, structure
+
+
+def test_refuses_without_harvest_area(vestal) -> None:
+    with pytest.raises(InputError, match="harvest_area"):
+        check_harvest(scene(harvest_area=None), vestal)
+
+
+def test_every_rule_reports_and_derived_layers(base, vestal) -> None:
+    ids = {r.id for r in vestal.group("harvest")}
+    assert set(base.findings["rule_id"]) == ids
+    assert set(base.derived) == {"buffer_strips", "grade_runs", "water_bars", "contours"}
+    assert {"kind", "rule_id", "source_id", "width_ft", "measured_from"} <= set(
+        base.derived["buffer_strips"].columns
+    )
+    assert (base.findings["citation"].str.len() > 0).all()
+    assert set(base.tables) == {"roads", "landings"}
+
+
+# ------------------------------------------------------------------------------------------
+# buffers HRV-020..023
+
+
+def test_stream_and_road_buffer_acres(base, vestal) -> None:
+    st = pick(base, "HRV-020", "H1")
+    assert set(st["status"]) == {"info"}
+    stream = st[st["message"].str.contains("stream buffer")].iloc[0]
+    road = st[st["message"].str.contains("road buffer")].iloc[0]
+    # S1 at u=200, strip u in [150,250] across the full 1000 ft height: 100,000 sq ft
+    assert stream["measured"] == pytest.approx(100_000 / SQFT_PER_ACRE, rel=1e-9)
+    assert "perennial streams only" in stream["message"]
+    # centre line v=1030 buffered 50: v >= 980 inside H1 -> 1000 * 20 = 20,000 sq ft
+    assert road["measured"] == pytest.approx(20_000 / SQFT_PER_ACRE, rel=1e-9)
+    assert "road centre line" in road["message"]
+    with_row = check_harvest(scene(row=True), vestal)
+    road = pick(with_row, "HRV-020", "H1")
+    road = road[road["message"].str.contains("road buffer")].iloc[0]
+    # ROW edge v=1005 grown by 50: v >= 955 inside H1 -> 1000 * 45 = 45,000 sq ft
+    assert road["measured"] == pytest.approx(45_000 / SQFT_PER_ACRE, rel=1e-9)
+    assert "right-of-way line" in road["message"]
+
+
+def test_intermittent_switch(vestal, tmp_path) -> None:
+    rb_path = tmp_path / "rb.yaml"
+    rb_path.write_text(
+        "extends: vestal\nrules:\n  - id: HRV-020\n    switches:\n      include_intermittent: true\n"
+    )
+    res = check_harvest(scene(), load_rulebook(rb_path))
+    stream = pick(res, "HRV-020", "H1")
+    stream = stream[stream["message"].str.contains("stream buffer")].iloc[0]
+    # S1 + S2 strips: 2 * 100 * 1000 = 200,000 sq ft
+    assert stream["measured"] == pytest.approx(200_000 / SQFT_PER_ACRE, rel=1e-9)
+    assert "include_intermittent=true" in stream["reading"].lower()
+
+
+def test_property_line_and_dwelling_buffers(base) -> None:
+    # reading c: P2 (RA-1) lines -> band v in [0,50] in H1 (P2's top edge at v=-50 plus 100 ft);
+    # P1 borders P2 along that same line (reading b adds the same ground).
+    # H1: 1000*50 = 50,000 sq ft; H2 (500 wide): 500*50 = 25,000 sq ft
+    assert one(base, "HRV-021", "H1")["measured"] == pytest.approx(50_000 / SQFT_PER_ACRE, rel=1e-9)
+    assert one(base, "HRV-021", "H2")["measured"] == pytest.approx(25_000 / SQFT_PER_ACRE, rel=1e-9)
+    strips = base.derived["buffer_strips"].query("kind == 'property_line'")
+    assert set(strips["source_id"]) == {"P2", "P1", "P3"}
+    # D1 (RR) -> circle of 100 ft fully inside H1; D2 is in C-1 and makes no buffer
+    d = one(base, "HRV-022", "H1")
+    assert d["measured"] * SQFT_PER_ACRE == pytest.approx(ARC * math.pi * 100**2, rel=1e-6)
+    assert set(base.derived["buffer_strips"].query("kind == 'dwelling'")["source_id"]) == {"D1"}
+
+
+def test_property_line_reading_b(tmp_path) -> None:
+    rb_path = tmp_path / "rb.yaml"
+    rb_path.write_text(
+        "extends: vestal\nrules:\n  - id: HRV-021\n    switches:\n      property_line_reading: b\n"
+    )
+    res = check_harvest(scene(), load_rulebook(rb_path))
+    # only the shared lines P1|P2 (v=-50) and P3|P2 (u=1600): still the band v in [0,50] of H1
+    assert one(res, "HRV-021", "H1")["measured"] == pytest.approx(50_000 / SQFT_PER_ACRE, rel=1e-9)
+    strips = res.derived["buffer_strips"].query("kind == 'property_line'")
+    assert set(strips["source_id"]) == {"P1", "P3"}
+    assert "reading b" in one(res, "HRV-021", "H1")["message"]
+
+
+def test_buffer_union_inside_harvest_area(base) -> None:
+    # union in H1: stream strip u in [150,250] (100,000) + property band v in [0,50] outside it
+    # (900*50 = 45,000) + road band v in [980,1000] outside it (900*20 = 18,000) + dwelling circle
+    # (not overlapping) 31,365.5 = 194,365.5 sq ft = 4.462 acres
+    expected = 100_000 + 45_000 + 18_000 + ARC * math.pi * 100**2
+    assert one(base, "HRV-023", "H1")["measured"] * SQFT_PER_ACRE == pytest.approx(expected, rel=1e-6)
+    assert one(base, "HRV-023", "H1")["status"] == "info"
+
+
+def test_missing_sources_not_evaluated(vestal) -> None:
+    res = check_harvest(scene(streams=None, dwellings=None), vestal)
+    st = pick(res, "HRV-020", "H1", "not_evaluated")
+    assert len(st) == 1 and "no streams layer" in st.iloc[0]["message"]
+    assert one(res, "HRV-022", "H1")["status"] == "not_evaluated"
+    # L1 lies outside the strips that could be built, but the dwelling strips are missing
+    assert one(res, "HRV-024", "L1")["status"] == "not_evaluated"
+    no_zoning = check_harvest(scene(parcels=None), vestal)
+    assert set(pick(no_zoning, "HRV-003", status="not_evaluated")["subject_layer"]) == {
+        "harvest_area",
+        "landings",
+        "haul_roads",
+    }
+    assert one(no_zoning, "HRV-021", "H1")["status"] == "not_evaluated"
+
+
+# ------------------------------------------------------------------------------------------
+# landings HRV-024, 025, 027; HRV-003; HRV-026
+
+
+def test_landing_in_buffer(base) -> None:
+    l2 = one(base, "HRV-024", "L2")
+    assert l2["status"] == "violation" and "stream buffer of S1" in l2["message"]
+    # L1 at (500,500): nearest strip is the stream strip edge at u=250 -> 250 ft
+    l1 = one(base, "HRV-024", "L1")
+    assert (l1["status"], l1["measured"]) == ("pass", pytest.approx(250.0))
+    # L3 top edge v=900; the road strip (centre line v=1030 less 50 ft) starts at v=980 -> 80 ft
+    assert one(base, "HRV-024", "L3")["measured"] == pytest.approx(80.0)
+
+
+def test_landing_row_distance(base, vestal) -> None:
+    # centre line v=1030, ROW 50 ft -> edge at v=1005; L3 top at v=900 -> 105 ft < 150
+    l3 = one(base, "HRV-025", "L3")
+    assert (l3["status"], l3["measured"], l3["threshold"]) == ("violation", pytest.approx(105.0), 150.0)
+    assert "centre line" in l3["message"]
+    l1 = one(base, "HRV-025", "L1")  # 1005 - 500 = 505 ft
+    assert (l1["status"], l1["measured"]) == ("pass", pytest.approx(505.0))
+    res = check_harvest(scene(row=True, roads=None), vestal)
+    l3 = one(res, "HRV-025", "L3")
+    assert l3["measured"] == pytest.approx(105.0) and "row W1" in l3["message"]
+    none = check_harvest(scene(roads=None), vestal)
+    assert one(none, "HRV-025", "L1")["status"] == "not_evaluated"
+
+
+def test_landing_connected_by_haul_road(base) -> None:
+    assert one(base, "HRV-027", "L1")["status"] == "pass"
+    l3 = one(base, "HRV-027", "L3")  # via HR3 -> HR1 -> R1
+    assert l3["status"] == "pass" and "HR1, HR3" in l3["message"]
+    l2 = one(base, "HRV-027", "L2")
+    assert l2["status"] == "violation" and "HR2" in l2["message"]
+    assert base.tables["landings"].set_index("landing_id").loc["L2", "connected"] == False
+
+
+def test_zoning_proximity(base) -> None:
+    # H1 bottom v=0, RA-1 parcel P2 top v=-50 -> 50 ft
+    h1 = one(base, "HRV-003", "H1")
+    assert (h1["status"], h1["measured"]) == ("review", pytest.approx(50.0))
+    assert "RA-1 property" in h1["message"]
+    l1 = one(base, "HRV-003", "L1")  # v=500 -> 550 ft
+    assert (l1["status"], l1["measured"]) == ("pass", pytest.approx(550.0))
+
+
+def test_access_points(base, tmp_path) -> None:
+    ap = one(base, "HRV-026", "all")
+    # HR1 ends on R1 at (500,1030); HR4 crosses R1 at (1400,1030)
+    assert (ap["status"], ap["measured"], ap["threshold"]) == ("info", 2.0, 2.0)
+    rb_path = tmp_path / "rb.yaml"
+    rb_path.write_text(
+        "extends: vestal\nrules:\n  - id: HRV-026\n    thresholds:\n      max_access_points_count: 1\n"
+    )
+    res = check_harvest(scene(), load_rulebook(rb_path))
+    assert one(res, "HRV-026", "all")["status"] == "review"
+
+
+# ------------------------------------------------------------------------------------------
+# slopes, channels, crossings HRV-011..013
+
+
+def test_designated_slopes(base) -> None:
+    hr1 = one(base, "HRV-011", "HR1")  # x=500 crosses CS1 v in [600,700]: 100 ft
+    assert (hr1["status"], hr1["measured"]) == ("violation", pytest.approx(100.0))
+    assert hr1.geometry.length == pytest.approx(100.0)
+    hr2 = one(base, "HRV-011", "HR2")  # v=500 from u=220 to 100 inside SC1 u in [150,250]: 70 ft
+    assert (hr2["status"], hr2["measured"]) == ("violation", pytest.approx(70.0))
+    st1 = one(base, "HRV-011", "ST1")  # constructed unknown -> treated as constructed: 300 ft in SC1
+    assert (st1["status"], st1["measured"]) == ("violation", pytest.approx(300.0))
+    assert one(base, "HRV-011", "ST2")["status"] == "pass"  # constructed false
+    assert one(base, "HRV-011", "HR3")["status"] == "pass"
+
+
+def test_designated_slopes_missing_layers(vestal) -> None:
+    res = check_harvest(scene(critical_slopes=None, stream_corridor=None), vestal)
+    assert set(pick(res, "HRV-011")["status"]) <= {"not_evaluated", "pass"}
+    assert one(res, "HRV-011", "HR1")["status"] == "not_evaluated"
+    part = check_harvest(scene(stream_corridor=None), vestal)
+    assert one(part, "HRV-011", "HR1")["status"] == "violation"
+    assert one(part, "HRV-011", "HR3")["status"] == "not_evaluated"  # stream_corridor unknown: no pass
+
+
+def test_skidding_in_channel(base) -> None:
+    # ST1 at u=202 runs 300 ft inside the 10-ft channel (u in [195,205]) of S1
+    st1 = one(base, "HRV-012", "ST1")
+    assert (st1["status"], st1["measured"]) == ("violation", pytest.approx(300.0))
+    st2 = one(base, "HRV-012", "ST2")  # crosses: 10 ft inside the channel
+    assert (st2["status"], st2["measured"]) == ("pass", pytest.approx(10.0))
+
+
+def test_stream_crossings(base) -> None:
+    hr2 = one(base, "HRV-013", "HR2")
+    assert hr2["status"] == "review"
+    assert (hr2.geometry.x - X0, hr2.geometry.y - Y0) == pytest.approx((200.0, 500.0))
+    assert hr2["measured"] == pytest.approx(20.0)  # 20 ft from HR2's start at u=220
+    st2 = one(base, "HRV-013", "ST2")
+    assert (st2.geometry.x - X0, st2.geometry.y - Y0) == pytest.approx((200.0, 700.0))
+    assert one(base, "HRV-013", "HR1")["status"] == "pass"
+
+
+def test_commercial_volume(base, vestal) -> None:
+    # H1 (15 cords) and H2 (10 cords) touch and have one owner: 25 > 20 cords
+    h1 = one(base, "HRV-001", "H1")
+    assert (h1["status"], h1["measured"], h1["threshold"]) == ("review", 25.0, 20.0)
+    ha = layer(["A", "B"], [box(0, 0, 100, 100), box(500, 0, 600, 100)], cubic_feet=[2560.0, np.nan])
+    res = check_harvest(scene(harvest_area=ha), vestal)
+    # 2,560 cu ft is not greater than 2,560: pass (20 cords equivalent); B has no volume
+    a = one(res, "HRV-001", "A")
+    assert (a["status"], a["measured"]) == ("pass", 20.0)
+    assert one(res, "HRV-001", "B")["status"] == "not_evaluated"
+
+
+def test_site_plan_checklist(base) -> None:
+    f = pick(base, "HRV-002")
+    st = dict(zip(f["subject_id"], f["status"]))
+    assert st["b"] == "not_evaluated"  # no DEM
+    assert st["f"] == "not_evaluated"  # no utility easement role
+    assert st["a"] == st["c"] == st["d"] == st["j"] == "info"
+    assert len(pick(base, "HRV-040")) >= 10 and set(pick(base, "HRV-040")["status"]) == {"info"}
+
+
+# ------------------------------------------------------------------------------------------
+# DEM: grade runs HRV-010, water bars HRV-030, contours HRV-002
+
+
+SEGMENTS = [(100, 10), (300, 40), (100, 10), (300, 40), (100, 10), (190, 40), (110, 10), (210, 40), (190, 10)]
+"""(length ft, grade %) along u: runs of 40 % of 300, 300, 190 (just under) and 210 ft (just over).
+Smoothing (15 ft window) turns a 10 %/40 % kink into a ramp that crosses 25 % at the kink itself."""
+
+
+def profile_z(u: np.ndarray) -> np.ndarray:
+    knots_u = np.concatenate([[0.0], np.cumsum([s[0] for s in SEGMENTS])])
+    knots_z = 1000.0 + np.concatenate([[0.0], np.cumsum([s[0] * s[1] / 100 for s in SEGMENTS])])
+    return np.interp(u, knots_u, knots_z)
+
+
+def write_dem(
+    path: Path,
+    z_of_uv,
+    *,
+    bounds=(-50, 0, 1700, 1000),
+    cell=5.0,
+    crs=NY_FT,
+    unit: str | None = "ft",
+    nodata=None,
+    hole=None,
+    z_scale=1.0,
+) -> Path:
+    """GeoTIFF with z = z_of_uv(u, v) (feet) at cell centres; u, v local feet in EPSG:2261."""
+    umin, vmin, umax, vmax = bounds
+    if crs == NY_FT:
+        w, h = round((umax - umin) / cell), round((vmax - vmin) / cell)
+        xs = X0 + umin + cell * (np.arange(w) + 0.5)
+        ys = Y0 + vmax - cell * (np.arange(h) + 0.5)
+        X, Y = np.meshgrid(xs, ys)
+        transform = from_origin(X0 + umin, Y0 + vmax, cell, cell)
+        U, V = X - X0, Y - Y0
+    else:  # a grid in another CRS covering the same ground
+        to = Transformer.from_crs(NY_FT, crs, always_xy=True)
+        back = Transformer.from_crs(crs, NY_FT, always_xy=True)
+        cx, cy = to.transform(
+            [X0 + umin, X0 + umax, X0 + umin, X0 + umax], [Y0 + vmin, Y0 + vmin, Y0 + vmax, Y0 + vmax]
+        )
+        x0, y1 = min(cx), max(cy)
+        w, h = math.ceil((max(cx) - x0) / cell), math.ceil((y1 - min(cy)) / cell)
+        X, Y = np.meshgrid(x0 + cell * (np.arange(w) + 0.5), y1 - cell * (np.arange(h) + 0.5))
+        bx, by = back.transform(X, Y)
+        U, V = np.asarray(bx) - X0, np.asarray(by) - Y0
+        transform = from_origin(x0, y1, cell, cell)
+    Z = z_of_uv(U, V) * z_scale
+    if hole is not None:
+        hu0, hv0, hu1, hv1 = hole
+        Z = np.where((U >= hu0) & (U <= hu1) & (V >= hv0) & (V <= hv1), nodata, Z)
+    with rasterio.open(
+        path,
+        "w",
+        driver="GTiff",
+        width=w,
+        height=h,
+        count=1,
+        dtype="float64",
+        crs=crs,
+        transform=transform,
+        nodata=nodata,
+    ) as dst:
+        dst.write(Z, 1)
+        if unit:
+            dst.set_band_unit(1, unit)
+    return path
+
+
+def roads_for_grades() -> dict[str, gpd.GeoDataFrame]:
+    return {
+        "harvest_area": layer(["H"], [box(0, 0, 1600, 1000)]),
+        "haul_roads": layer(
+            ["TWO", "UNDER", "OVER", "FLAT"],
+            [
+                LineString([(0, 500), (900, 500)]),
+                LineString([(850, 450), (1150, 450)]),
+                LineString([(1150, 400), (1550, 400)]),
+                LineString([(250, 100), (250, 900)]),
+            ],
+        ),
+        "skid_trails": layer(["OFF"], [LineString([(1500, 300), (1900, 300)])]),
+    }
+
+
+def grade_layers(dem) -> Layers:
+    return Layers(frames=roads_for_grades(), crs=CRS.from_user_input(NY_FT), dem=dem)
+
+
+@pytest.fixture(scope="module")
+def grade_dem(tmp_path_factory) -> Path:
+    return write_dem(tmp_path_factory.mktemp("dem") / "dem.tif", lambda u, v: profile_z(u))
+
+
+@pytest.fixture(scope="module")
+def graded(grade_dem, vestal):
+    return check_harvest(grade_layers(open_dem(grade_dem)), vestal)
+
+
+def test_two_steep_runs_split_by_gentle_stretch(graded) -> None:
+    v = pick(graded, "HRV-010", "TWO", "violation")
+    assert len(v) == 2
+    # 40 % from u=100 to 400 and 500 to 800: 300 ft each (+- one 5-ft cell at each kink)
+    assert list(v["measured"]) == pytest.approx([300.0, 300.0], abs=10)
+    assert [g.length for g in v.geometry] == pytest.approx([300.0, 300.0], abs=10)
+    assert sorted(g.coords[0][0] - X0 for g in v.geometry) == pytest.approx([100, 500], abs=10)
+    assert v["message"].str.contains("mean grade 3[89]|mean grade 40", regex=True).all()
+    # slope length reported too: 300 * sqrt(1 + 0.4**2) = 323.1 ft
+    assert v["message"].str.contains("slope length 32[0-6]", regex=True).all()
+    assert pick(graded, "HRV-010", "TWO", "pass").empty
+
+
+def test_runs_just_under_and_just_over_200_ft(graded) -> None:
+    under = one(graded, "HRV-010", "UNDER")  # 190 ft of 40 %: not more than 200 ft
+    assert under["status"] == "pass"
+    assert under["measured"] == pytest.approx(190.0, abs=10)
+    over = one(graded, "HRV-010", "OVER")  # 210 ft of 40 %
+    assert over["status"] == "violation"
+    assert over["measured"] == pytest.approx(210.0, abs=10)
+    assert over["measured"] > 200
+
+
+def test_contour_road_on_steep_slope_passes(graded) -> None:
+    flat = one(graded, "HRV-010", "FLAT")  # along v on the 40 % hillside: 0 % along the line
+    assert flat["status"] == "pass"
+    assert "max grade 0.0 %" in flat["message"]
+
+
+def test_off_dem_not_evaluated_never_pass(graded) -> None:
+    off = pick(graded, "HRV-010", "OFF")
+    assert set(off["status"]) == {"not_evaluated"}
+    # the DEM ends at u=1700: the stretch u in [1700,1900] (200 ft, +- a half cell) has no data
+    assert off.iloc[0]["measured"] == pytest.approx(200.0, abs=5)
+    assert off.iloc[0].geometry.bounds[2] - X0 == pytest.approx(1900.0)
+
+
+def test_grade_runs_layer(graded) -> None:
+    g = graded.derived["grade_runs"]
+    two = g[g["road_id"] == "TWO"]
+    assert len(two) == 2 and two["exceeds"].all()
+    under = g[g["road_id"] == "UNDER"]
+    assert len(under) == 1 and not under["exceeds"].iloc[0]
+    assert (g["mean_grade_pct"] > 25).all()
+
+
+def test_metre_dem_gives_same_grades(tmp_path, graded, vestal) -> None:
+    # elevations stored in metres with band unit 'm' -> identical grades in feet
+    p = write_dem(tmp_path / "m.tif", lambda u, v: profile_z(u), z_scale=1 / FT_PER_M, unit="m")
+    res = check_harvest(grade_layers(open_dem(p)), vestal)
+    a = pick(graded, "HRV-010", "TWO", "violation")["measured"].to_numpy()
+    b = pick(res, "HRV-010", "TWO", "violation")["measured"].to_numpy()
+    assert b == pytest.approx(a, abs=1e-6)
+    # no unit in the metadata: the user says z_units='m'
+    p2 = write_dem(tmp_path / "m2.tif", lambda u, v: profile_z(u), z_scale=1 / FT_PER_M, unit=None)
+    res2 = check_harvest(grade_layers(open_dem(p2, z_units="m")), vestal)
+    assert pick(res2, "HRV-010", "TWO", "violation")["measured"].to_numpy() == pytest.approx(a, abs=1e-6)
+
+
+def test_dem_in_another_crs(tmp_path, vestal) -> None:
+    # the same ground in UTM 18N (metres, 1.5 m cells); elevations still feet
+    p = write_dem(tmp_path / "utm.tif", lambda u, v: profile_z(u), crs="EPSG:32618", cell=1.5)
+    res = check_harvest(grade_layers(open_dem(p)), vestal)
+    v = pick(res, "HRV-010", "TWO", "violation")
+    assert list(v["measured"]) == pytest.approx([300.0, 300.0], abs=10)
+    assert one(res, "HRV-010", "OVER")["status"] == "violation"
+    assert one(res, "HRV-010", "UNDER")["status"] == "pass"
+
+
+def test_nodata_hole_not_evaluated(tmp_path, vestal) -> None:
+    p = write_dem(tmp_path / "hole.tif", lambda u, v: profile_z(u), nodata=-9999.0, hole=(200, 400, 300, 600))
+    res = check_harvest(grade_layers(open_dem(p)), vestal)
+    flat = pick(res, "HRV-010", "FLAT")
+    assert set(flat["status"]) == {"not_evaluated"}
+    # hole v in [400,600] on FLAT (u=250), grown by up to one cell by the bilinear neighbourhood
+    assert flat.iloc[0]["measured"] == pytest.approx(200.0, abs=12)
+
+
+def test_no_dem(base) -> None:
+    assert set(pick(base, "HRV-010")["status"]) == {"not_evaluated"}
+    assert set(pick(base, "HRV-030")["status"]) == {"not_evaluated"}
+
+
+def test_water_bars_from_grade(tmp_path, vestal) -> None:
+    # 10 % plane along u: band 6-10 %, spacing 200 ft (shorter end) -> bars at 200, 400, 600, 800 ft
+    # on a 1,000-ft road; a road along v on the same plane is flat: no bars, pass
+    p = write_dem(tmp_path / "ten.tif", lambda u, v: 1000 + 0.10 * u, bounds=(-50, -50, 1100, 1100))
+    lay = Layers(
+        frames={
+            "harvest_area": layer(["H"], [box(0, 0, 1000, 1000)]),
+            "haul_roads": layer(
+                ["UP", "LEVEL"], [LineString([(0, 100), (1000, 100)]), LineString([(500, 0), (500, 1000)])]
+            ),
+        },
+        crs=CRS.from_user_input(NY_FT),
+        dem=open_dem(p),
+    )
+    res = check_harvest(lay, vestal)
+    up = one(res, "HRV-030", "UP")
+    assert (up["status"], up["measured"]) == ("info", 4.0)
+    assert "200 ft for 6-10 %" in up["message"] and "200-300 ft" in up["message"]
+    wb = res.derived["water_bars"]
+    assert sorted(wb.loc[wb["road_id"] == "UP", "dist_ft"]) == pytest.approx([200, 400, 600, 800], abs=1e-6)
+    assert one(res, "HRV-030", "LEVEL")["status"] == "pass"
+    # 10 ft contours, clipped to the plan extent plus 200 ft: elevations 1000..1100 on the plan
+    c = res.derived["contours"]
+    assert len(c) > 0 and (c["elev_ft"] % 10 == 0).all()
+    assert one(res, "HRV-002", "b")["status"] == "info"
+
+
+# ------------------------------------------------------------------------------------------
+# CLI
+
+
+def _to_gpkg(path: Path, lay: Layers) -> Path:
+    for role, gdf in lay.frames.items():
+        g = gdf.rename(columns={"feature_id": "id"})
+        g.to_file(path, layer=role, driver="GPKG", engine="pyogrio")
+    return path
+
+
+def test_cli_harvest(runner, tmp_path, grade_dem) -> None:
+    plan = _to_gpkg(tmp_path / "plan.gpkg", scene())
+    out = tmp_path / "out"
+    res = runner.invoke(main, ["harvest", str(plan), "--dem", str(grade_dem), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "harvest:" in res.stdout
+    fc = json.loads((out / "findings.geojson").read_text("utf-8"))
+    props = [f["properties"] for f in fc["features"]]
+    assert any(
+        p["rule_id"] == "HRV-024" and p["subject_id"] == "L2" and p["status"] == "violation" for p in props
+    )
+    assert any(
+        p["rule_id"] == "HRV-025" and p["subject_id"] == "L3" and p["status"] == "violation" for p in props
+    )
+    assert (out / "results.gpkg").is_file() and (out / "landings.csv").is_file()
+    import pyogrio
+
+    names = {r[0] for r in pyogrio.list_layers(out / "results.gpkg")}
+    assert {"findings", "buffer_strips", "grade_runs", "water_bars", "contours"} <= names
+    # --fail-on violation exits 1; a plan without harvest_area exits 2 with one line
+    res = runner.invoke(main, ["harvest", str(plan), "--out", str(tmp_path / "o2"), "--fail-on", "violation"])
+    assert res.exit_code == 1
+    bad = tmp_path / "bad.gpkg"
+    scene().frames["landings"].rename(columns={"feature_id": "id"}).to_file(
+        bad, layer="landings", driver="GPKG"
+    )
+    res = runner.invoke(main, ["harvest", str(bad), "--out", str(tmp_path / "o3")])
+    assert res.exit_code == 2 and "harvest_area" in res.stderr
+
+
+# ------------------------------------------------------------------------------------------
+# the sample town: the deliberate violations of data/sample/README.md, found by feature id
+
+SAMPLE = ROOT / "data" / "sample"
+
+
+@pytest.fixture(scope="module")
+def sample_findings(tmp_path_factory) -> pd.DataFrame:
+    from click.testing import CliRunner
+
+    out = tmp_path_factory.mktemp("sample_out")
+    res = CliRunner().invoke(
+        main,
+        ["harvest", str(SAMPLE / "vestal_sample.gpkg"), "--dem", str(SAMPLE / "dem.tif"), "--out", str(out)],
+    )
+    assert res.exit_code == 0, res.output
+    fc = json.loads((out / "findings.geojson").read_text("utf-8"))
+    rows = pd.DataFrame([f["properties"] for f in fc["features"]])
+    rows["has_geometry"] = [f["geometry"] is not None for f in fc["features"]]
+    strips = gpd.read_file(out / "results.gpkg", layer="buffer_strips")
+    rows.attrs["strips"] = strips
+    return rows
+
+
+def _status(rows: pd.DataFrame, rule_id: str, subject_id: str) -> set[str]:
+    return set(rows.loc[(rows["rule_id"] == rule_id) & (rows["subject_id"] == subject_id), "status"])
+
+
+def _measured(rows: pd.DataFrame, rule_id: str, subject_id: str, status: str) -> list[float]:
+    sel = rows[(rows["rule_id"] == rule_id) & (rows["subject_id"] == subject_id) & (rows["status"] == status)]
+    return list(sel["measured"])
+
+
+def test_sample_licence_zoning_and_grades(sample_findings) -> None:
+    r = sample_findings
+    assert _status(r, "HRV-001", "HA-1") == {"review"} and _status(r, "HRV-001", "HA-2") == {"review"}
+    assert _measured(r, "HRV-001", "HA-2", "review") == [57.0]  # 45 + 12 cords, contiguous same owner
+    assert _measured(r, "HRV-003", "HA-1", "review") == pytest.approx([60.0])  # 60 ft from RA-2
+    # H-1: steeper than 25 % for 670 ft (chainage 815-1485 ft, unsmoothed); the 15-ft smoothing
+    # window of the rulebook moves each end by up to one 10-ft DEM cell
+    assert _measured(r, "HRV-010", "H-1", "violation") == pytest.approx([670.0], abs=15)
+    assert _status(r, "HRV-010", "H-2") == {"pass"}  # contour stretch on a 32 % side slope
+    for fid in ("H-1", "H-2", "S-2"):
+        assert _status(r, "HRV-011", fid) == {"violation"}, fid
+    assert _status(r, "HRV-011", "S-1") == {"pass"}  # not a constructed skid trail
+    assert _measured(r, "HRV-011", "H-1", "violation") == pytest.approx([680.0], abs=2)
+
+
+def test_sample_streams_buffers_and_landings(sample_findings) -> None:
+    r = sample_findings
+    assert _measured(r, "HRV-012", "S-1", "violation") == pytest.approx([261.0], abs=5)
+    for fid in ("H-2", "S-2", "S-3"):
+        assert _status(r, "HRV-013", fid) == {"review"}, fid
+    # RA-2 lines at y 756600 reach 40 ft into HA-1 (1,050 ft wide): 42,000 sq ft = 0.964 acres
+    assert _measured(r, "HRV-021", "HA-1", "info") == pytest.approx([42_000 / SQFT_PER_ACRE], rel=1e-3)
+    assert _measured(r, "HRV-022", "HA-2", "info")[0] > 0  # DW-001 reaches 10 ft into HA-2
+    strips = r.attrs["strips"]
+    assert "DW-003" not in set(strips["source_id"])  # a dwelling in RA-2 makes no buffer
+    stream = r[
+        (r["rule_id"] == "HRV-020") & (r["subject_id"] == "HA-1") & r["message"].str.contains("stream")
+    ]
+    assert stream["measured"].iloc[0] > 0
+    assert _status(r, "HRV-024", "L-2") == {"violation"}
+    assert _status(r, "HRV-024", "L-1") == {"pass"}
+    assert _measured(r, "HRV-025", "L-3", "violation") == pytest.approx([95.0], abs=0.5)
+    assert _status(r, "HRV-025", "L-1") == {"pass"}
+    assert _measured(r, "HRV-026", "all", "review") == [3.0]
+    for fid in ("L-1", "L-2", "L-3"):
+        assert _status(r, "HRV-027", fid) == {"pass"}, fid
+    assert r.loc[r["rule_id"] == "HRV-010", "has_geometry"].all()

@@ -27,9 +27,16 @@ if ! "$PY" -c "import selenium" >/dev/null 2>&1; then
     "$PY" -m pip install -q "selenium>=4.15"
 fi
 
+# Leaflet: the package ships its own copy (assets/leaflet); the npm copy is only a cross-check,
+# so a failure here warns and does not stop the tests.
+npm_leaflet="$here/.cache/npm/node_modules/leaflet/dist/leaflet.js"
 if command -v npm >/dev/null 2>&1; then
-    if [ ! -f "$here/.cache/npm/node_modules/leaflet/dist/leaflet.js" ]; then
-        npm install --silent --no-audit --no-fund --prefix "$here/.cache/npm" leaflet@1.9 >/dev/null
+    if [ ! -f "$npm_leaflet" ]; then
+        npm install --silent --no-audit --no-fund --prefix "$here/.cache/npm" leaflet@1.9 >/dev/null ||
+            echo "browser_deps.sh: npm install leaflet@1.9 failed; using the shipped copy" >&2
+    fi
+    if [ -f "$npm_leaflet" ] && ! cmp -s "$npm_leaflet" "$here/src/geoconstraints/assets/leaflet/leaflet.js"; then
+        echo "browser_deps.sh: note: npm's leaflet.js differs from src/geoconstraints/assets/leaflet (newer 1.9.x?)" >&2
     fi
 else
     echo "browser_deps.sh: npm not found; using the Leaflet copy shipped in src/geoconstraints/assets" >&2

@@ -119,11 +119,15 @@ class Result:
               parcel: str | None = None) -> dict[str, Path]:
         """Write every output into ``out_dir`` atomically; return name -> path.
 
-        ``findings.geojson``, ``results.gpkg``, one CSV per table, ``report.html`` and
-        ``map.html``. The folder is created if missing; an input is never overwritten.
+        ``findings.geojson``, ``results.gpkg`` (with QGIS styles), one CSV per table,
+        ``report.html`` and ``map.html``; with ``parcel``, also the one-parcel report
+        ``report_parcel_<id>.html``. The folder is created if missing; an input is never
+        overwritten.
         """
         from . import report, webmap, writers
 
+        if parcel is not None:
+            report.parcel_row(self, str(parcel))  # an unknown parcel id fails before anything is written
         inputs = self.layers.input_paths() if self.layers is not None else set()
         inputs |= {Path(p).resolve() for p in self.extra_inputs.values()}
         out = writers.prepare_out_dir(out_dir, inputs)
@@ -138,16 +142,17 @@ class Result:
         gpkg_layers: dict[str, pd.DataFrame] = {"findings": self.findings}
         gpkg_layers.update(self.derived)
         gpkg_layers.update(self.tables)
-        written["results.gpkg"] = writers.write_gpkg(gpkg_layers, target("results.gpkg"), crs=self.crs)
-        try:
-            from . import styles
+        from . import styles
 
-            styles.add_layer_styles(written["results.gpkg"], gpkg_layers)
-        except ImportError:
-            pass
+        written["results.gpkg"] = writers.write_gpkg(
+            gpkg_layers, target("results.gpkg"), crs=self.crs,
+            finalize=lambda tmp: styles.add_layer_styles(tmp, gpkg_layers))
         for name, table in self.tables.items():
             written[f"{name}.csv"] = writers.write_csv(table, target(f"{name}.csv"))
-        written["report.html"] = writers.write_text(target("report.html"), report.render_report(self, parcel=parcel))
+        written["report.html"] = writers.write_text(target("report.html"), report.render_report(self))
+        if parcel is not None:  # the one-parcel report a clerk hands to the owner
+            name = report.parcel_report_name(parcel)
+            written[name] = writers.write_text(target(name), report.render_report(self, parcel=parcel))
         written["map.html"] = webmap.write_map(self, target("map.html"), offline=offline)
         return written
 

@@ -1,16 +1,72 @@
-"""The interactive web map (folium): inputs, derived layers and findings as toggled layers."""
+"""The interactive web map ``map.html`` (folium / Leaflet).
+
+Layers, each toggled in a layer control: the inputs (flood zones split by zone), the derived
+layers (buffer strips, grade runs, water bars, contours) and the findings by status. Clicking
+a feature opens a popup with its rule id, citation, measured value and threshold; a legend
+explains the colours (the same as the report and the QGIS styles, see
+:mod:`geoconstraints.styles`). The view is fitted to the findings and the plan or parcels.
+
+Offline (the default) the map has no base tiles and no link to any web server: Leaflet's
+JavaScript and CSS, shipped in ``geoconstraints/assets/leaflet`` (Leaflet 1.9.4 from the npm
+registry, BSD-2-Clause), are inlined into the one ``map.html`` file, so it opens from a USB
+stick or an e-mail attachment. folium's other default resources (jQuery, Bootstrap, Font
+Awesome, awesome-markers) are not used and are left out.
+
+Popup, tooltip and legend text is put into the page with ``textContent`` (never as HTML), so
+an attribute such as ``<script>alert(1)</script>`` shows as text. folium's own
+``GeoJsonPopup`` builds its table with ``innerHTML`` from raw property values, which is why it
+is not used here.
+"""
 
 from __future__ import annotations
 
+import base64
 import html
+import json
+import logging
+import re
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+from . import styles
+from .errors import OutputError
+from .findings import STATUSES
+from .overview import PRIMARY_ROLES, focus_frames
 
 if TYPE_CHECKING:
     from .result import Result
 
-STATUS_COLORS = {"violation": "#d7191c", "review": "#fdae61", "not_evaluated": "#7f7f7f",
-                 "info": "#2c7bb6", "pass": "#1a9641"}
+log = logging.getLogger(__name__)
+
+STATUS_COLORS = styles.STATUS_COLORS
+"""Colour of each finding status (re-exported from :mod:`geoconstraints.styles`)."""
+
+COORD_DECIMALS = 6
+"""Decimal places of longitude/latitude in the map (1e-6 degree is about 4 inches)."""
+
+MAX_SHOWN_PASS = 500
+"""Above this many ``pass`` (or ``info``) findings their layer starts hidden (toggle it in the layer control)."""
+
+CANVAS_ABOVE = 3000
+"""Above this many features the map draws on a canvas instead of SVG (much faster)."""
+
+MAX_POPUP_FIELDS = 12
+"""Attributes shown in the popup of an input or derived feature."""
+
+
+FINDING_POPUP = [("rule_id", "Rule"), ("title", "Title"), ("status", "Status"), ("subject", "Subject"),
+                 ("citation", "Citation"), ("measured_text", "Measured"), ("threshold_text", "Threshold"),
+                 ("message", "Finding"), ("reading", "Reading"), ("waived", "Waived")]
+"""(property, label) of the finding popup, in order."""
+
+_TAG = re.compile(r"<(?:script|link)\b[^>]*>", re.IGNORECASE)
+_WEB_URL = re.compile(r"\b(?:src|href)\s*=\s*[\"']?\s*(?:https?:)?//", re.IGNORECASE)
 
 
 def _require_folium() -> Any:
@@ -21,38 +77,421 @@ def _require_folium() -> Any:
     return folium
 
 
-def build_map(result: Result, **kwargs: Any) -> Any:
-    """A folium Map of ``result`` with no base tiles (works offline)."""
+# -- offline Leaflet ---------------------------------------------------------------------------
+def leaflet_assets() -> dict[str, str]:
+    """The shipped Leaflet files as text: ``js``, ``css`` (its images inlined as data URIs), ``version``."""
+    base = resources.files("geoconstraints") / "assets" / "leaflet"
+    js = (base / "leaflet.js").read_text("utf-8")
+    css = (base / "leaflet.css").read_text("utf-8")
+
+    def inline(m: re.Match[str]) -> str:
+        data = (base / "images" / m.group(1)).read_bytes()
+        return "url(data:image/png;base64," + base64.b64encode(data).decode("ascii") + ")"
+
+    css = re.sub(r"url\(images/([A-Za-z0-9_.\-]+\.png)\)", inline, css)
+    version = re.search(r"Leaflet (\d+\.\d+\.\d+)", js)
+    # a literal "</script" inside the inlined code would end the <script> element early
+    js = js.replace("</script", "<\\/script")
+    return {"js": js, "css": css, "version": version.group(1) if version else ""}
+
+
+def external_resources(page: str) -> list[str]:
+    """``<script src>`` / ``<link href>`` tags of ``page`` that point at a web server."""
+    return [m.group(0) for m in _TAG.finditer(page) if _WEB_URL.search(m.group(0))]
+
+
+def _make_offline(m: Any) -> None:
+    """Drop folium's CDN links and inline Leaflet into the page header."""
+    from branca.element import Element
+
+    a = leaflet_assets()
+    m.default_js = []  # instance attributes: folium's class lists stay untouched
+    m.default_css = []
+    m.get_root().header.add_child(
+        Element(f"<style>/* Leaflet {a['version']} (BSD-2-Clause) */\n{a['css']}\n</style>\n"
+                f"<script>\n{a['js']}\n</script>"), name="leaflet_inline", index=0)
+
+
+# -- elements with safe text -------------------------------------------------------------------
+def _text_popup(folium: Any, fields: list[tuple[str, str]], tooltip: str | None = None) -> Any:
+    """A MacroElement that binds a popup (and tooltip) built with ``textContent`` to its GeoJson."""
+    from branca.element import MacroElement
+    from jinja2 import Template
+
+    class TextPopup(MacroElement):
+        _template = Template("""
+{% macro script(this, kwargs) %}
+(function (gj) {
+  var fields = {{ this.fields | tojson }}, labels = {{ this.labels | tojson }};
+  var tipField = {{ this.tooltip | tojson }};
+  gj.bindPopup(function (layer) {
+    var p = (layer.feature && layer.feature.properties) || {};
+    var t = document.createElement("table");
+    t.className = "gc-popup";
+    fields.forEach(function (f, i) {
+      var v = p[f];
+      if (v === null || v === undefined || v === "") { return; }
+      var tr = t.insertRow(), th = document.createElement("th");
+      th.textContent = labels[i];
+      tr.appendChild(th);
+      tr.insertCell().textContent = String(v);
+    });
+    return t;
+  }, {maxWidth: 460});
+  if (tipField) {
+    gj.bindTooltip(function (layer) {
+      var s = document.createElement("span");
+      var p = (layer.feature && layer.feature.properties) || {};
+      s.textContent = String(p[tipField] === undefined || p[tipField] === null ? "" : p[tipField]);
+      return s;
+    }, {sticky: true});
+  }
+})({{ this._parent.get_name() }});
+{% endmacro %}
+""")
+
+        def __init__(self) -> None:
+            super().__init__()
+            self._name = "TextPopup"
+            self.fields = [f for f, _ in fields]
+            self.labels = [lab for _, lab in fields]
+            self.tooltip = tooltip
+
+    return TextPopup()
+
+
+def _legend(items: list[dict[str, Any]], title: str) -> Any:
+    """A Leaflet control listing ``items`` (label, colour, kind) built with ``textContent``."""
+    from branca.element import MacroElement
+    from jinja2 import Template
+
+    class Legend(MacroElement):
+        _template = Template("""
+{% macro header(this, kwargs) %}
+<style>
+.gc-legend { background: rgba(255,255,255,.92); padding: 6px 9px; font: 12px/1.35 sans-serif;
+  border-radius: 4px; box-shadow: 0 1px 4px rgba(0,0,0,.35); max-height: 45vh; overflow-y: auto; }
+.gc-legend b { display: block; margin-bottom: 3px; }
+.gc-legend i { display: inline-block; width: 16px; height: 11px; margin-right: 6px; vertical-align: -1px;
+  border: 2px solid #555; box-sizing: border-box; }
+.gc-legend i.line { height: 0; border-width: 3px 0 0 0; vertical-align: 3px; }
+.gc-legend i.point { width: 11px; border-radius: 50%; }
+.gc-popup th { text-align: left; padding-right: 8px; vertical-align: top; white-space: nowrap; }
+.gc-popup td { max-width: 320px; }
+</style>
+{% endmacro %}
+{% macro script(this, kwargs) %}
+(function (map) {
+  var items = {{ this.items | tojson }}, title = {{ this.title | tojson }};
+  var legend = L.control({position: "bottomright"});
+  legend.onAdd = function () {
+    var div = L.DomUtil.create("div", "gc-legend");
+    var b = document.createElement("b");
+    b.textContent = title;
+    div.appendChild(b);
+    items.forEach(function (it) {
+      var row = document.createElement("div"), sw = document.createElement("i");
+      sw.className = it.kind;
+      sw.style.borderColor = it.color;
+      if (it.kind !== "line") { sw.style.background = it.fill || "transparent"; }
+      row.appendChild(sw);
+      row.appendChild(document.createTextNode(it.label));
+      div.appendChild(row);
+    });
+    L.DomEvent.disableClickPropagation(div);
+    return div;
+  };
+  legend.addTo(map);
+  L.control.scale({imperial: true, metric: false}).addTo(map);
+})({{ this._parent.get_name() }});
+{% endmacro %}
+""")
+
+        def __init__(self) -> None:
+            super().__init__()
+            self._name = "Legend"
+            self.items = items
+            self.title = title
+
+    return Legend()
+
+
+# -- data preparation --------------------------------------------------------------------------
+def _to_wgs84(gdf: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """Reproject to EPSG:4326, drop empty geometries, round coordinates (vectorized)."""
+    g = gdf[gdf.geometry.notna() & ~gdf.geometry.is_empty]
+    if g.crs is None:
+        raise OutputError("a layer of the web map has no CRS; the map needs one to place it")
+    g = g.to_crs(4326)
+    geoms = shapely.transform(g.geometry.values, lambda c: np.round(c, COORD_DECIMALS))
+    return g.set_geometry(gpd.GeoSeries(geoms, index=g.index, crs=4326))
+
+
+def _text_props(gdf: gpd.GeoDataFrame, columns: list[str]) -> gpd.GeoDataFrame:
+    """Keep ``columns`` as text (``""`` for missing) plus the geometry: safe to serialise."""
+    out = {}
+    for c in columns:
+        s = gdf[c]
+        out[c] = s.astype(object).where(s.notna(), "").map(
+            lambda v: json.dumps(v) if isinstance(v, (list, dict)) else str(v))
+    return gpd.GeoDataFrame(out, geometry=gdf.geometry.values, crs=gdf.crs, index=gdf.index)
+
+
+def _attr_columns(gdf: pd.DataFrame) -> list[str]:
+    geom = getattr(gdf, "_geometry_column_name", "geometry")
+    cols = [c for c in gdf.columns if c != geom]
+    if "feature_id" in cols:
+        cols.remove("feature_id")
+        cols.insert(0, "feature_id")
+    return [str(c) for c in cols[:MAX_POPUP_FIELDS]]
+
+
+def finding_properties(findings: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """Findings with the popup columns: subject, measured and threshold as text with units."""
+    from .report import format_value
+
+    f = findings.copy()
+    f["subject"] = (f["subject_layer"].astype(str) + " " + f["subject_id"].astype(str)).str.strip()
+    f["measured_text"] = [format_value(v, u) for v, u in zip(f["measured"], f["unit"])]
+    f["threshold_text"] = [format_value(v, u) for v, u in zip(f["threshold"], f["unit"])]
+    f["tip"] = f["rule_id"].astype(str) + " " + f["status"].astype(str) + ": " + f["subject"]
+    return f
+
+
+def _style_dict(st: styles.LayerStyle) -> dict[str, Any]:
+    d: dict[str, Any] = {"color": st.color, "weight": st.weight, "opacity": st.opacity,
+                         "fill": bool(st.fill), "fillColor": st.fill or st.color,
+                         "fillOpacity": st.fill_opacity if st.fill else 0.0}
+    if st.dash:
+        d["dashArray"] = st.dash
+    return d
+
+
+def _kind(gdf: gpd.GeoDataFrame) -> str:
+    return styles.geom_family(gdf) or "point"
+
+
+def _add_geojson(folium: Any, group: Any, gdf: gpd.GeoDataFrame, st: styles.LayerStyle,
+                 fields: list[tuple[str, str]], tooltip: str | None, name: str) -> None:
+    """Add a GeoJson of ``gdf`` (EPSG:4326, text properties) with a safe popup to ``group``."""
+    style = _style_dict(st)
+    line_style = {**style, "fill": False}  # a filled polyline would draw a closed wedge
+
+    def style_function(feature: dict[str, Any]) -> dict[str, Any]:
+        kind = ((feature.get("geometry") or {}).get("type") or "")
+        return line_style if "LineString" in kind else style
+
+    gj = folium.GeoJson(
+        gdf.to_json(drop_id=True), name=name,
+        style_function=style_function,
+        marker=folium.CircleMarker(radius=st.radius, fill=True, color=st.color,
+                                   fill_color=st.fill or st.color, fill_opacity=max(st.fill_opacity, 0.8),
+                                   weight=st.weight),
+        highlight_function=lambda _f, w=st.weight: {"weight": w + 2},
+        smooth_factor=0.5, control=False,
+    )
+    gj.add_child(_text_popup(folium, fields, tooltip))
+    gj.add_to(group)
+
+
+def _view_box(frames: list[gpd.GeoDataFrame | None], crs: Any) -> Any:
+    boxes = [f.total_bounds for f in frames if f is not None and len(f)]
+    boxes = [b for b in boxes if np.all(np.isfinite(b))]
+    if not boxes:
+        return None
+    a = np.array(boxes)
+    return shapely.box(a[:, 0].min(), a[:, 1].min(), a[:, 2].max(), a[:, 3].max())
+
+
+def build_map(result: Result, *, offline: bool = True, parcel: str | None = None,
+              context_margin: float = 0.5, **kwargs: Any) -> Any:
+    """A folium Map of ``result``: inputs, derived layers and findings as toggled layers.
+
+    Parameters
+    ----------
+    result : Result
+    offline : bool
+        Inline Leaflet from the package and link nothing on the web (default); ``False``
+        keeps folium's CDN links. There are never base tiles.
+    parcel : str, optional
+        Fit the view to this parcel.
+    context_margin : float
+        Inputs that are not part of the plan (flood zones, streams, roads ...) are kept
+        where they touch the area of interest grown by this share of its size, so a
+        county-wide layer does not bloat the page.
+    **kwargs
+        Passed to :class:`folium.Map` (``width``, ``height``, ``zoom_start`` ...).
+
+    Returns
+    -------
+    folium.Map
+    """
     folium = _require_folium()
-    m = folium.Map(tiles=None, control_scale=True, **kwargs)
-    f = result.findings
-    geo = f[f.geometry.notna() & ~f.geometry.is_empty] if len(f) else f
-    if len(geo):
-        g = geo.to_crs(4326)
-        for status, color in STATUS_COLORS.items():
-            sub = g[g["status"] == status]
-            if not len(sub):
+    kwargs.setdefault("tiles", None)
+    kwargs.setdefault("control_scale", False)
+    if "prefer_canvas" not in kwargs:
+        n = len(result.findings) + sum(len(g) for g in result.derived.values() if g is not None)
+        if result.layers is not None:
+            n += sum(len(g) for g in result.layers.frames.values())
+        kwargs["prefer_canvas"] = n > CANVAS_ABOVE
+    m = folium.Map(**kwargs)
+    if offline:
+        _make_offline(m)
+    prov_title = f"geoconstraints {result.command} · rulebook {result.rulebook.name} {result.rulebook.version}"
+    m.get_root().title = html.escape(prov_title)
+    m.get_root().header.add_child(folium.Element(
+        '<link rel="icon" href="data:,">\n<style>.folium-map { background: #f4f4ef; }</style>'),
+        name="gc_background")
+
+    crs = result.crs
+    layers = result.layers
+    inputs: dict[str, gpd.GeoDataFrame] = {}
+    if layers is not None:
+        for role in layers:
+            g = layers.get_layer(role)
+            if g is not None:
+                inputs[role] = g
+    findings = result.findings
+    fgeo = findings[findings.geometry.notna() & ~findings.geometry.is_empty] if len(findings) else findings
+
+    # area of interest (working CRS): findings + plan/parcels (+ derived)
+    focus = _view_box(focus_frames(result), crs)
+    if focus is None:
+        focus = _view_box(list(result.derived.values()) + list(inputs.values()), crs)
+    context = None
+    if focus is not None:
+        x0, y0, x1, y1 = focus.bounds
+        grow = max(x1 - x0, y1 - y0) * context_margin + 100.0
+        context = shapely.box(x0 - grow, y0 - grow, x1 + grow, y1 + grow)
+
+    legend: list[dict[str, Any]] = []
+
+    def near(g: gpd.GeoDataFrame, role: str) -> gpd.GeoDataFrame:
+        if context is None or role in PRIMARY_ROLES or g.crs is None:
+            return g
+        box = context
+        if crs is not None and not g.crs.equals(crs):
+            box = gpd.GeoSeries([context], crs=crs).to_crs(g.crs).iloc[0]
+        return g.iloc[np.sort(g.sindex.query(box, predicate="intersects"))]
+
+    def legend_item(label: str, st: styles.LayerStyle, kind: str) -> None:
+        fill = ""
+        if st.fill:
+            r, g, b = (int(st.fill.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4))
+            fill = f"rgba({r},{g},{b},{max(st.fill_opacity, 0.3):.2f})"
+        legend.append({"label": label, "color": st.color, "fill": fill, "kind": kind})
+
+    # inputs
+    for role, g in inputs.items():
+        g = near(g, role)
+        if not len(g):
+            continue
+        g4 = _to_wgs84(g)
+        cols = _attr_columns(g4)
+        fields = [(c, c.replace("_", " ")) for c in cols]
+        if role in ("flood_zones", "flood_zones_preliminary") and "FLD_ZONE" in g4.columns:
+            sub = g4.get("ZONE_SUBTY", pd.Series([None] * len(g4), index=g4.index))
+            keys = pd.Series([styles.flood_zone_key(a, b) for a, b in zip(g4["FLD_ZONE"], sub)],
+                             index=g4.index)
+            for key in sorted(keys.unique()):
+                part = g4[keys == key]
+                st = styles.flood_zone_style(key, preliminary=role.endswith("preliminary"))
+                label = st.label
+                fg = folium.FeatureGroup(name=html.escape(f"{label} ({len(part)})"), show=st.show)
+                _add_geojson(folium, fg, _text_props(part, cols), st, fields, "FLD_ZONE", label)
+                fg.add_to(m)
+                legend_item(label, st, "polygon")
+            continue
+        st = styles.style_for(role, _kind(g4))
+        fg = folium.FeatureGroup(name=html.escape(f"Input: {st.label} ({len(g4)})"), show=st.show)
+        _add_geojson(folium, fg, _text_props(g4, cols), st, fields, "feature_id" if "feature_id" in cols else None,
+                     role)
+        fg.add_to(m)
+        legend_item(st.label, st, _kind(g4))
+
+    # derived layers
+    for name, g in result.derived.items():
+        if g is None or not isinstance(g, gpd.GeoDataFrame) or not len(g):
+            continue
+        g4 = _to_wgs84(g)
+        if not len(g4):
+            continue
+        cols = _attr_columns(g4)
+        st = styles.style_for(name, _kind(g4))
+        fg = folium.FeatureGroup(name=html.escape(f"{st.label[:1].upper()}{st.label[1:]} ({len(g4)})"),
+                                show=st.show)
+        _add_geojson(folium, fg, _text_props(g4, cols), st, [(c, c.replace("_", " ")) for c in cols],
+                     None, name)
+        fg.add_to(m)
+        legend_item(st.label, st, _kind(g4))
+
+    # findings by status, most severe added last (drawn on top)
+    if len(fgeo):
+        props = finding_properties(fgeo)
+        f4 = _to_wgs84(props)
+        cols = [c for c, _ in FINDING_POPUP] + ["tip"]
+        for status in reversed(STATUSES):
+            part = f4[f4["status"] == status]
+            if not len(part):
                 continue
-            sub = sub.copy()
-            for c in sub.columns:
-                if c != "geometry" and sub[c].dtype == object:
-                    sub[c] = sub[c].map(lambda v: html.escape(str(v)) if v is not None else "")
-            folium.GeoJson(
-                sub[["rule_id", "status", "subject_id", "citation", "message", "geometry"]].to_json(),
-                name=f"findings: {status}",
-                style_function=lambda _f, c=color: {"color": c, "fillColor": c, "weight": 3, "fillOpacity": 0.4},
-                marker=folium.CircleMarker(radius=6, fill=True, color=color),
-                popup=folium.GeoJsonPopup(["rule_id", "status", "subject_id", "citation", "message"]),
-            ).add_to(m)
-        b = g.total_bounds
-        m.fit_bounds([[b[1], b[0]], [b[3], b[2]]])
-    folium.LayerControl().add_to(m)
+            st = styles.status_style(status, _kind(part))
+            label = f"Findings: {styles.STATUS_LABELS[status]}"
+            # thousands of passing (or info) parcels would hide the rest: then the layer starts unticked
+            show = status not in ("pass", "info") or len(part) <= MAX_SHOWN_PASS
+            fg = folium.FeatureGroup(name=html.escape(f"{label} ({len(part)})"), show=show)
+            _add_geojson(folium, fg, _text_props(part, cols), st, FINDING_POPUP, "tip", f"findings_{status}")
+            fg.add_to(m)
+            legend_item(f"{styles.STATUS_LABELS[status]} ({len(part)})", st, _kind(part))
+
+    # fit
+    fit = focus
+    if parcel is not None:
+        from .overview import parcel_geometry
+
+        pg = parcel_geometry(result, parcel)
+        if pg is not None:
+            fit = shapely.box(*shapely.bounds(pg))
+    if fit is not None and crs is not None:
+        b = gpd.GeoSeries([fit], crs=crs).to_crs(4326).total_bounds
+        m.fit_bounds([[float(b[1]), float(b[0])], [float(b[3]), float(b[2])]], padding=(20, 20))
+
+    folium.LayerControl(collapsed=True).add_to(m)
+    legend.reverse()  # findings first, as they are drawn on top
+    m.add_child(_legend(legend, f"{result.command} · {result.rulebook.name} {result.rulebook.version}"))
     return m
 
 
-def write_map(result: Result, target: Path, *, offline: bool = True) -> Path:
-    """Write ``map.html`` atomically."""
+def write_map(result: Result, target: Path, *, offline: bool = True, **kwargs: Any) -> Path:
+    """Write ``map.html`` atomically.
+
+    Parameters
+    ----------
+    result : Result
+    target : Path
+        The file to write.
+    offline : bool
+        ``True`` (default): one self-contained file with Leaflet inlined and no URL of any
+        web server in a ``<script>`` or ``<link>``; checked before writing.
+    **kwargs
+        Passed to :func:`build_map`.
+
+    Returns
+    -------
+    Path
+        ``target``.
+
+    Raises
+    ------
+    OutputError
+        ``offline`` and the page would still load something from the web.
+    """
     from .writers import write_text
 
-    m = build_map(result)
-    return write_text(target, m.get_root().render())
+    m = build_map(result, offline=offline, **kwargs)
+    page = m.get_root().render()
+    if offline:
+        ext = external_resources(page)
+        if ext:
+            raise OutputError(f"{target}: the offline map would load {ext[0]!r} from the web; "
+                              f"this is a bug in geoconstraints.webmap, please report it")
+    return write_text(Path(target), page)

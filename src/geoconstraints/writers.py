@@ -13,13 +13,14 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
 import numpy as np
 import pandas as pd
+import shapely
 
 from .errors import OutputError
 from .findings import FINDING_COLUMNS
@@ -27,15 +28,32 @@ from .findings import FINDING_COLUMNS
 log = logging.getLogger(__name__)
 
 
-def prepare_out_dir(out_dir: str | os.PathLike[str], inputs: Iterable[Path] = ()) -> Path:
-    """Create ``out_dir`` if missing; refuse a file, or a folder whose outputs would hit an input."""
+OUTPUT_NAMES: tuple[str, ...] = ("findings.geojson", "results.gpkg", "report.html", "map.html")
+"""Files every run writes into its output folder (plus one ``<table>.csv`` per table)."""
+
+
+def check_out_dir(out_dir: str | os.PathLike[str], inputs: Iterable[Path] = (),
+                  names: Iterable[str] = OUTPUT_NAMES) -> Path:
+    """Refuse an output folder that is a file or whose outputs ``names`` would overwrite an input.
+
+    Creates nothing, so a command can check ``--out`` before it does any work.
+    """
     out = Path(out_dir)
+    resolved_inputs = {Path(p).resolve() for p in inputs}
+    if out.resolve() in resolved_inputs:
+        raise OutputError(f"--out {out} is an existing file (one of the inputs), not a folder. "
+                          f"Choose a folder name (it is created if missing)")
     if out.exists() and not out.is_dir():
         raise OutputError(f"--out {out} is an existing file, not a folder. Choose a folder name "
                           f"(it is created if missing)")
-    resolved_inputs = {Path(p).resolve() for p in inputs}
-    if out.resolve() in resolved_inputs:
-        raise OutputError(f"--out {out} is an input file. Choose another folder")
+    for name in names:
+        guard_target(out / name, resolved_inputs)
+    return out
+
+
+def prepare_out_dir(out_dir: str | os.PathLike[str], inputs: Iterable[Path] = ()) -> Path:
+    """Create ``out_dir`` if missing; refuse a file, or a folder whose outputs would hit an input."""
+    out = check_out_dir(out_dir, inputs)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -46,7 +64,7 @@ def prepare_out_dir(out_dir: str | os.PathLike[str], inputs: Iterable[Path] = ()
 def guard_target(target: Path, inputs: Iterable[Path]) -> None:
     """Refuse to write ``target`` when it is one of the inputs."""
     if target.resolve() in {Path(p).resolve() for p in inputs}:
-        raise OutputError(f"{target} is one of the inputs; it will not be overwritten. "
+        raise OutputError(f"output {target} is one of the inputs; it will not be overwritten. "
                           f"Choose another --out folder")
 
 
@@ -54,15 +72,17 @@ def guard_target(target: Path, inputs: Iterable[Path]) -> None:
 def atomic_path(target: Path) -> Iterator[Path]:
     """Yield a temporary path beside ``target``; move it over ``target`` on success only."""
     target = Path(target)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix + ".tmp", dir=target.parent)
+    # the real extension stays last (``.results.x1y2.tmp.gpkg``): GDAL checks it
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=".tmp" + target.suffix, dir=target.parent)
     os.close(fd)
     os.unlink(tmp)  # writers (GDAL) want to create the file themselves
     try:
         yield Path(tmp)
         os.replace(tmp, target)
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        for leftover in (tmp, tmp + "-journal", tmp + "-wal", tmp + "-shm"):  # SQLite side files
+            if os.path.exists(leftover):
+                os.unlink(leftover)
 
 
 def write_text(target: Path, text: str) -> Path:
@@ -88,19 +108,24 @@ def _json_value(v: Any) -> Any:
 
 def findings_geojson(findings: gpd.GeoDataFrame, *, precision: int = 7) -> dict[str, Any]:
     """RFC 7946 FeatureCollection (WGS 84 lon/lat, no ``crs`` member) of the findings."""
-    f = findings
-    if f.crs is not None and len(f):
+    cols = [c for c in FINDING_COLUMNS if c in findings.columns]
+    if not len(findings):
+        return {"type": "FeatureCollection", "features": []}
+    geom = findings.geometry.values
+    located = ~(shapely.is_missing(geom) | shapely.is_empty(geom))
+    if findings.crs is None and located.any():
+        raise OutputError("findings have geometries but no CRS: they cannot be written as RFC 7946 "
+                          "longitude/latitude. Set the CRS of the findings (the working CRS)")
+    f = gpd.GeoDataFrame(findings[cols].copy(), geometry=np.where(located, geom, None), crs=findings.crs)
+    if f.crs is not None:
         f = f.to_crs(4326)
-    geoms = f.geometry.values if len(f) else []
-    features = []
-    for i, (_, row) in enumerate(f.iterrows()):
-        g = geoms[i]
-        geom = None
-        if g is not None and not g.is_empty:
-            geom = json.loads(gpd.GeoSeries([g]).to_json(to_wgs84=False, drop_id=True))["features"][0]["geometry"]
-            geom = _round(geom, precision)
-        props = {c: _json_value(row[c]) for c in FINDING_COLUMNS if c in row}
-        features.append({"type": "Feature", "geometry": geom, "properties": props})
+    f = f.set_geometry(shapely.transform(f.geometry.values, lambda xy: np.round(xy, precision)), crs=f.crs)
+    for c in cols:  # numpy scalars and timestamps -> plain JSON values
+        if f[c].dtype == object:
+            f[c] = f[c].map(_json_value)
+    data = json.loads(f.to_json(na="null", drop_id=True, to_wgs84=False))
+    features = [{"type": "Feature", "geometry": ft["geometry"],
+                 "properties": {c: ft["properties"].get(c) for c in cols}} for ft in data["features"]]
     return {"type": "FeatureCollection", "features": features}
 
 
@@ -137,8 +162,14 @@ def _gpkg_ready(df: pd.DataFrame) -> gpd.GeoDataFrame:
     return out
 
 
-def write_gpkg(layers: dict[str, pd.DataFrame], target: Path, *, crs: Any = None) -> Path:
-    """Write several layers (GeoDataFrames or plain tables) into one GeoPackage atomically."""
+def write_gpkg(layers: dict[str, pd.DataFrame], target: Path, *, crs: Any = None,
+               finalize: Callable[[Path], Any] | None = None) -> Path:
+    """Write several layers (GeoDataFrames or plain tables) into one GeoPackage atomically.
+
+    ``finalize(tmp_path)``, when given, runs on the complete temporary file before it is moved
+    into place (e.g. :func:`geoconstraints.styles.add_layer_styles`), so it is part of the
+    atomic write.
+    """
     import pyogrio
 
     with atomic_path(target) as tmp:
@@ -158,6 +189,8 @@ def write_gpkg(layers: dict[str, pd.DataFrame], target: Path, *, crs: Any = None
             empty = gpd.GeoDataFrame({c: pd.Series(dtype=object) for c in FINDING_COLUMNS},
                                      geometry=gpd.GeoSeries([], crs=crs))
             pyogrio.write_dataframe(empty, tmp, layer="findings", driver="GPKG", geometry_type="Unknown")
+        if finalize is not None:
+            finalize(tmp)
     return target
 
 

@@ -1,0 +1,446 @@
+"""The static overview map of ``report.html``: a PNG drawn with matplotlib.
+
+Inputs are drawn lightly, flood zones by zone, derived layers (buffer strips, grade runs,
+water bars, 10-ft contours of a harvest plan) in their map colours, and findings coloured by
+status on top, with a scale bar in feet or miles, a north arrow and a legend. The image is
+returned as PNG bytes or as a ``data:`` URI so the report needs no other file.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import logging
+import math
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import geopandas as gpd
+import numpy as np
+import shapely
+
+from . import styles
+from .findings import STATUSES
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from .result import Result
+
+log = logging.getLogger(__name__)
+
+FT_PER_MILE = 5280.0
+PLAN_ROLES = ("harvest_area", "landings", "haul_roads", "skid_trails", "disturbance", "footprints")
+"""Input roles of a plan or site: when present, they and the findings frame the maps."""
+
+PRIMARY_ROLES = ("parcels",) + PLAN_ROLES
+"""Input roles drawn whole on the web map (other inputs are cut to the area of interest)."""
+
+
+FOCUS_ROLES: dict[str, tuple[str, ...]] = {
+    "harvest": ("harvest_area", "landings", "haul_roads", "skid_trails"),
+    "stormwater": ("disturbance",), "flood-site": ("footprints",), "seqr": ("disturbance", "footprints"),
+    "screen": (),
+}
+"""The plan roles each command's maps are framed on (besides the findings)."""
+
+
+def focus_frames(result: Result) -> list[gpd.GeoDataFrame]:
+    """The frames whose extent the maps show: the plan (or else the parcels) and the findings.
+
+    A harvest plan or site plan is shown, not the whole town its parcels layer covers; a
+    parcel screening shows every parcel.
+    """
+    f = result.findings
+    frames = [f[f.geometry.notna() & ~f.geometry.is_empty]] if len(f) else []
+    layers = result.layers
+    if layers is None:
+        return frames
+    roles = FOCUS_ROLES.get(result.command, PLAN_ROLES)
+    plan = [g for r in roles if (g := layers.get_layer(r)) is not None]
+    if plan:
+        return frames + plan
+    parcels = layers.get_layer("parcels")
+    return frames + ([parcels] if parcels is not None else [])
+
+
+def nice_scale_length(span_ft: float, fraction: float = 0.25) -> tuple[float, str]:
+    """A round scale-bar length near ``fraction`` of ``span_ft``, and its label.
+
+    Lengths under half a mile are 1, 2 or 5 × 10^k feet; longer ones are 0.5, 1, 2 or
+    5 × 10^k miles.
+
+    Parameters
+    ----------
+    span_ft : float
+        Width of the map in feet (> 0).
+    fraction : float
+        Target share of the width.
+
+    Returns
+    -------
+    (float, str)
+        Length in feet and its label (``"500 ft"``, ``"1 mi"``).
+
+    Examples
+    --------
+    >>> nice_scale_length(2000.0)
+    (500.0, '500 ft')
+    >>> nice_scale_length(30000.0)
+    (5280.0, '1 mi')
+    """
+    if not span_ft > 0 or not math.isfinite(span_ft):
+        raise ValueError(f"map width must be a positive number of feet, got {span_ft!r}")
+    target = span_ft * fraction
+    if target < FT_PER_MILE / 2:
+        unit, per = "ft", 1.0
+    else:
+        unit, per = "mi", FT_PER_MILE
+    t = target / per
+    k = 10 ** math.floor(math.log10(t))
+    step = max((m * k for m in (1, 2, 5) if m * k <= t), default=k)
+    label = f"{step:,.0f} ft" if unit == "ft" else f"{step:g} mi"
+    return step * per, label
+
+
+def crs_ft_per_unit(crs: Any) -> float | None:
+    """Feet per CRS unit of a projected CRS, ``None`` for a geographic or missing CRS."""
+    if crs is None:
+        return None
+    from pyproj import CRS
+
+    c = CRS(crs)
+    if not c.is_projected:
+        return None
+    metres = c.axis_info[0].unit_conversion_factor
+    return float(metres / 0.3048)
+
+
+def draw_scale_bar(ax: Axes, ft_per_unit: float, *, segments: int = 2) -> None:
+    """Draw an alternating black/white scale bar in the lower left of ``ax`` (feet or miles)."""
+    from matplotlib.patches import Rectangle
+
+    x0, x1 = ax.get_xlim()
+    y0, y1 = ax.get_ylim()
+    length_ft, label = nice_scale_length((x1 - x0) * ft_per_unit)
+    length = length_ft / ft_per_unit
+    h = (y1 - y0) * 0.012
+    bx, by = x0 + (x1 - x0) * 0.04, y0 + (y1 - y0) * 0.05
+    ax.add_patch(Rectangle((bx - (x1 - x0) * 0.015, by - h * 2.2), length + (x1 - x0) * 0.03, h * 6.5,
+                           facecolor="white", edgecolor="none", alpha=0.8, zorder=300))
+    seg = length / segments
+    for i in range(segments):
+        ax.add_patch(Rectangle((bx + i * seg, by), seg, h, facecolor="black" if i % 2 == 0 else "white",
+                               edgecolor="black", linewidth=0.8, zorder=301))
+    ax.text(bx, by + h * 1.6, "0", ha="center", va="bottom", fontsize=7, zorder=302)
+    ax.text(bx + length, by + h * 1.6, label, ha="center", va="bottom", fontsize=7, zorder=302)
+
+
+def draw_north_arrow(ax: Axes) -> None:
+    """Draw a north arrow (grid north of the projected CRS) in the upper right of ``ax``."""
+    ax.annotate("N", xy=(0.95, 0.95), xytext=(0.95, 0.84), xycoords="axes fraction",
+                ha="center", va="center", fontsize=11, fontweight="bold", zorder=302,
+                arrowprops={"facecolor": "black", "edgecolor": "black", "width": 3, "headwidth": 10,
+                            "headlength": 9},
+                bbox={"boxstyle": "circle,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.8})
+
+
+def _families(gdf: gpd.GeoDataFrame) -> dict[str, gpd.GeoDataFrame]:
+    """Split a frame into point / line / polygon parts (vectorized on geometry type ids)."""
+    g = gdf[gdf.geometry.notna() & ~gdf.geometry.is_empty]
+    if not len(g):
+        return {}
+    tid = shapely.get_type_id(g.geometry.values)
+    # 0 point, 4 multipoint; 1 linestring, 2 linearring, 5 multilinestring; 3 polygon, 6 multipolygon
+    out = {}
+    for fam, ids in (("polygon", (3, 6)), ("line", (1, 2, 5)), ("point", (0, 4))):
+        part = g[np.isin(tid, ids)]
+        if len(part):
+            out[fam] = part
+    if np.isin(tid, (7,)).any():  # geometry collections: explode into their parts
+        gc = g[tid == 7].explode(index_parts=False)
+        for fam, part in _families(gc).items():
+            out[fam] = gpd.GeoDataFrame(
+                gpd.pd.concat([out[fam], part]) if fam in out else part, crs=g.crs)
+    return out
+
+
+def _draw(ax: Axes, gdf: gpd.GeoDataFrame, st: styles.LayerStyle, z: int, handles: list | None,
+          label: str | None = None, alpha_scale: float = 1.0) -> None:
+    """Draw a frame with a web style; append one legend handle (none when ``handles`` is None)."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    parts = _families(gdf)
+    if not parts:
+        return
+    dash: Any = (0.0, tuple(float(v) / 2 for v in st.dash.split())) if st.dash else "solid"
+    for fam, part in parts.items():
+        if fam == "polygon":
+            part.plot(ax=ax, facecolor=st.fill if st.fill else "none",
+                      alpha=None, edgecolor=st.color, linewidth=st.weight * 0.75, linestyle=dash,
+                      zorder=z)
+            if st.fill:  # fill transparency without fading the outline
+                for coll in ax.collections[-1:]:
+                    coll.set_facecolor([(*_rgb(st.fill), st.fill_opacity * alpha_scale)])
+        elif fam == "line":
+            part.plot(ax=ax, color=st.color, linewidth=st.weight * 0.75, linestyle=dash,
+                      alpha=st.opacity * alpha_scale, zorder=z)
+        else:
+            size = st.radius * (1.6 if alpha_scale >= 1 else 1.0)  # inputs' markers smaller
+            part.plot(ax=ax, color=st.fill or st.color, edgecolor=st.color, markersize=size ** 2,
+                      linewidth=0.8, alpha=min(1.0, st.opacity * alpha_scale), zorder=z + 1)
+    if handles is None:
+        return
+    fam = "polygon" if "polygon" in parts else ("line" if "line" in parts else "point")
+    text = (label or st.label).replace("$", r"\$")  # matplotlib would read $...$ as math
+    text = text if len(text) <= 44 else text[:43] + "…"
+    if fam == "polygon":
+        handles.append(Patch(facecolor=(*_rgb(st.fill), st.fill_opacity) if st.fill else "none",
+                             edgecolor=st.color, linestyle=dash, label=text))
+    elif fam == "line":
+        handles.append(Line2D([], [], color=st.color, linewidth=st.weight * 0.75, linestyle=dash, label=text))
+    else:
+        handles.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor=st.fill or st.color,
+                              markeredgecolor=st.color, markersize=st.radius * 1.4, label=text))
+
+
+def _rgb(hex_color: str) -> tuple[float, float, float]:
+    h = hex_color.lstrip("#")
+    return tuple(int(h[i:i + 2], 16) / 255 for i in (0, 2, 4))  # type: ignore[return-value]
+
+
+def _bounds(frames: Iterable[gpd.GeoDataFrame]) -> tuple[float, float, float, float] | None:
+    boxes = [f.total_bounds for f in frames if f is not None and len(f) and f.geometry.notna().any()]
+    boxes = [b for b in boxes if np.all(np.isfinite(b))]
+    if not boxes:
+        return None
+    a = np.array(boxes)
+    return float(a[:, 0].min()), float(a[:, 1].min()), float(a[:, 2].max()), float(a[:, 3].max())
+
+
+def _frame_extent(bounds: tuple[float, float, float, float], aspect: float, margin: float,
+                  min_span: float) -> tuple[float, float, float, float]:
+    """Grow ``bounds`` by ``margin`` (share) and to the axes' width/height ``aspect``."""
+    x0, y0, x1, y1 = bounds
+    w, h = max(x1 - x0, min_span), max(y1 - y0, min_span)
+    w, h = w * (1 + 2 * margin), h * (1 + 2 * margin)
+    if w / h < aspect:
+        w = h * aspect
+    else:
+        h = w / aspect
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    return cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
+
+
+def most_severe_per_geometry(findings: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """One finding per distinct geometry: the most severe (waived findings rank last).
+
+    Parameters
+    ----------
+    findings : GeoDataFrame
+        Findings with ``status`` and ``waived`` columns.
+
+    Returns
+    -------
+    GeoDataFrame
+        A subset of ``findings`` (rows with an empty geometry dropped).
+    """
+    f = findings[findings.geometry.notna() & ~findings.geometry.is_empty]
+    if not len(f):
+        return f
+    rank = f["status"].map({s: i for i, s in enumerate(STATUSES)}).fillna(len(STATUSES))
+    rank = rank + (f["waived"].astype(str) != "") * len(STATUSES)
+    key = shapely.to_wkb(shapely.normalize(f.geometry.values), hex=True)
+    order = gpd.pd.DataFrame({"rank": rank.values, "key": key}, index=f.index).sort_values("rank", kind="stable")
+    keep = order.drop_duplicates("key").index
+    return f.loc[f.index.isin(keep)]
+
+
+def parcel_geometry(result: Result, parcel: str) -> Any:
+    """The geometry of parcel ``parcel`` (by ``feature_id``) from the inputs or the parcels table."""
+    cands: list[gpd.GeoDataFrame] = []
+    parcels = result.layers.get_layer("parcels") if result.layers is not None else None
+    if parcels is not None:
+        cands.append(parcels)
+    t = result.tables.get("parcels")
+    if isinstance(t, gpd.GeoDataFrame):
+        cands.append(t)
+    for g in cands:
+        for col in ("feature_id", "parcel_id"):
+            if col in g.columns:
+                hit = g[g[col].astype(str) == str(parcel)]
+                if len(hit):
+                    return shapely.union_all(hit.geometry.values)
+    return None
+
+
+def render_overview(result: Result, *, parcel: str | None = None, width_in: float = 9.0,
+                    height_in: float = 6.5, dpi: int = 110) -> bytes:
+    """Draw the overview map of ``result`` and return it as PNG bytes.
+
+    Parameters
+    ----------
+    result : Result
+    parcel : str, optional
+        Zoom to this parcel (``feature_id``), outline it, and draw only its findings.
+    width_in, height_in : float
+        Figure size in inches (the legend sits to the right of the map).
+    dpi : int
+        Resolution.
+
+    Returns
+    -------
+    bytes
+        A PNG image.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width_in, height_in), dpi=dpi)
+    ax = fig.add_axes((0.01, 0.02, 0.70, 0.96))
+    ax.set_facecolor("#fbfbf8")
+    crs = result.crs
+    handles: list = []
+
+    def working(g: gpd.GeoDataFrame | None) -> gpd.GeoDataFrame | None:
+        if g is None or not isinstance(g, gpd.GeoDataFrame) or not len(g):
+            return None
+        if crs is not None and g.crs is not None and not g.crs.equals(crs):
+            return g.to_crs(crs)
+        return g
+
+    findings = working(result.findings)
+    if findings is not None and parcel is not None:
+        findings = findings[(findings["subject_id"] == str(parcel))
+                            & findings["subject_layer"].isin(["parcels", ""])]
+    layers = result.layers
+    inputs = {r: working(layers.get_layer(r)) for r in layers} if layers is not None else {}
+    inputs = {r: g for r, g in inputs.items() if g is not None}
+
+    # extent
+    pgeom = parcel_geometry(result, parcel) if parcel is not None else None
+    bounds: tuple[float, float, float, float] | None
+    if pgeom is not None:
+        x0, y0, x1, y1 = (float(v) for v in shapely.bounds(pgeom))
+        bounds = (x0, y0, x1, y1)
+        margin = 0.35
+    else:
+        bounds = (_bounds(focus_frames(result)) or _bounds(result.derived.values())
+                  or _bounds(inputs.values()))
+        margin = 0.06
+    if bounds is None:
+        ax.text(0.5, 0.5, "no mapped features", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return _png(fig)
+    box_w, box_h = fig.get_size_inches() * np.array([0.70, 0.96])
+    ft = crs_ft_per_unit(crs) or 1.0
+    xmin, ymin, xmax, ymax = _frame_extent(bounds, box_w / box_h, margin, min_span=200.0 / ft)
+    view = shapely.box(xmin, ymin, xmax, ymax)
+
+    def clip(g: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+        return g[g.geometry.intersects(view)]
+
+    # inputs, lightly (flood zones by zone)
+    z = 1
+    for role, g in inputs.items():
+        if not styles.style_for(role).show:  # zoning, rights-of-way, preliminary zones: web map only
+            continue
+        g = clip(g)
+        if not len(g):
+            continue
+        if role == "flood_zones" and "FLD_ZONE" in g.columns:
+            keys = [styles.flood_zone_key(a, b) for a, b in
+                    zip(g["FLD_ZONE"], g["ZONE_SUBTY"] if "ZONE_SUBTY" in g else [None] * len(g))]
+            g = g.assign(_zone=keys)
+            for key, sub in g.groupby("_zone", sort=True):
+                st = styles.flood_zone_style(str(key))
+                _draw(ax, sub, st, z, handles, label=f"flood zone {key}")
+        else:
+            _draw(ax, g, styles.style_for(role), z, handles, alpha_scale=0.7)
+        z += 1
+
+    # derived layers
+    for name, g in result.derived.items():
+        g = working(g)
+        if g is None:
+            continue
+        g = clip(g)
+        if not len(g):
+            continue
+        st = styles.style_for(name, styles.geom_family(g))
+        if name == "contours":
+            label = "contours"
+            if "elev_ft" in g.columns and g["elev_ft"].notna().sum() > 1:
+                lv = np.sort(g["elev_ft"].dropna().unique())
+                step = float(np.min(np.diff(lv))) if len(lv) > 1 else 0.0
+                label = f"contours ({step:g} ft)" if step > 0 else label
+            _draw(ax, g, st, 40, handles, label=label)
+        else:
+            _draw(ax, g, st, 50 + z, handles)
+        z += 1
+
+    # the parcel of a one-parcel report
+    if pgeom is not None:
+        gpd.GeoSeries([pgeom], crs=crs).boundary.plot(ax=ax, color="black", linewidth=2.5, zorder=200)
+        from matplotlib.lines import Line2D
+
+        handles.append(Line2D([], [], color="black", linewidth=2.5,
+                              label=f"parcel {parcel}".replace("$", r"\$")))
+
+    # findings by status, most severe on top; where several findings share one geometry
+    # (one parcel checked by several rules) only the most severe is drawn
+    if findings is not None and len(findings):
+        f = most_severe_per_geometry(clip(findings))
+        totals = findings["status"].value_counts()
+        for i, status in enumerate(reversed(STATUSES)):
+            sub = f[f["status"] == status]
+            if not len(sub):
+                continue
+            n = int(totals.get(status, 0))
+            label = f"{styles.STATUS_LABELS[status]} ({n} finding{'s' if n != 1 else ''})"
+            first = True
+            for fam, part in sorted(_families(sub).items(), key=lambda kv: -len(kv[1])):
+                # each geometry family in its own weight; one legend entry per status
+                st = styles.status_style(status, fam)
+                if fam == "polygon":  # thin outlines; on the overview pass/info only outlined
+                    quiet = status in ("pass", "info") and parcel is None
+                    st = replace(st, weight=0.9 if quiet else 1.3, fill=None if quiet else st.fill,
+                                 fill_opacity=0.22 if parcel is None else st.fill_opacity)
+                _draw(ax, part, st, 100 + 2 * i, handles if first else None, label=label)
+                first = False
+
+    ax.set_xlim(xmin, xmax)
+    ax.set_ylim(ymin, ymax)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_xlabel("")
+    ax.set_ylabel("")
+    for s in ax.spines.values():
+        s.set_edgecolor("#888888")
+    if crs_ft_per_unit(crs) is not None:
+        draw_scale_bar(ax, ft)
+    draw_north_arrow(ax)
+    if handles:
+        fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.725, 0.98), fontsize=7.5,
+                   frameon=False, title="Legend", title_fontsize=9, alignment="left")
+    if crs is not None:
+        from pyproj import CRS
+
+        fig.text(0.725, 0.03, f"{CRS(crs).name}\nGrid north; scale in feet", fontsize=6.5, color="#555555")
+    return _png(fig)
+
+
+def _png(fig: Any) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    return buf.getvalue()
+
+
+def overview_data_uri(result: Result, **kwargs: Any) -> str:
+    """:func:`render_overview` as a ``data:image/png;base64,...`` URI for an ``<img src>``."""
+    return "data:image/png;base64," + base64.b64encode(render_overview(result, **kwargs)).decode("ascii")

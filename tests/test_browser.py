@@ -1,0 +1,171 @@
+"""map.html and report.html in a real browser: headless Debian chromium driven by selenium.
+
+The outputs of a small synthetic screening run (with a parcel id ``<script>alert(1)</script>``)
+are written offline and served from 127.0.0.1; the pages must draw their features, log no
+console error, show the script-like id as text (no alert) and keep the report's parcel table
+sortable. Screenshots are saved in the test's tmp folder.
+
+Needs chromium, chromium-driver and selenium: ``bash scripts/browser_deps.sh`` (CI runs it
+first). When they are missing the tests FAIL with that instruction; they are never skipped.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from browser_util import XSS_ID, find_browser, make_driver, make_synthetic_result, serve
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Outputs written offline into a folder served on 127.0.0.1, and a headless driver."""
+    find_browser()  # fails with the install hint when chromium is missing
+    base = tmp_path_factory.mktemp("browser")
+    result = make_synthetic_result(base / "inputs")
+    out = base / "out"
+    written = result.write(out, offline=True, parcel=XSS_ID)
+    driver = make_driver(base / "profile")
+    driver.set_page_load_timeout(30)
+    with serve(out) as url:
+        yield {"driver": driver, "url": url, "out": out, "written": written, "result": result}
+    driver.quit()
+
+
+def _severe(driver) -> list[dict]:
+    return [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+
+
+def _no_alert(driver) -> None:
+    from selenium.common.exceptions import NoAlertPresentException
+
+    try:
+        text = driver.switch_to.alert.text
+    except NoAlertPresentException:
+        return
+    raise AssertionError(f"a script from the data ran: alert({text!r})")
+
+
+def _wait(driver, script: str, timeout: float = 10.0):
+    end = time.monotonic() + timeout
+    value = None
+    while time.monotonic() < end:
+        value = driver.execute_script(script)
+        if value:
+            return value
+        time.sleep(0.1)
+    return value
+
+
+MAP_JS = """
+var maps = Object.keys(window).filter(function (k) {
+  return k.indexOf("map_") === 0 && window[k] instanceof L.Map; });
+return maps.length ? maps[0] : null;
+"""
+
+
+def test_map_draws_layers_offline_without_errors(site):
+    d = site["driver"]
+    d.get(site["url"] + "/map.html")
+    name = _wait(d, MAP_JS)
+    assert name, "no Leaflet map object in map.html"
+    # 4 parcels + 2 flood zones + stream + haul road + buffer + grade run + 3 contours (hidden)
+    # + 4 parcel findings + 1 grade-run finding = at least 14 SVG paths drawn
+    n_paths = _wait(d, "return document.querySelectorAll('path.leaflet-interactive').length;")
+    assert n_paths >= 14, n_paths
+    layers = d.execute_script(f"var n = 0; window['{name}'].eachLayer(function () {{ n++; }}); return n;")
+    assert layers > 20, layers
+    control = d.execute_script(
+        "return Array.from(document.querySelectorAll('.leaflet-control-layers-overlays label'))"
+        ".map(function (l) { return l.textContent.trim(); });")
+    assert any(t.startswith("Findings: violation") for t in control), control
+    assert any(t.startswith("Flood zone AE") for t in control), control
+    assert any(t.startswith("Buffer strips") for t in control), control
+    assert any(t.startswith("Steep grade runs") for t in control), control
+    assert any(t.startswith("Water bars") for t in control), control
+    legend = d.execute_script("var l = document.querySelector('.gc-legend'); return l ? l.textContent : '';")
+    assert "violation" in legend and "buffer strips" in legend
+    # every script came from the page itself: nothing requested from another host
+    hosts = d.execute_script(
+        "return performance.getEntriesByType('resource').map(function (e) { return e.name; });")
+    assert all(h.startswith((site["url"], "data:")) for h in hosts), hosts
+    _no_alert(d)
+    assert _severe(d) == []
+    d.save_screenshot(str(site["out"].parent / "map.png"))
+
+
+def test_map_popup_shows_script_id_as_text(site):
+    d = site["driver"]
+    d.get(site["url"] + "/map.html")
+    name = _wait(d, MAP_JS)
+    text = d.execute_script(f"""
+var map = window['{name}'], found = null;
+map.eachLayer(function (l) {{
+  if (!found && l.feature && l.feature.properties && l.feature.properties.subject === {"parcels " + XSS_ID!r}) {{
+    found = l; }}
+}});
+if (!found) {{ return null; }}
+// a user's click on the feature's SVG path, at the centre of the feature
+var pt = map.latLngToContainerPoint(found.getBounds().getCenter());
+var box = map.getContainer().getBoundingClientRect();
+found._path.dispatchEvent(new MouseEvent("click", {{bubbles: true, cancelable: true, view: window,
+  clientX: box.left + pt.x, clientY: box.top + pt.y}}));
+var p = document.querySelector('.leaflet-popup-content');
+return p ? p.textContent : null;
+""")
+    assert text is not None, "no finding feature for the parcel with the script id"
+    assert XSS_ID in text  # shown literally
+    assert "FLD-001" in text and "Vestal Code" in text  # rule id and citation in the popup
+    n_script = d.execute_script("return document.querySelectorAll('.leaflet-popup-content script').length;")
+    assert n_script == 0
+    _no_alert(d)
+    assert _severe(d) == []
+    _wait(d, "var p = document.querySelector('.leaflet-popup');"
+             "return p !== null && getComputedStyle(p).opacity === '1';")  # fade-in done
+    d.save_screenshot(str(site["out"].parent / "map_popup.png"))
+
+
+def test_report_table_sorts_and_escapes(site):
+    d = site["driver"]
+    d.get(site["url"] + "/report.html")
+    assert d.execute_script("return document.querySelectorAll('#parcels-table tbody tr').length;") == 4
+    cells = d.execute_script(
+        "return Array.from(document.querySelectorAll('#parcels-table tbody tr td:first-child'))"
+        ".map(function (c) { return c.textContent; });")
+    assert XSS_ID in cells
+    # click "sfha_sqft" (numbers): ascending puts 0 first, the empty (NaN) cell last
+    heads = d.execute_script(
+        "return Array.from(document.querySelectorAll('#parcels-table thead th')).map(function (h) "
+        "{ return h.textContent.trim(); });")
+    col = heads.index("sfha_sqft")
+    d.execute_script(f"document.querySelectorAll('#parcels-table thead th')[{col}].click();")
+    ids = d.execute_script(
+        "return Array.from(document.querySelectorAll('#parcels-table tbody tr td:first-child'))"
+        ".map(function (c) { return c.textContent; });")
+    assert ids == [XSS_ID, "P-2", "P-1", "P&4"], ids  # 0, 10,000, 40,000, empty
+    img_ok = d.execute_script(
+        "var i = document.querySelector('#map img'); return i && i.complete && i.naturalWidth > 300;")
+    assert img_ok
+    assert d.execute_script("return document.querySelectorAll('script').length;") == 1  # the sort script only
+    _no_alert(d)
+    assert _severe(d) == []
+    d.save_screenshot(str(site["out"].parent / "report.png"))
+
+
+def test_one_parcel_report_in_browser(site):
+    d = site["driver"]
+    name = next(k for k in site["written"] if k.startswith("report_parcel_"))
+    d.get(f"{site['url']}/{name}")
+    h1 = d.execute_script("return document.querySelector('h1').textContent;")
+    assert XSS_ID in h1
+    rows = d.execute_script("return document.querySelectorAll('#parcel-row tbody tr').length;")
+    assert rows == 1
+    body = d.execute_script("return document.body.textContent;")
+    assert "P-1" not in body and "Ada" not in body  # nothing about other parcels
+    _no_alert(d)
+    assert _severe(d) == []
+    d.save_screenshot(str(site["out"].parent / "report_parcel.png"))
+    assert Path(site["out"].parent / "report_parcel.png").stat().st_size > 10_000

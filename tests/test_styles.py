@@ -1,0 +1,159 @@
+"""QGIS styles in results.gpkg (layer_styles, QGIS schema), the shared palette, atomic writing."""
+
+from __future__ import annotations
+
+import sqlite3
+import xml.etree.ElementTree as ET
+
+import geopandas as gpd
+import pyogrio
+import pytest
+from browser_util import make_synthetic_result
+from shapely.geometry import Point
+
+from geoconstraints import styles, writers
+from geoconstraints.errors import OutputError
+
+QGIS_COLUMNS = ["id", "f_table_catalog", "f_table_schema", "f_table_name", "f_geometry_column", "styleName",
+                "styleQML", "styleSLD", "useAsDefault", "description", "owner", "ui", "update_time"]
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory):
+    base = tmp_path_factory.mktemp("styles")
+    result = make_synthetic_result(base / "inputs")
+    result.write(base / "out")
+    return base / "out"
+
+
+def _rows(gpkg) -> dict[str, dict]:
+    con = sqlite3.connect(gpkg)
+    con.row_factory = sqlite3.Row
+    try:
+        return {r["f_table_name"]: dict(r) for r in con.execute("SELECT * FROM layer_styles")}
+    finally:
+        con.close()
+
+
+def _qml(row: dict) -> ET.Element:
+    return ET.fromstring(row["styleQML"])  # expat skips the DOCTYPE line
+
+
+def _hex_to_rgb(h: str) -> str:
+    h = h.lstrip("#")
+    return ",".join(str(int(h[i:i + 2], 16)) for i in (0, 2, 4))
+
+
+def test_every_layer_has_a_default_style(out):
+    gpkg = out / "results.gpkg"
+    con = sqlite3.connect(gpkg)
+    cols = [r[1] for r in con.execute("PRAGMA table_info(layer_styles)")]
+    contents = dict(con.execute("SELECT table_name, data_type FROM gpkg_contents"))
+    con.close()
+    assert cols == QGIS_COLUMNS
+    assert contents["layer_styles"] == "attributes"  # registered as QGIS does
+    rows = _rows(gpkg)
+    for name in ("findings", "buffer_strips", "grade_runs", "water_bars", "contours", "parcels"):
+        assert name in rows, name
+        assert rows[name]["useAsDefault"] == 1
+        root = _qml(rows[name])
+        assert root.tag == "qgis"
+    assert rows["findings"]["f_geometry_column"] == "geom"
+    assert rows["parcels"]["f_geometry_column"] == ""  # the parcels table has no geometry
+    # the GeoPackage still reads as before; no temporary file was left
+    assert {"findings", "grade_runs", "layer_styles"} <= {n for n, _ in pyogrio.list_layers(gpkg)}
+    assert len(gpd.read_file(gpkg, layer="findings")) == 8
+    assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []
+
+
+def test_findings_categorized_by_status_with_map_colours(out):
+    root = _qml(_rows(out / "results.gpkg")["findings"])
+    r = root.find("renderer-v2")
+    assert r.get("type") == "categorizedSymbol" and r.get("attr") == "status"
+    cats = {c.get("value"): c.get("symbol") for c in r.iter("category")}
+    assert set(cats) == set(styles.STATUS_COLORS)
+    syms = {s.get("name"): s for s in r.find("symbols")}
+    for status, sym_name in cats.items():
+        opts = {o.get("name"): o.get("value") for o in syms[sym_name].iter("Option") if o.get("name")}
+        # polygons dominate the synthetic findings: fill and outline in the status colour
+        assert opts["outline_color"].startswith(_hex_to_rgb(styles.STATUS_COLORS[status])), status
+    assert root.findtext("layerGeometryType") == "2"
+
+
+def test_derived_layer_symbols(out):
+    rows = _rows(out / "results.gpkg")
+    runs = _qml(rows["grade_runs"]).find(".//symbol")
+    assert runs.get("type") == "line"
+    o = {x.get("name"): x.get("value") for x in runs.iter("Option") if x.get("name")}
+    assert o["line_color"].startswith("227,26,28")  # #e31a1c, thick red
+    assert float(o["line_width"]) == pytest.approx(5 * styles.PX_TO_MM, abs=0.01)  # 5 px = 1.3 mm
+    bars = _qml(rows["water_bars"]).find(".//symbol")
+    assert bars.get("type") == "marker"
+    buf = _qml(rows["buffer_strips"]).find(".//symbol")
+    o = {x.get("name"): x.get("value") for x in buf.iter("Option") if x.get("name")}
+    alpha = int(o["color"].split(",")[3])
+    assert buf.get("type") == "fill" and 0 < alpha < 255  # semi-transparent: 0.35 * 255 = 89
+    assert alpha == 89
+
+
+def test_sld_parses(out):
+    rows = _rows(out / "results.gpkg")
+    root = ET.fromstring(rows["findings"]["styleSLD"])
+    assert root.tag.endswith("StyledLayerDescriptor")
+    literals = [e.text for e in root.iter() if e.tag.endswith("Literal")]
+    assert set(literals) == set(styles.STATUS_COLORS)
+    assert rows["parcels"]["styleSLD"] == ""
+
+
+def test_add_layer_styles_again_keeps_one_default(out, tmp_path):
+    import shutil
+
+    gpkg = tmp_path / "copy.gpkg"
+    shutil.copy(out / "results.gpkg", gpkg)
+    frame = gpd.read_file(gpkg, layer="grade_runs")
+    assert styles.add_layer_styles(gpkg, {"grade_runs": frame, "not_in_file": frame}) == 1
+    con = sqlite3.connect(gpkg)
+    n = con.execute("SELECT count(*), sum(useAsDefault) FROM layer_styles WHERE f_table_name='grade_runs'").fetchone()
+    con.close()
+    assert n == (1, 1)
+
+
+def test_add_layer_styles_refuses_a_non_geopackage(tmp_path):
+    bad = tmp_path / "x.gpkg"
+    bad.write_text("not a database")
+    with pytest.raises(OutputError, match="x.gpkg"):
+        styles.add_layer_styles(bad, {})
+    with pytest.raises(OutputError, match="write the layers first"):
+        styles.add_layer_styles(tmp_path / "missing.gpkg", {})
+
+
+def test_styles_are_inside_the_atomic_write(tmp_path):
+    g = gpd.GeoDataFrame({"status": ["violation"]}, geometry=[Point(964_000, 760_000)], crs=2261)
+    target = tmp_path / "results.gpkg"
+
+    def boom(tmp):
+        assert tmp != target and tmp.exists()  # runs on the temporary file
+        raise RuntimeError("disk full")
+
+    with pytest.raises(RuntimeError):
+        writers.write_gpkg({"findings": g}, target, finalize=boom)
+    assert not target.exists() and list(tmp_path.iterdir()) == []
+    writers.write_gpkg({"findings": g}, target, finalize=lambda p: styles.add_layer_styles(p, {"findings": g}))
+    assert _rows(target)["findings"]["styleName"] == "findings (geoconstraints)"
+
+
+@pytest.mark.parametrize(("zone", "sub", "key"), [
+    ("AE", None, "AE"), ("X", "0.2 PCT ANNUAL CHANCE FLOOD HAZARD", "X (0.2% annual chance)"),
+    ("X", "AREA OF MINIMAL FLOOD HAZARD", "X"), ("X", "AREA WITH REDUCED FLOOD RISK DUE TO LEVEE",
+                                                 "X (protected by levee)"),
+    (None, None, "unknown"), ("ve", "", "VE"),
+])
+def test_flood_zone_key(zone, sub, key):
+    assert styles.flood_zone_key(zone, sub) == key
+
+
+def test_style_for_unknown_and_buffer_names():
+    assert styles.style_for("grade_runs").weight == 5.0
+    assert styles.style_for("stream_buffers").fill == styles.LAYER_STYLES["buffer_strips"].fill
+    assert styles.style_for("something", "polygon").fill_opacity > 0
+    assert styles.style_for("something", "line").fill is None

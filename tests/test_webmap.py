@@ -1,0 +1,116 @@
+"""map.html: offline (Leaflet inlined, no web URL), layers by kind and status, escaped text, fitted view."""
+
+from __future__ import annotations
+
+import re
+
+import folium
+import pytest
+from browser_util import XSS_ID, make_synthetic_result
+from pyproj import Transformer
+
+from geoconstraints import webmap
+from geoconstraints.webmap import build_map, external_resources, leaflet_assets, write_map
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory):
+    return make_synthetic_result(tmp_path_factory.mktemp("webmap") / "inputs")
+
+
+@pytest.fixture(scope="module")
+def page(result, tmp_path_factory) -> str:
+    target = tmp_path_factory.mktemp("map") / "map.html"
+    assert write_map(result, target) == target
+    return target.read_text("utf-8")
+
+
+def test_offline_map_has_no_web_resources(page):
+    assert external_resources(page) == []
+    assert "cdn.jsdelivr.net" not in page and "code.jquery.com" not in page
+    assert "Leaflet 1.9.4" in page  # inlined from the package assets
+    assert "url(images/" not in page  # Leaflet's control images inlined as data URIs
+    assert "tile.openstreetmap" not in page
+
+
+def test_online_map_keeps_cdn_links(result, tmp_path):
+    online = write_map(result, tmp_path / "map.html", offline=False).read_text("utf-8")
+    assert any("leaflet" in t for t in external_resources(online))
+
+
+def test_external_resources_detects_links():
+    assert external_resources('<script src="https://x/y.js"></script>') != []
+    assert external_resources("<link rel='stylesheet' href='//x/y.css'>") != []
+    assert external_resources('<link rel="icon" href="data:,"><script src="map_files/l.js"></script>') == []
+
+
+def test_folium_class_defaults_untouched(result):
+    before = list(folium.Map.default_js)
+    build_map(result, offline=True)
+    assert folium.Map.default_js == before  # offline drops links on the instance only
+
+
+def test_layers_by_kind_and_status(page):
+    names = set(re.findall(r'"((?:Findings|Flood zone|Input|Buffer|Steep|Water|Contours)[^"]*)"', page))
+    for expected in ("Findings: violation (2)", "Findings: needs review (1)", "Findings: pass (1)",
+                     "Findings: information (2)", "Findings: not evaluated (1)",
+                     "Flood zone AE (1)", "Flood zone X (0.2% annual chance) (1)", "Input: parcels (4)",
+                     "Buffer strips (1)", "Steep grade runs (1)", "Water bars (2)", "Contours (10 ft) (3)"):
+        assert expected in names, (expected, sorted(names))
+
+
+def test_map_text_is_escaped(page):
+    # the id is inside JSON only, with < and > as \\u003c / \\u003e: no tag can open
+    assert XSS_ID not in page
+    assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in page
+    assert "<b>bold</b>" not in page
+    # popups are built with textContent, never innerHTML
+    assert "textContent = String(v)" in page
+    assert "innerHTML" not in page.replace(leaflet_assets()["js"], "")
+
+
+def test_popup_fields_carry_rule_citation_and_values(result):
+    props = webmap.finding_properties(result.findings)
+    row = props[props["rule_id"] == "HRV-010"].iloc[0]
+    assert row["measured_text"] == "261 ft" and row["threshold_text"] == "200 ft"
+    assert row["citation"] == result.rulebook["HRV-010"].citation
+    assert [f for f, _ in webmap.FINDING_POPUP][:2] == ["rule_id", "title"]
+
+
+def test_map_is_fitted_to_the_data(result, page):
+    m = re.search(r"map_[0-9a-f]+\.fitBounds\(\s*\[\[([-\d.]+),\s*([-\d.]+)\],\s*\[([-\d.]+),\s*([-\d.]+)\]\]", page)
+    assert m, "no fitBounds call"
+    s, w, n, e = map(float, m.groups())
+    # a screening is framed on the parcels and the findings: the four parcels span
+    # x 964,000..964,800 and y 760,000..760,200 ft (EPSG:2261); the grade-run finding reaches
+    # y 760,438.3; pyproj gives those corners in degrees independently
+    t = Transformer.from_crs(2261, 4326, always_xy=True)
+    lon0, lat0 = t.transform(964_000.0, 760_000.0)
+    lon1, lat1 = t.transform(964_800.0, 760_438.3)
+    tol = 1e-5  # about 3 ft
+    assert w <= lon0 + tol and e >= lon1 - tol and s <= lat0 + tol and n >= lat1 - tol
+    assert (e - w) < 0.01 and (n - s) < 0.01  # not the whole world (0.01 degree ~ 0.5 mile)
+
+
+def test_explore_returns_a_folium_map(result):
+    m = result.explore()
+    assert isinstance(m, folium.Map)
+    assert external_resources(m.get_root().render()) == []
+
+
+def test_large_context_layer_is_cut_to_the_area(result):
+    # a flood zone far away (10 miles east) is left out of the map
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    fz = result.layers.frames["flood_zones"]
+    far = gpd.GeoDataFrame(fz.iloc[[0]].copy(), geometry=[box(1_017_000, 760_000, 1_018_000, 761_000)],
+                           crs=fz.crs)
+    far["feature_id"] = "FAR"
+    far["FLD_ZONE"] = "VE"
+    result.layers.frames["flood_zones"] = gpd.pd.concat([fz, far], ignore_index=True)
+    try:
+        html = build_map(result).get_root().render()
+    finally:
+        result.layers.frames["flood_zones"] = fz
+    assert "Flood zone VE" not in html and '"FAR"' not in html

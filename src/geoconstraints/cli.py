@@ -7,7 +7,9 @@ findings exist; 2 bad input or usage (one line on stderr, never a traceback).
 from __future__ import annotations
 
 import functools
+import io
 import logging
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -37,8 +39,22 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
 
 
 def _fail(message: str, code: int = 2) -> None:
+    message = " ".join(line.strip() for line in str(message).splitlines() if line.strip())  # one line
     click.echo(f"error: {message}", err=True)
     sys.exit(code)
+
+
+def _quiet_broken_pipe() -> None:
+    """The reader of stdout went away (``geoconstraints rules | head``): stop quietly.
+
+    Exit status 141 (128 + SIGPIPE), as a shell reports for a program ended by a closed pipe.
+    """
+    try:  # Python docs' recipe: point stdout at devnull so the exit-time flush stays silent
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass
+    sys.exit(141)
 
 
 def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -48,7 +64,11 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         debug = click.get_current_context().find_root().params.get("debug", False)
         try:
-            return fn(*args, **kwargs)
+            out = fn(*args, **kwargs)
+            sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+            return out
+        except BrokenPipeError:
+            _quiet_broken_pipe()
         except GeoConstraintsError as exc:
             if debug:
                 raise
@@ -109,9 +129,15 @@ def _load(source: str | None, kwargs: dict[str, Any], **extra: Any) -> Any:
     from .layers import load_layers
 
     overrides = _overrides(kwargs)
-    return load_layers(source, overrides=overrides, project=kwargs.pop("project", None),
-                       crs=kwargs.pop("crs", None), dem=kwargs.pop("dem", None),
-                       dem_z_units=kwargs.pop("dem_z_units", None), **extra)
+    layers = load_layers(source, overrides=overrides, project=kwargs.pop("project", None),
+                         crs=kwargs.pop("crs", None), dem=kwargs.pop("dem", None),
+                         dem_z_units=kwargs.pop("dem_z_units", None), **extra)
+    out_dir = click.get_current_context().params.get("out_dir")
+    if out_dir:  # refuse a bad --out before the (possibly long) check runs
+        from .writers import check_out_dir
+
+        check_out_dir(out_dir, layers.input_paths())
+    return layers
 
 
 def _finish(result: Any, out_dir: str, offline: bool, fail_on: str | None, parcel: str | None = None) -> None:
@@ -201,11 +227,11 @@ def layers_cmd(files: tuple[str, ...]) -> None:
 def harvest_cmd(plan: str, rulebook: str, out_dir: str, offline: bool, fail_on: str | None, **kwargs: Any) -> None:
     """Validate a timber-harvest site PLAN (GeoPackage with harvest_area, landings, haul_roads,
     skid_trails and context layers) against the HRV rules."""
-    from .harvest import check_harvest
     from .rules import load_rulebook
 
     rb = load_rulebook(rulebook)
     layers = _load(plan, kwargs, primary=("harvest_area", "parcels"))
+    from .harvest import check_harvest  # after loading: input errors come first
     _finish(check_harvest(layers, rb), out_dir, offline, fail_on)
 
 
@@ -214,20 +240,16 @@ def harvest_cmd(plan: str, rulebook: str, out_dir: str, offline: bool, fail_on: 
 @role_options
 @dem_options
 @output_options
-@click.option("--flood-zones-preliminary", "flood_zones_preliminary_opt", default=None, metavar="PATH[:LAYER]",
-              help="A preliminary FIRM to compare with the effective one, parcel by parcel.")
 @click.option("--parcel", default=None, help="Also write a one-parcel report for this parcel id.")
 @guarded
 def screen_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline: bool, fail_on: str | None,
-               flood_zones_preliminary_opt: str | None, parcel: str | None, **kwargs: Any) -> None:
+               parcel: str | None, **kwargs: Any) -> None:
     """Screen every parcel against the flood maps (FLD rules): parcels.csv and findings."""
-    from .flood import screen_parcels
     from .rules import load_rulebook
 
-    if flood_zones_preliminary_opt:
-        kwargs["flood_zones_preliminary"] = flood_zones_preliminary_opt
     rb = load_rulebook(rulebook)
     layers = _load(layers_file, kwargs, primary=("parcels",))
+    from .flood import screen_parcels  # after loading: input errors come first
     _finish(screen_parcels(layers, rb), out_dir, offline, fail_on, parcel=parcel)
 
 
@@ -250,7 +272,6 @@ def screen_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline: bo
 def flood_site_cmd(footprint: str, rulebook: str, out_dir: str, offline: bool, fail_on: str | None,
                    **kwargs: Any) -> None:
     """Check a proposed structure FOOTPRINT (FLD-002/003/004/007/008)."""
-    from .flood import check_site
     from .layers import parse_path_layer, sources_from_geopackage
     from .rules import load_rulebook
 
@@ -265,6 +286,7 @@ def flood_site_cmd(footprint: str, rulebook: str, out_dir: str, offline: bool, f
         kwargs["footprints"] = footprint
     rb = load_rulebook(rulebook)
     layers = _load(source, kwargs, primary=("footprints", "parcels"))
+    from .flood import check_site  # after loading: input errors come first
     _finish(check_site(layers, rb, **opts), out_dir, offline, fail_on)
 
 
@@ -282,10 +304,10 @@ def stormwater_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline
                    larger_common_plan: bool, **kwargs: Any) -> None:
     """Stormwater permits (SWP rules): disturbed acreage, Conditions A/B/C, phasing, inspections."""
     from .rules import load_rulebook
-    from .stormwater import check_stormwater
 
     rb = load_rulebook(rulebook)
     layers = _load(layers_file, kwargs, primary=("disturbance", "parcels"))
+    from .stormwater import check_stormwater  # after loading: input errors come first
     res = check_stormwater(layers, rb, rainfall=rainfall, inspection_log=inspection_log,
                            approved_swppp=approved_swppp, larger_common_plan=larger_common_plan)
     _finish(res, out_dir, offline, fail_on)

@@ -53,8 +53,8 @@ _NFHL_OPT = ("ZONE_SUBTY", "SFHA_TF", "STATIC_BFE", "DEPTH", "V_DATUM", "DFIRM_I
 _NFHL_SENT = ("STATIC_BFE", "DEPTH", "VELOCITY", "BFE_REVERT", "DEP_REVERT")
 
 ROLES: dict[str, RoleSpec] = {
-    "parcels": RoleSpec(("polygon",), ("parcel_id",), (), ("zoning", "land_use", "owner"),
-                        "tax parcels"),
+    "parcels": RoleSpec(("polygon",), ("parcel_id", "SWIS_SBL_ID", "SBL", "PRINTKEY"), (),
+                        ("zoning", "land_use", "owner"), "tax parcels"),  # NYS RPS ids after parcel_id
     "flood_zones": RoleSpec(("polygon",), ("FLD_AR_ID", "id"), _NFHL_FLD, _NFHL_OPT,
                             "FEMA NFHL S_FLD_HAZ_AR flood zones", _NFHL_SENT),
     "flood_zones_preliminary": RoleSpec(("polygon",), ("FLD_AR_ID", "id"), _NFHL_FLD, _NFHL_OPT,
@@ -128,12 +128,13 @@ def parse_path_layer(value: str | os.PathLike[str]) -> tuple[Path, str | None]:
 
 
 def _check_file(path: Path, what: str) -> None:
+    what = "" if what == str(path) else f"{what}: "  # do not name the file twice
     if not path.exists():
-        raise LayerReadError(f"{what}: file {path} does not exist. Check the path")
+        raise LayerReadError(f"{what}file {path} does not exist. Check the path")
     if path.is_dir() and path.suffix.lower() not in (".gdb",):
-        raise LayerReadError(f"{what}: {path} is a folder, not a data file")
+        raise LayerReadError(f"{what}{path} is a folder, not a data file. Give the file inside it")
     if path.is_file() and path.stat().st_size == 0:
-        raise LayerReadError(f"{what}: file {path} is empty (0 bytes). Export the layer again")
+        raise LayerReadError(f"{what}file {path} is empty (0 bytes). Export the layer again")
 
 
 def list_layers(path: Path) -> list[str]:
@@ -149,7 +150,10 @@ def list_layers(path: Path) -> list[str]:
 
 
 def _short(exc: BaseException) -> str:
-    return str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+    text = str(exc).strip().split("; It might help to specify")[0]  # GDAL's driver-prefix hint
+    if "sqlite3_" in text and "failed: " in text:  # keep SQLite's reason, not the query it ran
+        text = text.rsplit("failed: ", 1)[1].split(";")[0]
+    return text.splitlines()[0][:200] if text else type(exc).__name__
 
 
 def sources_from_geopackage(path: Path) -> dict[str, LayerSource]:
@@ -263,7 +267,8 @@ def read_source(src: LayerSource) -> gpd.GeoDataFrame:
             f"format GDAL reads (GeoPackage, shapefile with .shx/.dbf, GeoJSON)"
         ) from None
     if not isinstance(gdf, gpd.GeoDataFrame) or gdf.geometry is None:
-        raise GeometryError(f"{what}: has no geometry column (an attribute table is not a map layer)")
+        raise GeometryError(f"{what}: has no geometry column (an attribute table is not a map layer). "
+                            f"Give the layer with its shapes (the .shp beside the .dbf, or the GeoPackage layer)")
     return gdf
 
 
@@ -309,19 +314,31 @@ def _assign_ids(gdf: gpd.GeoDataFrame, src: LayerSource, spec: RoleSpec, warn: l
         id_field = match
     else:
         id_field = next((f for f in spec.id_fields if f in gdf.columns), None)
+    row_no = np.arange(len(gdf)) + 1  # 1-based row numbers in the file, kept through any drop
     if id_field is None:
-        gdf["feature_id"] = [f"row {i + 1}" for i in range(len(gdf))]
+        gdf["feature_id"] = [f"row {i}" for i in row_no]
         return gdf
+    if gdf[id_field].duplicated(keep=False).any():
+        # the same record twice (same id, every attribute and geometry), as in FEMA's Lexington
+        # S_BFE, is one feature: drop the copies with a warning; differing features stay an error
+        key = pd.DataFrame({c: gdf[c].astype(str).to_numpy() for c in gdf.columns if c != gdf.geometry.name})
+        key["__wkb"] = shapely.to_wkb(gdf.geometry.values)
+        copies = key.duplicated(keep="first").to_numpy()
+        if copies.any():
+            shown = gdf.loc[copies, id_field].astype(str).tolist()
+            warn.append(f"{what}: {int(copies.sum())} feature(s) repeat another feature exactly (same "
+                        f"{id_field}, attributes and geometry); the copies were dropped: {_ids(shown)}")
+            gdf, row_no = gdf.loc[~copies].copy(), row_no[~copies]
     ids = gdf[id_field]
-    blank = ids.isna() | ids.map(lambda v: isinstance(v, str) and not v.strip())
+    blank = (ids.isna() | ids.map(lambda v: isinstance(v, str) and not v.strip())).to_numpy()
     if blank.any() and not src.id_field:
-        rows = [str(i + 1) for i in np.flatnonzero(blank.to_numpy())[:10]]
+        rows = [str(i) for i in row_no[blank][:10]]
         warn.append(f"{what}: id field {id_field} is empty in rows {', '.join(rows)}; features are "
                     f"identified by row number instead (map an id field with id = \"...\" in a project file)")
-        gdf["feature_id"] = [f"row {i + 1}" for i in range(len(gdf))]
+        gdf["feature_id"] = [f"row {i}" for i in row_no]
         return gdf
     if blank.any():
-        rows = [str(i + 1) for i in np.flatnonzero(blank.to_numpy())[:10]]
+        rows = [str(i) for i in row_no[blank][:10]]
         raise FieldError(f"{what}: id field {id_field} is empty in rows {', '.join(rows)}. Fill in the ids")
     as_text = ids.map(lambda v: str(int(v)) if isinstance(v, float) and float(v).is_integer() else str(v))
     dup = as_text[as_text.duplicated(keep=False)]
@@ -329,7 +346,8 @@ def _assign_ids(gdf: gpd.GeoDataFrame, src: LayerSource, spec: RoleSpec, warn: l
         shown = sorted(set(dup))[:10]
         raise InputError(
             f"{what}: duplicate ids in field {id_field}: {', '.join(shown)}"
-            f"{' ...' if dup.nunique() > 10 else ''}. Each feature needs its own id"
+            f"{' ...' if dup.nunique() > 10 else ''}. Each feature needs its own id: fix them, or "
+            f"name a unique id field with id = \"...\" in a project file"
         )
     gdf["feature_id"] = as_text.astype(object).to_numpy()
     return gdf
@@ -361,18 +379,22 @@ def clean_geometries(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[st
     if invalid.any():
         ids = gdf.loc[invalid, "feature_id"].astype(str).tolist()
         fixed = shapely.make_valid(gdf.geometry.values[invalid])
-        if "polygon" in spec.geometry and "line" not in spec.geometry:
-            fixed = _polygonal(fixed)
+        # keep the kind the feature had: a repaired polygon stays polygonal, a repaired line
+        # lineal (make_valid may add stray lines/points, or turn a zero-length line into a point)
+        was = kinds[invalid]
+        for kind, type_ids in (("polygon", (3, 6)), ("line", (1, 2, 5))):
+            sel = was == kind
+            if sel.any():
+                fixed[sel] = _parts_of_kind(fixed[sel], type_ids)
         g = gdf.geometry.values.copy()
         g[invalid] = fixed
         gdf = gdf.set_geometry(g, crs=gdf.crs)
         warn.append(f"{what}: {len(ids)} invalid geometr{'y' if len(ids) == 1 else 'ies'} repaired "
                     f"with make_valid: {_ids(ids)}. Check them in a GIS")
-        kinds[invalid] = "polygon" if "polygon" in spec.geometry else kinds[invalid]
-        gone = shapely.is_empty(gdf.geometry.values)
+        gone = invalid & shapely.is_empty(gdf.geometry.values)
         if gone.any():
-            warn.append(f"{what}: {int(gone.sum())} feature(s) had no area left after repair and were "
-                        f"dropped: {_ids(gdf.loc[gone, 'feature_id'].astype(str).tolist())}")
+            warn.append(f"{what}: {int(gone.sum())} feature(s) had no area or length left after repair "
+                        f"and were dropped: {_ids(gdf.loc[gone, 'feature_id'].astype(str).tolist())}")
             gdf, kinds, invalid = gdf.loc[~gone].copy(), kinds[~gone], invalid[~gone]
     wrong = ~np.isin(kinds, spec.geometry)
     if wrong.any():
@@ -385,17 +407,23 @@ def clean_geometries(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[st
     return gdf
 
 
-def _polygonal(geoms: np.ndarray) -> np.ndarray:
-    """Keep only the polygonal parts of make_valid output (drop stray lines and points).
+def _parts_of_kind(geoms: np.ndarray, type_ids: tuple[int, ...]) -> np.ndarray:
+    """Keep only the parts of ``type_ids`` of make_valid output (an empty geometry when none).
 
     Runs only over the few repaired geometries, not the whole layer.
     """
+    empty = shapely.Polygon() if 3 in type_ids else shapely.LineString()
     out = []
     for g in geoms:
-        parts = shapely.get_parts(g)
-        polys = parts[np.isin(shapely.get_type_id(parts), (3, 6))]
-        out.append(shapely.union_all(polys) if len(polys) else shapely.Polygon())
+        parts = shapely.get_parts(shapely.get_parts(g))  # collections may nest multi-parts
+        keep = parts[np.isin(shapely.get_type_id(parts), type_ids)]
+        out.append(shapely.union_all(keep) if len(keep) else empty)
     return np.array(out, dtype=object)
+
+
+def _polygonal(geoms: np.ndarray) -> np.ndarray:
+    """Keep only the polygonal parts of make_valid output (drop stray lines and points)."""
+    return _parts_of_kind(geoms, (3, 6))
 
 
 def _ids(ids: list[str], n: int = 10) -> str:
@@ -601,8 +629,11 @@ def load_layers(
         bounds = [projection.lonlat_bounds(tuple(g.total_bounds), CRS(g.crs)) for g in nonempty]
         arr = np.array(bounds)
         lonlat = (arr[:, 0].min(), arr[:, 1].min(), arr[:, 2].max(), arr[:, 3].max())
-    if user_crs is None and prim is None and lonlat is None and not raw:
-        working, reason = CRS.from_epsg(2261), "default (no layers given)"
+    if user_crs is None and lonlat is None and (prim is None or not projection.is_feet(prim)):
+        # no layer has a feature to locate: a layer's own CRS in feet, else the default
+        own = next((CRS(g.crs) for g in raw.values() if projection.is_feet(CRS(g.crs))), None)
+        working, reason = ((own, "the layers' own projected CRS (feet); no layer has features") if own
+                           else (CRS.from_epsg(2261), "default EPSG:2261 (no layer has features)"))
     else:
         working, reason = projection.choose_working_crs(user_crs=user_crs, primary_crs=prim, lonlat_bounds=lonlat)
     frames: dict[str, gpd.GeoDataFrame] = {}
@@ -611,9 +642,18 @@ def load_layers(
             log.info("reprojecting %s from %s to %s", role, _crs_label(CRS(gdf.crs)), _crs_label(working))
             gdf = gdf.to_crs(working)
             bad = ~shapely.is_valid(gdf.geometry.values)
-            if bad.any():
-                gdf = gdf.set_geometry(shapely.make_valid(gdf.geometry.values), crs=working)
+            if bad.any():  # reprojection can fold a thin ring: repair those only, keep the role's kind
+                g = gdf.geometry.values.copy()
+                fixed = shapely.make_valid(g[bad])
+                spec = ROLES[role]
+                g[bad] = _polygonal(fixed) if "polygon" in spec.geometry and "line" not in spec.geometry else fixed
+                gdf = gdf.set_geometry(g, crs=working)
         frames[role] = gdf.reset_index(drop=True)
+    source_crs = {role: info[role].source_crs for role in raw}
+    if len(set(source_crs.values())) > 1:
+        warn.append(f"layers come in {len(set(source_crs.values()))} CRSs ("
+                    + "; ".join(f"{r} {c}" for r, c in source_crs.items())
+                    + f"); all were reprojected to {_crs_label(working)} ({reason})")
     dem_obj = None
     dem_cfg = settings.get("dem") if isinstance(settings.get("dem"), dict) else {}
     dem_path = dem if dem is not None else dem_cfg.get("path")

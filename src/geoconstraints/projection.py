@@ -9,9 +9,9 @@ zone of the data with US survey feet as the unit.
 from __future__ import annotations
 
 import logging
+import math
 
 import pyproj
-import shapely
 from pyproj import CRS
 from shapely.geometry import Point, Polygon
 
@@ -145,8 +145,17 @@ def check_location(bounds: tuple[float, float, float, float], crs: CRS, *, what:
 
     That is the sign of a wrong CRS label (feet read as metres, lon/lat labelled State Plane).
     """
+    if any(math.isnan(v) for v in bounds):
+        return
+    if crs.is_projected and -180 <= bounds[0] <= bounds[2] <= 180 and -90 <= bounds[1] <= bounds[3] <= 90:
+        # every coordinate within 180 units of the false origin: degrees labelled as a projection
+        raise CRSError(
+            f"{what}: its coordinates (x {bounds[0]:.6g}..{bounds[2]:.6g}, y {bounds[1]:.6g}..{bounds[3]:.6g}) "
+            f"look like longitude/latitude, but its CRS says {crs.to_string()} ({crs.name}). Fix the .prj "
+            f"or layer CRS to EPSG:4326 or EPSG:4269, e.g. with ogr2ogr -a_srs EPSG:4326"
+        )
     aou = crs.area_of_use
-    if aou is None or not all(map(lambda v: v == v, bounds)):
+    if aou is None:
         return
     try:
         w, s, e, n = lonlat_bounds(bounds, crs)

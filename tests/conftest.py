@@ -1,0 +1,29 @@
+"""Shared fixtures (kept small; modules add their own fixtures in their own files)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    """A click test runner (stdout and stderr kept apart: ``result.stdout`` / ``result.stderr``)."""
+    return CliRunner()
+
+
+@pytest.fixture(scope="session")
+def realdata() -> Path:
+    """The folder of real public data (SOURCES.md there)."""
+    assert REALDATA.is_dir(), f"real data folder {REALDATA} is missing"
+    return REALDATA
+
+
+def tree_hashes(folder: Path) -> dict[Path, str]:
+    """SHA-256 of every file under ``folder`` (to show that no input changed)."""
+    return {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*")) if p.is_file()}

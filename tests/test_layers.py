@@ -1,0 +1,433 @@
+"""Tests for geoconstraints.layers: loading by role, CRS gate, field mapping, ids, geometry
+cleaning and NFHL sentinels, on synthetic layers and on the real files in ../shared/realdata.
+
+Expected values come from hand arithmetic (in the comments) or an independent tool (pyproj's
+geodesic on the ellipsoid, the CALCACRES field computed by Tompkins County).
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pyogrio
+import pytest
+import shapely
+from catalogue import NY_FT, X0, Y0, flood_zones, parcels, write_dem, write_gpkg
+from pyproj import CRS, Geod
+from shapely.geometry import LineString, Point, Polygon
+
+from geoconstraints.errors import CRSError, DemError, FieldError, GeometryError, InputError, LayerReadError
+from geoconstraints.layers import (
+    ROLES,
+    LayerSource,
+    load_layers,
+    nfhl_sentinels,
+    parse_path_layer,
+    resolve_sources,
+)
+from geoconstraints.units import SQFT_PER_ACRE
+
+REAL = Path(__file__).resolve().parents[2] / "shared" / "realdata"
+S_BFE = REAL / "lexington_va" / "S_BFE.shp"
+FLD_DBF = REAL / "lexington_va" / "S_FLD_HAZ_AR_attributes_only.dbf"
+TOMPKINS = REAL / "tompkins_ny" / "cayuga_nature_center_parcels.gpkg"
+MUNCY = REAL / "muncy_pa" / "Muncy_dem_resampled.tif"
+
+
+# ------------------------------------------------------------------------------------------
+# real data: Lexington, VA S_BFE (EPSG:4269, NGVD29)
+
+@pytest.fixture(scope="module")
+def lexington_bfe():
+    return load_layers(overrides={"bfe_lines": str(S_BFE)})
+
+
+def test_bfe_working_crs_is_utm_feet_outside_new_york(lexington_bfe):
+    crs = lexington_bfe.crs
+    # Lexington is at about lon -79.45: UTM zone int((-79.45 + 180) / 6) + 1 = 17, North
+    assert crs.utm_zone == "17N"
+    assert crs.axis_info[0].unit_name == "US survey foot"
+    assert "UTM" in lexington_bfe.crs_reason
+    assert lexington_bfe.info["bfe_lines"].source_crs == "EPSG:4269"
+
+
+def test_bfe_lengths_in_feet_match_geodesic(lexington_bfe):
+    raw = gpd.read_file(S_BFE)
+    g = lexington_bfe["bfe_lines"]
+    # independent length: the geodesic on the GRS80 ellipsoid of NAD83, metres -> international ft
+    geod = Geod(ellps="GRS80")
+    geodesic_ft = np.array([geod.geometry_length(line) for line in raw.geometry]) / 0.3048
+    # the loader dropped exact duplicate records; match the survivors by their attributes + shape
+    key_raw = pd.Series([shapely.to_wkb(x) for x in raw.geometry])
+    assert key_raw.duplicated().sum() == len(raw) - len(g) == 510  # every line is in the file twice
+    keep = ~key_raw.duplicated().to_numpy()
+    # US survey ft are 2 ppm longer than international ft; UTM scale at 1.5 deg from the central
+    # meridian is ~0.99984, so the two agree to well under 0.5 %
+    ours = g.geometry.length.to_numpy() * CRS(g.crs).axis_info[0].unit_conversion_factor / 0.3048
+    ratio = ours / geodesic_ft[keep]
+    assert np.all(np.abs(ratio - 1) < 0.005), ratio.min()
+    assert abs(ours.sum() / geodesic_ft[keep].sum() - 1) < 0.001
+    # plausible BFE line lengths: tens to a few thousand feet
+    assert 10 < np.median(ours) < 3000
+
+
+def test_bfe_elev_np_and_sentinels_are_missing(lexington_bfe):
+    raw = gpd.read_file(S_BFE)
+    g = lexington_bfe["bfe_lines"]
+    assert g["ELEV"].dtype == "float64"
+    assert not (g["ELEV"] == -9999).any()
+    # the rows with V_DATUM 'NP' have no ELEV; every other ELEV is a real elevation in feet
+    np_rows = g["V_DATUM"] == "NP"
+    assert np_rows.sum() >= 1
+    assert g.loc[np_rows, "ELEV"].isna().all()
+    assert g.loc[~np_rows, "ELEV"].between(709, 1468).all()  # SOURCES.md range
+    assert set(raw["V_DATUM"]) == set(g["V_DATUM"]) == {"NGVD29", "NP"}  # datum preserved
+
+
+def test_bfe_duplicate_records_dropped_with_warning(lexington_bfe):
+    assert any("510 feature(s) repeat another feature exactly" in w and "BFE_LN_ID" in w
+               for w in lexington_bfe.warnings)
+    ids = lexington_bfe["bfe_lines"]["feature_id"]
+    assert ids.is_unique
+    assert lexington_bfe.info["bfe_lines"].features == 510
+
+
+def test_bfe_text_np_in_elev_becomes_missing(tmp_path):
+    lines = gpd.GeoDataFrame({"BFE_LN_ID": ["a", "b", "c"], "ELEV": ["812.5", "NP", "-9999"]},
+                             geometry=[LineString([(X0, Y0), (X0 + 100, Y0)])] * 3, crs=NY_FT)
+    g = load_layers(overrides={"bfe_lines": str(write_gpkg(tmp_path / "b.gpkg", {"bfe_lines": lines}))})["bfe_lines"]
+    assert g["ELEV"].iloc[0] == 812.5
+    assert g["ELEV"].iloc[1:].isna().all()
+
+
+# ------------------------------------------------------------------------------------------
+# real data: the Lexington S_FLD_HAZ_AR attribute table (no geometry)
+
+def test_attribute_table_is_not_a_flood_layer(tmp_path):
+    dbf = tmp_path / "S_FLD_HAZ_AR.dbf"
+    shutil.copyfile(FLD_DBF, dbf)
+    with pytest.raises(GeometryError, match=r"layer flood_zones \(S_FLD_HAZ_AR.dbf\): has no geometry"):
+        load_layers(overrides={"flood_zones": str(dbf)})
+
+
+def test_attribute_table_domains_and_sentinels():
+    df = pyogrio.read_dataframe(FLD_DBF, read_geometry=False)
+    assert len(df) == 938
+    assert df["FLD_ZONE"].value_counts().to_dict() == {"AE": 446, "X": 400, "A": 92}
+    raw_sentinels = int((df["STATIC_BFE"] == -9999).sum())
+    assert raw_sentinels > 0
+    out = nfhl_sentinels(df.copy(), ROLES["flood_zones"])
+    assert int(out["STATIC_BFE"].isna().sum()) == raw_sentinels + int(df["STATIC_BFE"].isna().sum())
+    assert out["STATIC_BFE"].max() <= 1343  # SOURCES.md: real BFEs up to 1343 ft
+    assert (out["STATIC_BFE"].dropna() > 0).all()
+
+
+# ------------------------------------------------------------------------------------------
+# real data: Tompkins County parcels (EPSG:3857)
+
+@pytest.fixture(scope="module")
+def tompkins():
+    return load_layers(overrides={"parcels": str(TOMPKINS)})
+
+
+def test_tompkins_working_crs_chosen_by_location(tompkins):
+    # EPSG:3857 is projected but in metres with a scale of 1/cos(lat): not used; Ulysses, NY
+    # (lon -76.6) is in the Central zone
+    assert tompkins.crs.to_epsg() == 2261
+    assert "NY State Plane" in tompkins.crs_reason
+    assert tompkins.info["parcels"].source_crs == "EPSG:3857"
+
+
+def test_tompkins_acres_match_calcacres(tompkins):
+    g = tompkins["parcels"]
+    acres = g.geometry.area.to_numpy() * (1200 / 3937 / 0.3048) ** 2 / SQFT_PER_ACRE  # ftUS^2 -> ft^2
+    np.testing.assert_allclose(acres, g["CALCACRES"].to_numpy(), rtol=0.02)
+
+
+def test_tompkins_web_mercator_areas_are_off_by_secant_squared(tompkins):
+    raw = gpd.read_file(TOMPKINS)
+    g = tompkins["parcels"]
+    lat = np.deg2rad(gpd.GeoSeries(raw.geometry.centroid, crs=raw.crs).to_crs(4326).y.to_numpy())
+    true_sqm = g.geometry.area.to_numpy() * (1200 / 3937) ** 2
+    mercator_sqm = raw.geometry.area.to_numpy()
+    # Mercator scale is sec(lat) in each direction, so areas are sec^2(lat) ~ 1.84 too large at 42.5 N
+    np.testing.assert_allclose(mercator_sqm / true_sqm, 1 / np.cos(lat) ** 2, rtol=0.01)
+    assert np.all(mercator_sqm / true_sqm > 1.8)
+
+
+def test_tompkins_ids_from_rps_sbl(tompkins):
+    g = tompkins["parcels"]
+    assert g["feature_id"].tolist() == gpd.read_file(TOMPKINS)["SBL"].tolist()
+
+
+# ------------------------------------------------------------------------------------------
+# real data: Muncy lidar DEM (uint16 feet, no nodata, no unit metadata)
+
+def test_muncy_dem_needs_z_units():
+    with pytest.raises(DemError, match="Muncy_dem_resampled.tif.*--dem-z-units"):
+        load_layers(dem=str(MUNCY))
+
+
+def test_muncy_dem_with_z_units_ft():
+    layers = load_layers(dem=str(MUNCY), dem_z_units="ft")
+    dem = layers.dem
+    assert dem.z_units == "ft" and dem.z_units_source == "user"
+    assert dem.nodata is None
+    assert dem.crs.to_epsg() == 2271
+    assert abs(dem.cell_size_ft - 16.404) < 0.01  # 5 m = 16.404 ft
+    assert Path(MUNCY).resolve() in layers.input_paths()
+
+
+# ------------------------------------------------------------------------------------------
+# synthetic: sources, fields, ids
+
+def test_role_named_geopackage_and_feature_ids(tmp_path):
+    gpkg = write_gpkg(tmp_path / "t.gpkg", {"parcels": parcels(), "flood_zones": flood_zones(),
+                                            "notes": parcels().rename(columns={"parcel_id": "x"})})
+    layers = load_layers(gpkg)
+    assert set(layers) == {"parcels", "flood_zones"}  # 'notes' is not a role
+    assert layers.crs.to_epsg() == 2261
+    assert layers["parcels"]["feature_id"].tolist() == ["P1", "P2", "P3"]
+    assert layers["flood_zones"]["feature_id"].tolist() == ["FA1", "FA2"]
+    # 200 ft x 200 ft = 40,000 sq ft = 0.918 acres
+    assert layers["parcels"].geometry.area.tolist() == pytest.approx([40_000.0] * 3)
+    assert layers.get_layer("streams") is None
+    assert list(layers.summary()["role"]) == ["parcels", "flood_zones"]
+
+
+def test_nfhl_fields_and_sentinels(tmp_path):
+    gpkg = write_gpkg(tmp_path / "t.gpkg", {"flood_zones": flood_zones()})
+    fz = load_layers(gpkg)["flood_zones"]
+    assert fz["STATIC_BFE"].iloc[0] == 812.0
+    assert math.isnan(fz["STATIC_BFE"].iloc[1])  # -9999 -> missing
+    assert fz["DEPTH"].isna().all()
+    assert fz["SFHA_TF"].tolist() == ["T", "F"]
+
+
+def test_sfha_derived_from_zone_when_missing(tmp_path):
+    fz = flood_zones().drop(columns=["SFHA_TF"])
+    fz["FLD_ZONE"] = ["ae ", "AREA NOT INCLUDED"]
+    out = load_layers(write_gpkg(tmp_path / "t.gpkg", {"flood_zones": fz}))["flood_zones"]
+    assert out["FLD_ZONE"].tolist() == ["AE", "AREA NOT INCLUDED"]
+    assert out["SFHA_TF"].tolist() == ["T", "F"]
+
+
+def test_lowercase_fields_mapped(tmp_path):
+    fz = flood_zones()
+    fz.columns = [c.lower() if c != "geometry" else c for c in fz.columns]
+    out = load_layers(write_gpkg(tmp_path / "t.gpkg", {"flood_zones": fz}))["flood_zones"]
+    assert {"FLD_ZONE", "STATIC_BFE", "FLD_AR_ID"} <= set(out.columns)
+    assert "fld_zone" not in out.columns
+    assert out["feature_id"].tolist() == ["FA1", "FA2"]
+
+
+def test_project_file_maps_fields_and_id(tmp_path):
+    fz = flood_zones().rename(columns={"FLD_ZONE": "ZONE", "FLD_AR_ID": "KEY"})
+    write_gpkg(tmp_path / "data.gpkg", {"fz": fz, "p": parcels()})
+    proj = tmp_path / "project.toml"
+    proj.write_text('crs = "EPSG:2261"\n[layers.flood_zones]\npath = "data.gpkg"\nlayer = "fz"\n'
+                    'id = "KEY"\nfields = { FLD_ZONE = "ZONE" }\n[layers.parcels]\npath = "data.gpkg:p"\n')
+    layers = load_layers(project=proj)
+    assert layers["flood_zones"]["FLD_ZONE"].tolist() == ["AE", "X"]
+    assert layers["flood_zones"]["feature_id"].tolist() == ["FA1", "FA2"]
+    assert layers.crs_reason == "given with --crs"
+    assert layers.info["parcels"].layer == "p"
+
+
+def test_overrides_win_over_geopackage(tmp_path):
+    gpkg = write_gpkg(tmp_path / "t.gpkg", {"parcels": parcels(3)})
+    other = write_gpkg(tmp_path / "o.gpkg", {"lots": parcels(5)})
+    layers = load_layers(gpkg, overrides={"parcels": f"{other}:lots"})
+    assert len(layers["parcels"]) == 5
+
+
+def test_parse_path_layer(tmp_path):
+    assert parse_path_layer("a/b.gpkg:roads") == (Path("a/b.gpkg"), "roads")
+    assert parse_path_layer("a/b.gpkg") == (Path("a/b.gpkg"), None)
+    weird = tmp_path / "x:y.gpkg"
+    weird.write_bytes(b"1")
+    assert parse_path_layer(str(weird)) == (weird, None)  # an existing path keeps its colon
+
+
+def test_resolve_sources_unknown_role():
+    with pytest.raises(InputError, match="unknown role 'parcel'; roles are parcels"):
+        resolve_sources(overrides={"parcel": "x.gpkg"})
+
+
+def test_duplicate_ids_refused(tmp_path):
+    p = parcels(4)
+    p["parcel_id"] = ["A", "B", "A", "B"]
+    with pytest.raises(InputError, match=r"duplicate ids in field parcel_id: A, B\. Each feature"):
+        load_layers(write_gpkg(tmp_path / "t.gpkg", {"parcels": p}))
+
+
+def test_exact_duplicate_record_dropped(tmp_path):
+    p = pd.concat([parcels(2), parcels(2).iloc[[0]]], ignore_index=True)
+    layers = load_layers(write_gpkg(tmp_path / "t.gpkg", {"parcels": p}))
+    assert layers["parcels"]["feature_id"].tolist() == ["P1", "P2"]
+    assert any("1 feature(s) repeat another feature exactly" in w and "P1" in w for w in layers.warnings)
+
+
+def test_same_id_different_shape_is_refused(tmp_path):
+    p = parcels(2)
+    p.loc[1, "parcel_id"] = "P1"
+    with pytest.raises(InputError, match="duplicate ids in field parcel_id: P1"):
+        load_layers(write_gpkg(tmp_path / "t.gpkg", {"parcels": p}))
+
+
+def test_numeric_ids_as_text(tmp_path):
+    p = parcels(2)
+    p["parcel_id"] = [101.0, 102.0]
+    g = load_layers(write_gpkg(tmp_path / "t.gpkg", {"parcels": p}))["parcels"]
+    assert g["feature_id"].tolist() == ["101", "102"]
+
+
+def test_mapped_id_field_blank_is_an_error(tmp_path):
+    p = parcels(3)
+    p.loc[2, "parcel_id"] = ""
+    write_gpkg(tmp_path / "t.gpkg", {"parcels": p})
+    proj = tmp_path / "p.toml"
+    proj.write_text('[layers.parcels]\npath = "t.gpkg"\nid = "parcel_id"\n')
+    with pytest.raises(FieldError, match="id field parcel_id is empty in rows 3. Fill in the ids"):
+        load_layers(project=proj)
+
+
+def test_no_id_field_uses_row_numbers(tmp_path):
+    roads = gpd.GeoDataFrame(geometry=[LineString([(X0, Y0), (X0 + 10, Y0)])] * 2, crs=NY_FT)
+    g = load_layers(write_gpkg(tmp_path / "t.gpkg", {"haul_roads": roads}))["haul_roads"]
+    assert g["feature_id"].tolist() == ["row 1", "row 2"]
+
+
+# ------------------------------------------------------------------------------------------
+# synthetic: geometry
+
+def test_bow_tie_repaired_area(tmp_path):
+    p = parcels(2)
+    # bow-tie over the 200 ft square of P2: two triangles meeting at the centre, each
+    # 200 * 100 / 2 = 10,000 sq ft, 20,000 sq ft together
+    x = X0 + 200
+    p.loc[1, "geometry"] = Polygon([(x, Y0), (x + 200, Y0 + 200), (x + 200, Y0), (x, Y0 + 200)])
+    layers = load_layers(write_gpkg(tmp_path / "t.gpkg", {"parcels": p}))
+    g = layers["parcels"]
+    assert g.geometry.is_valid.all()
+    assert g.geometry.area.tolist() == pytest.approx([40_000.0, 20_000.0])
+    assert any("1 invalid geometry repaired with make_valid: P2" in w for w in layers.warnings)
+
+
+def test_z_dropped_and_empty_geometries_dropped(tmp_path):
+    p = parcels(3)
+    p = p.set_geometry(shapely.force_3d(p.geometry.values, 850.0), crs=NY_FT)
+    p.loc[1, "geometry"] = None
+    layers = load_layers(write_gpkg(tmp_path / "t.gpkg", {"parcels": p}))
+    g = layers["parcels"]
+    assert not shapely.has_z(g.geometry.values).any()
+    assert g["feature_id"].tolist() == ["P1", "P3"]
+    assert any("Z coordinates dropped" in w for w in layers.warnings)
+    assert any("1 feature(s) with empty geometry dropped: P2" in w for w in layers.warnings)
+
+
+def test_wrong_geometry_kind(tmp_path):
+    pts = gpd.GeoDataFrame({"id": ["a"]}, geometry=[Point(X0, Y0)], crs=NY_FT)
+    with pytest.raises(GeometryError, match=r"layer haul_roads .*expected line geometries, found point in feature\(s\) a"):
+        load_layers(write_gpkg(tmp_path / "t.gpkg", {"haul_roads": pts}))
+
+
+def test_streams_kind_from_fcode(tmp_path):
+    s = gpd.GeoDataFrame({"id": ["s1", "s2", "s3"], "FCODE": [46006, 46003, 46006], "kind": [None, None, "Intermittent"]},
+                         geometry=[LineString([(X0, Y0), (X0 + 100, Y0)])] * 3, crs=NY_FT)
+    g = load_layers(write_gpkg(tmp_path / "t.gpkg", {"streams": s}))["streams"]
+    assert g["kind"].tolist() == ["perennial", "intermittent", "intermittent"]  # explicit kind wins
+
+
+# ------------------------------------------------------------------------------------------
+# synthetic: CRS gate
+
+def test_mixed_crs_reprojected_to_primary(tmp_path):
+    gpkg = write_gpkg(tmp_path / "t.gpkg", {"parcels": parcels(), "flood_zones": flood_zones(4269)})
+    layers = load_layers(gpkg)
+    assert layers.crs.to_epsg() == 2261
+    fz = layers["flood_zones"]
+    assert CRS(fz.crs).to_epsg() == 2261
+    # the AE zone was 400 ft x 400 ft in EPSG:2261: back within 0.01 sq ft after two transforms
+    assert fz.geometry.area.iloc[0] == pytest.approx(160_000.0, abs=0.5)
+    assert ("layers come in 2 CRSs (parcels EPSG:2261; flood_zones EPSG:4269); all were reprojected to "
+            "EPSG:2261") in " ".join(layers.warnings)
+
+
+def test_lonlat_only_layers_go_to_state_plane(tmp_path):
+    layers = load_layers(write_gpkg(tmp_path / "t.gpkg", {"parcels": parcels(crs=4326)}))
+    assert layers.crs.to_epsg() == 2261
+    assert layers["parcels"].geometry.area.tolist() == pytest.approx([40_000.0] * 3, rel=1e-6)
+
+
+def test_user_crs_wins(tmp_path):
+    layers = load_layers(write_gpkg(tmp_path / "t.gpkg", {"parcels": parcels()}), crs="EPSG:2260")
+    assert layers.crs.to_epsg() == 2260
+
+
+def test_no_crs_refused(tmp_path):
+    shp = tmp_path / "p.shp"
+    parcels().to_file(shp)
+    shp.with_suffix(".prj").unlink()
+    with pytest.raises(CRSError, match=r"layer parcels \(p.shp\): has no CRS"):
+        load_layers(overrides={"parcels": str(shp)})
+
+
+def test_empty_only_layer_keeps_its_crs(tmp_path):
+    layers = load_layers(write_gpkg(tmp_path / "t.gpkg", {"parcels": parcels(crs="EPSG:2262").iloc[0:0]}))
+    assert layers.crs.to_epsg() == 2262
+    assert layers.get_layer("parcels") is None
+    assert any("has no features" in w for w in layers.warnings)
+
+
+def test_layer_read_errors(tmp_path):
+    (tmp_path / "zero.gpkg").write_bytes(b"")
+    with pytest.raises(LayerReadError, match="0 bytes"):
+        load_layers(tmp_path / "zero.gpkg")
+    with pytest.raises(LayerReadError, match="does not exist"):
+        load_layers(overrides={"parcels": str(tmp_path / "nope.gpkg")})
+    gpkg = write_gpkg(tmp_path / "t.gpkg", {"parcels": parcels()})
+    with pytest.raises(LayerReadError, match="has no layer 'lots'; it has parcels"):
+        load_layers(overrides={"parcels": f"{gpkg}:lots"})
+
+
+def test_load_layers_does_not_touch_inputs(tmp_path):
+    gpkg = write_gpkg(tmp_path / "t.gpkg", {"parcels": parcels(), "flood_zones": flood_zones(4269)})
+    dem = write_dem(tmp_path / "dem.tif", units="ft")
+    before = {p: p.read_bytes() for p in tmp_path.iterdir()}
+    layers = load_layers(gpkg, dem=dem)
+    assert {p: p.read_bytes() for p in tmp_path.iterdir()} == before
+    assert layers.info["parcels"].sha256 == __import__("hashlib").sha256(before[gpkg]).hexdigest()
+    assert layers.dem.z_units == "ft" and layers.dem.z_units_source == "metadata"
+
+
+def test_layer_source_label():
+    assert LayerSource("parcels", Path("/x/a.gpkg"), "lots").label == "a.gpkg:lots"
+    assert LayerSource("parcels", Path("/x/a.shp")).label == "a.shp"
+
+
+def test_zero_length_line_dropped_not_turned_into_point(tmp_path):
+    roads = gpd.GeoDataFrame({"id": ["R1", "R2"]}, geometry=[LineString([(X0, Y0), (X0 + 100, Y0)]),
+                                                             LineString([(X0, Y0), (X0, Y0)])], crs=NY_FT)
+    layers = load_layers(write_gpkg(tmp_path / "t.gpkg", {"haul_roads": roads}))
+    g = layers["haul_roads"]
+    assert g["feature_id"].tolist() == ["R1"]
+    assert set(g.geom_type) == {"LineString"}
+    assert any("no area or length left after repair and were dropped: R2" in w for w in layers.warnings)
+
+
+def test_repaired_polygon_in_mixed_role_stays_polygon(tmp_path):
+    # a polygon with a zero-width spike: make_valid returns polygon + line; streams accept lines
+    # and polygons, but a polygon feature must stay a polygon (area 100 x 100 = 10,000 sq ft)
+    spike = Polygon([(X0, Y0), (X0 + 100, Y0), (X0 + 100, Y0 + 50), (X0 + 200, Y0 + 50), (X0 + 100, Y0 + 50),
+                     (X0 + 100, Y0 + 100), (X0, Y0 + 100)])
+    assert not spike.is_valid
+    s = gpd.GeoDataFrame({"id": ["S1"]}, geometry=[spike], crs=NY_FT)
+    g = load_layers(write_gpkg(tmp_path / "t.gpkg", {"streams": s}))["streams"]
+    assert g.geom_type.tolist() in (["Polygon"], ["MultiPolygon"])
+    assert g.geometry.area.iloc[0] == pytest.approx(10_000.0)

@@ -1,0 +1,118 @@
+"""Tests for geoconstraints.projection: the working-CRS choice and the CRS/units gate."""
+
+from __future__ import annotations
+
+import pytest
+from pyproj import CRS, Transformer
+
+from geoconstraints.errors import CRSError
+from geoconstraints.projection import (
+    check_location,
+    check_working_crs,
+    choose_working_crs,
+    feet_per_unit,
+    is_feet,
+    lonlat_bounds,
+    ny_state_plane,
+    parse_crs,
+    utm_feet,
+)
+
+
+@pytest.mark.parametrize(
+    ("place", "lon", "lat", "epsg"),
+    [
+        ("Vestal (Broome County)", -76.05, 42.08, "EPSG:2261"),
+        ("Ithaca (Tompkins County)", -76.50, 42.44, "EPSG:2261"),
+        ("Lockport (Niagara County)", -78.69, 43.17, "EPSG:2262"),
+        ("Buffalo (Erie County)", -78.88, 42.89, "EPSG:2262"),
+        ("Albany", -73.76, 42.65, "EPSG:2260"),
+        ("Manhattan", -73.97, 40.78, "EPSG:2263"),
+        ("Riverhead (Long Island)", -72.66, 40.92, "EPSG:2263"),
+    ],
+)
+def test_ny_state_plane_zone_by_location(place, lon, lat, epsg):
+    assert ny_state_plane(lon, lat) == epsg, place
+
+
+@pytest.mark.parametrize(("lon", "lat"), [(-79.45, 37.78), (-76.8, 41.2), (-72.7, 41.76), (-80.0, 42.5)])
+def test_outside_new_york_is_none(lon, lat):
+    # Lexington VA; Muncy PA; Hartford CT; Erie PA
+    assert ny_state_plane(lon, lat) is None
+
+
+def test_utm_feet():
+    crs = utm_feet(-79.45, 37.78)
+    assert crs.utm_zone == "17N"
+    assert is_feet(crs)
+    # US survey foot = 1200/3937 m
+    assert crs.axis_info[0].unit_conversion_factor == pytest.approx(1200 / 3937)
+    assert utm_feet(151.2, -33.9).utm_zone == "56S"
+
+
+def test_feet_helpers():
+    assert is_feet(CRS.from_epsg(2261))
+    assert not is_feet(CRS.from_epsg(32618))
+    assert not is_feet(CRS.from_epsg(4326))
+    # 1 US survey ft = 1200/3937 m = 1.000002 international ft
+    assert feet_per_unit(CRS.from_epsg(2261)) == pytest.approx(1.000002, abs=1e-7)
+    assert feet_per_unit(CRS.from_epsg(32618)) == pytest.approx(1 / 0.3048)
+
+
+def test_choose_order():
+    crs, why = choose_working_crs(user_crs="EPSG:2262", primary_crs=CRS.from_epsg(2261),
+                                  lonlat_bounds=(-76.1, 42.0, -76.0, 42.1))
+    assert crs.to_epsg() == 2262 and why == "given with --crs"
+    crs, why = choose_working_crs(primary_crs=CRS.from_epsg(2261), lonlat_bounds=(-73.8, 42.6, -73.7, 42.7))
+    assert crs.to_epsg() == 2261 and "primary" in why
+    # a primary CRS in metres (Web Mercator) is not used: location decides
+    crs, why = choose_working_crs(primary_crs=CRS.from_epsg(3857), lonlat_bounds=(-73.8, 42.6, -73.7, 42.7))
+    assert crs.to_epsg() == 2260 and "State Plane" in why
+    crs, why = choose_working_crs(lonlat_bounds=(-79.5, 37.7, -79.4, 37.8))
+    assert crs.utm_zone == "17N" and "UTM" in why
+    with pytest.raises(CRSError, match="Give --crs"):
+        choose_working_crs()
+
+
+@pytest.mark.parametrize(("value", "match"), [
+    ("EPSG:4326", "is geographic"),
+    ("EPSG:32618", "is in metre"),
+    ("EPSG:3857", "is in metre"),
+])
+def test_working_crs_must_be_projected_feet(value, match):
+    with pytest.raises(CRSError, match=match):
+        check_working_crs(parse_crs(value))
+
+
+def test_parse_crs_error():
+    with pytest.raises(CRSError, match="--crs 'not a crs' is not a CRS pyproj knows"):
+        parse_crs("not a crs")
+    assert parse_crs(2261).to_epsg() == 2261
+
+
+def test_lonlat_bounds_round_trip():
+    t = Transformer.from_crs(4326, 2261, always_xy=True)
+    x0, y0 = t.transform(-76.06, 42.07)
+    x1, y1 = t.transform(-76.04, 42.09)
+    w, s, e, n = lonlat_bounds((x0, y0, x1, y1), CRS.from_epsg(2261))
+    assert (w, s, e, n) == pytest.approx((-76.06, 42.07, -76.04, 42.09), abs=1e-3)
+
+
+def test_check_location_accepts_right_label():
+    t = Transformer.from_crs(4326, 2261, always_xy=True)
+    x, y = t.transform(-76.05, 42.08)
+    check_location((x, y, x + 100, y + 100), CRS.from_epsg(2261), what="layer parcels")
+
+
+def test_check_location_refuses_lonlat_labelled_projected():
+    with pytest.raises(CRSError, match="look like longitude/latitude, but its CRS says EPSG:2262"):
+        check_location((-78.7, 43.1, -78.6, 43.2), CRS.from_epsg(2262), what="layer parcels (a.shp)")
+
+
+def test_check_location_refuses_metres_labelled_feet():
+    # Vestal in UTM 18N metres (x ~ 413 km, y ~ 4.66e6) labelled as NY Central ftUS: the
+    # numbers read as feet put it hundreds of km north of the zone
+    t = Transformer.from_crs(4326, 32618, always_xy=True)
+    x, y = t.transform(-76.05, 42.08)
+    with pytest.raises(CRSError, match="do not lie where its CRS EPSG:2261"):
+        check_location((x, y, x + 100, y + 100), CRS.from_epsg(2261), what="layer parcels")

@@ -1,0 +1,300 @@
+"""Tests for geoconstraints.rules: the shipped catalogues, user rulebooks (extend, change,
+waive), validation of rulebook files, message templates, findings built by rules, the check
+registry, and the ``geoconstraints rules`` command."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from shapely.geometry import Point
+
+from geoconstraints.cli import main
+from geoconstraints.errors import RulebookError
+from geoconstraints.rules import CHECKS, Rule, available_rulebooks, check, load_rulebook, run_group
+
+VESTAL_IDS = (
+    ["HRV-001", "HRV-002", "HRV-003", "HRV-010", "HRV-011", "HRV-012", "HRV-013", "HRV-020", "HRV-021",
+     "HRV-022", "HRV-023", "HRV-024", "HRV-025", "HRV-026", "HRV-027", "HRV-030", "HRV-040"]
+    + [f"FLD-{i:03d}" for i in range(1, 11)]
+    + [f"SWP-{i:03d}" for i in range(1, 9)]
+    + ["SQR-001"]
+)
+LOCKPORT_IDS = [f"SWP-{i:03d}" for i in range(1, 9)]
+
+
+def _yaml(tmp_path, text, name="mine.yaml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+# ------------------------------------------------------------------------------------------
+# shipped catalogues
+
+def test_available_rulebooks():
+    assert available_rulebooks() == ["lockport", "vestal"]
+
+
+def test_vestal_catalogue_has_all_36_ids():
+    rb = load_rulebook("vestal")
+    assert len(VESTAL_IDS) == 36
+    assert sorted(r.id for r in rb) == sorted(VESTAL_IDS)
+    assert rb.name == "vestal" and rb.version
+    for r in rb:
+        assert r.title and r.citation and r.rulebook == "vestal" and r.waived == ""
+        assert r.group == {"HRV": "harvest", "FLD": "flood", "SWP": "stormwater", "SQR": "seqr"}[r.id[:3]]
+
+
+def test_lockport_catalogue_is_the_stormwater_rules():
+    rb = load_rulebook("lockport")
+    assert sorted(r.id for r in rb) == LOCKPORT_IDS
+    assert all("Lockport" in r.citation for r in rb)
+
+
+def test_thresholds_are_numbers_with_units():
+    for name in available_rulebooks():
+        for r in load_rulebook(name):
+            for k, v in r.thresholds.items():
+                assert isinstance(v, (int, float)) and not isinstance(v, bool), (r.id, k)
+
+
+def test_every_message_template_formats():
+    # each template may use only the rule's own names plus the standard ones
+    for name in available_rulebooks():
+        for r in load_rulebook(name):
+            for status in ("violation", "review", "not_evaluated", "info", "pass"):
+                f = r.finding(status, subject_layer="parcels", subject_id="P1", measured=1.5, threshold=2.0,
+                              unit="ft", detail="a detail")
+                assert f.message and "{" not in f.message, (r.id, status)
+
+
+def test_rule_accessors():
+    r = load_rulebook("vestal")["HRV-010"]
+    assert r.t("max_grade_pct") == 25.0 and r.t("max_run_ft") == 200.0
+    assert r.s("run_length") == "horizontal"
+    assert r.reading == "run_length=horizontal"
+    with pytest.raises(RulebookError, match="rule HRV-010 in rulebook 'vestal' has no threshold 'max_x_ft'"):
+        r.t("max_x_ft")
+    with pytest.raises(RulebookError, match="has no switch 'nope'"):
+        r.s("nope")
+    with pytest.raises(RulebookError, match="has no param 'nope'"):
+        r.p("nope")
+    assert r.p("nope", None) is None
+    with pytest.raises(RulebookError, match="has no rule HRV-999"):
+        load_rulebook("vestal")["HRV-999"]
+
+
+# ------------------------------------------------------------------------------------------
+# user rulebooks
+
+def test_user_rulebook_extends_changes_threshold_and_switch(tmp_path):
+    p = _yaml(tmp_path, "extends: vestal\nrules:\n  - id: HRV-010\n    thresholds:\n      max_grade_pct: 30\n"
+                        "    switches:\n      run_length: slope\n")
+    rb = load_rulebook(p)
+    assert rb["HRV-010"].t("max_grade_pct") == 30.0
+    assert rb["HRV-010"].t("max_run_ft") == 200.0  # unchanged thresholds are inherited
+    assert rb["HRV-010"].s("run_length") == "slope"
+    assert rb["HRV-010"].switches["run_length"]["choices"] == ["horizontal", "slope"]
+    assert len(rb) == 36
+    # a changed rulebook is named after its file, never passes for 'vestal'
+    assert rb.name == "mine" and rb.extends == "vestal"
+    assert rb["HRV-010"].finding("pass", subject_layer="haul_roads", subject_id="R1").rulebook == "mine"
+    assert load_rulebook("vestal")["HRV-010"].t("max_grade_pct") == 25.0  # shipped one untouched
+
+
+def test_user_rulebook_named(tmp_path):
+    p = _yaml(tmp_path, "extends: vestal\nrulebook: vestal-2027-draft\n")
+    assert load_rulebook(p).name == "vestal-2027-draft"
+
+
+def test_user_rulebook_chain_relative_to_its_file(tmp_path, monkeypatch):
+    _yaml(tmp_path, "extends: vestal\nrules:\n  - id: HRV-010\n    thresholds:\n      max_grade_pct: 30\n", "base.yaml")
+    (tmp_path / "sub").mkdir()
+    p = _yaml(tmp_path / "sub", "extends: ../base.yaml\nrules:\n  HRV-010:\n    thresholds:\n      max_run_ft: 150\n")
+    monkeypatch.chdir(tmp_path.parent)  # not the files' folder
+    rb = load_rulebook(p)
+    assert rb["HRV-010"].t("max_grade_pct") == 30.0 and rb["HRV-010"].t("max_run_ft") == 150.0
+
+
+def test_waiver_is_recorded_in_findings(tmp_path):
+    p = _yaml(tmp_path, "extends: vestal\nwaive:\n  HRV-040: \"checklist reviewed at the pre-application meeting\"\n")
+    rb = load_rulebook(p)
+    rule = rb["HRV-040"]
+    assert rule.waived == "checklist reviewed at the pre-application meeting"
+    f = rule.finding("review", subject_layer="harvest_area", subject_id="H1", detail="x")
+    assert f.waived == rule.waived
+    assert f.message.endswith("[waived: checklist reviewed at the pre-application meeting]")
+    assert rb["HRV-010"].waived == ""
+
+
+def test_new_rule_added(tmp_path):
+    p = _yaml(tmp_path, "extends: lockport\nrules:\n  - id: LOC-001\n    title: Local rule\n    group: stormwater\n"
+                        "    citation: Local law 1\n    thresholds:\n      max_area_acres: 5\n")
+    rb = load_rulebook(p)
+    assert "LOC-001" in rb and rb["LOC-001"].t("max_area_acres") == 5.0 and len(rb) == 9
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    ("extends: vestal\nwaive:\n  HRV-040: ''\n", "waiver of HRV-040 needs a reason"),
+    ("extends: vestal\nwaive:\n  HRV-999: because\n", "cannot waive HRV-999: no such rule"),
+    ("extends: vestal\nwaive: [HRV-040]\n", "'waive' must map rule ids to reasons"),
+    ("extends: vestal\nrules:\n  - id: HRV-010\n    thresholds:\n      max_grade: 30\n",
+     "threshold 'max_grade' must end with a unit suffix"),
+    ("extends: vestal\nrules:\n  - id: HRV-010\n    thresholds:\n      max_grade_pct: '30 %'\n",
+     r"threshold max_grade_pct = '30 %' is not a number"),
+    ("extends: vestal\nrules:\n  - id: HRV-010\n    switches:\n      run_length: diagonal\n",
+     "switch run_length = 'diagonal' is not one of horizontal, slope"),
+    ("extends: vestal\nrules:\n  - id: HRV-010\n    switches:\n      colour: red\n", "has no switch 'colour'"),
+    ("extends: vestal\nrules:\n  - title: no id\n", "every rule needs an 'id'"),
+    ("extends: vestal\nrules:\n  - id: HRV-99\n    title: t\n    group: harvest\n    citation: c\n",
+     "rule id 'HRV-99' is not like 'HRV-010'"),
+    ("extends: vestal\nrules:\n  - id: HRV-099\n    title: t\n    group: zoning\n    citation: c\n",
+     "group 'zoning' is not one of harvest, flood, stormwater, seqr"),
+    ("extends: vestal\nrules:\n  - id: HRV-099\n    title: t\n    group: harvest\n", "rule HRV-099 needs a 'citation'"),
+    ("extends: nowhere\n", "unknown rulebook 'nowhere'. Available rulebooks: lockport, vestal"),
+    ("- just\n- a list\n", "expected a mapping with 'rules:'"),
+    ("extends: vestal\nrules: [\n", "not valid YAML at line"),
+    ("extends: vestal\nrules: !!python/object/apply:os.system ['echo hi']\n", "Python tags"),
+])
+def test_bad_user_rulebooks(tmp_path, text, match):
+    with pytest.raises(RulebookError, match=match):
+        load_rulebook(_yaml(tmp_path, text))
+
+
+def test_python_tag_is_never_executed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    p = _yaml(tmp_path, "rules: !!python/object/apply:os.system ['touch pwned.txt']\n")
+    with pytest.raises(RulebookError):
+        load_rulebook(p)
+    assert not (tmp_path / "pwned.txt").exists()
+
+
+def test_extends_loop(tmp_path):
+    _yaml(tmp_path, "extends: b.yaml\n", "a.yaml")
+    _yaml(tmp_path, "extends: a.yaml\n", "b.yaml")
+    with pytest.raises(RulebookError, match="loops back"):
+        load_rulebook(tmp_path / "a.yaml")
+
+
+def test_unknown_name_lists_available():
+    with pytest.raises(RulebookError, match=r"unknown rulebook 'endicott'\. Available rulebooks: lockport, vestal"):
+        load_rulebook("endicott")
+
+
+# ------------------------------------------------------------------------------------------
+# findings built by rules, templates, registry
+
+def test_template_unknown_key(tmp_path):
+    p = _yaml(tmp_path, "extends: vestal\nrules:\n  - id: HRV-010\n    messages:\n      pass: 'ok {slope_of_moon}'\n")
+    r = load_rulebook(p)["HRV-010"]
+    with pytest.raises(RulebookError, match=r"HRV-010: message template uses \{slope_of_moon\}"):
+        r.finding("pass", subject_layer="haul_roads", subject_id="R1")
+
+
+def test_finding_fields():
+    r = load_rulebook("vestal")["HRV-010"]
+    f = r.finding("violation", subject_layer="haul_roads", subject_id=7, measured=412.345, threshold=200,
+                  unit="ft", geometry=Point(1, 2), detail="from station 0+50")
+    assert (f.rule_id, f.rulebook, f.status, f.subject_id, f.unit) == ("HRV-010", "vestal", "violation", "7", "ft")
+    assert f.measured == 412.345 and f.threshold == 200.0
+    assert f.citation == r.citation and f.title == r.title and f.reading == "run_length=horizontal"
+    # numbers in messages: 2 decimals, thousands separators, trailing zeros dropped
+    assert "412.35 ft" in f.message and "25 %" in f.message and "from station 0+50" in f.message
+
+
+def test_vectorized_findings_match_single():
+    r = load_rulebook("vestal")["HRV-010"]
+    status = np.array(["violation", "pass"], dtype=object)
+    gdf = r.findings(status, subject_layer="haul_roads", subject_id=["R1", "R2"], measured=np.array([250.0, 10.0]),
+                     threshold=200.0, unit="ft", geometry=[Point(0, 0), Point(1, 1)], crs="EPSG:2261",
+                     detail=np.array(["a", "b"], dtype=object))
+    one = r.finding("violation", subject_layer="haul_roads", subject_id="R1", measured=250.0, threshold=200.0,
+                    unit="ft", detail="a")
+    assert list(gdf["status"]) == ["violation", "pass"]
+    assert gdf["message"].iloc[0] == one.message
+    assert gdf.crs.to_epsg() == 2261 and len(gdf) == 2
+
+
+def test_bad_status_refused():
+    r = load_rulebook("vestal")["HRV-010"]
+    with pytest.raises(ValueError, match="status 'ok' is not one of"):
+        r.finding("ok", subject_layer="haul_roads", subject_id="R1")
+
+
+def test_run_group_without_check_names_the_rule(monkeypatch):
+    rb = load_rulebook("lockport")
+    monkeypatch.setattr("geoconstraints.rules.CHECKS", {})
+    with pytest.raises(RulebookError, match=r"rule SWP-001 .* has no check function"):
+        run_group(rb, "stormwater", None)
+
+
+def test_run_group_runs_every_rule(monkeypatch):
+    rb = load_rulebook("lockport")
+    registry: dict = {}
+    monkeypatch.setattr("geoconstraints.rules.CHECKS", registry)
+    for rule in rb:
+        check(rule.id)(lambda ctx, rule: [rule.finding("pass", subject_layer="disturbance", subject_id="D1")])
+    out = run_group(rb, "stormwater", None)
+    assert [f.rule_id for f in out] == LOCKPORT_IDS
+    assert run_group(rb, "harvest", None) == []
+
+
+def test_double_registration_refused(monkeypatch):
+    monkeypatch.setattr("geoconstraints.rules.CHECKS", {})
+    check("ZZZ-001")(lambda c, r: [])
+    with pytest.raises(RuntimeError, match="two checks registered for ZZZ-001"):
+        check("ZZZ-001")(lambda c, r: [])
+    assert isinstance(CHECKS, dict)
+
+
+# ------------------------------------------------------------------------------------------
+# the `rules` command
+
+def test_rules_command_prints_catalogue(runner):
+    res = runner.invoke(main, ["rules"])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert lines[0].startswith("# rulebook vestal") and "36 rules" in lines[0]
+    assert [ln.split()[0] for ln in lines[1:]] == sorted(VESTAL_IDS)
+    hrv010 = next(ln for ln in lines if ln.startswith("HRV-010"))
+    assert "Vestal Code 1966 § 44-VI-6(F)(1)" in hrv010
+    assert "max_grade_pct=25" in hrv010 and "max_run_ft=200" in hrv010 and "run_length=horizontal" in hrv010
+
+
+def test_rules_command_lockport(runner):
+    res = runner.invoke(main, ["rules", "--rulebook", "lockport"])
+    assert res.exit_code == 0
+    assert [ln.split()[0] for ln in res.stdout.splitlines()[1:]] == LOCKPORT_IDS
+
+
+def test_rules_command_unknown(runner):
+    res = runner.invoke(main, ["rules", "--rulebook", "endicott"])
+    assert res.exit_code == 2
+    assert res.stdout == ""
+    assert res.stderr.strip() == ("error: unknown rulebook 'endicott'. Available rulebooks: lockport, vestal "
+                                  "(or a path to your own .yaml file that extends one)")
+
+
+def test_rules_command_user_file(runner, tmp_path):
+    p = _yaml(tmp_path, "extends: vestal\nrules:\n  - id: HRV-010\n    thresholds:\n      max_grade_pct: 30\n"
+                        "waive:\n  HRV-040: done on paper\n")
+    res = runner.invoke(main, ["rules", "--rulebook", str(p)])
+    assert res.exit_code == 0, res.output
+    hrv010 = next(ln for ln in res.stdout.splitlines() if ln.startswith("HRV-010"))
+    assert "max_grade_pct=30" in hrv010
+    hrv040 = next(ln for ln in res.stdout.splitlines() if ln.startswith("HRV-040"))
+    assert hrv040.endswith("[waived: done on paper]")
+    assert res.stdout.startswith("# rulebook mine")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "markdown"])
+def test_rules_command_formats(runner, fmt):
+    res = runner.invoke(main, ["rules", "--rulebook", "lockport", "--format", fmt])
+    assert res.exit_code == 0
+    for rid in LOCKPORT_IDS:
+        assert rid in res.stdout
+
+
+def test_rule_dataclass_defaults():
+    r = Rule(id="ABC-001", title="t", group="seqr", citation="c")
+    assert r.message("info", detail="hello") == "hello"

@@ -1,0 +1,257 @@
+"""Tests for geoconstraints.writers (and Result.write): RFC 7946 findings.geojson, results.gpkg,
+CSV, atomic replacement, and the output-folder guard."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pyogrio
+import pytest
+from catalogue import NY_FT, X0, Y0, sample_gpkg
+from conftest import tree_hashes
+from pyproj import Transformer
+from shapely.geometry import LineString, Point, box
+
+from geoconstraints import load_layers, load_rulebook, writers
+from geoconstraints.errors import OutputError
+from geoconstraints.findings import FINDING_COLUMNS, findings_frame
+from geoconstraints.result import make_result
+
+SPEC_PROPERTIES = ["rule_id", "rulebook", "status", "citation", "subject_layer", "subject_id", "measured",
+                   "threshold", "unit", "message"]  # SPEC §5
+
+
+def _findings(crs=NY_FT):
+    rb = load_rulebook("vestal")
+    r = rb["HRV-010"]
+    items = [
+        r.finding("violation", subject_layer="haul_roads", subject_id="R1", measured=412.5, threshold=200.0,
+                  unit="ft", geometry=LineString([(X0, Y0), (X0 + 400, Y0 + 50)]), detail="d"),
+        r.finding("pass", subject_layer="haul_roads", subject_id="R2", measured=0.0, threshold=200.0, unit="ft",
+                  geometry=Point(X0, Y0), detail="d"),
+        rb["SQR-001"].finding("info", detail="run-wide, no place"),  # no geometry, no measured value
+    ]
+    return findings_frame(items, crs=crs)
+
+
+def _strict_json(text):
+    def bad(token):
+        raise AssertionError(f"non-standard JSON token {token}")
+    return json.loads(text, parse_constant=bad)
+
+
+def _strays(folder: Path):
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+# ------------------------------------------------------------------------------------------
+# findings.geojson
+
+def test_geojson_is_rfc7946(tmp_path):
+    target = writers.write_geojson(_findings(), tmp_path / "findings.geojson")
+    data = _strict_json(target.read_text("utf-8"))
+    assert data["type"] == "FeatureCollection"
+    assert "crs" not in data  # RFC 7946 §4: no crs member
+    assert len(data["features"]) == 3
+    for ft in data["features"]:
+        assert ft["type"] == "Feature"
+        assert list(ft["properties"]) == FINDING_COLUMNS
+        assert list(ft["properties"])[:10] == SPEC_PROPERTIES
+    by_id = {ft["properties"]["subject_id"]: ft for ft in data["features"]}
+    point = by_id["R2"]["geometry"]
+    assert point["type"] == "Point"
+    # the point (X0, Y0) in EPSG:2261 is Vestal at lon -76.05, lat 42.08 (pyproj, independently)
+    lon, lat = Transformer.from_crs(NY_FT, 4326, always_xy=True).transform(X0, Y0)
+    assert point["coordinates"] == pytest.approx([lon, lat], abs=1e-6)
+    assert point["coordinates"] == pytest.approx([-76.05, 42.08], abs=1e-3)
+    line = by_id["R1"]["geometry"]
+    assert line["type"] == "LineString" and len(line["coordinates"]) == 2
+    assert all(-76.06 < x < -76.04 and 42.07 < y < 42.09 for x, y in line["coordinates"])
+    info = by_id[""]
+    assert info["geometry"] is None
+    assert info["properties"]["measured"] is None and info["properties"]["threshold"] is None
+    assert by_id["R1"]["properties"]["measured"] == 412.5
+    assert by_id["R1"]["properties"]["status"] == "violation"
+    assert by_id["R1"]["properties"]["rulebook"] == "vestal"
+    assert by_id["R1"]["properties"]["citation"] == "Vestal Code 1966 § 44-VI-6(F)(1)"
+
+
+def test_geojson_coordinates_rounded(tmp_path):
+    data = writers.findings_geojson(_findings(), precision=5)
+    x, y = next(ft for ft in data["features"] if ft["geometry"] and ft["geometry"]["type"] == "Point")["geometry"]["coordinates"]
+    assert round(x, 5) == x and round(y, 5) == y
+
+
+def test_geojson_empty_and_no_crs():
+    assert writers.findings_geojson(findings_frame([], crs=NY_FT)) == {"type": "FeatureCollection", "features": []}
+    with pytest.raises(OutputError, match="no CRS"):
+        writers.findings_geojson(_findings(crs=None))
+
+
+def test_geojson_empty_geometry_is_null():
+    f = _findings()
+    f.loc[0, "geometry"] = LineString()
+    data = writers.findings_geojson(f)
+    assert sum(ft["geometry"] is None for ft in data["features"]) == 2
+
+
+# ------------------------------------------------------------------------------------------
+# results.gpkg, csv
+
+def test_gpkg_layers_readable(tmp_path):
+    f = _findings()
+    derived = gpd.GeoDataFrame({"id": ["a"], "tags": [["x", "y"]]}, geometry=[box(X0, Y0, X0 + 1, Y0 + 1)], crs=NY_FT)
+    table = pd.DataFrame({"parcel_id": ["P1", "P2"], "acres": [1.5, np.nan], "mixed": [1, "two"]})
+    target = writers.write_gpkg({"findings": f, "strips": derived, "parcels": table}, tmp_path / "results.gpkg", crs=NY_FT)
+    names = [n for n, _ in pyogrio.list_layers(target)]
+    assert set(names) == {"findings", "strips", "parcels"}
+    back = pyogrio.read_dataframe(target, layer="findings")
+    assert back.crs.to_epsg() == 2261
+    assert list(back.columns) == FINDING_COLUMNS + ["geometry"]
+    assert back["subject_id"].tolist() == f["subject_id"].tolist()
+    assert back["measured"].iloc[0] == 412.5
+    strips = pyogrio.read_dataframe(target, layer="strips")
+    assert json.loads(strips["tags"].iloc[0]) == ["x", "y"]  # lists written as JSON text
+    parcels = pyogrio.read_dataframe(target, layer="parcels", read_geometry=False)
+    assert parcels["mixed"].tolist() == ["1", "two"]
+    assert _strays(tmp_path) == []
+
+
+def test_gpkg_with_nothing_is_valid(tmp_path):
+    target = writers.write_gpkg({}, tmp_path / "results.gpkg", crs=NY_FT)
+    assert [n for n, _ in pyogrio.list_layers(target)] == ["findings"]
+
+
+def test_csv_drops_geometry(tmp_path):
+    target = writers.write_csv(_findings(), tmp_path / "f.csv")
+    back = pd.read_csv(target)
+    assert list(back.columns) == FINDING_COLUMNS
+    assert len(back) == 3
+
+
+# ------------------------------------------------------------------------------------------
+# atomic writing
+
+def test_text_write_failure_keeps_previous(tmp_path, monkeypatch):
+    target = tmp_path / "report.html"
+    target.write_text("previous report")
+
+    def half_then_fail(self, text, encoding=None):
+        with open(self, "w", encoding=encoding) as fh:
+            fh.write(text[:5])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", half_then_fail)
+    with pytest.raises(OSError, match="No space left"):
+        writers.write_text(target, "new report, much longer")
+    monkeypatch.undo()
+    assert target.read_text() == "previous report"
+    assert _strays(tmp_path) == []
+
+
+def test_gpkg_write_failure_keeps_previous(tmp_path, monkeypatch):
+    target = writers.write_gpkg({"findings": _findings()}, tmp_path / "results.gpkg", crs=NY_FT)
+    before = target.read_bytes()
+    real = pyogrio.write_dataframe
+    calls = []
+
+    def second_layer_fails(*a, **kw):
+        calls.append(kw.get("layer"))
+        if len(calls) == 2:
+            raise RuntimeError("disk full")
+        return real(*a, **kw)
+
+    monkeypatch.setattr(pyogrio, "write_dataframe", second_layer_fails)
+    with pytest.raises(RuntimeError, match="disk full"):
+        writers.write_gpkg({"findings": _findings(), "parcels": pd.DataFrame({"a": [1]})}, target, crs=NY_FT)
+    assert calls == ["findings", "parcels"]  # the first layer was written to the temporary file
+    assert target.read_bytes() == before
+    assert _strays(tmp_path) == []
+
+
+def test_success_replaces_whole_file(tmp_path):
+    target = tmp_path / "findings.geojson"
+    target.write_text("x" * 100_000)
+    writers.write_geojson(_findings(), target)
+    assert _strict_json(target.read_text())["type"] == "FeatureCollection"
+    assert _strays(tmp_path) == []
+
+
+# ------------------------------------------------------------------------------------------
+# output folder guard
+
+def test_prepare_out_dir_creates_nested(tmp_path):
+    out = writers.prepare_out_dir(tmp_path / "a" / "b")
+    assert out.is_dir()
+
+
+def test_out_dir_is_a_file(tmp_path):
+    f = tmp_path / "notes.txt"
+    f.write_text("keep")
+    with pytest.raises(OutputError, match="notes.txt is an existing file, not a folder"):
+        writers.prepare_out_dir(f)
+    assert f.read_text() == "keep"
+
+
+def test_out_dir_would_overwrite_input(tmp_path):
+    inp = tmp_path / "results.gpkg"
+    inp.write_bytes(b"input")
+    with pytest.raises(OutputError, match="results.gpkg is one of the inputs"):
+        writers.prepare_out_dir(tmp_path, [inp])
+    with pytest.raises(OutputError, match="is an existing file \\(one of the inputs\\)"):
+        writers.check_out_dir(inp, [inp])
+    writers.check_out_dir(tmp_path / "new", [inp])
+    assert not (tmp_path / "new").exists()  # checking creates nothing
+    assert inp.read_bytes() == b"input"
+
+
+# ------------------------------------------------------------------------------------------
+# Result.write end to end (load_layers -> findings -> outputs)
+
+def _result(tmp_path, folder="in"):
+    d = tmp_path / folder
+    d.mkdir()
+    layers = load_layers(sample_gpkg(d))
+    rb = load_rulebook("vestal")
+    p = layers["parcels"]
+    items = rb["FLD-001"].findings(np.array(["violation", "pass", "pass"], dtype=object), subject_layer="parcels",
+                                   subject_id=p["feature_id"], measured=p.area / 43_560, unit="acres",
+                                   geometry=p.geometry.values, crs=layers.crs, detail="in zone AE")
+    return make_result("screen", rb, [items], layers, tables={"parcels": p.drop(columns="geometry")}), d
+
+
+def test_result_write(tmp_path):
+    res, d = _result(tmp_path)
+    before = tree_hashes(d)
+    written = res.write(tmp_path / "out" / "run1")
+    assert {"findings.geojson", "results.gpkg", "parcels.csv", "report.html", "map.html"} <= set(written)
+    data = _strict_json((tmp_path / "out" / "run1" / "findings.geojson").read_text())
+    assert [ft["properties"]["status"] for ft in data["features"]] == ["violation", "pass", "pass"]
+    # 200 ft x 200 ft = 40,000 sq ft = 0.9183 acres
+    assert data["features"][0]["properties"]["measured"] == pytest.approx(40_000 / 43_560)
+    assert {n for n, _ in pyogrio.list_layers(written["results.gpkg"])} >= {"findings", "parcels"}
+    assert tree_hashes(d) == before
+
+
+def test_result_write_refuses_input_folder_collision(tmp_path):
+    res, d = _result(tmp_path)
+    (d / "findings.geojson").write_text('{"an": "input"}')
+    # make findings.geojson one of the inputs by registering it like a layer file
+    res.layers.info["parcels"].path = str(d / "findings.geojson")
+    before = tree_hashes(d)
+    with pytest.raises(OutputError, match="findings.geojson is one of the inputs"):
+        res.write(d)
+    assert tree_hashes(d) == before
+    assert not (d / "results.gpkg").exists()  # nothing written before the refusal
+
+
+def test_result_write_out_is_file(tmp_path):
+    res, d = _result(tmp_path)
+    before = tree_hashes(d)
+    with pytest.raises(OutputError, match="town.gpkg is an existing file"):
+        res.write(d / "town.gpkg")
+    assert tree_hashes(d) == before

@@ -1378,7 +1378,7 @@ The harvest's south edge is 60 ft from the RA-2 parcels south of it (Ridge Road 
 | preliminary map | {f["parcels_zone_changed"]} parcels | the predominant zone changes between `flood_zones` and `flood_zones_preliminary` |
 | FLD-001/005 | DP-1..DP-4 | {f["dist_ae_ac"]:.2f} ac of the subdivision (R-2) lie in AE; a subdivision over 5 ac must provide BFE data |
 | SWP-001/003/005 | DP-1..DP-4 | subdivision {f["dist_union_ac"]:.3f} ac in total (> 5 ac), peak {peak_area / SQFT_PER_ACRE:.3f} ac disturbed at once |
-| SWP-002 | DP-1..DP-4, IW-1 | the site drains to the 303(d)-listed Sample River (IW-1) |
+| SWP-002 | DP-1..DP-4, IW-1 | the site drains to the 303(d)-listed Sample River (IW-1), about 937 ft away: beyond the `vestal` screening distance (`impaired_water_distance_ft` 500), so SWP-002 is `pass`; a rulebook distance of 1,000 ft makes it `review` |
 | SWP-007 | inspection log | missed: weekly inspections of 2025-06-23 and 2025-09-08; post-storm inspection after 1.20 in on 2025-08-12 (none by 2025-08-13); with the consecutive-days switch also 0.30 + 0.30 in on 2025-07-02/03 (none by 2025-07-04) |
 
 ## Hand-computed facts (for tests)

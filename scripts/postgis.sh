@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Install (if needed) and start a throwaway PostgreSQL + PostGIS cluster for the tests and the
-# screening benchmark; print its connection URL on stdout (the only stdout line).
+# screening benchmark; print, as the only stdout line, the shell line that exports its URL:
 #
-#   export GEOCONSTRAINTS_PG_URL="$(scripts/postgis.sh)"
-#   scripts/postgis.sh stop          # stop the cluster (data stays in $GC_PG_DIR)
+#   eval "$(bash scripts/postgis.sh)"     # -> export GEOCONSTRAINTS_PG_URL='postgresql://...'
+#   bash scripts/postgis.sh --url         # just the URL
+#   bash scripts/postgis.sh stop          # stop the cluster (data stays in $GC_PG_DIR)
 #
 # Idempotent and fast when already installed and running: it only checks and prints the URL.
 # Settings (environment): GC_PG_DIR (default /tmp/gc-pg), GC_PG_PORT (55432), GC_PG_DB
@@ -77,4 +78,8 @@ fi
 psql_q -d "$DB" -c "CREATE EXTENSION IF NOT EXISTS postgis" >/dev/null 2>&1 \
     || { log "CREATE EXTENSION postgis failed; see $DIR/server.log"; exit 1; }
 
-echo "$URL"
+if [ "${1:-}" = "--url" ]; then
+    echo "$URL"
+else
+    echo "export GEOCONSTRAINTS_PG_URL='$URL'"
+fi

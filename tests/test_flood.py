@@ -1,0 +1,689 @@
+"""Flood screening and site checks (FLD-001..010): hand-computed geometry, honest edges, BFE.
+
+Synthetic layers sit in Vestal, NY in EPSG:2261 (US survey feet); every expected area below
+is written out as arithmetic. Areas are compared within 0.5 sq ft (well under 1e-4 acre)
+unless a reprojection is involved.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pyogrio
+import pytest
+import shapely
+from click.testing import CliRunner
+from shapely.geometry import LineString, Point, Polygon, box
+
+from geoconstraints import load_layers, load_rulebook
+from geoconstraints.errors import InputError
+from geoconstraints.flood import (
+    bfe_at_points,
+    check_site,
+    classify_flood_zones,
+    expand_zone_list,
+    screen_parcels,
+)
+
+NY_FT = "EPSG:2261"
+X0, Y0 = 964_988.0, 758_256.0
+REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
+LEX = REALDATA / "lexington_va"
+ACRE = 43_560.0
+
+
+@pytest.fixture(scope="module")
+def rb():
+    return load_rulebook("vestal")
+
+
+def sq(x0: float, y0: float, x1: float, y1: float) -> Polygon:
+    """A box in local feet from (X0, Y0)."""
+    return box(X0 + x0, Y0 + y0, X0 + x1, Y0 + y1)
+
+
+def parcels(*geoms: Polygon, ids: list[str] | None = None, crs: str = NY_FT) -> gpd.GeoDataFrame:
+    ids = ids or [f"P{i + 1}" for i in range(len(geoms))]
+    return gpd.GeoDataFrame({"parcel_id": ids}, geometry=list(geoms), crs=crs)
+
+
+def zones(*specs: tuple, crs: str = NY_FT, **cols) -> gpd.GeoDataFrame:
+    """``(geometry, FLD_ZONE[, ZONE_SUBTY[, STATIC_BFE]])`` tuples to an NFHL-like layer."""
+    rows = []
+    for s in specs:
+        g, z = s[0], s[1]
+        sub = s[2] if len(s) > 2 else None
+        bfe = s[3] if len(s) > 3 else -9999.0
+        rows.append({"FLD_ZONE": z, "ZONE_SUBTY": sub, "STATIC_BFE": bfe, "V_DATUM": "NAVD88", "geometry": g})
+    df = gpd.GeoDataFrame(rows, geometry="geometry", crs=crs)
+    for k, v in cols.items():
+        df[k] = v
+    return df
+
+
+def write(tmp_path: Path, name: str = "in.gpkg", **layers: gpd.GeoDataFrame) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / name
+    for layer, gdf in layers.items():
+        gdf.to_file(path, layer=layer, driver="GPKG")
+    return path
+
+
+def screen(tmp_path: Path, rb, **layers):
+    return screen_parcels(load_layers(write(tmp_path, **layers)), rb)
+
+
+def row(res, pid: str) -> pd.Series:
+    t = res.tables["parcels"]
+    return t.loc[t["parcel_id"] == pid].iloc[0]
+
+
+def finding(res, rule: str, sid: str) -> pd.Series:
+    f = res.findings
+    hit = f[(f["rule_id"] == rule) & (f["subject_id"] == sid)]
+    assert len(hit) == 1, (rule, sid, len(hit))
+    return hit.iloc[0]
+
+
+# ------------------------------------------------------------------------------------------
+# zone lists and classification
+
+def test_expand_zone_list_ranges() -> None:
+    z = expand_zone_list(["A", "AE", "A1-A30", "V1-V30", "a99"])
+    assert {"A1", "A15", "A30", "V1", "V30", "A99", "AE", "A"} <= z
+    assert "A31" not in z and "A0" not in z
+    assert len(z) == 2 + 30 + 30 + 1
+
+
+def test_lexington_attribute_table_classification(rb) -> None:
+    """Real NFHL S_FLD_HAZ_AR attributes (Lexington VA, 938 rows): AE 446, X 400, A 92, FLOODWAY 22."""
+    df = pyogrio.read_dataframe(LEX / "S_FLD_HAZ_AR_attributes_only.dbf", read_geometry=False)
+    assert len(df) == 938
+    c = classify_flood_zones(df, rb)
+    assert c["zone"].value_counts().to_dict() == {"AE": 446, "X": 400, "A": 92}
+    assert int(c["sfha"].sum()) == 446 + 92  # the 2 A rows with a null SFHA_TF are SFHA by zone
+    assert not c.loc[c["zone"] == "X", "sfha"].any()
+    assert int(c["floodway"].sum()) == 22
+    assert set(c.loc[c["floodway"], "zone"]) == {"AE"}
+    assert int(c["unnumbered_a"].sum()) == 92
+    assert int(c["bfe_zone"].sum()) == 446
+    # X with "0.2 PCT ANNUAL CHANCE FLOOD HAZARD" is covered (determined), not SFHA
+    shaded = c[df["ZONE_SUBTY"].fillna("").str.startswith("0.2 PCT")]
+    assert len(shaded) == 340 and shaded["covered"].all() and not shaded["sfha"].any()
+
+
+def test_zone_d_and_area_not_included_are_undetermined(rb) -> None:
+    df = pd.DataFrame({"FLD_ZONE": ["D", "AREA NOT INCLUDED", "AE", "X", "A12", "VE"],
+                       "SFHA_TF": ["F", "F", "T", "F", None, "T"]})
+    c = classify_flood_zones(df, rb)
+    assert c["undetermined"].tolist() == [True, True, False, False, False, False]
+    assert c["sfha"].tolist() == [False, False, True, False, True, True]
+
+
+# ------------------------------------------------------------------------------------------
+# exact areas, by hand
+
+def test_half_in_ae_hand_computed(tmp_path, rb) -> None:
+    # parcel 200 x 200 ft; AE covers x 100..300 -> overlap 100 x 200 = 20,000 sq ft
+    # = 20,000 / 43,560 = 0.45914 acres, share 0.5. X covers the rest of the parcel.
+    res = screen(tmp_path, rb, parcels=parcels(sq(0, 0, 200, 200)),
+                 flood_zones=zones((sq(100, -50, 300, 250), "AE"), (sq(-50, -50, 100, 250), "X")))
+    r = row(res, "P1")
+    assert r["area_acres"] == pytest.approx(40_000 / ACRE, abs=1e-6)
+    assert r["sfha_acres"] == pytest.approx(20_000 / ACRE, abs=1e-5)
+    assert round(r["sfha_acres"], 4) == 0.4591
+    assert r["sfha_share"] == pytest.approx(0.5, abs=1e-6)
+    assert r["flood_zones"] == "AE; X" and r["flood_data"] == "full"
+    f = finding(res, "FLD-001", "P1")
+    assert f["status"] == "review" and f["measured"] == pytest.approx(0.4591, abs=1e-4)
+    assert "0.46 acres" in f["message"] and "50.0%" in f["message"]
+    # the finding's geometry is the overlap itself: 20,000 sq ft
+    assert f.geometry.area == pytest.approx(20_000, abs=0.5)
+    assert res.derived["sfha_overlaps"].geometry.area.sum() == pytest.approx(20_000, abs=0.5)
+
+
+def test_touching_along_an_edge_is_not_in_the_zone(tmp_path, rb) -> None:
+    # AE shares the parcel's east edge x = 200 only: intersection is a line, area 0
+    res = screen(tmp_path, rb, parcels=parcels(sq(0, 0, 200, 200)),
+                 flood_zones=zones((sq(200, 0, 400, 200), "AE"), (sq(-10, -10, 200, 210), "X")))
+    r = row(res, "P1")
+    assert r["sfha_acres"] == 0.0 and r["flood_zones"] == "X"
+    assert finding(res, "FLD-001", "P1")["status"] == "pass"
+
+
+def test_overlapping_ae_polygons_not_double_counted(tmp_path, rb) -> None:
+    # AE1 x 0..150 and AE2 x 100..250 overlap on x 100..150. Over the 200 x 200 parcel:
+    # union x 0..200 = 40,000 sq ft (0.9183 ac); the naive sum 30,000 + 20,000 = 50,000 would exceed the parcel.
+    res = screen(tmp_path, rb, parcels=parcels(sq(0, 0, 200, 200)),
+                 flood_zones=zones((sq(0, -10, 150, 210), "AE"), (sq(100, -10, 250, 210), "AE")))
+    r = row(res, "P1")
+    assert r["sfha_acres"] * ACRE == pytest.approx(40_000, abs=0.5)
+    assert r["sfha_share"] == pytest.approx(1.0)
+
+
+def test_sliver_and_minimum_area_are_ignored_and_said(tmp_path, rb) -> None:
+    # P1: AE overlaps a strip 0.8 ft x 200 ft = 160 sq ft (> 100 sq ft minimum) but thinner than 1 ft: sliver
+    # P2: AE overlaps a strip 2 ft x 200 ft = 400 sq ft: counted (400 / 43,560 = 0.009183 ac)
+    # P3: AE overlaps a 5 x 5 ft corner = 25 sq ft, under the 100 sq ft minimum: ignored
+    p = parcels(sq(0, 0, 200, 200), sq(1000, 0, 1200, 200), sq(2000, 0, 2200, 200))
+    fz = zones((sq(199.2, 0, 400, 200), "AE"), (sq(1198, 0, 1400, 200), "AE"), (sq(2195, 195, 2400, 400), "AE"),
+               (sq(-10, -10, 2500, 500).difference(sq(199.2, 0, 400, 200)).difference(sq(1198, 0, 1400, 200))
+                .difference(sq(2195, 195, 2400, 400)), "X"))
+    res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
+    r1, r2, r3 = row(res, "P1"), row(res, "P2"), row(res, "P3")
+    assert r1["sfha_acres"] == 0 and r1["flood_zones"] == "X" and r1["slivers_ignored"] == "AE"
+    m1 = finding(res, "FLD-001", "P1")
+    assert m1["status"] == "pass" and "sliver of 160 sq ft" in m1["message"] and "ignored" in m1["message"]
+    assert r2["sfha_acres"] * ACRE == pytest.approx(400, abs=0.01)
+    assert finding(res, "FLD-001", "P2")["status"] == "review"
+    assert r3["sfha_acres"] == 0 and "sliver of 25 sq ft" in finding(res, "FLD-001", "P3")["message"]
+
+
+def test_floodway_acres_and_share(tmp_path, rb) -> None:
+    # floodway x 150..250 over the 200 x 200 parcel: 50 x 200 = 10,000 sq ft = 0.2296 ac, share 0.25
+    fz = zones((sq(150, -10, 250, 210), "AE", "FLOODWAY"), (sq(-10, -10, 150, 210), "AE"))
+    res = screen(tmp_path, rb, parcels=parcels(sq(0, 0, 200, 200)), flood_zones=fz)
+    r = row(res, "P1")
+    assert r["floodway_acres"] * ACRE == pytest.approx(10_000, abs=0.5)
+    assert r["floodway_share"] == pytest.approx(0.25)
+    assert r["sfha_acres"] * ACRE == pytest.approx(40_000, abs=0.5)
+    f = finding(res, "FLD-002", "P1")
+    assert f["status"] == "review" and f["measured"] == pytest.approx(10_000 / ACRE, abs=1e-5)
+    assert "25.0% of the parcel" in f["message"]
+    # AE next to a floodway: § 6-138 applies, not the 1 ft rule
+    assert finding(res, "FLD-006", "P1")["status"] == "pass"
+
+
+# ------------------------------------------------------------------------------------------
+# coverage: no data is not "no hazard"
+
+def test_coverage_no_data_partial_and_zone_d(tmp_path, rb) -> None:
+    # coverage: X over x -10..500 and zone D over x 1000..1300; P1 inside X, P2 half out (x 400..600),
+    # P3 far away (no flood polygon), P4 in zone D.
+    fz = zones((sq(-10, -10, 500, 210), "X"), (sq(1000, -10, 1300, 210), "D"))
+    p = parcels(sq(0, 0, 200, 200), sq(400, 0, 600, 200), sq(3000, 0, 3200, 200), sq(1050, 0, 1250, 200))
+    res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
+    t = res.tables["parcels"].set_index("parcel_id")
+    assert t["flood_data"].to_dict() == {"P1": "full", "P2": "partial", "P3": "no_data", "P4": "no_data"}
+    # P2: x 500..600 uncovered = 100 x 200 = 20,000 sq ft
+    assert t.loc["P2", "uncovered_acres"] * ACRE == pytest.approx(20_000, abs=0.5)
+    assert finding(res, "FLD-001", "P1")["status"] == "pass"
+    f2 = finding(res, "FLD-001", "P2")
+    assert f2["status"] == "not_evaluated" and "partial flood data: 0.46 acres" in f2["message"]
+    f3 = finding(res, "FLD-001", "P3")
+    assert f3["status"] == "not_evaluated" and "coverage" in f3["message"]
+    f4 = finding(res, "FLD-001", "P4")
+    assert f4["status"] == "not_evaluated" and "zone D" in f4["message"] and t.loc["P4", "flood_zones"] == "D"
+    for rule in ("FLD-002", "FLD-005", "FLD-006", "FLD-009"):
+        assert finding(res, rule, "P3")["status"] == "not_evaluated"
+    assert (t.loc[["P3", "P4"], "worst_status"] == "not_evaluated").all()
+
+
+def test_screen_without_flood_zones_is_not_evaluated(tmp_path, rb) -> None:
+    res = screen(tmp_path, rb, parcels=parcels(sq(0, 0, 200, 200), sq(300, 0, 500, 200)))
+    f = res.findings
+    assert set(f["status"]) == {"not_evaluated"}
+    assert set(f["rule_id"]) == {"FLD-001", "FLD-002", "FLD-005", "FLD-006", "FLD-009", "FLD-010"}
+    assert f["message"].str.contains("no flood_zones layer").all()
+
+
+def test_screen_without_parcels_is_an_input_error(tmp_path, rb) -> None:
+    layers = load_layers(write(tmp_path, flood_zones=zones((sq(0, 0, 100, 100), "AE"))))
+    with pytest.raises(InputError, match="parcels"):
+        screen_parcels(layers, rb)
+
+
+# ------------------------------------------------------------------------------------------
+# FLD-005, 006, 009, 010
+
+def test_fld005_large_parcels_in_sfha(tmp_path, rb) -> None:
+    # P1 500 x 500 ft = 250,000 sq ft = 5.739 ac (> 5 ac) touching AE: review
+    # P2 400 x 500 ft = 200,000 sq ft = 4.591 ac: pass; P3 5.739 ac outside the SFHA: pass
+    p = parcels(sq(0, 0, 500, 500), sq(600, 0, 1000, 500), sq(2000, 0, 2500, 500))
+    fz = zones((sq(-10, -10, 1100, 100), "AE"), (sq(-10, 100, 3000, 600), "X"), (sq(1100, -10, 3000, 100), "X"))
+    res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
+    f1 = finding(res, "FLD-005", "P1")
+    assert f1["status"] == "review" and f1["measured"] == pytest.approx(250_000 / ACRE) and f1["threshold"] == 5
+    assert finding(res, "FLD-005", "P2")["status"] == "pass"
+    assert finding(res, "FLD-005", "P3")["status"] == "pass"
+    f9 = finding(res, "FLD-009", "P2")
+    assert f9["status"] == "info" and f9["measured"] == pytest.approx(200_000 / ACRE)
+
+
+def test_fld006_unnumbered_a_and_no_floodway(tmp_path, rb) -> None:
+    # P1 in an unnumbered A zone; P2 in an AE zone with no floodway anywhere; P3 outside
+    p = parcels(sq(0, 0, 200, 200), sq(1000, 0, 1200, 200), sq(2000, 0, 2200, 200))
+    fz = zones((sq(-10, -10, 210, 100), "A"), (sq(990, -10, 1210, 100), "AE"),
+               (sq(-10, 100, 2300, 300), "X"), (sq(1900, -10, 2300, 100), "X"))
+    res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
+    f1, f2, f3 = (finding(res, "FLD-006", s) for s in ("P1", "P2", "P3"))
+    assert f1["status"] == "review" and "unnumbered A" in f1["message"]
+    assert f2["status"] == "review" and "1 ft" in f2["message"]
+    assert f3["status"] == "pass"
+
+
+def test_fld010_adopted_map(tmp_path, rb) -> None:
+    p = parcels(sq(0, 0, 100, 100))
+    same = zones((sq(-10, -10, 110, 110), "X"), DFIRM_ID="360057", EFF_DATE="1998-03-02")
+    other = zones((sq(-10, -10, 110, 110), "X"), DFIRM_ID="36007C", EFF_DATE="2010-06-16")
+    bare = zones((sq(-10, -10, 110, 110), "X"))
+    f_same = screen(tmp_path / "a", rb, parcels=p, flood_zones=same).findings
+    f_other = screen(tmp_path / "b", rb, parcels=p, flood_zones=other).findings
+    f_bare = screen(tmp_path / "c", rb, parcels=p, flood_zones=bare).findings
+    one = lambda f: f[f["rule_id"] == "FLD-010"]
+    assert len(one(f_same)) == 1 and one(f_same).iloc[0]["status"] == "pass"
+    o = one(f_other).iloc[0]
+    assert o["status"] == "info" and "36007C" in o["message"] and "360057" in o["message"]
+    assert "2010-06-16" in o["message"]
+    assert one(f_bare).iloc[0]["status"] == "not_evaluated"
+
+
+# ------------------------------------------------------------------------------------------
+# bad input through the loader
+
+def _base_case():
+    p = parcels(sq(0, 0, 200, 200), sq(300, 0, 500, 300))
+    fz = zones((sq(100, -50, 450, 100), "AE"), (sq(150, -50, 250, 150), "AE", "FLOODWAY"),
+               (sq(-50, 100, 600, 400), "X"), (sq(-50, -50, 100, 100), "X"), (sq(450, -50, 600, 100), "X"))
+    return p, fz
+
+
+def test_lowercase_nfhl_fields_are_mapped(tmp_path, rb) -> None:
+    p, fz = _base_case()
+    ref = screen(tmp_path / "a", rb, parcels=p, flood_zones=fz).tables["parcels"]
+    low = fz.rename(columns={c: c.lower() for c in fz.columns if c != "geometry"})
+    assert "fld_zone" in low.columns
+    got = screen(tmp_path / "b", rb, parcels=p, flood_zones=low).tables["parcels"]
+    for c in ("sfha_acres", "floodway_acres", "flood_zones", "flood_data"):
+        assert got[c].tolist() == ref[c].tolist()
+    # P1: AE x 100..200, y 0..100 = 10,000 sq ft, plus the floodway (also SFHA) above it, x 150..200,
+    # y 100..150 = 2,500 sq ft -> 12,500 sq ft; P2: AE x 300..450, y 0..100 = 15,000 sq ft
+    assert (ref["sfha_acres"] * ACRE).round(3).tolist() == [12_500, 15_000]
+    # floodway x 150..200, y 0..150 = 7,500 sq ft in P1
+    assert ref["floodway_acres"].iloc[0] * ACRE == pytest.approx(7_500, abs=0.5)
+
+
+@pytest.mark.parametrize("geo", ["EPSG:4326", "EPSG:4269"])
+def test_geographic_layers_are_reprojected_and_areas_match(tmp_path, rb, geo) -> None:
+    p, fz = _base_case()
+    ref = screen(tmp_path / "a", rb, parcels=p, flood_zones=fz).tables["parcels"]
+    layers = load_layers(write(tmp_path / "b", parcels=p.to_crs(geo), flood_zones=fz.to_crs(geo)))
+    assert layers.crs.to_epsg() == 2261
+    got = screen_parcels(layers, rb).tables["parcels"]
+    # straight edges in lon/lat are not quite straight in EPSG:2261; 0.1 % is ample for 200-ft boxes
+    np.testing.assert_allclose(got["sfha_acres"], ref["sfha_acres"], rtol=1e-3)
+    np.testing.assert_allclose(got["area_acres"], ref["area_acres"], rtol=1e-3)
+    assert got["flood_zones"].tolist() == ref["flood_zones"].tolist()
+
+
+def test_missing_sfha_tf_is_derived_from_fld_zone(tmp_path, rb) -> None:
+    p, fz = _base_case()
+    fz = fz.copy()
+    fz["SFHA_TF"] = ["T", "T", "F", "F", "F"]
+    with_flag = screen(tmp_path / "a", rb, parcels=p, flood_zones=fz).tables["parcels"]
+    without = screen(tmp_path / "b", rb, parcels=p, flood_zones=fz.drop(columns="SFHA_TF")).tables["parcels"]
+    layers = load_layers(write(tmp_path / "c", flood_zones=fz.drop(columns="SFHA_TF")))
+    assert layers["flood_zones"]["SFHA_TF"].tolist() == ["T", "T", "F", "F", "F"]
+    assert without["sfha_acres"].tolist() == with_flag["sfha_acres"].tolist()
+
+
+def test_invalid_bow_tie_is_repaired(tmp_path, rb) -> None:
+    # bow-tie AE over the parcel's west half: (0,0)-(100,200)-(100,0)-(0,200) crosses itself at (50,100);
+    # make_valid gives two triangles with bases 200 ft on x = 0 and x = 100, apex (50,100):
+    # each 1/2 * 200 * 50 = 5,000 sq ft -> 10,000 sq ft in the parcel.
+    bow = Polygon([(X0, Y0), (X0 + 100, Y0 + 200), (X0 + 100, Y0), (X0, Y0 + 200)])
+    assert not bow.is_valid
+    fz = zones((bow, "AE"), (sq(-10, -10, 300, 300), "X"))
+    res = screen(tmp_path, rb, parcels=parcels(sq(0, 0, 200, 200)), flood_zones=fz)
+    assert any("repaired" in w for w in res.layers.warnings)
+    assert row(res, "P1")["sfha_acres"] * ACRE == pytest.approx(10_000, abs=0.5)
+
+
+# ------------------------------------------------------------------------------------------
+# BFE at a site
+
+def _lines(*specs, crs=NY_FT) -> gpd.GeoDataFrame:
+    return gpd.GeoDataFrame({"ELEV": [s[1] for s in specs], "V_DATUM": [s[2] for s in specs]},
+                            geometry=[s[0] for s in specs], crs=crs)
+
+
+def test_bfe_interpolated_along_a_bent_stream() -> None:
+    # stream: (0,0) -> (1000,0) -> (1000,1000) (2,000 ft long). BFE 800 crosses at s = 200, BFE 812 at s = 1,600.
+    # site (1030, 300) projects to (1000, 300): s = 1,300. BFE = 800 + 12 * (1300 - 200) / 1400 = 809.4286
+    stream = gpd.GeoDataFrame(geometry=[LineString([(X0, Y0), (X0 + 1000, Y0), (X0 + 1000, Y0 + 1000)])], crs=NY_FT)
+    bl = _lines((LineString([(X0 + 200, Y0 - 100), (X0 + 200, Y0 + 100)]), 800.0, "NAVD88"),
+                (LineString([(X0 + 900, Y0 + 600), (X0 + 1100, Y0 + 600)]), 812.0, "NAVD88"))
+    r = bfe_at_points([Point(X0 + 1030, Y0 + 300)], bfe_lines=bl, streams=stream, search_radius_ft=5000).iloc[0]
+    assert r["bfe_method"] == "interpolated_along_stream"
+    assert r["bfe_ft"] == pytest.approx(800 + 12 * 1100 / 1400, abs=1e-6)
+    assert r["bfe_datum"] == "NAVD88" and "screening estimate" in r["bfe_note"]
+    # straight-line nearest-lines weighting would give a different number: the stream matters
+    near = bfe_at_points([Point(X0 + 1030, Y0 + 300)], bfe_lines=bl, search_radius_ft=5000).iloc[0]
+    assert near["bfe_method"] == "nearest_lines"
+    # distances: to the 812 line (y = 600, x 900..1100) 300 ft; to the 800 line (x = 200, y -100..100) 
+    # hypot(830, 200) = 853.76 ft; BFE = (812 * 853.76 + 800 * 300) / 1153.76
+    d1, d2 = 300.0, float(np.hypot(830, 200))
+    assert near["bfe_ft"] == pytest.approx((812 * d2 + 800 * d1) / (d1 + d2), abs=1e-6)
+    assert "screening estimate" in near["bfe_note"]
+
+
+def test_bfe_never_mixes_datums_and_never_extrapolates() -> None:
+    stream = gpd.GeoDataFrame(geometry=[LineString([(X0, Y0), (X0 + 2000, Y0)])], crs=NY_FT)
+    bl = _lines((LineString([(X0 + 200, Y0 - 50), (X0 + 200, Y0 + 50)]), 800.0, "NGVD29"),
+                (LineString([(X0 + 1200, Y0 - 50), (X0 + 1200, Y0 + 50)]), 801.0, "NAVD88"))
+    pts = [Point(X0 + 700, Y0 + 10), Point(X0 + 1500, Y0 + 10)]
+    r = bfe_at_points(pts, bfe_lines=bl, streams=stream, search_radius_ft=5000)
+    assert r["bfe_method"].tolist() == ["none", "none"]
+    assert r["bfe_ft"].isna().all()
+    assert "different vertical datums (NGVD29, NAVD88)" in r.loc[0, "bfe_note"]
+    assert "not between two BFE lines" in r.loc[1, "bfe_note"]
+
+
+def test_static_bfe_wins_and_minus_9999_is_none(tmp_path, rb) -> None:
+    fz = zones((sq(0, 0, 100, 100), "AE", None, 812.5), (sq(100, 0, 200, 100), "AE", None, -9999.0))
+    layers = load_layers(write(tmp_path, flood_zones=fz))
+    f = layers["flood_zones"]
+    assert np.isnan(f["STATIC_BFE"].iloc[1])
+    r = bfe_at_points([Point(X0 + 50, Y0 + 50), Point(X0 + 150, Y0 + 50)], flood=f, search_radius_ft=5000)
+    assert r.loc[0, "bfe_method"] == "static" and r.loc[0, "bfe_ft"] == 812.5
+    assert r.loc[1, "bfe_method"] == "none"
+
+
+def test_real_lexington_bfe_lines_interpolation() -> None:
+    """Real FEMA S_BFE lines (Lexington VA, EPSG:4269, NGVD29, ELEV ft).
+
+    The snapshot has no stream centre lines, so the flooding source is a SYNTHETIC stream: a straight
+    line through the midpoints of two real adjacent BFE lines (extended 20 ft past each). A site 30 %
+    of the way between them, 40 ft off the line, must get e1 + 0.3 * (e2 - e1) within 0.1 ft.
+    """
+    layers = load_layers(overrides={"bfe_lines": str(LEX / "S_BFE.shp")})
+    assert not layers.crs.is_geographic  # reprojected to a feet CRS (UTM in US feet outside NY)
+    bl = layers["bfe_lines"]
+    assert set(bl["V_DATUM"].dropna()) <= {"NGVD29", "NP"}
+    g = np.asarray(bl.geometry.values, dtype=object)
+    elev = bl["ELEV"].to_numpy()
+    mids = shapely.line_interpolate_point(g, 0.5, normalized=True)
+    tree = shapely.STRtree(g)
+    pair = None
+    for i in np.argsort(elev):  # deterministic: lowest ELEV first
+        if not np.isfinite(elev[i]):
+            continue
+        cands = tree.query(mids[i], predicate="dwithin", distance=1500)
+        for j in sorted(cands, key=lambda k: float(shapely.distance(mids[i], mids[k]))):
+            if j == i or not np.isfinite(elev[j]) or not 0.5 <= elev[j] - elev[i] <= 5:
+                continue
+            seg = LineString([mids[i], mids[j]])
+            if shapely.distance(mids[i], mids[j]) < 200:
+                continue
+            hits = tree.query(seg, predicate="intersects")
+            if sorted(hits) == sorted([i, j]) and all(
+                    shapely.get_type_id(shapely.intersection(seg, g[k])) == 0 for k in (i, j)):
+                pair = (i, j)
+                break
+        if pair:
+            break
+    assert pair is not None, "no two adjacent real BFE lines found"
+    i, j = pair
+    a, b = np.array(mids[i].coords[0]), np.array(mids[j].coords[0])
+    u = (b - a) / np.linalg.norm(b - a)
+    stream = LineString([a - 20 * u, b + 20 * u])
+    normal = np.array([-u[1], u[0]])
+    site = Point(*(a + 0.3 * (b - a) + 40 * normal))
+    streams = gpd.GeoDataFrame(geometry=[stream], crs=layers.crs)
+    r = bfe_at_points([site], bfe_lines=bl, streams=streams, search_radius_ft=5000).iloc[0]
+    e1, e2 = elev[i], elev[j]
+    assert r["bfe_method"] == "interpolated_along_stream"
+    assert min(e1, e2) <= r["bfe_ft"] <= max(e1, e2)
+    assert r["bfe_ft"] == pytest.approx(e1 + 0.3 * (e2 - e1), abs=0.1)
+    assert r["bfe_datum"] == "NGVD29"
+    assert {r["bfe_low_ft"], r["bfe_high_ft"]} == {e1, e2}
+
+
+# ------------------------------------------------------------------------------------------
+# site checks
+
+def _site_layers(tmp_path: Path, footprint: Polygon, *, dem: bool = False, fz=None, bl=None, streams=None):
+    layers = {"footprints": gpd.GeoDataFrame({"id": ["F1"]}, geometry=[footprint], crs=NY_FT)}
+    if fz is not None:
+        layers["flood_zones"] = fz
+    if bl is not None:
+        layers["bfe_lines"] = bl
+    if streams is not None:
+        layers["streams"] = streams
+    path = write(tmp_path, **layers)
+    dem_path = None
+    if dem:
+        import rasterio
+        from affine import Affine
+
+        # plane z = 100 + 0.01 * (x - X0) ft on 10-ft cells (cell centres), x from X0-500, y down from Y0+1000
+        xs = X0 - 500 + 5 + 10 * np.arange(200)
+        z = np.tile(100 + 0.01 * (xs - X0), (150, 1)).astype("float32")
+        dem_path = tmp_path / "dem.tif"
+        with rasterio.open(dem_path, "w", driver="GTiff", width=200, height=150, count=1, dtype="float32",
+                           crs=NY_FT, transform=Affine(10, 0, X0 - 500, 0, -10, Y0 + 1000)) as dst:
+            dst.write(z, 1)
+    return load_layers(path, dem=dem_path, dem_z_units="ft" if dem else None, primary=("footprints",))
+
+
+def _ae_with_lines():
+    fz = zones((sq(-500, -200, 1500, 200), "AE"), (sq(-500, 200, 1500, 600), "AE", "FLOODWAY"),
+               (sq(-500, 600, 1500, 900), "X"))
+    bl = _lines((LineString([(X0 - 100, Y0 - 200), (X0 - 100, Y0 + 900)]), 800.0, "NAVD88"),
+                (LineString([(X0 + 900, Y0 - 200), (X0 + 900, Y0 + 900)]), 810.0, "NAVD88"))
+    st = gpd.GeoDataFrame({"name": ["River"]}, geometry=[LineString([(X0 - 500, Y0 + 400), (X0 + 1500, Y0 + 400)])],
+                          crs=NY_FT)
+    return fz, bl, st
+
+
+def site_status(res, rule: str) -> str:
+    return finding(res, rule, "F1")["status"]
+
+
+def test_site_floor_against_interpolated_bfe(tmp_path, rb) -> None:
+    # footprint x 0..100, y 0..100 in AE. BFE lines 800 at x = -100 and 810 at x = 900 cross the river
+    # (y = 400). The highest BFE over corners/centroid: x = 100 -> 800 + 10 * 200 / 1000 = 802.0 ft
+    fz, bl, st = _ae_with_lines()
+    layers = _site_layers(tmp_path, sq(0, 0, 100, 100), fz=fz, bl=bl, streams=st)
+    below = check_site(layers, rb, use="residential", lowest_floor_ft=801.5)
+    t = below.tables["footprints"].iloc[0]
+    assert t["bfe_ft"] == pytest.approx(802.0, abs=1e-6) and t["bfe_method"] == "interpolated_along_stream"
+    assert site_status(below, "FLD-003") == "violation"
+    assert finding(below, "FLD-003", "F1")["threshold"] == pytest.approx(802.0)
+    assert site_status(below, "FLD-004") == "info"
+    assert site_status(below, "FLD-002") == "pass" and site_status(below, "FLD-001") == "review"
+    assert site_status(check_site(layers, rb, use="residential", lowest_floor_ft=802.0), "FLD-003") == "pass"
+    assert site_status(check_site(layers, rb, use="nonresidential", lowest_floor_ft=801.0), "FLD-003") == "review"
+    assert site_status(check_site(layers, rb, use="residential"), "FLD-003") == "not_evaluated"
+    # manufactured home with a BFE: FLD-004 compares with the BFE
+    mh = check_site(layers, rb, use="manufactured", lowest_floor_ft=801.0)
+    assert site_status(mh, "FLD-004") == "violation" and site_status(mh, "FLD-003") == "info"
+
+
+def test_site_in_floodway(tmp_path, rb) -> None:
+    fz, bl, st = _ae_with_lines()
+    layers = _site_layers(tmp_path, sq(0, 300, 100, 350), fz=fz, bl=bl, streams=st)
+    v = check_site(layers, rb, use="residential", lowest_floor_ft=900)
+    f = finding(v, "FLD-002", "F1")
+    assert f["status"] == "violation" and f["measured"] == pytest.approx(5_000, abs=0.5)  # 100 x 50 ft
+    assert site_status(check_site(layers, rb, use="residential", no_rise_evaluation=True), "FLD-002") == "review"
+
+
+def test_site_zone_a_uses_hag_from_dem(tmp_path, rb) -> None:
+    # DEM plane z = 100 + 0.01 (x - X0); footprint x 0..50: walls sampled up to x = 50 -> HAG = 100.5 ft;
+    # required floor = HAG + 2 = 102.5 ft; with a BFE from other data of 103 ft: max(103, 102.5) = 103 ft
+    fz = zones((sq(-200, -200, 300, 300), "A"))
+    layers = _site_layers(tmp_path, sq(0, 0, 50, 40), dem=True, fz=fz)
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=102.4)
+    t = res.tables["footprints"].iloc[0]
+    assert t["hag_ft"] == pytest.approx(100.5, abs=1e-3) and t["hag_fraction"] == pytest.approx(1.0)
+    f4 = finding(res, "FLD-004", "F1")
+    assert f4["status"] == "violation" and f4["threshold"] == pytest.approx(102.5, abs=1e-3)
+    assert site_status(res, "FLD-003") == "info"
+    assert site_status(check_site(layers, rb, use="residential", lowest_floor_ft=102.5), "FLD-004") == "pass"
+    hi = check_site(layers, rb, use="residential", lowest_floor_ft=102.6, bfe_ft=103.0)
+    assert finding(hi, "FLD-004", "F1")["threshold"] == pytest.approx(103.0)
+    assert site_status(hi, "FLD-004") == "violation"
+    assert site_status(check_site(layers, rb, use="manufactured", lowest_floor_ft=103.0, bfe_ft=103.0),
+                       "FLD-004") == "pass"
+    # FLD-006: unnumbered A
+    assert site_status(res, "FLD-006") == "review"
+
+
+def test_site_zone_a_without_dem_is_not_evaluated(tmp_path, rb) -> None:
+    fz = zones((sq(-200, -200, 300, 300), "A"))
+    layers = _site_layers(tmp_path, sq(0, 0, 50, 40), fz=fz)
+    assert site_status(check_site(layers, rb, use="residential", lowest_floor_ft=150), "FLD-004") == "not_evaluated"
+    # below the BFE from other data is a violation even without the HAG
+    assert site_status(check_site(layers, rb, use="residential", lowest_floor_ft=99, bfe_ft=100),
+                       "FLD-004") == "violation"
+
+
+def test_site_openings_and_substantial_improvement(tmp_path, rb) -> None:
+    fz, bl, st = _ae_with_lines()
+    layers = _site_layers(tmp_path, sq(0, 0, 100, 100), fz=fz, bl=bl, streams=st)
+
+    def s(rule, **kw):
+        return site_status(check_site(layers, rb, use="residential", **kw), rule)
+
+    # 800 sq ft enclosed needs >= 800 sq in in >= 2 openings, bottoms <= 1 ft above grade
+    ok = {"enclosed_sqft": 800, "openings": 2, "openings_sqin": 800, "opening_bottom_ft": 1.0}
+    assert s("FLD-007", **ok) == "pass"
+    assert s("FLD-007", **{**ok, "openings_sqin": 799}) == "review"
+    assert s("FLD-007", **{**ok, "openings": 1}) == "review"
+    assert s("FLD-007", **{**ok, "opening_bottom_ft": 1.5}) == "review"
+    assert s("FLD-007", enclosed_sqft=800) == "not_evaluated"
+    assert s("FLD-007") == "not_evaluated"
+    assert s("FLD-007", enclosed_sqft=0) == "pass"
+    msg = finding(check_site(layers, rb, use="residential", **{**ok, "openings": 1}), "FLD-007", "F1")["message"]
+    assert "engineer-certified design needed" in msg
+    # 50,000 / 100,000 = 50 % -> substantial improvement (review); 49,999 -> pass; missing -> not_evaluated
+    assert s("FLD-008", improvement_cost=50_000, market_value=100_000) == "review"
+    assert s("FLD-008", improvement_cost=49_999, market_value=100_000) == "pass"
+    assert s("FLD-008", improvement_cost=50_000) == "not_evaluated"
+
+
+def test_site_outside_coverage_not_evaluated(tmp_path, rb) -> None:
+    fz, bl, st = _ae_with_lines()
+    layers = _site_layers(tmp_path, sq(5000, 0, 5100, 100), fz=fz, bl=bl, streams=st)
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=900)
+    for rule in ("FLD-001", "FLD-002", "FLD-003", "FLD-004"):
+        assert site_status(res, rule) == "not_evaluated", rule
+
+
+def test_site_needs_a_footprint(tmp_path, rb) -> None:
+    layers = load_layers(write(tmp_path, flood_zones=zones((sq(0, 0, 100, 100), "AE"))))
+    with pytest.raises(InputError, match="footprint"):
+        check_site(layers, rb, use="residential")
+    with pytest.raises(InputError, match="use"):
+        check_site(layers, rb, use="barn")
+
+
+# ------------------------------------------------------------------------------------------
+# effective vs preliminary
+
+def test_preliminary_map_comparison(tmp_path, rb) -> None:
+    # P1: AE x 100..200 (0.4591 ac) in both; P2: X -> AE over x 300..400 (20,000 sq ft), enters the SFHA
+    p = parcels(sq(0, 0, 200, 200), sq(300, 0, 500, 200))
+    eff = zones((sq(100, -10, 200, 210), "AE"), (sq(-10, -10, 100, 210), "X"), (sq(200, -10, 600, 210), "X"))
+    pre = zones((sq(100, -10, 200, 210), "AE"), (sq(300, -10, 400, 210), "AE"), (sq(-10, -10, 100, 210), "X"),
+                (sq(200, -10, 300, 210), "X"), (sq(400, -10, 600, 210), "X"))
+    res = screen(tmp_path, rb, parcels=p, flood_zones=eff, flood_zones_preliminary=pre)
+    t = res.tables["parcels"].set_index("parcel_id")
+    assert t.loc["P1", "zone_change"] == "" and t.loc["P1", "sfha_acres_change"] == pytest.approx(0, abs=1e-9)
+    assert t.loc["P2", "prelim_flood_zones"] == "AE; X"
+    assert t.loc["P2", "sfha_acres_change"] * ACRE == pytest.approx(20_000, abs=0.5)
+    assert t.loc["P2", "zone_change"] == "X -> AE; X; enters the SFHA"
+    cmp_ = res.tables["map_comparison"]
+    assert cmp_["parcel_id"].tolist() == ["P2"]
+
+
+# ------------------------------------------------------------------------------------------
+# CLI and sample town
+
+def test_cli_screen_writes_parcels_csv(tmp_path) -> None:
+    from geoconstraints.cli import main
+
+    p, fz = _base_case()
+    path = write(tmp_path, parcels=p, flood_zones=fz)
+    out = tmp_path / "out"
+    r = CliRunner().invoke(main, ["screen", str(path), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    csv = pd.read_csv(out / "parcels.csv")
+    need = ["parcel_id", "area_acres", "sfha_acres", "sfha_share", "floodway_acres", "floodway_share",
+            "flood_zones", "flood_data", "bfe_ft", "bfe_method", "bfe_datum", "stream_distance_ft",
+            "stream_corridor_acres", "critical_slope_acres", "zoning_districts", "worst_status"]
+    assert all(c in csv.columns for c in need)
+    assert (csv["sfha_acres"] * ACRE).round(3).tolist() == [12_500, 15_000]  # see the lowercase test
+    assert "parcels" in pyogrio.list_layers(out / "results.gpkg")[:, 0]
+
+
+def test_sample_town_screen() -> None:
+    from geoconstraints import sample_path
+
+    layers = load_layers(sample_path("vestal_sample.gpkg"))
+    res = screen_parcels(layers, load_rulebook("vestal"))
+    t = res.tables["parcels"]
+    assert len(t) == len(layers["parcels"])
+    # coverage ends at easting 967,900: every parcel wholly east of it has no flood data
+    east = t.geometry.bounds["minx"] >= 967_900
+    assert east.sum() >= 100 and (t.loc[east, "flood_data"] == "no_data").all()
+    ids = set(t.loc[east, "parcel_id"])
+    f1 = res.findings[(res.findings["rule_id"] == "FLD-001") & res.findings["subject_id"].isin(ids)]
+    assert (f1["status"] == "not_evaluated").all()
+    assert ((t["sfha_share"] >= 0) & (t["sfha_share"] <= 1)).all()
+    # interpolated BFEs follow the sample's profile BFE(x) = 844.8 + 0.0008 (x - 955,900) within 0.5 ft
+    interp = t[t["bfe_method"] == "interpolated_along_stream"]
+    assert len(interp) > 100
+    pts = res.derived["sfha_overlaps"].set_index("parcel_id").loc[interp["parcel_id"]].geometry.representative_point()
+    err = interp["bfe_ft"].to_numpy() - (844.8 + 0.0008 * (pts.x.to_numpy() - 955_900))
+    assert np.median(np.abs(err)) < 0.5
+    assert (t["zoning_districts"] != "").mean() > 0.95
+    assert (t["stream_corridor_acres"] > 0).sum() > 50 and (t["critical_slope_acres"] > 0).sum() > 50
+    fl = res.findings[res.findings["rule_id"] == "FLD-010"]
+    assert len(fl) == 1 and fl.iloc[0]["status"] == "info"
+    assert len(res.tables["map_comparison"]) > 0
+
+
+def test_chunked_overlay_gives_the_same_table(tmp_path, rb) -> None:
+    # 12 parcels in chunks of 5 (3 chunks, progress bar) == one chunk
+    p = parcels(*[sq(250 * i, 0, 250 * i + 200, 200) for i in range(12)])
+    fz = zones((sq(-10, 50, 3000, 120), "AE"), (sq(900, 60, 1300, 110), "AE", "FLOODWAY"),
+               (sq(-10, -10, 3000, 300), "X"))
+    layers = load_layers(write(tmp_path, parcels=p, flood_zones=fz))
+    one = screen_parcels(layers, rb).tables["parcels"]
+    many = screen_parcels(layers, rb, chunk_size=5).tables["parcels"]
+    cols = [c for c in one.columns if c != "geometry"]
+    pd.testing.assert_frame_equal(one[cols], many[cols])
+    # each parcel: AE strip y 50..120 over 200 ft = 14,000 sq ft (the floodway lies inside the strip)
+    assert (one["sfha_acres"] * ACRE).round(3).tolist() == [14_000] * 12
+    # floodway y 60..110 over x 900..1300: parcel 4 (x 750..950) 50 x 50 = 2,500; parcel 5 (x 1000..1200)
+    # 200 x 50 = 10,000; parcel 6 (x 1250..1450) 50 x 50 = 2,500 sq ft
+    assert (one["floodway_acres"] * ACRE).round(3).tolist()[3:6] == [2_500, 10_000, 2_500]
+
+
+def test_context_columns_corridor_slopes_zoning_stream(tmp_path, rb) -> None:
+    # parcel x 0..200, y 0..200. Stream corridor x -50..50 -> 50 x 200 = 10,000 sq ft (0.2296 ac);
+    # critical slopes y 150..260 -> 200 x 50 = 10,000 sq ft; zoning RA-1 x < 100, RR x >= 100 -> both;
+    # stream line x = 300 -> 100 ft from the parcel's east edge.
+    p = parcels(sq(0, 0, 200, 200))
+    fz = zones((sq(-100, -100, 400, 400), "X"))
+    corridor = gpd.GeoDataFrame({"id": ["C1"]}, geometry=[sq(-50, -100, 50, 400)], crs=NY_FT)
+    slopes = gpd.GeoDataFrame({"id": ["S1"]}, geometry=[sq(-100, 150, 400, 260)], crs=NY_FT)
+    zoning = gpd.GeoDataFrame({"id": ["Z1", "Z2"], "district": ["RA-1", "RR"]},
+                              geometry=[sq(-100, -100, 100, 400), sq(100, -100, 400, 400)], crs=NY_FT)
+    streams = gpd.GeoDataFrame({"id": ["ST"]}, geometry=[LineString([(X0 + 300, Y0 - 100), (X0 + 300, Y0 + 400)])],
+                               crs=NY_FT)
+    res = screen(tmp_path, rb, parcels=p, flood_zones=fz, stream_corridor=corridor, critical_slopes=slopes,
+                 zoning=zoning, streams=streams)
+    r = row(res, "P1")
+    assert r["stream_corridor_acres"] * ACRE == pytest.approx(10_000, abs=0.5)
+    assert r["critical_slope_acres"] * ACRE == pytest.approx(10_000, abs=0.5)
+    assert r["zoning_districts"] == "RA-1; RR"
+    assert r["stream_distance_ft"] == pytest.approx(100.0, abs=1e-6)
+    # without those layers the columns say "not measured" (NaN), never 0
+    bare = screen(tmp_path / "b", rb, parcels=p, flood_zones=fz)
+    assert np.isnan(row(bare, "P1")["stream_corridor_acres"]) and np.isnan(row(bare, "P1")["stream_distance_ft"])

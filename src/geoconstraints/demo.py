@@ -60,7 +60,7 @@ def run_demo(out_dir: Path) -> Iterator[str]:
     res.write(out_dir / "stormwater")
     yield _line("stormwater", res, out_dir / "stormwater")
 
-    res = classify_action(vestal, action_type="subdivision", lots=12)
+    res = classify_action(vestal, action_type="small_subdivision", lots=12)
     res.write(out_dir / "seqr")
     yield _line("seqr", res, out_dir / "seqr")
     yield (f"open {out_dir / 'harvest' / 'report.html'} or {out_dir / 'screen' / 'map.html'} in a browser; "

@@ -177,14 +177,18 @@ def write_gpkg(layers: dict[str, pd.DataFrame], target: Path, *, crs: Any = None
             if df is None:
                 continue
             gdf = _gpkg_ready(df)
-            if isinstance(df, gpd.GeoDataFrame) and df.geometry.name in df.columns:
+            spatial = isinstance(df, gpd.GeoDataFrame) and df.geometry.name in df.columns
+            if spatial and gdf.crs is None and crs is None and gdf.geometry.isna().all():
+                # e.g. a SEQR classification: no place on the map, so an attribute table
+                gdf, spatial = pd.DataFrame(gdf.drop(columns=gdf.geometry.name)), False
+            if spatial:
                 if gdf.crs is None and crs is not None:
                     gdf = gdf.set_crs(crs)
                 geom_type = _geometry_type(gdf)
                 pyogrio.write_dataframe(gdf, tmp, layer=name, driver="GPKG", geometry_type=geom_type,
                                         promote_to_multi=geom_type.startswith("Multi") if geom_type else None)
             else:
-                pyogrio.write_dataframe(pd.DataFrame(df), tmp, layer=name, driver="GPKG")
+                pyogrio.write_dataframe(pd.DataFrame(gdf), tmp, layer=name, driver="GPKG")
         if not tmp.exists():  # nothing written: an empty but valid file with the findings schema
             empty = gpd.GeoDataFrame({c: pd.Series(dtype=object) for c in FINDING_COLUMNS},
                                      geometry=gpd.GeoSeries([], crs=crs))

@@ -32,8 +32,8 @@ def readme_table() -> str:
 
 
 def rules_md() -> str:
-    out = ["# Rule reference", "", "Generated from the shipped rulebooks by `python scripts/gen_rules_doc.py`; "
-           "do not edit by hand.", ""]
+    intro = "Generated from the shipped rulebooks by `python scripts/gen_rules_doc.py`; do not edit by hand."
+    out = ["# Rule reference", "", intro, ""]
     for name in available_rulebooks():
         rb = load_rulebook(name)
         out += [f"## Rulebook `{rb.name}` (version {rb.version})", "", rb.title, "", rb.source, ""]

@@ -23,11 +23,11 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.1.0+src"
 
-from .errors import GeoConstraintsError  # noqa: E402
-from .findings import FINDING_COLUMNS, STATUSES, Finding  # noqa: E402
-from .layers import ROLES, Layers, load_layers  # noqa: E402
-from .rules import Rule, Rulebook, available_rulebooks, load_rulebook  # noqa: E402
-from .sample import sample_path  # noqa: E402
+from .errors import GeoConstraintsError
+from .findings import FINDING_COLUMNS, STATUSES, Finding
+from .layers import ROLES, Layers, load_layers
+from .rules import Rule, Rulebook, available_rulebooks, load_rulebook
+from .sample import sample_path
 
 
 def __getattr__(name: str):  # lazy: domain modules import heavier things
@@ -49,8 +49,23 @@ def __getattr__(name: str):  # lazy: domain modules import heavier things
 
 
 __all__ = [
-    "FINDING_COLUMNS", "ROLES", "STATUSES", "Finding", "GeoConstraintsError", "Layers", "Rule",
-    "Rulebook", "available_rulebooks", "check_harvest", "check_site", "check_stormwater",
-    "classify_action", "load_layers", "load_rulebook", "open_dem", "sample_path", "screen_parcels",
+    "FINDING_COLUMNS",
+    "ROLES",
+    "STATUSES",
+    "Finding",
+    "GeoConstraintsError",
+    "Layers",
+    "Rule",
+    "Rulebook",
     "__version__",
+    "available_rulebooks",
+    "check_harvest",
+    "check_site",
+    "check_stormwater",
+    "classify_action",
+    "load_layers",
+    "load_rulebook",
+    "open_dem",
+    "sample_path",
+    "screen_parcels",
 ]

@@ -77,7 +77,7 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise
         except KeyboardInterrupt:
             _fail("interrupted", 2)
-        except Exception as exc:  # noqa: BLE001 - no bare tracebacks for users
+        except Exception as exc:
             if debug:
                 raise
             _fail(f"could not complete ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}). "

@@ -449,13 +449,13 @@ def _normalize_role_fields(gdf: gpd.GeoDataFrame, role: str) -> gpd.GeoDataFrame
             kind = kind.where(kind.notna(), from_code)
         gdf["kind"] = kind.map(lambda v: str(v).strip().lower() if isinstance(v, str) and v.strip() else None)
     if role in ("flood_zones", "flood_zones_preliminary"):
-        gdf["FLD_ZONE"] = gdf["FLD_ZONE"].map(lambda v: str(v).strip().upper() if v is not None and v == v else None)
+        gdf["FLD_ZONE"] = gdf["FLD_ZONE"].map(lambda v: str(v).strip().upper() if v is not None and pd.notna(v) else None)
         if "ZONE_SUBTY" not in gdf.columns:
             gdf["ZONE_SUBTY"] = None
         gdf["ZONE_SUBTY"] = gdf["ZONE_SUBTY"].map(lambda v: str(v).strip().upper() if isinstance(v, str) and v.strip() else None)
         if "SFHA_TF" not in gdf.columns:
             gdf["SFHA_TF"] = None
-        derived = gdf["FLD_ZONE"].map(lambda z: "T" if z and (z.startswith("A") or z.startswith("V")) and z != "AREA NOT INCLUDED" else "F")
+        derived = gdf["FLD_ZONE"].map(lambda z: "T" if z and z.startswith(("A", "V")) and z != "AREA NOT INCLUDED" else "F")
         sfha = gdf["SFHA_TF"].map(lambda v: str(v).strip().upper()[:1] if isinstance(v, str) and v.strip() else None)
         gdf["SFHA_TF"] = sfha.where(sfha.isin(["T", "F"]), derived)
     if role == "skid_trails" and "constructed" in gdf.columns:

@@ -53,7 +53,7 @@ class Result:
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     extra_inputs: dict[str, Path] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
-    started: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc))
+    started: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
     notes: list[str] = field(default_factory=list)
 
     @property

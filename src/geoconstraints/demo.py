@@ -49,7 +49,7 @@ def run_demo(out_dir: Path) -> Iterator[str]:
 
     layers = load_layers(gpkg, dem=dem, primary=("footprints",),
                          roles=("footprints", "parcels", "flood_zones", "bfe_lines", "streams"))
-    res = check_site(layers, vestal, use="residential", lowest_floor_ft=None)
+    res = check_site(layers, vestal, use="residential", lowest_floor_ft=848.0)
     res.write(out_dir / "flood-site")
     yield _line("flood-site", res, out_dir / "flood-site")
 

@@ -499,7 +499,7 @@ def _joined(idx: np.ndarray, labels: np.ndarray, n: int) -> list[str]:
     if len(idx):
         t = pd.DataFrame({"i": idx, "l": labels}).drop_duplicates()
         for i, grp in t.groupby("i")["l"]:
-            out[int(i)] = ", ".join(sorted(map(str, grp)))
+            out[int(str(i))] = ", ".join(sorted(map(str, grp)))
     return out
 
 

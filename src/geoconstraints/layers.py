@@ -655,7 +655,7 @@ def load_layers(
                     + "; ".join(f"{r} {c}" for r, c in source_crs.items())
                     + f"); all were reprojected to {_crs_label(working)} ({reason})")
     dem_obj = None
-    dem_cfg = settings.get("dem") if isinstance(settings.get("dem"), dict) else {}
+    dem_cfg: dict[str, Any] = settings["dem"] if isinstance(settings.get("dem"), dict) else {}
     dem_path = dem if dem is not None else dem_cfg.get("path")
     if dem_path is not None:
         from .terrain import open_dem

@@ -19,7 +19,7 @@ import logging
 import math
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import jinja2
 import pandas as pd
@@ -171,7 +171,7 @@ def _finding_rows(f: pd.DataFrame) -> list[dict[str, Any]]:
         "subject_id": f["subject_id"].values, "measured": meas, "threshold": thr,
         "message": f["message"].values, "waived": f["waived"].values, "reading": f["reading"].values,
     })
-    return out.to_dict("records")
+    return cast("list[dict[str, Any]]", out.to_dict("records"))
 
 
 def rule_sections(result: Result, findings: pd.DataFrame, *, max_pass_rows: int = 50,

@@ -64,7 +64,7 @@ def _fmt_num(v: Any) -> Any:
     if isinstance(v, (float, np.floating)):
         if np.isnan(v):
             return "n/a"
-        return f"{v:,.2f}".rstrip("0").rstrip(".") if abs(v) < 1e6 else f"{v:,.0f}"
+        return f"{v:,.2f}".rstrip("0").rstrip(".") if abs(float(v)) < 1e6 else f"{v:,.0f}"
     if v is None:
         return "n/a"
     return v

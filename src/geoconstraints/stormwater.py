@@ -321,11 +321,11 @@ def phasing_timeline(disturbance: gpd.GeoDataFrame, dates: PhasingDates) -> Phas
     })
     periods: list[tuple[pd.Timestamp, pd.Timestamp]] = []
     for j in np.flatnonzero(is_peak):
-        a, b = pd.Timestamp(t0[j]), pd.Timestamp(t1[j]) - DAY
-        if periods and periods[-1][1] + DAY == a:
-            periods[-1] = (periods[-1][0], b)
+        p_start, p_end = pd.Timestamp(t0[j]), pd.Timestamp(t1[j]) - DAY
+        if periods and periods[-1][1] + DAY == p_start:
+            periods[-1] = (periods[-1][0], p_end)
         else:
-            periods.append((a, b))
+            periods.append((p_start, p_end))
     first = int(np.flatnonzero(is_peak)[0]) if is_peak.any() else None
     peak_ids = list(ids[active[:, first]]) if first is not None else []
     peak_geom = set_union[inverse[first]] if first is not None else None

@@ -114,3 +114,20 @@ def test_large_context_layer_is_cut_to_the_area(result):
     finally:
         result.layers.frames["flood_zones"] = fz
     assert "Flood zone VE" not in html and '"FAR"' not in html
+
+
+def test_findings_at_the_same_place_share_one_feature() -> None:
+    import geopandas as gpd
+    from shapely.geometry import Point, box
+
+    from geoconstraints.webmap import merge_same_place
+
+    parcel = box(0, 0, 1, 1)
+    gdf = gpd.GeoDataFrame({"rule_id": ["FLD-001", "FLD-002", "FLD-005"], "message": ["a", "b", "c"]},
+                           geometry=[parcel, parcel, Point(5, 5)], crs=4326)
+    out = merge_same_place(gdf, ["rule_id", "message"])
+    # three findings at two places: the parcel's two findings share one outline, lines kept in order
+    assert len(out) == 2
+    row = out[out.geometry.geom_type == "Polygon"].iloc[0]
+    assert row["rule_id"] == "FLD-001\nFLD-002" and row["message"] == "a\nb"
+    assert out[out.geometry.geom_type == "Point"].iloc[0]["rule_id"] == "FLD-005"

@@ -137,7 +137,7 @@ def _text_popup(folium: Any, fields: list[tuple[str, str]], tooltip: str | None 
       tr.insertCell().textContent = String(v);
     });
     return t;
-  }, {maxWidth: 460});
+  }, {maxWidth: 460, maxHeight: 360});
   if (tipField) {
     gj.bindTooltip(function (layer) {
       var s = document.createElement("span");
@@ -177,7 +177,7 @@ def _legend(items: list[dict[str, Any]], title: str) -> Any:
 .gc-legend i.line { height: 0; border-width: 3px 0 0 0; vertical-align: 3px; }
 .gc-legend i.point { width: 11px; border-radius: 50%; }
 .gc-popup th { text-align: left; padding-right: 8px; vertical-align: top; white-space: nowrap; }
-.gc-popup td { max-width: 320px; }
+.gc-popup td { max-width: 320px; white-space: pre-line; }
 </style>
 {% endmacro %}
 {% macro script(this, kwargs) %}
@@ -256,6 +256,24 @@ def finding_properties(findings: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     f["threshold_text"] = [format_value(v, u) for v, u in zip(f["threshold"], f["unit"])]
     f["tip"] = f["rule_id"].astype(str) + " " + f["status"].astype(str) + ": " + f["subject"]
     return f
+
+
+def merge_same_place(gdf: gpd.GeoDataFrame, columns: list[str]) -> gpd.GeoDataFrame:
+    """One feature per distinct geometry, its text columns joined line by line.
+
+    Parcel screening gives several findings per parcel with the parcel as their geometry;
+    drawing each separately would repeat every parcel outline several times in map.html. The
+    popup of a merged feature lists each finding on its own line.
+    """
+    if len(gdf) < 2:
+        return gdf
+    codes, uniques = pd.factorize(pd.Series(shapely.to_wkb(gdf.geometry.values)))
+    if len(uniques) == len(gdf):
+        return gdf
+    table = pd.DataFrame({c: gdf[c].astype(str).to_numpy() for c in columns})
+    merged = table.groupby(codes, sort=True).agg("\n".join)
+    first = pd.Series(np.arange(len(gdf))).groupby(codes, sort=True).first().to_numpy()
+    return gpd.GeoDataFrame(merged.reset_index(drop=True), geometry=gdf.geometry.values[first], crs=gdf.crs)
 
 
 def _style_dict(st: styles.LayerStyle) -> dict[str, Any]:
@@ -439,7 +457,8 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
             # thousands of passing (or info) parcels would hide the rest: then the layer starts unticked
             show = status not in ("pass", "info") or len(part) <= MAX_SHOWN_PASS
             fg = folium.FeatureGroup(name=html.escape(f"{label} ({len(part)})"), show=show)
-            _add_geojson(folium, fg, _text_props(part, cols), st, FINDING_POPUP, "tip", f"findings_{status}")
+            drawn = merge_same_place(_text_props(part, cols), cols)
+            _add_geojson(folium, fg, drawn, st, FINDING_POPUP, "tip", f"findings_{status}")
             fg.add_to(m)
             legend_item(f"{styles.STATUS_LABELS[status]} ({len(part)})", st, _kind(part))
 

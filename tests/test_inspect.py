@@ -88,3 +88,15 @@ def test_describe_geojson_lonlat(tmp_path):
     gpd.GeoDataFrame(parcels(crs=4326)).to_file(gj, driver="GeoJSON")
     lines, ok = describe_file(gj)
     assert ok and "role parcels: 3 features (Polygon), CRS EPSG:4326, working CRS EPSG:2261" in lines[1]
+
+
+def test_layers_shows_the_lonlat_extent_of_each_layer() -> None:
+    # the sample town lies near Vestal, NY (about 76.05 W, 42.08 N): the extent line lets a user
+    # see a wrongly labelled CRS at a glance
+    from geoconstraints import sample_path
+    from geoconstraints.inspect import describe_file
+
+    lines, ok = describe_file(sample_path("vestal_sample.gpkg"))
+    assert ok
+    extents = [ln for ln in lines if ln.strip().startswith("extent: lon -76.0")]
+    assert len(extents) >= 15 and all("lat 42.0" in ln for ln in extents)

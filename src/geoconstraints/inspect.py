@@ -17,6 +17,7 @@ import pyogrio
 
 from .errors import GeoConstraintsError
 from .layers import ROLES, _check_file, list_layers, load_layers
+from .projection import lonlat_bounds
 
 RASTER_SUFFIXES = (".tif", ".tiff", ".gtiff")
 
@@ -143,6 +144,10 @@ def describe_file(path: str | Path) -> tuple[list[str], bool]:
         lines.append(f"  layer {name} -> role {role}: {info.features} feature{'' if info.features == 1 else 's'} "
                      f"({kinds}), CRS {info.source_crs}, "
                      f"working CRS {f'EPSG:{epsg}' if epsg else layers.crs.name} ({layers.crs_reason})")
+        if len(g):
+            w, s_, e, n = lonlat_bounds(tuple(g.total_bounds), layers.crs)
+            lines.append(f"    extent: lon {w:.5f} to {e:.5f}, lat {s_:.5f} to {n:.5f} "
+                         f"(check it is where the data should be)")
         lines.append(f"    fields: {', '.join(info.fields) or 'none'}")
         lines.extend(f"    warning: {w}" for w in layers.warnings)
         crs_of[role] = info.source_crs

@@ -687,3 +687,54 @@ def test_context_columns_corridor_slopes_zoning_stream(tmp_path, rb) -> None:
     # without those layers the columns say "not measured" (NaN), never 0
     bare = screen(tmp_path / "b", rb, parcels=p, flood_zones=fz)
     assert np.isnan(row(bare, "P1")["stream_corridor_acres"]) and np.isnan(row(bare, "P1")["stream_distance_ft"])
+
+
+# ------------------------------------------------------------------------------------------
+# review fixes (independent correctness review)
+
+def test_fld004_dem_covering_part_of_the_walls_never_passes(tmp_path, rb) -> None:
+    # The DEM of _site_layers spans x = X0 - 500 .. X0 + 1500 (cell centres up to x = 1495, plane
+    # z = 100 + 0.01 (x - X0)). Footprint x 1480..1520: the walls past x ~ 1495 have no DEM, so the
+    # sampled HAG (~ 100 + 0.01 * 1495 = 114.95 ft) is only a lower bound of the true HAG.
+    # Floor 130 ft is above 114.95 + 2 = 116.95 ft, but the unsampled walls may be higher: not a pass.
+    # Floor 110 ft is below even the sampled HAG + 2: a violation whatever the rest of the walls hold.
+    fz = zones((sq(1300, -200, 1800, 300), "A"))
+    layers = _site_layers(tmp_path, sq(1480, 0, 1520, 40), dem=True, fz=fz)
+    hi = check_site(layers, rb, use="residential", lowest_floor_ft=130.0)
+    t = hi.tables["footprints"].iloc[0]
+    assert 0.0 < t["hag_fraction"] < 0.999
+    assert t["hag_ft"] == pytest.approx(114.95, abs=0.1)
+    f = finding(hi, "FLD-004", "F1")
+    assert f["status"] == "not_evaluated", f["message"]
+    assert "walls" in f["message"]
+    assert site_status(check_site(layers, rb, use="residential", lowest_floor_ft=110.0), "FLD-004") == "violation"
+
+
+def test_bfe_at_points_raw_minus_9999_is_no_bfe() -> None:
+    # bfe_at_points on layers NOT passed through load_layers: the NFHL sentinel -9999 in STATIC_BFE
+    # and in S_BFE ELEV is "no value", never an elevation of -9,999 ft.
+    fz = zones((sq(0, 0, 100, 100), "AE", None, -9999.0), (sq(100, 0, 200, 100), "AE", None, 812.5))
+    r = bfe_at_points([Point(X0 + 50, Y0 + 50), Point(X0 + 150, Y0 + 50)], flood=fz, search_radius_ft=5000)
+    assert r.loc[0, "bfe_method"] == "none" and np.isnan(r.loc[0, "bfe_ft"])
+    assert r.loc[1, "bfe_method"] == "static" and r.loc[1, "bfe_ft"] == 812.5
+    # a -9999 BFE line and a real one: only one usable line, so no interpolated value
+    bl = _lines((LineString([(X0 + 200, Y0 - 100), (X0 + 200, Y0 + 100)]), -9999.0, "NAVD88"),
+                (LineString([(X0 + 400, Y0 - 100), (X0 + 400, Y0 + 100)]), 802.0, "NAVD88"))
+    r2 = bfe_at_points([Point(X0 + 300, Y0)], bfe_lines=bl, search_radius_ft=5000).iloc[0]
+    assert r2["bfe_method"] == "none" and np.isnan(r2["bfe_ft"])
+
+
+def test_nearest_lines_only_between_bracketing_lines() -> None:
+    # No stream lines. BFE 800 at x = 200 and 802 at x = 400 (vertical, y -100..100).
+    # Site at x = 700 is downstream/upstream of BOTH lines: nearest points (400, 0) and (200, 0)
+    # are both to its west (dot product of the two directions > 0): no bracketing, no BFE (an inverse
+    # distance weighting would give 0.625 * 802 + 0.375 * 800 = 801.25, an unfounded extrapolation).
+    # Site at x = 250 lies between them: 800 + 2 * 50 / 200 = 800.5 ft (inverse distance: weights
+    # 150/200 and 50/200 -> 0.75 * 800 + 0.25 * 802 = 800.5).
+    bl = _lines((LineString([(X0 + 200, Y0 - 100), (X0 + 200, Y0 + 100)]), 800.0, "NAVD88"),
+                (LineString([(X0 + 400, Y0 - 100), (X0 + 400, Y0 + 100)]), 802.0, "NAVD88"))
+    r = bfe_at_points([Point(X0 + 700, Y0), Point(X0 + 250, Y0)], bfe_lines=bl, search_radius_ft=5000)
+    assert r.loc[0, "bfe_method"] == "none" and np.isnan(r.loc[0, "bfe_ft"])
+    assert "bracket" in r.loc[0, "bfe_note"]
+    assert r.loc[1, "bfe_method"] == "nearest_lines"
+    assert r.loc[1, "bfe_ft"] == pytest.approx(800.5, abs=1e-9)

@@ -36,10 +36,18 @@ CASES = [
     ("restoration_reconstruction", {"expansion_pct": 50}, REVIEW, "50 % is not less than 50"),
     ("highway_maintenance_site_expansion", {"expansion_pct": 50}, PASS, "not more than 50"),
     ("highway_maintenance_site_expansion", {"expansion_pct": 51}, REVIEW, "not Type II"),
-    ("highway_reconstruction", {"acres": 2.99}, PASS, "2.99 acres per mile of right-of-way is less than 3"),
-    ("highway_reconstruction", {"acres": 3}, REVIEW, "3 acres per mile of right-of-way is not less than 3"),
+    ("highway_reconstruction", {"acres": 2.99, "lanes": 1}, PASS, "2.99 acres per mile of right-of-way is less than 3"),
+    ("highway_reconstruction", {"acres": 3, "lanes": 1}, REVIEW, "3 acres per mile of right-of-way is not less than 3"),
     ("highway_reconstruction", {"acres": 1, "affects": ("wetlands",)}, REVIEW, "affects wetlands"),
     ("highway_reconstruction", {"acres": 1, "affects": ("historic", "parklands")}, REVIEW, "affects historic, parklands"),
+    # § 6-28(b)(9): "the addition of not more than one (1) travel lane": 1 -> Type II, 2 -> not
+    ("highway_reconstruction", {"acres": 1, "lanes": 1}, PASS, "1 travel lanes added is not more than 1"),
+    ("highway_reconstruction", {"acres": 1, "lanes": 2}, REVIEW, "2 travel lanes added is more than 1"),
+    ("highway_reconstruction", {"acres": 1}, NE, "give lanes"),
+    # § 6-28(b)(8): repaving "not involving the addition of new travel lanes": 0 -> Type II, 1 -> not
+    ("highway_repaving", {"lanes": 0}, PASS, "0 travel lanes added is not more than 0"),
+    ("highway_repaving", {"lanes": 1}, REVIEW, "1 travel lanes added is more than 0"),
+    ("highway_repaving", {}, NE, "give lanes"),
     ("surplus_property_sale", {"acres": 25}, PASS, "25 acres is not more than 25"),
     ("surplus_property_sale", {"acres": 25.5}, REVIEW, "not Type II"),
     ("commercial_zone_construction", {"district": "C-1", "board_approval": False}, PASS, "C-1 is one of C-1, C-2, CD"),
@@ -132,6 +140,9 @@ def test_cli_seqr_highway_flags():
     r = CliRunner().invoke(main, ["seqr", "--action-type", "highway_reconstruction", "--acres", "2",
                                   "--affects", "floodplains"])
     assert r.exit_code == 0 and "review" in r.output and "affects floodplains" in r.output
+    r = CliRunner().invoke(main, ["seqr", "--action-type", "highway_reconstruction", "--acres", "2",
+                                  "--lanes", "2"])
+    assert r.exit_code == 0 and "review" in r.output and "2 travel lanes added is more than 1" in r.output
     r = CliRunner().invoke(main, ["seqr", "--action-type", "commercial_zone_construction", "--district", "C-2",
                                   "--no-board-approval"])
     assert r.exit_code == 0 and "SQR-001 pass" in r.output

@@ -613,3 +613,37 @@ def test_sample_consecutive_wet_days_switch(tmp_path):
     missed = sorted(f7.loc[f7["status"] == "violation", "subject_id"])
     assert "storm of 2025-07-03" in missed
     assert "storm_event=consecutive_wet_days" in f7["reading"].iloc[0]
+
+
+def _wet_rulebook(tmp_path: Path):
+    p = tmp_path / "rb-wet.yaml"
+    p.write_text("extends: vestal\nrulebook: vestal-wet\nrules:\n  - id: SWP-007\n    switches:\n"
+                 "      storm_event: consecutive_wet_days\n")
+    return load_rulebook(p)
+
+
+def test_consecutive_wet_days_never_treat_days_before_the_series_as_dry(tmp_path):
+    # Disturbed [05-01, 05-29). The rainfall series starts on 05-01 with 0.30 in, then dry days.
+    # Under consecutive_wet_days the run containing 05-01 may have begun on 04-30 (not in the
+    # series): 0.30 + (04-30 unknown) could be >= 0.50 in, a storm ending 05-01 inside the schedule.
+    # Reading the unknown 04-30 as dry would silently drop that storm inspection: an input error
+    # asking for the days before. With a dry 04-30 added, the run is 0.30 in: no storm.
+    d = [dpoly("A", square(2), "2024-05-01", "2024-05-29", "commercial")]
+    vals = [0.0] * 31
+    vals[0] = 0.30
+    path = write_layers(tmp_path, d)
+    layers = load_layers(path, primary=("disturbance",))
+    with pytest.raises(InputError, match=r"2024-05-01.*wet.*before"):
+        check_stormwater(layers, _wet_rulebook(tmp_path), rainfall=rain_frame("2024-05-01", vals))
+    res = check_stormwater(layers, _wet_rulebook(tmp_path), rainfall=rain_frame("2024-04-30", [0.0] + vals))
+    assert (res.tables["inspections"]["reason"] == "storm").sum() == 0
+    # 04-30 wet too (0.25 in): 0.25 + 0.30 = 0.55 in >= 0.50 -> one storm ending 05-01, due by 05-02.
+    # The series still starts on a wet day, but the known part of the run already makes a storm and
+    # its last day (the trigger) is known: no earlier day is needed.
+    res = check_stormwater(layers, _wet_rulebook(tmp_path), rainfall=rain_frame("2024-04-30", [0.25] + vals))
+    storms = res.tables["inspections"][res.tables["inspections"]["reason"] == "storm"]
+    assert list(storms["trigger_date"].dt.strftime("%m-%d")) == ["05-01"]
+    assert storms["precip_in"].iloc[0] == pytest.approx(0.55, abs=1e-12)
+    # the daily reading needs no earlier day: each day's total stands alone
+    res = run(tmp_path, d, rainfall=rain_frame("2024-05-01", vals))
+    assert (res.tables["inspections"]["reason"] == "storm").sum() == 0

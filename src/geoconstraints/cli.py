@@ -324,6 +324,7 @@ def stormwater_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline
 @click.option("--district", default=None, help="Zoning district (C-1, C-2, CD ...).")
 @click.option("--board-approval/--no-board-approval", default=None, help="Needs planning/zoning board approval.")
 @click.option("--affects", multiple=True, help="Resources affected (wetlands, parklands, floodplains, historic).")
+@click.option("--lanes", type=int, default=None, help="Travel lanes added (highway repaving, reconstruction).")
 @click.option("--rulebook", default="vestal", show_default=True)
 @click.option("--out", "out_dir", default=None, type=click.Path(), help="Also write the outputs here.")
 @guarded

@@ -37,7 +37,7 @@ from shapely import STRtree
 
 from .errors import InputError
 from .findings import STATUS_RANK, STATUSES, Finding
-from .layers import Layers
+from .layers import NFHL_SENTINEL, Layers
 from .result import Result, make_result
 from .rules import Rule, Rulebook, check, run_group
 from .units import SQFT_PER_ACRE
@@ -52,6 +52,9 @@ CHUNK_SIZE = 100_000
 
 BFE_METHODS = ("static", "interpolated_along_stream", "nearest_lines", "none")
 """How a BFE at a site was obtained (``bfe_method`` column)."""
+
+HAG_FULL_FRACTION = 1.0 - 1e-9
+"""Share of the walls the DEM must cover for the highest adjacent grade to be complete (numerical)."""
 
 _POLYGON_TYPES = (3, 6)  # shapely type ids: Polygon, MultiPolygon
 _M_UNITS = ("M", "METER", "METERS", "METRE", "METRES")
@@ -378,7 +381,9 @@ def _norm_datum(v: Any) -> str:
 
 
 def _elev_ft(df: pd.DataFrame, field_name: str) -> np.ndarray:
+    """Elevations in feet; the NFHL sentinel -9999 (and any non-number) is missing, never an elevation."""
     vals = pd.to_numeric(df[field_name], errors="coerce").to_numpy(dtype=float)
+    vals = np.where(vals == NFHL_SENTINEL, np.nan, vals)
     if "LEN_UNIT" in df.columns:
         unit = _norm_text(df["LEN_UNIT"])
         vals = np.where(unit.isin(_M_UNITS), vals / 0.3048, vals)
@@ -423,7 +428,8 @@ def bfe_at_points(
     In order: the ``STATIC_BFE`` of the flood zone polygon(s) containing the point (highest when
     several); otherwise linear interpolation, by distance along the nearest stream line, between
     the two ``S_BFE`` lines (``ELEV``) that cross that stream on either side of the point's
-    projection; without stream lines, the two nearest BFE lines weighted by inverse distance.
+    projection; without stream lines, the nearest BFE line on each side of the point weighted by
+    inverse distance (never two lines on one side: no extrapolation). -9999 is no value.
     Vertical datums (``V_DATUM``) are never mixed: bracketing lines in different datums give no
     value and a note. ``LEN_UNIT`` metres are converted to feet.
 
@@ -580,35 +586,60 @@ def _along_stream(pts, idx, streams, lines, l_elev, l_dat, radius, bfe, method, 
 
 def _nearest_lines(pts, idx, lines, l_elev, l_dat, radius, why, bfe, method, datum, note,
                    lo_e, hi_e) -> None:
-    """Two nearest BFE lines weighted by inverse distance (no flooding-source line known)."""
+    """The nearest BFE line on each side of the site, weighted by inverse distance.
+
+    Without a flooding-source line the two lines must still bracket the site: the second line is
+    the nearest one lying on the other side of the site from the nearest line (the directions from
+    the site to their nearest points point apart, a negative dot product). Two lines on the same
+    side would extrapolate, so the site gets no BFE. A site on a BFE line takes its elevation.
+    """
     tree = STRtree(lines)
     pi_, li_ = tree.query(pts[idx], predicate="dwithin", distance=radius)
     if not len(pi_):
         note[idx] = f"{why}, and no BFE line within {radius:,.0f} ft: no BFE"
         return
-    d = shapely.distance(pts[idx][pi_], lines[li_])
-    df = pd.DataFrame({"p": idx[pi_], "l": li_, "d": d}).sort_values(["p", "d"], kind="stable")
-    df["rank"] = df.groupby("p").cumcount()
-    first = df[df["rank"] == 0].set_index("p")
-    second = df[df["rank"] == 1].set_index("p")
-    note[idx] = f"{why}, and fewer than two BFE lines within {radius:,.0f} ft: no BFE"
-    p = second.index.to_numpy()
+    site_pts = pts[idx][pi_]
+    near = shapely.get_coordinates(shapely.shortest_line(site_pts, lines[li_])).reshape(-1, 2, 2)
+    vec = near[:, 1, :] - near[:, 0, :]  # from the site to the line's nearest point
+    d = np.hypot(vec[:, 0], vec[:, 1])
+    df = pd.DataFrame({"p": idx[pi_], "l": li_, "d": d, "vx": vec[:, 0], "vy": vec[:, 1]})
+    df = df.sort_values(["p", "d"], kind="stable")
+    first = df.groupby("p").head(1).set_index("p")
+    note[idx] = f"{why}, and no two BFE lines within {radius:,.0f} ft on either side of the site: no BFE"
+    f_of = first.loc[df["p"].to_numpy()]
+    other = ((df["vx"].to_numpy() * f_of["vx"].to_numpy() + df["vy"].to_numpy() * f_of["vy"].to_numpy()) < 0)
+    second = df[other].groupby("p").head(1).set_index("p")
+    on_line = first.index[first["d"].to_numpy() == 0].to_numpy()
+    if len(on_line):
+        l0 = first.loc[on_line, "l"].to_numpy()
+        bfe[on_line], datum[on_line], method[on_line] = l_elev[l0], l_dat[l0], "nearest_lines"
+        lo_e[on_line], hi_e[on_line] = l_elev[l0], l_elev[l0]
+        note[on_line] = [f"screening estimate: {why}; the site is on a BFE line of {_fmt(e)} ft; not a surveyed BFE"
+                         for e in l_elev[l0]]
+    one_side = np.setdiff1d(first.index.to_numpy(), np.concatenate([second.index.to_numpy(), on_line]))
+    two = df.groupby("p").size()
+    many = one_side[two.loc[one_side].to_numpy() >= 2] if len(one_side) else one_side
+    note[many] = (f"{why}, and the BFE lines within {radius:,.0f} ft all lie on one side of the site (they do "
+                  f"not bracket it): no BFE extrapolated")
+    p = np.setdiff1d(second.index.to_numpy(), on_line)
+    if not len(p):
+        return
     l1, l2 = first.loc[p, "l"].to_numpy(), second.loc[p, "l"].to_numpy()
     d1, d2 = first.loc[p, "d"].to_numpy(), second.loc[p, "d"].to_numpy()
     e1, e2, t1, t2 = l_elev[l1], l_elev[l2], l_dat[l1], l_dat[l2]
     mixed = t1 != t2
     lo_e[p], hi_e[p] = np.minimum(e1, e2), np.maximum(e1, e2)
-    for k in np.flatnonzero(mixed):
-        note[p[k]] = (f"{why}; the two nearest BFE lines are in different vertical datums "
+    for k in np.flatnonzero(mixed):  # only the mixed-datum sites, to name both datums
+        note[p[k]] = (f"{why}; the two bracketing BFE lines are in different vertical datums "
                       f"({t1[k] or 'not stated'}, {t2[k] or 'not stated'}): not interpolated")
     ok = ~mixed
-    w = np.where(d1 + d2 > 0, d2 / np.where(d1 + d2 > 0, d1 + d2, 1.0), 1.0)
+    w = d2 / (d1 + d2)  # d2 > 0: the second line lies on the other side of the site
     val = w * e1 + (1 - w) * e2
     po = p[ok]
     bfe[po], datum[po], method[po] = val[ok], t1[ok], "nearest_lines"
-    note[po] = [f"screening estimate: {why}, so the two nearest BFE lines ({_fmt(a)} ft at {da:,.0f} ft, "
-                f"{_fmt(b)} ft at {db:,.0f} ft{(', ' + t) if t else ''}) weighted by inverse distance; "
-                f"not a surveyed BFE"
+    note[po] = [f"screening estimate: {why}, so the nearest BFE line on each side of the site ({_fmt(a)} ft at "
+                f"{da:,.0f} ft, {_fmt(b)} ft at {db:,.0f} ft{(', ' + t) if t else ''}) weighted by inverse "
+                f"distance; not a surveyed BFE"
                 for a, b, da, db, t in zip(e1[ok], e2[ok], d1[ok], d2[ok], t1[ok])]
 
 
@@ -994,7 +1025,7 @@ def check_no_bfe_floor(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
             if np.isfinite(hag):
                 cands.append(float(hag) + fb)
                 words.append(f"highest adjacent grade {_fmt(float(hag))} ft + {fb:g} ft = {_fmt(float(hag) + fb)} ft"
-                             + (f" (DEM covers {frac:.0%} of the walls)" if frac < 0.999 else ""))
+                             + (f" (DEM covers {frac:.0%} of the walls)" if frac < HAG_FULL_FRACTION else ""))
             if not cands:
                 detail[i] = ("no BFE on the FIRM, no BFE from other data (--bfe-ft) and no pre-construction DEM "
                              "(--dem) under the footprint for the highest adjacent grade")
@@ -1012,8 +1043,13 @@ def check_no_bfe_floor(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
                                  "DEM (--dem)" + ("" if floor is not None else "; " + no_floor))
                 continue
         threshold[i] = req
+        part_walls = not _firm_gives_bfe(row) and row["hag_fraction"] < HAG_FULL_FRACTION
         if floor is None:
             detail[i] = f"{parts}; {no_floor}"
+        elif float(floor) >= req and part_walls:
+            detail[i] = (f"lowest floor {_fmt(float(floor))} ft meets {_fmt(req)} ft from the sampled walls, but the "
+                         f"DEM covers only {row['hag_fraction']:.0%} of the walls: the highest adjacent grade may be "
+                         f"higher on the rest ({parts})")
         elif float(floor) >= req:
             status[i] = "pass"
             detail[i] = f"lowest floor {_fmt(float(floor))} ft, required {_fmt(req)} ft: {parts}"

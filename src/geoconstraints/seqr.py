@@ -14,7 +14,12 @@ threshold suffix        action value
 ``_pct``               ``expansion_pct``
 ``_acres_per_mile``    ``acres``
 ``_acres``             ``acres``
+``_lanes_count``       ``lanes``
 =====================  ===============
+
+An entry with more than one bound lists the others under ``limits`` (each a mapping with
+``limit``, ``comparison`` and optional ``optional``): highway reconstruction is bounded both by
+right-of-way acres per mile and by travel lanes added.
 
 Further conditions: ``districts`` with ``board_approval: false`` (construction in C-1/C-2/CD not
 needing board approval) and ``no_effect_on`` (highway reconstruction: no effect on wetlands,
@@ -41,9 +46,10 @@ log = logging.getLogger(__name__)
 RULE_ID = "SQR-001"
 _GROUPS = (("exempt_actions", "exempt"), ("type_ii_actions", "Type II"),
            ("other_actions", "determination needed"))
-_VALUE_OF_SUFFIX = (("_acres_per_mile", "acres"), ("_units", "units"), ("_lots", "lots"),
-                    ("_pct", "expansion_pct"), ("_acres", "acres"))
-_UNIT_WORD = {"units": "units", "lots": "houses", "expansion_pct": "%", "acres": "acres"}
+_VALUE_OF_SUFFIX = (("_acres_per_mile", "acres"), ("_lanes_count", "lanes"), ("_units", "units"),
+                    ("_lots", "lots"), ("_pct", "expansion_pct"), ("_acres", "acres"))
+_UNIT_WORD = {"units": "units", "lots": "houses", "expansion_pct": "%", "acres": "acres",
+              "lanes": "travel lanes added"}
 _COMPARE = {"lt": ("less than", "not less than", lambda v, lim: v < lim),
             "le": ("not more than", "more than", lambda v, lim: v <= lim)}
 
@@ -60,6 +66,7 @@ class Action:
     district: str | None = None
     board_approval: bool | None = None
     affects: tuple[str, ...] = field(default_factory=tuple)
+    lanes: int | None = None
 
 
 def _norm_key(v: str) -> str:
@@ -135,26 +142,29 @@ def classify(rule: Rule, action: Action) -> Finding:
     missing: list[str] = []
     measured = threshold = None
     unit = ""
-    limit = e.get("limit")
-    if limit:
+    bounds_of = ([{"limit": e["limit"], "comparison": e.get("comparison", "lt"), "optional": e.get("optional")}]
+                 if e.get("limit") else []) + list(e.get("limits") or [])
+    for k, b in enumerate(bounds_of):  # one or two bounds of one list item
+        limit = str(b["limit"])
         lim = rule.t(limit)
         name = _value_name(limit)
-        word, neg, ok = _COMPARE[e.get("comparison", "lt")]
+        word, neg, ok = _COMPARE[b.get("comparison", "lt")]
         value = getattr(action, name)
-        unit = limit.rsplit("_", 1)[-1] if not limit.endswith("_acres_per_mile") else "acres_per_mile"
         uw = _UNIT_WORD[name] + (" per mile of right-of-way" if limit.endswith("_acres_per_mile") else "")
-        threshold = lim
+        if k == 0:  # the first bound is the finding's measured / threshold
+            unit = ("acres_per_mile" if limit.endswith("_acres_per_mile") else
+                    "count" if limit.endswith("_count") else limit.rsplit("_", 1)[-1])
+            threshold = lim
+            measured = None if value is None else float(value)
         if value is None:
-            if e.get("optional"):
+            if b.get("optional"):
                 met.append(f"no {name} given; the item covers {word} {_num(lim)} {uw}")
             else:
                 missing.append(f"give {name.replace('_', '-')} (the bound is {word} {_num(lim)} {uw}, {limit})")
+        elif ok(float(value), lim):
+            met.append(f"{_num(float(value))} {uw} is {word} {_num(lim)} ({limit})")
         else:
-            measured = float(value)
-            if ok(float(value), lim):
-                met.append(f"{_num(float(value))} {uw} is {word} {_num(lim)} ({limit})")
-            else:
-                fails.append(f"{_num(float(value))} {uw} is {neg} {_num(lim)} ({limit})")
+            fails.append(f"{_num(float(value))} {uw} is {neg} {_num(lim)} ({limit})")
     districts = e.get("districts")
     if districts:
         allowed = {str(x).upper() for x in districts}
@@ -202,7 +212,7 @@ def check_seqr(action: Action, rule: Rule) -> list[Finding]:
 
 
 def _validate(rule: Rule, action: Action) -> None:
-    for name in ("units", "lots", "expansion_pct", "acres"):
+    for name in ("units", "lots", "expansion_pct", "acres", "lanes"):
         v = getattr(action, name)
         if v is not None and (math.isnan(v) or v < 0):
             raise InputError(f"SEQR --{name.replace('_', '-')} {v}: must be a number of 0 or more")
@@ -224,6 +234,7 @@ def classify_action(
     district: str | None = None,
     board_approval: bool | None = None,
     affects: Iterable[str] = (),
+    lanes: int | None = None,
 ) -> Result:
     """Classify an action under SEQR (SQR-001).
 
@@ -246,6 +257,8 @@ def classify_action(
         Whether town board or zoning board of appeals approval is needed.
     affects : iterable of str
         Resources significantly affected (wetlands, parklands, floodplains, historic).
+    lanes : int, optional
+        Travel lanes added (highway repaving: none; highway reconstruction: at most one).
 
     Returns
     -------
@@ -269,11 +282,11 @@ def classify_action(
     rule = rulebook[RULE_ID]
     action = Action(action_type=action_type, units=units, lots=lots, expansion_pct=expansion_pct, acres=acres,
                     district=district, board_approval=board_approval,
-                    affects=tuple(_norm_key(a) for a in affects))
+                    affects=tuple(_norm_key(a) for a in affects), lanes=lanes)
     _validate(rule, action)
     items = run_group(rulebook, "seqr", action)
     given = {"action_type": action_type, "units": units, "lots": lots, "expansion_pct": expansion_pct,
              "acres": acres, "district": district, "board_approval": board_approval,
-             "affects": ", ".join(action.affects)}
+             "affects": ", ".join(action.affects), "lanes": lanes}
     opts = {k: v for k, v in given.items() if v not in (None, "")}
     return make_result("seqr", rulebook, items, None, options=opts)

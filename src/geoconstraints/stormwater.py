@@ -1149,6 +1149,10 @@ def check_stormwater(
         events = None
         if ctx.rainfall is not None:
             _check_coverage(ctx.rainfall, ph.start, ph.end, rainfall)
+            if r7.s("storm_event") == "consecutive_wet_days":
+                _check_open_first_run(ctx.rainfall, ph.start, ph.end, rainfall,
+                                      storm_threshold_in=r7.t("storm_threshold_in"),
+                                      wet_day_min_in=r7.t("wet_day_min_in"))
             events = storm_events(ctx.rainfall, storm_threshold_in=r7.t("storm_threshold_in"),
                                   storm_event=r7.s("storm_event"), wet_day_min_in=r7.t("wet_day_min_in"))
         sch = inspection_schedule(ph.start, ph.end, events,
@@ -1181,3 +1185,29 @@ def _check_coverage(rain: pd.DataFrame, start: pd.Timestamp, end: pd.Timestamp, 
         name = "table" if isinstance(source, pd.DataFrame) else Path(source).name
         raise InputError(f"rainfall {name} covers {_day(first)} to {_day(last)} but the disturbance runs "
                          f"{_day(start)} to {_day(end)}: add daily values for {' and '.join(gaps)}")
+
+
+def _check_open_first_run(rain: pd.DataFrame, start: pd.Timestamp, end: pd.Timestamp, source: Any, *,
+                          storm_threshold_in: float, wet_day_min_in: float) -> None:
+    """Consecutive-wet-days reading: the series must not begin inside an undecided wet run.
+
+    A run of wet days that begins on the series' first day may have begun earlier: the days before
+    the series are unknown, never dry. When that run ends inside the inspection period and its known
+    total is under the storm threshold, whether it was a storm event depends on the missing days.
+    (A known total at or over the threshold is a storm whatever came before.)
+    """
+    r = rain.reset_index(drop=True)
+    wet = (r["precip_in"] >= wet_day_min_in - PRECIP_TOL_IN).to_numpy()
+    if not len(r) or not wet[0]:
+        return
+    n = int(np.argmin(wet)) if not wet.all() else len(wet)  # length of the run at the series start
+    last = r["date"].iloc[n - 1]
+    total = float(r["precip_in"].iloc[:n].sum())
+    if last < start or last >= end or total >= storm_threshold_in - PRECIP_TOL_IN:
+        return
+    first = r["date"].iloc[0]
+    name = "table" if isinstance(source, pd.DataFrame) else Path(source).name
+    raise InputError(f"rainfall {name} starts on {_day(first)}, a wet day ({_fmt(total)} in through {_day(last)}, "
+                     f"under the {storm_threshold_in:g} in storm threshold): with storm_event=consecutive_wet_days "
+                     f"the days before it are needed to know whether that run was a storm event; add daily values "
+                     f"before {_day(first)} back to a dry day")

@@ -220,3 +220,34 @@ def test_polygonal_drops_stray_parts() -> None:
     out = bf.polygonal([gc, box(0, 0, 2, 2)])
     assert out[0].geom_type == "Polygon" and out[0].area == 1.0
     assert out[1].area == 4.0
+    # a clip that only touches leaves a bare point or line: no polygonal part, so empty
+    touch = shapely.intersection(box(0, 0, 1, 1), box(1, 1, 2, 2))  # POINT (1 1)
+    edge = shapely.intersection(box(0, 0, 1, 1), box(1, 0, 2, 1))  # LINESTRING
+    out = bf.polygonal([touch, edge])
+    assert [g.geom_type for g in out] == ["Polygon", "Polygon"] and all(g.is_empty for g in out)
+
+
+def test_side_road_crossing_another_roads_row_keeps_its_own_strip() -> None:
+    # R1 along v=0 inside its ROW W1 = [0,1000] x [-30,30]; side road R2 from (500,0) north to
+    # (500,530) has no ROW polygon of its own. Only R2's stretch inside W1 (v in [0,30]) is
+    # measured from the ROW line; the remaining 500 ft (v in [30,530]) is measured from its
+    # centre line: 500 * 100 + pi * 50**2 (two round half caps) = 50,000 + 7,853.98 sq ft.
+    roads = layer(["R1", "R2"], [LineString([(0, 0), (1000, 0)]), LineString([(500, 0), (500, 530)])])
+    row = layer(["W1"], [box(0, -30, 1000, 30)])
+    strips = bf.road_buffers(roads, 50, row=row).set_index("source_id")
+    assert "R2" in strips.index and "R1" not in strips.index
+    assert strips.loc["R2", "measured_from"] == "road centre line"
+    assert strips.geometry["R2"].area == pytest.approx(50_000 + ARC * math.pi * 2500, rel=1e-6)
+    # 40 ft east of R2, 300 ft north of W1: inside R2's 50 ft strip
+    assert strips.geometry["R2"].contains(_g(Point(540, 300)))
+
+
+def test_row_polygons_widen_the_part_of_a_road_outside_every_row() -> None:
+    # same layout: R2's 500 ft outside W1 widened to the default 50 ft ROW with flat ends:
+    # 500 * 50 = 25,000 sq ft; R1 (inside W1) adds nothing
+    roads = layer(["R1", "R2"], [LineString([(0, 0), (1000, 0)]), LineString([(500, 0), (500, 530)])])
+    row = layer(["W1"], [box(0, -30, 1000, 30)])
+    rows = bf.row_polygons(roads, row, default_row_width_ft=50).set_index("source_id")
+    assert set(rows.index) == {"W1", "R2"}
+    assert rows.geometry["R2"].area == pytest.approx(25_000, rel=1e-9)
+    assert rows.loc["R2", "measured_from"] == "road centre line"

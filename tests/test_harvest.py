@@ -672,3 +672,134 @@ def test_sample_streams_buffers_and_landings(sample_findings) -> None:
     for fid in ("L-1", "L-2", "L-3"):
         assert _status(r, "HRV-027", fid) == {"pass"}, fid
     assert r.loc[r["rule_id"] == "HRV-010", "has_geometry"].all()
+
+
+# ------------------------------------------------------------------------------------------
+# review fixes: partly missing inputs, split streams, side roads, switch spelling
+
+
+def test_side_road_row_distance_measured_from_its_own_widened_centre_line(vestal) -> None:
+    # ROW polygon W1 (v in [1005,1055]) maps R1 only; side road R2 runs from (700,1030) south to
+    # (700,600) and has no ROW polygon. Its 425 ft outside W1 is widened by half the default 50 ft
+    # ROW: edge at u=675. L3 = [600,650] x [880,900] -> 675 - 650 = 25 ft (W1 is 1005 - 900 = 105 ft).
+    roads = layer(
+        ["R1", "R2"],
+        [LineString([(-100, 1030), (1600, 1030)]), LineString([(700, 1030), (700, 600)])],
+        row_width_ft=[50.0, np.nan],
+    )
+    res = check_harvest(scene(row=True, roads=roads), vestal)
+    l3 = one(res, "HRV-025", "L3")
+    assert (l3["status"], l3["measured"]) == ("violation", pytest.approx(25.0))
+    assert "roads R2" in l3["message"]
+    # and R2 gets its own 50 ft road buffer strip from its centre line
+    strips = res.derived["buffer_strips"].query("kind == 'road'")
+    assert set(strips["source_id"]) == {"row W1", "R2"}
+
+
+def test_crossing_at_the_joint_of_two_stream_features_counted_once(vestal) -> None:
+    # S1 split into S1a (v <= 500) and S1b (v >= 500) at (200,500), exactly where HR2 crosses
+    streams = layer(
+        ["S1a", "S1b", "S2"],
+        [
+            LineString([(200, -100), (200, 500)]),
+            LineString([(200, 500), (200, 1100)]),
+            LineString([(800, -100), (800, 1100)]),
+        ],
+        kind=["perennial", "perennial", "intermittent"],
+    )
+    res = check_harvest(scene(streams=streams), vestal)
+    hr2 = one(res, "HRV-013", "HR2")  # one crossing, not two
+    assert hr2["status"] == "review"
+    assert (hr2.geometry.x - X0, hr2.geometry.y - Y0) == pytest.approx((200.0, 500.0))
+    assert hr2["measured"] == pytest.approx(20.0)  # 220 - 200 ft along HR2
+    assert "S1a" in hr2["message"] and "S1b" in hr2["message"]
+
+
+def test_commercial_volume_partly_missing_or_mixed_units(vestal) -> None:
+    # A and B touch (same owner by default): A 15 cords, B volume unknown -> the sum is unknown
+    ab = [box(0, 0, 100, 100), box(100, 0, 200, 100)]
+    res = check_harvest(scene(harvest_area=layer(["A", "B"], ab, cords=[15.0, np.nan])), vestal)
+    assert one(res, "HRV-001", "A")["status"] == "not_evaluated"
+    assert one(res, "HRV-001", "B")["status"] == "not_evaluated"
+    # A 15 cords, B 1,280 cu ft = 1280 / 128 = 10 cords -> 25 cords > 20: licence required
+    res = check_harvest(
+        scene(harvest_area=layer(["A", "B"], ab, cords=[15.0, np.nan], cubic_feet=[np.nan, 1280.0])), vestal
+    )
+    a = one(res, "HRV-001", "A")
+    assert (a["status"], a["measured"], a["threshold"]) == ("review", 25.0, 20.0)
+    # the known part alone already exceeds: 25 cords > 20 whatever B holds
+    res = check_harvest(scene(harvest_area=layer(["A", "B"], ab, cords=[25.0, np.nan])), vestal)
+    assert one(res, "HRV-001", "B")["status"] == "review"
+
+
+def test_commercial_volume_exemptions_from_the_rulebook(tmp_path) -> None:
+    rb_path = tmp_path / "rb.yaml"
+    rb_path.write_text(
+        "extends: vestal\nrules:\n  - id: HRV-001\n    params:\n      exemptions:\n"
+        "        - {key: orchard_clearing, text: 'Orchard clearing.', citation: 'Town Law § 9'}\n"
+    )
+    res = check_harvest(scene(), load_rulebook(rb_path))
+    msg = one(res, "HRV-001", "H1")["message"]  # 25 cords: review
+    assert "Orchard clearing" in msg and "Town Law § 9" in msg
+    assert "44-VI-6(D)" not in msg and "Christmas" not in msg
+
+
+def test_constructed_flag_as_text(vestal) -> None:
+    # ST1 (300 ft in SC1) says "no": not constructed -> pass; ST2 (crosses SC1 u in [150,250]:
+    # 100 ft) has an empty flag -> not stated -> treated as constructed (default switch)
+    trails = layer(
+        ["ST1", "ST2"],
+        [LineString([(202, 100), (202, 400)]), LineString([(100, 700), (300, 700)])],
+        constructed=["no", " "],
+    )
+    res = check_harvest(scene(skid_trails=trails), vestal)
+    assert one(res, "HRV-011", "ST1")["status"] == "pass"
+    st2 = one(res, "HRV-011", "ST2")
+    assert (st2["status"], st2["measured"]) == ("violation", pytest.approx(100.0))
+
+
+def test_zoning_proximity_unknown_district_not_pass(vestal) -> None:
+    # no zoning layer; P2's zoning field is empty and P2 lies 50 ft from H1: not a pass
+    parcels = layer(
+        ["P1", "P2", "P3"],
+        [box(-200, -50, 1600, 1005), box(-200, -600, 1600, -50), box(1600, -600, 2400, 1005)],
+        zoning=["RR", None, "C-1"],
+    )
+    res = check_harvest(scene(parcels=parcels), vestal)
+    h1 = one(res, "HRV-003", "H1")
+    assert h1["status"] == "not_evaluated" and "P2" in h1["message"]
+    # L1 at (500,500): P2 is 550 ft away, P1 (RR) and P3 (C-1) are known -> pass
+    assert one(res, "HRV-003", "L1")["status"] == "pass"
+
+
+def test_between_bands_switch_spelling(tmp_path) -> None:
+    # 5.5 % plane along u; the rulebook's "shallower" takes the 2-5 % band: 300 ft spacing on a
+    # 1,000 ft road -> bars at 300, 600, 900 ft
+    p = write_dem(tmp_path / "g.tif", lambda u, v: 1000 + 0.055 * u, bounds=(-50, -50, 1100, 1100))
+    rb_path = tmp_path / "rb.yaml"
+    rb_path.write_text(
+        "extends: vestal\nrules:\n  - id: HRV-030\n    switches:\n      between_bands: shallower\n"
+    )
+    lay = Layers(
+        frames={
+            "harvest_area": layer(["H"], [box(0, 0, 1000, 1000)]),
+            "haul_roads": layer(["UP"], [LineString([(0, 100), (1000, 100)])]),
+        },
+        crs=CRS.from_user_input(NY_FT),
+        dem=open_dem(p),
+    )
+    res = check_harvest(lay, load_rulebook(rb_path))
+    wb = res.derived["water_bars"]
+    assert sorted(wb["dist_ft"]) == pytest.approx([300, 600, 900], abs=1e-6)
+    assert set(wb["band"]) == {"2-5 %"}
+    from geoconstraints import harvest
+
+    assert not hasattr(harvest, "_BETWEEN_BANDS")  # no translation shim between spellings
+
+
+def test_buffer_findings_without_strip_keep_the_harvest_area_as_place(base) -> None:
+    # H2 = [1000,1500] x [0,1000] holds no dwelling strip (D1's circle ends at u=1000): 0 acres,
+    # and the finding is placed on H2 itself (500 * 1000 = 500,000 sq ft), never without geometry
+    h2 = one(base, "HRV-022", "H2")
+    assert h2["measured"] == pytest.approx(0.0)
+    assert h2.geometry is not None and h2.geometry.area == pytest.approx(500_000.0)

@@ -552,7 +552,7 @@ def test_line_in_metre_crs_distances_in_feet(tmp_path):
         (8, {}, [200, 400, 600, 800], "6-10 %"),  # 1,000 ft at 8 %: every 200 ft; none at 1,000
         (1, {}, [], None),  # under 2 %: no water bar
         (5.5, {}, [200, 400, 600, 800], "6-10 %"),  # between bands -> steeper band, 200 ft
-        (5.5, {"between_bands": "gentler"}, [300, 600, 900], "2-5 %"),
+        (5.5, {"between_bands": "shallower"}, [300, 600, 900], "2-5 %"),
         (3, {}, [300, 600, 900], "2-5 %"),
         (20, {}, [100 * k for k in range(1, 10)], "16 % and greater"),
         (8, {"spacing_end": "longer"}, [300, 600, 900], "6-10 %"),
@@ -596,6 +596,9 @@ def test_water_bar_options_validated():
     prof = synthetic_profile([(500, 8)])
     with pytest.raises(InputError, match="shorter, longer"):
         place_water_bars(prof, table=WATER_BAR_TABLE, spacing_end="middle")
+    # one spelling, the rulebook's: "shallower" (the old "gentler" is refused, not translated)
+    with pytest.raises(InputError, match="steeper, shallower"):
+        place_water_bars(prof, table=WATER_BAR_TABLE, between_bands="gentler")
     with pytest.raises(InputError, match="missing"):
         place_water_bars(prof, table=[{"min_grade_pct": 2}])
 

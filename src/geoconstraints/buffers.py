@@ -11,7 +11,8 @@ Readings (the rulebook switches, SPEC §1):
   whose kind is unknown is treated as a stream (the cautious reading); ``ephemeral`` never.
   A stream line is buffered from the line, a stream polygon from its bank (the polygon edge).
 * public roads: from the right-of-way line where a ``row`` polygon covers the road (the ROW
-  polygon buffered by the width), else from the road centre line.
+  polygon buffered by the width), else from the road centre line (the stretches of it
+  outside every ``row`` polygon).
 * property lines (HRV-021): reading ``a`` = the lines of parcels zoned RA-1/RA-2/RC (all their
   sides), ``b`` = the lines of neighbouring parcels (not so zoned) where they border such a
   parcel (the shared lines, i.e. the district's edge), ``c`` = both. Geometrically (b) lies
@@ -128,10 +129,13 @@ def _near(gdf: gpd.GeoDataFrame, extent: BaseGeometry | None, distance_ft: float
 
 def polygonal(geoms: Any) -> np.ndarray:
     """Keep only the polygonal parts of each geometry (clipping can leave stray lines or points
-    in a GeometryCollection where a strip just touches the clip edge)."""
+    in a GeometryCollection, or a bare point or line, where a strip just touches the clip
+    edge); a geometry without any polygonal part becomes an empty polygon."""
     geoms = np.asarray(geoms, dtype=object)
-    out = geoms.copy()
-    mixed = np.flatnonzero(shapely.get_type_id(geoms) == 7)
+    tid = shapely.get_type_id(geoms)
+    # a bare point or line (a clip that only touches) has no polygonal part at all
+    out = np.where(np.isin(tid, (0, 1, 2, 4, 5)), Polygon(), geoms)
+    mixed = np.flatnonzero(tid == 7)
     for i in mixed:  # rare: only collections left by a clip are touched
         parts = shapely.get_parts(geoms[i])
         polys = parts[np.isin(shapely.get_type_id(parts), (3, 6))]
@@ -225,6 +229,18 @@ def stream_buffers(
     )
 
 
+def _outside_row(lines: np.ndarray, row: gpd.GeoDataFrame | None) -> np.ndarray:
+    """The stretches of each road centre line outside every ``row`` polygon (empty where a
+    right-of-way polygon covers the whole line)."""
+    lines = np.asarray(lines, dtype=object)
+    if row is None or not len(row) or not len(lines):
+        return lines
+    _, ri = row.sindex.query(lines, predicate="intersects")
+    if not len(ri):
+        return lines
+    return shapely.difference(lines, shapely.union_all(row.geometry.values[np.unique(ri)]))
+
+
 def row_polygons(
     roads: gpd.GeoDataFrame | None,
     row: gpd.GeoDataFrame | None,
@@ -233,9 +249,10 @@ def row_polygons(
 ) -> gpd.GeoDataFrame:
     """Public rights-of-way as polygons.
 
-    Every ``row`` polygon, plus, for each road centre line not covered by a ``row`` polygon,
-    the centre line buffered by half its right-of-way width (``row_width_ft`` of the road,
-    else ``default_row_width_ft``) with flat ends.
+    Every ``row`` polygon, plus, for each road centre line, its stretches outside every ``row``
+    polygon buffered by half its right-of-way width (``row_width_ft`` of the road, else
+    ``default_row_width_ft``) with flat ends. A side road crossing another road's mapped
+    right-of-way thus keeps a right-of-way of its own beyond it.
 
     Returns
     -------
@@ -245,7 +262,6 @@ def row_polygons(
     """
     crs = _crs_of(row, roads)
     parts: list[gpd.GeoDataFrame] = []
-    covered = np.zeros(len(roads) if roads is not None else 0, dtype=bool)
     if row is not None and len(row):
         parts.append(
             gpd.GeoDataFrame(
@@ -259,17 +275,17 @@ def row_polygons(
                 crs=crs,
             )
         )
-        if roads is not None and len(roads):
-            hit = row.sindex.query(roads.geometry.values, predicate="intersects")
-            covered[np.unique(hit[0])] = True
     if roads is not None and len(roads):
-        rest = roads.loc[~covered]
+        outside = _outside_row(roads.geometry.values, row)
+        keep = ~shapely.is_empty(outside)
+        rest = roads.loc[keep]
+        outside = outside[keep]
         if "row_width_ft" in rest.columns:
             width = pd.to_numeric(rest["row_width_ft"], errors="coerce").to_numpy(dtype="float64")
         else:
             width = np.full(len(rest), np.nan)
         width = np.where(np.isfinite(width) & (width > 0), width, default_row_width_ft)
-        geoms = shapely.buffer(rest.geometry.values, width / 2.0, cap_style="flat", quad_segs=_QUAD_SEGS)
+        geoms = shapely.buffer(outside, width / 2.0, cap_style="flat", quad_segs=_QUAD_SEGS)
         parts.append(
             gpd.GeoDataFrame(
                 {
@@ -302,7 +318,9 @@ def road_buffers(
     """Buffer strips ``width_ft`` wide along public roads (HRV-020).
 
     Measured from the right-of-way line where a ``row`` polygon covers the road (the ROW
-    polygon buffered by ``width_ft``), else from the road centre line.
+    polygon buffered by ``width_ft``), else from the road centre line: the stretches of each
+    centre line outside every ``row`` polygon are buffered (a side road crossing another
+    road's mapped right-of-way keeps its own strip beyond it).
 
     Returns
     -------
@@ -311,11 +329,7 @@ def road_buffers(
     """
     crs = _crs_of(row, roads)
     frames: list[gpd.GeoDataFrame] = []
-    covered = np.zeros(len(roads) if roads is not None else 0, dtype=bool)
     if row is not None and len(row):
-        if roads is not None and len(roads):
-            hit = row.sindex.query(roads.geometry.values, predicate="intersects")
-            covered[np.unique(hit[0])] = True
         sel = _near(row, extent, width_ft)
         frames.append(
             _frame(
@@ -329,7 +343,8 @@ def road_buffers(
             )
         )
     if roads is not None and len(roads):
-        sel = _near(roads.loc[~covered], extent, width_ft)
+        sel = _near(roads, extent, width_ft)
+        outside = _outside_row(sel.geometry.values, row)
         frames.append(
             _frame(
                 "road",
@@ -337,7 +352,7 @@ def road_buffers(
                 sel["feature_id"],
                 width_ft,
                 "road centre line",
-                _clip(_buffer(sel.geometry.values, width_ft), extent),
+                _clip(_buffer(outside, width_ft), extent),
                 crs,
             )
         )

@@ -50,9 +50,6 @@ PLAN_LAYERS: tuple[str, ...] = ("harvest_area", "landings", "haul_roads", "skid_
 ROAD_LAYERS: tuple[str, ...] = ("haul_roads", "skid_trails")
 """Line layers whose grades are measured (HRV-010)."""
 
-_BETWEEN_BANDS = {"steeper": "steeper", "shallower": "gentler", "gentler": "gentler"}
-"""Rulebook spelling of the HRV-030 ``between_bands`` switch -> :mod:`terrain` spelling."""
-
 Items = list[Finding | gpd.GeoDataFrame]
 
 _NO_HARVEST_AREA = (
@@ -70,10 +67,6 @@ def _truthy(v: Any) -> bool:
 def _ids(values: Any, n: int = 8) -> str:
     vals = [str(v) for v in values]
     return ", ".join(vals[:n]) + (f" (+{len(vals) - n} more)" if len(vals) > n else "")
-
-
-def _geom_or_none(g: Any) -> Any:
-    return None if g is None or shapely.is_empty(g) else g
 
 
 # ------------------------------------------------------------------------------------------
@@ -201,8 +194,8 @@ class HarvestContext:
             else:
                 frames.append(bf.road_buffers(roads, w, row=row, extent=ext, rule_id=r.id))
                 notes["road"] = (
-                    "measured from the right-of-way line (row layer); roads outside every "
-                    "row polygon from their centre line"
+                    "measured from the right-of-way line (row layer); stretches of road "
+                    "outside every row polygon from their centre line"
                     if row is not None
                     else "measured from the road centre line (no row layer)"
                 )
@@ -336,9 +329,7 @@ class HarvestContext:
                             table=r30.tables["water_bar_spacing"],
                             min_grade_pct=r30.t("min_grade_pct"),
                             spacing_end=str(r30.s("spacing_end")),
-                            between_bands=_BETWEEN_BANDS.get(
-                                str(r30.s("between_bands")), str(r30.s("between_bands"))
-                            ),
+                            between_bands=str(r30.s("between_bands")),
                         )
                         bars.append(wb)
                 rt.max_grade_pct = max(maxg) if maxg else float("nan")
@@ -511,68 +502,86 @@ def _joined(idx: np.ndarray, labels: np.ndarray, n: int) -> list[str]:
 def check_commercial_volume(ctx: HarvestContext, rule: Rule) -> Items:
     """Licence required when the harvest volume exceeds any of the commercial limits.
 
-    Volumes (``cords``, ``cubic_feet``, ``board_feet``) are summed over contiguous harvest
-    areas of the same owner (all contiguous areas when there is no ``owner`` field).
+    Volumes are summed over contiguous harvest areas of the same owner (all contiguous areas
+    when there is no ``owner`` field). ``cords`` and ``cubic_feet`` are one measure (a cubic
+    foot is 1 / ``standard_cord_cuft`` cord; an area's ``cords`` wins when it has both) and are
+    summed together; ``board_feet`` is summed apart. A group is ``review`` when a known part of
+    its volume already exceeds a limit, ``pass`` only when every member's volume is known in
+    one measure, else ``not_evaluated``.
     """
     ha = ctx.harvest_area
-    fields = {
-        "cords": "volume_limit_cords",
-        "cubic_feet": "volume_limit_cuft",
-        "board_feet": "volume_limit_bf",
-    }
-    have = [f for f in fields if f in ha.columns]
-    vols = pd.DataFrame(
-        {f: pd.to_numeric(ha[f], errors="coerce") if f in ha.columns else np.nan for f in fields},
-        index=ha.index,
-    ).reset_index(drop=True)
     n = len(ha)
+
+    def num(name: str) -> pd.Series:
+        v = pd.to_numeric(ha[name], errors="coerce") if name in ha.columns else np.nan
+        return pd.Series(v, index=ha.index, dtype="float64").reset_index(drop=True)
+
+    lim_c, lim_cuft, lim_bf = (rule.t(k) for k in ("volume_limit_cords", "volume_limit_cuft", "volume_limit_bf"))
+    cord_cuft = rule.t("standard_cord_cuft")
+    cords_eq = num("cords").fillna(num("cubic_feet") / cord_cuft)
+    bfeet = num("board_feet")
+    have = [f for f in ("cords", "cubic_feet", "board_feet") if f in ha.columns]
     # contiguous groups of the same owner (connected components of the touch graph)
     a, b = ha.sindex.query(ha.geometry.values, predicate="intersects")
     owner = ha["owner"].astype(str).to_numpy() if "owner" in ha.columns else np.array([""] * n)
     same = owner[a] == owner[b]
     graph = coo_matrix((np.ones(int(same.sum())), (a[same], b[same])), shape=(n, n))
     _, comp = connected_components(graph, directed=False)
-    sums = vols.groupby(comp).sum(min_count=1).loc[comp].reset_index(drop=True)
-    members = pd.Series(_plan_ids(ha)).groupby(comp).agg(lambda s: ", ".join(s)).loc[comp].to_numpy()
-    limits = {f: rule.t(t) for f, t in fields.items()}
-    over = np.zeros(n, dtype=bool)
-    for f, lim in limits.items():
-        over |= (sums[f] > lim).fillna(False).to_numpy()
-    known = sums.notna().any(axis=1).to_numpy()
-    status = np.where(over, "review", np.where(known, "pass", "not_evaluated"))
-    cord_cuft = rule.t("standard_cord_cuft")
-    cords_eq = sums["cords"].fillna(sums["cubic_feet"] / cord_cuft)
-    use_bf = cords_eq.isna() & sums["board_feet"].notna()
-    measured = np.where(use_bf, sums["board_feet"], cords_eq)
-    threshold = np.where(use_bf, limits["board_feet"], limits["cords"])
+    vols = pd.DataFrame({"c": cords_eq, "b": bfeet, "nc": cords_eq.isna(), "nb": bfeet.isna()})
+    by = vols.groupby(comp)
+    grp = pd.DataFrame(
+        {"c": by["c"].sum(min_count=1), "b": by["b"].sum(min_count=1), "nc": by["nc"].sum(), "nb": by["nb"].sum()}
+    )
+    g = grp.loc[comp].reset_index(drop=True)
+    s_c, s_b = g["c"].to_numpy(), g["b"].to_numpy()
+    over_c = np.nan_to_num(s_c) > lim_c
+    over_c |= np.nan_to_num(s_c) * cord_cuft > lim_cuft
+    over_b = np.nan_to_num(s_b) > lim_bf
+    complete = (g["nc"].to_numpy() == 0) | (g["nb"].to_numpy() == 0)
+    status = np.where(over_c | over_b, "review", np.where(complete, "pass", "not_evaluated"))
+    use_bf = np.isnan(s_c) | (~over_c & over_b)
+    measured = np.where(use_bf, s_b, s_c)
+    threshold = np.where(use_bf, lim_bf, lim_c)
+    ids = _plan_ids(ha)
+    members = pd.Series(ids).groupby(comp).agg(lambda x: ", ".join(x)).loc[comp].to_numpy()
+    no_volume = pd.Series(ids[(cords_eq.isna() & bfeet.isna()).to_numpy()], dtype=object)
     own = (
         "same owner"
         if "owner" in ha.columns
         else "no owner field, all contiguous areas taken as one ownership"
     )
+    exempt = "; ".join(
+        f"{str(e.get('text', e.get('key', ''))).rstrip('.')} ({e.get('citation', rule.citation)})"
+        for e in rule.p("exemptions", [])
+    )
     details = []
     for i in range(n):
-        parts = [
-            f"{f.replace('_', ' ')} {sums.at[i, f]:,.0f} (limit {limits[f]:,.0f})"
-            for f in fields
-            if pd.notna(sums.at[i, f])
-        ]
-        txt = "; ".join(parts) if parts else f"fields {', '.join(fields)} " + ("empty" if have else "absent")
-        grp = members[i]
-        txt += f"; summed over contiguous harvest areas {grp} ({own})" if "," in grp else ""
-        if status[i] == "review":
-            txt += (
-                "; exemptions of § 44-VI-6(D) (utility clearing, Christmas trees, personal use, approved "
-                "site preparation, DEC permit) are not assessed"
+        parts = []
+        if not np.isnan(s_c[i]):
+            parts.append(
+                f"{s_c[i]:,.6g} cords = {s_c[i] * cord_cuft:,.0f} cu ft (limits {lim_c:,.0f} cords, "
+                f"{lim_cuft:,.0f} cu ft)"
             )
+        if not np.isnan(s_b[i]):
+            parts.append(f"{s_b[i]:,.0f} board feet (limit {lim_bf:,.0f})")
+        txt = "; ".join(parts) if parts else "fields cords, cubic_feet, board_feet " + ("empty" if have else "absent")
+        mem = members[i].split(", ")
+        if len(mem) > 1:
+            txt += f"; summed over contiguous harvest areas {members[i]} ({own})"
+        if status[i] == "not_evaluated" and parts:
+            lack = [m for m in mem if m in set(no_volume)]
+            txt += (
+                f"; volume not given for {_ids(lack)}"
+                if lack
+                else "; cords / cu ft and board feet given for different areas, no common sum"
+            )
+        if status[i] == "review" and exempt:
+            txt += f"; exemptions not assessed: {exempt}"
         details.append(txt)
+    det = np.array(details, dtype=object)
+    geoms = np.asarray(ha.geometry.values, dtype=object)
     out: Items = []
-    ids, geoms, det = (
-        _plan_ids(ha),
-        np.asarray(ha.geometry.values, dtype=object),
-        np.array(details, dtype=object),
-    )
-    for mask, unit in ((~use_bf.to_numpy(), "cords"), (use_bf.to_numpy(), "bf")):
+    for mask, unit in ((~use_bf, "cords"), (use_bf, "bf")):
         if mask.any():
             out.append(
                 rule.findings(
@@ -653,27 +662,29 @@ def check_site_plan(ctx: HarvestContext, rule: Rule) -> Items:
 
 @check("HRV-003")
 def check_zoning_proximity(ctx: HarvestContext, rule: Rule) -> Items:
-    """Town board review for each plan element within the distance of RA-1/RA-2/RC property."""
+    """Town board review for each plan element within the distance of RA-1/RA-2/RC property.
+
+    ``pass`` only when every district within the distance is known: a zoning polygon or
+    parcel without a district there makes the element ``not_evaluated``.
+    """
     out: Items = []
     want = [str(d).upper() for d in rule.p("districts")]
     dtext = ", ".join(want)
     dist_ft = rule.t("distance_ft")
     zoning, parcels = ctx.get("zoning"), ctx.get("parcels")
     src = bf.zoning_source(zoning, parcels)
-    ra: gpd.GeoDataFrame | None = None
+    zsrc: gpd.GeoDataFrame | None = None
     if src == "zoning layer" and zoning is not None:
-        ra = zoning.assign(_d=bf.norm_district(zoning["district"]))
+        zsrc = zoning.assign(_d=bf.norm_district(zoning["district"]))
     elif src is not None and parcels is not None:
-        ra = parcels.assign(_d=bf.norm_district(parcels["zoning"]))
-    if ra is not None:
-        ra = ra.loc[ra["_d"].isin(want).to_numpy()]
+        zsrc = parcels.assign(_d=bf.norm_district(parcels["zoning"]))
     for layer in rule.p("plan_elements"):
         g = ctx.get(layer)
         if g is None:
             out.append(_missing_layer(rule, layer))
             continue
         ids, n = _plan_ids(g), len(g)
-        if ra is None:
+        if zsrc is None:
             out.append(
                 rule.findings(
                     "not_evaluated",
@@ -686,37 +697,37 @@ def check_zoning_proximity(ctx: HarvestContext, rule: Rule) -> Items:
                 )
             )
             continue
-        if not len(ra):
-            out.append(
-                rule.findings(
-                    "pass",
-                    subject_layer=layer,
-                    subject_id=ids,
-                    geometry=g.geometry.values,
-                    crs=ctx.crs,
-                    districts=dtext,
-                    threshold=dist_ft,
-                    unit="ft",
-                    detail=f"the {src} has no {dtext} district",
-                )
-            )
-            continue
-        gi, zi = ra.sindex.query(g.geometry.values, predicate="dwithin", distance=dist_ft)
-        d = shapely.distance(g.geometry.values[gi], ra.geometry.values[zi])
-        dmin = _first_per_group(gi, d, n)
-        names = _joined(gi, ra["_d"].to_numpy()[zi], n)
-        near_idx, near_d = ra.sindex.nearest(g.geometry.values, return_distance=True, return_all=False)
-        nearest = np.full(n, np.nan)
-        nearest[near_idx[0]] = near_d
+        ra = zsrc.loc[zsrc["_d"].isin(want).to_numpy()]
+        unk = zsrc.loc[zsrc["_d"].isna().to_numpy()]
+        dmin, nearest, names = np.full(n, np.nan), np.full(n, np.nan), [""] * n
+        if len(ra):
+            gi, zi = ra.sindex.query(g.geometry.values, predicate="dwithin", distance=dist_ft)
+            d = shapely.distance(g.geometry.values[gi], ra.geometry.values[zi])
+            dmin = _first_per_group(gi, d, n)
+            names = _joined(gi, ra["_d"].to_numpy()[zi], n)
+            near_idx, near_d = ra.sindex.nearest(g.geometry.values, return_distance=True, return_all=False)
+            nearest[near_idx[0]] = near_d
+        ui, uj = (
+            unk.sindex.query(g.geometry.values, predicate="dwithin", distance=dist_ft)
+            if len(unk)
+            else (np.array([], int),) * 2
+        )
+        unknown = _joined(ui, unk["feature_id"].astype(str).to_numpy()[uj], n)
         within = np.isfinite(dmin)
         measured = np.where(within, dmin, nearest)
-        status = np.where(within, "review", "pass")
-        detail = [
-            f"{measured[i]:,.0f} ft to {names[i]} property ({src})"
-            if within[i]
-            else f"nearest {dtext} property {measured[i]:,.0f} ft away ({src})"
-            for i in range(n)
-        ]
+        status = np.where(within, "review", np.where([bool(u) for u in unknown], "not_evaluated", "pass"))
+        where = "zoning polygons" if src == "zoning layer" else "parcels"
+        detail = []
+        for i in range(n):
+            if within[i]:
+                txt = f"{measured[i]:,.0f} ft to {names[i]} property ({src})"
+            elif np.isfinite(measured[i]):
+                txt = f"nearest {dtext} property {measured[i]:,.0f} ft away ({src})"
+            else:
+                txt = f"the {src} has no {dtext} district"
+            if not within[i] and unknown[i]:
+                txt += f"; district unknown for {where} {unknown[i]} within {dist_ft:g} ft"
+            detail.append(txt)
         out.append(
             rule.findings(
                 status,
@@ -842,10 +853,12 @@ def check_designated_slopes(ctx: HarvestContext, rule: Rule) -> Items:
         ids, n, geoms = _plan_ids(g), len(g), g.geometry.values
         if layer == "skid_trails":
             flag = g[cfield] if cfield in g.columns else pd.Series(None, index=g.index, dtype=object)
-            known = flag.notna().to_numpy()
+            # missing or blank = not stated (the switch decides); text flags read as yes/no
+            blank = flag.isna() | flag.map(lambda v: isinstance(v, str) and not v.strip())
+            known = ~blank.to_numpy(dtype=bool)
             covered = np.where(
                 known,
-                flag.map(lambda v: bool(v) if pd.notna(v) else False).to_numpy(),
+                flag.map(lambda v: False if pd.isna(v) else _truthy(v)).to_numpy(dtype=bool),
                 unflagged == "treat_as_constructed",
             )
         else:
@@ -1017,28 +1030,38 @@ def check_stream_crossings(ctx: HarvestContext, rule: Rule) -> Items:
             )
             continue
         sel = _select_kinds(streams, kinds)
-        ri, si = (
+        _, si = (
             sel.sindex.query(g.geometry.values, predicate="intersects")
             if len(sel)
             else (np.array([], int),) * 2
         )
-        inter = shapely.intersection(g.geometry.values[ri], sel.geometry.values[si])
-        parts, k = shapely.get_parts(inter, return_index=True)
+        # the streams as one network: a crossing where two stream features meet (split at a
+        # junction, or two parts of one stream) is one crossing, not one per feature
+        net = shapely.union_all(sel.geometry.values[np.unique(si)]) if len(si) else None
+        inter = (
+            shapely.intersection(g.geometry.values, net)
+            if net is not None
+            else np.array([shapely.Point()] * n, dtype=object)
+        )
+        parts, road_i = shapely.get_parts(inter, return_index=True)
+        keep = ~shapely.is_empty(parts)
+        parts, road_i = parts[keep], road_i[keep]
         tid = shapely.get_type_id(parts)
         pts = np.where(
             np.isin(tid, (1, 2)),
             shapely.line_interpolate_point(np.where(np.isin(tid, (1, 2)), parts, None), 0.5, normalized=True),
             parts,
         )
-        road_i, stream_i = ri[k], si[k]
         station = shapely.line_locate_point(g.geometry.values[road_i], pts) if len(pts) else np.array([])
-        skind = sel["kind"].to_numpy()[stream_i] if "kind" in sel.columns else np.array([None] * len(pts))
-        sids = sel["feature_id"].astype(str).to_numpy()[stream_i]
+        # the stream feature(s) at each crossing: the nearest ones (all of them at a joint)
+        (pi, sj) = sel.sindex.nearest(pts, return_all=True) if len(pts) else (np.array([], int),) * 2
+        sids = _joined(pi, sel["feature_id"].astype(str).to_numpy()[sj], len(pts))
+        kcol = sel["kind"] if "kind" in sel.columns else pd.Series(None, index=sel.index, dtype=object)
+        skind = _joined(pi, kcol.fillna("kind unknown").astype(str).to_numpy()[sj], len(pts))
         order = np.lexsort((station, road_i)) if len(pts) else np.array([], int)
         status = ["review"] * len(order)
         detail = [
-            f"crossing of stream {sids[j]} ({skind[j] or 'kind unknown'}) at {station[j]:,.0f} ft along the line"
-            for j in order
+            f"crossing of stream {sids[j]} ({skind[j]}) at {station[j]:,.0f} ft along the line" for j in order
         ]
         if len(order):
             out.append(
@@ -1104,7 +1127,8 @@ def _buffer_findings(ctx: HarvestContext, rule: Rule, kind: str, **values: Any) 
         + f"; {bb.notes.get(kind, '')}"
         for i in range(n)
     ]
-    geom = np.array([_geom_or_none(x) for x in inside], dtype=object)
+    # the strip inside the area, else (no strip there) the harvest area itself
+    geom = np.where(acres > 0, inside, ha.geometry.values)
     return [
         rule.findings(
             "info",
@@ -1150,8 +1174,7 @@ def check_buffer_cutting(ctx: HarvestContext, rule: Rule) -> Items:
     status = np.where(acres > 0, "info", "not_evaluated" if bb.missing else "pass")
     kinds = ", ".join(sorted(set(bb.strips["kind"]))) or "none"
     detail = [f"buffer kinds: {kinds}" + (f"; {miss}" if miss else "") for _ in range(n)]
-    geom = np.array([_geom_or_none(x) for x in inside], dtype=object)
-    geom = np.where(acres > 0, geom, ha.geometry.values)
+    geom = np.where(acres > 0, inside, ha.geometry.values)
     return [
         rule.findings(
             status,

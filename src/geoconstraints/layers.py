@@ -469,6 +469,8 @@ def _truthy(v: Any) -> bool | None:
     if v is None or (isinstance(v, float) and np.isnan(v)):
         return None
     if isinstance(v, str):
+        if not v.strip():
+            return None  # blank: not stated (the rulebook switch decides)
         return v.strip().lower() in ("1", "true", "t", "yes", "y")
     return bool(v)
 

@@ -52,8 +52,9 @@ RUN_LENGTHS: tuple[str, ...] = ("horizontal", "slope")
 SPACING_ENDS: tuple[str, ...] = ("shorter", "longer")
 """Which end of a water bar spacing range is used (SPEC §3 default: the shorter)."""
 
-BETWEEN_BANDS: tuple[str, ...] = ("steeper", "gentler")
-"""Band taken by a grade that falls between two table bands (5.5 %; SPEC §3: steeper)."""
+BETWEEN_BANDS: tuple[str, ...] = ("steeper", "shallower")
+"""Band taken by a grade that falls between two table bands (5.5 %; SPEC §3: steeper). The
+spelling is the rulebook's (HRV-030 switch ``between_bands``)."""
 
 _UNIT_TAG_KEYS: tuple[str, ...] = (
     "UNITTYPE",
@@ -877,7 +878,7 @@ _GRADE_EPS = 1e-9
 
 
 def _band_index(bands: _Bands, grade: np.ndarray, between_bands: str) -> np.ndarray:
-    """Band index for each grade; -1 below the first band. Gaps go to the steeper/gentler band."""
+    """Band index for each grade; -1 below the first band. Gaps go to the steeper/shallower band."""
     g = np.asarray(grade, dtype="float64")
     i = np.searchsorted(bands.lo, g, side="right") - 1
     safe = np.clip(i, 0, None)
@@ -923,7 +924,8 @@ def place_water_bars(
         ``min_spacing_ft``, ``max_spacing_ft``.
     min_grade_pct : float, default 2
     spacing_end : {'shorter', 'longer'}
-    between_bands : {'steeper', 'gentler'}
+    between_bands : {'steeper', 'shallower'}
+        Band of a grade between two bands (the rulebook switch of the same name).
 
     Returns
     -------

@@ -738,3 +738,32 @@ def test_nearest_lines_only_between_bracketing_lines() -> None:
     assert "bracket" in r.loc[0, "bfe_note"]
     assert r.loc[1, "bfe_method"] == "nearest_lines"
     assert r.loc[1, "bfe_ft"] == pytest.approx(800.5, abs=1e-9)
+
+
+def test_fld002_without_zone_subty_field_is_not_evaluated_in_the_sfha(tmp_path):
+    # A flood layer with no ZONE_SUBTY field cannot say where the floodway is. Parcel A lies in the
+    # AE polygon (0..200 ft), so FLD-002 cannot be decided: not_evaluated, never pass. Parcel B lies
+    # in zone X only; a floodway is always inside the SFHA, so B passes.
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    import geoconstraints as gc
+
+    x0, y0 = 960_000, 760_000  # near Vestal in EPSG:2261 (ftUS)
+
+    def b(a, c, d, e):
+        return box(x0 + a, y0 + c, x0 + d, y0 + e)
+
+    parcels = gpd.GeoDataFrame({"parcel_id": ["A", "B"]},
+                               geometry=[b(50, 50, 150, 150), b(450, 50, 550, 150)], crs=2261)
+    flood = gpd.GeoDataFrame({"FLD_ZONE": ["AE", "X"], "SFHA_TF": ["T", "F"]},
+                             geometry=[b(0, 0, 300, 200), b(300, 0, 700, 200)], crs=2261)
+    path = tmp_path / "town.gpkg"
+    parcels.to_file(path, layer="parcels")
+    flood.to_file(path, layer="flood_zones")
+    layers = gc.load_layers(path)
+    assert "ZONE_SUBTY" in layers.info["flood_zones"].absent_fields
+    res = gc.screen_parcels(layers, gc.load_rulebook("vestal"))
+    f = res.findings[res.findings["rule_id"] == "FLD-002"].set_index("subject_id")
+    assert f.loc["A", "status"] == "not_evaluated" and "ZONE_SUBTY" in f.loc["A", "message"]
+    assert f.loc["B", "status"] == "pass"

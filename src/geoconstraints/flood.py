@@ -905,6 +905,15 @@ def check_floodway(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
     detail[~in_fw & ~nc] = "no regulatory floodway mapped on it"
     ne_part = (status == "not_evaluated") & ~nc
     detail[ne_part] = "no floodway on the covered part"
+    info = ctx.layers.info.get("flood_zones")
+    if info is not None and "ZONE_SUBTY" in info.absent_fields:
+        # without ZONE_SUBTY a floodway cannot be told from the rest of the SFHA: only parcels with
+        # no SFHA at all (a floodway always lies in the SFHA) can pass
+        unknown = ~nc & (t["sfha_sqft"].to_numpy() > 0)
+        status = np.where(unknown, "not_evaluated", status)
+        measured = np.where(unknown, np.nan, measured)
+        detail[unknown] = ("the flood layer has no ZONE_SUBTY field, so the floodway cannot be told from the "
+                           "rest of the SFHA: give the NFHL S_FLD_HAZ_AR layer with ZONE_SUBTY")
     detail[nc] = _no_flood_detail(ctx)
     detail = detail + cov + sl
     geom = _geom_or(_masked(in_fw, ctx.overlaps.get("_floodway", np.full(n, None, dtype=object))),

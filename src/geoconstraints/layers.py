@@ -490,6 +490,8 @@ class LayerInfo:
     sha256: str
     size_bytes: int
     fields: list[str]
+    absent_fields: list[str] = field(default_factory=list)
+    """Optional fields of the role the source did not have (filled with missing values)."""
 
 
 @dataclass
@@ -610,6 +612,7 @@ def load_layers(
             raise CRSError(f"{what}: has no CRS (no .prj or SRS).{hint} Assign the right CRS in "
                            f"your GIS or with ogr2ogr -a_srs EPSG:XXXX, then try again")
         gdf = canonical_fields(gdf, src, spec)
+        absent = [f for f in spec.optional if f not in gdf.columns]
         gdf = _assign_ids(gdf, src, spec, warn)
         gdf = clean_geometries(gdf, role, src.label, warn)
         gdf = nfhl_sentinels(gdf, spec)
@@ -622,7 +625,8 @@ def load_layers(
         st = src.path.stat()
         info[role] = LayerInfo(role, str(src.path), src.layer, len(gdf), _crs_label(CRS(gdf.crs)),
                                sha256_file(src.path) if src.path.is_file() else "", st.st_size,
-                               [c for c in gdf.columns if c not in (gdf.geometry.name, "feature_id")])
+                               [c for c in gdf.columns if c not in (gdf.geometry.name, "feature_id")],
+                               absent)
     user_crs = crs if crs is not None else settings.get("crs")
     prim = next((CRS(raw[r].crs) for r in primary if r in raw and len(raw[r])), None)
     lonlat = None

@@ -3,20 +3,33 @@
 ``geoconstraints layers FILE...`` prints, for every layer of every file, the role it would
 fill, its feature count, CRS and fields, and the problems found by the *same* validation as
 :func:`geoconstraints.layers.load_layers` (errors and warnings), so a clerk can fix the data
-before running a check.
+before running a check. A PostGIS URL (``postgresql://USER@HOST:PORT/DB?table=SCHEMA.TABLE``)
+is described the same way, by its redacted URL (never its password).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pyogrio
 
-from .errors import GeoConstraintsError
-from .layers import ROLES, _check_file, list_layers, load_layers
+from .errors import GeoConstraintsError, LayerReadError
+from .layers import (
+    ROLES,
+    LayerSource,
+    _check_file,
+    is_db_source,
+    list_layers,
+    load_layers,
+    parse_db_source,
+    read_postgis,
+)
 from .projection import lonlat_bounds
 
 RASTER_SUFFIXES = (".tif", ".tiff", ".gtiff")
@@ -89,13 +102,81 @@ def _describe_raster(path: Path) -> tuple[list[str], bool]:
     return lines, True
 
 
+def _role_lines(what: str, role: str, layers: Any) -> list[str]:
+    """Lines for one loaded role: count, kinds, CRS, extent, fields, warnings."""
+    info = layers.info[role]
+    g = layers.frames[role]
+    kinds = ", ".join(sorted(set(g.geom_type))) if len(g) else "no geometries"
+    epsg = layers.crs.to_epsg()
+    lines = [(f"  {what} -> role {role}: {info.features} feature{'' if info.features == 1 else 's'} "
+             f"({kinds}), CRS {info.source_crs}, "
+             f"working CRS {f'EPSG:{epsg}' if epsg else layers.crs.name} ({layers.crs_reason})")]
+    if len(g):
+        w, s_, e, n = lonlat_bounds(tuple(g.total_bounds), layers.crs)
+        lines.append(f"    extent: lon {w:.5f} to {e:.5f}, lat {s_:.5f} to {n:.5f} "
+                     f"(check it is where the data should be)")
+    lines.append(f"    fields: {', '.join(info.fields) or 'none'}")
+    lines.extend(f"    warning: {w}" for w in layers.warnings)
+    return lines
+
+
+def _as_db_url(text: str) -> str:
+    """Undo ``Path("postgresql://h/db")`` collapsing ``//`` into ``/`` (the CLI passes Paths)."""
+    m = re.match(r"(?i)^(postgresql|postgres):/(?!/)", text)
+    return f"{m.group(1)}://{text[m.end():]}" if m else text
+
+
+def describe_db(url: str) -> tuple[list[str], bool]:
+    """Describe a PostGIS table like a file's layer: the role its name fills, count, CRS, fields, problems.
+
+    Parameters
+    ----------
+    url : str
+        ``postgresql://USER@HOST:PORT/DB?table=SCHEMA.TABLE`` (the password, if any, is never printed).
+
+    Returns
+    -------
+    (list of str, bool)
+        Lines to print (headed by the redacted URL), and False when the table cannot be read
+        (no connection, no such table).
+    """
+    try:
+        pg = parse_db_source(url)
+    except GeoConstraintsError as exc:
+        return ["PostGIS source", f"  problem: {exc}"], False
+    lines = [pg.redacted]
+    role = role_of_layer(pg.table, pg.table, 1)
+    if role is None:
+        try:
+            gdf, _ = read_postgis(LayerSource(pg.table, Path(pg.redacted), pg.qualified, db=pg))
+        except GeoConstraintsError as exc:
+            lines.append(f"  problem: {exc}")
+            return lines, not isinstance(exc, LayerReadError)
+        kinds = ", ".join(sorted(set(gdf.geom_type.dropna()))) or "no geometries"
+        epsg = gdf.crs.to_epsg() if gdf.crs is not None else None
+        fields = ", ".join(c for c in gdf.columns if c != gdf.geometry.name) or "none"
+        lines.append(f"  table {pg.qualified}: not a role name; {len(gdf)} features ({kinds}), "
+                     f"CRS {f'EPSG:{epsg}' if epsg else gdf.crs}, fields {fields}")
+        lines.append(f"    map it with --ROLE '{pg.redacted}' or in a project file (roles: {', '.join(ROLES)})")
+        return lines, True
+    try:
+        with _quiet_layer_warnings():
+            layers = load_layers(overrides={role: url}, roles=(role,))
+    except GeoConstraintsError as exc:
+        lines.append(f"  table {pg.qualified} -> role {role}: problem: {exc}")
+        return lines, not isinstance(exc, LayerReadError)
+    lines.extend(_role_lines(f"table {pg.qualified}", role, layers))
+    return lines, True
+
+
 def describe_file(path: str | Path) -> tuple[list[str], bool]:
     """Describe what ``path`` holds per role, with the problems :func:`load_layers` finds.
 
     Parameters
     ----------
     path : str or Path
-        A vector file (GeoPackage, shapefile, GeoJSON, ...) or a GeoTIFF DEM.
+        A vector file (GeoPackage, shapefile, GeoJSON, ...), a GeoTIFF DEM, or a PostGIS URL
+        (see :func:`describe_db`).
 
     Returns
     -------
@@ -110,6 +191,9 @@ def describe_file(path: str | Path) -> tuple[list[str], bool]:
     >>> ok
     True
     """
+    text = _as_db_url(os.fspath(path))
+    if is_db_source(text):
+        return describe_db(text)
     path = Path(path)
     if path.suffix.lower() in RASTER_SUFFIXES:
         try:
@@ -137,20 +221,8 @@ def describe_file(path: str | Path) -> tuple[list[str], bool]:
             lines.append(f"  layer {name} -> role {role}: {_raw_summary(path, name)}")
             lines.append(f"    problem: {exc}")
             continue
-        info = layers.info[role]
-        g = layers.frames[role]
-        kinds = ", ".join(sorted(set(g.geom_type))) if len(g) else "no geometries"
-        epsg = layers.crs.to_epsg()
-        lines.append(f"  layer {name} -> role {role}: {info.features} feature{'' if info.features == 1 else 's'} "
-                     f"({kinds}), CRS {info.source_crs}, "
-                     f"working CRS {f'EPSG:{epsg}' if epsg else layers.crs.name} ({layers.crs_reason})")
-        if len(g):
-            w, s_, e, n = lonlat_bounds(tuple(g.total_bounds), layers.crs)
-            lines.append(f"    extent: lon {w:.5f} to {e:.5f}, lat {s_:.5f} to {n:.5f} "
-                         f"(check it is where the data should be)")
-        lines.append(f"    fields: {', '.join(info.fields) or 'none'}")
-        lines.extend(f"    warning: {w}" for w in layers.warnings)
-        crs_of[role] = info.source_crs
+        lines.extend(_role_lines(f"layer {name}", role, layers))
+        crs_of[role] = layers.info[role].source_crs
     if len(set(crs_of.values())) > 1:
         lines.append(f"  note: layers in {len(set(crs_of.values()))} CRSs ("
                      + "; ".join(f"{r} {c}" for r, c in crs_of.items())

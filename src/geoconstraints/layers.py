@@ -3,22 +3,28 @@
 A role is what a layer *is* to the law (``parcels``, ``flood_zones``, ``haul_roads``...).
 Layers come from (a) a GeoPackage whose layer names are role names, (b) explicit
 ``role -> PATH[:LAYER]`` overrides, or (c) a project file (TOML) mapping roles to files,
-layers and field names. Every layer ends in one working CRS in feet, with canonical field
+layers and field names. A role may also come from a PostGIS table
+(``postgresql://USER@HOST:PORT/DB?table=SCHEMA.TABLE``, read with psycopg; see
+:func:`read_postgis`). Every layer ends in one working CRS in feet, with canonical field
 names, a string ``feature_id`` column, valid non-empty geometries, and NFHL -9999 sentinels
 turned into missing values.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import logging
 import os
+import re
 import tomllib
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 import geopandas as gpd
 import numpy as np
@@ -109,22 +115,151 @@ class LayerSource:
     layer: str | None = None
     fields: dict[str, str] = field(default_factory=dict)  # canonical -> source field name
     id_field: str | None = None
+    db: PgSource | None = None
+    """The PostGIS table when the layer comes from a database (``path`` is then unused)."""
 
     @property
     def label(self) -> str:
-        """``file.gpkg:layer`` for messages."""
+        """``file.gpkg:layer`` (or ``HOST:PORT/DB table SCHEMA.TABLE``, no password) for messages."""
+        if self.db is not None:
+            return self.db.label
         return f"{self.path.name}:{self.layer}" if self.layer else self.path.name
 
 
 def parse_path_layer(value: str | os.PathLike[str]) -> tuple[Path, str | None]:
-    """Split ``PATH[:LAYER]``; a colon that is part of an existing path is kept."""
+    """Split ``PATH[:LAYER]``; a colon that is part of an existing path is kept.
+
+    A database URL (``postgresql://...``) is never split on its colons: it comes back unsplit,
+    with no layer; callers test :func:`is_db_source` first and give it to :func:`parse_db_source`.
+    """
     text = os.fspath(value)
-    if Path(text).exists() or ":" not in text:
+    if is_db_source(text) or Path(text).exists() or ":" not in text:
         return Path(text), None
     head, _, tail = text.rpartition(":")
     if head and not (len(head) == 1 and head.isalpha()):  # not a Windows drive letter
         return Path(head), tail or None
     return Path(text), None
+
+
+DB_SCHEMES = ("postgresql", "postgres")
+"""URL schemes of a PostGIS source."""
+
+_DB_URL = re.compile(r"^(postgresql|postgres)://", re.IGNORECASE)
+_SECRET_KV = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
+_URL_PASSWORD = re.compile(r"(postgres(?:ql)?://[^:/@\s]*):[^@\s]*@", re.IGNORECASE)
+
+
+def is_db_source(value: str | os.PathLike[str] | None) -> bool:
+    """True when ``value`` is a PostGIS URL (``postgresql://`` or ``postgres://``)."""
+    return value is not None and bool(_DB_URL.match(os.fspath(value).strip()))
+
+
+@dataclass(frozen=True)
+class PgSource:
+    """A PostGIS table as a layer source.
+
+    ``redacted`` (``postgresql://USER@HOST:PORT/DB?table=SCHEMA.TABLE``) is the only form that
+    may reach a message, a log, the provenance or a report: it never holds a password. The URL
+    given to libpq (``conninfo``) and the password (``secrets``) are kept out of ``repr``.
+    """
+
+    redacted: str
+    where: str
+    """``HOST:PORT/DB`` for messages."""
+    user: str
+    schema: str | None
+    table: str
+    geometry: str | None = None
+    conninfo: str = field(default="", repr=False)
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+    connect_timeout: bool = field(default=True, repr=False)
+    """Add ``connect_timeout=10`` (the URL did not set one)."""
+
+    @property
+    def qualified(self) -> str:
+        """``SCHEMA.TABLE`` (or ``TABLE``) as given."""
+        return f"{self.schema}.{self.table}" if self.schema else self.table
+
+    @property
+    def label(self) -> str:
+        """``HOST:PORT/DB table SCHEMA.TABLE`` for messages."""
+        return f"{self.where} table {self.qualified}"
+
+    def scrub(self, text: object) -> str:
+        """``text`` (an exception from psycopg/libpq, which may echo the URL) without the password,
+        on one line of at most 240 characters."""
+        out = str(text)
+        for secret in sorted(self.secrets, key=len, reverse=True):
+            if secret:
+                out = out.replace(secret, "***")
+        out = _URL_PASSWORD.sub(r"\1:***@", out)
+        out = _SECRET_KV.sub(r"\1***", out)
+        out = " ".join(line.strip() for line in out.splitlines() if line.strip())
+        return out[:240] or "no details"
+
+
+def parse_db_source(value: str, table: str | None = None, geometry: str | None = None) -> PgSource:
+    """Parse ``postgresql://USER[:PASSWORD]@HOST[:PORT]/DB?table=SCHEMA.TABLE[&geometry=COL]``.
+
+    Parameters
+    ----------
+    value : str
+        The URL (``postgres://`` also accepted). Other query parameters (``sslmode``,
+        ``connect_timeout``...) go to libpq unchanged. Better leave the password out: libpq
+        reads it from ``PGPASSWORD`` or ``~/.pgpass``.
+    table, geometry : str, optional
+        Table (``SCHEMA.TABLE``) and geometry column, overriding the URL's (project file keys).
+
+    Returns
+    -------
+    PgSource
+
+    Raises
+    ------
+    InputError
+        Not a PostGIS URL, no table named, or a malformed table name. The message holds the
+        redacted URL only.
+
+    Examples
+    --------
+    >>> src = parse_db_source("postgresql://gis:pw@db.town.gov:5432/gis?table=town.parcels")
+    >>> src.redacted
+    'postgresql://gis@db.town.gov:5432/gis?table=town.parcels'
+    """
+    text = str(value).strip()
+    try:
+        parts = urlsplit(text)
+        password = parts.password
+    except ValueError:
+        raise InputError("a PostGIS source is not a valid URL. Write it as "
+                         "postgresql://USER@HOST:PORT/DB?table=SCHEMA.TABLE") from None
+    if parts.scheme.lower() not in DB_SCHEMES:
+        raise InputError(f"{parts.scheme}:// is not a PostGIS URL; write postgresql://USER@HOST:PORT/DB?table=...")
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    secrets = {s for s in (password, unquote(password or "")) if s}
+    secrets |= {v for k, v in query if k.lower() == "password" and v}
+    url_table = next((v for k, v in query if k.lower() == "table"), None)
+    url_geom = next((v for k, v in query if k.lower() == "geometry"), None)
+    rest = [(k, v) for k, v in query if k.lower() not in ("table", "geometry")]
+    user = unquote(parts.username or "")
+    hostport = parts.netloc.rpartition("@")[2]
+    dbname = unquote(parts.path.lstrip("/"))
+    where = f"{hostport or 'local socket'}/{dbname or user or '(default database)'}"
+    table_text = (table or url_table or "").strip()
+    geometry = (geometry or url_geom or "").strip() or None
+    base = f"postgresql://{parts.username + '@' if parts.username else ''}{hostport}/{parts.path.lstrip('/')}"
+    if not table_text:
+        raise InputError(f"{base}: name the table of the layer: add ?table=SCHEMA.TABLE to the URL "
+                         f"(or table = \"SCHEMA.TABLE\" in the project file)")
+    names = table_text.split(".")
+    if len(names) > 2 or not all(n.strip() for n in names):
+        raise InputError(f"{base}: table {table_text!r} is not SCHEMA.TABLE or TABLE (names containing "
+                         f"dots are not supported: create a view with a plain name)")
+    schema, tbl = (names[0].strip(), names[1].strip()) if len(names) == 2 else (None, names[0].strip())
+    redacted = f"{base}?{urlencode([('table', table_text)] + ([('geometry', geometry)] if geometry else []))}"
+    conninfo = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(rest), ""))
+    return PgSource(redacted, where, user, schema, tbl, geometry, conninfo, tuple(secrets),
+                    not any(k.lower() == "connect_timeout" for k, _ in rest))
 
 
 def _check_file(path: Path, what: str) -> None:
@@ -170,7 +305,9 @@ def read_project_file(path: Path) -> tuple[dict[str, LayerSource], dict[str, Any
     """Read a project TOML: ``[layers.ROLE] path, layer, id, fields = {canonical = "SRC"}``.
 
     Returns the sources and the other settings (``crs``, ``rulebook``, ``[dem]`` path/z_units).
-    Paths are relative to the project file.
+    Paths are relative to the project file. A ``path`` that is a PostGIS URL may come with
+    ``table = "SCHEMA.TABLE"`` and ``geometry = "COLUMN"`` (no ``where``: free SQL is not accepted;
+    filter with a view in the database and name the view as the table).
     """
     _check_file(path, "project file")
     try:
@@ -186,6 +323,14 @@ def read_project_file(path: Path) -> tuple[dict[str, LayerSource], dict[str, Any
             spec = {"path": spec}
         if "path" not in spec:
             raise InputError(f"project file {path}: [layers.{role}] needs a path")
+        if is_db_source(spec["path"]):
+            if "where" in spec:
+                raise InputError(f"project file {path}: [layers.{role}] where is not supported (free SQL "
+                                 f"could do anything in the database). Create a view that filters the "
+                                 f"rows and give it as table")
+            pg = parse_db_source(spec["path"], spec.get("table") or spec.get("layer"), spec.get("geometry"))
+            sources[role] = _db_layer_source(role, pg, dict(spec.get("fields") or {}), spec.get("id"))
+            continue
         p, lyr = parse_path_layer(spec["path"])
         p = p if p.is_absolute() else base / p
         sources[role] = LayerSource(role, p, spec.get("layer", lyr), dict(spec.get("fields") or {}),
@@ -209,6 +354,10 @@ def resolve_sources(
         s, settings = read_project_file(Path(project))
         sources.update(s)
     if source is not None:
+        if is_db_source(source):
+            raise InputError("a PostGIS database is not a role-named GeoPackage: give each role's table, "
+                             "e.g. --parcels 'postgresql://USER@HOST:PORT/DB?table=SCHEMA.TABLE', or map "
+                             "roles to tables in a project file")
         p, layer = parse_path_layer(source)
         if p.suffix.lower() == ".toml":
             s, settings = read_project_file(p)
@@ -228,11 +377,19 @@ def resolve_sources(
             continue
         if role not in ROLES:
             raise InputError(f"unknown role {role!r}; roles are {', '.join(ROLES)}")
-        p, layer = parse_path_layer(value)
         prev = sources.get(role)
+        if is_db_source(value):
+            sources[role] = _db_layer_source(role, parse_db_source(os.fspath(value)),
+                                             dict(prev.fields) if prev else {}, prev.id_field if prev else None)
+            continue
+        p, layer = parse_path_layer(value)
         sources[role] = LayerSource(role, p, layer, dict(prev.fields) if prev else {},
                                     prev.id_field if prev else None)
     return sources, settings
+
+
+def _db_layer_source(role: str, pg: PgSource, fields: dict[str, str], id_field: str | None) -> LayerSource:
+    return LayerSource(role, Path(pg.redacted), pg.qualified, fields, id_field, db=pg)
 
 
 # ------------------------------------------------------------------------------------------
@@ -248,7 +405,12 @@ def sha256_file(path: Path) -> str:
 
 
 def read_source(src: LayerSource) -> gpd.GeoDataFrame:
-    """Read one layer as it is on disk (no reprojection); LayerReadError when unreadable."""
+    """Read one layer as it is on disk (no reprojection); LayerReadError when unreadable.
+
+    A PostGIS source is read by :func:`read_postgis`.
+    """
+    if src.db is not None:
+        return read_postgis(src)[0]
     what = f"layer {src.role} ({src.label})"
     _check_file(src.path, what)
     if src.layer is not None:
@@ -270,6 +432,203 @@ def read_source(src: LayerSource) -> gpd.GeoDataFrame:
         raise GeometryError(f"{what}: has no geometry column (an attribute table is not a map layer). "
                             f"Give the layer with its shapes (the .shp beside the .dbf, or the GeoPackage layer)")
     return gdf
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        raise InputError("reading from PostGIS needs psycopg: pip install 'geoconstraints[postgis]'") from None
+    return psycopg
+
+
+def _connect_fix(reason: str, pg: PgSource) -> str:
+    low = reason.lower()
+    if "password" in low or "authentication" in low:
+        return (f"Check the user {pg.user or '(default)'} and its password; give the password in PGPASSWORD "
+                f"or ~/.pgpass rather than in the URL")
+    if "does not exist" in low:
+        return "Check the database name in the URL"
+    if any(k in low for k in ("refused", "timeout", "timed out", "translate host", "resolve host", "no route", "unreachable")):
+        return "Check the host and port, and that the server accepts connections from this machine"
+    return "Check the URL (postgresql://USER@HOST:PORT/DB?table=SCHEMA.TABLE), the user and the password"
+
+
+def _pg_text(v: Any) -> str:
+    if isinstance(v, memoryview):
+        v = bytes(v)
+    return v.hex() if isinstance(v, bytes) else str(v)
+
+
+def _pg_column(values: list[Any]) -> pd.Series:
+    """One attribute column as pandas would have it from a file (numbers, text, dates)."""
+    present = [v for v in values if v is not None]
+    if not present or all(isinstance(v, str) for v in present) or all(isinstance(v, bool) for v in present):
+        return pd.Series(values, dtype=object)
+    if all(isinstance(v, (int, float, Decimal)) and not isinstance(v, bool) for v in present):
+        if len(present) == len(values) and all(isinstance(v, int) for v in present):
+            return pd.Series(values, dtype="int64")
+        return pd.Series([np.nan if v is None else float(v) for v in values], dtype="float64")
+    if all(isinstance(v, dt.date) for v in present):
+        try:
+            return pd.Series(pd.to_datetime(pd.Series(values, dtype=object)))
+        except (ValueError, TypeError):
+            pass
+    return pd.Series([None if v is None else _pg_text(v) for v in values], dtype=object)
+
+
+def _rows_sha256(wkb: list[bytes | None], columns: list[str], rows: list[tuple[Any, ...]], crs: str) -> str:
+    """SHA-256 of fetched rows, independent of their order (see :func:`read_postgis`)."""
+    order = sorted(range(len(columns)), key=lambda i: columns[i])
+    digests = []
+    for g, row in zip(wkb, rows):
+        h = hashlib.sha256(b"\x00" if g is None else bytes(g))
+        for i in order:
+            v = row[i]
+            h.update(b"\x1e" + columns[i].encode() + b"\x1f"
+                     + (b"\x00" if v is None else f"{type(v).__name__}:{v}".encode()))
+        digests.append(h.digest())
+    total = hashlib.sha256(("\x1f".join(sorted(columns)) + "\x1e" + crs).encode())
+    for d in sorted(digests):
+        total.update(d)
+    return total.hexdigest()
+
+
+def read_postgis(src: LayerSource) -> tuple[gpd.GeoDataFrame, str]:
+    """Read a PostGIS table (or view) with psycopg 3, as it is in the database (no reprojection).
+
+    The geometry column is the table's only one in ``geometry_columns``, or the one named with
+    ``?geometry=``; its SRID gives the CRS (SRID 0 is refused, as a file without CRS is).
+    Geometries come as WKB (``ST_AsBinary``), every other column as an attribute; identifiers are
+    quoted with ``psycopg.sql.Identifier``, and the session is read-only. The frame then goes
+    through the same validation as a file's (:func:`load_layers`).
+
+    Parameters
+    ----------
+    src : LayerSource
+        A source with ``db`` set (from :func:`parse_db_source`).
+
+    Returns
+    -------
+    (GeoDataFrame, str)
+        The layer, and a SHA-256 over the rows fetched: per row, the WKB and every attribute
+        value (typed text, columns sorted by name) are hashed; the sorted row digests, the
+        column names and the CRS are hashed again. It stamps *what was read* in the report (a
+        database has no file to hash) and does not depend on the order the server returns rows.
+
+    Raises
+    ------
+    InputError
+        psycopg missing. LayerReadError: cannot connect, authentication failed, no such table,
+        query refused. GeometryError: no geometry column. CRSError: SRID 0 or unknown SRID.
+        Every message names host, database and table, never the password.
+    """
+    pg = src.db
+    if pg is None:
+        raise InputError(f"layer {src.role} ({src.label}) is not a PostGIS source")
+    what = f"layer {src.role} ({pg.label})"
+    psycopg = _psycopg()
+    from psycopg import sql
+
+    kwargs: dict[str, Any] = {"application_name": "geoconstraints"}
+    if pg.connect_timeout:
+        kwargs["connect_timeout"] = 10
+    log.info("reading %s from PostGIS %s", src.role, pg.redacted)
+    try:
+        conn = psycopg.connect(pg.conninfo, **kwargs)
+    except psycopg.Error as exc:
+        reason = pg.scrub(exc)
+        raise LayerReadError(f"{what}: cannot connect to {pg.where} ({reason}). {_connect_fix(reason, pg)}") from None
+    try:
+        with conn:
+            conn.read_only = True
+            return _read_table(conn, sql, pg, what)
+    except psycopg.Error as exc:
+        raise LayerReadError(f"{what}: the database refused the query ({pg.scrub(exc)}). Check that the "
+                             f"user {pg.user or '(default)'} may SELECT from {pg.qualified}") from None
+
+
+def _read_table(conn: Any, sql: Any, pg: PgSource, what: str) -> tuple[gpd.GeoDataFrame, str]:
+    find = ("SELECT c.oid, n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE c.oid = to_regclass(%s)")
+    parts = [p for p in (pg.schema, pg.table) if p]
+    found = None
+    for names in (parts, [p.lower() for p in parts]):  # as given, then as PostgreSQL folds unquoted names
+        found = conn.execute(find, [sql.Identifier(*names).as_string(conn)]).fetchone()
+        if found:
+            break
+    if found is None:
+        have = [f"{r[0]}.{r[1]}" for r in conn.execute(
+            "SELECT f_table_schema, f_table_name FROM geometry_columns ORDER BY 1, 2 LIMIT 11").fetchall()]
+        hint = (f"; tables with geometry: {_ids(have, 10)}" if have else "; it has no table with geometry")
+        raise LayerReadError(f"{what}: no table or view {pg.qualified} in {pg.where}{hint}. Check the name "
+                             f"(?table=SCHEMA.TABLE) and that user {pg.user or '(default)'} may see it")
+    oid, schema, table = found
+    geoms = conn.execute("SELECT f_geometry_column, srid FROM geometry_columns WHERE f_table_schema = %s "
+                         "AND f_table_name = %s ORDER BY 1", [schema, table]).fetchall()
+    if not geoms:
+        raise GeometryError(f"{what}: has no PostGIS geometry column (an attribute table is not a map layer). "
+                            f"Give the table with its shapes, or a view with a geometry column")
+    if pg.geometry:
+        pick = [g for g in geoms if g[0] == pg.geometry] or [g for g in geoms if g[0].lower() == pg.geometry.lower()]
+        if not pick:
+            raise GeometryError(f"{what}: no geometry column {pg.geometry!r}; geometry columns are "
+                                f"{', '.join(g[0] for g in geoms)}. Fix ?geometry= (or geometry = in the project file)")
+        geoms = pick[:1]
+    if len(geoms) > 1:
+        raise GeometryError(f"{what}: has {len(geoms)} geometry columns ({', '.join(g[0] for g in geoms)}). "
+                            f"Choose one with ?geometry=NAME (or geometry = \"NAME\" in the project file)")
+    gcol, srid = geoms[0][0], int(geoms[0][1] or 0)
+    cols = conn.execute("SELECT a.attname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
+                        "WHERE a.attrelid = %s AND a.attnum > 0 AND NOT a.attisdropped "
+                        "AND t.typname NOT IN ('geometry', 'geography', 'raster') ORDER BY a.attnum",
+                        [oid]).fetchall()
+    columns = [c[0] for c in cols]
+    if "geometry" in columns:
+        raise FieldError(f"{what}: has an attribute column named geometry besides {gcol}. Rename it, "
+                         f"or read a view that renames it")
+    pkey = [r[0] for r in conn.execute(
+        "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
+        "AND a.attnum = ANY(i.indkey) WHERE i.indrelid = %s AND i.indisprimary ORDER BY a.attnum", [oid])]
+    query = sql.SQL("SELECT ST_AsBinary({g}), ST_SRID({g}){cols} FROM {t}{order}").format(
+        g=sql.Identifier(gcol), t=sql.Identifier(schema, table),
+        cols=sql.SQL("").join(sql.SQL(", {}").format(sql.Identifier(c)) for c in columns),
+        order=(sql.SQL(" ORDER BY {}").format(sql.SQL(", ").join(map(sql.Identifier, pkey))) if pkey
+               else sql.SQL("")))
+    rows = conn.execute(query).fetchall()
+    wkb = [r[0] for r in rows]
+    if srid == 0:  # an unconstrained column: the rows' own SRID, when they agree
+        row_srids = {int(r[1]) for r in rows if r[1] is not None}
+        if len(row_srids) > 1:
+            raise CRSError(f"{what}: geometry column {gcol} mixes SRIDs {', '.join(map(str, sorted(row_srids)))}. "
+                           f"Transform them to one SRID (ST_Transform) in the table or in a view")
+        srid = row_srids.pop() if row_srids else 0
+    try:
+        geometry = shapely.from_wkb(np.array([None if g is None else bytes(g) for g in wkb], dtype=object))
+    except shapely.errors.GEOSException as exc:
+        raise GeometryError(f"{what}: geometries cannot be decoded ({str(exc)[:120]}); curved geometries "
+                            f"need ST_CurveToLine in a view") from None
+    if srid == 0:
+        hint = ""
+        if len(rows) and np.all(np.abs(shapely.total_bounds(geometry)) <= 360):
+            hint = " Its coordinates look like longitude/latitude (SRID 4326 or 4269)."
+        raise CRSError(f"{what}: geometry column {gcol} has SRID 0 (no CRS).{hint} Set the right SRID in the "
+                       f"database (SELECT UpdateGeometrySRID('{schema}', '{table}', '{gcol}', XXXX)), then try again")
+    ref = conn.execute("SELECT auth_name, auth_srid, srtext FROM spatial_ref_sys WHERE srid = %s", [srid]).fetchone()
+    try:
+        if ref is None:
+            raise ValueError("not in spatial_ref_sys")
+        crs = (CRS.from_epsg(int(ref[1])) if str(ref[0]).upper() == "EPSG" and ref[1] else CRS.from_wkt(ref[2]))
+    except Exception:  # noqa: BLE001 - pyproj raises CRSError, ValueError...
+        raise CRSError(f"{what}: SRID {srid} of {gcol} is not a CRS this machine knows. Transform the "
+                       f"geometries to an EPSG SRID (ST_Transform) in a view") from None
+    attrs = [r[2:] for r in rows]
+    frame = pd.DataFrame({c: _pg_column([a[i] for a in attrs]) for i, c in enumerate(columns)},
+                         index=pd.RangeIndex(len(rows)))
+    gdf = gpd.GeoDataFrame(frame, geometry=geometry, crs=crs)
+    digest = _rows_sha256(wkb, columns, attrs, _crs_label(crs))
+    log.info("read %d features from %s (SRID %d)", len(gdf), pg.redacted, srid)
+    return gdf, digest
 
 
 def canonical_fields(gdf: gpd.GeoDataFrame, src: LayerSource, spec: RoleSpec) -> gpd.GeoDataFrame:
@@ -480,7 +839,11 @@ def _truthy(v: Any) -> bool | None:
 
 @dataclass
 class LayerInfo:
-    """Provenance of one loaded layer."""
+    """Provenance of one loaded layer.
+
+    For a PostGIS layer ``path`` is the redacted URL (no password), ``layer`` the table,
+    ``size_bytes`` 0 and ``sha256`` a hash of the rows read (see :func:`read_postgis`).
+    """
 
     role: str
     path: str
@@ -525,14 +888,15 @@ class Layers(Mapping[str, gpd.GeoDataFrame]):
 
     def input_paths(self) -> set[Path]:
         """Resolved paths of every input file (outputs must never overwrite one)."""
-        paths = {Path(i.path).resolve() for i in self.info.values()}
+        paths = {Path(i.path).resolve() for i in self.info.values() if not is_db_source(i.path)}
         if self.dem is not None:
             paths.add(Path(self.dem.path).resolve())
         return paths
 
     def summary(self) -> pd.DataFrame:
         """One row per loaded role: features, source CRS, file, layer."""
-        rows = [{"role": r, "features": i.features, "source_crs": i.source_crs, "file": Path(i.path).name,
+        rows = [{"role": r, "features": i.features, "source_crs": i.source_crs,
+                 "file": i.path if is_db_source(i.path) else Path(i.path).name,
                  "layer": i.layer or ""} for r, i in self.info.items()]
         return pd.DataFrame(rows, columns=["role", "features", "source_crs", "file", "layer"])
 
@@ -602,7 +966,11 @@ def load_layers(
     info: dict[str, LayerInfo] = {}
     for role, src in sources.items():
         spec = ROLES[role]
-        gdf = read_source(src)
+        digest = ""
+        if src.db is not None:
+            gdf, digest = read_postgis(src)
+        else:
+            gdf = read_source(src)
         what = f"layer {role} ({src.label})"
         if gdf.crs is None:
             hint = ""
@@ -622,11 +990,14 @@ def load_layers(
         else:
             projection.check_location(tuple(gdf.total_bounds), CRS(gdf.crs), what=what)
         raw[role] = gdf
+        kept = [c for c in gdf.columns if c not in (gdf.geometry.name, "feature_id")]
+        if src.db is not None:  # no file: the redacted URL, the table, and a hash of the rows read
+            info[role] = LayerInfo(role, src.db.redacted, src.db.qualified, len(gdf), _crs_label(CRS(gdf.crs)),
+                                   digest, 0, kept, absent)
+            continue
         st = src.path.stat()
         info[role] = LayerInfo(role, str(src.path), src.layer, len(gdf), _crs_label(CRS(gdf.crs)),
-                               sha256_file(src.path) if src.path.is_file() else "", st.st_size,
-                               [c for c in gdf.columns if c not in (gdf.geometry.name, "feature_id")],
-                               absent)
+                               sha256_file(src.path) if src.path.is_file() else "", st.st_size, kept, absent)
     user_crs = crs if crs is not None else settings.get("crs")
     prim = next((CRS(raw[r].crs) for r in primary if r in raw and len(raw[r])), None)
     lonlat = None

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from catalogue import flood_zones, parcels, sample_gpkg, write_gpkg
+from catalogue import flood_zones, parcels, sample_gpkg, screen, write_gpkg
 from conftest import tree_hashes
 
 from geoconstraints import cli
@@ -166,3 +166,19 @@ def test_rules_formats_parse(runner, fmt):
     table = pd.DataFrame(json.loads(body)) if fmt == "json" else pd.read_csv(io.StringIO(body))
     assert len(table) == 36 and {"id", "title", "citation", "thresholds"} <= set(table.columns)
 
+
+
+def test_screen_output_limits(runner, tmp_path):
+    # a whole county's report and map summarise; here 3 parcels with tiny limits show the notes
+    gpkg = sample_gpkg(tmp_path)
+    res = runner.invoke(main, screen(tmp_path, gpkg, "--map-max-features", "1", "--report-max-parcels", "1",
+                                     "--report-max-findings", "0"))
+    assert res.exit_code == 0, res.output
+    page = (tmp_path / "out" / "report.html").read_text("utf-8")
+    assert "This table lists 1 of the 3 parcels, the most severe first (by worst status); the other 2 are left out" in page
+    assert 'data-rule="FLD-001" data-left-out="' in page
+    page = (tmp_path / "out" / "map.html").read_text("utf-8")
+    assert "Not drawn, to keep this page small enough for a browser (over 1 features)" in page
+    assert "every finding in findings.geojson" in page
+    bad = runner.invoke(main, screen(tmp_path, gpkg, "--map-max-features", "-1"))
+    assert bad.exit_code == 2 and "Traceback" not in bad.output

@@ -79,3 +79,33 @@ def test_counts_and_worst():
     assert worst_status(df["status"]) == "review"
     assert worst_status(pd.Series([], dtype=object)) == "pass"
     assert worst_status(pd.Series(["info", "not_evaluated"])) == "not_evaluated"
+
+
+def test_vectorized_messages_match_rule_message():
+    """Rule.findings fills templates by array concatenation; the text must equal Rule.message's, row by row."""
+    import copy
+
+    from geoconstraints.rules import load_rulebook
+
+    rule = load_rulebook("vestal")["FLD-001"]
+    measured = np.array([0.0, -0.0, 1.005, 0.125, 1e6, 999_999.996, np.nan, -3.5, 12_345.678, np.inf])
+    status = np.array(["review", "pass", "info", "not_evaluated", "review", "pass", "info", "review", "pass",
+                       "review"], dtype=object)
+    detail = np.array(["AE", None, 1.5, 2, np.nan, "a/b %s {x}", "", "X", True, np.float32(0.1)], dtype=object)
+    ids = [f"P{i}" for i in range(len(measured))]
+    waived = copy.deepcopy(rule)
+    waived.waived = "variance granted"
+    spec = copy.deepcopy(rule)  # a format spec: filled row by row
+    spec.messages = {"default": "{subject_id} {measured:>8} {detail!r} {min_overlap_sqft}"}
+    for r in (rule, waived, spec):
+        f = r.findings(status, subject_layer="parcels", subject_id=ids, measured=measured,
+                       threshold=measured[::-1], unit="acres", detail=detail)
+        expect = [r.message(s, subject_layer="parcels", subject_id=i, measured=None if np.isnan(m) else float(m),
+                            threshold=None if np.isnan(t) else float(t), unit="acres", detail=d)
+                  for s, i, m, t, d in zip(status, ids, measured, measured[::-1], detail)]
+        assert f["message"].tolist() == expect
+    # spot values by hand: 1e6 -> "1,000,000" (the no-decimals branch); -3.5 -> "-3.5"; detail 1.5 -> "1.5"
+    f = rule.findings(status, subject_layer="parcels", subject_id=ids, measured=measured, detail=detail)
+    assert f["message"][4].startswith("parcels P4: 1,000,000 acres in the area of special flood hazard")
+    assert f["message"][2] == "parcels P2: 1.5"  # info: "{subject_layer} {subject_id}: {detail}"
+    assert f["message"][7].startswith("parcels P7: -3.5 acres")

@@ -140,8 +140,9 @@ def _load(source: str | None, kwargs: dict[str, Any], **extra: Any) -> Any:
     return layers
 
 
-def _finish(result: Any, out_dir: str, offline: bool, fail_on: str | None, parcel: str | None = None) -> None:
-    written = result.write(out_dir, offline=offline, parcel=parcel)
+def _finish(result: Any, out_dir: str, offline: bool, fail_on: str | None, parcel: str | None = None,
+            **limits: Any) -> None:
+    written = result.write(out_dir, offline=offline, parcel=parcel, **limits)
     counts = result.counts()
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
     click.echo(f"{result.command}: {len(result.findings)} findings ({summary})")
@@ -241,16 +242,30 @@ def harvest_cmd(plan: str, rulebook: str, out_dir: str, offline: bool, fail_on: 
 @dem_options
 @output_options
 @click.option("--parcel", default=None, help="Also write a one-parcel report for this parcel id.")
+@click.option("--map-max-features", type=click.IntRange(min=0), default=None,
+              help="Most features map.html draws (default 20,000); above it pass/info findings and large layers "
+                   "are left out, with a note in the legend (all are in results.gpkg).")
+@click.option("--report-max-parcels", type=click.IntRange(min=0), default=None,
+              help="Rows of the parcels table in report.html (default 5,000, most severe first; all are in parcels.csv).")
+@click.option("--report-max-findings", type=click.IntRange(min=0), default=None,
+              help="Non-pass findings listed per rule in report.html (default 1,000; all are in findings.geojson).")
 @guarded
 def screen_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline: bool, fail_on: str | None,
-               parcel: str | None, **kwargs: Any) -> None:
-    """Screen every parcel against the flood maps (FLD rules): parcels.csv and findings."""
+               parcel: str | None, map_max_features: int | None, report_max_parcels: int | None,
+               report_max_findings: int | None, **kwargs: Any) -> None:
+    """Screen every parcel against the flood maps (FLD rules): parcels.csv and findings.
+
+    For a whole town or county (10^5-10^6 parcels), findings.geojson, results.gpkg and
+    parcels.csv hold everything; report.html and map.html summarise and say what they leave out.
+    """
     from .rules import load_rulebook
 
     rb = load_rulebook(rulebook)
     layers = _load(layers_file, kwargs, primary=("parcels",))
     from .flood import screen_parcels  # after loading: input errors come first
-    _finish(screen_parcels(layers, rb), out_dir, offline, fail_on, parcel=parcel)
+    _finish(screen_parcels(layers, rb), out_dir, offline, fail_on, parcel=parcel,
+            map_max_features=map_max_features, report_max_parcels=report_max_parcels,
+            report_max_findings=report_max_findings)
 
 
 @main.command("flood-site")

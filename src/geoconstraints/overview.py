@@ -9,6 +9,7 @@ returned as PNG bytes or as a ``data:`` URI so the report needs no other file.
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import logging
 import math
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import shapely
 
 from . import styles
@@ -37,6 +39,13 @@ PLAN_ROLES = ("harvest_area", "landings", "haul_roads", "skid_trails", "disturba
 PRIMARY_ROLES = ("parcels",) + PLAN_ROLES
 """Input roles drawn whole on the web map (other inputs are cut to the area of interest)."""
 
+
+MAX_VECTOR_FEATURES = 10_000
+"""Above this many features (in view) a layer of the overview map is drawn as a raster at the
+image's own resolution instead of as vector shapes: each pixel takes the most severe status
+(or the layer's colour) of the features covering its centre, and every feature also marks the
+pixel of its centroid, so none vanishes for being smaller than a pixel. A county of a million
+parcels draws in seconds and the PNG stays the same size."""
 
 FOCUS_ROLES: dict[str, tuple[str, ...]] = {
     "harvest": ("harvest_area", "landings", "haul_roads", "skid_trails"),
@@ -206,6 +215,106 @@ def _draw(ax: Axes, gdf: gpd.GeoDataFrame, st: styles.LayerStyle, z: int, handle
                               markeredgecolor=st.color, markersize=st.radius * 1.4, label=text))
 
 
+def rank_grid(geoms: np.ndarray, ranks: np.ndarray, bounds: tuple[float, float, float, float],
+              shape: tuple[int, int]) -> np.ndarray:
+    """Rasterize features: the smallest rank of the features at each pixel (``-1`` where none).
+
+    A pixel gets the features that contain or touch its centre (an STRtree query of all pixel
+    centres at once) and the features whose centroid falls in it, so every feature marks at
+    least one pixel however small it is.
+
+    Parameters
+    ----------
+    geoms : ndarray of shapely geometries
+        Non-empty geometries in the map's CRS.
+    ranks : ndarray of int
+        Rank of each geometry (0 = drawn on top, e.g. the most severe status).
+    bounds : (xmin, ymin, xmax, ymax)
+        The extent of the image.
+    shape : (rows, columns)
+        Size of the image in pixels.
+
+    Returns
+    -------
+    ndarray of int, shape ``shape``
+        Row 0 is the top (north) edge.
+    """
+    ny, nx = shape
+    xmin, ymin, xmax, ymax = bounds
+    px, py = (xmax - xmin) / nx, (ymax - ymin) / ny
+    sentinel = np.iinfo(np.int32).max
+    grid = np.full(ny * nx, sentinel, dtype=np.int64)
+    geoms = np.asarray(geoms, dtype=object)
+    ranks = np.asarray(ranks, dtype=np.int64)
+    if len(geoms):
+        # several findings of one parcel share its geometry object: rasterize each object once
+        codes, _ = pd.factorize(np.fromiter(map(id, geoms), dtype=np.int64, count=len(geoms)))
+        best = np.full(int(codes.max()) + 1, sentinel, dtype=np.int64)
+        np.minimum.at(best, codes, ranks)
+        first = np.full(len(best), len(geoms), dtype=np.int64)
+        np.minimum.at(first, codes, np.arange(len(geoms)))
+        geoms, ranks = geoms[first], best
+        tree = shapely.STRtree(geoms)
+        pix, hit = tree.query(_pixel_centres(bounds, shape), predicate="intersects")
+        np.minimum.at(grid, pix, ranks[hit])
+        xy = shapely.get_coordinates(shapely.centroid(geoms))
+        col = np.floor((xy[:, 0] - xmin) / px).astype(np.int64)
+        row = np.floor((ymax - xy[:, 1]) / py).astype(np.int64)
+        inside = (col >= 0) & (col < nx) & (row >= 0) & (row < ny)
+        np.minimum.at(grid, row[inside] * nx + col[inside], ranks[inside])
+    grid[grid == sentinel] = -1
+    return grid.reshape(ny, nx)
+
+
+@functools.lru_cache(maxsize=4)
+def _pixel_centres(bounds: tuple[float, float, float, float], shape: tuple[int, int]) -> np.ndarray:
+    """Points at the centres of an image's pixels, row by row from the top (cached: every raster layer of one map shares them)."""
+    ny, nx = shape
+    xmin, ymin, xmax, ymax = bounds
+    px, py = (xmax - xmin) / nx, (ymax - ymin) / ny
+    xy = np.empty((ny, nx, 2))
+    xy[..., 0] = xmin + (np.arange(nx) + 0.5) * px
+    xy[..., 1] = (ymax - (np.arange(ny) + 0.5) * py)[:, None]
+    return shapely.points(xy.reshape(-1, 2))
+
+
+def _draw_raster(ax: Axes, geoms: np.ndarray, ranks: np.ndarray, colors: list[tuple[float, float, float, float]],
+                 bounds: tuple[float, float, float, float], shape: tuple[int, int], z: int) -> None:
+    """Draw features as an RGBA image: the colour of each pixel's smallest rank (see :func:`rank_grid`)."""
+    grid = rank_grid(geoms, ranks, bounds, shape)
+    lut = np.array(list(colors) + [(0.0, 0.0, 0.0, 0.0)], dtype=float)
+    img = lut[np.where(grid < 0, len(colors), grid)]
+    xmin, ymin, xmax, ymax = bounds
+    ax.imshow(img, extent=(xmin, xmax, ymin, ymax), origin="upper", interpolation="nearest", zorder=z,
+              aspect="auto")
+
+
+def _layer_raster_color(st: styles.LayerStyle, alpha_scale: float = 1.0) -> tuple[float, float, float, float]:
+    """The one colour of a layer drawn as a raster: its fill (or stroke) colour, at least 35 % opaque."""
+    alpha = max(st.fill_opacity if st.fill else 0.35, 0.35) * alpha_scale
+    return (*_rgb(st.fill or st.color), min(1.0, alpha))
+
+
+def _draw_layer(ax: Axes, gdf: gpd.GeoDataFrame, st: styles.LayerStyle, z: int, handles: list | None,
+                raster: tuple[tuple[float, float, float, float], tuple[int, int]] | None,
+                label: str | None = None, alpha_scale: float = 1.0) -> None:
+    """:func:`_draw`, or the raster of :func:`_draw_raster` when the layer has more than
+    :data:`MAX_VECTOR_FEATURES` features and ``raster`` (bounds, shape) is given."""
+    if raster is None or len(gdf) <= MAX_VECTOR_FEATURES:
+        _draw(ax, gdf, st, z, handles, label=label, alpha_scale=alpha_scale)
+        return
+    from matplotlib.patches import Patch
+
+    g = gdf.geometry.values
+    g = np.asarray(g[~(shapely.is_missing(g) | shapely.is_empty(g))], dtype=object)
+    color = _layer_raster_color(st, alpha_scale)
+    _draw_raster(ax, g, np.zeros(len(g), dtype=np.int64), [color], raster[0], raster[1], z)
+    if handles is not None:
+        text = (label or st.label).replace("$", r"\$")
+        text = text if len(text) <= 44 else text[:43] + "…"
+        handles.append(Patch(facecolor=color, edgecolor="none", label=text))
+
+
 def _rgb(hex_color: str) -> tuple[float, float, float]:
     h = hex_color.lstrip("#")
     return tuple(int(h[i:i + 2], 16) / 255 for i in (0, 2, 4))  # type: ignore[return-value]
@@ -256,6 +365,27 @@ def most_severe_per_geometry(findings: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     order = gpd.pd.DataFrame({"rank": rank.values, "key": key}, index=f.index).sort_values("rank", kind="stable")
     keep = order.drop_duplicates("key").index
     return f.loc[f.index.isin(keep)]
+
+
+def _draw_findings_raster(ax: Axes, f: gpd.GeoDataFrame, totals: Any,
+                          raster: tuple[tuple[float, float, float, float], tuple[int, int]],
+                          handles: list) -> None:
+    """Findings as one raster, each pixel in the colour of its most severe status (waived ones rank last)."""
+    from matplotlib.patches import Patch
+
+    k = len(STATUSES)
+    rank = f["status"].map({s: i for i, s in enumerate(STATUSES)}).fillna(k - 1).to_numpy(dtype=np.int64)
+    rank = rank + (f["waived"].astype(str) != "").to_numpy() * k
+    colors = []
+    for status in STATUSES:
+        st = styles.status_style(status, "polygon")
+        colors.append((*_rgb(st.fill or st.color), 0.45 if status in ("pass", "info") else 0.8))
+    _draw_raster(ax, np.asarray(f.geometry.values, dtype=object), rank, colors + colors, raster[0], raster[1], 100)
+    for status, color in zip(STATUSES, colors):
+        n = int(totals.get(status, 0))
+        if n:
+            label = f"{styles.STATUS_LABELS[status]} ({n} finding{'s' if n != 1 else ''})"
+            handles.append(Patch(facecolor=color, edgecolor="none", label=label))
 
 
 def parcel_geometry(result: Result, parcel: str) -> Any:
@@ -340,6 +470,8 @@ def render_overview(result: Result, *, parcel: str | None = None, width_in: floa
     ft = crs_ft_per_unit(crs) or 1.0
     xmin, ymin, xmax, ymax = _frame_extent(bounds, box_w / box_h, margin, min_span=200.0 / ft)
     view = shapely.box(xmin, ymin, xmax, ymax)
+    # pixel grid of the map's axes, for layers drawn as a raster
+    raster = ((xmin, ymin, xmax, ymax), (max(1, round(box_h * dpi)), max(1, round(box_w * dpi))))
 
     def clip(g: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
         return g[g.geometry.intersects(view)]
@@ -358,9 +490,9 @@ def render_overview(result: Result, *, parcel: str | None = None, width_in: floa
             g = g.assign(_zone=keys)
             for key, sub in g.groupby("_zone", sort=True):
                 st = styles.flood_zone_style(str(key))
-                _draw(ax, sub, st, z, handles, label=f"flood zone {key}")
+                _draw_layer(ax, sub, st, z, handles, raster, label=f"flood zone {key}")
         else:
-            _draw(ax, g, styles.style_for(role), z, handles, alpha_scale=0.7)
+            _draw_layer(ax, g, styles.style_for(role), z, handles, raster, alpha_scale=0.7)
         z += 1
 
     # derived layers
@@ -378,9 +510,9 @@ def render_overview(result: Result, *, parcel: str | None = None, width_in: floa
                 lv = np.sort(g["elev_ft"].dropna().unique())
                 step = float(np.min(np.diff(lv))) if len(lv) > 1 else 0.0
                 label = f"contours ({step:g} ft)" if step > 0 else label
-            _draw(ax, g, st, 40, handles, label=label)
+            _draw_layer(ax, g, st, 40, handles, raster, label=label)
         else:
-            _draw(ax, g, st, 50 + z, handles)
+            _draw_layer(ax, g, st, 50 + z, handles, raster)
         z += 1
 
     # the parcel of a one-parcel report
@@ -394,8 +526,14 @@ def render_overview(result: Result, *, parcel: str | None = None, width_in: floa
     # findings by status, most severe on top; where several findings share one geometry
     # (one parcel checked by several rules) only the most severe is drawn
     if findings is not None and len(findings):
-        f = most_severe_per_geometry(clip(findings))
+        f = clip(findings)
+        f = f[f.geometry.notna() & ~f.geometry.is_empty]
         totals = findings["status"].value_counts()
+        if len(f) > MAX_VECTOR_FEATURES:  # a whole town: each pixel in its most severe status
+            _draw_findings_raster(ax, f, totals, raster, handles)
+            f = f.iloc[0:0]
+        else:
+            f = most_severe_per_geometry(f)
         for i, status in enumerate(reversed(STATUSES)):
             sub = f[f["status"] == status]
             if not len(sub):

@@ -50,6 +50,18 @@ UNIT_TEXT: dict[str, str] = {
 }
 """How a unit code of findings and threshold names is printed."""
 
+MAX_PASS_ROWS = 50
+"""``pass`` findings listed per rule in report.html; the others are counted in a note."""
+
+MAX_FINDING_ROWS = 1_000
+"""Other findings (violation, review, not evaluated, info) listed per rule in report.html, most
+severe first; above it a note says how many more there are and that every finding is in
+findings.geojson and results.gpkg (and the per-parcel outcome in parcels.csv)."""
+
+MAX_PARCEL_ROWS = 5_000
+"""Rows of the sortable parcels table in report.html; a larger screening lists its most severe
+parcels (by ``worst_status``) and a note says how many more are in parcels.csv and results.gpkg."""
+
 PARCEL_ID_COLUMNS = ("parcel_id", "feature_id", "id")
 """Columns of the parcels table that may hold the parcel id (first present wins)."""
 
@@ -174,8 +186,8 @@ def _finding_rows(f: pd.DataFrame) -> list[dict[str, Any]]:
     return cast("list[dict[str, Any]]", out.to_dict("records"))
 
 
-def rule_sections(result: Result, findings: pd.DataFrame, *, max_pass_rows: int = 50,
-                  only_with_findings: bool = False) -> list[dict[str, Any]]:
+def rule_sections(result: Result, findings: pd.DataFrame, *, max_pass_rows: int = MAX_PASS_ROWS,
+                  max_rows: int = MAX_FINDING_ROWS, only_with_findings: bool = False) -> list[dict[str, Any]]:
     """One section per rule of the groups that ran, in rulebook order.
 
     Parameters
@@ -186,6 +198,9 @@ def rule_sections(result: Result, findings: pd.DataFrame, *, max_pass_rows: int 
     max_pass_rows : int
         ``pass`` findings listed per rule; the rest are counted (they are all in
         ``findings.geojson`` and ``results.gpkg``).
+    max_rows : int
+        Other findings listed per rule, most severe first (the order of ``findings``); the
+        rest are counted in ``hidden_other``.
     only_with_findings : bool
         Leave out rules with no finding (the one-parcel report).
 
@@ -193,7 +208,7 @@ def rule_sections(result: Result, findings: pd.DataFrame, *, max_pass_rows: int 
     -------
     list of dict
         ``id, title, citation, summary, status, counts, thresholds, readings, waived, rows,
-        hidden_pass``.
+        hidden_pass, shown_other, hidden_other``.
     """
     rb = result.rulebook
     rules: list[Rule] = [r for g in groups_run(result) for r in rb.group(g)]
@@ -209,7 +224,8 @@ def rule_sections(result: Result, findings: pd.DataFrame, *, max_pass_rows: int 
         status = _worst(unwaived["status"]) if len(unwaived) else ("waived" if len(f) else "")
         counts = {s: int((f["status"] == s).sum()) for s in STATUSES} if len(f) else {}
         passing = f[f["status"] == "pass"] if len(f) else f
-        shown = pd.concat([f[f["status"] != "pass"], passing.iloc[:max_pass_rows]]) if len(f) else f
+        other = f[f["status"] != "pass"] if len(f) else f
+        shown = pd.concat([other.iloc[:max_rows], passing.iloc[:max_pass_rows]]) if len(f) else f
         sections.append({
             "id": rule.id, "title": rule.title, "citation": rule.citation, "summary": rule.summary,
             "group": rule.group, "status": status, "status_label": STATUS_LABELS.get(status, status),
@@ -217,7 +233,9 @@ def rule_sections(result: Result, findings: pd.DataFrame, *, max_pass_rows: int 
             "readings": [{"name": k.replace("_", " "), "value": str(v.get("value"))}
                          for k, v in sorted(rule.switches.items())],
             "waived": rule.waived, "rows": _finding_rows(shown),
-            "hidden_pass": max(0, len(passing) - max_pass_rows), "n": len(f),
+            "hidden_pass": max(0, len(passing) - max_pass_rows),
+            "hidden_other": max(0, len(other) - max_rows), "shown_other": min(len(other), max_rows),
+            "n": len(f),
         })
     return sections
 
@@ -252,6 +270,22 @@ def table_rows(df: pd.DataFrame) -> tuple[list[str], list[dict[str, Any]]]:
             cells.append({"text": _cell(v), "sort": num})
         rows.append({"cells": cells})
     return cols, rows
+
+
+def parcel_table_rows(table: pd.DataFrame, max_rows: int = MAX_PARCEL_ROWS) -> pd.DataFrame:
+    """The parcels listed in the report: all of them, or the ``max_rows`` most severe.
+
+    With more than ``max_rows`` parcels the table is ordered by ``worst_status`` (violation
+    first; table order within a status) and cut; without that column the first ``max_rows``
+    are kept.
+    """
+    if len(table) <= max_rows:
+        return table
+    if "worst_status" in table.columns:
+        rank = table["worst_status"].map(STATUS_RANK).fillna(len(STATUSES)).to_numpy()
+        order = pd.Series(rank).sort_values(kind="stable").index[:max_rows]
+        return table.iloc[order]
+    return table.iloc[:max_rows]
 
 
 def parcel_id_column(table: pd.DataFrame) -> str | None:
@@ -310,7 +344,8 @@ def _env() -> jinja2.Environment:
     )
 
 
-def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: int = 50,
+def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: int = MAX_PASS_ROWS,
+                  max_finding_rows: int = MAX_FINDING_ROWS, max_parcel_rows: int = MAX_PARCEL_ROWS,
                   overview: bool = True) -> str:
     """Render ``report.html`` for ``result``.
 
@@ -322,6 +357,13 @@ def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: i
         its findings and a map zoomed to it, nothing about other parcels.
     max_pass_rows : int
         ``pass`` findings listed per rule (the rest are counted).
+    max_finding_rows : int
+        Other findings listed per rule, most severe first; a note counts the rest.
+    max_parcel_rows : int
+        Rows of the parcels table; a larger screening lists its most severe parcels and a
+        note counts the rest. Nothing is dropped silently: each note says how many were left
+        out and that every finding is in findings.geojson / results.gpkg and every parcel in
+        parcels.csv / results.gpkg.
     overview : bool
         Draw the overview map (matplotlib); ``False`` leaves it out (faster).
 
@@ -345,10 +387,13 @@ def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: i
         row = parcel_row(result, parcel)
         parcel_cols, parcel_rows = table_rows(row)
         findings = parcel_findings(findings, parcel)
-    elif result.tables.get("parcels") is not None:
-        parcel_cols, parcel_rows = table_rows(result.tables["parcels"])
+    n_parcels = 0
+    if parcel is None and result.tables.get("parcels") is not None:
+        table = result.tables["parcels"]
+        n_parcels = len(table)
+        parcel_cols, parcel_rows = table_rows(parcel_table_rows(table, max_parcel_rows))
     counts = {s: int((findings["status"] == s).sum()) if len(findings) else 0 for s in STATUSES}
-    sections = rule_sections(result, findings, max_pass_rows=max_pass_rows,
+    sections = rule_sections(result, findings, max_pass_rows=max_pass_rows, max_rows=max_finding_rows,
                              only_with_findings=parcel is not None)
     image = ""
     map_error = ""
@@ -368,5 +413,6 @@ def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: i
         status_colors=STATUS_COLORS, sections=sections, parcel=parcel, parcel_cols=parcel_cols,
         parcel_rows=parcel_rows, is_screen=result.tables.get("parcels") is not None,
         image=image, notes=notes, options=options, rulebook_title=result.rulebook.title,
-        n_findings=len(findings),
+        n_findings=len(findings), n_parcels=n_parcels,
+        parcels_by_severity=len(parcel_rows) < n_parcels and "worst_status" in parcel_cols,
     )

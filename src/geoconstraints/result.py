@@ -116,13 +116,21 @@ class Result:
 
     # -- output --------------------------------------------------------------------------------
     def write(self, out_dir: str | os.PathLike[str], *, offline: bool = True,
-              parcel: str | None = None) -> dict[str, Path]:
+              parcel: str | None = None, map_max_features: int | None = None,
+              report_max_parcels: int | None = None, report_max_findings: int | None = None) -> dict[str, Path]:
         """Write every output into ``out_dir`` atomically; return name -> path.
 
-        ``findings.geojson``, ``results.gpkg`` (with QGIS styles), one CSV per table,
-        ``report.html`` and ``map.html``; with ``parcel``, also the one-parcel report
-        ``report_parcel_<id>.html``. The folder is created if missing; an input is never
-        overwritten.
+        ``findings.geojson`` (every finding), ``results.gpkg`` (every finding, derived layer
+        and table, with QGIS styles), one CSV per table, ``report.html`` and ``map.html``;
+        with ``parcel``, also the one-parcel report ``report_parcel_<id>.html``. The folder
+        is created if missing; an input is never overwritten.
+
+        For a whole town or county the report and the map summarise, and say so: at most
+        ``report_max_parcels`` rows of the parcels table and ``report_max_findings``
+        non-pass findings per rule in report.html (defaults
+        :data:`geoconstraints.report.MAX_PARCEL_ROWS`, :data:`~geoconstraints.report.MAX_FINDING_ROWS`),
+        at most ``map_max_features`` features in map.html (default
+        :data:`geoconstraints.webmap.MAX_FEATURES`).
         """
         from . import report, webmap, writers
 
@@ -149,11 +157,17 @@ class Result:
             finalize=lambda tmp: styles.add_layer_styles(tmp, gpkg_layers))
         for name, table in self.tables.items():
             written[f"{name}.csv"] = writers.write_csv(table, target(f"{name}.csv"))
-        written["report.html"] = writers.write_text(target("report.html"), report.render_report(self))
+        limits: dict[str, Any] = {}
+        if report_max_parcels is not None:
+            limits["max_parcel_rows"] = int(report_max_parcels)
+        if report_max_findings is not None:
+            limits["max_finding_rows"] = int(report_max_findings)
+        written["report.html"] = writers.write_text(target("report.html"), report.render_report(self, **limits))
         if parcel is not None:  # the one-parcel report a clerk hands to the owner
             name = report.parcel_report_name(parcel)
             written[name] = writers.write_text(target(name), report.render_report(self, parcel=parcel))
-        written["map.html"] = webmap.write_map(self, target("map.html"), offline=offline)
+        map_kw = {} if map_max_features is None else {"max_features": int(map_max_features)}
+        written["map.html"] = webmap.write_map(self, target("map.html"), offline=offline, **map_kw)
         return written
 
     def explore(self, **kwargs: Any) -> Any:

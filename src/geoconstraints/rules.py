@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import logging
 import re
+import string
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
@@ -68,6 +69,58 @@ def _fmt_num(v: Any) -> Any:
     if v is None:
         return "n/a"
     return v
+
+
+_FORMATTER = string.Formatter()
+
+
+def _fmt_num_texts(values: np.ndarray) -> np.ndarray:
+    """``str(_fmt_num(v))`` of every float of ``values`` (NaN -> ``n/a``), formatting each distinct value once."""
+    v = np.asarray(values, dtype="float64")
+    if not len(v):
+        return np.empty(0, dtype=object)
+    _bits, first, inverse = np.unique(v.view(np.int64), return_index=True, return_inverse=True)  # -0.0 kept apart
+    u = v[first]
+    texts = np.full(len(u), "n/a", dtype=object)  # NaN
+    small = np.abs(u) < 1e6  # the two branches of _fmt_num, without its per-value checks
+    big = ~small & ~np.isnan(u)
+    texts[small] = [f"{x:,.2f}".rstrip("0").rstrip(".") for x in u[small].tolist()]
+    texts[big] = [f"{x:,.0f}" for x in u[big].tolist()]
+    return texts[inverse.reshape(-1)]
+
+
+def _value_texts(values: np.ndarray) -> np.ndarray:
+    """``str(_fmt_num(v))`` of every value of an array (text of a per-row template value)."""
+    if values.dtype.kind == "f":
+        return _fmt_num_texts(values)
+    if values.dtype.kind in "iub":
+        uniq, inverse = np.unique(values, return_inverse=True)
+        return np.array([str(x) for x in uniq.astype(object)], dtype=object)[inverse.reshape(-1)]
+    return np.array([v if type(v) is str else str(_fmt_num(v)) for v in values], dtype=object)
+
+
+def _row_array(v: Any) -> np.ndarray:
+    """A per-row template value (Series, array, list, tuple) as a 1-D numpy array."""
+    if isinstance(v, pd.Series):
+        return v.to_numpy()
+    if isinstance(v, np.ndarray) and v.ndim == 1:
+        return v
+    out = np.empty(len(v), dtype=object)
+    out[:] = list(v)
+    return out
+
+
+def _geometry_array(geometry: Any, n: int, crs: Any) -> Any:
+    """Geometries (array, GeoSeries, list or None) as a GeometryArray of ``n`` rows in ``crs``."""
+    if geometry is None:
+        return gpd.array.from_shapely(np.full(n, None, dtype=object), crs=crs)
+    if isinstance(geometry, (gpd.GeoSeries, pd.Series)):
+        geometry = geometry.values
+    arr = np.asarray(geometry, dtype=object) if not isinstance(geometry, (list, tuple)) else None
+    if arr is None or arr.ndim != 1:
+        arr = np.empty(len(geometry), dtype=object)
+        arr[:] = list(geometry)
+    return gpd.array.from_shapely(arr, crs=crs)
 
 
 @dataclass
@@ -220,31 +273,81 @@ class Rule:
             raise ValueError(f"status {sorted(bad)} not one of {STATUSES}")
         meas = pd.to_numeric(col(measured), errors="coerce").astype("float64")
         thr = pd.to_numeric(col(threshold), errors="coerce").astype("float64")
-        extra = {k: col(v) for k, v in values.items()}
-        base = _Template(self.id, self._context())
-        base.setdefault("detail", "")
-        msgs = []
-        # plain lists: indexing a pandas Series per row costs ~10 us, too slow for 10^6 findings
-        ids_l, st_l, meas_l, thr_l = ids.tolist(), st.tolist(), meas.tolist(), thr.tolist()
-        extra_l = {k: s.tolist() for k, s in extra.items()}
-        for i in range(n):  # string formatting only; the geometry work is vectorized upstream
-            ctx = _Template(self.id, base)
-            ctx.update(subject_layer=subject_layer, subject_id=ids_l[i], unit=unit,
-                       measured=_fmt_num(None if pd.isna(meas_l[i]) else float(meas_l[i])),
-                       threshold=_fmt_num(None if pd.isna(thr_l[i]) else float(thr_l[i])))
-            for k, s in extra_l.items():
-                ctx[k] = _fmt_num(s[i])
-            text = self._template(st_l[i]).format_map(ctx).strip()
-            msgs.append(text + (f" [waived: {self.waived}]" if self.waived else ""))
-        geom = geometry if geometry is not None else [None] * n
-        geom = gpd.GeoSeries(list(geom), crs=crs)
+        # the text of every template field, one array (or one constant) per name: row values
+        # override the rule's own names, as in :meth:`message`
+        texts: dict[str, Any] = {k: str(v) for k, v in self._context().items()}
+        texts.setdefault("detail", "")
+        texts.update(subject_layer=str(subject_layer), unit=str(unit), subject_id=ids.to_numpy(dtype=object),
+                     measured=_fmt_num_texts(meas.to_numpy()), threshold=_fmt_num_texts(thr.to_numpy()))
+        for k, v in values.items():
+            texts[k] = (_value_texts(_row_array(v)) if isinstance(v, (pd.Series, np.ndarray, list, tuple))
+                        else str(_fmt_num(v)))
+
+        def raw() -> dict[str, Any]:  # the per-row values of :meth:`message`, for the rare template
+            out: dict[str, Any] = {
+                "subject_layer": subject_layer, "unit": unit, "subject_id": ids.tolist(),
+                "measured": [_fmt_num(None if pd.isna(x) else float(x)) for x in meas.tolist()],
+                "threshold": [_fmt_num(None if pd.isna(x) else float(x)) for x in thr.tolist()]}
+            out.update({k: [_fmt_num(x) for x in col(v).tolist()] for k, v in values.items()})
+            return out
+
+        msgs = self._messages(st.to_numpy(dtype=object), texts, n, raw)
+        geom = _geometry_array(geometry, n, crs)
         df = pd.DataFrame({
             "rule_id": self.id, "rulebook": self.rulebook, "status": st, "citation": self.citation,
             "subject_layer": subject_layer, "subject_id": ids, "measured": meas, "threshold": thr,
             "unit": unit, "message": msgs, "title": self.title, "reading": self.reading,
             "waived": self.waived,
         }, index=range(n))
-        return gpd.GeoDataFrame(df, geometry=geom.values, crs=crs)
+        return gpd.GeoDataFrame(df, geometry=geom, crs=crs)
+
+    def _messages(self, status: np.ndarray, texts: dict[str, Any], n: int,
+                  raw: Callable[[], dict[str, Any]]) -> np.ndarray:
+        """The message of every row: each status's template filled by array concatenation.
+
+        ``texts`` maps a template name to its text: an array aligned with the rows, or one
+        string. The result is the text :meth:`message` gives for each row. A template whose
+        field has a format spec, a conversion or an attribute/index lookup is formatted row by
+        row with ``str.format_map`` from ``raw()`` (name -> per-row list, or one value).
+        """
+        out = np.empty(n, dtype=object)
+        for s in pd.unique(status):
+            rows = np.flatnonzero(status == s)
+            template = self._template(str(s))
+            parts = list(_FORMATTER.parse(template))
+            if any(name is not None and (spec or conv or not name.isidentifier())
+                   for _, name, spec, conv in parts):
+                base = _Template(self.id, self._context())
+                base.setdefault("detail", "")
+                per_row = raw()
+                scalars = {k: v for k, v in per_row.items() if not isinstance(v, list)}
+                lists = {k: v for k, v in per_row.items() if isinstance(v, list)}
+                for i in rows:
+                    ctx = _Template(self.id, base)
+                    ctx.update(scalars)
+                    ctx.update({k: v[i] for k, v in lists.items()})
+                    out[i] = template.format_map(ctx).strip() + (f" [waived: {self.waived}]" if self.waived else "")
+                continue
+            # the template as a %-frame: constant text inlined, one %s per per-row field
+            frame, columns = "", []
+            for literal, name, _spec, _conv in parts:
+                frame += literal.replace("%", "%%")
+                if name is None:
+                    continue
+                if name not in texts:
+                    _Template(self.id).__missing__(name)  # raises the RulebookError naming the key
+                t = texts[name]
+                if isinstance(t, str):
+                    frame += t.replace("%", "%%")
+                else:
+                    frame += "%s"
+                    columns.append(t[rows].tolist())
+            suffix = f" [waived: {self.waived}]" if self.waived else ""
+            if columns:
+                out[rows] = [(frame % row).strip() + suffix for row in zip(*columns)]
+            else:
+                out[rows] = (frame % ()).strip() + suffix
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """The rule as plain data (for the catalogue and reports)."""

@@ -25,6 +25,7 @@ import html
 import json
 import logging
 import re
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,6 +56,27 @@ MAX_SHOWN_PASS = 500
 
 CANVAS_ABOVE = 3000
 """Above this many features the map draws on a canvas instead of SVG (much faster)."""
+
+MAX_FEATURES = 20_000
+"""Most features map.html draws (inputs, derived layers, and findings counted once per place).
+
+A screening of a whole town or county would otherwise write hundreds of megabytes that no
+browser opens. Above the limit the page keeps, in this order while they fit: the context
+inputs (flood zones, streams ..., already cut to the area of interest) up to
+:data:`CONTEXT_SHARE` of the limit, violation, review and not-evaluated findings (the most
+severe first; a status that does not fit whole is drawn for its first places), the other
+context inputs, derived layers, the parcels, then info and pass findings; what does not fit
+is left out and a note in the legend counts it and points to results.gpkg (every finding and
+layer) and findings.geojson. About 1 KB of page per feature: ~15-20 MB at the limit."""
+
+CONTEXT_SHARE = 0.25
+"""Share of :data:`MAX_FEATURES` the context inputs (flood zones, streams ...) may take before
+the findings, so the flood map stays under the findings of a large screening."""
+
+LEFT_OUT_NOTE = ("Not drawn, to keep this page small enough for a browser (over {limit:,} features): "
+                 "{items}. Every finding and layer is in results.gpkg (open it in QGIS or ArcGIS) and every "
+                 "finding in findings.geojson.")
+"""The legend's note when :data:`MAX_FEATURES` leaves something out."""
 
 MAX_POPUP_FIELDS = 12
 """Attributes shown in the popup of an input or derived feature."""
@@ -160,8 +182,8 @@ def _text_popup(folium: Any, fields: list[tuple[str, str]], tooltip: str | None 
     return TextPopup()
 
 
-def _legend(items: list[dict[str, Any]], title: str) -> Any:
-    """A Leaflet control listing ``items`` (label, colour, kind) built with ``textContent``."""
+def _legend(items: list[dict[str, Any]], title: str, note: str = "") -> Any:
+    """A Leaflet control listing ``items`` (label, colour, kind), then ``note``, built with ``textContent``."""
     from branca.element import MacroElement
     from jinja2 import Template
 
@@ -176,13 +198,15 @@ def _legend(items: list[dict[str, Any]], title: str) -> Any:
   border: 2px solid #555; box-sizing: border-box; }
 .gc-legend i.line { height: 0; border-width: 3px 0 0 0; vertical-align: 3px; }
 .gc-legend i.point { width: 11px; border-radius: 50%; }
+.gc-legend p.gc-left-out { max-width: 260px; margin: 5px 0 0; padding: 3px 5px; background: #fff8e1;
+  border-left: 3px solid #f0b400; }
 .gc-popup th { text-align: left; padding-right: 8px; vertical-align: top; white-space: nowrap; }
 .gc-popup td { max-width: 320px; white-space: pre-line; }
 </style>
 {% endmacro %}
 {% macro script(this, kwargs) %}
 (function (map) {
-  var items = {{ this.items | tojson }}, title = {{ this.title | tojson }};
+  var items = {{ this.items | tojson }}, title = {{ this.title | tojson }}, note = {{ this.note | tojson }};
   var legend = L.control({position: "bottomright"});
   legend.onAdd = function () {
     var div = L.DomUtil.create("div", "gc-legend");
@@ -198,6 +222,12 @@ def _legend(items: list[dict[str, Any]], title: str) -> Any:
       row.appendChild(document.createTextNode(it.label));
       div.appendChild(row);
     });
+    if (note) {
+      var p = document.createElement("p");
+      p.className = "gc-left-out";
+      p.textContent = note;
+      div.appendChild(p);
+    }
     L.DomEvent.disableClickPropagation(div);
     return div;
   };
@@ -212,6 +242,7 @@ def _legend(items: list[dict[str, Any]], title: str) -> Any:
             self._name = "Legend"
             self.items = items
             self.title = title
+            self.note = note
 
     return Legend()
 
@@ -276,6 +307,104 @@ def merge_same_place(gdf: gpd.GeoDataFrame, columns: list[str]) -> gpd.GeoDataFr
     return gpd.GeoDataFrame(merged.reset_index(drop=True), geometry=gdf.geometry.values[first], crs=gdf.crs)
 
 
+def place_codes(geoms: Any) -> np.ndarray:
+    """Number the distinct places of findings, in order of first appearance.
+
+    Findings of one subject share its geometry object (a parcel checked by several rules), so
+    places are told apart by object identity: no geometry is compared or serialised.
+    """
+    g = np.asarray(geoms, dtype=object)
+    codes, _ = pd.factorize(np.fromiter(map(id, g), dtype=np.int64, count=len(g)))
+    return np.asarray(codes)
+
+
+_SEVERE = ("violation", "review", "not_evaluated")
+
+
+@dataclass
+class LayerPlan:
+    """Which layers map.html draws (see :func:`plan_layers`)."""
+
+    limit: int
+    layers: dict[tuple[str, str], bool] = field(default_factory=dict)
+    finding_places: dict[str, int] = field(default_factory=dict)
+    left_out: list[dict[str, Any]] = field(default_factory=list)
+
+    def draw(self, kind: str, name: str) -> bool:
+        """Whether input / derived layer ``name`` is drawn."""
+        return self.layers.get((kind, name), True)
+
+    def places(self, status: str) -> int:
+        """How many places of findings of ``status`` are drawn."""
+        return self.finding_places.get(status, 0)
+
+    def note(self) -> str:
+        """The legend's note, ``""`` when nothing is left out."""
+        if not self.left_out:
+            return ""
+        items = "; ".join(d["text"] for d in self.left_out)
+        return LEFT_OUT_NOTE.format(limit=self.limit, items=items)
+
+
+def plan_layers(candidates: list[tuple[str, str, gpd.GeoDataFrame]], finding_places: dict[str, int],
+                max_features: int = MAX_FEATURES) -> LayerPlan:
+    """Choose what map.html draws within ``max_features`` features.
+
+    Parameters
+    ----------
+    candidates : list of (kind, name, GeoDataFrame)
+        Input (``kind="input"``) and derived layers, already cut to the area of interest.
+    finding_places : dict
+        Status -> number of distinct places of its findings.
+    max_features : int
+        The budget (:data:`MAX_FEATURES`).
+
+    Returns
+    -------
+    LayerPlan
+        Everything when it all fits; otherwise the context inputs within
+        :data:`CONTEXT_SHARE` of the budget, severe findings (a status cut to its first places
+        when it does not fit whole), the other context inputs, derived layers, the parcels,
+        info and pass findings, each whole or left out. ``left_out`` holds one entry
+        per layer not drawn in full (``{"layer", "total", "drawn", "text"}``); counts of
+        findings are filled in by :func:`build_map`.
+    """
+    plan = LayerPlan(limit=max_features)
+    total = sum(len(g) for _, _, g in candidates) + sum(finding_places.values())
+    if total <= max_features:
+        plan.finding_places = dict(finding_places)
+        return plan
+    budget = max_features
+    context = [c for c in candidates if c[0] == "input" and c[1] != "parcels"]
+    reserved = int(max_features * CONTEXT_SHARE)
+    for kind, name, g in context:  # the flood map first, while it is a small part of the page
+        if len(g) <= reserved:
+            plan.layers[(kind, name)] = True
+            reserved -= len(g)
+            budget -= len(g)
+    for status in _SEVERE:
+        n = finding_places.get(status, 0)
+        plan.finding_places[status] = min(n, budget)
+        budget -= plan.finding_places[status]
+    order = ([c for c in context if (c[0], c[1]) not in plan.layers]
+             + [c for c in candidates if c[0] == "derived"]
+             + [c for c in candidates if c[0] == "input" and c[1] == "parcels"])
+    for kind, name, g in order:
+        fits = len(g) <= budget
+        plan.layers[(kind, name)] = fits
+        if fits:
+            budget -= len(g)
+        else:
+            label = styles.style_for(name).label
+            what = f"input {label}" if kind == "input" else label
+            plan.left_out.append({"layer": name, "total": len(g), "drawn": 0, "text": f"{len(g):,} {what}"})
+    for status in ("info", "pass"):
+        n = finding_places.get(status, 0)
+        plan.finding_places[status] = n if n <= budget else 0
+        budget -= plan.finding_places[status]
+    return plan
+
+
 def _style_dict(st: styles.LayerStyle) -> dict[str, Any]:
     d: dict[str, Any] = {"color": st.color, "weight": st.weight, "opacity": st.opacity,
                          "fill": bool(st.fill), "fillColor": st.fill or st.color,
@@ -322,7 +451,7 @@ def _view_box(frames: list[gpd.GeoDataFrame | None], crs: Any) -> Any:
 
 
 def build_map(result: Result, *, offline: bool = True, parcel: str | None = None,
-              context_margin: float = 0.5, **kwargs: Any) -> Any:
+              context_margin: float = 0.5, max_features: int = MAX_FEATURES, **kwargs: Any) -> Any:
     """A folium Map of ``result``: inputs, derived layers and findings as toggled layers.
 
     Parameters
@@ -337,6 +466,11 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
         Inputs that are not part of the plan (flood zones, streams, roads ...) are kept
         where they touch the area of interest grown by this share of its size, so a
         county-wide layer does not bloat the page.
+    max_features : int
+        Most features the page draws (see :data:`MAX_FEATURES` and :func:`plan_layers`):
+        above it, ``pass`` and ``info`` findings, then the parcels and other large layers are
+        left out, most severe findings first, and the legend says what was left out and that
+        it is all in results.gpkg. The returned map's ``gc_left_out`` lists it.
     **kwargs
         Passed to :class:`folium.Map` (``width``, ``height``, ``zoom_start`` ...).
 
@@ -351,7 +485,7 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
         n = len(result.findings) + sum(len(g) for g in result.derived.values() if g is not None)
         if result.layers is not None:
             n += sum(len(g) for g in result.layers.frames.values())
-        kwargs["prefer_canvas"] = n > CANVAS_ABOVE
+        kwargs["prefer_canvas"] = min(n, max_features) > CANVAS_ABOVE
     m = folium.Map(**kwargs)
     if offline:
         _make_offline(m)
@@ -399,12 +533,39 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
             fill = f"rgba({r},{g},{b},{max(st.fill_opacity, 0.3):.2f})"
         legend.append({"label": label, "color": st.color, "fill": fill, "kind": kind})
 
-    # inputs
+    # what to draw: everything, or (above max_features) the most important layers first
+    candidates: list[tuple[str, str, gpd.GeoDataFrame]] = []  # (kind, name, frame)
     for role, g in inputs.items():
         g = near(g, role)
-        if not len(g):
+        if len(g):
+            candidates.append(("input", role, g))
+    for name, g in result.derived.items():
+        if g is not None and isinstance(g, gpd.GeoDataFrame) and len(g):
+            candidates.append(("derived", name, g))
+    by_status: dict[str, tuple[gpd.GeoDataFrame, np.ndarray]] = {}
+    for status in STATUSES:
+        part = fgeo[fgeo["status"] == status] if len(fgeo) else fgeo
+        if len(part):
+            by_status[status] = (part, place_codes(part.geometry.values))
+    plan = plan_layers(candidates, {s: int(c.max()) + 1 for s, (_, c) in by_status.items()}, max_features)
+    left_findings = []
+    for status, (part, codes) in by_status.items():
+        drawn = int((codes < plan.places(status)).sum())
+        if drawn < len(part):
+            label = styles.STATUS_LABELS[status].lower()
+            text = (f"{len(part):,} {label} findings" if not drawn else
+                    f"{len(part) - drawn:,} of the {len(part):,} {label} findings (those at the first "
+                    f"{plan.places(status):,} places are drawn)")
+            left_findings.append({"layer": f"findings_{status}", "total": len(part), "drawn": drawn, "text": text})
+    plan.left_out[:0] = left_findings
+
+    # inputs
+    for kind, role, g in candidates:
+        if kind != "input" or not plan.draw(kind, role):
             continue
         g4 = _to_wgs84(g)
+        if not len(g4):
+            continue
         cols = _attr_columns(g4)
         fields = [(c, c.replace("_", " ")) for c in cols]
         if role in ("flood_zones", "flood_zones_preliminary") and "FLD_ZONE" in g4.columns:
@@ -428,8 +589,8 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
         legend_item(st.label, st, _kind(g4))
 
     # derived layers
-    for name, g in result.derived.items():
-        if g is None or not isinstance(g, gpd.GeoDataFrame) or not len(g):
+    for kind, name, g in candidates:
+        if kind != "derived" or not plan.draw(kind, name):
             continue
         g4 = _to_wgs84(g)
         if not len(g4):
@@ -444,23 +605,28 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
         legend_item(st.label, st, _kind(g4))
 
     # findings by status, most severe added last (drawn on top)
-    if len(fgeo):
-        props = finding_properties(fgeo)
-        f4 = _to_wgs84(props)
-        cols = [c for c, _ in FINDING_POPUP] + ["tip"]
-        for status in reversed(STATUSES):
-            part = f4[f4["status"] == status]
-            if not len(part):
-                continue
-            st = styles.status_style(status, _kind(part))
-            label = f"Findings: {styles.STATUS_LABELS[status]}"
-            # thousands of passing (or info) parcels would hide the rest: then the layer starts unticked
-            show = status not in ("pass", "info") or len(part) <= MAX_SHOWN_PASS
-            fg = folium.FeatureGroup(name=html.escape(f"{label} ({len(part)})"), show=show)
-            drawn = merge_same_place(_text_props(part, cols), cols)
-            _add_geojson(folium, fg, drawn, st, FINDING_POPUP, "tip", f"findings_{status}")
-            fg.add_to(m)
-            legend_item(f"{styles.STATUS_LABELS[status]} ({len(part)})", st, _kind(part))
+    cols = [c for c, _ in FINDING_POPUP] + ["tip"]
+    for status in reversed(STATUSES):
+        if status not in by_status:
+            continue
+        part, codes = by_status[status]
+        places = plan.places(status)
+        if places == 0:
+            continue
+        total = len(part)
+        if places <= int(codes.max()):  # only the first `places` places of this status fit
+            part = part[codes < places]
+        f4 = _to_wgs84(finding_properties(part))
+        st = styles.status_style(status, _kind(f4))
+        label = f"Findings: {styles.STATUS_LABELS[status]}"
+        shown = f"{len(f4)}" if len(f4) == total else f"{len(f4):,} of {total:,}"
+        # thousands of passing (or info) parcels would hide the rest: then the layer starts unticked
+        show = status not in ("pass", "info") or len(f4) <= MAX_SHOWN_PASS
+        fg = folium.FeatureGroup(name=html.escape(f"{label} ({shown})"), show=show)
+        drawn = merge_same_place(_text_props(f4, cols), cols)
+        _add_geojson(folium, fg, drawn, st, FINDING_POPUP, "tip", f"findings_{status}")
+        fg.add_to(m)
+        legend_item(f"{styles.STATUS_LABELS[status]} ({shown})", st, _kind(f4))
 
     # fit
     fit = focus
@@ -476,7 +642,9 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
 
     folium.LayerControl(collapsed=True).add_to(m)
     legend.reverse()  # findings first, as they are drawn on top
-    m.add_child(_legend(legend, f"{result.command} · {result.rulebook.name} {result.rulebook.version}"))
+    m.add_child(_legend(legend, f"{result.command} · {result.rulebook.name} {result.rulebook.version}",
+                        note=plan.note()))
+    m.gc_left_out = plan.left_out  # for notebooks and tests: what the page leaves out
     return m
 
 

@@ -15,7 +15,7 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import geopandas as gpd
 import numpy as np
@@ -106,42 +106,123 @@ def _json_value(v: Any) -> Any:
     return v
 
 
-def findings_geojson(findings: gpd.GeoDataFrame, *, precision: int = 7) -> dict[str, Any]:
-    """RFC 7946 FeatureCollection (WGS 84 lon/lat, no ``crs`` member) of the findings."""
-    cols = [c for c in FINDING_COLUMNS if c in findings.columns]
-    if not len(findings):
-        return {"type": "FeatureCollection", "features": []}
-    geom = findings.geometry.values
+GEOJSON_CHUNK_ROWS = 100_000
+"""Findings turned into GeoJSON text and written per chunk, so memory stays bounded at a million."""
+
+
+def _json_texts(values: pd.Series | np.ndarray) -> np.ndarray:
+    """JSON text of every value of a column (``null`` for missing and non-finite numbers).
+
+    Each distinct value is encoded once with :func:`json.dumps` (as the whole document would
+    encode it), so a column of repeated text (rule id, citation, status) costs one encoding.
+    """
+    s = pd.Series(values, copy=False) if not isinstance(values, pd.Series) else values.reset_index(drop=True)
+    n = len(s)
+    if pd.api.types.is_float_dtype(s.dtype):
+        v = s.to_numpy(dtype="float64", na_value=np.nan)
+        ok = np.isfinite(v)
+        out = np.full(n, "null", dtype=object)
+        out[ok] = [repr(x) for x in v[ok].tolist()]  # float repr, as json.dumps writes it
+        return out
+    try:
+        codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    except TypeError:  # unhashable values (lists): one at a time
+        out = np.empty(n, dtype=object)
+        out[:] = [_json_dump(v) for v in s.tolist()]
+        return out
+    table = np.array([_json_dump(v) for v in np.asarray(uniques, dtype=object).tolist()] + ["null"], dtype=object)
+    return table[np.where(codes < 0, len(table) - 1, codes)]
+
+
+_encode_str = json.encoder.encode_basestring  # what json.dumps(text, ensure_ascii=False) calls (in C)
+
+
+def _json_dump(v: Any) -> str:
+    if type(v) is str:
+        return _encode_str(v)
+    v = _json_value(v)
+    if isinstance(v, float) and not np.isfinite(v):
+        return "null"
+    return json.dumps(v, ensure_ascii=False)
+
+
+def _geometry_texts(findings: gpd.GeoDataFrame, precision: int) -> tuple[np.ndarray, np.ndarray]:
+    """GeoJSON text of each distinct geometry (WGS 84, rounded) and each row's index into it.
+
+    Rows that share one geometry object (a parcel checked by five rules) are reprojected and
+    encoded once; a missing or empty geometry is ``null`` (the last entry).
+    """
+    geom = np.asarray(findings.geometry.values, dtype=object)
+    n = len(geom)
     located = ~(shapely.is_missing(geom) | shapely.is_empty(geom))
     if findings.crs is None and located.any():
         raise OutputError("findings have geometries but no CRS: they cannot be written as RFC 7946 "
                           "longitude/latitude. Set the CRS of the findings (the working CRS)")
-    f = gpd.GeoDataFrame(findings[cols].copy(), geometry=np.where(located, geom, None), crs=findings.crs)
-    if f.crs is not None:
-        f = f.to_crs(4326)
-    f = f.set_geometry(shapely.transform(f.geometry.values, lambda xy: np.round(xy, precision)), crs=f.crs)
-    for c in cols:  # numpy scalars and timestamps -> plain JSON values
-        if f[c].dtype == object:
-            f[c] = f[c].map(_json_value)
-    data = json.loads(f.to_json(na="null", drop_id=True, to_wgs84=False))
-    features = [{"type": "Feature", "geometry": ft["geometry"],
-                 "properties": {c: ft["properties"].get(c) for c in cols}} for ft in data["features"]]
-    return {"type": "FeatureCollection", "features": features}
+    keys = np.fromiter(map(id, geom), dtype=np.int64, count=n)
+    keys[~located] = 0
+    codes, uniq_keys = pd.factorize(keys)
+    first = np.full(len(uniq_keys), n, dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(n))
+    shapes = geom[first]
+    shape_ok = located[first]
+    texts = np.full(len(shapes) + 1, "null", dtype=object)
+    if shape_ok.any():
+        g = gpd.GeoSeries(shapes[shape_ok], crs=findings.crs)
+        if g.crs is not None:
+            g = g.to_crs(4326)
+        rounded = shapely.transform(g.values, lambda xy: np.round(xy, precision))
+        texts[:-1][shape_ok] = shapely.to_geojson(rounded)
+    codes = np.where(located, codes, len(shapes))
+    return texts, codes
 
 
-def _round(obj: Any, nd: int) -> Any:
-    if isinstance(obj, float):
-        return round(obj, nd)
-    if isinstance(obj, list):
-        return [_round(v, nd) for v in obj]
-    if isinstance(obj, dict):
-        return {k: _round(v, nd) for k, v in obj.items()}
-    return obj
+def iter_geojson(findings: gpd.GeoDataFrame, *, precision: int = 7,
+                 chunk_rows: int = GEOJSON_CHUNK_ROWS) -> Iterator[str]:
+    """The RFC 7946 FeatureCollection of the findings as pieces of text, one chunk of features at a time.
+
+    WGS 84 longitude/latitude rounded to ``precision`` decimals, no ``crs`` member, one
+    feature per finding (one per line) with properties :data:`FINDING_COLUMNS`; a finding
+    without a place has ``"geometry": null``. Geometry and property text are built with
+    array operations (``shapely.to_geojson``, one JSON encoding per distinct value), so a
+    million findings stream out without a Python dict per feature.
+
+    Raises
+    ------
+    OutputError
+        The findings have geometries but no CRS.
+    """
+    cols = [c for c in FINDING_COLUMNS if c in findings.columns]
+    n = len(findings)
+    if not n:
+        yield '{"type": "FeatureCollection", "features": []}'
+        return
+    geo_texts, geo_codes = _geometry_texts(findings, precision)
+    # one feature: a fixed frame with a slot per value (``%`` in a key is doubled)
+    frame = ('{"type": "Feature", "geometry": %s, "properties": {'
+             + ", ".join(json.dumps(c).replace("%", "%%") + ": %s" for c in cols) + "}}")
+    yield '{"type": "FeatureCollection", "features": [\n'
+    for start in range(0, n, chunk_rows):
+        stop = min(n, start + chunk_rows)
+        part = findings.iloc[start:stop]
+        columns = [geo_texts[geo_codes[start:stop]].tolist()] + [_json_texts(part[c]).tolist() for c in cols]
+        yield (",\n" if start else "") + ",\n".join([frame % row for row in zip(*columns)])
+    yield "\n]}\n"
 
 
-def write_geojson(findings: gpd.GeoDataFrame, target: Path) -> Path:
-    """Write ``findings.geojson`` (RFC 7946) atomically."""
-    return write_text(target, json.dumps(findings_geojson(findings), ensure_ascii=False))
+def findings_geojson(findings: gpd.GeoDataFrame, *, precision: int = 7) -> dict[str, Any]:
+    """RFC 7946 FeatureCollection (WGS 84 lon/lat, no ``crs`` member) of the findings, as a dict.
+
+    The same document :func:`write_geojson` writes (see :func:`iter_geojson`); for a large
+    run, write it instead of holding it in memory.
+    """
+    return cast("dict[str, Any]", json.loads("".join(iter_geojson(findings, precision=precision))))
+
+
+def write_geojson(findings: gpd.GeoDataFrame, target: Path, *, precision: int = 7) -> Path:
+    """Write ``findings.geojson`` (RFC 7946, every finding) atomically, streaming it in chunks."""
+    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        fh.writelines(iter_geojson(findings, precision=precision))
+    return target
 
 
 def _gpkg_ready(df: pd.DataFrame) -> gpd.GeoDataFrame:
@@ -151,7 +232,7 @@ def _gpkg_ready(df: pd.DataFrame) -> gpd.GeoDataFrame:
         if c == getattr(out, "_geometry_column_name", None):
             continue
         s = out[c]
-        if s.dtype == object:
+        if s.dtype == object and pd.api.types.infer_dtype(s, skipna=True) not in ("string", "empty"):
             if s.map(lambda v: isinstance(v, (list, dict, tuple, set))).any():
                 out[c] = s.map(lambda v: json.dumps(v) if isinstance(v, (list, dict, tuple, set)) else v)
             types = {type(v) for v in out[c].dropna()}
@@ -186,9 +267,10 @@ def write_gpkg(layers: dict[str, pd.DataFrame], target: Path, *, crs: Any = None
                     gdf = gdf.set_crs(crs)
                 geom_type = _geometry_type(gdf)
                 pyogrio.write_dataframe(gdf, tmp, layer=name, driver="GPKG", geometry_type=geom_type,
-                                        promote_to_multi=geom_type.startswith("Multi") if geom_type else None)
+                                        promote_to_multi=geom_type.startswith("Multi") if geom_type else None,
+                                        **_arrow_kw())
             else:
-                pyogrio.write_dataframe(pd.DataFrame(gdf), tmp, layer=name, driver="GPKG")
+                pyogrio.write_dataframe(pd.DataFrame(gdf), tmp, layer=name, driver="GPKG", **_arrow_kw())
         if not tmp.exists():  # nothing written: an empty but valid file with the findings schema
             empty = gpd.GeoDataFrame({c: pd.Series(dtype=object) for c in FINDING_COLUMNS},
                                      geometry=gpd.GeoSeries([], crs=crs))
@@ -196,6 +278,15 @@ def write_gpkg(layers: dict[str, pd.DataFrame], target: Path, *, crs: Any = None
         if finalize is not None:
             finalize(tmp)
     return target
+
+
+def _arrow_kw() -> dict[str, Any]:
+    """``use_arrow=True`` for :func:`pyogrio.write_dataframe` when pyarrow is installed (several times faster)."""
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return {}
+    return {"use_arrow": True}
 
 
 def _geometry_type(gdf: gpd.GeoDataFrame) -> str:

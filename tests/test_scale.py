@@ -1,0 +1,196 @@
+"""Screening a whole town: 20,000 parcels through screen_parcels -> Result.write.
+
+findings.geojson and results.gpkg must hold every finding; report.html and map.html must stay
+small enough for a browser and say exactly what they leave out and where it is.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html import unescape
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pyogrio
+import pytest
+from shapely.geometry import LineString, box
+
+from geoconstraints import load_layers, load_rulebook, report, webmap
+from geoconstraints.findings import STATUS_RANK, STATUSES
+from geoconstraints.flood import screen_parcels
+from geoconstraints.styles import STATUS_LABELS
+
+CRS = "EPSG:2261"
+X0, Y0 = 955_000.0, 740_000.0  # EPSG:2261 feet, south of Vestal NY
+K = 142  # a 142 x 142 grid of 100 ft parcels, cut to N
+N = 20_000
+REPORT_MAX_BYTES = 8_000_000
+"""report.html of N parcels with the default limits (measured 3.4 MB; the table of 5,000 parcels dominates)."""
+MAP_MAX_BYTES = 30_000_000
+"""map.html with the default 20,000-feature limit (about 1 KB per feature)."""
+
+
+def _town(folder: Path) -> Path:
+    """N square 100-ft parcels; an AE band with a floodway inside it across the middle; X everywhere."""
+    i, j = np.divmod(np.arange(N), K)
+    parcels = gpd.GeoDataFrame(
+        {"parcel_id": [f"P{n:06d}" for n in range(N)]},
+        geometry=[box(X0 + c * 100, Y0 + r * 100, X0 + c * 100 + 100, Y0 + r * 100 + 100) for r, c in zip(i, j)],
+        crs=CRS)
+    river = LineString([(X0 - 500, Y0 + 7_000), (X0 + 15_000, Y0 + 7_600)])
+    flood = gpd.GeoDataFrame(
+        {"FLD_ZONE": ["X", "AE", "AE"], "ZONE_SUBTY": ["", "", "FLOODWAY"],
+         "DFIRM_ID": ["36007C"] * 3, "EFF_DATE": ["2010-08-03"] * 3},
+        geometry=[box(X0 - 1_000, Y0 - 1_000, X0 + 16_000, Y0 + 16_000), river.buffer(900), river.buffer(250)],
+        crs=CRS)
+    path = folder / "town.gpkg"
+    parcels.to_file(path, layer="parcels", driver="GPKG")
+    flood.to_file(path, layer="flood_zones", driver="GPKG")
+    return path
+
+
+@pytest.fixture(scope="module")
+def town(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("town")
+    res = screen_parcels(load_layers(_town(folder)), load_rulebook("vestal"))
+    written = res.write(folder / "out")
+    return res, written
+
+
+def test_geojson_and_gpkg_hold_every_finding(town):
+    res, written = town
+    f = res.findings
+    assert len(res.tables["parcels"]) == N
+    data = json.loads(written["findings.geojson"].read_text("utf-8"))
+    feats = data["features"]
+    assert len(feats) == len(f) > 4 * N  # five flood rules per parcel (+ FLD-010 once)
+    got = {s: 0 for s in STATUSES}
+    for ft in feats:
+        got[ft["properties"]["status"]] += 1
+    assert got == res.counts()
+    for k in (0, len(f) // 2, len(f) - 1):  # same order, same values
+        p = feats[k]["properties"]
+        assert (p["rule_id"], p["subject_id"], p["message"]) == (f["rule_id"][k], f["subject_id"][k], f["message"][k])
+    gpkg = pyogrio.read_info(written["results.gpkg"], layer="findings")
+    assert gpkg["features"] == len(f)
+    assert pyogrio.read_info(written["results.gpkg"], layer="parcels")["features"] == N
+    assert sum(1 for _ in written["parcels.csv"].open(encoding="utf-8")) == N + 1
+
+
+def test_report_is_bounded_and_says_what_it_leaves_out(town):
+    res, written = town
+    page = written["report.html"].read_text("utf-8")
+    assert len(page.encode()) < REPORT_MAX_BYTES
+    # the parcels table: 5,000 of 20,000 rows, most severe first, and a note with the exact counts
+    table = re.search(r'<table id="parcels-table" class="sortable">(.*?)</table>', page, re.DOTALL).group(1)
+    assert table.count("<tr>") == 1 + report.MAX_PARCEL_ROWS
+    note = unescape(re.search(r'<p class="note" id="parcels-left-out">(.*?)</p>', page, re.DOTALL).group(1))
+    assert note == ("This table lists 5,000 of the 20,000 parcels, the most severe first (by worst status); the other "
+                    "15,000 are left out to keep this report readable. Every parcel is in parcels.csv and in "
+                    "results.gpkg (layer parcels).")
+    parcels = res.tables["parcels"]
+    listed = set(re.findall(r"<tr><td>(P\d{6})</td>", table))
+    assert len(listed) == report.MAX_PARCEL_ROWS
+    rank = parcels["worst_status"].map(STATUS_RANK)
+    inside = parcels["parcel_id"].isin(listed).to_numpy()
+    assert rank[inside].max() <= rank[~inside].min()  # nothing left out is more severe than what is listed
+    # each rule: at most 1,000 non-pass and 50 pass rows, and a note counting exactly the rest
+    f = res.findings
+    notes = {rid: int(n) for rid, n in re.findall(r'data-rule="([A-Z]+-\d+)" data-left-out="(\d+)"', page)}
+    for rid, fr in f.groupby("rule_id"):
+        other = int((fr["status"] != "pass").sum())
+        expect = max(0, other - report.MAX_FINDING_ROWS)
+        assert notes.get(rid, 0) == expect, rid
+        section = re.search(rf'<div class="rule" id="rule-{rid}">(.*?)</div>\n<div class="rule"|'
+                            rf'<div class="rule" id="rule-{rid}">(.*?)</section>', page, re.DOTALL)
+        body = section.group(1) or section.group(2)
+        rows = body.count("<tr><td><span class=\"badge")
+        passing = int((fr["status"] == "pass").sum())
+        assert rows == min(other, report.MAX_FINDING_ROWS) + min(passing, report.MAX_PASS_ROWS), rid
+        if expect:
+            assert (f"… and {expect:,} more {rid} findings that are not pass, left out of this report "
+                    f"(the 1,000 most severe are listed); every finding is in findings.geojson and results.gpkg, "
+                    f"and each parcel's outcome in parcels.csv.") in unescape(body)
+    assert notes, "20,000 parcels must exceed the per-rule limit somewhere"
+    # the summary still counts every finding
+    counts = dict(re.findall(r'<div class="count (\w+)"><b>(\d+)</b>', page))
+    assert {k: int(v) for k, v in counts.items()} == res.counts()
+
+
+def _legend_note(page: str) -> str:
+    m = re.search(r'note = ("(?:[^"\\]|\\.)*");', page)
+    assert m, "no legend note"
+    return json.loads(m.group(1))
+
+
+def test_map_is_bounded_and_notes_every_left_out_finding(town):
+    res, written = town
+    page = written["map.html"].read_text("utf-8")
+    assert len(page.encode()) < MAP_MAX_BYTES
+    assert page.count('"type": "Feature"') <= webmap.MAX_FEATURES
+    note = _legend_note(page)
+    assert note.startswith("Not drawn, to keep this page small enough for a browser (over 20,000 features): ")
+    assert note.endswith("Every finding and layer is in results.gpkg (open it in QGIS or ArcGIS) and every finding "
+                         "in findings.geojson.")
+    assert f"{N:,} input parcels" in note
+    counts = res.counts()
+    assert f"{counts['pass']:,} pass findings" in note
+    # every status with findings on the map is either drawn whole (its layer says how many) or
+    # counted in the note (a run-wide finding without a place, FLD-010, is never on the map)
+    f = res.findings
+    located = f[f.geometry.notna() & ~f.geometry.is_empty]
+    for status in STATUSES:
+        n = int((located["status"] == status).sum())
+        if not n:
+            continue
+        label = STATUS_LABELS[status]
+        drawn = f"Findings: {label} ({n})" in page
+        noted = f"{n:,} {label.lower()} findings" in note
+        assert drawn != noted, status
+
+
+def test_map_cuts_a_severe_status_to_its_first_places(town):
+    res, _ = town
+    review = res.findings[(res.findings["status"] == "review") & res.findings.geometry.notna()]
+    # 50 features: the three flood polygons first (context, within a quarter of the budget),
+    # then the first 47 parcels (places) with review findings, in findings order, counted independently
+    places = 50 - 3
+    first = list(dict.fromkeys(review["subject_id"]))[:places]
+    drawn = int(review["subject_id"].isin(first).sum())
+    m = webmap.build_map(res, max_features=50)
+    left = {d["layer"]: d for d in m.gc_left_out}
+    assert left["findings_review"]["drawn"] == drawn
+    assert left["findings_review"]["total"] == len(review)
+    page = m.get_root().render()
+    note = _legend_note(page)
+    assert (f"{len(review) - drawn:,} of the {len(review):,} needs review findings (those at the first {places} "
+            f"places are drawn)") in note
+    assert "flood_zones" not in left and "Flood zone AE" in page
+    for layer in ("findings_info", "findings_pass", "parcels", "sfha_overlaps"):
+        assert left[layer]["drawn"] == 0, layer
+
+
+def test_small_run_leaves_nothing_out(town):
+    res, _ = town
+    plan = webmap.plan_layers([("input", "parcels", res.tables["parcels"].iloc[:10])], {"pass": 10}, 100)
+    assert plan.left_out == [] and plan.note() == "" and plan.places("pass") == 10
+
+
+def test_overview_draws_a_town_as_a_raster(town):
+    from geoconstraints.overview import rank_grid
+
+    # two unit squares in a 4 x 4 image of a 4 x 4 extent: the severe one wins where they overlap,
+    # and a speck smaller than a pixel still marks the pixel of its centroid
+    geoms = np.array([box(0, 0, 2, 2), box(1, 1, 3, 3), box(3.2, 3.2, 3.3, 3.3)], dtype=object)
+    grid = rank_grid(geoms, np.array([3, 0, 1]), (0.0, 0.0, 4.0, 4.0), (4, 4))
+    # row 0 is the top (y 3-4); pixel centres at 0.5, 1.5, 2.5, 3.5
+    assert grid.tolist() == [[-1, -1, -1, 1],
+                             [-1, 0, 0, -1],
+                             [3, 0, 0, -1],
+                             [3, 3, -1, -1]]
+    _, written = town
+    page = written["report.html"].read_text("utf-8")
+    png = re.search(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
+    assert png and len(png.group(1)) < 1_500_000  # the image does not grow with the parcels

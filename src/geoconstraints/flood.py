@@ -810,8 +810,10 @@ def _sliver_note(t: pd.DataFrame, kind: str) -> np.ndarray:
     raw = t[f"{kind}_raw_sqft"].to_numpy()
     sl = t[f"{kind}_sliver"].to_numpy(dtype=bool)
     label = {"sfha": "area of special flood hazard", "floodway": "floodway"}[kind]
-    return np.where(sl, [f"; a sliver of {r:,.0f} sq ft along the {label} was ignored (thinner than the "
-                         f"sliver tolerance or under the minimum area)" for r in raw], "")
+    out = np.full(len(t), "", dtype=object)
+    out[sl] = [f"; a sliver of {r:,.0f} sq ft along the {label} was ignored (thinner than the "
+               f"sliver tolerance or under the minimum area)" for r in raw[sl]]
+    return out
 
 
 def _coverage_note(t: pd.DataFrame) -> np.ndarray:

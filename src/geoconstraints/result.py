@@ -18,7 +18,7 @@ import pandas as pd
 
 from . import __version__
 from .findings import STATUSES, findings_frame, status_counts
-from .layers import Layers, sha256_file
+from .layers import Layers, is_db_source, sha256_file
 from .rules import Rulebook
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ class Result:
         inputs = []
         if self.layers is not None:
             for role, info in self.layers.info.items():
-                inputs.append({"role": role, "file": Path(info.path).name, "path": info.path,
+                inputs.append({"role": role, "file": info.path if is_db_source(info.path) else Path(info.path).name, "path": info.path,
                                "layer": info.layer or "", "features": info.features,
                                "crs": info.source_crs, "size_bytes": info.size_bytes,
                                "sha256": info.sha256})

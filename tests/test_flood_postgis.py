@@ -12,13 +12,12 @@ its output, which exports ``GEOCONSTRAINTS_PG_URL``. Without it this test fails 
 
 from __future__ import annotations
 
-import os
 import uuid
 
 import geopandas as gpd
 import numpy as np
-import pytest
 import shapely
+from conftest import pg_url
 from shapely.geometry import LineString, box
 
 from geoconstraints import load_layers, load_rulebook
@@ -27,14 +26,6 @@ from geoconstraints.flood import screen_parcels
 NY_FT = 2261
 X0, Y0 = 964_988.0, 758_256.0
 ACRE = 43_560.0
-
-
-def _pg_url() -> str:
-    url = os.environ.get("GEOCONSTRAINTS_PG_URL")
-    if not url:
-        pytest.fail("GEOCONSTRAINTS_PG_URL is not set: run `eval \"$(bash scripts/postgis.sh)\"` (installs and "
-                    "starts a throwaway PostgreSQL + PostGIS on 127.0.0.1:55432 and exports the URL) and rerun")
-    return url
 
 
 def _town(n: int = 20, cell: float = 150.0, seed: int = 7):
@@ -102,7 +93,7 @@ def _postgis_areas(url: str, parcels: gpd.GeoDataFrame, flood: gpd.GeoDataFrame)
 
 
 def test_sfha_acres_match_postgis(tmp_path) -> None:
-    url = _pg_url()
+    url = pg_url()
     parcels, flood = _town()
     path = tmp_path / "town.gpkg"
     parcels.to_file(path, layer="parcels")

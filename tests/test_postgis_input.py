@@ -9,7 +9,6 @@ afterwards.
 
 from __future__ import annotations
 
-import os
 import socket
 import sys
 import time
@@ -20,6 +19,7 @@ import geopandas as gpd
 import numpy as np
 import pytest
 import shapely
+from conftest import pg_url
 from shapely.geometry import Polygon, box
 
 from geoconstraints.cli import main
@@ -53,14 +53,6 @@ PARCELS = {
             10_000.0),
 }
 ZONING = {"P-1": "R-1", "P-2": "R-1", "P-3": "C-2", "P-4": "R-2"}
-
-
-def _pg_url() -> str:
-    url = os.environ.get("GEOCONSTRAINTS_PG_URL")
-    if not url:
-        pytest.fail("GEOCONSTRAINTS_PG_URL is not set: run `eval \"$(bash scripts/postgis.sh)\"` (installs and "
-                    "starts a throwaway PostgreSQL + PostGIS on 127.0.0.1:55432 and exports the URL) and rerun")
-    return url
 
 
 def _flood() -> gpd.GeoDataFrame:
@@ -99,7 +91,7 @@ def _set_hba(conn, add: bool) -> None:
 
 
 def _url(password: str | None = PASSWORD, table: str = "parcels", port: int | None = None) -> str:
-    admin = parse_db_source(_pg_url() + "?table=x")
+    admin = parse_db_source(pg_url() + "?table=x")
     host, _, p = admin.where.split("/")[0].rpartition(":")
     db = admin.where.split("/", 1)[1]
     cred = f"{ROLE}:{password}" if password is not None else ROLE
@@ -112,7 +104,7 @@ def town(tmp_path_factory):
     import psycopg
     from psycopg import sql
 
-    admin = _pg_url()
+    admin = pg_url()
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS postgis")
         conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(ROLE), sql.Literal(PASSWORD)))

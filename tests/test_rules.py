@@ -298,3 +298,19 @@ def test_rules_command_formats(runner, fmt):
 def test_rule_dataclass_defaults():
     r = Rule(id="ABC-001", title="t", group="seqr", citation="c")
     assert r.message("info", detail="hello") == "hello"
+
+
+def test_a_rulebook_without_the_commands_rules_is_refused(tmp_path) -> None:
+    # lockport carries only stormwater rules: a harvest or screen run with it must not report
+    # "no findings" as if the plan were clean
+    from click.testing import CliRunner
+
+    from geoconstraints import sample_path
+    from geoconstraints.cli import main
+
+    for cmd in (["harvest", str(sample_path("vestal_sample.gpkg"))],
+                ["screen", str(sample_path("vestal_sample.gpkg"))]):
+        r = CliRunner().invoke(main, [*cmd, "--rulebook", "lockport", "--out", str(tmp_path / cmd[0])])
+        assert r.exit_code == 2, r.output
+        assert "rulebook 'lockport' has no" in r.output and "covers stormwater" in r.output
+        assert "Traceback" not in r.output

@@ -1394,6 +1394,7 @@ def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUN
     >>> res = screen_parcels(layers, gc.load_rulebook("vestal"))        # doctest: +SKIP
     >>> res.tables["parcels"][["parcel_id", "sfha_acres", "flood_data"]].head()  # doctest: +SKIP
     """
+    rulebook.require_group("flood")
     parcels = layers.get_layer("parcels")
     if parcels is None:
         raise InputError("screen needs a parcels layer: give --parcels PATH[:LAYER] or a GeoPackage with a "
@@ -1488,6 +1489,7 @@ def check_site(
     InputError
         No footprints layer, or an unknown ``use``.
     """
+    rulebook.require_group("flood")
     uses = ("residential", "nonresidential", "manufactured")
     if use not in uses:
         raise InputError(f"use {use!r} is not one of {', '.join(uses)}")

@@ -1523,6 +1523,7 @@ def check_harvest(layers: Layers, rulebook: Rulebook) -> Result:
     """
     if layers.get_layer("harvest_area") is None:
         raise InputError(_NO_HARVEST_AREA)
+    rulebook.require_group("harvest")
     ctx = HarvestContext(layers, rulebook)
     items = run_group(rulebook, "harvest", ctx)
     derived = {

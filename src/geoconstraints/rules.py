@@ -392,6 +392,20 @@ class Rulebook:
         """Rules of one group (``harvest``, ``flood``, ``stormwater``, ``seqr``) in id order."""
         return [r for r in self.rules.values() if r.group == group]
 
+    def require_group(self, group: str) -> list[Rule]:
+        """The rules of ``group``; a RulebookError naming what the rulebook covers when it has none.
+
+        A rulebook without, say, harvest rules must not produce an empty "no findings" run.
+        """
+        rules = self.group(group)
+        if not rules:
+            covers = sorted({r.group for r in self}) or ["nothing"]
+            raise RulebookError(
+                f"rulebook {self.name!r} has no {group} rules (it covers {', '.join(covers)}); "
+                f"use a rulebook with {group} rules, e.g. --rulebook vestal, or one that extends it"
+            )
+        return rules
+
     def catalogue(self) -> pd.DataFrame:
         """One row per rule: id, title, citation, thresholds, switches, waived."""
         rows = []
@@ -636,7 +650,7 @@ def run_group(rulebook: Rulebook, group: str, ctx: Any) -> list[Finding | gpd.Ge
     naming the rule, since it would otherwise be silently skipped.
     """
     out: list[Finding | gpd.GeoDataFrame] = []
-    for rule in rulebook.group(group):
+    for rule in rulebook.require_group(group):
         fn = CHECKS.get(rule.id)
         if fn is None:
             raise RulebookError(

@@ -236,7 +236,9 @@ def test_run_group_runs_every_rule(monkeypatch):
         check(rule.id)(lambda ctx, rule: [rule.finding("pass", subject_layer="disturbance", subject_id="D1")])
     out = run_group(rb, "stormwater", None)
     assert [f.rule_id for f in out] == LOCKPORT_IDS
-    assert run_group(rb, "harvest", None) == []
+    # a group the rulebook does not cover is refused, not an empty (clean-looking) run
+    with pytest.raises(RulebookError, match="has no harvest rules"):
+        run_group(rb, "harvest", None)
 
 
 def test_double_registration_refused(monkeypatch):

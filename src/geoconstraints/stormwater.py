@@ -354,6 +354,17 @@ def _read_table(source: str | os.PathLike[str] | pd.DataFrame, what: str) -> tup
     return df.reset_index(drop=True), label, is_file
 
 
+def _date_column(df: pd.DataFrame, label: str, is_file: bool) -> pd.Series:
+    """The ``date`` column parsed to days; InputError naming the first unreadable line."""
+    raw = df["date"]
+    days = parse_days(raw)
+    bad = np.flatnonzero(days.isna().to_numpy())
+    if len(bad):
+        raise InputError(f"{_where(label, is_file, bad)}: date {raw.iloc[bad[0]]!r} is not a date. "
+                         f"Write dates as YYYY-MM-DD")
+    return days
+
+
 def _where(label: str, is_file: bool, idx: Sequence[int] | np.ndarray) -> str:
     rows = [str(i + 2) if is_file else str(i + 1) for i in idx]
     return f"{label} {'line' if is_file else 'row'}{'s' if len(rows) > 1 else ''} {_list(rows)}"
@@ -385,12 +396,7 @@ def read_rainfall(source: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
                          f"{', '.join(df.columns) or 'none'}). Give a header row 'date,precip_in'")
     if not len(df):
         raise InputError(f"rainfall {label}: no rows. Give one row per day with date and precip_in")
-    raw_d = df["date"]
-    days = parse_days(raw_d)
-    bad = np.flatnonzero(days.isna().to_numpy())
-    if len(bad):
-        raise InputError(f"{_where(label, is_file, bad)}: date {raw_d.iloc[bad[0]]!r} is not a date. "
-                         f"Write dates as YYYY-MM-DD")
+    days = _date_column(df, label, is_file)
     raw_p = df["precip_in"]
     blank = np.flatnonzero(raw_p.map(_blank).to_numpy())
     if len(blank):
@@ -436,12 +442,7 @@ def read_inspection_log(source: str | os.PathLike[str] | pd.DataFrame) -> pd.Dat
     if "date" not in df.columns:
         raise FieldError(f"inspection log {label}: column date missing (columns: "
                          f"{', '.join(df.columns) or 'none'}). Give a header row 'date,inspector,notes'")
-    raw = df["date"]
-    days = parse_days(raw)
-    bad = np.flatnonzero(days.isna().to_numpy())
-    if len(bad):
-        raise InputError(f"{_where(label, is_file, bad)}: date {raw.iloc[bad[0]]!r} is not a date. "
-                         f"Write dates as YYYY-MM-DD")
+    days = _date_column(df, label, is_file)
     out = pd.DataFrame({
         "date": days,
         "inspector": df["inspector"].astype(str) if "inspector" in df.columns else "",

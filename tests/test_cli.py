@@ -182,3 +182,21 @@ def test_screen_output_limits(runner, tmp_path):
     assert "every finding in findings.geojson" in page
     bad = runner.invoke(main, screen(tmp_path, gpkg, "--map-max-features", "-1"))
     assert bad.exit_code == 2 and "Traceback" not in bad.output
+
+
+def test_harvest_from_role_options_only_never_passes_what_it_cannot_check(tmp_path):
+    # PLAN is optional like screen's LAYERS: the roles can all come from --ROLE options. With only the
+    # harvest areas given (no DEM, streams, roads, zoning, landings ...) nothing may be reported as pass.
+    import json
+
+    from click.testing import CliRunner
+
+    from geoconstraints import sample_path
+    from geoconstraints.cli import main
+
+    out = tmp_path / "h"
+    r = CliRunner().invoke(main, ["harvest", "--harvest-area", f"{sample_path()}:harvest_area", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    props = [f["properties"] for f in json.loads((out / "findings.geojson").read_text())["features"]]
+    assert props and not [p for p in props if p["status"] == "pass"]
+    assert {p["status"] for p in props if p["rule_id"] == "HRV-010"} == {"not_evaluated"}

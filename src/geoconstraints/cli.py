@@ -220,12 +220,12 @@ def layers_cmd(files: tuple[str, ...]) -> None:
 
 
 @main.command("harvest")
-@click.argument("plan", type=click.Path())
+@click.argument("plan", type=click.Path(), required=False)
 @role_options
 @dem_options
 @output_options
 @guarded
-def harvest_cmd(plan: str, rulebook: str, out_dir: str, offline: bool, fail_on: str | None, **kwargs: Any) -> None:
+def harvest_cmd(plan: str | None, rulebook: str, out_dir: str, offline: bool, fail_on: str | None, **kwargs: Any) -> None:
     """Validate a timber-harvest site PLAN (GeoPackage with harvest_area, landings, haul_roads,
     skid_trails and context layers) against the HRV rules."""
     from .rules import load_rulebook

@@ -30,7 +30,8 @@ import rasterio
 from affine import Affine
 from shapely.geometry import LineString
 
-from geoconstraints.terrain import densify, grade_runs, line_profile, open_dem
+from geoconstraints.geometry.terrain import densify, grade_runs, line_profile
+from geoconstraints.io.dem import open_dem
 from geoconstraints.units import FT_PER_M
 
 CRS = "EPSG:32618"

@@ -70,7 +70,7 @@ def make_town(n_parcels: int, seed: int = 1) -> tuple[gpd.GeoDataFrame, gpd.GeoD
 
 
 def time_ours(parcels: gpd.GeoDataFrame, flood: gpd.GeoDataFrame) -> tuple[float, np.ndarray]:
-    from geoconstraints.flood import CoverIndex, overlay_areas
+    from geoconstraints.geometry.overlay import CoverIndex, overlay_areas
 
     t0 = time.perf_counter()
     sfha = flood.geometry.values[(flood["FLD_ZONE"] == "AE").to_numpy()]
@@ -125,7 +125,7 @@ def time_postgis(url: str, ids: list[str]) -> tuple[float, np.ndarray]:
 
 def time_full_screen(parcels: gpd.GeoDataFrame, flood: gpd.GeoDataFrame, tmp: Path) -> float:
     from geoconstraints import load_layers, load_rulebook
-    from geoconstraints.flood import screen_parcels
+    from geoconstraints.commands import screen_parcels
 
     path = tmp / "bench_town.gpkg"
     parcels.to_file(path, layer="parcels")

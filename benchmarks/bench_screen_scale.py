@@ -33,6 +33,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from geoconstraints.output import write_result
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_screen_postgis import make_town
 
@@ -69,7 +71,8 @@ def timed(module: Any, attr: str, name: str) -> None:
 
 def instrument() -> None:
     """Time each writer inside ``Result.write`` (they are looked up as module attributes)."""
-    from geoconstraints import overview, report, styles, webmap, writers
+    from geoconstraints.output import files as writers
+    from geoconstraints.output import overview, report, styles, webmap
 
     timed(writers, "write_geojson", "findings.geojson")
     timed(writers, "write_gpkg", "results.gpkg (incl. styles)")
@@ -101,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from geoconstraints import load_layers, load_rulebook
-    from geoconstraints.flood import screen_parcels
+    from geoconstraints.commands import screen_parcels
 
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
@@ -128,9 +131,9 @@ def main(argv: list[str] | None = None) -> int:
         instrument()
         t0 = time.perf_counter()
         if args.profile == "write":
-            written = profile(lambda: res.write(out))
+            written = profile(lambda: write_result(res, out))
         else:
-            written = res.write(out)
+            written = write_result(res, out)
         TIMES.append((t0, "Result.write total", time.perf_counter() - t0, peak_mib()))
 
         n_par, n_find = len(res.tables["parcels"]), len(res.findings)

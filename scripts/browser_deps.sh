@@ -3,7 +3,7 @@
 #   - Debian's chromium and chromium-driver (apt), when missing;
 #   - selenium in the active Python environment, when missing (it is also in the `test` extra);
 #   - Leaflet 1.9 from the npm registry into .cache/npm (used to refresh/verify the copy that the
-#     package ships in src/geoconstraints/assets/leaflet/; the tests do not download anything).
+#     package ships in geoconstraints/output/assets/leaflet/; the tests do not download anything).
 # Usage: bash scripts/browser_deps.sh        (CI runs it before pytest)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,10 +35,10 @@ if command -v npm >/dev/null 2>&1; then
         npm install --silent --no-audit --no-fund --prefix "$here/.cache/npm" leaflet@1.9 >/dev/null ||
             echo "browser_deps.sh: npm install leaflet@1.9 failed; using the shipped copy" >&2
     fi
-    if [ -f "$npm_leaflet" ] && ! cmp -s "$npm_leaflet" "$here/src/geoconstraints/assets/leaflet/leaflet.js"; then
-        echo "browser_deps.sh: note: npm's leaflet.js differs from src/geoconstraints/assets/leaflet (newer 1.9.x?)" >&2
+    if [ -f "$npm_leaflet" ] && ! cmp -s "$npm_leaflet" "$here/geoconstraints/output/assets/leaflet/leaflet.js"; then
+        echo "browser_deps.sh: note: npm's leaflet.js differs from geoconstraints/output/assets/leaflet (newer 1.9.x?)" >&2
     fi
 else
-    echo "browser_deps.sh: npm not found; using the Leaflet copy shipped in src/geoconstraints/assets" >&2
+    echo "browser_deps.sh: npm not found; using the Leaflet copy shipped in geoconstraints/output/assets" >&2
 fi
 echo "browser_deps.sh: chromium $(chromium --version 2>/dev/null || true); selenium ok"

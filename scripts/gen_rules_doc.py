@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from geoconstraints.rules import available_rulebooks, load_rulebook
+from geoconstraints.rulebook.loader import available_rulebooks, load_rulebook
 
 ROOT = Path(__file__).resolve().parents[1]
 START, END = "<!-- rules:start -->", "<!-- rules:end -->"

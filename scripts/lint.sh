@@ -4,5 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . .venv/bin/activate
 python -m pip install -q -e ".[dev]"
-ruff check src tests scripts benchmarks
-mypy src/geoconstraints --ignore-missing-imports
+ruff check geoconstraints tests scripts benchmarks
+mypy geoconstraints --ignore-missing-imports

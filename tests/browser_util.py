@@ -22,9 +22,9 @@ import geopandas as gpd
 import pandas as pd
 from shapely.geometry import LineString, Point, box
 
-from geoconstraints.layers import load_layers
+from geoconstraints.io.layers import load_layers
 from geoconstraints.result import Result, make_result
-from geoconstraints.rules import load_rulebook
+from geoconstraints.rulebook.loader import load_rulebook
 
 XSS_ID = "<script>alert(1)</script>"
 """A parcel id that would run script if any output failed to escape it."""

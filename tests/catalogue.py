@@ -500,7 +500,7 @@ def rulebook_waiver_unknown_rule(folder: Path) -> Case:
 @entry
 def rulebook_bad_switch(folder: Path) -> Case:
     """A switch set to a value outside its choices: refused, listing the choices."""
-    from geoconstraints.rules import load_rulebook
+    from geoconstraints.rulebook.loader import load_rulebook
 
     rule = next(r for r in load_rulebook("vestal") if any(s.get("choices") for s in r.switches.values()))
     name = next(k for k, s in rule.switches.items() if s.get("choices"))

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from browser_util import XSS_ID, find_browser, make_driver, make_synthetic_result, serve
 
+from geoconstraints.output import write_result
+
 pytestmark = pytest.mark.browser
 
 
@@ -27,7 +29,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> dict:
     base = tmp_path_factory.mktemp("browser")
     result = make_synthetic_result(base / "inputs")
     out = base / "out"
-    written = result.write(out, offline=True, parcel=XSS_ID)
+    written = write_result(result, out, offline=True, parcel=XSS_ID)
     driver = make_driver(base / "profile")
     driver.set_page_load_timeout(30)
     with serve(out) as url:

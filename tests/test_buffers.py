@@ -16,8 +16,8 @@ import shapely
 from shapely import affinity
 from shapely.geometry import LineString, Point, box
 
-from geoconstraints import buffers as bf
 from geoconstraints.errors import InputError
+from geoconstraints.geometry import buffers as bf
 from geoconstraints.units import SQFT_PER_ACRE
 
 NY_FT = "EPSG:2261"

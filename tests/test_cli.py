@@ -50,7 +50,7 @@ def test_error_is_one_line(runner, monkeypatch):
     def boom(name):
         raise InputError("first line\nsecond line")
 
-    monkeypatch.setattr("geoconstraints.rules.load_rulebook", boom)
+    monkeypatch.setattr("geoconstraints.cli.load_rulebook", boom)
     res = runner.invoke(main, ["rules"])
     assert res.exit_code == 2
     assert res.stderr == "error: first line second line\n"
@@ -60,7 +60,7 @@ def test_unexpected_error_is_one_line_and_debug_reraises(runner, monkeypatch):
     def boom(name):
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr("geoconstraints.rules.load_rulebook", boom)
+    monkeypatch.setattr("geoconstraints.cli.load_rulebook", boom)
     res = runner.invoke(main, ["rules"])
     assert res.exit_code == 2
     assert res.stderr.startswith("error: could not complete (ZeroDivisionError: division by zero)")

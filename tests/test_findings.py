@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from shapely.geometry import Point
 
-from geoconstraints.findings import (
+from geoconstraints.rulebook.findings import (
     FINDING_COLUMNS,
     STATUSES,
     Finding,
@@ -85,7 +85,7 @@ def test_vectorized_messages_match_rule_message():
     """Rule.findings fills templates by array concatenation; the text must equal Rule.message's, row by row."""
     import copy
 
-    from geoconstraints.rules import load_rulebook
+    from geoconstraints.rulebook.loader import load_rulebook
 
     rule = load_rulebook("vestal")["FLD-001"]
     measured = np.array([0.0, -0.0, 1.005, 0.125, 1e6, 999_999.996, np.nan, -3.5, 12_345.678, np.inf])

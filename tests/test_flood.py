@@ -19,14 +19,11 @@ from click.testing import CliRunner
 from shapely.geometry import LineString, Point, Polygon, box
 
 from geoconstraints import load_layers, load_rulebook
+from geoconstraints.commands import check_site, screen_parcels
 from geoconstraints.errors import InputError
-from geoconstraints.flood import (
-    bfe_at_points,
-    check_site,
-    classify_flood_zones,
-    expand_zone_list,
-    screen_parcels,
-)
+from geoconstraints.geometry.bfe import bfe_at_points
+from geoconstraints.geometry.overlay import classify_flood_zones, expand_zone_list
+from geoconstraints.rules.flood import flood_zone_spec
 
 NY_FT = "EPSG:2261"
 X0, Y0 = 964_988.0, 758_256.0
@@ -102,7 +99,7 @@ def test_lexington_attribute_table_classification(rb) -> None:
     """Real NFHL S_FLD_HAZ_AR attributes (Lexington VA, 938 rows): AE 446, X 400, A 92, FLOODWAY 22."""
     df = pyogrio.read_dataframe(LEX / "S_FLD_HAZ_AR_attributes_only.dbf", read_geometry=False)
     assert len(df) == 938
-    c = classify_flood_zones(df, rb)
+    c = classify_flood_zones(df, flood_zone_spec(rb))
     assert c["zone"].value_counts().to_dict() == {"AE": 446, "X": 400, "A": 92}
     assert int(c["sfha"].sum()) == 446 + 92  # the 2 A rows with a null SFHA_TF are SFHA by zone
     assert not c.loc[c["zone"] == "X", "sfha"].any()
@@ -118,7 +115,7 @@ def test_lexington_attribute_table_classification(rb) -> None:
 def test_zone_d_and_area_not_included_are_undetermined(rb) -> None:
     df = pd.DataFrame({"FLD_ZONE": ["D", "AREA NOT INCLUDED", "AE", "X", "A12", "VE"],
                        "SFHA_TF": ["F", "F", "T", "F", None, "T"]})
-    c = classify_flood_zones(df, rb)
+    c = classify_flood_zones(df, flood_zone_spec(rb))
     assert c["undetermined"].tolist() == [True, True, False, False, False, False]
     assert c["sfha"].tolist() == [False, False, True, False, True, True]
 

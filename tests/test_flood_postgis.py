@@ -21,7 +21,7 @@ from conftest import pg_url
 from shapely.geometry import LineString, box
 
 from geoconstraints import load_layers, load_rulebook
-from geoconstraints.flood import screen_parcels
+from geoconstraints.commands import screen_parcels
 
 NY_FT = 2261
 X0, Y0 = 964_988.0, 758_256.0

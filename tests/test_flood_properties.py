@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from shapely.geometry import box
 
 from geoconstraints import load_layers, load_rulebook
-from geoconstraints.flood import screen_parcels
+from geoconstraints.commands import screen_parcels
 
 NY_FT = "EPSG:2261"
 UTM_FT = "+proj=utm +zone=18 +datum=NAD83 +units=us-ft +no_defs"

@@ -22,11 +22,11 @@ from shapely import affinity
 from shapely.geometry import LineString, Point, box
 
 from geoconstraints.cli import main
+from geoconstraints.commands import check_harvest
 from geoconstraints.errors import InputError
-from geoconstraints.harvest import check_harvest
-from geoconstraints.layers import Layers
-from geoconstraints.rules import load_rulebook
-from geoconstraints.terrain import open_dem
+from geoconstraints.io.dem import open_dem
+from geoconstraints.io.layers import Layers
+from geoconstraints.rulebook.loader import load_rulebook
 from geoconstraints.units import FT_PER_M, SQFT_PER_ACRE
 
 NY_FT = "EPSG:2261"
@@ -792,7 +792,7 @@ def test_between_bands_switch_spelling(tmp_path) -> None:
     wb = res.derived["water_bars"]
     assert sorted(wb["dist_ft"]) == pytest.approx([300, 600, 900], abs=1e-6)
     assert set(wb["band"]) == {"2-5 %"}
-    from geoconstraints import harvest
+    from geoconstraints.rules import harvest
 
     assert not hasattr(harvest, "_BETWEEN_BANDS")  # no translation shim between spellings
 

@@ -9,7 +9,7 @@ import geopandas as gpd
 from catalogue import X0, Y0, parcels, write_dem, write_gpkg
 from shapely.geometry import Point
 
-from geoconstraints.inspect import describe_file, role_of_layer
+from geoconstraints.io.describe import describe_file, role_of_layer
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "realdata"
 
@@ -94,7 +94,7 @@ def test_layers_shows_the_lonlat_extent_of_each_layer() -> None:
     # the sample town lies near Vestal, NY (about 76.05 W, 42.08 N): the extent line lets a user
     # see a wrongly labelled CRS at a glance
     from geoconstraints import sample_path
-    from geoconstraints.inspect import describe_file
+    from geoconstraints.io.describe import describe_file
 
     lines, ok = describe_file(sample_path("vestal_sample.gpkg"))
     assert ok

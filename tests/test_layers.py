@@ -22,14 +22,10 @@ from pyproj import CRS, Geod
 from shapely.geometry import LineString, Point, Polygon
 
 from geoconstraints.errors import CRSError, DemError, FieldError, GeometryError, InputError, LayerReadError
-from geoconstraints.layers import (
-    ROLES,
-    LayerSource,
-    load_layers,
-    nfhl_sentinels,
-    parse_path_layer,
-    resolve_sources,
-)
+from geoconstraints.io.layers import load_layers
+from geoconstraints.io.roles import ROLES
+from geoconstraints.io.sources import LayerSource, parse_path_layer, resolve_sources
+from geoconstraints.io.validate import nfhl_sentinels
 from geoconstraints.units import SQFT_PER_ACRE
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "realdata"

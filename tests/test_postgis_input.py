@@ -24,15 +24,9 @@ from shapely.geometry import Polygon, box
 
 from geoconstraints.cli import main
 from geoconstraints.errors import CRSError, GeometryError, InputError, LayerReadError
-from geoconstraints.layers import (
-    LayerSource,
-    is_db_source,
-    load_layers,
-    parse_db_source,
-    parse_path_layer,
-    read_postgis,
-    resolve_sources,
-)
+from geoconstraints.io.layers import load_layers
+from geoconstraints.io.postgis import is_db_source, parse_db_source, read_postgis
+from geoconstraints.io.sources import LayerSource, parse_path_layer, resolve_sources
 
 NY_FT = 2261
 X0, Y0 = 964_988.0, 758_256.0  # Vestal, NY in EPSG:2261 (ft)

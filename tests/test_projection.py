@@ -6,7 +6,7 @@ import pytest
 from pyproj import CRS, Transformer
 
 from geoconstraints.errors import CRSError
-from geoconstraints.projection import (
+from geoconstraints.io.projection import (
     check_location,
     check_working_crs,
     choose_working_crs,

@@ -15,8 +15,8 @@ from browser_util import PARCEL_IDS, SECRET, XSS_ID, make_synthetic_result
 
 from geoconstraints import __version__
 from geoconstraints.errors import InputError
-from geoconstraints.overview import crs_ft_per_unit, nice_scale_length, render_overview
-from geoconstraints.report import format_value, parcel_report_name, redact, render_report, unit_of_name
+from geoconstraints.output.overview import crs_ft_per_unit, nice_scale_length, render_overview
+from geoconstraints.output.report import format_value, parcel_report_name, redact, render_report, unit_of_name
 
 
 class _Tags(HTMLParser):

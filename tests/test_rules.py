@@ -10,7 +10,9 @@ from shapely.geometry import Point
 
 from geoconstraints.cli import main
 from geoconstraints.errors import RulebookError
-from geoconstraints.rules import CHECKS, Rule, available_rulebooks, check, load_rulebook, run_group
+from geoconstraints.rulebook.loader import available_rulebooks, load_rulebook
+from geoconstraints.rulebook.model import Rule
+from geoconstraints.rulebook.registry import CHECKS, check, run_group
 
 VESTAL_IDS = (
     ["HRV-001", "HRV-002", "HRV-003", "HRV-010", "HRV-011", "HRV-012", "HRV-013", "HRV-020", "HRV-021",
@@ -223,7 +225,7 @@ def test_bad_status_refused():
 
 def test_run_group_without_check_names_the_rule(monkeypatch):
     rb = load_rulebook("lockport")
-    monkeypatch.setattr("geoconstraints.rules.CHECKS", {})
+    monkeypatch.setattr("geoconstraints.rulebook.registry.CHECKS", {})
     with pytest.raises(RulebookError, match=r"rule SWP-001 .* has no check function"):
         run_group(rb, "stormwater", None)
 
@@ -231,7 +233,7 @@ def test_run_group_without_check_names_the_rule(monkeypatch):
 def test_run_group_runs_every_rule(monkeypatch):
     rb = load_rulebook("lockport")
     registry: dict = {}
-    monkeypatch.setattr("geoconstraints.rules.CHECKS", registry)
+    monkeypatch.setattr("geoconstraints.rulebook.registry.CHECKS", registry)
     for rule in rb:
         check(rule.id)(lambda ctx, rule: [rule.finding("pass", subject_layer="disturbance", subject_id="D1")])
     out = run_group(rb, "stormwater", None)
@@ -242,7 +244,7 @@ def test_run_group_runs_every_rule(monkeypatch):
 
 
 def test_double_registration_refused(monkeypatch):
-    monkeypatch.setattr("geoconstraints.rules.CHECKS", {})
+    monkeypatch.setattr("geoconstraints.rulebook.registry.CHECKS", {})
     check("ZZZ-001")(lambda c, r: [])
     with pytest.raises(RuntimeError, match="two checks registered for ZZZ-001"):
         check("ZZZ-001")(lambda c, r: [])

@@ -17,10 +17,11 @@ import pyogrio
 import pytest
 from shapely.geometry import LineString, box
 
-from geoconstraints import load_layers, load_rulebook, report, webmap
-from geoconstraints.findings import STATUS_RANK, STATUSES
-from geoconstraints.flood import screen_parcels
-from geoconstraints.styles import STATUS_LABELS
+from geoconstraints import load_layers, load_rulebook
+from geoconstraints.commands import screen_parcels
+from geoconstraints.output import report, webmap, write_result
+from geoconstraints.output.styles import STATUS_LABELS
+from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES
 
 CRS = "EPSG:2261"
 X0, Y0 = 955_000.0, 740_000.0  # EPSG:2261 feet, south of Vestal NY
@@ -55,7 +56,7 @@ def _town(folder: Path) -> Path:
 def town(tmp_path_factory):
     folder = tmp_path_factory.mktemp("town")
     res = screen_parcels(load_layers(_town(folder)), load_rulebook("vestal"))
-    written = res.write(folder / "out")
+    written = write_result(res, folder / "out")
     return res, written
 
 
@@ -179,7 +180,7 @@ def test_small_run_leaves_nothing_out(town):
 
 
 def test_overview_draws_a_town_as_a_raster(town):
-    from geoconstraints.overview import rank_grid
+    from geoconstraints.output.overview import rank_grid
 
     # two unit squares in a 4 x 4 image of a 4 x 4 extent: the severe one wins where they overlap,
     # and a speck smaller than a pixel still marks the pixel of its centroid

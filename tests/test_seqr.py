@@ -14,9 +14,10 @@ import pytest
 from click.testing import CliRunner
 
 from geoconstraints.cli import main
+from geoconstraints.commands import classify_action
 from geoconstraints.errors import InputError, RulebookError
-from geoconstraints.rules import load_rulebook
-from geoconstraints.seqr import action_types, classify_action
+from geoconstraints.rulebook.loader import load_rulebook
+from geoconstraints.rules.seqr import action_types
 
 RB = load_rulebook("vestal")
 

@@ -21,18 +21,17 @@ from click.testing import CliRunner
 from shapely.geometry import LineString, Point, box
 
 from geoconstraints.cli import main
+from geoconstraints.commands import check_stormwater
 from geoconstraints.errors import FieldError, InputError, LayerReadError
-from geoconstraints.layers import load_layers
-from geoconstraints.rules import load_rulebook
-from geoconstraints.stormwater import (
-    check_stormwater,
+from geoconstraints.geometry.phasing import (
     harvest_footprints,
     inspection_schedule,
     match_inspections,
-    read_inspection_log,
-    read_rainfall,
     storm_events,
 )
+from geoconstraints.io.layers import load_layers
+from geoconstraints.io.tables import read_inspection_log, read_rainfall
+from geoconstraints.rulebook.loader import load_rulebook
 
 CRS = "EPSG:2261"
 X0, Y0 = 965_000.0, 760_000.0  # Vestal, NY in EPSG:2261 (ft)

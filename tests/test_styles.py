@@ -11,8 +11,9 @@ import pytest
 from browser_util import make_synthetic_result
 from shapely.geometry import Point
 
-from geoconstraints import styles, writers
 from geoconstraints.errors import OutputError
+from geoconstraints.output import files as writers
+from geoconstraints.output import styles, write_result
 
 QGIS_COLUMNS = ["id", "f_table_catalog", "f_table_schema", "f_table_name", "f_geometry_column", "styleName",
                 "styleQML", "styleSLD", "useAsDefault", "description", "owner", "ui", "update_time"]
@@ -22,7 +23,7 @@ QGIS_COLUMNS = ["id", "f_table_catalog", "f_table_schema", "f_table_name", "f_ge
 def out(tmp_path_factory):
     base = tmp_path_factory.mktemp("styles")
     result = make_synthetic_result(base / "inputs")
-    result.write(base / "out")
+    write_result(result, base / "out")
     return base / "out"
 
 

@@ -28,18 +28,17 @@ from scipy.ndimage import map_coordinates
 from shapely.geometry import LineString, Polygon, box
 
 from geoconstraints.errors import CRSError, DemError, InputError, LayerReadError
-from geoconstraints.terrain import (
-    Dem,
+from geoconstraints.geometry.terrain import (
     Profile,
     contours,
     densify,
     grade_runs,
     highest_adjacent_grade,
     line_profile,
-    open_dem,
     place_water_bars,
     smooth_profile,
 )
+from geoconstraints.io.dem import Dem, open_dem
 from geoconstraints.units import FT_PER_M, M_PER_FT
 
 NY_FT = "EPSG:2261"  # NAD83 / New York Central (ftUS)

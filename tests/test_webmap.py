@@ -9,8 +9,8 @@ import pytest
 from browser_util import XSS_ID, make_synthetic_result
 from pyproj import Transformer
 
-from geoconstraints import webmap
-from geoconstraints.webmap import build_map, external_resources, leaflet_assets, write_map
+from geoconstraints.output import explore, webmap
+from geoconstraints.output.webmap import build_map, external_resources, leaflet_assets, write_map
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +93,7 @@ def test_map_is_fitted_to_the_data(result, page):
 
 
 def test_explore_returns_a_folium_map(result):
-    m = result.explore()
+    m = explore(result)
     assert isinstance(m, folium.Map)
     assert external_resources(m.get_root().render()) == []
 
@@ -120,7 +120,7 @@ def test_findings_at_the_same_place_share_one_feature() -> None:
     import geopandas as gpd
     from shapely.geometry import Point, box
 
-    from geoconstraints.webmap import merge_same_place
+    from geoconstraints.output.webmap import merge_same_place
 
     parcel = box(0, 0, 1, 1)
     gdf = gpd.GeoDataFrame({"rule_id": ["FLD-001", "FLD-002", "FLD-005"], "message": ["a", "b", "c"]},

@@ -16,10 +16,12 @@ from conftest import tree_hashes
 from pyproj import Transformer
 from shapely.geometry import LineString, Point, box
 
-from geoconstraints import load_layers, load_rulebook, writers
+from geoconstraints import load_layers, load_rulebook
 from geoconstraints.errors import OutputError
-from geoconstraints.findings import FINDING_COLUMNS, findings_frame
+from geoconstraints.output import files as writers
+from geoconstraints.output import write_result
 from geoconstraints.result import make_result
+from geoconstraints.rulebook.findings import FINDING_COLUMNS, findings_frame
 
 SPEC_PROPERTIES = ["rule_id", "rulebook", "status", "citation", "subject_layer", "subject_id", "measured",
                    "threshold", "unit", "message"]  # SPEC §5
@@ -227,7 +229,7 @@ def _result(tmp_path, folder="in"):
 def test_result_write(tmp_path):
     res, d = _result(tmp_path)
     before = tree_hashes(d)
-    written = res.write(tmp_path / "out" / "run1")
+    written = write_result(res, tmp_path / "out" / "run1")
     assert {"findings.geojson", "results.gpkg", "parcels.csv", "report.html", "map.html"} <= set(written)
     data = _strict_json((tmp_path / "out" / "run1" / "findings.geojson").read_text())
     assert [ft["properties"]["status"] for ft in data["features"]] == ["violation", "pass", "pass"]
@@ -244,7 +246,7 @@ def test_result_write_refuses_input_folder_collision(tmp_path):
     res.layers.info["parcels"].path = str(d / "findings.geojson")
     before = tree_hashes(d)
     with pytest.raises(OutputError, match="findings.geojson is one of the inputs"):
-        res.write(d)
+        write_result(res, d)
     assert tree_hashes(d) == before
     assert not (d / "results.gpkg").exists()  # nothing written before the refusal
 
@@ -253,5 +255,5 @@ def test_result_write_out_is_file(tmp_path):
     res, d = _result(tmp_path)
     before = tree_hashes(d)
     with pytest.raises(OutputError, match="town.gpkg is an existing file"):
-        res.write(d / "town.gpkg")
+        write_result(res, d / "town.gpkg")
     assert tree_hashes(d) == before

@@ -1,0 +1,381 @@
+"""The ``geoconstraints`` command line: click options over the Python API, no logic.
+
+Exit codes: 0 run completed (with or without findings); 1 only with ``--fail-on`` when such
+findings exist; 2 bad input or usage (one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import logging
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from geoconstraints.commands import (
+    check_harvest,
+    check_site,
+    check_stormwater,
+    classify_action,
+    screen_parcels,
+)
+from geoconstraints.demo import run_demo
+from geoconstraints.errors import GeoConstraintsError
+from geoconstraints.io.describe import describe_file
+from geoconstraints.io.layers import load_layers
+from geoconstraints.io.roles import ROLES, role_option
+from geoconstraints.io.sources import parse_path_layer, sources_from_geopackage
+from geoconstraints.output import write_result
+from geoconstraints.output.files import check_out_dir
+from geoconstraints.rulebook.loader import load_rulebook
+from geoconstraints.rules.seqr import action_types
+
+log = logging.getLogger("geoconstraints")
+
+
+class _OneLine(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{record.levelname.lower()}: {record.getMessage()}"
+
+
+def _setup_logging(verbose: int, quiet: bool) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    root = logging.getLogger("geoconstraints")
+    root.handlers[:] = [handler]
+    root.propagate = False
+    root.setLevel(logging.ERROR if quiet else (logging.DEBUG if verbose > 1 else
+                                               logging.INFO if verbose else logging.WARNING))
+
+
+def _fail(message: str, code: int = 2) -> None:
+    message = " ".join(line.strip() for line in str(message).splitlines() if line.strip())  # one line
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def _quiet_broken_pipe() -> None:
+    """The reader of stdout went away (``geoconstraints rules | head``): stop quietly.
+
+    Exit status 141 (128 + SIGPIPE), as a shell reports for a program ended by a closed pipe.
+    """
+    try:  # Python docs' recipe: point stdout at devnull so the exit-time flush stays silent
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass
+    sys.exit(141)
+
+
+def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn any error into one line on stderr and exit code 2 (``--debug`` re-raises)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        debug = click.get_current_context().find_root().params.get("debug", False)
+        try:
+            out = fn(*args, **kwargs)
+            sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+            return out
+        except BrokenPipeError:
+            _quiet_broken_pipe()
+        except GeoConstraintsError as exc:
+            if debug:
+                raise
+            _fail(str(exc), exc.exit_code)
+        except (click.exceptions.Exit, click.ClickException, SystemExit):
+            raise
+        except KeyboardInterrupt:
+            _fail("interrupted", 2)
+        except Exception as exc:
+            if debug:
+                raise
+            _fail(f"could not complete ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}). "
+                  f"Check the inputs; rerun with --debug for the details and report it if the inputs are fine")
+
+    return wrapper
+
+
+# ---------------------------------------------------------------------------------------------
+# shared options
+
+def role_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--ROLE PATH[:LAYER]`` for every role, plus --project, --crs."""
+    for role in reversed(list(ROLES)):
+        fn = click.option(role_option(role), role, metavar="PATH[:LAYER]", default=None,
+                          help=f"{ROLES[role].description} (overrides the GeoPackage layer '{role}')")(fn)
+    fn = click.option("--project", type=click.Path(dir_okay=False), default=None,
+                      help="Project file (TOML) mapping roles to files, layers and field names.")(fn)
+    fn = click.option("--crs", default=None,
+                      help="Working CRS, projected in feet (default: the parcels'/plan's, else NY State Plane, else UTM in feet).")(fn)
+    return fn
+
+
+def dem_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn = click.option("--dem-z-units", type=click.Choice(["ft", "m"]), default=None,
+                      help="Vertical units of the DEM when its metadata does not say.")(fn)
+    fn = click.option("--dem", type=click.Path(dir_okay=False), default=None, help="DEM GeoTIFF.")(fn)
+    return fn
+
+
+def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn = click.option("--fail-on", type=click.Choice(["violation", "review"]), default=None,
+                      help="Exit 1 when findings of this status (or worse) exist.")(fn)
+    fn = click.option("--offline/--cdn", default=True, show_default=True,
+                      help="map.html with Leaflet bundled beside it (offline) or from a CDN.")(fn)
+    fn = click.option("--out", "out_dir", required=True, type=click.Path(), help="Output folder (created if missing).")(fn)
+    fn = click.option("--rulebook", default="vestal", show_default=True,
+                      help="Rulebook name (vestal, lockport) or path of your own YAML rulebook.")(fn)
+    return fn
+
+
+def _overrides(kwargs: dict[str, Any]) -> dict[str, str]:
+    """Pop the role options out of ``kwargs``; keep those given."""
+    given = {r: kwargs.pop(r) for r in list(ROLES) if r in kwargs}
+    return {r: v for r, v in given.items() if v is not None}
+
+
+def _load(source: str | None, kwargs: dict[str, Any], **extra: Any) -> Any:
+
+    overrides = _overrides(kwargs)
+    layers = load_layers(source, overrides=overrides, project=kwargs.pop("project", None),
+                         crs=kwargs.pop("crs", None), dem=kwargs.pop("dem", None),
+                         dem_z_units=kwargs.pop("dem_z_units", None), **extra)
+    out_dir = click.get_current_context().params.get("out_dir")
+    if out_dir:  # refuse a bad --out before the (possibly long) check runs
+
+        check_out_dir(out_dir, layers.input_paths())
+    return layers
+
+
+def _finish(result: Any, out_dir: str, offline: bool, fail_on: str | None, parcel: str | None = None,
+            **limits: Any) -> None:
+    written = write_result(result, out_dir, offline=offline, parcel=parcel, **limits)
+    counts = result.counts()
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
+    click.echo(f"{result.command}: {len(result.findings)} findings ({summary})")
+    click.echo(f"outputs in {Path(out_dir)}: {', '.join(written)}")
+    if fail_on:
+        worst = ["violation"] if fail_on == "violation" else ["violation", "review"]
+        if any(result.has(s) for s in worst):
+            sys.exit(1)
+
+
+# ---------------------------------------------------------------------------------------------
+# commands
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.version_option(package_name="geoconstraints")
+@click.option("-v", "--verbose", count=True, help="More messages (-vv for debug).")
+@click.option("-q", "--quiet", is_flag=True, help="Only errors.")
+@click.option("--debug", is_flag=True, help="Show tracebacks (for bug reports).")
+def main(verbose: int, quiet: bool, debug: bool) -> None:
+    """geoconstraints: a linter for land. Checks GIS layers against flood, stream-corridor,
+    timber-harvest and stormwater law and reports findings with citations and map locations."""
+    _setup_logging(verbose, quiet)
+
+
+@main.command("rules")
+@click.option("--rulebook", default="vestal", show_default=True, help="Rulebook name or YAML path.")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json", "markdown"]), default="table")
+@guarded
+def rules_cmd(rulebook: str, fmt: str) -> None:
+    """Print the rule catalogue: id, title, citation, thresholds."""
+
+    rb = load_rulebook(rulebook)
+    cat = rb.catalogue()
+    click.echo(f"# rulebook {rb.name} {rb.version}: {len(rb)} rules — {rb.title}")
+    if fmt == "csv":
+        click.echo(cat.to_csv(index=False), nl=False)
+    elif fmt == "json":
+        click.echo(cat.to_json(orient="records", indent=1))
+    elif fmt == "markdown":
+        click.echo(cat.to_markdown(index=False) if _has_tabulate() else cat.to_string(index=False))
+    else:
+        for r in rb:
+            thr = ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}"
+                            for k, v in r.thresholds.items())
+            sw = ", ".join(f"{k}={v['value']}" for k, v in r.switches.items())
+            extra = "; ".join(x for x in (thr, sw) if x)
+            waived = f"  [waived: {r.waived}]" if r.waived else ""
+            click.echo(f"{r.id}  {r.title}  |  {r.citation}" + (f"  |  {extra}" if extra else "") + waived)
+
+
+def _has_tabulate() -> bool:
+    try:
+        import tabulate  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@main.command("layers")
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@guarded
+def layers_cmd(files: tuple[str, ...]) -> None:
+    """List what each FILE holds per role: count, CRS, fields, problems."""
+
+    bad = False
+    for f in files:
+        rows, ok = describe_file(Path(f))
+        bad = bad or not ok
+        for line in rows:
+            click.echo(line)
+    if bad:
+        sys.exit(2)
+
+
+@main.command("harvest")
+@click.argument("plan", type=click.Path(), required=False)
+@role_options
+@dem_options
+@output_options
+@guarded
+def harvest_cmd(plan: str | None, rulebook: str, out_dir: str, offline: bool, fail_on: str | None, **kwargs: Any) -> None:
+    """Validate a timber-harvest site PLAN (GeoPackage with harvest_area, landings, haul_roads,
+    skid_trails and context layers) against the HRV rules."""
+
+    rb = load_rulebook(rulebook)
+    layers = _load(plan, kwargs, primary=("harvest_area", "parcels"))
+    _finish(check_harvest(layers, rb), out_dir, offline, fail_on)
+
+
+@main.command("screen")
+@click.argument("layers_file", metavar="LAYERS", type=click.Path(), required=False)
+@role_options
+@dem_options
+@output_options
+@click.option("--parcel", default=None, help="Also write a one-parcel report for this parcel id.")
+@click.option("--map-max-features", type=click.IntRange(min=0), default=None,
+              help="Most features map.html draws (default 20,000); above it pass/info findings and large layers "
+                   "are left out, with a note in the legend (all are in results.gpkg).")
+@click.option("--report-max-parcels", type=click.IntRange(min=0), default=None,
+              help="Rows of the parcels table in report.html (default 5,000, most severe first; all are in parcels.csv).")
+@click.option("--report-max-findings", type=click.IntRange(min=0), default=None,
+              help="Non-pass findings listed per rule in report.html (default 1,000; all are in findings.geojson).")
+@guarded
+def screen_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline: bool, fail_on: str | None,
+               parcel: str | None, map_max_features: int | None, report_max_parcels: int | None,
+               report_max_findings: int | None, **kwargs: Any) -> None:
+    """Screen every parcel against the flood maps (FLD rules): parcels.csv and findings.
+
+    For a whole town or county (10^5-10^6 parcels), findings.geojson, results.gpkg and
+    parcels.csv hold everything; report.html and map.html summarise and say what they leave out.
+    """
+
+    rb = load_rulebook(rulebook)
+    layers = _load(layers_file, kwargs, primary=("parcels",))
+    _finish(screen_parcels(layers, rb), out_dir, offline, fail_on, parcel=parcel,
+            map_max_features=map_max_features, report_max_parcels=report_max_parcels,
+            report_max_findings=report_max_findings)
+
+
+@main.command("flood-site")
+@click.argument("footprint", type=click.Path())
+@role_options
+@dem_options
+@output_options
+@click.option("--use", type=click.Choice(["residential", "nonresidential", "manufactured"]), required=True)
+@click.option("--lowest-floor-ft", type=float, default=None, help="Proposed lowest floor elevation (ft, BFE datum).")
+@click.option("--bfe-ft", type=float, default=None, help="BFE from other data where the FIRM gives none (ft).")
+@click.option("--enclosed-sqft", type=float, default=None, help="Enclosed area below the lowest floor (sq ft).")
+@click.option("--openings-sqin", type=float, default=None, help="Total net area of flood openings (sq in).")
+@click.option("--openings", type=int, default=None, help="Number of flood openings.")
+@click.option("--opening-bottom-ft", type=float, default=None, help="Height of the openings' bottoms above grade (ft).")
+@click.option("--improvement-cost", type=float, default=None, help="Cost of the improvement ($).")
+@click.option("--market-value", type=float, default=None, help="Market value before the improvement ($).")
+@click.option("--no-rise-evaluation", is_flag=True, help="A no-rise technical evaluation is supplied (floodway).")
+@guarded
+def flood_site_cmd(footprint: str, rulebook: str, out_dir: str, offline: bool, fail_on: str | None,
+                   **kwargs: Any) -> None:
+    """Check a proposed structure FOOTPRINT (FLD-002/003/004/007/008)."""
+
+    opts = {k: kwargs.pop(k) for k in ("use", "lowest_floor_ft", "bfe_ft", "enclosed_sqft", "openings_sqin",
+                                        "openings", "opening_bottom_ft", "improvement_cost", "market_value",
+                                        "no_rise_evaluation")}
+    p, layer = parse_path_layer(footprint)
+    source = None
+    if layer is None and p.suffix.lower() == ".gpkg" and p.exists() and "footprints" in sources_from_geopackage(p):
+        source = str(p)
+    elif kwargs.get("footprints") is None:
+        kwargs["footprints"] = footprint
+    rb = load_rulebook(rulebook)
+    layers = _load(source, kwargs, primary=("footprints", "parcels"))
+    _finish(check_site(layers, rb, **opts), out_dir, offline, fail_on)
+
+
+@main.command("stormwater")
+@click.argument("layers_file", metavar="LAYERS", type=click.Path(), required=False)
+@role_options
+@output_options
+@click.option("--rainfall", type=click.Path(dir_okay=False), default=None, help="Daily rainfall CSV: date, precip_in.")
+@click.option("--inspection-log", type=click.Path(dir_okay=False), default=None, help="Inspections made: CSV with a date column.")
+@click.option("--approved-swppp", is_flag=True, help="The phasing follows an approved SWPPP (SWP-005).")
+@click.option("--larger-common-plan", is_flag=True, help="Part of a larger common plan of development or sale (SWP-001).")
+@guarded
+def stormwater_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline: bool, fail_on: str | None,
+                   rainfall: str | None, inspection_log: str | None, approved_swppp: bool,
+                   larger_common_plan: bool, **kwargs: Any) -> None:
+    """Stormwater permits (SWP rules): disturbed acreage, Conditions A/B/C, phasing, inspections."""
+
+    rb = load_rulebook(rulebook)
+    layers = _load(layers_file, kwargs, primary=("disturbance", "parcels"))
+    res = check_stormwater(layers, rb, rainfall=rainfall, inspection_log=inspection_log,
+                           approved_swppp=approved_swppp, larger_common_plan=larger_common_plan)
+    _finish(res, out_dir, offline, fail_on)
+
+
+@main.command("seqr")
+@click.option("--action-type", required=True, help="Kind of action (see --list-actions).")
+@click.option("--list-actions", is_flag=True, is_eager=True, expose_value=False,
+              callback=lambda ctx, _p, v: _list_actions(ctx, v), help="List the action types and exit.")
+@click.option("--units", type=int, default=None, help="Dwelling units.")
+@click.option("--lots", type=int, default=None, help="Lots / houses in a subdivision.")
+@click.option("--expansion-pct", type=float, default=None, help="Expansion over the original size (%).")
+@click.option("--acres", type=float, default=None, help="Acres (property sales, right-of-way per mile...).")
+@click.option("--district", default=None, help="Zoning district (C-1, C-2, CD ...).")
+@click.option("--board-approval/--no-board-approval", default=None, help="Needs planning/zoning board approval.")
+@click.option("--affects", multiple=True, help="Resources affected (wetlands, parklands, floodplains, historic).")
+@click.option("--lanes", type=int, default=None, help="Travel lanes added (highway repaving, reconstruction).")
+@click.option("--rulebook", default="vestal", show_default=True)
+@click.option("--out", "out_dir", default=None, type=click.Path(), help="Also write the outputs here.")
+@guarded
+def seqr_cmd(rulebook: str, out_dir: str | None, **kwargs: Any) -> None:
+    """Classify an action under SEQR (SQR-001): exempt, Type II, or a determination is needed."""
+
+    rb = load_rulebook(rulebook)
+    res = classify_action(rb, **kwargs)
+    for _, f in res.findings.iterrows():
+        click.echo(f"{f['rule_id']} {f['status']}: {f['message']}")
+    if out_dir:
+        write_result(res, out_dir)
+        click.echo(f"outputs in {out_dir}")
+
+
+def _list_actions(ctx: click.Context, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+
+    for key, text in action_types().items():
+        click.echo(f"{key}: {text}")
+    ctx.exit(0)
+
+
+@main.command("demo")
+@click.option("--out", "out_dir", default="demo-out", show_default=True, type=click.Path())
+@guarded
+def demo_cmd(out_dir: str) -> None:
+    """Run every capability on the bundled sample town and say where the outputs are."""
+
+    for line in run_demo(Path(out_dir)):
+        click.echo(line)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
+

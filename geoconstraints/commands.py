@@ -1,0 +1,616 @@
+"""The commands: load nothing, check everything, return a :class:`~geoconstraints.result.Result`.
+
+* :func:`screen_parcels` (``screen``): every parcel against the flood maps (FLD rules).
+* :func:`check_site` (``flood-site``): proposed structure footprints (FLD-001..010).
+* :func:`check_harvest` (``harvest``): a timber-harvest site plan (HRV rules).
+* :func:`check_stormwater` (``stormwater``): disturbance and phasing plans (SWP rules).
+* :func:`classify_action` (``seqr``): a SEQR action (SQR-001).
+
+Each builds the measurements its rules read with the engines of :mod:`geoconstraints.geometry`,
+runs the rulebook's group with :func:`~geoconstraints.rulebook.registry.run_group` and wraps
+the findings, tables and derived layers in a Result.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+from shapely import STRtree
+
+from geoconstraints.errors import InputError, RulebookError
+from geoconstraints.geometry.bfe import BFE_METHODS, bfe_at_points, bfe_frame
+from geoconstraints.geometry.overlay import (
+    CHUNK_SIZE,
+    POLYGON_TYPES,
+    acres_of,
+    flood_metrics,
+    line_segments,
+    norm_text,
+    share_of,
+)
+from geoconstraints.geometry.phasing import (
+    build_sites,
+    harvest_footprints,
+    inspection_schedule,
+    match_inspections,
+    phasing_dates,
+    phasing_timeline,
+    storm_events,
+)
+from geoconstraints.geometry.terrain import highest_adjacent_grade
+from geoconstraints.io.layers import Layers
+from geoconstraints.io.tables import (
+    check_rainfall_coverage,
+    check_rainfall_first_run,
+    read_inspection_log,
+    read_rainfall,
+)
+from geoconstraints.result import Result, make_result
+from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES
+from geoconstraints.rulebook.model import Rulebook
+from geoconstraints.rulebook.registry import run_group
+from geoconstraints.rules.flood import FloodContext, flood_zone_spec
+from geoconstraints.rules.harvest import NO_HARVEST_AREA, HarvestContext
+from geoconstraints.rules.seqr import RULE_ID, Action, norm_key, validate_action
+from geoconstraints.rules.stormwater import StormwaterContext, swp007_applies
+from geoconstraints.text import day_text
+from geoconstraints.units import SQFT_PER_ACRE
+
+log = logging.getLogger(__name__)
+
+
+# ------------------------------------------------------------------------------------------
+# entry points
+
+def _other_cover_layers(layers: Layers, subjects: gpd.GeoDataFrame) -> tuple[list[tuple[str, np.ndarray]], bool]:
+    extra: list[tuple[str, np.ndarray]] = []
+    for role, key in (("stream_corridor", "_corridor"), ("critical_slopes", "_critical")):
+        g = layers.get_layer(role)
+        if g is not None:
+            extra.append((key, g.geometry.values))
+    z = layers.get_layer("zoning")
+    if z is not None and "district" in z.columns:
+        d = norm_text(z["district"])
+        for name in sorted(set(d) - {""}):
+            extra.append((f"district:{name}", z.geometry.values[(d == name).to_numpy()]))
+    return extra, z is not None
+
+
+def _stream_distance(layers: Layers, geoms: np.ndarray) -> np.ndarray:
+    streams = layers.get_layer("streams")
+    if streams is None or not len(geoms):
+        return np.full(len(geoms), np.nan)
+    g = np.asarray(streams.geometry.values, dtype=object)
+    lines = np.where(np.isin(shapely.get_type_id(g), POLYGON_TYPES), shapely.boundary(g), g)
+    segs, _ = line_segments(lines)
+    (gi, _), dist = STRtree(segs).query_nearest(geoms, return_distance=True, all_matches=False)
+    inside = np.zeros(len(geoms), dtype=bool)
+    poly = g[np.isin(shapely.get_type_id(g), POLYGON_TYPES)]
+    if len(poly):  # a parcel overlapping a stream mapped as a polygon is at distance 0
+        hit, _ = STRtree(poly).query(geoms, predicate="intersects")
+        inside[hit] = True
+    out = np.full(len(geoms), np.nan)
+    out[gi] = dist
+    out[inside] = 0.0
+    return out
+
+
+def _bfe_for_overlaps(layers: Layers, rulebook: Rulebook, overlaps: np.ndarray) -> pd.DataFrame:
+    n = len(overlaps)
+    has = ~pd.isna(overlaps)
+    res = bfe_frame(np.full(n, np.nan), np.full(n, "none", dtype=object), np.full(n, "", dtype=object),
+                     np.full(n, "not in the area of special flood hazard", dtype=object),
+                     np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan))
+    if has.any():
+        pts = shapely.point_on_surface(np.asarray(overlaps[has], dtype=object))
+        sub = bfe_at_points(pts, flood=layers.get_layer("flood_zones"), bfe_lines=layers.get_layer("bfe_lines"),
+                            streams=layers.get_layer("streams"),
+                            search_radius_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
+        res.loc[np.flatnonzero(has)] = sub.to_numpy()
+    for c in ("bfe_ft", "bfe_low_ft", "bfe_high_ft", "stream_position_ft"):
+        res[c] = res[c].astype(float)
+    return res
+
+
+def _subject_table(subjects: gpd.GeoDataFrame, id_name: str, m: pd.DataFrame, layers: Layers,
+                   zoning_given: bool) -> gpd.GeoDataFrame:
+    area = m["area_sqft"].to_numpy()
+    t = pd.DataFrame({
+        id_name: subjects["feature_id"].astype(str).to_numpy(),
+        "area_acres": acres_of(area),
+        "sfha_acres": acres_of(m["sfha_sqft"]), "sfha_share": share_of(m["sfha_sqft"].to_numpy(), area),
+        "floodway_acres": acres_of(m["floodway_sqft"]),
+        "floodway_share": share_of(m["floodway_sqft"].to_numpy(), area),
+        "flood_zones": m["flood_zones"].to_numpy(), "flood_data": m["flood_data"].to_numpy(),
+        "uncovered_acres": acres_of(m["uncovered_sqft"]),
+        "slivers_ignored": m["sliver_zones"].to_numpy(),
+    })
+    for key, col, role in (("_corridor", "stream_corridor_acres", "stream_corridor"),
+                           ("_critical", "critical_slope_acres", "critical_slopes")):
+        t[col] = acres_of(m[f"{key}_sqft"]) if f"{key}_sqft" in m else np.nan
+    if zoning_given:
+        t["zoning_districts"] = m["districts"].to_numpy()
+    elif "zoning" in subjects.columns:
+        t["zoning_districts"] = norm_text(subjects["zoning"]).to_numpy()
+    else:
+        t["zoning_districts"] = ""
+    return gpd.GeoDataFrame(t, geometry=subjects.geometry.values, crs=subjects.crs)
+
+
+def _internal(m: pd.DataFrame) -> pd.DataFrame:
+    keep = [c for c in m.columns if c.endswith(("_sqft", "_sliver"))]
+    return m[keep]
+
+
+def _worst(statuses: dict[str, np.ndarray], n: int) -> np.ndarray:
+    rank = np.full(n, STATUS_RANK["pass"])
+    for st in statuses.values():
+        rank = np.minimum(rank, pd.Series(st).map(STATUS_RANK).to_numpy())
+    return np.array(STATUSES, dtype=object)[rank]
+
+
+def _compare_maps(table: gpd.GeoDataFrame, m_pre: pd.DataFrame, min_sqft: float) -> gpd.GeoDataFrame:
+    pre_sfha = acres_of(m_pre["sfha_sqft"])
+    table["prelim_flood_zones"] = m_pre["flood_zones"].to_numpy()
+    table["prelim_flood_data"] = m_pre["flood_data"].to_numpy()
+    table["prelim_sfha_acres"] = pre_sfha
+    table["sfha_acres_change"] = pre_sfha - table["sfha_acres"].to_numpy()
+    eff, pre = table["flood_zones"].to_numpy(), table["prelim_flood_zones"].to_numpy()
+    was, will = table["sfha_acres"].to_numpy() > 0, pre_sfha > 0
+    change = np.where(eff == pre, "", [f"{a or 'none'} -> {b or 'none'}" for a, b in zip(eff, pre)]).astype(object)
+    change[~was & will] = change[~was & will] + "; enters the SFHA"
+    change[was & ~will] = change[was & ~will] + "; leaves the SFHA"
+    table["zone_change"] = [c.lstrip("; ") for c in change]
+    return table
+
+
+def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUNK_SIZE) -> Result:
+    """Screen every parcel against the flood maps (command ``screen``).
+
+    Parameters
+    ----------
+    layers : Layers
+        ``parcels`` (required), ``flood_zones`` (NFHL S_FLD_HAZ_AR), optional ``bfe_lines``,
+        ``streams``, ``stream_corridor``, ``critical_slopes``, ``zoning`` and
+        ``flood_zones_preliminary`` (a preliminary FIRM to compare).
+    rulebook : Rulebook
+        Supplies FLD-001..FLD-010 (thresholds, zone lists, adopted map).
+    chunk_size : int
+        Parcels per overlay chunk (a progress bar shows when there is more than one).
+
+    Returns
+    -------
+    Result
+        Findings FLD-001, 002, 005, 006, 009 per parcel and FLD-010 once; ``tables["parcels"]``
+        (a GeoDataFrame, one row per parcel: ``parcel_id, area_acres, sfha_acres, sfha_share,
+        floodway_acres, floodway_share, flood_zones, flood_data, uncovered_acres,
+        slivers_ignored, bfe_ft, bfe_method, bfe_datum, bfe_note, stream_distance_ft,
+        stream_corridor_acres, critical_slope_acres, zoning_districts, worst_status`` and, with a
+        preliminary map, ``prelim_flood_zones, prelim_sfha_acres, sfha_acres_change,
+        zone_change``); ``tables["map_comparison"]`` (parcels whose zone or SFHA acres change);
+        derived layers ``sfha_overlaps`` and ``floodway_overlaps``.
+
+    Raises
+    ------
+    InputError
+        No parcels layer.
+
+    Examples
+    --------
+    >>> import geoconstraints as gc
+    >>> layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"))   # doctest: +SKIP
+    >>> res = screen_parcels(layers, gc.load_rulebook("vestal"))        # doctest: +SKIP
+    >>> res.tables["parcels"][["parcel_id", "sfha_acres", "flood_data"]].head()  # doctest: +SKIP
+    """
+    rulebook.require_group("flood")
+    parcels = layers.get_layer("parcels")
+    if parcels is None:
+        raise InputError("screen needs a parcels layer: give --parcels PATH[:LAYER] or a GeoPackage with a "
+                         "layer named 'parcels'")
+    flood = layers.get_layer("flood_zones")
+    if flood is None:
+        log.warning("no flood_zones layer: every parcel is not_evaluated for the flood rules")
+    extra, zoning_given = _other_cover_layers(layers, parcels)
+    m, overlaps = flood_metrics(parcels, flood, flood_zone_spec(rulebook), extra=extra, chunk_size=chunk_size)
+    table = _subject_table(parcels, "parcel_id", m, layers, zoning_given)
+    bfe = _bfe_for_overlaps(layers, rulebook, overlaps["_sfha"])
+    for c in ("bfe_ft", "bfe_method", "bfe_datum", "bfe_note"):
+        table[c] = bfe[c].to_numpy()
+    table["stream_distance_ft"] = _stream_distance(layers, np.asarray(parcels.geometry.values, dtype=object))
+    work = pd.concat([table.reset_index(drop=True), _internal(m)], axis=1)
+    work["feature_id"] = table["parcel_id"].to_numpy()
+    work = gpd.GeoDataFrame(work, geometry=table.geometry.values, crs=parcels.crs)
+    ctx = FloodContext("screen", layers, work, "parcels", flood is not None, overlaps)
+    items = run_group(rulebook, "flood", ctx)
+    table["worst_status"] = _worst(ctx.statuses, len(table))
+    tables: dict[str, pd.DataFrame] = {}
+    notes = [("Areas are exact intersections in the working CRS; overlapping flood polygons are dissolved per "
+              "class before measuring. An interpolated BFE is a screening estimate, not a surveyed BFE.")]
+    pre = layers.get_layer("flood_zones_preliminary")
+    if pre is not None:
+        m_pre, _ = flood_metrics(parcels, pre, flood_zone_spec(rulebook), chunk_size=chunk_size)
+        table = _compare_maps(table, m_pre, rulebook["FLD-001"].t("min_overlap_sqft"))
+        min_acres = rulebook["FLD-001"].t("min_overlap_sqft") / SQFT_PER_ACRE
+        changed = (table["zone_change"] != "") | (table["sfha_acres_change"].abs() >= min_acres)
+        cols = ["parcel_id", "area_acres", "flood_zones", "prelim_flood_zones", "sfha_acres", "prelim_sfha_acres",
+                "sfha_acres_change", "zone_change", "flood_data", "prelim_flood_data"]
+        tables["map_comparison"] = gpd.GeoDataFrame(table.loc[changed, cols].reset_index(drop=True),
+                                                    geometry=table.geometry.values[changed.to_numpy()], crs=parcels.crs)
+        notes.append(f"Preliminary map compared: {int(changed.sum())} parcel(s) change zone or SFHA acres.")
+    tables = {"parcels": table, **tables}
+    derived = {}
+    for key, name in (("_sfha", "sfha_overlaps"), ("_floodway", "floodway_overlaps")):
+        g = overlaps[key]
+        has = ~pd.isna(g)
+        derived[name] = gpd.GeoDataFrame({"parcel_id": table["parcel_id"].to_numpy()[has],
+                                          "acres": acres_of(shapely.area(np.asarray(g[has], dtype=object)))},
+                                         geometry=np.asarray(g[has], dtype=object), crs=parcels.crs)
+    res = make_result("screen", rulebook, items, layers, derived=derived, tables=tables)
+    res.notes.extend(notes)
+    return res
+
+
+def check_site(
+    layers: Layers,
+    rulebook: Rulebook,
+    *,
+    use: str,
+    lowest_floor_ft: float | None = None,
+    bfe_ft: float | None = None,
+    enclosed_sqft: float | None = None,
+    openings_sqin: float | None = None,
+    openings: int | None = None,
+    opening_bottom_ft: float | None = None,
+    improvement_cost: float | None = None,
+    market_value: float | None = None,
+    no_rise_evaluation: bool = False,
+) -> Result:
+    """Check proposed structure footprints against the flood standards (command ``flood-site``).
+
+    Parameters
+    ----------
+    layers : Layers
+        ``footprints`` (required), ``flood_zones``, optional ``bfe_lines``, ``streams`` and a
+        pre-construction DEM (``layers.dem``) for the highest adjacent grade.
+    rulebook : Rulebook
+    use : {"residential", "nonresidential", "manufactured"}
+    lowest_floor_ft : float, optional
+        Proposed lowest floor (basement included), ft, in the BFE's vertical datum.
+    bfe_ft : float, optional
+        BFE from other data (§ 6-121(b)(5)) where the FIRM gives none.
+    enclosed_sqft, openings_sqin, openings, opening_bottom_ft : optional
+        Enclosed area below the lowest floor and its flood openings (FLD-007).
+    improvement_cost, market_value : float, optional
+        For the substantial-improvement test (FLD-008).
+    no_rise_evaluation : bool
+        A no-rise technical evaluation is supplied (FLD-002 becomes ``review``).
+
+    Returns
+    -------
+    Result
+        Findings FLD-001, 002, 003, 004, 006, 007, 008 per footprint and FLD-010 once;
+        ``tables["footprints"]`` with the measurements, BFE, highest adjacent grade and the
+        required lowest floor.
+
+    Raises
+    ------
+    InputError
+        No footprints layer, or an unknown ``use``.
+    """
+    rulebook.require_group("flood")
+    uses = ("residential", "nonresidential", "manufactured")
+    if use not in uses:
+        raise InputError(f"use {use!r} is not one of {', '.join(uses)}")
+    fps = layers.get_layer("footprints")
+    if fps is None:
+        raise InputError("flood-site needs a footprint: give the FOOTPRINT file (or --footprints PATH[:LAYER])")
+    flood = layers.get_layer("flood_zones")
+    if flood is None:
+        log.warning("no flood_zones layer: the flood rules are not evaluated")
+    m, overlaps = flood_metrics(fps, flood, flood_zone_spec(rulebook))
+    table = _subject_table(fps, "footprint_id", m, layers, False)
+    geoms = np.asarray(fps.geometry.values, dtype=object)
+    # BFE: the highest value over the footprint's corners and centroid (conservative)
+    coords, owner = shapely.get_coordinates(geoms, return_index=True)
+    pts = np.concatenate([shapely.points(coords), shapely.centroid(geoms)])
+    owner = np.concatenate([owner, np.arange(len(geoms))])
+    b = bfe_at_points(pts, flood=flood, bfe_lines=layers.get_layer("bfe_lines"), streams=layers.get_layer("streams"),
+                      search_radius_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
+    b["owner"] = owner
+    b["rank"] = b["bfe_method"].map({k: i for i, k in enumerate(BFE_METHODS)})
+    b = b.sort_values(["owner", "rank", "bfe_ft"], ascending=[True, True, False], na_position="last")
+    best = b.groupby("owner").head(1).set_index("owner").reindex(range(len(geoms)))
+    in_sfha = m["sfha_sqft"].to_numpy() > 0
+    table["bfe_ft"] = np.where(in_sfha, best["bfe_ft"].to_numpy(dtype=float), np.nan)
+    table["bfe_method"] = np.where(in_sfha, best["bfe_method"].to_numpy(), "none")
+    table["bfe_datum"] = np.where(in_sfha, best["bfe_datum"].to_numpy(), "")
+    table["bfe_note"] = np.where(in_sfha, [f"highest over the footprint's corners and centroid ({x})" for x in best["bfe_note"]],
+                                 "not in the area of special flood hazard")
+    hag = np.full(len(geoms), np.nan)
+    frac = np.zeros(len(geoms))
+    if layers.dem is not None:
+
+        for i, g in enumerate(geoms):  # a handful of proposed footprints
+            hag[i], _, frac[i] = highest_adjacent_grade(layers.dem, g, layers.crs)
+    table["hag_ft"], table["hag_fraction"] = hag, frac
+    table["stream_distance_ft"] = _stream_distance(layers, geoms)
+    work = pd.concat([table.reset_index(drop=True), _internal(m)], axis=1)
+    work["feature_id"] = table["footprint_id"].to_numpy()
+    work = gpd.GeoDataFrame(work, geometry=table.geometry.values, crs=fps.crs)
+    opts = {"use": use, "lowest_floor_ft": lowest_floor_ft, "bfe_ft": bfe_ft, "enclosed_sqft": enclosed_sqft,
+            "openings_sqin": openings_sqin, "openings": openings, "opening_bottom_ft": opening_bottom_ft,
+            "improvement_cost": improvement_cost, "market_value": market_value,
+            "no_rise_evaluation": no_rise_evaluation}
+    ctx = FloodContext("site", layers, work, "footprints", flood is not None, overlaps, opts)
+    items = run_group(rulebook, "flood", ctx)
+    f3 = next((f for f in items if isinstance(f, gpd.GeoDataFrame) and len(f) and f["rule_id"].iloc[0] == "FLD-003"), None)
+    f4 = next((f for f in items if isinstance(f, gpd.GeoDataFrame) and len(f) and f["rule_id"].iloc[0] == "FLD-004"), None)
+    req = np.full(len(geoms), np.nan)
+    for f in (f3, f4):
+        if f is not None:
+            thr = f["threshold"].to_numpy(dtype=float)
+            req = np.where(np.isfinite(thr) & ~np.isfinite(req), thr, req)
+    table["required_lowest_floor_ft"] = req
+    table["worst_status"] = _worst(ctx.statuses, len(table))
+    res = make_result("flood-site", rulebook, items, layers, tables={"footprints": table},
+                      options={k: v for k, v in opts.items() if v is not None})
+    res.notes.append("An interpolated BFE is a screening estimate, not a surveyed BFE; the lowest floor, BFE and "
+                     "DEM must share one vertical datum.")
+    return res
+
+
+# ------------------------------------------------------------------------------------------
+# entry point
+
+
+def check_harvest(layers: Layers, rulebook: Rulebook) -> Result:
+    """Validate a timber-harvest site plan against the ``harvest`` rules of ``rulebook``.
+
+    Parameters
+    ----------
+    layers : Layers
+        From :func:`geoconstraints.load_layers`; needs ``harvest_area``. Uses ``landings``,
+        ``haul_roads``, ``skid_trails``, ``streams``, ``roads``, ``row``, ``parcels``,
+        ``zoning``, ``dwellings``, ``critical_slopes``, ``stream_corridor`` and the DEM when
+        given; a rule whose input is missing reports ``not_evaluated``.
+    rulebook : Rulebook
+        ``load_rulebook("vestal")`` or a user's rulebook.
+
+    Returns
+    -------
+    Result
+        Findings of every HRV rule; derived layers ``buffer_strips``, ``grade_runs``,
+        ``water_bars``, ``contours``; tables ``landings`` and ``roads``.
+
+    Raises
+    ------
+    InputError
+        No ``harvest_area`` layer (or it is empty).
+    """
+    if layers.get_layer("harvest_area") is None:
+        raise InputError(NO_HARVEST_AREA)
+    rulebook.require_group("harvest")
+    ctx = HarvestContext(layers, rulebook)
+    items = run_group(rulebook, "harvest", ctx)
+    derived = {
+        "buffer_strips": ctx.buffers.strips,
+        "grade_runs": ctx.grade_runs_layer,
+        "water_bars": ctx.water_bars_layer,
+        "contours": ctx.contour_lines,
+    }
+    tables = {"roads": ctx.road_table()}
+    if ctx.landing_rows:
+        tables["landings"] = ctx.landing_table()
+    result = make_result("harvest", rulebook, items, layers, derived=derived, tables=tables)
+    if layers.dem is None:
+        result.notes.append(
+            "No DEM given: grades (HRV-010), water bars (HRV-030) and contours (HRV-002 b) are not evaluated."
+        )
+    for kind, why in ctx.buffers.missing.items():
+        result.notes.append(f"{kind.replace('_', ' ')} buffer strips not built: {why}.")
+    return result
+
+
+# ------------------------------------------------------------------------------------------------
+# entry point
+
+def _derived(ctx: StormwaterContext) -> dict[str, gpd.GeoDataFrame]:
+    crs = ctx.crs
+    out: dict[str, gpd.GeoDataFrame] = {}
+    if ctx.sites:
+        out["disturbed_area"] = gpd.GeoDataFrame(
+            {"subject_layer": [s.layer for s in ctx.sites], "subject_id": [s.id for s in ctx.sites],
+             "acres": [s.acres for s in ctx.sites]}, geometry=[s.geometry for s in ctx.sites], crs=crs)
+    if len(ctx.footprints):
+        out["harvest_footprints"] = ctx.footprints.copy()
+    if ctx.phasing is not None and ctx.phasing.peak_geometry is not None:
+        ph = ctx.phasing
+        out["peak_disturbance"] = gpd.GeoDataFrame(
+            {"acres": [ph.peak_acres], "active_ids": [", ".join(ph.peak_ids)],
+             "date_from": [day_text(ph.peak_periods[0][0])], "date_to": [day_text(ph.peak_periods[0][1])]},
+            geometry=[ph.peak_geometry], crs=crs)
+    return out
+
+
+def check_stormwater(
+    layers: Layers,
+    rulebook: Rulebook,
+    *,
+    rainfall: str | os.PathLike[str] | pd.DataFrame | None = None,
+    inspection_log: str | os.PathLike[str] | pd.DataFrame | None = None,
+    approved_swppp: bool = False,
+    larger_common_plan: bool | float = False,
+) -> Result:
+    """Run the stormwater rules (SWP-001..008) on a disturbance / phasing plan.
+
+    Parameters
+    ----------
+    layers : Layers
+        ``disturbance`` polygons (optional ``start``, ``stabilized``, ``use``); optional
+        ``landings`` and ``haul_roads`` (counted as disturbance), ``harvest_area``,
+        ``impaired_waters``.
+    rulebook : Rulebook
+        ``vestal``, ``lockport`` or a user's rulebook with the SWP rules.
+    rainfall : path or DataFrame, optional
+        Daily rainfall (``date``, ``precip_in``) covering the first start to the last stabilisation.
+    inspection_log : path or DataFrame, optional
+        Inspections made (``date``, optional ``inspector``, ``notes``), checked against the schedule.
+    approved_swppp : bool
+        The phasing follows an approved SWPPP: a peak over the limit is ``info``, not a violation.
+    larger_common_plan : bool or float
+        The activity is part of a larger common plan of development or sale; a number is the plan's
+        aggregate disturbed acres (for Lockport's aggregate test).
+
+    Returns
+    -------
+    Result
+        Findings; tables ``disturbance_timeline`` and ``inspections`` (when dates are complete);
+        derived layers ``disturbed_area``, ``harvest_footprints``, ``peak_disturbance``.
+
+    Raises
+    ------
+    InputError
+        Unreadable or reversed dates, rainfall with gaps / negative / non-numeric values or not
+        covering the schedule, an unreadable inspection log.
+
+    Examples
+    --------
+    >>> from geoconstraints import load_layers, load_rulebook, sample_path
+    >>> layers = load_layers(sample_path("vestal_sample.gpkg"))
+    >>> res = check_stormwater(layers, load_rulebook("vestal"), rainfall=sample_path("rainfall.csv"))
+    >>> "disturbance_timeline" in res.tables
+    True
+    """
+    d = layers.get_layer("disturbance")
+    sw6 = rulebook.rules.get("SWP-006")
+    landings, roads = layers.get_layer("landings"), layers.get_layer("haul_roads")
+    if (landings is not None or roads is not None) and sw6 is None:
+        raise RulebookError(f"rulebook {rulebook.name!r} has no SWP-006, which sets haul_road_width_ft and "
+                            f"default_landing_area_sqft for counting landings and haul roads")
+    width = sw6.t("haul_road_width_ft") if sw6 is not None and roads is not None else 0.0
+    fp = harvest_footprints(landings, roads, haul_road_width_ft=width,
+                            default_landing_area_sqft=(sw6.t("default_landing_area_sqft")
+                                                       if sw6 is not None and landings is not None else 0.0))
+    ctx = StormwaterContext(layers=layers, rulebook=rulebook, disturbance=d, footprints=fp,
+                            approved_swppp=bool(approved_swppp), larger_common_plan=larger_common_plan)
+    ctx.road_width_ft = width
+    ctx.sites = build_sites(d, fp, road_width_ft=width)
+    tables: dict[str, pd.DataFrame] = {}
+    extra: dict[str, Path] = {}
+    if d is not None:
+        ctx.dates = phasing_dates(d)
+        if ctx.dates.complete:
+            ctx.phasing = phasing_timeline(d, ctx.dates)
+            tables["disturbance_timeline"] = ctx.phasing.timeline
+    if rainfall is not None:
+        ctx.rainfall = read_rainfall(rainfall)
+        if not isinstance(rainfall, pd.DataFrame):
+            extra["rainfall"] = Path(rainfall)
+    if inspection_log is not None:
+        ctx.inspections_log = read_inspection_log(inspection_log)
+        if not isinstance(inspection_log, pd.DataFrame):
+            extra["inspection_log"] = Path(inspection_log)
+    r7 = rulebook.rules.get("SWP-007")
+    if r7 is not None and ctx.phasing is not None:
+        ph = ctx.phasing
+        events = None
+        if ctx.rainfall is not None:
+            check_rainfall_coverage(ctx.rainfall, ph.start, ph.end, rainfall)
+            if r7.s("storm_event") == "consecutive_wet_days":
+                check_rainfall_first_run(ctx.rainfall, ph.start, ph.end, rainfall,
+                                      storm_threshold_in=r7.t("storm_threshold_in"),
+                                      wet_day_min_in=r7.t("wet_day_min_in"))
+            events = storm_events(ctx.rainfall, storm_threshold_in=r7.t("storm_threshold_in"),
+                                  storm_event=r7.s("storm_event"), wet_day_min_in=r7.t("wet_day_min_in"))
+        sch = inspection_schedule(ph.start, ph.end, events,
+                                  inspection_interval_days=r7.t("inspection_interval_days"),
+                                  inspection_within_hours=r7.t("inspection_within_hours"))
+        ctx.schedule = match_inspections(sch, ctx.inspections_log)
+        required, _why = swp007_applies(ctx, r7, ctx.project)
+        table = ctx.schedule.copy()
+        table.insert(2, "required", required)
+        tables["inspections"] = table
+    items = run_group(rulebook, "stormwater", ctx)
+    opts = {"approved_swppp": approved_swppp, "larger_common_plan": larger_common_plan,
+            "rainfall": "" if rainfall is None else ("DataFrame" if isinstance(rainfall, pd.DataFrame) else rainfall),
+            "inspection_log": "" if inspection_log is None else (
+                "DataFrame" if isinstance(inspection_log, pd.DataFrame) else inspection_log)}
+    return make_result("stormwater", rulebook, items, layers, derived=_derived(ctx), tables=tables,
+                       extra_inputs=extra, options=opts)
+
+
+def classify_action(
+    rulebook: Rulebook,
+    *,
+    action_type: str,
+    units: int | None = None,
+    lots: int | None = None,
+    expansion_pct: float | None = None,
+    acres: float | None = None,
+    district: str | None = None,
+    board_approval: bool | None = None,
+    affects: Iterable[str] = (),
+    lanes: int | None = None,
+) -> Result:
+    """Classify an action under SEQR (SQR-001).
+
+    Parameters
+    ----------
+    rulebook : Rulebook
+        A rulebook with SQR-001 (``vestal``).
+    action_type : str
+        A key of :func:`action_types` (``multiple_residence``, ``small_subdivision``, ``type_i``...).
+    units, lots : int, optional
+        Dwelling units of a multiple residence; houses of a subdivision.
+    expansion_pct : float, optional
+        Expansion over the original / existing size (%), for alterations, reconstruction, highway
+        maintenance sites.
+    acres : float, optional
+        Added right-of-way acres per mile (highway reconstruction) or parcel acres (surplus sale).
+    district : str, optional
+        Zoning district (C-1, C-2, CD ...).
+    board_approval : bool, optional
+        Whether town board or zoning board of appeals approval is needed.
+    affects : iterable of str
+        Resources significantly affected (wetlands, parklands, floodplains, historic).
+    lanes : int, optional
+        Travel lanes added (highway repaving: none; highway reconstruction: at most one).
+
+    Returns
+    -------
+    Result
+        One SQR-001 finding: ``pass`` (exempt / Type II), ``review`` (determination of significance
+        needed), or ``not_evaluated`` (a bound's value missing). No layers.
+
+    Raises
+    ------
+    InputError
+        Unknown action type (the message lists the known ones), negative sizes, unknown resources.
+
+    Examples
+    --------
+    >>> rb = load_rulebook("vestal")
+    >>> classify_action(rb, action_type="multiple_residence", units=29).findings["status"][0]
+    'pass'
+    >>> classify_action(rb, action_type="multiple_residence", units=30).findings["status"][0]
+    'review'
+    """
+    rule = rulebook[RULE_ID]
+    action = Action(action_type=action_type, units=units, lots=lots, expansion_pct=expansion_pct, acres=acres,
+                    district=district, board_approval=board_approval,
+                    affects=tuple(norm_key(a) for a in affects), lanes=lanes)
+    validate_action(rule, action)
+    items = run_group(rulebook, "seqr", action)
+    given = {"action_type": action_type, "units": units, "lots": lots, "expansion_pct": expansion_pct,
+             "acres": acres, "district": district, "board_approval": board_approval,
+             "affects": ", ".join(action.affects), "lanes": lanes}
+    opts = {k: v for k, v in given.items() if v not in (None, "")}
+    return make_result("seqr", rulebook, items, None, options=opts)
+

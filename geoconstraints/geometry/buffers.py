@@ -1,0 +1,608 @@
+"""Buffer strips (streams, roads and rights-of-way, property lines, dwellings) as pure functions.
+
+Every width comes from the caller (the rulebook); geometry is vectorized and clipped to the
+plan's neighbourhood before buffering.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+from shapely.geometry import Polygon
+from shapely.geometry.base import BaseGeometry
+
+from geoconstraints.errors import InputError
+from geoconstraints.units import sqft_to_acres
+
+log = logging.getLogger(__name__)
+
+BUFFER_COLUMNS: list[str] = ["kind", "rule_id", "source_id", "width_ft", "measured_from"]
+"""Attribute columns of the ``buffer_strips`` derived layer (plus ``geometry``)."""
+
+BUFFER_KINDS: tuple[str, ...] = ("stream", "road", "property_line", "dwelling")
+"""Kinds of buffer strip, in report order."""
+
+PROPERTY_LINE_READINGS: tuple[str, ...] = ("a", "b", "c")
+
+_QUAD_SEGS = 16  # buffer arcs: 64 segments per circle (area error < 0.2 %)
+
+
+def empty_buffers(crs: Any = None) -> gpd.GeoDataFrame:
+    """An empty buffer-strip frame with :data:`BUFFER_COLUMNS`."""
+    df = pd.DataFrame(
+        {c: pd.Series(dtype="float64" if c == "width_ft" else "object") for c in BUFFER_COLUMNS}
+    )
+    return gpd.GeoDataFrame(df, geometry=gpd.GeoSeries([], crs=crs), crs=crs)
+
+
+def _frame(
+    kind: str, rule_id: str, source_id: Any, width_ft: float, measured_from: Any, geoms: Any, crs: Any
+) -> gpd.GeoDataFrame:
+    ids = pd.Series(list(source_id), dtype=object).astype(str)
+    n = len(ids)
+    if n == 0:
+        return empty_buffers(crs)
+    mf = measured_from if isinstance(measured_from, (list, np.ndarray, pd.Series)) else [measured_from] * n
+    df = pd.DataFrame(
+        {
+            "kind": kind,
+            "rule_id": rule_id,
+            "source_id": ids.to_numpy(),
+            "width_ft": float(width_ft),
+            "measured_from": list(mf),
+        },
+        index=range(n),
+    )
+    out = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries(list(geoms), crs=crs).values, crs=crs)
+    keep = ~(out.geometry.isna() | out.geometry.is_empty)
+    return out.loc[keep].reset_index(drop=True)
+
+
+def plan_extent(frames: Iterable[gpd.GeoDataFrame | None], margin_ft: float) -> Polygon | None:
+    """The bounding box of the plan layers grown by ``margin_ft`` on every side.
+
+    Parameters
+    ----------
+    frames : iterable of GeoDataFrame or None
+        Plan layers (harvest areas, landings, haul roads, skid trails), all in one CRS in feet.
+    margin_ft : float
+        Margin added on every side (>= 0).
+
+    Returns
+    -------
+    shapely.Polygon or None
+        ``None`` when no frame has features.
+
+    Examples
+    --------
+    >>> ha = gpd.GeoDataFrame(geometry=[shapely.box(0, 0, 100, 50)])
+    >>> plan_extent([ha, None], 10).bounds
+    (-10.0, -10.0, 110.0, 60.0)
+    """
+    if margin_ft < 0:
+        raise InputError(f"plan extent margin must be >= 0 ft, got {margin_ft!r}")
+    bounds = [f.total_bounds for f in frames if f is not None and len(f)]
+    if not bounds:
+        return None
+    b = np.array(bounds)
+    return shapely.box(
+        b[:, 0].min() - margin_ft,
+        b[:, 1].min() - margin_ft,
+        b[:, 2].max() + margin_ft,
+        b[:, 3].max() + margin_ft,
+    )
+
+
+def _near(gdf: gpd.GeoDataFrame, extent: BaseGeometry | None, distance_ft: float) -> gpd.GeoDataFrame:
+    """Features of ``gdf`` within ``distance_ft`` of ``extent`` (all of them when no extent)."""
+    if extent is None or not len(gdf):
+        return gdf
+    idx = gdf.sindex.query(extent, predicate="dwithin", distance=distance_ft)
+    return gdf.iloc[np.sort(idx)]
+
+
+def polygonal(geoms: Any) -> np.ndarray:
+    """Keep only the polygonal parts of each geometry (clipping can leave stray lines or points
+    in a GeometryCollection, or a bare point or line, where a strip just touches the clip
+    edge); a geometry without any polygonal part becomes an empty polygon."""
+    geoms = np.asarray(geoms, dtype=object)
+    tid = shapely.get_type_id(geoms)
+    # a bare point or line (a clip that only touches) has no polygonal part at all
+    out = np.where(np.isin(tid, (0, 1, 2, 4, 5)), Polygon(), geoms)
+    mixed = np.flatnonzero(tid == 7)
+    for i in mixed:  # rare: only collections left by a clip are touched
+        parts = shapely.get_parts(geoms[i])
+        polys = parts[np.isin(shapely.get_type_id(parts), (3, 6))]
+        out[i] = shapely.union_all(polys) if len(polys) else Polygon()
+    return out
+
+
+def _clip(geoms: np.ndarray, extent: BaseGeometry | None) -> np.ndarray:
+    if extent is None:
+        return geoms
+    return polygonal(shapely.intersection(geoms, extent))
+
+
+def _crs_of(*frames: gpd.GeoDataFrame | None) -> Any:
+    return next((f.crs for f in frames if f is not None), None)
+
+
+def _buffer(geoms: Any, width_ft: float) -> np.ndarray:
+    return shapely.buffer(np.asarray(geoms, dtype=object), width_ft, quad_segs=_QUAD_SEGS)
+
+
+# ------------------------------------------------------------------------------------------
+# streams and roads (HRV-020)
+
+
+def select_streams(streams: gpd.GeoDataFrame, *, include_intermittent: bool) -> gpd.GeoDataFrame:
+    """Streams that count as "streams" for the buffer rule.
+
+    Perennial streams and streams of unknown kind (treated as streams: the cautious reading),
+    plus intermittent ones when ``include_intermittent``. Ephemeral channels never.
+    """
+    kind = (
+        streams["kind"] if "kind" in streams.columns else pd.Series(None, index=streams.index, dtype=object)
+    )
+    ok = kind.isna() | (kind == "perennial")
+    if include_intermittent:
+        ok |= kind == "intermittent"
+    return streams.loc[ok.to_numpy()]
+
+
+def stream_buffers(
+    streams: gpd.GeoDataFrame,
+    width_ft: float,
+    *,
+    include_intermittent: bool = False,
+    extent: BaseGeometry | None = None,
+    rule_id: str = "HRV-020",
+) -> gpd.GeoDataFrame:
+    """Buffer strips ``width_ft`` wide along streams (HRV-020).
+
+    Parameters
+    ----------
+    streams : GeoDataFrame
+        Stream lines or polygons with ``feature_id`` and optional ``kind``.
+    width_ft : float
+        Strip width (50 ft in Vestal).
+    include_intermittent : bool, default False
+        Also buffer intermittent streams (rulebook switch; the law defines a "stream" as
+        flowing continuously).
+    extent : shapely geometry, optional
+        Clip the strips to this area (the plan extent).
+    rule_id : str
+
+    Returns
+    -------
+    GeoDataFrame
+        :data:`BUFFER_COLUMNS`; ``measured_from`` is ``stream line`` or ``stream bank (polygon)``.
+
+    Examples
+    --------
+    A straight 1,000 ft stream gives 2 * 50 * 1000 + pi * 50**2 = 107,853.98 sq ft (107,841 with
+    the caps drawn as 64-sided polygons):
+
+    >>> s = gpd.GeoDataFrame({"feature_id": ["s1"], "kind": ["perennial"]},
+    ...                      geometry=[shapely.LineString([(0, 0), (1000, 0)])])
+    >>> int(stream_buffers(s, 50).area.iloc[0])
+    107841
+    """
+    sel = _near(select_streams(streams, include_intermittent=include_intermittent), extent, width_ft)
+    geoms = sel.geometry.values
+    poly = np.isin(shapely.get_type_id(geoms), (3, 6))
+    measured = np.where(poly, "stream bank (polygon)", "stream line")
+    return _frame(
+        "stream",
+        rule_id,
+        sel["feature_id"],
+        width_ft,
+        measured,
+        _clip(_buffer(geoms, width_ft), extent),
+        streams.crs,
+    )
+
+
+def _outside_row(lines: np.ndarray, row: gpd.GeoDataFrame | None) -> np.ndarray:
+    """The stretches of each road centre line outside every ``row`` polygon (empty where a
+    right-of-way polygon covers the whole line)."""
+    lines = np.asarray(lines, dtype=object)
+    if row is None or not len(row) or not len(lines):
+        return lines
+    _, ri = row.sindex.query(lines, predicate="intersects")
+    if not len(ri):
+        return lines
+    return shapely.difference(lines, shapely.union_all(row.geometry.values[np.unique(ri)]))
+
+
+def row_polygons(
+    roads: gpd.GeoDataFrame | None,
+    row: gpd.GeoDataFrame | None,
+    *,
+    default_row_width_ft: float,
+) -> gpd.GeoDataFrame:
+    """Public rights-of-way as polygons.
+
+    Every ``row`` polygon, plus, for each road centre line, its stretches outside every ``row``
+    polygon buffered by half its right-of-way width (``row_width_ft`` of the road, else
+    ``default_row_width_ft``) with flat ends. A side road crossing another road's mapped
+    right-of-way thus keeps a right-of-way of its own beyond it.
+
+    Returns
+    -------
+    GeoDataFrame
+        ``source_layer`` (``row``/``roads``), ``source_id``, ``row_width_ft`` (NaN for ``row``
+        polygons), ``measured_from`` (``right-of-way line`` or ``road centre line``), geometry.
+    """
+    crs = _crs_of(row, roads)
+    parts: list[gpd.GeoDataFrame] = []
+    if row is not None and len(row):
+        parts.append(
+            gpd.GeoDataFrame(
+                {
+                    "source_layer": "row",
+                    "source_id": row["feature_id"].astype(str).to_numpy(),
+                    "row_width_ft": np.nan,
+                    "measured_from": "right-of-way line",
+                },
+                geometry=row.geometry.values,
+                crs=crs,
+            )
+        )
+    if roads is not None and len(roads):
+        outside = _outside_row(roads.geometry.values, row)
+        keep = ~shapely.is_empty(outside)
+        rest = roads.loc[keep]
+        outside = outside[keep]
+        if "row_width_ft" in rest.columns:
+            width = pd.to_numeric(rest["row_width_ft"], errors="coerce").to_numpy(dtype="float64")
+        else:
+            width = np.full(len(rest), np.nan)
+        width = np.where(np.isfinite(width) & (width > 0), width, default_row_width_ft)
+        geoms = shapely.buffer(outside, width / 2.0, cap_style="flat", quad_segs=_QUAD_SEGS)
+        parts.append(
+            gpd.GeoDataFrame(
+                {
+                    "source_layer": "roads",
+                    "source_id": rest["feature_id"].astype(str).to_numpy(),
+                    "row_width_ft": width,
+                    "measured_from": "road centre line",
+                },
+                geometry=geoms,
+                crs=crs,
+            )
+        )
+    if not parts:
+        return gpd.GeoDataFrame(
+            {"source_layer": [], "source_id": [], "row_width_ft": [], "measured_from": []},
+            geometry=[],
+            crs=crs,
+        )
+    return pd.concat(parts, ignore_index=True)
+
+
+def road_buffers(
+    roads: gpd.GeoDataFrame | None,
+    width_ft: float,
+    *,
+    row: gpd.GeoDataFrame | None = None,
+    extent: BaseGeometry | None = None,
+    rule_id: str = "HRV-020",
+) -> gpd.GeoDataFrame:
+    """Buffer strips ``width_ft`` wide along public roads (HRV-020).
+
+    Measured from the right-of-way line where a ``row`` polygon covers the road (the ROW
+    polygon buffered by ``width_ft``), else from the road centre line: the stretches of each
+    centre line outside every ``row`` polygon are buffered (a side road crossing another
+    road's mapped right-of-way keeps its own strip beyond it).
+
+    Returns
+    -------
+    GeoDataFrame
+        :data:`BUFFER_COLUMNS`; ``source_id`` is the ROW or road id.
+    """
+    crs = _crs_of(row, roads)
+    frames: list[gpd.GeoDataFrame] = []
+    if row is not None and len(row):
+        sel = _near(row, extent, width_ft)
+        frames.append(
+            _frame(
+                "road",
+                rule_id,
+                "row " + sel["feature_id"].astype(str),
+                width_ft,
+                "right-of-way line",
+                _clip(_buffer(sel.geometry.values, width_ft), extent),
+                crs,
+            )
+        )
+    if roads is not None and len(roads):
+        sel = _near(roads, extent, width_ft)
+        outside = _outside_row(sel.geometry.values, row)
+        frames.append(
+            _frame(
+                "road",
+                rule_id,
+                sel["feature_id"],
+                width_ft,
+                "road centre line",
+                _clip(_buffer(outside, width_ft), extent),
+                crs,
+            )
+        )
+    frames = [f for f in frames if len(f)]
+    return pd.concat(frames, ignore_index=True) if frames else empty_buffers(crs)
+
+
+# ------------------------------------------------------------------------------------------
+# districts
+
+
+def parcel_districts(parcels: gpd.GeoDataFrame, zoning: gpd.GeoDataFrame | None = None) -> pd.Series:
+    """Zoning district of each parcel, aligned with ``parcels``.
+
+    With a ``zoning`` layer: the district covering the largest part of the parcel (None where
+    no district overlaps). Without: the parcel's own ``zoning`` field (None when absent).
+    """
+    out = pd.Series(None, index=parcels.index, dtype=object)
+    if zoning is not None and len(zoning) and len(parcels):
+        pi, zi = zoning.sindex.query(parcels.geometry.values, predicate="intersects")
+        if len(pi):
+            area = shapely.area(shapely.intersection(parcels.geometry.values[pi], zoning.geometry.values[zi]))
+            t = pd.DataFrame({"p": pi, "d": zoning["district"].to_numpy()[zi], "a": area})
+            t = t[t["a"] > 0]
+            best = t.loc[t.groupby("p")["a"].idxmax()]
+            out.iloc[best["p"].to_numpy()] = norm_district(best["d"]).to_numpy()
+        return _none_for_missing(out)
+    if "zoning" in parcels.columns:
+        return norm_district(parcels["zoning"])
+    return out
+
+
+def _none_for_missing(s: pd.Series) -> pd.Series:
+    return s.astype(object).where(s.notna(), None)
+
+
+def norm_district(s: pd.Series) -> pd.Series:
+    """District names stripped and upper-cased; None for blanks."""
+    return s.map(lambda v: str(v).strip().upper() if isinstance(v, str) and v.strip() else None)
+
+
+def point_districts(
+    geoms: gpd.GeoSeries,
+    *,
+    zoning: gpd.GeoDataFrame | None = None,
+    parcels: gpd.GeoDataFrame | None = None,
+) -> pd.Series:
+    """District at each geometry's representative point: the ``zoning`` layer, else the
+    ``zoning`` field of the parcel holding the point. None where unknown."""
+    out = pd.Series(None, index=geoms.index, dtype=object)
+    pts = shapely.point_on_surface(geoms.values)
+    if zoning is not None and len(zoning):
+        src, field = zoning, "district"
+    elif parcels is not None and len(parcels) and "zoning" in parcels.columns:
+        src, field = parcels, "zoning"
+    else:
+        return out
+    gi, si = src.sindex.query(pts, predicate="within")
+    if len(gi):
+        first = pd.DataFrame({"g": gi, "s": si}).drop_duplicates("g")
+        vals = norm_district(pd.Series(src[field].to_numpy()[first["s"].to_numpy()]))
+        out.iloc[first["g"].to_numpy()] = vals.to_numpy()
+    return _none_for_missing(out)
+
+
+def zoning_source(zoning: gpd.GeoDataFrame | None, parcels: gpd.GeoDataFrame | None) -> str | None:
+    """Where district information comes from: ``'zoning layer'``, ``'parcels.zoning field'``
+    or None when neither exists."""
+    if zoning is not None and len(zoning):
+        return "zoning layer"
+    if (
+        parcels is not None
+        and len(parcels)
+        and "zoning" in parcels.columns
+        and parcels["zoning"].notna().any()
+    ):
+        return "parcels.zoning field"
+    return None
+
+
+# ------------------------------------------------------------------------------------------
+# property lines (HRV-021) and dwellings (HRV-022)
+
+
+def property_line_buffers(
+    parcels: gpd.GeoDataFrame,
+    width_ft: float,
+    *,
+    districts: Sequence[str],
+    reading: str = "c",
+    zoning: gpd.GeoDataFrame | None = None,
+    extent: BaseGeometry | None = None,
+    touch_tolerance_ft: float = 1.0,
+    rule_id: str = "HRV-021",
+) -> gpd.GeoDataFrame:
+    """Buffer strips within ``width_ft`` of property lines in RA-1/RA-2/RC districts (HRV-021).
+
+    Parameters
+    ----------
+    parcels : GeoDataFrame
+        Parcels with ``feature_id`` (and ``zoning`` when there is no ``zoning`` layer).
+    width_ft : float
+        100 ft in Vestal; the strip extends this far on both sides of the line.
+    districts : sequence of str
+        Districts whose property lines are buffered (``RA-1, RA-2, RC``).
+    reading : {'a', 'b', 'c'}
+        ``a``: lines of parcels zoned in ``districts``; ``b``: the lines of neighbouring
+        parcels where they border such a parcel (shared lines, gaps up to
+        ``touch_tolerance_ft``); ``c``: both.
+    zoning : GeoDataFrame, optional
+        Zoning polygons with ``district``; wins over the parcels' ``zoning`` field.
+    extent : shapely geometry, optional
+        Clip to this area.
+    touch_tolerance_ft : float
+        Gap still counted as "bordering" (digitising slivers).
+
+    Returns
+    -------
+    GeoDataFrame
+        :data:`BUFFER_COLUMNS`; ``measured_from`` says ``property line of a <district> parcel``
+        or ``property line bordering <district> parcel <id>``.
+    """
+    if reading not in PROPERTY_LINE_READINGS:
+        raise InputError(
+            f"{reading!r} is not a valid option for property_line_reading, must be one of a, b, c"
+        )
+    crs = parcels.crs
+    if not len(parcels):
+        return empty_buffers(crs)
+    want = {str(d).strip().upper() for d in districts}
+    near = (
+        parcels.iloc[np.sort(parcels.sindex.query(extent, predicate="dwithin", distance=width_ft))]
+        if extent is not None
+        else parcels
+    )
+    if not len(near):
+        return empty_buffers(crs)
+    # the near parcels and the ring of parcels touching them (whose zoning makes a near one "bordering")
+    ring = np.unique(
+        parcels.sindex.query(near.geometry.values, predicate="dwithin", distance=touch_tolerance_ft)[1]
+    )
+    pool = parcels.iloc[ring]
+    dist = parcel_districts(pool, zoning)
+    zoned = dist.isin(want).to_numpy()
+    frames: list[gpd.GeoDataFrame] = []
+    near_ids = set(near["feature_id"].astype(str))
+    if reading in ("a", "c"):
+        z = pool.loc[zoned & pool["feature_id"].astype(str).isin(near_ids).to_numpy()]
+        zd = dist.loc[z.index]
+        frames.append(
+            _frame(
+                "property_line",
+                rule_id,
+                z["feature_id"],
+                width_ft,
+                ("property line of a " + zd.astype(str) + " parcel").to_numpy(),
+                _clip(_buffer(shapely.boundary(z.geometry.values), width_ft), extent),
+                crs,
+            )
+        )
+    if reading in ("b", "c"):
+        zpool = pool.loc[zoned]
+        if len(zpool):
+            cand = pool.loc[~zoned & pool["feature_id"].astype(str).isin(near_ids).to_numpy()]
+            ci, zi = zpool.sindex.query(
+                cand.geometry.values, predicate="dwithin", distance=touch_tolerance_ft
+            )
+            if len(ci):
+                # the neighbour's line where it borders the zoned parcel (gaps up to the tolerance)
+                shared = shapely.intersection(
+                    shapely.boundary(cand.geometry.values[ci]),
+                    shapely.buffer(zpool.geometry.values[zi], touch_tolerance_ft),
+                )
+                zids = zpool["feature_id"].astype(str).to_numpy()[zi]
+                zdist = dist.loc[zpool.index].astype(str).to_numpy()[zi]
+                mf = [f"property line bordering {d} parcel {i}" for d, i in zip(zdist, zids)]
+                frames.append(
+                    _frame(
+                        "property_line",
+                        rule_id,
+                        cand["feature_id"].astype(str).to_numpy()[ci],
+                        width_ft,
+                        mf,
+                        _clip(_buffer(shared, width_ft), extent),
+                        crs,
+                    )
+                )
+    frames = [f for f in frames if len(f)]
+    return pd.concat(frames, ignore_index=True) if frames else empty_buffers(crs)
+
+
+def dwelling_buffers(
+    dwellings: gpd.GeoDataFrame,
+    width_ft: float,
+    *,
+    districts: Sequence[str],
+    zoning: gpd.GeoDataFrame | None = None,
+    parcels: gpd.GeoDataFrame | None = None,
+    extent: BaseGeometry | None = None,
+    rule_id: str = "HRV-022",
+) -> gpd.GeoDataFrame:
+    """Buffer strips within ``width_ft`` of residential dwellings in RR districts (HRV-022).
+
+    A dwelling's district is the one at its representative point (``zoning`` layer, else the
+    ``zoning`` field of the parcel holding it). A dwelling in another (or an unknown) district
+    makes no buffer. A dwelling polygon is buffered from its walls.
+
+    Returns
+    -------
+    GeoDataFrame
+        :data:`BUFFER_COLUMNS`.
+    """
+    crs = dwellings.crs
+    sel = _near(dwellings, extent, width_ft)
+    if not len(sel):
+        return empty_buffers(crs)
+    want = {str(d).strip().upper() for d in districts}
+    dist = point_districts(sel.geometry, zoning=zoning, parcels=parcels)
+    keep = dist.isin(want).to_numpy()
+    sel, dist = sel.loc[keep], dist.loc[keep]
+    return _frame(
+        "dwelling",
+        rule_id,
+        sel["feature_id"],
+        width_ft,
+        ("dwelling in " + dist.astype(str)).to_numpy(),
+        _clip(_buffer(sel.geometry.values, width_ft), extent),
+        crs,
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# measuring
+
+
+def acres_inside(
+    areas: gpd.GeoDataFrame, strips: gpd.GeoDataFrame, *, by: str | None = "kind"
+) -> pd.DataFrame:
+    """Acres of buffer strip inside each area (overlaps between strips counted once).
+
+    Parameters
+    ----------
+    areas : GeoDataFrame
+        Harvest areas with ``feature_id``.
+    strips : GeoDataFrame
+        Buffer strips (:data:`BUFFER_COLUMNS`).
+    by : str or None
+        Group strips by this column (one column of acres per value), or ``None`` for the union
+        of all strips (one column ``all``).
+
+    Returns
+    -------
+    DataFrame
+        Index ``feature_id`` of ``areas``; one float column of acres per group.
+    """
+    idx = pd.Index(areas["feature_id"].astype(str), name="feature_id")
+    groups = {"all": strips} if by is None else {k: g for k, g in strips.groupby(by)}
+    out = pd.DataFrame(index=idx)
+    for key, g in groups.items():
+        if not len(g):
+            out[key] = 0.0
+            continue
+        union = shapely.union_all(g.geometry.values)
+        out[key] = sqft_to_acres(shapely.area(shapely.intersection(areas.geometry.values, union)))
+    return out
+
+
+def buffers_inside(areas: gpd.GeoDataFrame, strips: gpd.GeoDataFrame) -> np.ndarray:
+    """The part of each area covered by any strip (geometry array aligned with ``areas``)."""
+    if not len(strips):
+        return np.array([shapely.Polygon()] * len(areas), dtype=object)
+    return shapely.intersection(areas.geometry.values, shapely.union_all(strips.geometry.values))
+

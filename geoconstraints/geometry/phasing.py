@@ -1,0 +1,437 @@
+"""Disturbed areas and their phasing: unions in acres, the concurrent-disturbance sweep, storms
+and the inspection schedule (rule-agnostic: every number is an argument).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+from geoconstraints.errors import InputError, RulebookError
+from geoconstraints.io.tables import DAY, PRECIP_TOL_IN, parse_days
+from geoconstraints.text import day_text, fixed, id_list, is_blank
+from geoconstraints.units import sqft_to_acres
+
+log = logging.getLogger(__name__)
+
+AREA_TOL_ACRES = 1e-6
+
+
+SUBJECT = "project"
+"""Subject id of the disturbance project in findings."""
+_LANDING_SEGMENTS = 16  # quarter-circle segments of the disc drawn for a landing point
+
+
+# ------------------------------------------------------------------------------------------------
+# small helpers
+
+
+
+
+
+
+
+
+
+# ------------------------------------------------------------------------------------------------
+# disturbed area
+
+def harvest_footprints(
+    landings: gpd.GeoDataFrame | None,
+    haul_roads: gpd.GeoDataFrame | None,
+    *,
+    haul_road_width_ft: float,
+    default_landing_area_sqft: float,
+) -> gpd.GeoDataFrame:
+    """Footprints of landings and log haul roads, which count as disturbance (SWP-006).
+
+    Parameters
+    ----------
+    landings : GeoDataFrame or None
+        Points or polygons. A polygon is its own footprint; a point becomes a disc whose area is
+        exactly ``default_landing_area_sqft``.
+    haul_roads : GeoDataFrame or None
+        Lines; each becomes a strip ``haul_road_width_ft`` wide with flat ends (area = length x
+        width for a straight road).
+    haul_road_width_ft, default_landing_area_sqft : float
+        From the rulebook (SWP-006).
+
+    Returns
+    -------
+    GeoDataFrame
+        Columns ``feature_id``, ``kind`` (``landing``/``haul_road``), ``length_ft``, ``area_sqft``,
+        ``acres`` and the footprint geometry, in the input CRS.
+    """
+    frames: list[gpd.GeoDataFrame] = []
+    crs = None
+    if landings is not None and len(landings):
+        crs = landings.crs
+        geoms = landings.geometry.values
+        pts = np.isin(shapely.get_type_id(geoms), (0, 4))  # Point, MultiPoint
+        n = 4 * _LANDING_SEGMENTS  # vertices of the buffered disc: area = n/2 r^2 sin(2 pi / n)
+        radius = math.sqrt(default_landing_area_sqft / (n / 2 * math.sin(2 * math.pi / n)))
+        foot = np.where(pts, shapely.buffer(geoms, radius, quad_segs=_LANDING_SEGMENTS), geoms)
+        frames.append(gpd.GeoDataFrame({"feature_id": landings["feature_id"].astype(str).to_numpy(),
+                                        "kind": "landing", "length_ft": np.nan}, geometry=foot, crs=crs))
+    if haul_roads is not None and len(haul_roads):
+        crs = haul_roads.crs
+        geoms = haul_roads.geometry.values
+        foot = shapely.buffer(geoms, haul_road_width_ft / 2.0, cap_style="flat", join_style="mitre")
+        frames.append(gpd.GeoDataFrame({"feature_id": haul_roads["feature_id"].astype(str).to_numpy(),
+                                        "kind": "haul_road", "length_ft": shapely.length(geoms)},
+                                       geometry=foot, crs=crs))
+    if not frames:
+        return gpd.GeoDataFrame({"feature_id": [], "kind": [], "length_ft": [], "area_sqft": [], "acres": []},
+                                geometry=gpd.GeoSeries([], crs=crs), crs=crs)
+    out = pd.concat(frames, ignore_index=True)
+    out = gpd.GeoDataFrame(out, geometry="geometry", crs=crs)
+    out["area_sqft"] = shapely.area(out.geometry.values)
+    out["acres"] = sqft_to_acres(out["area_sqft"])
+    return out
+
+
+def union_acres(geoms: Any) -> tuple[Any, float]:
+    """Union of polygons (overlaps counted once) and its area in acres (CRS in feet)."""
+    arr = np.asarray(geoms, dtype=object)
+    if len(arr) == 0:
+        return None, 0.0
+    u = shapely.union_all(arr)
+    return u, float(sqft_to_acres(shapely.area(u)))
+
+
+# ------------------------------------------------------------------------------------------------
+# phasing (SWP-005)
+
+@dataclass
+class Phasing:
+    """The concurrently disturbed area over the whole schedule.
+
+    Attributes
+    ----------
+    timeline : DataFrame
+        One row per interval between change dates: ``date_from``, ``date_to`` (last day, inclusive),
+        ``days``, ``active_ids``, ``n_active``, ``disturbed_acres``, ``peak``.
+    peak_acres : float
+        Largest concurrently disturbed area.
+    peak_periods : list of (Timestamp, Timestamp)
+        First and last day (inclusive) of each period at the peak.
+    peak_ids : list of str
+        Polygons disturbed during the first peak period.
+    peak_geometry : shapely geometry or None
+        Their union.
+    start, end : Timestamp
+        First start and last stabilisation date.
+    """
+
+    timeline: pd.DataFrame
+    peak_acres: float
+    peak_periods: list[tuple[pd.Timestamp, pd.Timestamp]]
+    peak_ids: list[str]
+    peak_geometry: Any
+    start: pd.Timestamp
+    end: pd.Timestamp
+
+
+@dataclass
+class PhasingDates:
+    """Parsed phasing dates of the disturbance polygons."""
+
+    start: pd.Series
+    stabilized: pd.Series
+    undated: list[str] = field(default_factory=list)
+    has_fields: bool = True
+
+    @property
+    def complete(self) -> bool:
+        """Every polygon has both dates."""
+        return self.has_fields and not self.undated
+
+
+def phasing_dates(disturbance: gpd.GeoDataFrame, *, what: str = "layer disturbance") -> PhasingDates:
+    """Read ``start`` and ``stabilized`` of each disturbance polygon.
+
+    Raises
+    ------
+    InputError
+        A date that cannot be read, or a stabilisation date before the start (naming the polygons).
+    """
+    ids = disturbance["feature_id"].astype(str)
+    if "start" not in disturbance.columns or "stabilized" not in disturbance.columns:
+        nat = pd.Series(pd.NaT, index=disturbance.index, dtype="datetime64[ns]")
+        return PhasingDates(nat, nat, list(ids), has_fields=False)
+    parsed = {}
+    for col in ("start", "stabilized"):
+        raw = disturbance[col]
+        days = parse_days(raw)
+        bad = days.isna() & ~raw.map(is_blank)
+        if bad.any():
+            shown = [f"{i} ({raw[k]!r})" for k, i in zip(raw.index[bad], ids[bad])]
+            raise InputError(f"{what}: field {col} holds values that are not dates for polygons "
+                             f"{id_list(shown)}. Write dates as YYYY-MM-DD")
+        parsed[col] = days
+    start, stab = parsed["start"], parsed["stabilized"]
+    rev = start.notna() & stab.notna() & (stab < start)
+    if rev.any():
+        shown = [f"{i} (start {day_text(a)}, stabilized {day_text(b)})"
+                 for i, a, b in zip(ids[rev], start[rev], stab[rev])]
+        raise InputError(f"{what}: stabilized date before the start date for polygons {id_list(shown)}. "
+                         f"Fix the dates (or swap them)")
+    undated = list(ids[start.isna() | stab.isna()])
+    return PhasingDates(start, stab, undated)
+
+
+def phasing_timeline(disturbance: gpd.GeoDataFrame, dates: PhasingDates) -> Phasing:
+    """Sweep the sorted change dates; in each interval union the polygons then disturbed.
+
+    A polygon is disturbed on the days ``start <= day < stabilized`` (the stabilisation date
+    counts as stabilised). Intervals with nothing disturbed between phases are kept (0 acres).
+
+    Parameters
+    ----------
+    disturbance : GeoDataFrame
+        Polygons with ``feature_id``, in a CRS in feet.
+    dates : PhasingDates
+        Complete dates (see :func:`phasing_dates`).
+
+    Returns
+    -------
+    Phasing
+    """
+    if not dates.complete:
+        raise InputError(f"layer disturbance: polygons {id_list(dates.undated)} have no start or stabilized "
+                         f"date; the phasing timeline needs both for every polygon")
+    geoms = disturbance.geometry.values
+    ids = disturbance["feature_id"].astype(str).to_numpy()
+    start = dates.start.to_numpy(dtype="datetime64[ns]")
+    stab = dates.stabilized.to_numpy(dtype="datetime64[ns]")
+    change = np.unique(np.concatenate([start, stab]))
+    t0, t1 = change[:-1], change[1:]
+    active = (start[:, None] <= t0[None, :]) & (stab[:, None] > t0[None, :])  # polygon x interval
+    acres = np.zeros(len(t0))
+    sets, inverse = (np.unique(active.T, axis=0, return_inverse=True) if len(t0)
+                     else (np.zeros((0, len(ids)), bool), np.zeros(0, int)))
+    inverse = np.asarray(inverse).ravel()
+    set_union: list[Any] = []
+    set_acres = np.zeros(len(sets))
+    for k, row in enumerate(sets):  # one union per distinct set of active polygons (time, not features)
+        u, a = union_acres(geoms[row]) if row.any() else (None, 0.0)
+        set_union.append(u)
+        set_acres[k] = a
+    if len(t0):
+        acres = set_acres[inverse]
+    peak = float(acres.max()) if len(acres) else 0.0
+    is_peak = (acres >= peak - AREA_TOL_ACRES) & (peak > 0) if len(acres) else np.zeros(0, bool)
+    timeline = pd.DataFrame({
+        "date_from": pd.to_datetime(t0),
+        "date_to": pd.to_datetime(t1) - DAY,
+        "days": ((t1 - t0) / np.timedelta64(1, "D")).astype(int) if len(t0) else np.zeros(0, int),
+        "active_ids": [", ".join(ids[active[:, j]]) for j in range(len(t0))],
+        "n_active": active.sum(axis=0).astype(int),
+        "disturbed_acres": acres,
+        "peak": is_peak,
+    })
+    periods: list[tuple[pd.Timestamp, pd.Timestamp]] = []
+    for j in np.flatnonzero(is_peak):
+        p_start, p_end = pd.Timestamp(t0[j]), pd.Timestamp(t1[j]) - DAY
+        if periods and periods[-1][1] + DAY == p_start:
+            periods[-1] = (periods[-1][0], p_end)
+        else:
+            periods.append((p_start, p_end))
+    first = int(np.flatnonzero(is_peak)[0]) if is_peak.any() else None
+    peak_ids = list(ids[active[:, first]]) if first is not None else []
+    peak_geom = set_union[inverse[first]] if first is not None else None
+    return Phasing(timeline, peak, periods, peak_ids, peak_geom,
+                   pd.Timestamp(change.min()), pd.Timestamp(change.max()))
+
+
+def storm_events(
+    rainfall: pd.DataFrame,
+    *,
+    storm_threshold_in: float,
+    storm_event: str = "daily",
+    wet_day_min_in: float = 0.01,
+) -> pd.DataFrame:
+    """Storm events producing ``storm_threshold_in`` or more.
+
+    Parameters
+    ----------
+    rainfall : DataFrame
+        From :func:`read_rainfall` (consecutive days).
+    storm_threshold_in : float
+        A storm produces at least this much (``>=``).
+    storm_event : {"daily", "consecutive_wet_days"}
+        ``daily``: one day's total is an event. ``consecutive_wet_days``: a run of consecutive days
+        each with at least ``wet_day_min_in`` is one event with the run's total; it ends (and the
+        24 hours start) on the run's last day.
+    wet_day_min_in : float
+        Smallest daily total of a wet day (rulebook).
+
+    Returns
+    -------
+    DataFrame
+        ``first_day``, ``trigger_date`` (the day the event ends), ``days``, ``precip_in``.
+    """
+    if storm_event not in ("daily", "consecutive_wet_days"):
+        raise RulebookError(f"SWP-007 switch storm_event={storm_event!r} is not one of daily, "
+                            f"consecutive_wet_days")
+    r = rainfall.reset_index(drop=True)
+    if storm_event == "daily":
+        ev = r[r["precip_in"] >= storm_threshold_in - PRECIP_TOL_IN]
+        return pd.DataFrame({"first_day": ev["date"].to_numpy(), "trigger_date": ev["date"].to_numpy(),
+                             "days": 1, "precip_in": ev["precip_in"].to_numpy()})
+    wet = r["precip_in"] >= wet_day_min_in - PRECIP_TOL_IN
+    run = (~wet).cumsum()  # consecutive wet days share a run number (the series has no gaps)
+    g = r[wet].groupby(run[wet])
+    runs = pd.DataFrame({"first_day": g["date"].min(), "trigger_date": g["date"].max(),
+                         "days": g["date"].size(), "precip_in": g["precip_in"].sum()})
+    runs = runs[runs["precip_in"] >= storm_threshold_in - PRECIP_TOL_IN]
+    return runs.reset_index(drop=True)
+
+
+def inspection_schedule(
+    start: pd.Timestamp,
+    end: pd.Timestamp,
+    events: pd.DataFrame | None,
+    *,
+    inspection_interval_days: float,
+    inspection_within_hours: float,
+) -> pd.DataFrame:
+    """Required inspections from the first start to the last stabilisation.
+
+    Weekly: due every ``inspection_interval_days`` after ``start`` up to and including ``end``; met
+    by a logged inspection in the ``inspection_interval_days`` days ending on the due date. Storm:
+    one per event whose trigger date is in ``[start, end)``, due within ``inspection_within_hours``
+    (daily data: on the trigger day or the next day for 24 h).
+
+    Returns
+    -------
+    DataFrame
+        ``due``, ``reason`` (``weekly``/``storm``), ``trigger_date``, ``precip_in``,
+        ``window_start``, ``window_end``, sorted by due date.
+    """
+    step = int(inspection_interval_days)
+    within = math.ceil(inspection_within_hours / 24.0)
+    n = int((end - start).days // step) if end > start else 0
+    due = pd.DatetimeIndex([start + pd.Timedelta(days=step * k) for k in range(1, n + 1)])
+    weekly = pd.DataFrame({"due": due, "reason": "weekly", "trigger_date": pd.NaT, "precip_in": np.nan,
+                           "window_start": due - pd.Timedelta(days=step - 1), "window_end": due})
+    frames = [weekly]
+    if events is not None and len(events):
+        ev = events[(events["trigger_date"] >= start) & (events["trigger_date"] < end)]
+        trig = pd.DatetimeIndex(ev["trigger_date"])
+        frames.append(pd.DataFrame({"due": trig + pd.Timedelta(days=within), "reason": "storm",
+                                    "trigger_date": trig, "precip_in": ev["precip_in"].to_numpy(),
+                                    "window_start": trig, "window_end": trig + pd.Timedelta(days=within)}))
+    out = pd.concat([f for f in frames if len(f)] or [weekly], ignore_index=True)
+    out["trigger_date"] = pd.to_datetime(out["trigger_date"])
+    return out.sort_values(["due", "reason"], kind="stable", ignore_index=True)
+
+
+def match_inspections(schedule: pd.DataFrame, inspections: pd.DataFrame | None) -> pd.DataFrame:
+    """Mark each required inspection ``met`` or ``missed`` against a log (``scheduled`` without one).
+
+    A required inspection is met by any logged inspection dated within its window
+    (``window_start`` to ``window_end``, inclusive); the earliest such date is reported.
+    """
+    out = schedule.copy()
+    if inspections is None:
+        out["status"] = "scheduled"
+        out["inspection_date"] = pd.NaT
+        out["inspector"] = ""
+        return out
+    dates = inspections["date"].to_numpy(dtype="datetime64[ns]")
+    lo = np.searchsorted(dates, out["window_start"].to_numpy(dtype="datetime64[ns]"), side="left")
+    hi = np.searchsorted(dates, out["window_end"].to_numpy(dtype="datetime64[ns]"), side="right")
+    met = lo < hi
+    idx = np.minimum(lo, max(len(dates) - 1, 0))
+    out["status"] = np.where(met, "met", "missed")
+    out["inspection_date"] = pd.to_datetime(np.where(met, dates[idx] if len(dates) else np.datetime64("NaT"),
+                                                     np.datetime64("NaT")))
+    insp = inspections["inspector"].astype(str).to_numpy()
+    out["inspector"] = np.where(met, insp[idx] if len(insp) else "", "")
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# sites (the land development activities measured) and context
+
+@dataclass
+class Site:
+    """One land development activity measured for SWP-001..004.
+
+    The ``disturbance`` layer is one project, together with every landing / haul-road footprint
+    connected to it (touching it directly or through other footprints). Footprints not connected
+    to it form a second subject, the harvest plan, so an unrelated logging job elsewhere in the
+    same GeoPackage is not added to a subdivision's acreage.
+    """
+
+    layer: str
+    id: str
+    geometry: Any
+    acres: float
+    detail: str
+    uses: list[str]
+    dated: bool = False
+
+
+def _footprint_clause(fp: gpd.GeoDataFrame, road_width_ft: float) -> str:
+    nl = int((fp["kind"] == "landing").sum())
+    roads = fp[fp["kind"] == "haul_road"]
+    bits = []
+    if nl:
+        bits.append(f"{nl} landing(s)")
+    if len(roads):
+        bits.append(f"{fixed(float(roads['length_ft'].sum()), 0)} ft of haul road x {fixed(road_width_ft, 0)} ft")
+    return " and ".join(bits)
+
+
+def build_sites(disturbance: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFrame, *,
+                road_width_ft: float) -> list[Site]:
+    """Group the disturbance polygons and the harvest footprints into the activities measured.
+
+    Returns
+    -------
+    list of Site
+        The disturbance project (with the footprints connected to it) first, then the harvest
+        plan's other footprints; areas are unions (overlaps counted once), in acres.
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    sites: list[Site] = []
+    fp = footprints
+    attached = np.zeros(len(fp), dtype=bool)
+    if disturbance is not None:
+        dgeoms = disturbance.geometry.values
+        d_union, d_acres = union_acres(dgeoms)
+        if len(fp):
+            nodes = np.concatenate([[d_union], fp.geometry.values])
+            a, b = shapely.STRtree(nodes).query(nodes, predicate="intersects")
+            graph = coo_matrix((np.ones(len(a)), (a, b)), shape=(len(nodes), len(nodes)))
+            _n, label = connected_components(graph, directed=False)
+            attached = label[1:] == label[0]
+        geom, acres = union_acres(np.concatenate([dgeoms, fp.geometry.values[attached]]))
+        detail = f"union of {len(disturbance)} disturbance polygon(s): {fixed(d_acres)} acres"
+        if attached.any():
+            detail += (f"; plus connected {_footprint_clause(fp[attached], road_width_ft)}; "
+                       f"together {fixed(acres)} acres")
+        uses = list(disturbance["use"]) if "use" in disturbance.columns else [""] * len(disturbance)
+        sites.append(Site("disturbance", SUBJECT, geom, acres, detail + "; overlaps counted once",
+                          uses + [""] * int(attached.sum()), dated=True))
+    rest = fp[~attached]
+    if len(rest):
+        geom, acres = union_acres(rest.geometry.values)
+        detail = (f"{_footprint_clause(rest, road_width_ft)}: {fixed(acres)} acres, overlaps counted once; the "
+                  f"harvest area itself is not counted (SWP-006)")
+        if disturbance is not None:
+            detail += "; not connected to the disturbance layer, so measured as its own activity"
+        sites.append(Site("harvest plan", "landings and haul roads", geom, acres, detail, [""] * len(rest)))
+    return sites
+

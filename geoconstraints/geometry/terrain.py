@@ -1,0 +1,732 @@
+"""Terrain from a DEM: profiles along lines, grade runs, water-bar placement, contours, HAG.
+
+Pure functions over a :class:`~geoconstraints.io.dem.Dem` (elevations in feet) and lines in a
+projected CRS in feet. Profiles are sampled bilinearly at a fixed step along each line; grade
+runs, water bars and the highest adjacent grade are computed from them with numpy.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import geopandas as gpd
+import numpy as np
+import pyproj
+import shapely
+from shapely.geometry import LineString, MultiLineString, MultiPolygon, Point, Polygon
+from shapely.ops import substring
+
+from geoconstraints.errors import CRSError, DemError, GeometryError, InputError
+from geoconstraints.io.dem import Dem, apply_transform, crs_ft_per_unit, same_crs, to_pyproj
+
+logger = logging.getLogger(__name__)
+"""Accepted vertical units of a DEM."""
+
+RUN_LENGTHS: tuple[str, ...] = ("horizontal", "slope")
+"""How a grade run's length is compared with ``max_run_ft`` (HRV-010 rulebook switch)."""
+
+SPACING_ENDS: tuple[str, ...] = ("shorter", "longer")
+"""Which end of a water bar spacing range is used (SPEC §3 default: the shorter)."""
+
+BETWEEN_BANDS: tuple[str, ...] = ("steeper", "shallower")
+"""Band taken by a grade that falls between two table bands (5.5 %; SPEC §3: steeper). The
+spelling is the rulebook's (HRV-030 switch ``between_bands``)."""
+"""Dataset/band tag keys (compared case-insensitively) that commonly hold the vertical unit."""
+
+
+def _check_option(name: str, value: str, allowed: Sequence[str]) -> str:
+    """Return ``value`` if it is one of ``allowed``, else raise :class:`InputError`."""
+    if value not in allowed:
+        raise InputError(f"{value!r} is not a valid option for {name}, must be one of {', '.join(allowed)}")
+    return value
+
+
+# --------------------------------------------------------------------------------------------
+# Profiles
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Profile:
+    """Elevations sampled along a line.
+
+    Attributes
+    ----------
+    x, y : numpy.ndarray
+        Sample coordinates in ``crs`` (the line's CRS).
+    dist_ft : numpy.ndarray
+        Cumulative horizontal distance from the line start, feet (strictly increasing).
+    z_ft : numpy.ndarray
+        Elevation in feet, NaN off the DEM or at nodata.
+    line : LineString
+        The line, in ``crs``.
+    crs : pyproj.CRS
+        CRS of ``x``, ``y`` and ``line``.
+    ft_per_unit : float
+        Feet per unit of ``crs`` (to turn ``dist_ft`` back into line distances).
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+    dist_ft: np.ndarray
+    z_ft: np.ndarray
+    line: LineString | None = None
+    crs: pyproj.CRS | None = None
+    ft_per_unit: float = 1.0
+
+    @property
+    def length_ft(self) -> float:
+        """Horizontal length of the profile, feet."""
+        return float(self.dist_ft[-1]) if len(self.dist_ft) else 0.0
+
+
+def _as_linestring(line) -> LineString:
+    """A single LineString (a MultiLineString that merges into one is accepted)."""
+    if isinstance(line, MultiLineString):
+        merged = shapely.line_merge(line)
+        if isinstance(merged, LineString):
+            return merged
+        raise GeometryError(
+            f"a multi-part line ({len(line.geoms)} parts) cannot be profiled as one road: "
+            "explode it into single lines first (e.g. gdf.explode(ignore_index=True))."
+        )
+    if not isinstance(line, LineString):
+        raise GeometryError(f"expected a LineString, got {getattr(line, 'geom_type', type(line))}")
+    if line.is_empty or line.length == 0:
+        raise GeometryError("cannot profile an empty or zero-length line")
+    return line
+
+
+def densify(line: LineString, step_ft: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Points along a line at most ``step_ft`` apart, keeping every vertex.
+
+    Each segment is cut into ``ceil(length / step)`` equal parts, so the spacing is at most
+    ``step_ft`` (within a relative 1e-5) and vertices (where the grade may change) are samples. Distances are in the
+    line's own units, which are feet when the line is in the (feet) working CRS.
+
+    Parameters
+    ----------
+    line : LineString
+        The line (Z ignored; repeated vertices dropped).
+    step_ft : float
+        Maximum distance between samples (> 0).
+
+    Returns
+    -------
+    xs, ys, dist : numpy.ndarray
+        Coordinates and cumulative horizontal distance from the start; ``dist`` is strictly
+        increasing and ``dist[-1]`` equals ``line.length``.
+    """
+    if not step_ft > 0:
+        raise InputError(f"densify step must be > 0 ft, got {step_ft!r}")
+    line = _as_linestring(line)
+    coords = shapely.get_coordinates(line)
+    seg = np.diff(coords, axis=0)
+    seglen = np.hypot(seg[:, 0], seg[:, 1])
+    keep = np.concatenate([[True], seglen > 0])
+    coords = coords[keep]
+    seg = np.diff(coords, axis=0)
+    seglen = np.hypot(seg[:, 0], seg[:, 1])
+    cum = np.concatenate([[0.0], np.cumsum(seglen)])
+    # A relative slack of 1e-5 keeps e.g. a 10-ft step on a US-survey-foot line (10 / 1.000002
+    # units) from adding one sample per segment.
+    n = np.maximum(1, np.ceil(seglen / step_ft * (1 - 1e-5))).astype(np.intp)
+    idx = np.repeat(np.arange(len(seglen)), n)
+    k = np.arange(idx.size) - np.repeat(np.cumsum(n) - n, n)
+    t = k / n[idx]
+    xs = np.append(coords[idx, 0] + t * seg[idx, 0], coords[-1, 0])
+    ys = np.append(coords[idx, 1] + t * seg[idx, 1], coords[-1, 1])
+    dist = np.append(cum[idx] + t * seglen[idx], cum[-1])
+    return xs, ys, dist
+
+
+def line_profile(dem: Dem, line, crs, *, step_ft: float | None = None) -> Profile:
+    """Sample a DEM along a line.
+
+    Parameters
+    ----------
+    dem : Dem
+    line : LineString
+        The road or trail, in ``crs`` (a projected CRS in feet or metres).
+    crs : CRS-like
+        CRS of ``line``.
+    step_ft : float, optional
+        Sample spacing in feet. Default: the DEM cell size. Bilinear interpolation is linear
+        between cell centres, so samples closer than a cell add no information (and amplify
+        noise in the grade), while coarser samples would skip cells and smear short steep
+        pitches; one cell is the natural resolution.
+
+    Returns
+    -------
+    Profile
+
+    Raises
+    ------
+    CRSError
+        ``crs`` is geographic (distances in degrees are not feet).
+    """
+    crs = to_pyproj(crs)
+    ft_per_unit = crs_ft_per_unit(crs)
+    if ft_per_unit is None:
+        raise CRSError(
+            f"line CRS {crs.name} is geographic: reproject the roads to a projected CRS in feet "
+            "(e.g. EPSG:2261) before measuring grades."
+        )
+    line = _as_linestring(line)
+    step = dem.cell_size_ft if step_ft is None else float(step_ft)
+    xs, ys, dist = densify(line, step / ft_per_unit)
+    z = dem.sample(xs, ys, crs)
+    return Profile(
+        x=xs, y=ys, dist_ft=dist * ft_per_unit, z_ft=z, line=line, crs=crs, ft_per_unit=ft_per_unit
+    )
+
+
+def _valid_stretch_bounds(valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each sample, the [first, last] index of the contiguous valid stretch holding it."""
+    n = valid.size
+    idx = np.arange(n)
+    breaks = np.where(valid, -1, idx)  # invalid samples are walls
+    last_wall = np.maximum.accumulate(breaks)
+    first = last_wall + 1
+    rbreaks = np.where(valid, n, idx)[::-1]
+    next_wall = np.minimum.accumulate(rbreaks)[::-1]
+    last = next_wall - 1
+    return first, last
+
+
+def smooth_profile(dist_ft, z_ft, window_ft: float) -> np.ndarray:
+    """Centred moving average of a profile over a distance window.
+
+    Each sample becomes the mean of the samples within ``window_ft / 2`` on either side, using
+    only the contiguous run of valid (non-NaN) samples it belongs to: smoothing never bridges a
+    nodata hole, and NaN stays NaN.
+
+    Parameters
+    ----------
+    dist_ft, z_ft : array-like
+        Increasing distances and elevations (feet).
+    window_ft : float
+        Full window width; 0 returns a copy of ``z_ft``.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    d = np.asarray(dist_ft, dtype="float64")
+    z = np.asarray(z_ft, dtype="float64")
+    if window_ft < 0:
+        raise InputError(f"smoothing window must be >= 0 ft, got {window_ft!r}")
+    if window_ft == 0 or z.size == 0:
+        return z.copy()
+    valid = np.isfinite(z)
+    first, last = _valid_stretch_bounds(valid)
+    lo = np.maximum(np.searchsorted(d, d - window_ft / 2.0, side="left"), first)
+    hi = np.minimum(np.searchsorted(d, d + window_ft / 2.0, side="right") - 1, last)
+    csum = np.concatenate([[0.0], np.cumsum(np.where(valid, z, 0.0))])
+    count = hi - lo + 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = (csum[hi + 1] - csum[lo]) / count
+    out[~valid] = np.nan
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Grade runs (HRV-010)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """A maximal contiguous stretch steeper than the limit.
+
+    Attributes
+    ----------
+    start_ft, end_ft : float
+        Distances along the line (feet, horizontal).
+    length_ft : float
+        Horizontal (map) length.
+    slope_length_ft : float
+        Length along the ground, sum of sqrt(dh² + dz²).
+    mean_grade_pct : float
+        Length-weighted mean |grade| = total |dz| / horizontal length × 100.
+    max_grade_pct : float
+        Steepest segment.
+    exceeds : bool
+        The compared length (horizontal or slope, per ``run_length``) is more than ``max_run_ft``.
+    geometry : LineString or None
+        The sub-line from ``start_ft`` to ``end_ft``, in the profile's CRS.
+    """
+
+    start_ft: float
+    end_ft: float
+    length_ft: float
+    slope_length_ft: float
+    mean_grade_pct: float
+    max_grade_pct: float
+    exceeds: bool
+    geometry: LineString | None = None
+
+
+@dataclass
+class Stretch:
+    """A stretch of line whose grade could not be evaluated (off the DEM or nodata)."""
+
+    start_ft: float
+    end_ft: float
+    length_ft: float
+    geometry: LineString | None = None
+
+
+@dataclass
+class RunResult:
+    """Result of :func:`grade_runs`.
+
+    Attributes
+    ----------
+    runs : list of Run
+        Every steep run (exceeding or not); see :attr:`exceeding`.
+    not_evaluated : list of Stretch
+        Stretches without DEM data: never counted as gentle.
+    evaluated_length_ft, total_length_ft : float
+        Horizontal lengths.
+    max_grade_pct : float
+        Steepest evaluated segment (NaN when nothing was evaluated).
+    run_length : str
+        ``'horizontal'`` or ``'slope'``: the length compared with the limit.
+    """
+
+    runs: list[Run]
+    not_evaluated: list[Stretch]
+    evaluated_length_ft: float
+    total_length_ft: float
+    max_grade_pct: float
+    run_length: str = "horizontal"
+
+    @property
+    def exceeding(self) -> list[Run]:
+        """Runs longer than the limit (the HRV-010 offences)."""
+        return [r for r in self.runs if r.exceeds]
+
+    @property
+    def fully_evaluated(self) -> bool:
+        """True when the DEM covered the whole line."""
+        return not self.not_evaluated
+
+
+def segment_grades(dist_ft, z_ft) -> np.ndarray:
+    """|dz| / dh × 100 between consecutive samples (NaN where either end is NaN)."""
+    return np.abs(np.diff(z_ft)) / np.diff(dist_ft) * 100.0
+
+
+def _true_stretches(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(start, stop) segment indices (stop exclusive) of each maximal run of True in ``mask``."""
+    edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
+    return np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+
+
+def _sub_line(profile: Profile, start_ft: float, end_ft: float) -> LineString | None:
+    """The part of the profile's line between two distances (feet)."""
+    if profile.line is None:
+        return None
+    k = profile.ft_per_unit
+    return substring(profile.line, start_ft / k, end_ft / k)
+
+
+def grade_runs(
+    profile: Profile,
+    *,
+    max_grade_pct: float,
+    max_run_ft: float,
+    smoothing_window_ft: float = 0,
+    run_length: str = "horizontal",
+) -> RunResult:
+    """Find stretches of a road steeper than a grade for longer than a length (HRV-010).
+
+    The grade is measured *along the line*: |dz| / dh between consecutive samples, so uphill and
+    downhill both count and a road on the contour of a steep hillside has ~0 % grade. A run is a
+    maximal contiguous stretch of segments with grade > ``max_grade_pct``; a gentler segment
+    splits it. Segments touching a NaN sample are not evaluated (reported apart, never gentle).
+
+    Parameters
+    ----------
+    profile : Profile
+        From :func:`line_profile`.
+    max_grade_pct : float
+        Grade limit (25 for Vestal); a segment steeper than this is steep.
+    max_run_ft : float
+        Length limit (200 for Vestal); a run longer than this exceeds.
+    smoothing_window_ft : float, default 0
+        Moving-average window applied to elevations first (:func:`smooth_profile`).
+    run_length : {'horizontal', 'slope'}
+        Length compared with ``max_run_ft``: map length (default) or ground (slope) length.
+
+    Returns
+    -------
+    RunResult
+    """
+    _check_option("run_length", run_length, RUN_LENGTHS)
+    d = np.asarray(profile.dist_ft, dtype="float64")
+    z = smooth_profile(d, profile.z_ft, smoothing_window_ft)
+    total = float(d[-1]) if d.size else 0.0
+    if d.size < 2:
+        return RunResult([], [], 0.0, total, float("nan"), run_length)
+    dh = np.diff(d)
+    dz = np.abs(np.diff(z))
+    evaluated = np.isfinite(dz)
+    grade = np.where(evaluated, dz / dh * 100.0, np.nan)
+    steep = evaluated & (grade > max_grade_pct)
+    dz0 = np.where(evaluated, dz, 0.0)
+    cum_dz = np.concatenate([[0.0], np.cumsum(dz0)])
+    cum_sl = np.concatenate([[0.0], np.cumsum(np.hypot(dh, dz0))])
+
+    runs: list[Run] = []
+    starts, stops = _true_stretches(steep)
+    if starts.size:
+        length = d[stops] - d[starts]
+        slope_len = cum_sl[stops] - cum_sl[starts]
+        mean_g = (cum_dz[stops] - cum_dz[starts]) / length * 100.0
+        max_g = np.maximum.reduceat(np.where(steep, grade, -np.inf), starts)
+        compared = length if run_length == "horizontal" else slope_len
+        exceeds = compared > max_run_ft
+        for i in range(starts.size):
+            s, e = float(d[starts[i]]), float(d[stops[i]])
+            runs.append(
+                Run(
+                    start_ft=s,
+                    end_ft=e,
+                    length_ft=float(length[i]),
+                    slope_length_ft=float(slope_len[i]),
+                    mean_grade_pct=float(mean_g[i]),
+                    max_grade_pct=float(max_g[i]),
+                    exceeds=bool(exceeds[i]),
+                    geometry=_sub_line(profile, s, e),
+                )
+            )
+
+    gaps: list[Stretch] = []
+    g_starts, g_stops = _true_stretches(~evaluated)
+    for a, b in zip(g_starts, g_stops):
+        s, e = float(d[a]), float(d[b])
+        gaps.append(Stretch(start_ft=s, end_ft=e, length_ft=e - s, geometry=_sub_line(profile, s, e)))
+
+    evaluated_len = float(dh[evaluated].sum())
+    max_grade = float(np.max(grade[evaluated])) if evaluated.any() else float("nan")
+    logger.debug(
+        "grade_runs: %d runs (%d > %s ft), %.1f of %.1f ft evaluated",
+        len(runs),
+        sum(r.exceeds for r in runs),
+        max_run_ft,
+        evaluated_len,
+        total,
+    )
+    return RunResult(runs, gaps, evaluated_len, total, max_grade, run_length)
+
+
+# --------------------------------------------------------------------------------------------
+# Water bars (HRV-030)
+# --------------------------------------------------------------------------------------------
+
+
+_END_TOL_FT = 0.1
+"""A water bar this close to the road end is "at the end" (rounding, ftUS vs ft) and not placed."""
+
+
+@dataclass(frozen=True)
+class _Bands:
+    """A water bar table as sorted arrays."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    min_sp: np.ndarray
+    max_sp: np.ndarray
+    labels: tuple[str, ...]
+
+
+def _band_label(lo: float, hi: float) -> str:
+    return f"{lo:g} % and greater" if math.isinf(hi) else f"{lo:g}-{hi:g} %"
+
+
+def _parse_table(table: list[dict]) -> _Bands:
+    """Validate and sort a water bar table (rows of min/max grade and min/max spacing)."""
+    if not table:
+        raise InputError("water bar table is empty: give at least one grade band")
+    need = ("min_grade_pct", "max_grade_pct", "min_spacing_ft", "max_spacing_ft")
+    rows = []
+    for i, row in enumerate(table):
+        missing = [k for k in need if k not in row]
+        if missing:
+            raise InputError(f"water bar table row {i + 1}: missing {', '.join(missing)}")
+        hi = math.inf if row["max_grade_pct"] is None else float(row["max_grade_pct"])
+        lo = float(row["min_grade_pct"])
+        mn = float(row["min_spacing_ft"])
+        mx = mn if row["max_spacing_ft"] is None else float(row["max_spacing_ft"])
+        if not (lo <= hi and 0 < mn <= mx):
+            raise InputError(f"water bar table row {i + 1}: inconsistent values {row!r}")
+        rows.append((lo, hi, mn, mx))
+    rows.sort()
+    arr = np.array(rows, dtype="float64")
+    if np.any(arr[1:, 0] < arr[:-1, 1]):
+        raise InputError("water bar table: grade bands overlap")
+    return _Bands(
+        arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], tuple(_band_label(lo, hi) for lo, hi, _, _ in rows)
+    )
+
+
+_GRADE_EPS = 1e-9
+"""Grades within this of a band's upper bound are in the band (float noise on exact planes)."""
+
+
+def _band_index(bands: _Bands, grade: np.ndarray, between_bands: str) -> np.ndarray:
+    """Band index for each grade; -1 below the first band. Gaps go to the steeper/shallower band."""
+    g = np.asarray(grade, dtype="float64")
+    i = np.searchsorted(bands.lo, g, side="right") - 1
+    safe = np.clip(i, 0, None)
+    in_gap = (i >= 0) & (g > bands.hi[safe] + _GRADE_EPS)
+    if between_bands == "steeper":
+        i = np.where(in_gap, np.minimum(i + 1, bands.lo.size - 1), i)
+    return np.where(np.isnan(g), -1, i)
+
+
+def place_water_bars(
+    profile: Profile,
+    line=None,
+    *,
+    table: list[dict],
+    min_grade_pct: float = 2,
+    spacing_end: str = "shorter",
+    between_bands: str = "steeper",
+) -> gpd.GeoDataFrame:
+    """Place water bars along a haul road from its DEM profile (HRV-030, SPEC §3).
+
+    Walking from the road start, each next bar goes at the *longest* candidate spacing ``s``
+    (the table spacings at ``spacing_end``) such that the stretch it drains, ``[p, p + s]``,
+    allows it: the length-weighted mean |grade| of that stretch selects a band whose spacing is
+    at least ``s``. The mean over the drained stretch (rather than the grade at one point) is
+    robust to DEM noise, and checking every candidate means a steep pitch ahead shortens the
+    spacing. Readings (SPEC §3):
+
+    * a stretch whose mean grade is under ``min_grade_pct`` needs no bar: the walk moves on by
+      the shortest spacing without placing one;
+    * a grade between two bands (5.5 %) takes the steeper band (``between_bands='steeper'``);
+    * the spacing is the shorter end of the band's range (``spacing_end='shorter'``), reported
+      with the range;
+    * no bar is placed at (within 0.1 ft of) or beyond the road end; stretches without DEM data are skipped (the
+      caller reports them as not evaluated, see :func:`grade_runs`).
+
+    Parameters
+    ----------
+    profile : Profile
+    line : LineString, optional
+        Line for the bar positions; default ``profile.line``.
+    table : list of dict
+        Rows with ``min_grade_pct``, ``max_grade_pct`` (None for the open top band),
+        ``min_spacing_ft``, ``max_spacing_ft``.
+    min_grade_pct : float, default 2
+    spacing_end : {'shorter', 'longer'}
+    between_bands : {'steeper', 'shallower'}
+        Band of a grade between two bands (the rulebook switch of the same name).
+
+    Returns
+    -------
+    geopandas.GeoDataFrame
+        One row per bar: ``dist_ft``, ``x``, ``y``, ``grade_pct`` (mean grade of the stretch
+        from the previous bar), ``band``, ``spacing_ft``, ``min_spacing_ft``,
+        ``max_spacing_ft``, point geometry, in the profile's CRS.
+    """
+    _check_option("spacing_end", spacing_end, SPACING_ENDS)
+    _check_option("between_bands", between_bands, BETWEEN_BANDS)
+    bands = _parse_table(table)
+    line = profile.line if line is None else _as_linestring(line)
+    if line is None:
+        raise InputError("place_water_bars needs the road line (profile.line is not set)")
+    band_sp = bands.min_sp if spacing_end == "shorter" else bands.max_sp
+    candidates = np.unique(band_sp)  # ascending
+    step_min = float(candidates[0])
+
+    d = np.asarray(profile.dist_ft, dtype="float64")
+    dz = np.abs(np.diff(np.asarray(profile.z_ft, dtype="float64")))
+    ok = np.isfinite(dz)
+    cum_dz = np.concatenate([[0.0], np.cumsum(np.where(ok, dz, 0.0))])
+    cum_eval = np.concatenate([[0.0], np.cumsum(np.where(ok, np.diff(d), 0.0))])
+    total = float(d[-1]) if d.size else 0.0
+
+    rows: list[dict] = []
+    p = 0.0
+    while p + step_min < total:
+        ends = np.minimum(p + candidates, total)
+        ev = np.interp(ends, d, cum_eval) - np.interp(p, d, cum_eval)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            g = np.where(ev > 0, (np.interp(ends, d, cum_dz) - np.interp(p, d, cum_dz)) / ev * 100.0, np.nan)
+        b = _band_index(bands, g, between_bands)
+        no_bar = (g < min_grade_pct) | (b < 0)
+        required = np.where(no_bar, np.inf, band_sp[np.clip(b, 0, None)])
+        required[np.isnan(g)] = np.nan
+        fits = np.flatnonzero(required >= candidates)  # NaN never fits
+        if not fits.size:
+            p += step_min  # no DEM data ahead: nothing to base a bar on
+            continue
+        k = int(fits[-1])
+        if no_bar[k]:
+            p += step_min  # the stretch ahead is flatter than min_grade_pct: no bar needed
+            continue
+        s = float(candidates[k])
+        if p + s >= total - _END_TOL_FT:
+            break
+        p += s
+        bi = int(b[k])
+        pt = line.interpolate(p / profile.ft_per_unit)
+        rows.append(
+            {
+                "dist_ft": p,
+                "x": pt.x,
+                "y": pt.y,
+                "grade_pct": float(g[k]),
+                "band": bands.labels[bi],
+                "spacing_ft": s,
+                "min_spacing_ft": float(bands.min_sp[bi]),
+                "max_spacing_ft": float(bands.max_sp[bi]),
+            }
+        )
+    columns = ["dist_ft", "x", "y", "grade_pct", "band", "spacing_ft", "min_spacing_ft", "max_spacing_ft"]
+    geoms = [Point(r["x"], r["y"]) for r in rows]
+    return gpd.GeoDataFrame(rows, columns=columns, geometry=geoms, crs=profile.crs)
+
+
+# --------------------------------------------------------------------------------------------
+# Contours (HRV-002)
+# --------------------------------------------------------------------------------------------
+
+
+def contours(
+    dem: Dem,
+    interval_ft: float,
+    *,
+    bounds: tuple[float, float, float, float] | None = None,
+    crs=None,
+) -> gpd.GeoDataFrame:
+    """Contour lines of a DEM at a fixed interval in feet (HRV-002: 10 ft or less).
+
+    Uses contourpy on the cell-centre grid (linear interpolation, the same surface as
+    :meth:`Dem.sample`); nodata cells are masked.
+
+    Parameters
+    ----------
+    dem : Dem
+    interval_ft : float
+        Contour interval, feet (> 0); levels are multiples of it.
+    bounds : (xmin, ymin, xmax, ymax), optional
+        Area in the DEM CRS; default the whole DEM.
+    crs : CRS-like, optional
+        Output CRS; default the DEM CRS.
+
+    Returns
+    -------
+    geopandas.GeoDataFrame
+        One row per level with ``elev_ft`` and a (Multi)LineString geometry.
+    """
+    import contourpy
+
+    if not interval_ft > 0:
+        raise InputError(f"contour interval must be > 0 ft, got {interval_ft!r}")
+    t = dem.transform
+    if t.b != 0 or t.d != 0:
+        raise DemError(f"DEM {dem.path.name}: rotated grids are not supported for contours")
+    r0, r1, c0, c1 = 0, dem.height, 0, dem.width
+    if bounds is not None:
+        xmin, ymin, xmax, ymax = bounds
+        inv = ~t
+        cs, rs = apply_transform(inv, np.array([xmin, xmin, xmax, xmax]), np.array([ymin, ymax, ymin, ymax]))
+        c0, c1 = max(0, math.floor(cs.min())), min(dem.width, math.ceil(cs.max()))
+        r0, r1 = max(0, math.floor(rs.min())), min(dem.height, math.ceil(rs.max()))
+    z = dem.read_ft(((r0, r1), (c0, c1)))
+    out_crs = dem.crs if crs is None else to_pyproj(crs)
+    empty = gpd.GeoDataFrame({"elev_ft": []}, geometry=[], crs=out_crs)
+    if z.size == 0 or not np.isfinite(z).any() or min(z.shape) < 2:
+        return empty
+    xs = t.c + t.a * (np.arange(c0, c1) + 0.5)
+    ys = t.f + t.e * (np.arange(r0, r1) + 0.5)
+    gen = contourpy.contour_generator(
+        x=xs,
+        y=ys,
+        z=np.ma.masked_invalid(z),
+        line_type=contourpy.LineType.Separate,
+    )
+    zmin, zmax = float(np.nanmin(z)), float(np.nanmax(z))
+    levels = np.arange(math.ceil(zmin / interval_ft), math.floor(zmax / interval_ft) + 1) * interval_ft
+    elev, geoms = [], []
+    for level in levels:
+        parts = [LineString(a) for a in gen.lines(float(level)) if len(a) >= 2]
+        if not parts:
+            continue
+        elev.append(float(level))
+        geoms.append(parts[0] if len(parts) == 1 else MultiLineString(parts))
+    if not geoms:
+        return empty
+    gdf = gpd.GeoDataFrame({"elev_ft": elev}, geometry=geoms, crs=dem.crs)
+    return gdf if same_crs(dem.crs, out_crs) else gdf.to_crs(out_crs)
+
+
+# --------------------------------------------------------------------------------------------
+# Highest adjacent grade (FLD-004)
+# --------------------------------------------------------------------------------------------
+
+
+def highest_adjacent_grade(
+    dem: Dem,
+    footprint: Polygon | MultiPolygon,
+    crs,
+    *,
+    step_ft: float | None = None,
+) -> tuple[float, float, float]:
+    """Highest and lowest natural grade along a building footprint's walls (FLD-004).
+
+    The exterior ring of each part is densified (every corner kept, default step one DEM cell)
+    and sampled bilinearly: the HAG is the highest grade *next to* the proposed walls, i.e. on
+    the wall line itself, from a pre-construction DEM.
+
+    Parameters
+    ----------
+    dem : Dem
+    footprint : Polygon or MultiPolygon
+        In ``crs`` (projected, feet or metres).
+    crs : CRS-like
+    step_ft : float, optional
+        Sample spacing along the walls, feet; default the DEM cell size.
+
+    Returns
+    -------
+    (max_ft, min_ft, fraction_evaluated) : tuple of float
+        ``max_ft``/``min_ft`` are NaN if nothing could be sampled; ``fraction_evaluated`` is the
+        share of the perimeter whose wall segments have DEM data at both ends (0..1).
+    """
+    crs = to_pyproj(crs)
+    ft_per_unit = crs_ft_per_unit(crs)
+    if ft_per_unit is None:
+        raise CRSError(f"footprint CRS {crs.name} is geographic: reproject it to feet first")
+    if isinstance(footprint, Polygon):
+        parts = [footprint]
+    elif isinstance(footprint, MultiPolygon):
+        parts = list(footprint.geoms)
+    else:
+        raise GeometryError(f"expected a Polygon footprint, got {footprint.geom_type}")
+    if not parts or all(p.is_empty for p in parts):
+        raise GeometryError("cannot take the highest adjacent grade of an empty footprint")
+    step = (dem.cell_size_ft if step_ft is None else float(step_ft)) / ft_per_unit
+    zs, seg_len, seg_ok = [], [], []
+    for part in parts:
+        xs, ys, dist = densify(LineString(part.exterior.coords), step)
+        z = dem.sample(xs, ys, crs)
+        zs.append(z)
+        seg_len.append(np.diff(dist))
+        seg_ok.append(np.isfinite(z[:-1]) & np.isfinite(z[1:]))
+    z_all = np.concatenate(zs)
+    lengths = np.concatenate(seg_len)
+    ok = np.concatenate(seg_ok)
+    frac = float(lengths[ok].sum() / lengths.sum()) if lengths.sum() > 0 else 0.0
+    if not np.isfinite(z_all).any():
+        return float("nan"), float("nan"), frac
+    return float(np.nanmax(z_all)), float(np.nanmin(z_all)), frac
+

@@ -1,0 +1,580 @@
+"""The static overview map of the report (matplotlib): inputs, findings, scale bar, north arrow.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import io
+import logging
+import math
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+from geoconstraints.output import styles
+from geoconstraints.rulebook.findings import STATUSES
+
+log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from .result import Result
+
+FT_PER_MILE = 5280.0
+PLAN_ROLES = ("harvest_area", "landings", "haul_roads", "skid_trails", "disturbance", "footprints")
+"""Input roles of a plan or site: when present, they and the findings frame the maps."""
+
+PRIMARY_ROLES = ("parcels",) + PLAN_ROLES
+"""Input roles drawn whole on the web map (other inputs are cut to the area of interest)."""
+
+
+MAX_VECTOR_FEATURES = 10_000
+"""Above this many features (in view) a layer of the overview map is drawn as a raster at the
+image's own resolution instead of as vector shapes: each pixel takes the most severe status
+(or the layer's colour) of the features covering its centre, and every feature also marks the
+pixel of its centroid, so none vanishes for being smaller than a pixel. A county of a million
+parcels draws in seconds and the PNG stays the same size."""
+
+FOCUS_ROLES: dict[str, tuple[str, ...]] = {
+    "harvest": ("harvest_area", "landings", "haul_roads", "skid_trails"),
+    "stormwater": ("disturbance",), "flood-site": ("footprints",), "seqr": ("disturbance", "footprints"),
+    "screen": (),
+}
+"""The plan roles each command's maps are framed on (besides the findings)."""
+
+
+def focus_frames(result: Result) -> list[gpd.GeoDataFrame]:
+    """The frames whose extent the maps show: the plan (or else the parcels) and the findings.
+
+    A harvest plan or site plan is shown, not the whole town its parcels layer covers; a
+    parcel screening shows every parcel.
+    """
+    f = result.findings
+    frames = [f[f.geometry.notna() & ~f.geometry.is_empty]] if len(f) else []
+    layers = result.layers
+    if layers is None:
+        return frames
+    roles = FOCUS_ROLES.get(result.command, PLAN_ROLES)
+    plan = [g for r in roles if (g := layers.get_layer(r)) is not None]
+    if plan:
+        return frames + plan
+    parcels = layers.get_layer("parcels")
+    return frames + ([parcels] if parcels is not None else [])
+
+
+def nice_scale_length(span_ft: float, fraction: float = 0.25) -> tuple[float, str]:
+    """A round scale-bar length near ``fraction`` of ``span_ft``, and its label.
+
+    Lengths under half a mile are 1, 2 or 5 × 10^k feet; longer ones are 0.5, 1, 2 or
+    5 × 10^k miles.
+
+    Parameters
+    ----------
+    span_ft : float
+        Width of the map in feet (> 0).
+    fraction : float
+        Target share of the width.
+
+    Returns
+    -------
+    (float, str)
+        Length in feet and its label (``"500 ft"``, ``"1 mi"``).
+
+    Examples
+    --------
+    >>> nice_scale_length(2000.0)
+    (500.0, '500 ft')
+    >>> nice_scale_length(30000.0)
+    (5280.0, '1 mi')
+    """
+    if not span_ft > 0 or not math.isfinite(span_ft):
+        raise ValueError(f"map width must be a positive number of feet, got {span_ft!r}")
+    target = span_ft * fraction
+    if target < FT_PER_MILE / 2:
+        unit, per = "ft", 1.0
+    else:
+        unit, per = "mi", FT_PER_MILE
+    t = target / per
+    k = 10 ** math.floor(math.log10(t))
+    step = max((m * k for m in (1, 2, 5) if m * k <= t), default=k)
+    label = f"{step:,.0f} ft" if unit == "ft" else f"{step:g} mi"
+    return step * per, label
+
+
+def crs_ft_per_unit(crs: Any) -> float | None:
+    """Feet per CRS unit of a projected CRS, ``None`` for a geographic or missing CRS."""
+    if crs is None:
+        return None
+    from pyproj import CRS
+
+    c = CRS(crs)
+    if not c.is_projected:
+        return None
+    metres = c.axis_info[0].unit_conversion_factor
+    return float(metres / 0.3048)
+
+
+def draw_scale_bar(ax: Axes, ft_per_unit: float, *, segments: int = 2) -> None:
+    """Draw an alternating black/white scale bar in the lower left of ``ax`` (feet or miles)."""
+    from matplotlib.patches import Rectangle
+
+    x0, x1 = ax.get_xlim()
+    y0, y1 = ax.get_ylim()
+    length_ft, label = nice_scale_length((x1 - x0) * ft_per_unit)
+    length = length_ft / ft_per_unit
+    h = (y1 - y0) * 0.012
+    bx, by = x0 + (x1 - x0) * 0.04, y0 + (y1 - y0) * 0.05
+    ax.add_patch(Rectangle((bx - (x1 - x0) * 0.015, by - h * 2.2), length + (x1 - x0) * 0.03, h * 6.5,
+                           facecolor="white", edgecolor="none", alpha=0.8, zorder=300))
+    seg = length / segments
+    for i in range(segments):
+        ax.add_patch(Rectangle((bx + i * seg, by), seg, h, facecolor="black" if i % 2 == 0 else "white",
+                               edgecolor="black", linewidth=0.8, zorder=301))
+    ax.text(bx, by + h * 1.6, "0", ha="center", va="bottom", fontsize=7, zorder=302)
+    ax.text(bx + length, by + h * 1.6, label, ha="center", va="bottom", fontsize=7, zorder=302)
+
+
+def draw_north_arrow(ax: Axes) -> None:
+    """Draw a north arrow (grid north of the projected CRS) in the upper right of ``ax``."""
+    ax.annotate("N", xy=(0.95, 0.95), xytext=(0.95, 0.84), xycoords="axes fraction",
+                ha="center", va="center", fontsize=11, fontweight="bold", zorder=302,
+                arrowprops={"facecolor": "black", "edgecolor": "black", "width": 3, "headwidth": 10,
+                            "headlength": 9},
+                bbox={"boxstyle": "circle,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.8})
+
+
+def _families(gdf: gpd.GeoDataFrame) -> dict[str, gpd.GeoDataFrame]:
+    """Split a frame into point / line / polygon parts (vectorized on geometry type ids)."""
+    g = gdf[gdf.geometry.notna() & ~gdf.geometry.is_empty]
+    if not len(g):
+        return {}
+    tid = shapely.get_type_id(g.geometry.values)
+    # 0 point, 4 multipoint; 1 linestring, 2 linearring, 5 multilinestring; 3 polygon, 6 multipolygon
+    out = {}
+    for fam, ids in (("polygon", (3, 6)), ("line", (1, 2, 5)), ("point", (0, 4))):
+        part = g[np.isin(tid, ids)]
+        if len(part):
+            out[fam] = part
+    if np.isin(tid, (7,)).any():  # geometry collections: explode into their parts
+        gc = g[tid == 7].explode(index_parts=False)
+        for fam, part in _families(gc).items():
+            out[fam] = gpd.GeoDataFrame(
+                gpd.pd.concat([out[fam], part]) if fam in out else part, crs=g.crs)
+    return out
+
+
+def _draw(ax: Axes, gdf: gpd.GeoDataFrame, st: styles.LayerStyle, z: int, handles: list | None,
+          label: str | None = None, alpha_scale: float = 1.0) -> None:
+    """Draw a frame with a web style; append one legend handle (none when ``handles`` is None)."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    parts = _families(gdf)
+    if not parts:
+        return
+    dash: Any = (0.0, tuple(float(v) / 2 for v in st.dash.split())) if st.dash else "solid"
+    for fam, part in parts.items():
+        if fam == "polygon":
+            part.plot(ax=ax, facecolor=st.fill if st.fill else "none",
+                      alpha=None, edgecolor=st.color, linewidth=st.weight * 0.75, linestyle=dash,
+                      zorder=z)
+            if st.fill:  # fill transparency without fading the outline
+                for coll in ax.collections[-1:]:
+                    coll.set_facecolor([(*_rgb(st.fill), st.fill_opacity * alpha_scale)])
+        elif fam == "line":
+            part.plot(ax=ax, color=st.color, linewidth=st.weight * 0.75, linestyle=dash,
+                      alpha=st.opacity * alpha_scale, zorder=z)
+        else:
+            size = st.radius * (1.6 if alpha_scale >= 1 else 1.0)  # inputs' markers smaller
+            part.plot(ax=ax, color=st.fill or st.color, edgecolor=st.color, markersize=size ** 2,
+                      linewidth=0.8, alpha=min(1.0, st.opacity * alpha_scale), zorder=z + 1)
+    if handles is None:
+        return
+    fam = "polygon" if "polygon" in parts else ("line" if "line" in parts else "point")
+    text = (label or st.label).replace("$", r"\$")  # matplotlib would read $...$ as math
+    text = text if len(text) <= 44 else text[:43] + "…"
+    if fam == "polygon":
+        handles.append(Patch(facecolor=(*_rgb(st.fill), st.fill_opacity) if st.fill else "none",
+                             edgecolor=st.color, linestyle=dash, label=text))
+    elif fam == "line":
+        handles.append(Line2D([], [], color=st.color, linewidth=st.weight * 0.75, linestyle=dash, label=text))
+    else:
+        handles.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor=st.fill or st.color,
+                              markeredgecolor=st.color, markersize=st.radius * 1.4, label=text))
+
+
+def rank_grid(geoms: np.ndarray, ranks: np.ndarray, bounds: tuple[float, float, float, float],
+              shape: tuple[int, int]) -> np.ndarray:
+    """Rasterize features: the smallest rank of the features at each pixel (``-1`` where none).
+
+    A pixel gets the features that contain or touch its centre (an STRtree query of all pixel
+    centres at once) and the features whose centroid falls in it, so every feature marks at
+    least one pixel however small it is.
+
+    Parameters
+    ----------
+    geoms : ndarray of shapely geometries
+        Non-empty geometries in the map's CRS.
+    ranks : ndarray of int
+        Rank of each geometry (0 = drawn on top, e.g. the most severe status).
+    bounds : (xmin, ymin, xmax, ymax)
+        The extent of the image.
+    shape : (rows, columns)
+        Size of the image in pixels.
+
+    Returns
+    -------
+    ndarray of int, shape ``shape``
+        Row 0 is the top (north) edge.
+    """
+    ny, nx = shape
+    xmin, ymin, xmax, ymax = bounds
+    px, py = (xmax - xmin) / nx, (ymax - ymin) / ny
+    sentinel = np.iinfo(np.int32).max
+    grid = np.full(ny * nx, sentinel, dtype=np.int64)
+    geoms = np.asarray(geoms, dtype=object)
+    ranks = np.asarray(ranks, dtype=np.int64)
+    if len(geoms):
+        # several findings of one parcel share its geometry object: rasterize each object once
+        codes, _ = pd.factorize(np.fromiter(map(id, geoms), dtype=np.int64, count=len(geoms)))
+        best = np.full(int(codes.max()) + 1, sentinel, dtype=np.int64)
+        np.minimum.at(best, codes, ranks)
+        first = np.full(len(best), len(geoms), dtype=np.int64)
+        np.minimum.at(first, codes, np.arange(len(geoms)))
+        geoms, ranks = geoms[first], best
+        tree = shapely.STRtree(geoms)
+        pix, hit = tree.query(_pixel_centres(bounds, shape), predicate="intersects")
+        np.minimum.at(grid, pix, ranks[hit])
+        xy = shapely.get_coordinates(shapely.centroid(geoms))
+        col = np.floor((xy[:, 0] - xmin) / px).astype(np.int64)
+        row = np.floor((ymax - xy[:, 1]) / py).astype(np.int64)
+        inside = (col >= 0) & (col < nx) & (row >= 0) & (row < ny)
+        np.minimum.at(grid, row[inside] * nx + col[inside], ranks[inside])
+    grid[grid == sentinel] = -1
+    return grid.reshape(ny, nx)
+
+
+@functools.lru_cache(maxsize=4)
+def _pixel_centres(bounds: tuple[float, float, float, float], shape: tuple[int, int]) -> np.ndarray:
+    """Points at the centres of an image's pixels, row by row from the top (cached: every raster layer of one map shares them)."""
+    ny, nx = shape
+    xmin, ymin, xmax, ymax = bounds
+    px, py = (xmax - xmin) / nx, (ymax - ymin) / ny
+    xy = np.empty((ny, nx, 2))
+    xy[..., 0] = xmin + (np.arange(nx) + 0.5) * px
+    xy[..., 1] = (ymax - (np.arange(ny) + 0.5) * py)[:, None]
+    return shapely.points(xy.reshape(-1, 2))
+
+
+def _draw_raster(ax: Axes, geoms: np.ndarray, ranks: np.ndarray, colors: list[tuple[float, float, float, float]],
+                 bounds: tuple[float, float, float, float], shape: tuple[int, int], z: int) -> None:
+    """Draw features as an RGBA image: the colour of each pixel's smallest rank (see :func:`rank_grid`)."""
+    grid = rank_grid(geoms, ranks, bounds, shape)
+    lut = np.array(list(colors) + [(0.0, 0.0, 0.0, 0.0)], dtype=float)
+    img = lut[np.where(grid < 0, len(colors), grid)]
+    xmin, ymin, xmax, ymax = bounds
+    ax.imshow(img, extent=(xmin, xmax, ymin, ymax), origin="upper", interpolation="nearest", zorder=z,
+              aspect="auto")
+
+
+def _layer_raster_color(st: styles.LayerStyle, alpha_scale: float = 1.0) -> tuple[float, float, float, float]:
+    """The one colour of a layer drawn as a raster: its fill (or stroke) colour, at least 35 % opaque."""
+    alpha = max(st.fill_opacity if st.fill else 0.35, 0.35) * alpha_scale
+    return (*_rgb(st.fill or st.color), min(1.0, alpha))
+
+
+def _draw_layer(ax: Axes, gdf: gpd.GeoDataFrame, st: styles.LayerStyle, z: int, handles: list | None,
+                raster: tuple[tuple[float, float, float, float], tuple[int, int]] | None,
+                label: str | None = None, alpha_scale: float = 1.0) -> None:
+    """:func:`_draw`, or the raster of :func:`_draw_raster` when the layer has more than
+    :data:`MAX_VECTOR_FEATURES` features and ``raster`` (bounds, shape) is given."""
+    if raster is None or len(gdf) <= MAX_VECTOR_FEATURES:
+        _draw(ax, gdf, st, z, handles, label=label, alpha_scale=alpha_scale)
+        return
+    from matplotlib.patches import Patch
+
+    g = gdf.geometry.values
+    g = np.asarray(g[~(shapely.is_missing(g) | shapely.is_empty(g))], dtype=object)
+    color = _layer_raster_color(st, alpha_scale)
+    _draw_raster(ax, g, np.zeros(len(g), dtype=np.int64), [color], raster[0], raster[1], z)
+    if handles is not None:
+        text = (label or st.label).replace("$", r"\$")
+        text = text if len(text) <= 44 else text[:43] + "…"
+        handles.append(Patch(facecolor=color, edgecolor="none", label=text))
+
+
+def _rgb(hex_color: str) -> tuple[float, float, float]:
+    h = hex_color.lstrip("#")
+    return tuple(int(h[i:i + 2], 16) / 255 for i in (0, 2, 4))  # type: ignore[return-value]
+
+
+def _bounds(frames: Iterable[gpd.GeoDataFrame]) -> tuple[float, float, float, float] | None:
+    boxes = [f.total_bounds for f in frames if f is not None and len(f) and f.geometry.notna().any()]
+    boxes = [b for b in boxes if np.all(np.isfinite(b))]
+    if not boxes:
+        return None
+    a = np.array(boxes)
+    return float(a[:, 0].min()), float(a[:, 1].min()), float(a[:, 2].max()), float(a[:, 3].max())
+
+
+def _frame_extent(bounds: tuple[float, float, float, float], aspect: float, margin: float,
+                  min_span: float) -> tuple[float, float, float, float]:
+    """Grow ``bounds`` by ``margin`` (share) and to the axes' width/height ``aspect``."""
+    x0, y0, x1, y1 = bounds
+    w, h = max(x1 - x0, min_span), max(y1 - y0, min_span)
+    w, h = w * (1 + 2 * margin), h * (1 + 2 * margin)
+    if w / h < aspect:
+        w = h * aspect
+    else:
+        h = w / aspect
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    return cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
+
+
+def most_severe_per_geometry(findings: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """One finding per distinct geometry: the most severe (waived findings rank last).
+
+    Parameters
+    ----------
+    findings : GeoDataFrame
+        Findings with ``status`` and ``waived`` columns.
+
+    Returns
+    -------
+    GeoDataFrame
+        A subset of ``findings`` (rows with an empty geometry dropped).
+    """
+    f = findings[findings.geometry.notna() & ~findings.geometry.is_empty]
+    if not len(f):
+        return f
+    rank = f["status"].map({s: i for i, s in enumerate(STATUSES)}).fillna(len(STATUSES))
+    rank = rank + (f["waived"].astype(str) != "") * len(STATUSES)
+    key = shapely.to_wkb(shapely.normalize(f.geometry.values), hex=True)
+    order = gpd.pd.DataFrame({"rank": rank.values, "key": key}, index=f.index).sort_values("rank", kind="stable")
+    keep = order.drop_duplicates("key").index
+    return f.loc[f.index.isin(keep)]
+
+
+def _draw_findings_raster(ax: Axes, f: gpd.GeoDataFrame, totals: Any,
+                          raster: tuple[tuple[float, float, float, float], tuple[int, int]],
+                          handles: list) -> None:
+    """Findings as one raster, each pixel in the colour of its most severe status (waived ones rank last)."""
+    from matplotlib.patches import Patch
+
+    k = len(STATUSES)
+    rank = f["status"].map({s: i for i, s in enumerate(STATUSES)}).fillna(k - 1).to_numpy(dtype=np.int64)
+    rank = rank + (f["waived"].astype(str) != "").to_numpy() * k
+    colors = []
+    for status in STATUSES:
+        st = styles.status_style(status, "polygon")
+        colors.append((*_rgb(st.fill or st.color), 0.45 if status in ("pass", "info") else 0.8))
+    _draw_raster(ax, np.asarray(f.geometry.values, dtype=object), rank, colors + colors, raster[0], raster[1], 100)
+    for status, color in zip(STATUSES, colors):
+        n = int(totals.get(status, 0))
+        if n:
+            label = f"{styles.STATUS_LABELS[status]} ({n} finding{'s' if n != 1 else ''})"
+            handles.append(Patch(facecolor=color, edgecolor="none", label=label))
+
+
+def parcel_geometry(result: Result, parcel: str) -> Any:
+    """The geometry of parcel ``parcel`` (by ``feature_id``) from the inputs or the parcels table."""
+    cands: list[gpd.GeoDataFrame] = []
+    parcels = result.layers.get_layer("parcels") if result.layers is not None else None
+    if parcels is not None:
+        cands.append(parcels)
+    t = result.tables.get("parcels")
+    if isinstance(t, gpd.GeoDataFrame):
+        cands.append(t)
+    for g in cands:
+        for col in ("feature_id", "parcel_id"):
+            if col in g.columns:
+                hit = g[g[col].astype(str) == str(parcel)]
+                if len(hit):
+                    return shapely.union_all(hit.geometry.values)
+    return None
+
+
+def render_overview(result: Result, *, parcel: str | None = None, width_in: float = 9.0,
+                    height_in: float = 6.5, dpi: int = 110) -> bytes:
+    """Draw the overview map of ``result`` and return it as PNG bytes.
+
+    Parameters
+    ----------
+    result : Result
+    parcel : str, optional
+        Zoom to this parcel (``feature_id``), outline it, and draw only its findings.
+    width_in, height_in : float
+        Figure size in inches (the legend sits to the right of the map).
+    dpi : int
+        Resolution.
+
+    Returns
+    -------
+    bytes
+        A PNG image.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width_in, height_in), dpi=dpi)
+    ax = fig.add_axes((0.01, 0.02, 0.70, 0.96))
+    ax.set_facecolor("#fbfbf8")
+    crs = result.crs
+    handles: list = []
+
+    def working(g: gpd.GeoDataFrame | None) -> gpd.GeoDataFrame | None:
+        if g is None or not isinstance(g, gpd.GeoDataFrame) or not len(g):
+            return None
+        if crs is not None and g.crs is not None and not g.crs.equals(crs):
+            return g.to_crs(crs)
+        return g
+
+    findings = working(result.findings)
+    if findings is not None and parcel is not None:
+        findings = findings[(findings["subject_id"] == str(parcel))
+                            & findings["subject_layer"].isin(["parcels", ""])]
+    layers = result.layers
+    inputs = {r: working(layers.get_layer(r)) for r in layers} if layers is not None else {}
+    inputs = {r: g for r, g in inputs.items() if g is not None}
+
+    # extent
+    pgeom = parcel_geometry(result, parcel) if parcel is not None else None
+    bounds: tuple[float, float, float, float] | None
+    if pgeom is not None:
+        x0, y0, x1, y1 = (float(v) for v in shapely.bounds(pgeom))
+        bounds = (x0, y0, x1, y1)
+        margin = 0.35
+    else:
+        bounds = (_bounds(focus_frames(result)) or _bounds(result.derived.values())
+                  or _bounds(inputs.values()))
+        margin = 0.06
+    if bounds is None:
+        ax.text(0.5, 0.5, "no mapped features", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return _png(fig)
+    box_w, box_h = fig.get_size_inches() * np.array([0.70, 0.96])
+    ft = crs_ft_per_unit(crs) or 1.0
+    xmin, ymin, xmax, ymax = _frame_extent(bounds, box_w / box_h, margin, min_span=200.0 / ft)
+    view = shapely.box(xmin, ymin, xmax, ymax)
+    # pixel grid of the map's axes, for layers drawn as a raster
+    raster = ((xmin, ymin, xmax, ymax), (max(1, round(box_h * dpi)), max(1, round(box_w * dpi))))
+
+    def clip(g: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+        return g[g.geometry.intersects(view)]
+
+    # inputs, lightly (flood zones by zone)
+    z = 1
+    for role, g in inputs.items():
+        if not styles.style_for(role).show:  # zoning, rights-of-way, preliminary zones: web map only
+            continue
+        g = clip(g)
+        if not len(g):
+            continue
+        if role == "flood_zones" and "FLD_ZONE" in g.columns:
+            keys = [styles.flood_zone_key(a, b) for a, b in
+                    zip(g["FLD_ZONE"], g["ZONE_SUBTY"] if "ZONE_SUBTY" in g else [None] * len(g))]
+            g = g.assign(_zone=keys)
+            for key, sub in g.groupby("_zone", sort=True):
+                st = styles.flood_zone_style(str(key))
+                _draw_layer(ax, sub, st, z, handles, raster, label=f"flood zone {key}")
+        else:
+            _draw_layer(ax, g, styles.style_for(role), z, handles, raster, alpha_scale=0.7)
+        z += 1
+
+    # derived layers
+    for name, g in result.derived.items():
+        g = working(g)
+        if g is None:
+            continue
+        g = clip(g)
+        if not len(g):
+            continue
+        st = styles.style_for(name, styles.geom_family(g))
+        if name == "contours":
+            label = "contours"
+            if "elev_ft" in g.columns and g["elev_ft"].notna().sum() > 1:
+                lv = np.sort(g["elev_ft"].dropna().unique())
+                step = float(np.min(np.diff(lv))) if len(lv) > 1 else 0.0
+                label = f"contours ({step:g} ft)" if step > 0 else label
+            _draw_layer(ax, g, st, 40, handles, raster, label=label)
+        else:
+            _draw_layer(ax, g, st, 50 + z, handles, raster)
+        z += 1
+
+    # the parcel of a one-parcel report
+    if pgeom is not None:
+        gpd.GeoSeries([pgeom], crs=crs).boundary.plot(ax=ax, color="black", linewidth=2.5, zorder=200)
+        from matplotlib.lines import Line2D
+
+        handles.append(Line2D([], [], color="black", linewidth=2.5,
+                              label=f"parcel {parcel}".replace("$", r"\$")))
+
+    # findings by status, most severe on top; where several findings share one geometry
+    # (one parcel checked by several rules) only the most severe is drawn
+    if findings is not None and len(findings):
+        f = clip(findings)
+        f = f[f.geometry.notna() & ~f.geometry.is_empty]
+        totals = findings["status"].value_counts()
+        if len(f) > MAX_VECTOR_FEATURES:  # a whole town: each pixel in its most severe status
+            _draw_findings_raster(ax, f, totals, raster, handles)
+            f = f.iloc[0:0]
+        else:
+            f = most_severe_per_geometry(f)
+        for i, status in enumerate(reversed(STATUSES)):
+            sub = f[f["status"] == status]
+            if not len(sub):
+                continue
+            n = int(totals.get(status, 0))
+            label = f"{styles.STATUS_LABELS[status]} ({n} finding{'s' if n != 1 else ''})"
+            first = True
+            for fam, part in sorted(_families(sub).items(), key=lambda kv: -len(kv[1])):
+                # each geometry family in its own weight; one legend entry per status
+                st = styles.status_style(status, fam)
+                if fam == "polygon":  # thin outlines; on the overview pass/info only outlined
+                    quiet = status in ("pass", "info") and parcel is None
+                    st = replace(st, weight=0.9 if quiet else 1.3, fill=None if quiet else st.fill,
+                                 fill_opacity=0.22 if parcel is None else st.fill_opacity)
+                _draw(ax, part, st, 100 + 2 * i, handles if first else None, label=label)
+                first = False
+
+    ax.set_xlim(xmin, xmax)
+    ax.set_ylim(ymin, ymax)
+    ax.set_aspect("equal")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_xlabel("")
+    ax.set_ylabel("")
+    for s in ax.spines.values():
+        s.set_edgecolor("#888888")
+    if crs_ft_per_unit(crs) is not None:
+        draw_scale_bar(ax, ft)
+    draw_north_arrow(ax)
+    if handles:
+        fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.725, 0.98), fontsize=7.5,
+                   frameon=False, title="Legend", title_fontsize=9, alignment="left")
+    if crs is not None:
+        from pyproj import CRS
+
+        fig.text(0.725, 0.03, f"{CRS(crs).name}\nGrid north; scale in feet", fontsize=6.5, color="#555555")
+    return _png(fig)
+
+
+def _png(fig: Any) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    return buf.getvalue()
+
+
+def overview_data_uri(result: Result, **kwargs: Any) -> str:
+    """:func:`render_overview` as a ``data:image/png;base64,...`` URI for an ``<img src>``."""
+    return "data:image/png;base64," + base64.b64encode(render_overview(result, **kwargs)).decode("ascii")
+

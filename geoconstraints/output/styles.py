@@ -1,0 +1,472 @@
+"""One style table: QGIS ``layer_styles`` in results.gpkg and the web map's colours come
+from this module, so a violation is the same red everywhere.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import sqlite3
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from geoconstraints.errors import OutputError
+from geoconstraints.rulebook.findings import STATUSES
+
+log = logging.getLogger(__name__)
+
+STATUS_COLORS: dict[str, str] = {
+    "violation": "#d7191c", "review": "#fd8d3c", "not_evaluated": "#7f7f7f",
+    "info": "#2c7bb6", "pass": "#1a9641",
+}
+"""Colour of each finding status (ColorBrewer RdYlBu/RdYlGn, readable when printed)."""
+
+STATUS_LABELS: dict[str, str] = {
+    "violation": "violation", "review": "needs review", "not_evaluated": "not evaluated",
+    "info": "information", "pass": "pass",
+}
+"""Legend text of each status."""
+
+PX_TO_MM = 0.26
+"""Width of one screen pixel in millimetres (QGIS symbol widths are in mm)."""
+
+
+@dataclass(frozen=True)
+class LayerStyle:
+    """How one layer is drawn, in web terms (CSS colours, pixels).
+
+    Attributes
+    ----------
+    color : str
+        Stroke colour (``#rrggbb``).
+    fill : str or None
+        Fill colour; ``None`` draws polygons hollow.
+    fill_opacity : float
+        0-1.
+    weight : float
+        Stroke width in pixels.
+    opacity : float
+        Stroke opacity 0-1.
+    dash : str
+        SVG dash pattern (``"6 4"``) or ``""`` for solid.
+    radius : float
+        Marker radius in pixels for point layers.
+    label : str
+        Legend text.
+    show : bool
+        Shown when the web map opens.
+    """
+
+    color: str
+    fill: str | None = None
+    fill_opacity: float = 0.0
+    weight: float = 1.0
+    opacity: float = 1.0
+    dash: str = ""
+    radius: float = 4.0
+    label: str = ""
+    show: bool = True
+
+
+_INPUT = LayerStyle("#555555", None, 0.0, 1.0, 0.8, label="input")
+LAYER_STYLES: dict[str, LayerStyle] = {
+    # inputs (roles, SPEC §2): light, so findings stand out
+    "parcels": LayerStyle("#4d4d4d", None, 0.0, 1.0, 0.7, label="parcels"),
+    "flood_zones": LayerStyle("#2166ac", "#6baed6", 0.25, 0.8, 0.8, label="flood zones"),
+    "flood_zones_preliminary": LayerStyle("#762a83", None, 0.0, 1.2, 0.9, "5 4",
+                                          label="preliminary flood zones", show=False),
+    "bfe_lines": LayerStyle("#08306b", None, 0.0, 1.0, 0.9, "2 3", label="base flood elevation lines"),
+    "streams": LayerStyle("#3182bd", "#9ecae1", 0.4, 2.0, 0.9, label="streams"),
+    "stream_corridor": LayerStyle("#6baed6", "#c6dbef", 0.3, 0.8, 0.8, label="stream corridor"),
+    "critical_slopes": LayerStyle("#8c510a", "#dfc27d", 0.3, 0.8, 0.8, label="critical slopes"),
+    "zoning": LayerStyle("#9970ab", None, 0.0, 0.8, 0.6, "4 3", label="zoning", show=False),
+    "roads": LayerStyle("#252525", None, 0.0, 2.0, 0.8, label="roads"),
+    "row": LayerStyle("#737373", "#d9d9d9", 0.3, 0.6, 0.8, label="rights-of-way", show=False),
+    "dwellings": LayerStyle("#000000", "#ffffff", 0.9, 1.0, 1.0, radius=4, label="dwellings"),
+    "harvest_area": LayerStyle("#238b45", "#a1d99b", 0.15, 1.5, 0.9, label="harvest area"),
+    "landings": LayerStyle("#8c510a", "#bf812d", 0.8, 1.5, 1.0, radius=6, label="landings"),
+    "haul_roads": LayerStyle("#8c510a", None, 0.0, 2.5, 0.9, label="haul roads"),
+    "skid_trails": LayerStyle("#bf812d", None, 0.0, 1.5, 0.9, "6 4", label="skid trails"),
+    "disturbance": LayerStyle("#b35806", "#fdb863", 0.25, 1.0, 0.9, label="soil disturbance"),
+    "impaired_waters": LayerStyle("#542788", "#b2abd2", 0.3, 2.0, 0.9, label="impaired waters"),
+    "footprints": LayerStyle("#000000", "#969696", 0.5, 1.0, 1.0, label="structure footprints"),
+    # derived layers
+    "buffer_strips": LayerStyle("#1f78b4", "#a6cee3", 0.35, 1.0, 0.9, label="buffer strips"),
+    "buffers": LayerStyle("#1f78b4", "#a6cee3", 0.35, 1.0, 0.9, label="buffers"),
+    "grade_runs": LayerStyle("#e31a1c", None, 0.0, 5.0, 0.95, label="steep grade runs"),
+    "water_bars": LayerStyle("#6a3d9a", "#cab2d6", 1.0, 1.5, 1.0, radius=5, label="water bars"),
+    "contours": LayerStyle("#a6611a", None, 0.0, 0.6, 0.6, label="contours (10 ft)", show=False),
+    "sfha_overlaps": LayerStyle("#08519c", "#4292c6", 0.35, 1.0, 0.9, label="parts in the SFHA"),
+    "floodway_overlaps": LayerStyle("#08306b", "#08306b", 0.45, 1.2, 0.9, "4 2", label="parts in the floodway"),
+    "parcels_table": LayerStyle("#4d4d4d", None, 0.0, 1.0, 0.8, label="parcels"),
+}
+"""Style of each input role and derived layer, by name; see :func:`style_for`."""
+
+FLOOD_ZONE_COLORS: dict[str, str] = {
+    "VE": "#6a51a3", "V": "#807dba", "AE": "#08519c", "A": "#3182bd", "AO": "#4292c6",
+    "AH": "#4292c6", "A99": "#6baed6", "AR": "#6baed6", "X (0.2% annual chance)": "#fd8d3c",
+    "X (protected by levee)": "#fdae6b", "X": "#d9d9d9", "D": "#969696",
+}
+"""Fill colour of each flood-zone key of :func:`flood_zone_key` (SFHA in blues, 0.2 % in orange)."""
+
+
+def style_for(name: str, family: str | None = None) -> LayerStyle:
+    """The :class:`LayerStyle` of a layer name (input role or derived layer).
+
+    Parameters
+    ----------
+    name : str
+        ``parcels``, ``buffer_strips``, ``grade_runs``, ... An unknown name gets a neutral
+        grey style; a name containing ``buffer`` gets the buffer style.
+    family : {"point", "line", "polygon"}, optional
+        Only used to give an unknown polygon layer a faint fill.
+
+    Returns
+    -------
+    LayerStyle
+    """
+    if name in LAYER_STYLES:
+        return LAYER_STYLES[name]
+    if "buffer" in name:
+        return replace(LAYER_STYLES["buffer_strips"], label=name.replace("_", " "))
+    st = replace(_INPUT, label=name.replace("_", " "))
+    if family == "polygon":
+        st = replace(st, fill="#bdbdbd", fill_opacity=0.2)
+    return st
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def flood_zone_key(fld_zone: Any, zone_subty: Any = None) -> str:
+    """Legend key of an NFHL zone: ``AE``, ``A``, ``VE``, ``X (0.2% annual chance)``, ``X``, ``D``...
+
+    Parameters
+    ----------
+    fld_zone, zone_subty : str or None
+        NFHL ``FLD_ZONE`` and ``ZONE_SUBTY`` values.
+
+    Returns
+    -------
+    str
+        ``"unknown"`` when ``FLD_ZONE`` is empty.
+    """
+    z = "" if _missing(fld_zone) else str(fld_zone)
+    z = z.strip().upper()
+    if not z:
+        return "unknown"
+    if z == "X" or z.startswith("0.2"):
+        sub = "" if _missing(zone_subty) else str(zone_subty).upper()
+        if "0.2" in sub or z.startswith("0.2"):
+            return "X (0.2% annual chance)"
+        if "LEVEE" in sub:
+            return "X (protected by levee)"
+        return "X"
+    return z
+
+
+def flood_zone_color(key: str) -> str:
+    """Fill colour of a :func:`flood_zone_key` key (grey for an unknown key)."""
+    return FLOOD_ZONE_COLORS.get(key, "#bdbdbd")
+
+
+def flood_zone_style(key: str, *, preliminary: bool = False) -> LayerStyle:
+    """Style of one :func:`flood_zone_key`: SFHA zones (A*, V*) strong, 0.2 % medium, others faint."""
+    col = flood_zone_color(key)
+    sfha = key[:1] in ("A", "V") and not key.startswith("AREA")
+    opacity = 0.35 if sfha else (0.3 if key.startswith("X (") else 0.08)
+    label = ("Preliminary flood zone " if preliminary else "Flood zone ") + key
+    return LayerStyle(col, col, opacity, 0.8 if sfha else 0.5, 0.8 if sfha else 0.5,
+                      "5 4" if preliminary else "", label=label, show=not preliminary)
+
+
+def geom_family(df: pd.DataFrame) -> str | None:
+    """``point``, ``line`` or ``polygon``: the dominant geometry family of a frame, ``None`` if none.
+
+    A mixed frame (findings of several rules) gets the most common family.
+    """
+    geom = getattr(df, "geometry", None) if hasattr(df, "_geometry_column_name") else None
+    if geom is None:
+        return None
+    types = geom[geom.notna() & ~geom.is_empty].geom_type
+    if not len(types):
+        return None
+    fam = types.str.replace("Multi", "", regex=False).map(
+        {"Point": "point", "LineString": "line", "LinearRing": "line", "Polygon": "polygon"})
+    fam = fam.dropna()
+    return str(fam.value_counts().index[0]) if len(fam) else None
+
+
+# ------------------------------------------------------------------------------------------
+# QML (QGIS) and SLD
+
+def _rgba(hex_color: str, alpha: float = 1.0) -> str:
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    return f"{r},{g},{b},{round(max(0.0, min(1.0, alpha)) * 255)}"
+
+
+def _mm(px: float) -> str:
+    return f"{px * PX_TO_MM:.2f}"
+
+
+def _symbol_props(family: str, st: LayerStyle) -> tuple[str, str, dict[str, str]]:
+    """(symbol type, symbol-layer class, properties) for a QGIS simple symbol."""
+    if family == "point":
+        return "marker", "SimpleMarker", {
+            "name": "circle", "color": _rgba(st.fill or st.color, max(st.fill_opacity, 0.8)),
+            "outline_color": _rgba(st.color, st.opacity), "outline_width": _mm(st.weight),
+            "outline_width_unit": "MM", "outline_style": "solid", "size": _mm(2 * st.radius),
+            "size_unit": "MM",
+        }
+    if family == "line":
+        return "line", "SimpleLine", {
+            "line_color": _rgba(st.color, st.opacity), "line_width": _mm(st.weight),
+            "line_width_unit": "MM", "line_style": "dash" if st.dash else "solid",
+            "capstyle": "round", "joinstyle": "round",
+        }
+    return "fill", "SimpleFill", {
+        "color": _rgba(st.fill or st.color, st.fill_opacity if st.fill else 0.0),
+        "style": "solid" if st.fill else "no", "outline_color": _rgba(st.color, st.opacity),
+        "outline_width": _mm(st.weight), "outline_width_unit": "MM",
+        "outline_style": "dash" if st.dash else "solid", "joinstyle": "round",
+    }
+
+
+def _symbol_xml(parent: ET.Element, name: str, family: str, st: LayerStyle, tag: str = "symbol") -> None:
+    sym_type, cls, props = _symbol_props(family, st)
+    sym = ET.SubElement(parent, tag, {"type": sym_type, "name": name, "alpha": "1",
+                                      "clip_to_extent": "1", "force_rhr": "0"})
+    layer = ET.SubElement(sym, "layer", {"class": cls, "enabled": "1", "locked": "0", "pass": "0"})
+    opt = ET.SubElement(layer, "Option", {"type": "Map"})
+    for k, v in props.items():
+        ET.SubElement(opt, "Option", {"name": k, "type": "QString", "value": v})
+    for k, v in props.items():  # QGIS < 3.26 reads <prop>
+        ET.SubElement(layer, "prop", {"k": k, "v": v})
+
+
+_GEOM_CODE = {"point": "0", "line": "1", "polygon": "2"}
+
+
+def status_style(status: str, family: str) -> LayerStyle:
+    """The style of findings of one status (lines thicker, polygons half-transparent)."""
+    c = STATUS_COLORS.get(status, "#7f7f7f")
+    weight = {"line": 4.0, "point": 1.0}.get(family, 2.0)
+    return LayerStyle(c, c, 0.35 if family == "polygon" else 0.9, weight, 1.0, radius=6,
+                      label=STATUS_LABELS.get(status, status))
+
+
+def qml_for(name: str, df: pd.DataFrame) -> str:
+    """A QGIS style (QML document) for layer ``name`` holding ``df``.
+
+    Findings (and any layer with a ``status`` column of finding statuses) are categorized by
+    ``status`` with :data:`STATUS_COLORS`; flood zones by ``FLD_ZONE``; other layers get a
+    single symbol from :func:`style_for`. A table without geometry gets a style with field
+    aliases only.
+
+    Parameters
+    ----------
+    name : str
+        Layer name in the GeoPackage.
+    df : DataFrame or GeoDataFrame
+
+    Returns
+    -------
+    str
+        The QML XML text (``<!DOCTYPE qgis ...><qgis ...>``).
+    """
+    family = geom_family(df)
+    root = ET.Element("qgis", {"version": "3.28.0", "styleCategories": "Symbology|Fields"})
+    if family is not None:
+        has_status = "status" in df.columns and df["status"].astype(str).isin(STATUSES).any()
+        if has_status:
+            r = ET.SubElement(root, "renderer-v2", {"type": "categorizedSymbol", "attr": "status",
+                                                    "symbollevels": "0", "forceraster": "0",
+                                                    "enableorderby": "0", "referencescale": "-1"})
+            cats, syms = ET.SubElement(r, "categories"), ET.SubElement(r, "symbols")
+            # most severe drawn last (on top): QGIS draws categories in order
+            for i, status in enumerate(reversed(STATUSES)):
+                ET.SubElement(cats, "category", {"render": "true", "symbol": str(i), "value": status,
+                                                 "label": STATUS_LABELS[status], "type": "string"})
+                _symbol_xml(syms, str(i), family, status_style(status, family))
+            _symbol_xml(r, "0", family, status_style("not_evaluated", family), tag="source-symbol")
+        elif "FLD_ZONE" in df.columns:
+            r = ET.SubElement(root, "renderer-v2", {"type": "categorizedSymbol", "attr": "FLD_ZONE",
+                                                    "symbollevels": "0", "forceraster": "0",
+                                                    "enableorderby": "0", "referencescale": "-1"})
+            cats, syms = ET.SubElement(r, "categories"), ET.SubElement(r, "symbols")
+            zones = sorted(df["FLD_ZONE"].dropna().astype(str).unique())
+            for i, z in enumerate(zones):
+                col = flood_zone_color(flood_zone_key(z))
+                ET.SubElement(cats, "category", {"render": "true", "symbol": str(i), "value": z,
+                                                 "label": f"Zone {z}", "type": "string"})
+                _symbol_xml(syms, str(i), family, LayerStyle(col, col, 0.35, 0.8, 0.9))
+        else:
+            st = style_for(name, family)
+            r = ET.SubElement(root, "renderer-v2", {"type": "singleSymbol", "symbollevels": "0",
+                                                    "forceraster": "0", "enableorderby": "0",
+                                                    "referencescale": "-1"})
+            syms = ET.SubElement(r, "symbols")
+            _symbol_xml(syms, "0", family, st)
+        ET.SubElement(root, "layerGeometryType").text = _GEOM_CODE[family]
+    aliases = ET.SubElement(root, "aliases")
+    geom_name = getattr(df, "_geometry_column_name", None)
+    for i, c in enumerate(c for c in df.columns if c != geom_name):
+        ET.SubElement(aliases, "alias", {"field": str(c), "index": str(i),
+                                         "name": str(c).replace("_", " ")})
+    body = ET.tostring(root, encoding="unicode")
+    return "<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>\n" + body
+
+
+def sld_for(name: str, df: pd.DataFrame) -> str:
+    """An OGC SLD 1.1 style equivalent to :func:`qml_for` (for GeoServer and others).
+
+    Returns ``""`` for a table without geometry.
+    """
+    family = geom_family(df)
+    if family is None:
+        return ""
+    ns = {"": "http://www.opengis.net/sld", "se": "http://www.opengis.net/se",
+          "ogc": "http://www.opengis.net/ogc"}
+    SE, OGC, SLD = (f"{{{ns['se']}}}", f"{{{ns['ogc']}}}", f"{{{ns['']}}}")
+    for p, uri in ns.items():
+        ET.register_namespace(p if p else "sld", uri)
+    root = ET.Element(f"{SLD}StyledLayerDescriptor", {"version": "1.1.0"})
+    nl = ET.SubElement(root, f"{SLD}NamedLayer")
+    ET.SubElement(nl, f"{SE}Name").text = name
+    fts = ET.SubElement(ET.SubElement(nl, f"{SLD}UserStyle"), f"{SE}FeatureTypeStyle")
+
+    def rule(st: LayerStyle, title: str, status: str | None) -> None:
+        ru = ET.SubElement(fts, f"{SE}Rule")
+        ET.SubElement(ru, f"{SE}Name").text = title
+        if status is not None:
+            f = ET.SubElement(ET.SubElement(ru, f"{OGC}Filter"), f"{OGC}PropertyIsEqualTo")
+            ET.SubElement(f, f"{OGC}PropertyName").text = "status"
+            ET.SubElement(f, f"{OGC}Literal").text = status
+
+        def param(parent: ET.Element, tag: str, k: str, v: str) -> None:
+            ET.SubElement(ET.SubElement(parent, tag) if tag else parent, f"{SE}SvgParameter",
+                          {"name": k}).text = v
+
+        if family == "point":
+            g = ET.SubElement(ET.SubElement(ru, f"{SE}PointSymbolizer"), f"{SE}Graphic")
+            mk = ET.SubElement(g, f"{SE}Mark")
+            ET.SubElement(mk, f"{SE}WellKnownName").text = "circle"
+            param(ET.SubElement(mk, f"{SE}Fill"), "", "fill", st.fill or st.color)
+            param(ET.SubElement(mk, f"{SE}Stroke"), "", "stroke", st.color)
+            ET.SubElement(g, f"{SE}Size").text = f"{2 * st.radius:g}"
+        elif family == "line":
+            s = ET.SubElement(ET.SubElement(ru, f"{SE}LineSymbolizer"), f"{SE}Stroke")
+            param(s, "", "stroke", st.color)
+            param(s, "", "stroke-width", f"{st.weight:g}")
+            param(s, "", "stroke-opacity", f"{st.opacity:g}")
+        else:
+            ps = ET.SubElement(ru, f"{SE}PolygonSymbolizer")
+            if st.fill:
+                fl = ET.SubElement(ps, f"{SE}Fill")
+                param(fl, "", "fill", st.fill)
+                param(fl, "", "fill-opacity", f"{st.fill_opacity:g}")
+            s = ET.SubElement(ps, f"{SE}Stroke")
+            param(s, "", "stroke", st.color)
+            param(s, "", "stroke-width", f"{st.weight:g}")
+
+    if "status" in df.columns and df["status"].astype(str).isin(STATUSES).any():
+        for status in reversed(STATUSES):
+            rule(status_style(status, family), STATUS_LABELS[status], status)
+    else:
+        rule(style_for(name, family), name, None)
+    return ET.tostring(root, encoding="unicode")
+
+
+# ------------------------------------------------------------------------------------------
+# the GeoPackage table
+
+LAYER_STYLES_DDL = (
+    "CREATE TABLE IF NOT EXISTS layer_styles ("
+    "id INTEGER PRIMARY KEY AUTOINCREMENT, f_table_catalog TEXT(256), f_table_schema TEXT(256), "
+    "f_table_name TEXT(256), f_geometry_column TEXT(256), styleName TEXT(30), styleQML TEXT, "
+    "styleSLD TEXT, useAsDefault BOOLEAN, description TEXT, owner TEXT(30), ui TEXT(30), "
+    "update_time DATETIME DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))"
+)
+"""The ``layer_styles`` table as QGIS creates it in a GeoPackage."""
+
+def add_layer_styles(gpkg_path: str | os.PathLike[str], layers: Mapping[str, pd.DataFrame]) -> int:
+    """Store a default QGIS style for each layer of ``layers`` in the GeoPackage ``gpkg_path``.
+
+    Creates the ``layer_styles`` table (QGIS schema) if missing and registers it in
+    ``gpkg_contents`` as an attributes table, as QGIS does; an earlier default style of the
+    same layer written by geoconstraints is replaced. Layers of ``layers`` that are not in the
+    GeoPackage (an empty frame that was not written) are skipped.
+
+    Call it on the temporary file before it is moved into place (see
+    :func:`geoconstraints.writers.write_gpkg` ``finalize=``) so the output stays atomic.
+
+    Parameters
+    ----------
+    gpkg_path : path
+        An existing GeoPackage.
+    layers : mapping of str to DataFrame
+        Layer name -> the frame written under that name.
+
+    Returns
+    -------
+    int
+        Number of styles written.
+
+    Raises
+    ------
+    OutputError
+        The file is not a GeoPackage or cannot be written.
+    """
+    path = Path(gpkg_path)
+    if not path.is_file():
+        raise OutputError(f"{path}: no GeoPackage to add QGIS styles to; write the layers first")
+    try:
+        con = sqlite3.connect(path)
+    except sqlite3.Error as exc:  # pragma: no cover - sqlite opens any path that exists
+        raise OutputError(f"{path}: cannot open the GeoPackage to add QGIS styles ({exc})") from None
+    n = 0
+    try:
+        with con:
+            try:
+                geom_cols = dict(con.execute("SELECT table_name, column_name FROM gpkg_geometry_columns"))
+                tables = {r[0] for r in con.execute("SELECT table_name FROM gpkg_contents")}
+            except sqlite3.DatabaseError as exc:
+                raise OutputError(f"{path} is not a GeoPackage ({exc}); cannot add QGIS styles") from None
+            con.execute(LAYER_STYLES_DDL)
+            if "layer_styles" not in tables:
+                con.execute(
+                    "INSERT INTO gpkg_contents (table_name, data_type, identifier, description, last_change)"
+                    " VALUES ('layer_styles', 'attributes', 'layer_styles', 'QGIS layer styles',"
+                    " strftime('%Y-%m-%dT%H:%M:%fZ','now'))")
+            rows = []
+            for name, df in layers.items():
+                if df is None or name not in tables or name == "layer_styles":
+                    continue
+                rows.append(("", "", name, geom_cols.get(name, ""), f"{name} (geoconstraints)",
+                             qml_for(name, df), sld_for(name, df), 1,
+                             f"geoconstraints default style for {name}", "", ""))
+            names = [r[2] for r in rows]
+            con.executemany("DELETE FROM layer_styles WHERE f_table_name = ? AND styleName LIKE '% (geoconstraints)'",
+                            [(x,) for x in names])
+            con.executemany("UPDATE layer_styles SET useAsDefault = 0 WHERE f_table_name = ?",
+                            [(x,) for x in names])
+            con.executemany(
+                "INSERT INTO layer_styles (f_table_catalog, f_table_schema, f_table_name, f_geometry_column,"
+                " styleName, styleQML, styleSLD, useAsDefault, description, owner, ui)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            n = len(rows)
+    except sqlite3.Error as exc:
+        raise OutputError(f"{path}: cannot write QGIS styles ({exc}); check the folder is writable") from None
+    finally:
+        con.close()
+    log.debug("wrote %d QGIS styles into %s", n, path)
+    return n
+

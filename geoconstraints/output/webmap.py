@@ -1,0 +1,670 @@
+"""map.html: an interactive folium web map with the inputs, derived layers and findings.
+
+Offline by default: Leaflet's JavaScript and CSS ship in ``geoconstraints/output/assets/leaflet``
+(Leaflet 1.9.4 from the npm registry) and are written beside the map.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+from geoconstraints.errors import OutputError
+from geoconstraints.output import styles
+from geoconstraints.output.files import write_text
+from geoconstraints.output.overview import PRIMARY_ROLES, focus_frames, parcel_geometry
+from geoconstraints.output.report import format_value
+from geoconstraints.rulebook.findings import STATUSES
+
+log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    from .result import Result
+
+STATUS_COLORS = styles.STATUS_COLORS
+"""Colour of each finding status (re-exported from :mod:`geoconstraints.styles`)."""
+
+COORD_DECIMALS = 6
+"""Decimal places of longitude/latitude in the map (1e-6 degree is about 4 inches)."""
+
+MAX_SHOWN_PASS = 500
+"""Above this many ``pass`` (or ``info``) findings their layer starts hidden (toggle it in the layer control)."""
+
+CANVAS_ABOVE = 3000
+"""Above this many features the map draws on a canvas instead of SVG (much faster)."""
+
+MAX_FEATURES = 20_000
+"""Most features map.html draws (inputs, derived layers, and findings counted once per place).
+
+A screening of a whole town or county would otherwise write hundreds of megabytes that no
+browser opens. Above the limit the page keeps, in this order while they fit: the context
+inputs (flood zones, streams ..., already cut to the area of interest) up to
+:data:`CONTEXT_SHARE` of the limit, violation, review and not-evaluated findings (the most
+severe first; a status that does not fit whole is drawn for its first places), the other
+context inputs, derived layers, the parcels, then info and pass findings; what does not fit
+is left out and a note in the legend counts it and points to results.gpkg (every finding and
+layer) and findings.geojson. About 1 KB of page per feature: ~15-20 MB at the limit."""
+
+CONTEXT_SHARE = 0.25
+"""Share of :data:`MAX_FEATURES` the context inputs (flood zones, streams ...) may take before
+the findings, so the flood map stays under the findings of a large screening."""
+
+LEFT_OUT_NOTE = ("Not drawn, to keep this page small enough for a browser (over {limit:,} features): "
+                 "{items}. Every finding and layer is in results.gpkg (open it in QGIS or ArcGIS) and every "
+                 "finding in findings.geojson.")
+"""The legend's note when :data:`MAX_FEATURES` leaves something out."""
+
+MAX_POPUP_FIELDS = 12
+"""Attributes shown in the popup of an input or derived feature."""
+
+
+FINDING_POPUP = [("rule_id", "Rule"), ("title", "Title"), ("status", "Status"), ("subject", "Subject"),
+                 ("citation", "Citation"), ("measured_text", "Measured"), ("threshold_text", "Threshold"),
+                 ("message", "Finding"), ("reading", "Reading"), ("waived", "Waived")]
+"""(property, label) of the finding popup, in order."""
+
+_TAG = re.compile(r"<(?:script|link)\b[^>]*>", re.IGNORECASE)
+_WEB_URL = re.compile(r"\b(?:src|href)\s*=\s*[\"']?\s*(?:https?:)?//", re.IGNORECASE)
+
+
+def _require_folium() -> Any:
+    try:
+        import folium
+    except ImportError:  # pragma: no cover - folium is a dependency
+        raise ImportError("the web map needs folium: pip install folium") from None
+    return folium
+
+
+# -- offline Leaflet ---------------------------------------------------------------------------
+def leaflet_assets() -> dict[str, str]:
+    """The shipped Leaflet files as text: ``js``, ``css`` (its images inlined as data URIs), ``version``."""
+    base = resources.files("geoconstraints.output") / "assets" / "leaflet"
+    js = (base / "leaflet.js").read_text("utf-8")
+    css = (base / "leaflet.css").read_text("utf-8")
+
+    def inline(m: re.Match[str]) -> str:
+        data = (base / "images" / m.group(1)).read_bytes()
+        return "url(data:image/png;base64," + base64.b64encode(data).decode("ascii") + ")"
+
+    css = re.sub(r"url\(images/([A-Za-z0-9_.\-]+\.png)\)", inline, css)
+    version = re.search(r"Leaflet (\d+\.\d+\.\d+)", js)
+    # a literal "</script" inside the inlined code would end the <script> element early
+    js = js.replace("</script", "<\\/script")
+    return {"js": js, "css": css, "version": version.group(1) if version else ""}
+
+
+def external_resources(page: str) -> list[str]:
+    """``<script src>`` / ``<link href>`` tags of ``page`` that point at a web server."""
+    return [m.group(0) for m in _TAG.finditer(page) if _WEB_URL.search(m.group(0))]
+
+
+def _make_offline(m: Any) -> None:
+    """Drop folium's CDN links and inline Leaflet into the page header."""
+    from branca.element import Element
+
+    a = leaflet_assets()
+    m.default_js = []  # instance attributes: folium's class lists stay untouched
+    m.default_css = []
+    m.get_root().header.add_child(
+        Element(f"<style>/* Leaflet {a['version']} (BSD-2-Clause) */\n{a['css']}\n</style>\n"
+                f"<script>\n{a['js']}\n</script>"), name="leaflet_inline", index=0)
+
+
+# -- elements with safe text -------------------------------------------------------------------
+def _text_popup(folium: Any, fields: list[tuple[str, str]], tooltip: str | None = None) -> Any:
+    """A MacroElement that binds a popup (and tooltip) built with ``textContent`` to its GeoJson."""
+    from branca.element import MacroElement
+    from jinja2 import Template
+
+    class TextPopup(MacroElement):
+        _template = Template("""
+{% macro script(this, kwargs) %}
+(function (gj) {
+  var fields = {{ this.fields | tojson }}, labels = {{ this.labels | tojson }};
+  var tipField = {{ this.tooltip | tojson }};
+  gj.bindPopup(function (layer) {
+    var p = (layer.feature && layer.feature.properties) || {};
+    var t = document.createElement("table");
+    t.className = "gc-popup";
+    fields.forEach(function (f, i) {
+      var v = p[f];
+      if (v === null || v === undefined || v === "") { return; }
+      var tr = t.insertRow(), th = document.createElement("th");
+      th.textContent = labels[i];
+      tr.appendChild(th);
+      tr.insertCell().textContent = String(v);
+    });
+    return t;
+  }, {maxWidth: 460, maxHeight: 360});
+  if (tipField) {
+    gj.bindTooltip(function (layer) {
+      var s = document.createElement("span");
+      var p = (layer.feature && layer.feature.properties) || {};
+      s.textContent = String(p[tipField] === undefined || p[tipField] === null ? "" : p[tipField]);
+      return s;
+    }, {sticky: true});
+  }
+})({{ this._parent.get_name() }});
+{% endmacro %}
+""")
+
+        def __init__(self) -> None:
+            super().__init__()
+            self._name = "TextPopup"
+            self.fields = [f for f, _ in fields]
+            self.labels = [lab for _, lab in fields]
+            self.tooltip = tooltip
+
+    return TextPopup()
+
+
+def _legend(items: list[dict[str, Any]], title: str, note: str = "") -> Any:
+    """A Leaflet control listing ``items`` (label, colour, kind), then ``note``, built with ``textContent``."""
+    from branca.element import MacroElement
+    from jinja2 import Template
+
+    class Legend(MacroElement):
+        _template = Template("""
+{% macro header(this, kwargs) %}
+<style>
+.gc-legend { background: rgba(255,255,255,.92); padding: 6px 9px; font: 12px/1.35 sans-serif;
+  border-radius: 4px; box-shadow: 0 1px 4px rgba(0,0,0,.35); max-height: 45vh; overflow-y: auto; }
+.gc-legend b { display: block; margin-bottom: 3px; }
+.gc-legend i { display: inline-block; width: 16px; height: 11px; margin-right: 6px; vertical-align: -1px;
+  border: 2px solid #555; box-sizing: border-box; }
+.gc-legend i.line { height: 0; border-width: 3px 0 0 0; vertical-align: 3px; }
+.gc-legend i.point { width: 11px; border-radius: 50%; }
+.gc-legend p.gc-left-out { max-width: 260px; margin: 5px 0 0; padding: 3px 5px; background: #fff8e1;
+  border-left: 3px solid #f0b400; }
+.gc-popup th { text-align: left; padding-right: 8px; vertical-align: top; white-space: nowrap; }
+.gc-popup td { max-width: 320px; white-space: pre-line; }
+</style>
+{% endmacro %}
+{% macro script(this, kwargs) %}
+(function (map) {
+  var items = {{ this.items | tojson }}, title = {{ this.title | tojson }}, note = {{ this.note | tojson }};
+  var legend = L.control({position: "bottomright"});
+  legend.onAdd = function () {
+    var div = L.DomUtil.create("div", "gc-legend");
+    var b = document.createElement("b");
+    b.textContent = title;
+    div.appendChild(b);
+    items.forEach(function (it) {
+      var row = document.createElement("div"), sw = document.createElement("i");
+      sw.className = it.kind;
+      sw.style.borderColor = it.color;
+      if (it.kind !== "line") { sw.style.background = it.fill || "transparent"; }
+      row.appendChild(sw);
+      row.appendChild(document.createTextNode(it.label));
+      div.appendChild(row);
+    });
+    if (note) {
+      var p = document.createElement("p");
+      p.className = "gc-left-out";
+      p.textContent = note;
+      div.appendChild(p);
+    }
+    L.DomEvent.disableClickPropagation(div);
+    return div;
+  };
+  legend.addTo(map);
+  L.control.scale({imperial: true, metric: false}).addTo(map);
+})({{ this._parent.get_name() }});
+{% endmacro %}
+""")
+
+        def __init__(self) -> None:
+            super().__init__()
+            self._name = "Legend"
+            self.items = items
+            self.title = title
+            self.note = note
+
+    return Legend()
+
+
+# -- data preparation --------------------------------------------------------------------------
+def _to_wgs84(gdf: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """Reproject to EPSG:4326, drop empty geometries, round coordinates (vectorized)."""
+    g = gdf[gdf.geometry.notna() & ~gdf.geometry.is_empty]
+    if g.crs is None:
+        raise OutputError("a layer of the web map has no CRS; the map needs one to place it")
+    g = g.to_crs(4326)
+    geoms = shapely.transform(g.geometry.values, lambda c: np.round(c, COORD_DECIMALS))
+    return g.set_geometry(gpd.GeoSeries(geoms, index=g.index, crs=4326))
+
+
+def _text_props(gdf: gpd.GeoDataFrame, columns: list[str]) -> gpd.GeoDataFrame:
+    """Keep ``columns`` as text (``""`` for missing) plus the geometry: safe to serialise."""
+    out = {}
+    for c in columns:
+        s = gdf[c]
+        out[c] = s.astype(object).where(s.notna(), "").map(
+            lambda v: json.dumps(v) if isinstance(v, (list, dict)) else str(v))
+    return gpd.GeoDataFrame(out, geometry=gdf.geometry.values, crs=gdf.crs, index=gdf.index)
+
+
+def _attr_columns(gdf: pd.DataFrame) -> list[str]:
+    geom = getattr(gdf, "_geometry_column_name", "geometry")
+    cols = [c for c in gdf.columns if c != geom]
+    if "feature_id" in cols:
+        cols.remove("feature_id")
+        cols.insert(0, "feature_id")
+    return [str(c) for c in cols[:MAX_POPUP_FIELDS]]
+
+
+def finding_properties(findings: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """Findings with the popup columns: subject, measured and threshold as text with units."""
+
+    f = findings.copy()
+    f["subject"] = (f["subject_layer"].astype(str) + " " + f["subject_id"].astype(str)).str.strip()
+    f["measured_text"] = [format_value(v, u) for v, u in zip(f["measured"], f["unit"])]
+    f["threshold_text"] = [format_value(v, u) for v, u in zip(f["threshold"], f["unit"])]
+    f["tip"] = f["rule_id"].astype(str) + " " + f["status"].astype(str) + ": " + f["subject"]
+    return f
+
+
+def merge_same_place(gdf: gpd.GeoDataFrame, columns: list[str]) -> gpd.GeoDataFrame:
+    """One feature per distinct geometry, its text columns joined line by line.
+
+    Parcel screening gives several findings per parcel with the parcel as their geometry;
+    drawing each separately would repeat every parcel outline several times in map.html. The
+    popup of a merged feature lists each finding on its own line.
+    """
+    if len(gdf) < 2:
+        return gdf
+    codes, uniques = pd.factorize(pd.Series(shapely.to_wkb(gdf.geometry.values)))
+    if len(uniques) == len(gdf):
+        return gdf
+    table = pd.DataFrame({c: gdf[c].astype(str).to_numpy() for c in columns})
+    merged = table.groupby(codes, sort=True).agg("\n".join)
+    first = pd.Series(np.arange(len(gdf))).groupby(codes, sort=True).first().to_numpy()
+    return gpd.GeoDataFrame(merged.reset_index(drop=True), geometry=gdf.geometry.values[first], crs=gdf.crs)
+
+
+def place_codes(geoms: Any) -> np.ndarray:
+    """Number the distinct places of findings, in order of first appearance.
+
+    Findings of one subject share its geometry object (a parcel checked by several rules), so
+    places are told apart by object identity: no geometry is compared or serialised.
+    """
+    g = np.asarray(geoms, dtype=object)
+    codes, _ = pd.factorize(np.fromiter(map(id, g), dtype=np.int64, count=len(g)))
+    return np.asarray(codes)
+
+
+_SEVERE = ("violation", "review", "not_evaluated")
+
+
+@dataclass
+class LayerPlan:
+    """Which layers map.html draws (see :func:`plan_layers`)."""
+
+    limit: int
+    layers: dict[tuple[str, str], bool] = field(default_factory=dict)
+    finding_places: dict[str, int] = field(default_factory=dict)
+    left_out: list[dict[str, Any]] = field(default_factory=list)
+
+    def draw(self, kind: str, name: str) -> bool:
+        """Whether input / derived layer ``name`` is drawn."""
+        return self.layers.get((kind, name), True)
+
+    def places(self, status: str) -> int:
+        """How many places of findings of ``status`` are drawn."""
+        return self.finding_places.get(status, 0)
+
+    def note(self) -> str:
+        """The legend's note, ``""`` when nothing is left out."""
+        if not self.left_out:
+            return ""
+        items = "; ".join(d["text"] for d in self.left_out)
+        return LEFT_OUT_NOTE.format(limit=self.limit, items=items)
+
+
+def plan_layers(candidates: list[tuple[str, str, gpd.GeoDataFrame]], finding_places: dict[str, int],
+                max_features: int = MAX_FEATURES) -> LayerPlan:
+    """Choose what map.html draws within ``max_features`` features.
+
+    Parameters
+    ----------
+    candidates : list of (kind, name, GeoDataFrame)
+        Input (``kind="input"``) and derived layers, already cut to the area of interest.
+    finding_places : dict
+        Status -> number of distinct places of its findings.
+    max_features : int
+        The budget (:data:`MAX_FEATURES`).
+
+    Returns
+    -------
+    LayerPlan
+        Everything when it all fits; otherwise the context inputs within
+        :data:`CONTEXT_SHARE` of the budget, severe findings (a status cut to its first places
+        when it does not fit whole), the other context inputs, derived layers, the parcels,
+        info and pass findings, each whole or left out. ``left_out`` holds one entry
+        per layer not drawn in full (``{"layer", "total", "drawn", "text"}``); counts of
+        findings are filled in by :func:`build_map`.
+    """
+    plan = LayerPlan(limit=max_features)
+    total = sum(len(g) for _, _, g in candidates) + sum(finding_places.values())
+    if total <= max_features:
+        plan.finding_places = dict(finding_places)
+        return plan
+    budget = max_features
+    context = [c for c in candidates if c[0] == "input" and c[1] != "parcels"]
+    reserved = int(max_features * CONTEXT_SHARE)
+    for kind, name, g in context:  # the flood map first, while it is a small part of the page
+        if len(g) <= reserved:
+            plan.layers[(kind, name)] = True
+            reserved -= len(g)
+            budget -= len(g)
+    for status in _SEVERE:
+        n = finding_places.get(status, 0)
+        plan.finding_places[status] = min(n, budget)
+        budget -= plan.finding_places[status]
+    order = ([c for c in context if (c[0], c[1]) not in plan.layers]
+             + [c for c in candidates if c[0] == "derived"]
+             + [c for c in candidates if c[0] == "input" and c[1] == "parcels"])
+    for kind, name, g in order:
+        fits = len(g) <= budget
+        plan.layers[(kind, name)] = fits
+        if fits:
+            budget -= len(g)
+        else:
+            label = styles.style_for(name).label
+            what = f"input {label}" if kind == "input" else label
+            plan.left_out.append({"layer": name, "total": len(g), "drawn": 0, "text": f"{len(g):,} {what}"})
+    for status in ("info", "pass"):
+        n = finding_places.get(status, 0)
+        plan.finding_places[status] = n if n <= budget else 0
+        budget -= plan.finding_places[status]
+    return plan
+
+
+def _style_dict(st: styles.LayerStyle) -> dict[str, Any]:
+    d: dict[str, Any] = {"color": st.color, "weight": st.weight, "opacity": st.opacity,
+                         "fill": bool(st.fill), "fillColor": st.fill or st.color,
+                         "fillOpacity": st.fill_opacity if st.fill else 0.0}
+    if st.dash:
+        d["dashArray"] = st.dash
+    return d
+
+
+def _kind(gdf: gpd.GeoDataFrame) -> str:
+    return styles.geom_family(gdf) or "point"
+
+
+def _add_geojson(folium: Any, group: Any, gdf: gpd.GeoDataFrame, st: styles.LayerStyle,
+                 fields: list[tuple[str, str]], tooltip: str | None, name: str) -> None:
+    """Add a GeoJson of ``gdf`` (EPSG:4326, text properties) with a safe popup to ``group``."""
+    style = _style_dict(st)
+    line_style = {**style, "fill": False}  # a filled polyline would draw a closed wedge
+
+    def style_function(feature: dict[str, Any]) -> dict[str, Any]:
+        kind = ((feature.get("geometry") or {}).get("type") or "")
+        return line_style if "LineString" in kind else style
+
+    gj = folium.GeoJson(
+        gdf.to_json(drop_id=True), name=name,
+        style_function=style_function,
+        marker=folium.CircleMarker(radius=st.radius, fill=True, color=st.color,
+                                   fill_color=st.fill or st.color, fill_opacity=max(st.fill_opacity, 0.8),
+                                   weight=st.weight),
+        highlight_function=lambda _f, w=st.weight: {"weight": w + 2},
+        smooth_factor=0.5, control=False,
+    )
+    gj.add_child(_text_popup(folium, fields, tooltip))
+    gj.add_to(group)
+
+
+def _view_box(frames: list[gpd.GeoDataFrame | None], crs: Any) -> Any:
+    boxes = [f.total_bounds for f in frames if f is not None and len(f)]
+    boxes = [b for b in boxes if np.all(np.isfinite(b))]
+    if not boxes:
+        return None
+    a = np.array(boxes)
+    return shapely.box(a[:, 0].min(), a[:, 1].min(), a[:, 2].max(), a[:, 3].max())
+
+
+def build_map(result: Result, *, offline: bool = True, parcel: str | None = None,
+              context_margin: float = 0.5, max_features: int = MAX_FEATURES, **kwargs: Any) -> Any:
+    """A folium Map of ``result``: inputs, derived layers and findings as toggled layers.
+
+    Parameters
+    ----------
+    result : Result
+    offline : bool
+        Inline Leaflet from the package and link nothing on the web (default); ``False``
+        keeps folium's CDN links. There are never base tiles.
+    parcel : str, optional
+        Fit the view to this parcel.
+    context_margin : float
+        Inputs that are not part of the plan (flood zones, streams, roads ...) are kept
+        where they touch the area of interest grown by this share of its size, so a
+        county-wide layer does not bloat the page.
+    max_features : int
+        Most features the page draws (see :data:`MAX_FEATURES` and :func:`plan_layers`):
+        above it, ``pass`` and ``info`` findings, then the parcels and other large layers are
+        left out, most severe findings first, and the legend says what was left out and that
+        it is all in results.gpkg. The returned map's ``gc_left_out`` lists it.
+    **kwargs
+        Passed to :class:`folium.Map` (``width``, ``height``, ``zoom_start`` ...).
+
+    Returns
+    -------
+    folium.Map
+    """
+    folium = _require_folium()
+    kwargs.setdefault("tiles", None)
+    kwargs.setdefault("control_scale", False)
+    if "prefer_canvas" not in kwargs:
+        n = len(result.findings) + sum(len(g) for g in result.derived.values() if g is not None)
+        if result.layers is not None:
+            n += sum(len(g) for g in result.layers.frames.values())
+        kwargs["prefer_canvas"] = min(n, max_features) > CANVAS_ABOVE
+    m = folium.Map(**kwargs)
+    if offline:
+        _make_offline(m)
+    prov_title = f"geoconstraints {result.command} · rulebook {result.rulebook.name} {result.rulebook.version}"
+    m.get_root().title = html.escape(prov_title)
+    m.get_root().header.add_child(folium.Element(
+        '<link rel="icon" href="data:,">\n<style>.folium-map { background: #f4f4ef; }</style>'),
+        name="gc_background")
+
+    crs = result.crs
+    layers = result.layers
+    inputs: dict[str, gpd.GeoDataFrame] = {}
+    if layers is not None:
+        for role in layers:
+            g = layers.get_layer(role)
+            if g is not None:
+                inputs[role] = g
+    findings = result.findings
+    fgeo = findings[findings.geometry.notna() & ~findings.geometry.is_empty] if len(findings) else findings
+
+    # area of interest (working CRS): findings + plan/parcels (+ derived)
+    focus = _view_box(focus_frames(result), crs)
+    if focus is None:
+        focus = _view_box(list(result.derived.values()) + list(inputs.values()), crs)
+    context = None
+    if focus is not None:
+        x0, y0, x1, y1 = focus.bounds
+        grow = max(x1 - x0, y1 - y0) * context_margin + 100.0
+        context = shapely.box(x0 - grow, y0 - grow, x1 + grow, y1 + grow)
+
+    legend: list[dict[str, Any]] = []
+
+    def near(g: gpd.GeoDataFrame, role: str) -> gpd.GeoDataFrame:
+        if context is None or role in PRIMARY_ROLES or g.crs is None:
+            return g
+        box = context
+        if crs is not None and not g.crs.equals(crs):
+            box = gpd.GeoSeries([context], crs=crs).to_crs(g.crs).iloc[0]
+        return g.iloc[np.sort(g.sindex.query(box, predicate="intersects"))]
+
+    def legend_item(label: str, st: styles.LayerStyle, kind: str) -> None:
+        fill = ""
+        if st.fill:
+            r, g, b = (int(st.fill.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4))
+            fill = f"rgba({r},{g},{b},{max(st.fill_opacity, 0.3):.2f})"
+        legend.append({"label": label, "color": st.color, "fill": fill, "kind": kind})
+
+    # what to draw: everything, or (above max_features) the most important layers first
+    candidates: list[tuple[str, str, gpd.GeoDataFrame]] = []  # (kind, name, frame)
+    for role, g in inputs.items():
+        g = near(g, role)
+        if len(g):
+            candidates.append(("input", role, g))
+    for name, g in result.derived.items():
+        if g is not None and isinstance(g, gpd.GeoDataFrame) and len(g):
+            candidates.append(("derived", name, g))
+    by_status: dict[str, tuple[gpd.GeoDataFrame, np.ndarray]] = {}
+    for status in STATUSES:
+        part = fgeo[fgeo["status"] == status] if len(fgeo) else fgeo
+        if len(part):
+            by_status[status] = (part, place_codes(part.geometry.values))
+    plan = plan_layers(candidates, {s: int(c.max()) + 1 for s, (_, c) in by_status.items()}, max_features)
+    left_findings = []
+    for status, (part, codes) in by_status.items():
+        drawn = int((codes < plan.places(status)).sum())
+        if drawn < len(part):
+            label = styles.STATUS_LABELS[status].lower()
+            text = (f"{len(part):,} {label} findings" if not drawn else
+                    f"{len(part) - drawn:,} of the {len(part):,} {label} findings (those at the first "
+                    f"{plan.places(status):,} places are drawn)")
+            left_findings.append({"layer": f"findings_{status}", "total": len(part), "drawn": drawn, "text": text})
+    plan.left_out[:0] = left_findings
+
+    # inputs
+    for kind, role, g in candidates:
+        if kind != "input" or not plan.draw(kind, role):
+            continue
+        g4 = _to_wgs84(g)
+        if not len(g4):
+            continue
+        cols = _attr_columns(g4)
+        fields = [(c, c.replace("_", " ")) for c in cols]
+        if role in ("flood_zones", "flood_zones_preliminary") and "FLD_ZONE" in g4.columns:
+            sub = g4.get("ZONE_SUBTY", pd.Series([None] * len(g4), index=g4.index))
+            keys = pd.Series([styles.flood_zone_key(a, b) for a, b in zip(g4["FLD_ZONE"], sub)],
+                             index=g4.index)
+            for key in sorted(keys.unique()):
+                part = g4[keys == key]
+                st = styles.flood_zone_style(key, preliminary=role.endswith("preliminary"))
+                label = st.label
+                fg = folium.FeatureGroup(name=html.escape(f"{label} ({len(part)})"), show=st.show)
+                _add_geojson(folium, fg, _text_props(part, cols), st, fields, "FLD_ZONE", label)
+                fg.add_to(m)
+                legend_item(label, st, "polygon")
+            continue
+        st = styles.style_for(role, _kind(g4))
+        fg = folium.FeatureGroup(name=html.escape(f"Input: {st.label} ({len(g4)})"), show=st.show)
+        _add_geojson(folium, fg, _text_props(g4, cols), st, fields, "feature_id" if "feature_id" in cols else None,
+                     role)
+        fg.add_to(m)
+        legend_item(st.label, st, _kind(g4))
+
+    # derived layers
+    for kind, name, g in candidates:
+        if kind != "derived" or not plan.draw(kind, name):
+            continue
+        g4 = _to_wgs84(g)
+        if not len(g4):
+            continue
+        cols = _attr_columns(g4)
+        st = styles.style_for(name, _kind(g4))
+        fg = folium.FeatureGroup(name=html.escape(f"{st.label[:1].upper()}{st.label[1:]} ({len(g4)})"),
+                                show=st.show)
+        _add_geojson(folium, fg, _text_props(g4, cols), st, [(c, c.replace("_", " ")) for c in cols],
+                     None, name)
+        fg.add_to(m)
+        legend_item(st.label, st, _kind(g4))
+
+    # findings by status, most severe added last (drawn on top)
+    cols = [c for c, _ in FINDING_POPUP] + ["tip"]
+    for status in reversed(STATUSES):
+        if status not in by_status:
+            continue
+        part, codes = by_status[status]
+        places = plan.places(status)
+        if places == 0:
+            continue
+        total = len(part)
+        if places <= int(codes.max()):  # only the first `places` places of this status fit
+            part = part[codes < places]
+        f4 = _to_wgs84(finding_properties(part))
+        st = styles.status_style(status, _kind(f4))
+        label = f"Findings: {styles.STATUS_LABELS[status]}"
+        shown = f"{len(f4)}" if len(f4) == total else f"{len(f4):,} of {total:,}"
+        # thousands of passing (or info) parcels would hide the rest: then the layer starts unticked
+        show = status not in ("pass", "info") or len(f4) <= MAX_SHOWN_PASS
+        fg = folium.FeatureGroup(name=html.escape(f"{label} ({shown})"), show=show)
+        drawn = merge_same_place(_text_props(f4, cols), cols)
+        _add_geojson(folium, fg, drawn, st, FINDING_POPUP, "tip", f"findings_{status}")
+        fg.add_to(m)
+        legend_item(f"{styles.STATUS_LABELS[status]} ({shown})", st, _kind(f4))
+
+    # fit
+    fit = focus
+    if parcel is not None:
+
+        pg = parcel_geometry(result, parcel)
+        if pg is not None:
+            fit = shapely.box(*shapely.bounds(pg))
+    if fit is not None and crs is not None:
+        b = gpd.GeoSeries([fit], crs=crs).to_crs(4326).total_bounds
+        m.fit_bounds([[float(b[1]), float(b[0])], [float(b[3]), float(b[2])]], padding=(20, 20))
+
+    folium.LayerControl(collapsed=True).add_to(m)
+    legend.reverse()  # findings first, as they are drawn on top
+    m.add_child(_legend(legend, f"{result.command} · {result.rulebook.name} {result.rulebook.version}",
+                        note=plan.note()))
+    m.gc_left_out = plan.left_out  # for notebooks and tests: what the page leaves out
+    return m
+
+
+def write_map(result: Result, target: Path, *, offline: bool = True, **kwargs: Any) -> Path:
+    """Write ``map.html`` atomically.
+
+    Parameters
+    ----------
+    result : Result
+    target : Path
+        The file to write.
+    offline : bool
+        ``True`` (default): one self-contained file with Leaflet inlined and no URL of any
+        web server in a ``<script>`` or ``<link>``; checked before writing.
+    **kwargs
+        Passed to :func:`build_map`.
+
+    Returns
+    -------
+    Path
+        ``target``.
+
+    Raises
+    ------
+    OutputError
+        ``offline`` and the page would still load something from the web.
+    """
+
+    m = build_map(result, offline=offline, **kwargs)
+    page = m.get_root().render()
+    if offline:
+        ext = external_resources(page)
+        if ext:
+            raise OutputError(f"{target}: the offline map would load {ext[0]!r} from the web; "
+                              f"this is a bug in geoconstraints.webmap, please report it")
+    return write_text(Path(target), page)
+

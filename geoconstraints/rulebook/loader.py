@@ -1,0 +1,216 @@
+"""Loading rulebooks: the shipped YAML (``vestal``, ``lockport``) or a user's file that
+``extends`` one, changes thresholds and switches, and waives rules with a recorded reason.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from geoconstraints.errors import RulebookError
+from geoconstraints.rulebook.model import GROUPS, RULE_ID_PATTERN, UNIT_SUFFIXES, Rule, Rulebook, unit_of
+
+log = logging.getLogger(__name__)
+
+
+# ------------------------------------------------------------------------------------------
+# loading
+
+def available_rulebooks() -> list[str]:
+    """Names of the rulebooks shipped with the package."""
+    folder = resources.files("geoconstraints.rulebook")
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
+
+
+def _read_yaml(text: str, where: str) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        problem = getattr(exc, "problem", None) or str(exc).strip().splitlines()[0]
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        hint = (" Python tags (!!python/...) are never loaded: rulebooks are plain data."
+                if "python/" in problem else "")
+        raise RulebookError(f"rulebook {where}: not valid YAML{at} ({problem}).{hint} Fix the file.") from None
+    if not isinstance(data, dict):
+        raise RulebookError(f"rulebook {where}: expected a mapping with 'rules:' at the top")
+    return data
+
+
+def _raw_rulebook(name_or_path: str | Path, _seen: tuple[str, ...] = ()) -> tuple[dict, str]:
+    key = str(name_or_path)
+    if key in _seen:
+        raise RulebookError(f"rulebook {key}: 'extends' loops back to itself ({' -> '.join(_seen)})")
+    shipped = available_rulebooks()
+    if key in shipped:
+        text = (resources.files("geoconstraints.rulebook") / f"{key}.yaml").read_text("utf-8")
+        return _read_yaml(text, key), key
+    path = Path(key)
+    if path.suffix.lower() in (".yaml", ".yml") or path.exists():
+        if not path.is_file():
+            raise RulebookError(
+                f"rulebook file {path} does not exist. Available rulebooks: {', '.join(shipped)}, "
+                f"or a path to a .yaml file"
+            )
+        try:
+            text = path.read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RulebookError(f"rulebook file {path}: cannot be read ({exc})") from None
+        return _read_yaml(text, str(path)), str(path)
+    raise RulebookError(
+        f"unknown rulebook {key!r}. Available rulebooks: {', '.join(shipped)} "
+        f"(or a path to your own .yaml file that extends one)"
+    )
+
+
+def _merge_rule(base: dict[str, Any], over: dict[str, Any], where: str) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        if k == "switches":
+            sw = out.setdefault("switches", {})
+            for name, val in (v or {}).items():
+                if name not in sw:
+                    if isinstance(val, dict):
+                        sw[name] = val
+                        continue
+                    raise RulebookError(
+                        f"rulebook {where}: rule {base.get('id')} has no switch {name!r} "
+                        f"(it has {', '.join(sw) or 'none'})"
+                    )
+                if isinstance(val, dict):
+                    sw[name].update(val)
+                else:
+                    sw[name]["value"] = val
+        elif k in ("thresholds", "params", "messages", "tables") and isinstance(v, dict):
+            out.setdefault(k, {}).update(v)
+        else:
+            out[k] = v
+    return out
+
+
+def _resolve(name_or_path: str | Path, _seen: tuple[str, ...] = ()) -> dict[str, Any]:
+    raw, where = _raw_rulebook(name_or_path, _seen)
+    rules_raw = raw.get("rules", [])
+    if isinstance(rules_raw, dict):  # allow {ID: {...}} in user files
+        rules_raw = [{"id": k, **(v or {})} for k, v in rules_raw.items()]
+    if not isinstance(rules_raw, list):
+        raise RulebookError(f"rulebook {where}: 'rules' must be a list of rules")
+    parent = raw.get("extends")
+    shipped = available_rulebooks()
+    user_file = where not in shipped
+    if parent and str(parent) not in shipped and not Path(str(parent)).is_absolute() and user_file:
+        beside = Path(where).parent / str(parent)  # a file path is relative to the file extending it
+        if beside.exists() or beside.suffix.lower() in (".yaml", ".yml"):
+            parent = str(beside)
+    waive_raw = raw.get("waive") or {}
+    if not isinstance(waive_raw, dict):
+        raise RulebookError(
+            f"rulebook {where}: 'waive' must map rule ids to reasons, e.g. waive: {{HRV-040: \"why\"}}"
+        )
+    if parent:
+        base = _resolve(parent, (*_seen, str(name_or_path)))
+        rules = dict(base["rules"])
+        for r in rules_raw:
+            rid = r.get("id") if isinstance(r, dict) else None
+            if not rid:
+                raise RulebookError(f"rulebook {where}: every rule needs an 'id'")
+            rules[rid] = _merge_rule(rules[rid], r, where) if rid in rules else r
+        meta = {**base["meta"], **{k: v for k, v in raw.items() if k not in ("rules", "waive")}}
+        if user_file:  # a changed rulebook must not pass for the one it extends
+            meta["rulebook"] = Path(where).stem
+        waive = {**base["waive"], **waive_raw}
+    else:
+        rules = {}
+        for r in rules_raw:
+            if not isinstance(r, dict) or not r.get("id"):
+                raise RulebookError(f"rulebook {where}: every rule needs an 'id'")
+            rules[r["id"]] = r
+        meta = {k: v for k, v in raw.items() if k not in ("rules", "waive")}
+        waive = dict(waive_raw)
+    meta.setdefault("rulebook", raw.get("rulebook") or raw.get("name") or Path(where).stem)
+    meta["path"] = where
+    meta["extends"] = str(parent or "")
+    if "rulebook" in raw or "name" in raw:
+        meta["rulebook"] = raw.get("rulebook") or raw.get("name")
+    return {"rules": rules, "meta": meta, "waive": waive}
+
+
+def _build_rule(d: dict[str, Any], book: str, where: str) -> Rule:
+    rid = d["id"]
+    if not RULE_ID_PATTERN.match(str(rid)):
+        raise RulebookError(f"rulebook {where}: rule id {rid!r} is not like 'HRV-010'")
+    for key in ("title", "group", "citation"):
+        if not d.get(key):
+            raise RulebookError(f"rulebook {where}: rule {rid} needs a {key!r}")
+    if d["group"] not in GROUPS:
+        raise RulebookError(
+            f"rulebook {where}: rule {rid} group {d['group']!r} is not one of {', '.join(GROUPS)}"
+        )
+    thresholds = dict(d.get("thresholds") or {})
+    for k, v in thresholds.items():
+        if not unit_of(k):
+            raise RulebookError(
+                f"rulebook {where}: rule {rid} threshold {k!r} must end with a unit suffix "
+                f"({', '.join(UNIT_SUFFIXES)})"
+            )
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise RulebookError(f"rulebook {where}: rule {rid} threshold {k} = {v!r} is not a number")
+    switches: dict[str, dict] = {}
+    for k, v in (d.get("switches") or {}).items():
+        sw = dict(v) if isinstance(v, dict) else {"value": v}
+        choices = sw.get("choices")
+        if choices is not None and sw.get("value") not in choices:
+            raise RulebookError(
+                f"rulebook {where}: rule {rid} switch {k} = {sw.get('value')!r} is not one of "
+                f"{', '.join(map(str, choices))}"
+            )
+        switches[k] = sw
+    return Rule(
+        id=rid, title=str(d["title"]), group=d["group"], citation=str(d["citation"]),
+        summary=str(d.get("summary") or ""), thresholds=thresholds,
+        params=dict(d.get("params") or {}), switches=switches, tables=dict(d.get("tables") or {}),
+        messages=dict(d.get("messages") or {}), notes=str(d.get("notes") or ""), rulebook=book,
+    )
+
+
+def load_rulebook(name_or_path: str | Path = "vestal") -> Rulebook:
+    """Load a shipped rulebook by name or a user's rulebook file.
+
+    Parameters
+    ----------
+    name_or_path : str or Path
+        ``"vestal"``, ``"lockport"``, or the path of a YAML file. A user's file may say
+        ``extends: vestal`` and then list only the rules it changes (thresholds, switches,
+        params, citations, messages), add rules, and ``waive: {RULE-ID: "reason"}``.
+
+    Raises
+    ------
+    RulebookError
+        Unknown name (the message lists the available ones), malformed YAML, a threshold
+        without a unit suffix, a switch value outside its choices, a waiver of an unknown rule.
+
+    Examples
+    --------
+    >>> rb = load_rulebook("vestal")
+    >>> rb["HRV-010"].t("max_grade_pct")
+    25.0
+    """
+    resolved = _resolve(name_or_path)
+    meta, where = resolved["meta"], resolved["meta"]["path"]
+    book = str(meta.get("rulebook"))
+    rules = {rid: _build_rule(d, book, where) for rid, d in sorted(resolved["rules"].items())}
+    for rid, reason in resolved["waive"].items():
+        if rid not in rules:
+            raise RulebookError(f"rulebook {where}: cannot waive {rid}: no such rule")
+        if not reason or not str(reason).strip():
+            raise RulebookError(f"rulebook {where}: waiver of {rid} needs a reason")
+        rules[rid].waived = str(reason).strip()
+    return Rulebook(name=book, version=str(meta.get("version", "")), title=str(meta.get("title", "")),
+                    rules=rules, source=str(meta.get("source", "")), path=where,
+                    extends=meta.get("extends", ""))
+

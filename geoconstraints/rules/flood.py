@@ -1,0 +1,532 @@
+"""Flood damage prevention checks (Vestal L.L. No. 2 of 1987, Code §§ 6-101 ff.): FLD-001..FLD-010.
+
+The checks read a :class:`FloodContext` built by :func:`geoconstraints.commands.screen_parcels`
+(parcels) or :func:`geoconstraints.commands.check_site` (proposed footprints). No data is not
+"no hazard": a subject outside the flood map's coverage (or in zone D / AREA NOT INCLUDED) is
+``not_evaluated``.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+
+from geoconstraints.geometry.overlay import FloodZoneSpec, acres_of, expand_zone_list, masked, share_of
+from geoconstraints.io.layers import Layers
+from geoconstraints.rulebook.findings import Finding
+from geoconstraints.rulebook.model import Rule, Rulebook
+from geoconstraints.rulebook.registry import check
+from geoconstraints.text import ft_text
+
+log = logging.getLogger(__name__)
+
+HAG_FULL_FRACTION = 1.0 - 1e-9
+
+
+def flood_zone_spec(rulebook: Rulebook) -> FloodZoneSpec:
+    """How the rulebook reads flood zones: FLD-001 zone lists and slivers, FLD-002 floodway, FLD-006 zones."""
+    r1, r2, r6 = rulebook["FLD-001"], rulebook["FLD-002"], rulebook["FLD-006"]
+    return FloodZoneSpec(
+        sfha_zones=expand_zone_list(r1.p("sfha_zones")),
+        undetermined_zones=expand_zone_list(r1.p("undetermined_zones")),
+        unnumbered_a_zones=expand_zone_list(r6.p("unnumbered_a_zones")),
+        bfe_zones=expand_zone_list(r6.p("bfe_zones")),
+        floodway_word=str(r2.p("floodway_subtype_contains")),
+        zone_field=str(r1.p("zone_field", "FLD_ZONE")),
+        sfha_field=str(r1.p("sfha_field", "SFHA_TF")),
+        subtype_field=str(r2.p("subtype_field", "ZONE_SUBTY")),
+        sliver_tolerance_ft=r1.t("sliver_tolerance_ft"), min_overlap_sqft=r1.t("min_overlap_sqft"),
+        floodway_sliver_tolerance_ft=r2.t("sliver_tolerance_ft"),
+        floodway_min_overlap_sqft=r2.t("min_overlap_sqft"),
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# context shared by the checks
+
+@dataclass
+class FloodContext:
+    """What the FLD checks read: the mode, the measured subjects and the inputs.
+
+    Attributes
+    ----------
+    mode : str
+        ``"screen"`` (parcels) or ``"site"`` (footprints).
+    layers : Layers
+    table : GeoDataFrame
+        One row per subject with the metrics (see :func:`screen_parcels`).
+    subject_layer : str
+        ``parcels`` or ``footprints``.
+    flood_given : bool
+        A ``flood_zones`` layer with features was given.
+    overlaps : dict
+        Overlap geometries per key, aligned with ``table``.
+    site : dict
+        check_site options (use, lowest floor, ...).
+    """
+
+    mode: str
+    layers: Layers
+    table: gpd.GeoDataFrame
+    subject_layer: str
+    flood_given: bool
+    overlaps: dict[str, np.ndarray] = field(default_factory=dict)
+    site: dict[str, Any] = field(default_factory=dict)
+    statuses: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def _geom_or(overlap: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    ov = np.asarray(overlap, dtype=object)
+    return np.where(pd.isna(ov), fallback, ov)
+
+
+def _sliver_note(t: pd.DataFrame, kind: str) -> np.ndarray:
+    """``'; a sliver of 37 sq ft along the SFHA was ignored (...)'`` or ``''``."""
+    raw = t[f"{kind}_raw_sqft"].to_numpy()
+    sl = t[f"{kind}_sliver"].to_numpy(dtype=bool)
+    label = {"sfha": "area of special flood hazard", "floodway": "floodway"}[kind]
+    out = np.full(len(t), "", dtype=object)
+    out[sl] = [f"; a sliver of {r:,.0f} sq ft along the {label} was ignored (thinner than the "
+               f"sliver tolerance or under the minimum area)" for r in raw[sl]]
+    return out
+
+
+def _coverage_note(t: pd.DataFrame) -> np.ndarray:
+    fd = t["flood_data"].to_numpy()
+    unc = acres_of(t["uncovered_sqft"].to_numpy())
+    und = t["undetermined_sqft"].to_numpy() > 0
+    out = np.full(len(t), "", dtype=object)
+    part = fd == "partial"
+    out[part] = [f"; partial flood data: {a:,.2f} acres outside the flood map's coverage not evaluated"
+                 for a in unc[part]]
+    out[und] = out[und] + "; zone D / AREA NOT INCLUDED (undetermined hazard) is not 'no flood hazard'"
+    return out
+
+
+def _rule_frame(rule: Rule, ctx: FloodContext, status: np.ndarray, *, measured: Any = None,
+                threshold: Any = None, unit: str = "", geometry: Any = None,
+                detail: Any = "") -> gpd.GeoDataFrame:
+    ctx.statuses[rule.id] = np.asarray(status, dtype=object)
+    t = ctx.table
+    return rule.findings(status, subject_layer=ctx.subject_layer, subject_id=t["feature_id"],
+                         measured=measured, threshold=threshold, unit=unit,
+                         geometry=geometry if geometry is not None else t.geometry.values,
+                         crs=t.crs, detail=detail)
+
+
+def _not_covered(t: pd.DataFrame) -> np.ndarray:
+    return (t["flood_data"] == "no_data").to_numpy()
+
+
+def _no_flood_detail(ctx: FloodContext) -> str:
+    return ("no flood_zones layer given: give --flood-zones (FEMA NFHL S_FLD_HAZ_AR)" if not ctx.flood_given
+            else "outside the flood map's coverage, or in zone D / AREA NOT INCLUDED (undetermined hazard), "
+                 "which is not 'no flood hazard'")
+
+
+@check("FLD-001")
+def check_sfha(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
+    """FLD-001: development in the SFHA needs a permit; acres and share per subject."""
+    t = ctx.table
+    n = len(t)
+    sfha = t["sfha_sqft"].to_numpy()
+    share = share_of(sfha, t["area_sqft"].to_numpy())
+    nc = _not_covered(t)
+    partial = (t["flood_data"] == "partial").to_numpy()
+    status = np.where(nc, "not_evaluated", np.where(sfha > 0, "review", np.where(partial, "not_evaluated", "pass")))
+    cov_note, sl_note = _coverage_note(t), _sliver_note(t, "sfha")
+    zones = t["flood_zones"].to_numpy()
+    detail = np.empty(n, dtype=object)
+    for_review = [f"{s:.1%} of the {ctx.subject_layer[:-1]}, zones {z or 'n/a'}" for s, z in zip(share, zones)]
+    detail[:] = [f"zones {z}" if z else "no mapped zone" for z in zones]
+    rv = status == "review"
+    detail[rv] = np.array(for_review, dtype=object)[rv]
+    ne_part = (status == "not_evaluated") & ~nc
+    detail[ne_part] = [f"the covered part is outside the SFHA (zones {z or 'n/a'})" for z in zones[ne_part]]
+    detail[nc] = _no_flood_detail(ctx)
+    detail = detail + cov_note + sl_note
+    geom = _geom_or(masked(rv, ctx.overlaps.get("_sfha", np.full(n, None, dtype=object))), t.geometry.values)
+    return [_rule_frame(rule, ctx, status, measured=np.where(nc, np.nan, acres_of(sfha)), unit="acres",
+                        geometry=geom, detail=detail)]
+
+
+@check("FLD-002")
+def check_floodway(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
+    """FLD-002: floodway encroachment (site: violation / review with a no-rise evaluation)."""
+    t = ctx.table
+    n = len(t)
+    fw = t["floodway_sqft"].to_numpy()
+    nc = _not_covered(t)
+    partial = (t["flood_data"] == "partial").to_numpy()
+    share = share_of(fw, t["area_sqft"].to_numpy())
+    in_fw = fw > 0
+    sl = _sliver_note(t, "floodway")
+    cov = _coverage_note(t)
+    if ctx.mode == "site":
+        no_rise = bool(ctx.site.get("no_rise_evaluation"))
+        hit = "review" if no_rise else "violation"
+        status = np.where(nc, "not_evaluated", np.where(in_fw, hit, np.where(partial, "not_evaluated", "pass")))
+        detail = np.full(n, "", dtype=object)
+        why = ("a no-rise technical evaluation is supplied: it must demonstrate no increase in flood levels "
+               "during the base flood" if no_rise else "no no-rise technical evaluation supplied")
+        detail[in_fw] = [f"{s:.0%} of the footprint; {why}" for s in share[in_fw]]
+        measured = np.where(nc, np.nan, fw)
+        unit = "sqft"
+    else:
+        status = np.where(nc, "not_evaluated", np.where(in_fw, "review", np.where(partial, "not_evaluated", "pass")))
+        detail = np.full(n, "", dtype=object)
+        detail[in_fw] = [f"{a:,.2f} acres, {s:.1%} of the parcel: encroachments prohibited unless a technical "
+                         f"evaluation shows no rise" for a, s in zip(acres_of(fw[in_fw]), share[in_fw])]
+        measured = np.where(nc, np.nan, acres_of(fw))
+        unit = "acres"
+    detail[~in_fw & ~nc] = "no regulatory floodway mapped on it"
+    ne_part = (status == "not_evaluated") & ~nc
+    detail[ne_part] = "no floodway on the covered part"
+    info = ctx.layers.info.get("flood_zones")
+    if info is not None and "ZONE_SUBTY" in info.absent_fields:
+        # without ZONE_SUBTY a floodway cannot be told from the rest of the SFHA: only parcels with
+        # no SFHA at all (a floodway always lies in the SFHA) can pass
+        unknown = ~nc & (t["sfha_sqft"].to_numpy() > 0)
+        status = np.where(unknown, "not_evaluated", status)
+        measured = np.where(unknown, np.nan, measured)
+        detail[unknown] = ("the flood layer has no ZONE_SUBTY field, so the floodway cannot be told from the "
+                           "rest of the SFHA: give the NFHL S_FLD_HAZ_AR layer with ZONE_SUBTY")
+    detail[nc] = _no_flood_detail(ctx)
+    detail = detail + cov + sl
+    geom = _geom_or(masked(in_fw, ctx.overlaps.get("_floodway", np.full(n, None, dtype=object))),
+                    t.geometry.values)
+    return [_rule_frame(rule, ctx, status, measured=measured, unit=unit, geometry=geom, detail=detail)]
+
+
+@check("FLD-003")
+def check_bfe_floor(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
+    """FLD-003: lowest floor at or above the BFE where the FIRM gives one (site check only)."""
+    if ctx.mode != "site":
+        return []
+    t = ctx.table
+    n = len(t)
+    use = ctx.site.get("use")
+    floor = ctx.site.get("lowest_floor_ft")
+    user_bfe = ctx.site.get("bfe_ft")
+    free = rule.t("min_freeboard_ft")
+    status = np.full(n, "not_evaluated", dtype=object)
+    detail = np.full(n, "", dtype=object)
+    threshold = np.full(n, np.nan)
+    for i in range(n):  # a handful of proposed footprints, not a batch
+        row = t.iloc[i]
+        gate = _site_gate(ctx, row, "§ 6-137 elevation standards do not apply")
+        if gate is not None:
+            status[i], detail[i] = gate
+            continue
+        if use == "manufactured":
+            status[i], detail[i] = "info", "manufactured home: elevation checked under FLD-004 (§ 6-136(b)(2))"
+            continue
+        if not _firm_gives_bfe(row):
+            status[i], detail[i] = "info", f"no BFE on the FIRM here (zone {row['flood_zones']}): FLD-004 applies"
+            continue
+        bfe, src = _site_bfe(row, user_bfe)
+        if bfe is None:
+            detail[i] = f"BFE zone, but no BFE could be determined at the site ({row['bfe_note']}); give --bfe-ft"
+            continue
+        req = bfe + free
+        threshold[i] = req
+        dat = f" ({row['bfe_datum']})" if row["bfe_datum"] else ""
+        if floor is None:
+            detail[i] = f"BFE {ft_text(req)} ft{dat}; no lowest floor elevation given (--lowest-floor-ft); {src}"
+        elif float(floor) >= req:
+            status[i] = "pass"
+            detail[i] = f"lowest floor {ft_text(float(floor))} ft at or above the BFE of {ft_text(req)} ft{dat}; {src}"
+        elif use == "nonresidential":
+            status[i] = "review"
+            detail[i] = (f"lowest floor {ft_text(float(floor))} ft is below the BFE of {ft_text(req)} ft{dat}: lawful only if "
+                         f"floodproofed watertight to the BFE, certified by a licensed engineer or architect; {src}")
+        else:
+            status[i] = "violation"
+            detail[i] = f"{src}; the floor elevation must be in the BFE's vertical datum{dat}"
+    measured = np.full(n, np.nan if floor is None else float(floor))
+    return [_rule_frame(rule, ctx, status, measured=measured, threshold=threshold, unit="ft", detail=detail)]
+
+
+def _site_gate(ctx: FloodContext, row: pd.Series, outside: str) -> tuple[str, str] | None:
+    """(status, detail) when a footprint is not in the SFHA or not covered; None otherwise."""
+    if row["flood_data"] == "no_data":
+        return "not_evaluated", _no_flood_detail(ctx)
+    if row["sfha_sqft"] <= 0:
+        if row["flood_data"] == "partial":
+            return "not_evaluated", "part of the footprint is outside the flood map's coverage"
+        return "pass", f"outside the area of special flood hazard: {outside}"
+    return None
+
+
+def _firm_gives_bfe(row: pd.Series) -> bool:
+    """The footprint's SFHA is a zone with BFEs on the FIRM (AE, A1-A30, ...) or has a STATIC_BFE."""
+    return bool(row["bfe_zone_sqft"] > 0 or row["bfe_method"] == "static")
+
+
+def _site_bfe(row: pd.Series, user_bfe: float | None) -> tuple[float | None, str]:
+    """The FIRM's BFE at the site, else the user's BFE from other data, with a phrase saying which."""
+    if np.isfinite(row["bfe_ft"]):
+        return float(row["bfe_ft"]), f"BFE {row['bfe_method'].replace('_', ' ')}, {row['bfe_note']}"
+    if user_bfe is not None:
+        return float(user_bfe), f"BFE {ft_text(float(user_bfe))} ft given by the user (--bfe-ft): {row['bfe_note']}"
+    return None, ""
+
+
+@check("FLD-004")
+def check_no_bfe_floor(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
+    """FLD-004: no BFE on the FIRM: floor >= max(BFE from other data, HAG + 2 ft); manufactured homes."""
+    if ctx.mode != "site":
+        return []
+    t = ctx.table
+    n = len(t)
+    use = ctx.site.get("use")
+    floor = ctx.site.get("lowest_floor_ft")
+    user_bfe = ctx.site.get("bfe_ft")
+    fb = rule.t("hag_freeboard_ft")
+    status = np.full(n, "not_evaluated", dtype=object)
+    detail = np.full(n, "", dtype=object)
+    threshold = np.full(n, np.nan)
+    no_floor = "no lowest floor elevation given (--lowest-floor-ft)"
+    for i in range(n):  # a handful of proposed footprints
+        row = t.iloc[i]
+        gate = _site_gate(ctx, row, "§ 6-137(d) does not apply")
+        if gate is not None:
+            status[i], detail[i] = gate
+            continue
+        if _firm_gives_bfe(row):
+            if use != "manufactured":
+                status[i], detail[i] = "info", "the FIRM gives a BFE here: FLD-003 applies"
+                continue
+            bfe, src = _site_bfe(row, user_bfe)  # manufactured home: at or above the BFE
+            if bfe is None:
+                detail[i] = f"manufactured home in a BFE zone, but no BFE could be determined ({row['bfe_note']}); give --bfe-ft"
+                continue
+            req, parts = bfe, f"manufactured home: at or above the BFE {ft_text(bfe)} ft ({src})"
+        else:
+            hag, frac = row["hag_ft"], row["hag_fraction"]
+            cands, words = [], []
+            if user_bfe is not None:
+                cands.append(float(user_bfe))
+                words.append(f"BFE from other data {ft_text(float(user_bfe))} ft")
+            if np.isfinite(hag):
+                cands.append(float(hag) + fb)
+                words.append(f"highest adjacent grade {ft_text(float(hag))} ft + {fb:g} ft = {ft_text(float(hag) + fb)} ft"
+                             + (f" (DEM covers {frac:.0%} of the walls)" if frac < HAG_FULL_FRACTION else ""))
+            if not cands:
+                detail[i] = ("no BFE on the FIRM, no BFE from other data (--bfe-ft) and no pre-construction DEM "
+                             "(--dem) under the footprint for the highest adjacent grade")
+                continue
+            req = max(cands)
+            parts = ("required = max(" + ", ".join(words) + f") = {ft_text(req)} ft; the DEM's and the BFE's "
+                     "vertical datums must agree")
+            if not np.isfinite(hag):
+                threshold[i] = req
+                if floor is not None and float(floor) < req:
+                    status[i] = "violation"
+                    detail[i] = parts + "; the highest adjacent grade is unknown (no DEM under the footprint)"
+                else:
+                    detail[i] = (parts + "; the 2 ft above highest adjacent grade test needs a pre-construction "
+                                 "DEM (--dem)" + ("" if floor is not None else "; " + no_floor))
+                continue
+        threshold[i] = req
+        part_walls = not _firm_gives_bfe(row) and row["hag_fraction"] < HAG_FULL_FRACTION
+        if floor is None:
+            detail[i] = f"{parts}; {no_floor}"
+        elif float(floor) >= req and part_walls:
+            detail[i] = (f"lowest floor {ft_text(float(floor))} ft meets {ft_text(req)} ft from the sampled walls, but the "
+                         f"DEM covers only {row['hag_fraction']:.0%} of the walls: the highest adjacent grade may be "
+                         f"higher on the rest ({parts})")
+        elif float(floor) >= req:
+            status[i] = "pass"
+            detail[i] = f"lowest floor {ft_text(float(floor))} ft, required {ft_text(req)} ft: {parts}"
+        else:
+            status[i] = "violation"
+            detail[i] = parts
+    measured = np.full(n, np.nan if floor is None else float(floor))
+    return [_rule_frame(rule, ctx, status, measured=measured, threshold=threshold, unit="ft", detail=detail)]
+
+
+@check("FLD-005")
+def check_bfe_data_large(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
+    """FLD-005: proposals over 50 lots or 5 acres in the SFHA provide BFE data (parcels)."""
+    if ctx.mode != "screen":
+        return []
+    t = ctx.table
+    acres = t["area_acres"].to_numpy()
+    lim = rule.t("max_acres")
+    nc = _not_covered(t)
+    in_sfha = t["sfha_sqft"].to_numpy() > 0
+    partial = (t["flood_data"] == "partial").to_numpy()
+    big = acres > lim
+    status = np.where(nc, "not_evaluated", np.where(in_sfha & big, "review",
+                      np.where(partial & big, "not_evaluated", "pass")))
+    lots = f"lot count not known for a parcel: area test only ({rule.t('max_lots'):g} lots)"
+    detail = np.full(len(t), "", dtype=object)
+    detail[in_sfha & big] = [f"{lots}; BFE on the FIRM here: {m}" for m in t["bfe_method"].to_numpy()[in_sfha & big]]
+    detail[in_sfha & ~big] = f"{lots}: parcel not greater than {lim:g} acres"
+    detail[~in_sfha] = "outside the area of special flood hazard"
+    detail[~in_sfha & big & partial] = f"over {lim:g} acres, no SFHA on the covered part"
+    detail = detail + _coverage_note(t)
+    detail[nc] = _no_flood_detail(ctx)
+    return [_rule_frame(rule, ctx, status, measured=acres, threshold=lim, unit="acres", detail=detail)]
+
+
+@check("FLD-006")
+def check_encroachment(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
+    """FLD-006: unnumbered A zones (capacity analysis) and BFE zones without floodway (1 ft rise)."""
+    t = ctx.table
+    nc = _not_covered(t)
+    unn = t["unnumbered_a_sqft"].to_numpy() > 0
+    nofw = t["bfe_no_floodway_sqft"].to_numpy() > 0
+    in_sfha = t["sfha_sqft"].to_numpy() > 0
+    partial = (t["flood_data"] == "partial").to_numpy()
+    rise = rule.t("max_cumulative_rise_ft")
+    status = np.where(nc, "not_evaluated", np.where(unn | nofw, "review",
+                      np.where(partial, "not_evaluated", "pass")))
+    d1 = np.where(unn, "unnumbered A zone: development must be analysed for its effect on the flood-carrying "
+                       "capacity (§ 6-136(f)(1))", "")
+    d2 = np.where(nofw, f"BFE zone with no floodway determined: cumulative rise of the base flood with all other "
+                        f"development at most {rise:g} ft (§ 6-136(f)(2)), hydraulic analysis needed", "")
+    detail = np.array(["; ".join(x for x in pair if x) for pair in zip(d1, d2)], dtype=object)
+    rest = ~(unn | nofw)
+    detail[rest & in_sfha] = "SFHA with a floodway determined: § 6-138 applies (FLD-002)"
+    detail[rest & ~in_sfha] = "outside the area of special flood hazard"
+    detail = detail + _coverage_note(t)
+    detail[nc] = _no_flood_detail(ctx)
+    return [_rule_frame(rule, ctx, status, threshold=rise, unit="ft", detail=detail)]
+
+
+@check("FLD-007")
+def check_openings(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
+    """FLD-007: openings in enclosed areas below the lowest floor (site check only)."""
+    if ctx.mode != "site":
+        return []
+    t = ctx.table
+    n = len(t)
+    o = ctx.site
+    encl, sqin, count, bottom = (o.get("enclosed_sqft"), o.get("openings_sqin"), o.get("openings"),
+                                 o.get("opening_bottom_ft"))
+    need_n = rule.t("min_openings_count")
+    per = rule.t("min_opening_sqin_per_sqft")
+    max_b = rule.t("max_opening_bottom_above_grade_ft")
+    in_sfha = t["sfha_sqft"].to_numpy() > 0
+    nc = _not_covered(t)
+    req = np.nan if encl is None else float(encl) * per
+    if encl is None:
+        st, det = "not_evaluated", "enclosed area below the lowest floor not given (--enclosed-sqft)"
+    elif float(encl) <= 0:
+        st, det = "pass", "no enclosed area below the lowest floor"
+    else:
+        missing = [name for name, v in (("--openings", count), ("--openings-sqin", sqin),
+                                        ("--opening-bottom-ft", bottom)) if v is None]
+        if missing or count is None or sqin is None or bottom is None:
+            st, det = "not_evaluated", f"opening data missing: {', '.join(missing)}"
+        else:
+            fails = []
+            if count < need_n:
+                fails.append(f"{count} opening(s), at least {need_n:g} needed")
+            if sqin < req:
+                fails.append(f"net area {sqin:,.0f} sq in, at least {req:,.0f} sq in needed "
+                             f"({per:g} sq in per sq ft of {float(encl):,.0f} sq ft enclosed)")
+            if bottom > max_b:
+                fails.append(f"opening bottoms {bottom:g} ft above grade, at most {max_b:g} ft")
+            if fails:
+                st, det = "review", "; ".join(fails)
+            else:
+                st, det = "pass", (f"{count} openings, {sqin:,.0f} sq in for {float(encl):,.0f} sq ft enclosed "
+                                   f"(at least {req:,.0f}), bottoms {bottom:g} ft above grade")
+    status = np.full(n, st, dtype=object)
+    detail = np.full(n, det, dtype=object)
+    out = ~in_sfha & ~nc & (t["flood_data"].to_numpy() == "full")
+    status[out] = "pass"
+    detail[out] = "outside the area of special flood hazard: no opening requirement"
+    status[nc] = "not_evaluated"
+    detail[nc] = _no_flood_detail(ctx)
+    return [_rule_frame(rule, ctx, status, measured=np.nan if sqin is None else float(sqin), threshold=req,
+                        unit="sqin", detail=detail)]
+
+
+@check("FLD-008")
+def check_substantial_improvement(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
+    """FLD-008: improvement cost >= 50 % of market value = substantial improvement (site only)."""
+    if ctx.mode != "site":
+        return []
+    n = len(ctx.table)
+    cost, value = ctx.site.get("improvement_cost"), ctx.site.get("market_value")
+    lim = rule.t("substantial_improvement_pct")
+    excl = "; excluded: code work solely for safe living conditions, listed historic structures"
+    if cost is None or value is None:
+        st, pct, det = "not_evaluated", np.nan, "give --improvement-cost and --market-value" + excl
+    elif float(value) <= 0:
+        st, pct, det = "not_evaluated", np.nan, f"market value {value} is not positive" + excl
+    else:
+        pct = 100.0 * float(cost) / float(value)
+        if pct >= lim:
+            st, det = "review", ("treated as new construction: FLD-003/004/007 apply to the whole structure" + excl)
+        else:
+            st, det = "pass", "not a substantial improvement" + excl
+    return [_rule_frame(rule, ctx, np.full(n, st, dtype=object), measured=pct, threshold=lim, unit="pct",
+                        detail=det)]
+
+
+@check("FLD-009")
+def check_variance(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
+    """FLD-009: variance checklist per parcel (info, with the lot size)."""
+    if ctx.mode != "screen":
+        return []
+    t = ctx.table
+    acres = t["area_acres"].to_numpy()
+    lim = rule.t("variance_max_lot_acres")
+    nc = _not_covered(t)
+    in_sfha = t["sfha_sqft"].to_numpy() > 0
+    in_fw = t["floodway_sqft"].to_numpy() > 0
+    status = np.where(nc, "not_evaluated", "info")
+    small = acres <= lim
+    detail = np.where(small, f"{lim:g} acre or less: a variance may generally be considered if contiguous to and "
+                             f"surrounded by lots with existing structures below the base flood level (not checked)",
+                      f"over {lim:g} acre: a variance needs more technical justification as the lot size increases")
+    detail = detail.astype(object)
+    detail[in_fw] = detail[in_fw] + "; no variance within the floodway if any increase in flood levels would result"
+    detail[~in_sfha & ~nc] = "outside the area of special flood hazard: no flood variance needed"
+    detail = detail + _coverage_note(t)
+    detail[nc] = _no_flood_detail(ctx)
+    return [_rule_frame(rule, ctx, status, measured=acres, threshold=lim, unit="acres", detail=detail)]
+
+
+def _date_text(v: Any) -> str:
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return ""
+    ts = pd.to_datetime(v, errors="coerce")
+    if pd.isna(ts):
+        return str(v).strip()
+    return ts.strftime("%Y-%m-%d")
+
+
+@check("FLD-010")
+def check_adopted_map(ctx: FloodContext, rule: Rule) -> list[Finding]:
+    """FLD-010: the flood map's DFIRM_ID / effective date against the adopted map (once per run)."""
+    flood = ctx.layers.get_layer("flood_zones")
+    if flood is None:
+        return [rule.finding("not_evaluated", subject_layer="flood_zones", detail="no flood_zones layer given")]
+    ids = sorted({str(v).strip() for v in flood["DFIRM_ID"].dropna()} - {""}) if "DFIRM_ID" in flood else []
+    dates = sorted({_date_text(v) for v in flood["EFF_DATE"].dropna()} - {""}) if "EFF_DATE" in flood else []
+    if not ids and not dates:
+        return [rule.finding("not_evaluated", subject_layer="flood_zones",
+                             detail="the layer has no DFIRM_ID or EFF_DATE values")]
+    want_id = str(rule.p("adopted_dfirm_id")).strip()
+    want_date = _date_text(rule.p("adopted_effective_date"))
+    text = f"DFIRM_ID {', '.join(ids) or 'not stated'}, effective {', '.join(dates) or 'not stated'}"
+    if ids == [want_id] and dates == [want_date]:
+        return [rule.finding("pass", subject_layer="flood_zones", detail=text)]
+    diff = []
+    if ids != [want_id]:
+        diff.append("DFIRM_ID differs" if ids else "DFIRM_ID not stated")
+    if dates != [want_date]:
+        diff.append("effective date differs" if dates else "effective date not stated")
+    return [rule.finding("info", subject_layer="flood_zones", detail=f"{text} ({', '.join(diff)})")]
+

@@ -1,0 +1,200 @@
+"""SEQR classification (Vestal Code 1966 § 8A = Code §§ 6-21 ff.): SQR-001.
+
+An action is exempt, Type II (with the exact bounds of § 8A-8(b)), or needs a determination
+of significance; the lists and bounds are the rulebook's.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from geoconstraints.errors import InputError
+from geoconstraints.rulebook.findings import Finding
+from geoconstraints.rulebook.loader import load_rulebook
+from geoconstraints.rulebook.model import Rule, Rulebook
+from geoconstraints.rulebook.registry import check
+
+log = logging.getLogger(__name__)
+
+RULE_ID = "SQR-001"
+_GROUPS = (("exempt_actions", "exempt"), ("type_ii_actions", "Type II"),
+           ("other_actions", "determination needed"))
+_VALUE_OF_SUFFIX = (("_acres_per_mile", "acres"), ("_lanes_count", "lanes"), ("_units", "units"),
+                    ("_lots", "lots"), ("_pct", "expansion_pct"), ("_acres", "acres"))
+_UNIT_WORD = {"units": "units", "lots": "houses", "expansion_pct": "%", "acres": "acres",
+              "lanes": "travel lanes added"}
+_COMPARE = {"lt": ("less than", "not less than", lambda v, lim: v < lim),
+            "le": ("not more than", "more than", lambda v, lim: v <= lim)}
+
+
+@dataclass(frozen=True)
+class Action:
+    """An action to classify (the CLI's options)."""
+
+    action_type: str
+    units: int | None = None
+    lots: int | None = None
+    expansion_pct: float | None = None
+    acres: float | None = None
+    district: str | None = None
+    board_approval: bool | None = None
+    affects: tuple[str, ...] = field(default_factory=tuple)
+    lanes: int | None = None
+
+
+def norm_key(v: str) -> str:
+    return str(v).strip().lower().replace("-", "_").replace(" ", "_")
+
+
+def _entries(rule: Rule) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for group, kind in _GROUPS:
+        for e in rule.p(group, []) or []:
+            if e.get("selectable", True) is False:
+                continue
+            out.append((kind, e))
+    return out
+
+
+def action_types(rulebook: Rulebook | str | None = None) -> dict[str, str]:
+    """The action types a rulebook knows: key -> "class: description (citation)".
+
+    Parameters
+    ----------
+    rulebook : Rulebook or str, optional
+        Default: the ``vestal`` rulebook.
+
+    Examples
+    --------
+    >>> action_types()["multiple_residence"][:7]
+    'Type II'
+    """
+    rb = load_rulebook(rulebook or "vestal") if not isinstance(rulebook, Rulebook) else rulebook
+    return {e["key"]: f"{kind}: {str(e['text']).rstrip('.')} ({e['citation']})" for kind, e in _entries(rb[RULE_ID])}
+
+
+def _value_name(limit: str) -> str:
+    for suffix, name in _VALUE_OF_SUFFIX:
+        if limit.endswith(suffix):
+            return name
+    raise InputError(f"rule {RULE_ID}: limit {limit!r} has no unit suffix the classifier knows "
+                     f"({', '.join(s for s, _ in _VALUE_OF_SUFFIX)})")
+
+
+def _num(v: float) -> str:
+    return f"{v:g}"
+
+
+def classify(rule: Rule, action: Action) -> Finding:
+    """Classify one action under SQR-001 and return its finding.
+
+    ``pass`` for exempt and Type II (naming the list item, its citation and the bound met),
+    ``review`` when a determination of significance is needed (with the draft-EIS fee),
+    ``not_evaluated`` when a value a bound needs was not given.
+    """
+    key = norm_key(action.action_type)
+    found = {e["key"]: (kind, e) for kind, e in _entries(rule)}
+    if key not in found:
+        raise InputError(f"unknown SEQR action type {action.action_type!r}; known types: "
+                         f"{', '.join(found)} (see geoconstraints seqr --list-actions)")
+    kind, e = found[key]
+    item = f"{str(e['text']).rstrip('.')} ({e['citation']})"
+    fee = rule.t("deis_fee_usd")
+    needed = (f"the town determines whether the action may have a significant effect on the environment "
+              f"({rule.p('determination_citation', rule.citation)}); if so a draft EIS is filed with a fee of "
+              f"${fee:,.0f} ({rule.p('deis_fee_citation', rule.citation)})")
+    common: dict[str, Any] = {"subject_layer": "action", "subject_id": key}
+    if kind == "exempt":
+        return rule.finding("pass", **common, detail=(
+            f"exempt action: {item}; no SEQR review, provided the article's other requirements are met"))
+    if kind != "Type II":
+        return rule.finding("review", **common, detail=f"{item}; {needed}")
+
+    met: list[str] = []
+    fails: list[str] = []
+    missing: list[str] = []
+    measured = threshold = None
+    unit = ""
+    bounds_of = ([{"limit": e["limit"], "comparison": e.get("comparison", "lt"), "optional": e.get("optional")}]
+                 if e.get("limit") else []) + list(e.get("limits") or [])
+    for k, b in enumerate(bounds_of):  # one or two bounds of one list item
+        limit = str(b["limit"])
+        lim = rule.t(limit)
+        name = _value_name(limit)
+        word, neg, ok = _COMPARE[b.get("comparison", "lt")]
+        value = getattr(action, name)
+        uw = _UNIT_WORD[name] + (" per mile of right-of-way" if limit.endswith("_acres_per_mile") else "")
+        if k == 0:  # the first bound is the finding's measured / threshold
+            unit = ("acres_per_mile" if limit.endswith("_acres_per_mile") else
+                    "count" if limit.endswith("_count") else limit.rsplit("_", 1)[-1])
+            threshold = lim
+            measured = None if value is None else float(value)
+        if value is None:
+            if b.get("optional"):
+                met.append(f"no {name} given; the item covers {word} {_num(lim)} {uw}")
+            else:
+                missing.append(f"give {name.replace('_', '-')} (the bound is {word} {_num(lim)} {uw}, {limit})")
+        elif ok(float(value), lim):
+            met.append(f"{_num(float(value))} {uw} is {word} {_num(lim)} ({limit})")
+        else:
+            fails.append(f"{_num(float(value))} {uw} is {neg} {_num(lim)} ({limit})")
+    districts = e.get("districts")
+    if districts:
+        allowed = {str(x).upper() for x in districts}
+        if action.district is None:
+            missing.append(f"give the zoning district (the item covers {', '.join(districts)})")
+        elif str(action.district).strip().upper() in allowed:
+            met.append(f"district {action.district} is one of {', '.join(districts)}")
+        else:
+            fails.append(f"district {action.district} is not one of {', '.join(districts)}")
+    if "board_approval" in e:
+        want = bool(e["board_approval"])
+        if action.board_approval is None:
+            missing.append("say whether town board or zoning board of appeals approval is needed "
+                           "(--board-approval / --no-board-approval)")
+        elif bool(action.board_approval) == want:
+            met.append("no town board or zoning board of appeals approval needed" if not want else
+                       "board approval given")
+        else:
+            fails.append("needs town board or zoning board of appeals approval" if not want else
+                         "board approval not given")
+    no_effect = e.get("no_effect_on")
+    if no_effect:
+        hit = [a for a in action.affects if a in no_effect]
+        if hit:
+            fails.append(f"affects {', '.join(hit)} (the item requires no significant effect on "
+                         f"{', '.join(no_effect)})")
+        else:
+            met.append(f"no significant effect on {', '.join(no_effect)} stated")
+    bounds = ("; " + "; ".join(met)) if met else ""
+    if fails:
+        return rule.finding("review", **common, measured=measured, threshold=threshold, unit=unit,
+                            detail=f"not Type II under {e['citation']}: {'; '.join(fails)}; {needed}")
+    if missing:
+        return rule.finding("not_evaluated", **common, measured=measured, threshold=threshold, unit=unit,
+                            detail=f"Type II item {item} has bounds: {'; '.join(missing)}")
+    return rule.finding("pass", **common, measured=measured, threshold=threshold, unit=unit,
+                        detail=f"Type II action: {item}{bounds}; may be processed without regard to the "
+                               f"SEQR article")
+
+
+@check(RULE_ID)
+def check_seqr(action: Action, rule: Rule) -> list[Finding]:
+    """SQR-001 check: classify the action."""
+    return [classify(rule, action)]
+
+
+def validate_action(rule: Rule, action: Action) -> None:
+    for name in ("units", "lots", "expansion_pct", "acres", "lanes"):
+        v = getattr(action, name)
+        if v is not None and (math.isnan(v) or v < 0):
+            raise InputError(f"SEQR --{name.replace('_', '-')} {v}: must be a number of 0 or more")
+    known = sorted({r for _k, e in _entries(rule) for r in (e.get("no_effect_on") or [])})
+    bad = [a for a in action.affects if a not in known]
+    if bad:
+        raise InputError(f"SEQR --affects {', '.join(bad)}: not a resource the rulebook names; use "
+                         f"{', '.join(known)}")
+

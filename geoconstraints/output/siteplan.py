@@ -784,10 +784,13 @@ def place_label(sf: SheetFrame, text: str, candidates: list[tuple[float, float, 
     cx, cy, rot, b = best
     sf.boxes.append(b)
     x, y = sf.to_ground(cx, cy)
-    halo = [patheffects.withStroke(linewidth=2.2, foreground="white")]
-    sf.ax.text(x, y, text, fontsize=size, color=color, fontweight=weight, fontstyle=style, rotation=rot,
-               rotation_mode="anchor", ha="center", va="center", zorder=z, clip_on=True, parse_math=False,
-               path_effects=halo, linespacing=1.05)
+    kw = {"fontsize": size, "fontweight": weight, "fontstyle": style, "rotation": rot, "rotation_mode": "anchor",
+          "ha": "center", "va": "center", "clip_on": True, "parse_math": False, "linespacing": 1.05}
+    # the halo is a second, outline-only copy: a path effect on the label itself would turn it
+    # into glyph outlines, and the label would no longer be text a reader can search or extract
+    sf.ax.text(x, y, text, color="white", zorder=z - 0.5,
+               path_effects=[patheffects.Stroke(linewidth=2.2, foreground="white")], **kw)
+    sf.ax.text(x, y, text, color=color, zorder=z, **kw)
     if anchor is not None and math.dist(anchor, (cx, cy)) > 0.16:
         ex = min(max(anchor[0], b[0]), b[2])
         ey = min(max(anchor[1], b[1]), b[3])

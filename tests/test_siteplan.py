@@ -106,7 +106,7 @@ def test_page_size_in_points(result, tmp_path, paper, orientation, size):
 
 
 def test_printed_scale_read_by_gdal(one):
-    path, plan = one
+    path, _ = one
     info = gdal_info(path)
     assert info["driverShortName"] == "PDF"
     assert info["size"] == [612, 792]
@@ -319,7 +319,7 @@ def test_cli_writes_the_set(runner, tmp_path):
     assert "f (easements); h (ponds, wetlands)" in res.stdout
     assert (out / "siteplan.pdf").read_bytes()[:5] == b"%PDF-"
     assert (out / "field.kml").is_file() and (out / "field.gpx").is_file()
-    assert sorted(p.name for p in (out / "plots").iterdir())[0] == "profile_haul_roads_H-1.png"
+    assert min(p.name for p in (out / "plots").iterdir()) == "profile_haul_roads_H-1.png"
     assert "Applicant: A. Forester" in " ".join(pdf_text(out / "siteplan.pdf").split())
 
 

@@ -9,7 +9,7 @@ gives each rule id with its status and message.
 their most severe status) and ``field.gpx`` (waypoints). The GPX is written by GDAL's GPX
 driver through pyogrio. The KML is built with :mod:`xml.etree.ElementTree` (which escapes all
 text): GDAL's KML driver writes one layer per file and no styles, and appending a second layer
-to a KML through pyogrio crashed the process (GDAL 3.10-3.12).
+to a KML through pyogrio crashed the process (pyogrio 0.13 with its GDAL 3.12).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import logging
 import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
 
 import geopandas as gpd
 import numpy as np
@@ -143,7 +142,7 @@ def _kml_color(hex_color: str) -> str:
 def kml_document(points: gpd.GeoDataFrame, title: str) -> bytes:
     """A KML 2.2 document: one folder per kind, placemarks styled by status (UTF-8 bytes)."""
     ET.register_namespace("", KML_NS)
-    q = lambda tag: f"{{{KML_NS}}}{tag}"  # noqa: E731
+    q = lambda tag: f"{{{KML_NS}}}{tag}"
     root = ET.Element(q("kml"))
     doc = ET.SubElement(root, q("Document"))
     ET.SubElement(doc, q("name")).text = title
@@ -184,7 +183,7 @@ def write_gpx(points: gpd.GeoDataFrame, target: Path) -> Path:
                                                        "stream_crossing": "Crossing"}).fillna("Waypoint")},
                            geometry=points.geometry.values, crs=WGS84)
     with files.atomic_path(target) as tmp:
-        pyogrio.write_dataframe(wpt, tmp, layer="waypoints", driver="GPX")
+        pyogrio.write_dataframe(wpt, tmp, layer="waypoints", driver="GPX", geometry_type="Point")
     return target
 
 
@@ -216,4 +215,4 @@ def write_field_files(result: Result, out_dir: str | os.PathLike[str]) -> dict[s
     return written
 
 
-__all__: list[Any] = ["FIELD_NAMES", "field_points", "kml_document", "write_field_files", "write_gpx"]
+__all__ = ["FIELD_NAMES", "field_points", "kml_document", "write_field_files", "write_gpx"]

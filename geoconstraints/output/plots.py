@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import io
+import itertools
 import logging
 import os
 import re
@@ -169,7 +170,9 @@ def road_profiles(result: Result) -> list[RoadProfile]:
 def _profile(result: Result, layer: str, fid: str, i: int, part: Any, runs: pd.DataFrame | None,
              bars: pd.DataFrame | None, k: float, edges: list[float], limit: float, run: float,
              window: float) -> RoadProfile:
-    prof = terrain.line_profile(result.layers.dem, part, result.layers.crs)
+    layers = result.layers
+    assert layers is not None  # road_profiles checked it
+    prof = terrain.line_profile(layers.dem, part, layers.crs)
     zs = terrain.smooth_profile(prof.dist_ft, prof.z_ft, window)
     grade = terrain.segment_grades(prof.dist_ft, zs)
     cols = ["start_ft", "end_ft", "length_ft", "mean_grade_pct", "max_grade_pct", "exceeds"]
@@ -187,7 +190,7 @@ def _profile(result: Result, layer: str, fid: str, i: int, part: Any, runs: pd.D
 
 def _class_labels(edges: list[float], limit: float) -> list[str]:
     bounds = [0.0, *edges]
-    out = [f"{a:g}-{b:g} %" for a, b in zip(bounds[:-1], bounds[1:])]
+    out = [f"{a:g}-{b:g} %" for a, b in itertools.pairwise(bounds)]
     last = f"over {bounds[-1]:g} %"
     return out + [last + (" (HRV-010 limit)" if np.isfinite(limit) and bounds[-1] == limit else "")]
 
@@ -219,17 +222,20 @@ def render_profile(p: RoadProfile, *, width_in: float = 8.0, height_in: float = 
     zmin, zmax = float(np.nanmin(p.z_ft)), float(np.nanmax(p.z_ft))
     pad = max((zmax - zmin) * 0.15, 5.0)
     floor = zmin - pad
-    handles = _shade_grades(ax, p, floor)
+    handles: list[Any] = list(_shade_grades(ax, p, floor))
     ax.plot(p.dist_ft, p.z_ft, color="black", linewidth=1.2, zorder=3, label="elevation (DEM)")
     red = styles.STATUS_COLORS["violation"]
-    for r in p.runs.itertuples():
-        over = bool(r.exceeds)
-        ax.axvspan(r.start_ft, r.end_ft, color=red if over else "#fd8d3c", alpha=0.22 if over else 0.1,
+    runs = p.runs
+    for a, b, length, mean, over in zip(runs["start_ft"].to_numpy(dtype=float), runs["end_ft"].to_numpy(dtype=float),
+                                        runs["length_ft"].to_numpy(dtype=float),
+                                        runs["mean_grade_pct"].to_numpy(dtype=float),
+                                        runs["exceeds"].to_numpy(dtype=bool)):
+        ax.axvspan(a, b, color=red if over else "#fd8d3c", alpha=0.22 if over else 0.1,
                    hatch="//" if over else None, zorder=2, linewidth=0)
         if over:
-            m = (p.dist_ft >= r.start_ft) & (p.dist_ft <= r.end_ft)
+            m = (p.dist_ft >= a) & (p.dist_ft <= b)
             ax.plot(p.dist_ft[m], p.z_ft[m], color=red, linewidth=3.2, zorder=4)
-            ax.annotate(f"{r.length_ft:,.0f} ft at {r.mean_grade_pct:.0f} % mean", xy=((r.start_ft + r.end_ft) / 2, zmax + pad * 0.3),
+            ax.annotate(f"{length:,.0f} ft at {mean:.0f} % mean", xy=((a + b) / 2, zmax + pad * 0.3),
                         ha="center", va="bottom", fontsize=7, color=red, annotation_clip=False)
     if p.exceeding.shape[0]:
         handles.append(Patch(facecolor=red, alpha=0.35, hatch="//",
@@ -369,9 +375,10 @@ def sfha_histogram_data(result: Result) -> ShareHistogram | None:
     ok = (data != "no_data").to_numpy() & t["sfha_share"].notna().to_numpy()
     pct = t["sfha_share"].to_numpy(dtype=float)[ok] * 100.0
     edges = np.asarray(SHARE_BINS_PCT)
-    binned = pd.cut(pct[pct > 0], bins=edges, right=True, include_lowest=False)
-    counts = np.concatenate([[int((pct == 0).sum())], pd.Series(binned).value_counts(sort=False).to_numpy()])
-    labels = ["none"] + [f"{a:g}-{b:g} %" for a, b in zip(edges[:-1], edges[1:])]
+    # bins (a, b]: bin i holds a share of more than edges[i] and at most edges[i + 1]
+    k = np.searchsorted(edges, pct[pct > 0], side="left") - 1
+    counts = np.concatenate([[int((pct == 0).sum())], np.bincount(k, minlength=len(edges) - 1)])
+    labels = ["none"] + [f"{a:g}-{b:g} %" for a, b in itertools.pairwise(edges)]
     return ShareHistogram(labels, counts.astype(int), int((~ok).sum()), int((data == "partial").sum()))
 
 

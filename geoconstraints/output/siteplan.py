@@ -37,9 +37,9 @@ import pyproj
 import shapely
 from matplotlib import patheffects
 from matplotlib.backends.backend_pdf import PdfPages
-from matplotlib.collections import LineCollection, PatchCollection
+from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
-from matplotlib.patches import PathPatch, Polygon as MplPolygon, Rectangle
+from matplotlib.patches import PathPatch, Rectangle
 from matplotlib.path import Path as MplPath
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import (
@@ -158,7 +158,7 @@ def page_layout(paper: str, orientation: str) -> PageLayout:
     else:
         panel = (w - m - PANEL_IN, m, PANEL_IN, h - 2 * m)
         frame = (m, m, w - 2 * m - PANEL_IN - GAP_IN, h - 2 * m)
-    r = lambda t: tuple(round(v, 6) for v in t)  # noqa: E731 - exact decimal inches
+    r = lambda t: tuple(round(v, 6) for v in t)
     return PageLayout(paper, orientation, (w, h), r(frame), r(panel))
 
 
@@ -198,7 +198,7 @@ def grid_count(span: float, frame: float, overlap: float) -> int:
     """
     if span <= frame:
         return 1
-    return int(math.ceil((span - overlap) / (frame - overlap) - 1e-9))
+    return math.ceil((span - overlap) / (frame - overlap) - 1e-9)
 
 
 def tile_sheets(extent: tuple[float, float, float, float], frame_units: tuple[float, float],
@@ -502,6 +502,7 @@ def prepare_plan(result: Result, scale_ft_per_in: float) -> PlanData:
     for name in ("buffer_strips", "water_bars"):
         sources[name] = _working(result.derived.get(name), crs)
     harvest = sources["harvest_area"]
+    assert harvest is not None  # checked above
     touched = touched_parcels(sources["parcels"], harvest)
     ring = shapely.buffer(shapely.union_all(harvest.geometry.values), search_ft / k)
     plan = [sources.get(n) for n in ("harvest_area", "landings", "haul_roads", "skid_trails")]
@@ -551,6 +552,8 @@ def marked_findings(findings: gpd.GeoDataFrame, crs: pyproj.CRS) -> gpd.GeoDataF
     if not len(f):
         return f
     f = _working(f, crs)
+    if f is None:
+        return findings.iloc[0:0]
     pts = f.geometry.geom_type == "MultiPoint"
     if pts.any():
         f = pd.concat([f[~pts], f[pts].explode(index_parts=False)])
@@ -1230,7 +1233,7 @@ def fill_panel(flow: PanelFlow, plan: PlanData, sheet: Sheet, n_sheets: int, *, 
     flow.text("LEGEND", weight="bold")
     for sym, label in legend:
         flow.symbol(legend_swatch(sym), label)
-    statuses = sorted({s for _, s in drawn}, key=STATUS_RANK.get)
+    statuses = sorted({s for _, s in drawn}, key=lambda s: STATUS_RANK[s])
     for s in statuses:
         flow.symbol(marker_swatch(s), f"finding: {FINDING_MARKERS[s][1]} (rule ids)")
     flow.space()
@@ -1425,8 +1428,9 @@ def measure_dict(crs: pyproj.CRS, box: tuple[float, float, float, float], ft_per
     wkt = crs.to_wkt("WKT1_GDAL") or crs.to_wkt()
     gcs = DictionaryObject({NameObject("/Type"): NameObject("/PROJCS" if crs.is_projected else "/GEOGCS"),
                             NameObject("/WKT"): TextStringObject(wkt)})
-    if crs.to_epsg() is not None:
-        gcs[NameObject("/EPSG")] = NumberObject(int(crs.to_epsg()))
+    epsg = crs.to_epsg()
+    if epsg is not None:
+        gcs[NameObject("/EPSG")] = NumberObject(int(epsg))
     return DictionaryObject({
         NameObject("/Type"): NameObject("/Measure"), NameObject("/Subtype"): NameObject("/GEO"),
         NameObject("/Bounds"): ArrayObject([NumberObject(v) for v in (0, 0, 0, 1, 1, 1, 1, 0)]),
@@ -1556,13 +1560,13 @@ def render_siteplan(result: Result, *, scale_ft_per_in: float | None = None, pap
     frames = []
     fx, fy, fw, fh = lay.frame
     pts = (fx * 72, fy * 72, (fx + fw) * 72, (fy + fh) * 72)
-    with matplotlib.rc_context({"pdf.fonttype": 42, "hatch.linewidth": 0.5, "font.family": "DejaVu Sans"}):
-        with PdfPages(buf, metadata={"Creator": f"geoconstraints {__version__}", "CreationDate": None}) as pdf:
-            for sheet in sheets:
-                fig, drawn = draw_sheet(plan, lay, sheet, sheets, applicant=applicant, date=day)
-                pdf.savefig(fig)
-                marked += drawn
-                frames.append((f"sheet {sheet.number}" + (" key map" if sheet.key_map else ""), pts, sheet.box))
+    with (matplotlib.rc_context({"pdf.fonttype": 42, "hatch.linewidth": 0.5, "font.family": "DejaVu Sans"}),
+          PdfPages(buf, metadata={"Creator": f"geoconstraints {__version__}", "CreationDate": None}) as pdf):
+        for sheet in sheets:
+            fig, drawn = draw_sheet(plan, lay, sheet, sheets, applicant=applicant, date=day)
+            pdf.savefig(fig)
+            marked += drawn
+            frames.append((f"sheet {sheet.number}" + (" key map" if sheet.key_map else ""), pts, sheet.box))
     title = "Timber-harvest site plan" + (f", {applicant.strip()}" if applicant and applicant.strip() else "")
     meta = {"Title": title, "Subject": f"{rule.citation}; 1 in = {num_text(scale)} ft; rulebook "
                                        f"{result.rulebook.name} {result.rulebook.version}"}

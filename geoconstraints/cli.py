@@ -31,7 +31,18 @@ from geoconstraints.io.layers import load_layers
 from geoconstraints.io.roles import ROLES, role_option
 from geoconstraints.io.sources import parse_path_layer, sources_from_geopackage
 from geoconstraints.output import write_result
+from geoconstraints.output.field import FIELD_NAMES, write_field_files
 from geoconstraints.output.files import check_out_dir
+from geoconstraints.output.plots import write_plots
+from geoconstraints.output.siteplan import (
+    ORIENTATIONS,
+    PAPERS,
+    SITEPLAN_NAME,
+    check_scale,
+    num_text,
+    site_plan_rule,
+    write_siteplan,
+)
 from geoconstraints.rulebook.loader import load_rulebook
 from geoconstraints.rules.seqr import action_types
 
@@ -243,6 +254,48 @@ def harvest_cmd(plan: str | None, rulebook: str, out_dir: str, offline: bool, fa
     rb = load_rulebook(rulebook)
     layers = _load(plan, kwargs, primary=("harvest_area", "parcels"))
     _finish(check_harvest(layers, rb), out_dir, offline, fail_on)
+
+
+@main.command("siteplan")
+@click.argument("plan", type=click.Path(), required=False)
+@role_options
+@dem_options
+@click.option("--rulebook", default="vestal", show_default=True,
+              help="Rulebook name (vestal, lockport) or path of your own YAML rulebook.")
+@click.option("--scale", "scale", default=None, metavar="FT",
+              help="Feet of ground per inch of paper: 1 in = FT ft. Default and largest allowed: the law's minimum "
+                   "scale (HRV-002 min_scale_ft_per_in: 500 for Vestal); a smaller number draws larger.")
+@click.option("--paper", type=click.Choice(list(PAPERS)), default="letter", show_default=True,
+              help="Paper: letter (8.5 x 11 in), tabloid (11 x 17 in), arch-d (24 x 36 in).")
+@click.option("--orientation", type=click.Choice(list(ORIENTATIONS)), default="auto", show_default=True,
+              help="Sheet orientation; auto takes the one needing fewer sheets.")
+@click.option("--applicant", default=None, help="Applicant printed in the title block (else 'not stated').")
+@click.option("--out", "out_dir", required=True, type=click.Path(), help="Output folder (created if missing).")
+@guarded
+def siteplan_cmd(plan: str | None, rulebook: str, scale: str | None, paper: str, orientation: str,
+                 applicant: str | None, out_dir: str, **kwargs: Any) -> None:
+    """Draw the timber-harvest site PLAN for filing (Vestal § 44-VI-6(E)(4) a-k): siteplan.pdf, a
+    true-scale, georeferenced vector PDF (tiled with a key map when it needs several sheets), plus
+    field.kml / field.gpx for crews and plots/*.png (road profiles)."""
+
+    rb = load_rulebook(rulebook)
+    rule = site_plan_rule(rb)
+    ft = check_scale(rule.t("min_scale_ft_per_in") if scale is None else scale, rule)
+    layers = _load(plan, kwargs, primary=("harvest_area", "parcels"))
+    check_out_dir(out_dir, layers.input_paths(), names=(SITEPLAN_NAME, *FIELD_NAMES))
+    result = check_harvest(layers, rb)
+    path, sp = write_siteplan(result, out_dir, scale_ft_per_in=ft, paper=paper, orientation=orientation,
+                              applicant=applicant)
+    written = {SITEPLAN_NAME: path}
+    written.update(write_field_files(result, out_dir))
+    written.update(write_plots(result, out_dir))
+    maps = sum(not s.key_map for s in sp.sheets)
+    key = " and a key map" if maps < len(sp.sheets) else ""
+    click.echo(f"siteplan: {maps} sheet(s) at 1 in = {num_text(ft)} ft{key} on {paper} "
+               f"({sp.layout.orientation}); {len(result.findings)} findings, {len(sp.marked)} rule/status marks")
+    if sp.missing:
+        click.echo(f"not supplied by the inputs (site plan elements): {'; '.join(sp.missing)}")
+    click.echo(f"outputs in {Path(out_dir)}: {', '.join(written)}")
 
 
 @main.command("screen")

@@ -1,0 +1,211 @@
+"""Tests for geoconstraints.output.plots: the data plotted (checked before drawing) and the PNGs."""
+
+from __future__ import annotations
+
+import base64
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+import rasterio
+from matplotlib.image import imread
+
+import geoconstraints as gc
+from geoconstraints.commands import check_harvest, check_stormwater, classify_action, screen_parcels
+from geoconstraints.output import plots
+from geoconstraints.result import Result
+from geoconstraints.rulebook.findings import empty_findings
+
+
+def png_shape(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    img = imread(io.BytesIO(data), format="png")
+    return img.shape[1], img.shape[0]
+
+
+@pytest.fixture(scope="module")
+def vestal():
+    return gc.load_rulebook("vestal")
+
+
+@pytest.fixture(scope="module")
+def harvest(vestal):
+    layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"), dem=gc.sample_path("dem.tif"))
+    return check_harvest(layers, vestal)
+
+
+@pytest.fixture(scope="module")
+def profiles(harvest):
+    return plots.road_profiles(harvest)
+
+
+# ------------------------------------------------------------------------------------------
+# road profiles
+
+def test_one_profile_per_road(profiles, harvest):
+    want = {(r, i) for r in plots.ROAD_LAYERS for i in harvest.layers.get_layer(r)["feature_id"].astype(str)}
+    assert {(p.layer, p.road_id) for p in profiles} == want
+
+
+def test_highlighted_runs_are_the_results_exceeding_runs(profiles, harvest):
+    runs = harvest.derived["grade_runs"]
+    want = runs[runs["exceeds"].astype(bool)].sort_values(["road_layer", "road_id", "start_ft"])
+    got = pd.concat([p.exceeding.assign(road_layer=p.layer, road_id=p.road_id) for p in profiles])
+    got = got.sort_values(["road_layer", "road_id", "start_ft"])
+    assert len(want) == len(got) == 1  # haul road H-1 of the sample
+    np.testing.assert_allclose(got[["start_ft", "end_ft", "length_ft"]].to_numpy(dtype=float),
+                               want[["start_ft", "end_ft", "length_ft"]].to_numpy(dtype=float))
+    h1 = next(p for p in profiles if p.road_id == "H-1")
+    # the run is over the rulebook's limits (HRV-010: 25 % for more than 200 ft)
+    assert (h1.max_grade_pct, h1.max_run_ft) == (25.0, 200.0)
+    r = h1.exceeding.iloc[0]
+    assert r["length_ft"] > 200 and r["mean_grade_pct"] > 25
+    # the grade the plot shades over the run is over the limit on most of it
+    inside = (h1.dist_ft[:-1] >= r["start_ft"]) & (h1.dist_ft[1:] <= r["end_ft"])
+    assert (h1.grade_pct[inside] > 25).mean() > 0.9
+
+
+def test_water_bars_marked_are_the_results(profiles, harvest):
+    table = harvest.tables["roads"].set_index("road_id")
+    for p in profiles:
+        if p.layer == "haul_roads":
+            assert len(p.water_bars_ft) == table.loc[p.road_id, "water_bars"]
+            wb = harvest.derived["water_bars"]
+            want = np.sort(wb.loc[wb["road_id"] == p.road_id, "dist_ft"].to_numpy(dtype=float))
+            np.testing.assert_allclose(p.water_bars_ft, want, atol=0.01)
+        else:
+            assert len(p.water_bars_ft) == 0
+
+
+def test_profile_elevations_from_the_dem(profiles, harvest):
+    """Profile elevations = bilinear interpolation of the DEM, computed here from rasterio's array."""
+    p = next(p for p in profiles if p.road_id == "H-1")
+    line = harvest.layers.get_layer("haul_roads").set_index("feature_id").loc["H-1", "geometry"]
+    with rasterio.open(gc.sample_path("dem.tif")) as dem:
+        z = dem.read(1).astype(float)
+        inv = ~dem.transform
+    for frac in (0.0, 0.37, 1.0):
+        pt = line.interpolate(frac, normalized=True)
+        c, r = inv @ (pt.x, pt.y)
+        c, r = c - 0.5, r - 0.5  # from cell corners to cell centres
+        c0, r0 = int(np.floor(c)), int(np.floor(r))
+        fc, fr = c - c0, r - r0
+        want = ((1 - fc) * (1 - fr) * z[r0, c0] + fc * (1 - fr) * z[r0, c0 + 1]
+                + (1 - fc) * fr * z[r0 + 1, c0] + fc * fr * z[r0 + 1, c0 + 1])
+        got = np.interp(frac * line.length, p.dist_ft, p.z_ft)
+        assert got == pytest.approx(want, abs=0.2)  # ft; between samples the profile is linear
+
+
+def test_grade_classes_from_the_rulebook(harvest):
+    edges, limit, run, window = plots.grade_classes(harvest)
+    assert edges == [2.0, 6.0, 11.0, 16.0, 25.0]  # HRV-030 min grade and band bounds, HRV-010 limit
+    assert (limit, run, window) == (25.0, 200.0, 15.0)
+
+
+def test_profile_png(profiles):
+    png = plots.render_profile(profiles[0])
+    assert png_shape(png) == (8 * plots.DPI, round(3.4 * plots.DPI))
+
+
+def test_no_dem_no_profiles(vestal):
+    res = check_harvest(gc.load_layers(gc.sample_path("vestal_sample.gpkg")), vestal)
+    assert plots.road_profiles(res) == []
+
+
+# ------------------------------------------------------------------------------------------
+# stormwater timeline
+
+@pytest.fixture(scope="module")
+def stormwater(vestal):
+    layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"))
+    return check_stormwater(layers, vestal, rainfall=gc.sample_path("rainfall.csv"))
+
+
+def test_timeline_peak_and_limit(stormwater):
+    d = plots.timeline_data(stormwater)
+    t = stormwater.tables["disturbance_timeline"]
+    assert d.peak_acres == t["disturbed_acres"].max() == pytest.approx(6.189, abs=0.001)
+    assert list(d.peak_rows) == list(np.flatnonzero(t["peak"].to_numpy()))
+    assert d.limit_acres == 5.0  # SWP-005
+    assert len(d.edges) == len(t) + 1
+    assert d.edges[-1] == pd.Timestamp(t["date_to"].iloc[-1]) + pd.Timedelta(days=1)
+    f = stormwater.findings
+    swp5 = f[f["rule_id"] == "SWP-005"].iloc[0]
+    assert swp5["measured"] == pytest.approx(d.peak_acres) and swp5["threshold"] == d.limit_acres
+    assert png_shape(plots.render_timeline(d)) == (8 * plots.DPI, round(3.6 * plots.DPI))
+
+
+def test_timeline_limit_from_the_users_rulebook(tmp_path):
+    rb = tmp_path / "town.yaml"
+    rb.write_text("extends: vestal\nrules:\n  - id: SWP-005\n    thresholds:\n      max_concurrent_acres: 4\n")
+    res = check_stormwater(gc.load_layers(gc.sample_path("vestal_sample.gpkg")), gc.load_rulebook(rb))
+    assert plots.timeline_data(res).limit_acres == 4.0
+
+
+# ------------------------------------------------------------------------------------------
+# SFHA share histogram
+
+def _screen_result(vestal, parcels: pd.DataFrame) -> Result:
+    return Result(command="screen", rulebook=vestal, findings=empty_findings(), tables={"parcels": parcels})
+
+
+def test_histogram_by_hand(vestal):
+    t = pd.DataFrame({"sfha_share": [0.0, 0.05, 0.10, 0.1000001, 1.0, 0.0, 0.5],
+                      "flood_data": ["full", "full", "full", "partial", "full", "no_data", "full"]})
+    h = plots.sfha_histogram_data(_screen_result(vestal, t))
+    assert h.labels[:3] == ["none", "0-10 %", "10-20 %"] and h.labels[-1] == "90-100 %"
+    # none: 1 (the no_data parcel is not counted); (0,10]: 0.05 and 0.10; (10,20]: 0.1000001;
+    # (40,50]: 0.5; (90,100]: 1.0
+    assert h.counts.tolist() == [1, 2, 1, 0, 0, 1, 0, 0, 0, 0, 1]
+    assert (h.not_evaluated, h.partial) == (1, 1)
+    assert png_shape(plots.render_sfha_histogram(h)) == (round(7.5 * plots.DPI), round(3.6 * plots.DPI))
+
+
+def test_histogram_of_the_sample_town(vestal):
+    res = screen_parcels(gc.load_layers(gc.sample_path("vestal_sample.gpkg")), vestal)
+    t = res.tables["parcels"]
+    h = plots.sfha_histogram_data(res)
+    ok = t["flood_data"] != "no_data"
+    assert h.counts.sum() == ok.sum() and h.not_evaluated == (~ok).sum()
+    share = t.loc[ok, "sfha_share"].to_numpy()
+    assert h.counts[0] == (share == 0).sum()
+    assert h.counts[-1] == ((share > 0.9) & (share <= 1.0)).sum()
+
+
+# ------------------------------------------------------------------------------------------
+# all plots, data URIs, files
+
+def test_render_plots_per_command(harvest, stormwater, vestal):
+    names = set(plots.render_plots(harvest))
+    assert names == {f"profile_{p}_{i}.png" for p, i in (("haul_roads", "H-1"), ("haul_roads", "H-2"),
+                                                          ("haul_roads", "H-3"), ("skid_trails", "S-1"),
+                                                          ("skid_trails", "S-2"), ("skid_trails", "S-3"),
+                                                          ("skid_trails", "S-4"))}
+    assert set(plots.render_plots(stormwater)) == {"disturbance_timeline.png"}
+    assert plots.render_plots(classify_action(vestal, action_type="multiple_residence", units=3)) == {}
+
+
+def test_data_uris_decode(stormwater):
+    uris = plots.plot_data_uris(stormwater)
+    prefix = "data:image/png;base64,"
+    assert uris and all(u.startswith(prefix) for u in uris.values())
+    png = base64.b64decode(uris["disturbance_timeline.png"][len(prefix):])
+    assert png_shape(png) == (8 * plots.DPI, round(3.6 * plots.DPI))
+
+
+def test_write_plots(stormwater, vestal, tmp_path):
+    written = plots.write_plots(stormwater, tmp_path / "out")
+    assert list(written) == ["plots/disturbance_timeline.png"]
+    assert written["plots/disturbance_timeline.png"].read_bytes()[:4] == b"\x89PNG"
+    assert plots.write_plots(classify_action(vestal, action_type="multiple_residence", units=3),
+                             tmp_path / "none") == {}
+    assert not (tmp_path / "none").exists()
+
+
+def test_file_names_are_safe(vestal, harvest, monkeypatch):
+    p = plots.road_profiles(harvest)[0]
+    monkeypatch.setattr(plots, "road_profiles",
+                        lambda r: [plots.RoadProfile(**{**p.__dict__, "road_id": "a/b"}),
+                                   plots.RoadProfile(**{**p.__dict__, "road_id": "a:b"})])
+    assert set(plots.render_plots(harvest)) == {"profile_haul_roads_a_b.png", "profile_haul_roads_a_b_2.png"}

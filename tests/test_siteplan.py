@@ -1,0 +1,365 @@
+"""Tests for geoconstraints.output.siteplan and the ``siteplan`` command.
+
+The PDF is read back with tools independent of the writer: GDAL's PDF driver (Debian's gdal-bin,
+which reads ISO 32000 geospatial PDFs through poppler) for the georeference and the printed
+scale, poppler's pdftotext / pdfimages for the text and the absence of raster images, pypdf for
+the page sizes. ``bash scripts/pdf_deps.sh`` installs gdal-bin and poppler-utils.
+"""
+
+from __future__ import annotations
+
+import doctest
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pytest
+import rasterio
+import shapely
+from pypdf import PdfReader
+
+import geoconstraints as gc
+from geoconstraints.cli import main
+from geoconstraints.commands import check_harvest
+from geoconstraints.errors import InputError
+from geoconstraints.output import siteplan as sp
+
+FT_PER_USFT = 1200 / 3937 / 0.3048
+"""International feet per US survey foot (EPSG:2261 is in US survey feet)."""
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        pytest.fail(f"{name} is missing: run `bash scripts/pdf_deps.sh` (installs Debian gdal-bin and poppler-utils)")
+    return path
+
+
+def gdal_info(pdf: Path, page: int = 1, dpi: int = 72) -> dict:
+    """gdalinfo -json of one page of a PDF read at ``dpi``."""
+    src = str(pdf) if page == 1 else f"PDF:{page}:{pdf}"
+    out = subprocess.run([_tool("gdalinfo"), "-json", "-oo", f"DPI={dpi}", src], capture_output=True, text=True,
+                         check=True)
+    return json.loads(out.stdout)
+
+
+def pdf_text(pdf: Path, page: int | None = None) -> str:
+    args = [_tool("pdftotext")] + (["-f", str(page), "-l", str(page)] if page else []) + [str(pdf), "-"]
+    return subprocess.run(args, capture_output=True, text=True, check=True).stdout
+
+
+def ground_box(info: dict, lay: sp.PageLayout) -> tuple[float, float, float, float]:
+    """The map frame's ground box from GDAL's georeference of the page (72 dpi: 1 pixel = 1 point)."""
+    a, px, _, d, _, py = info["geoTransform"]
+    fx, fy, fw, fh = lay.frame
+    ph = lay.page[1]
+    col0, col1 = fx * 72, (fx + fw) * 72
+    row0, row1 = (ph - fy - fh) * 72, (ph - fy) * 72
+    return a + col0 * px, d + row1 * py, a + col1 * px, d + row0 * py
+
+
+# ------------------------------------------------------------------------------------------
+# fixtures: the sample harvest plan
+
+@pytest.fixture(scope="module")
+def result():
+    layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"), dem=gc.sample_path("dem.tif"))
+    return check_harvest(layers, gc.load_rulebook("vestal"))
+
+
+@pytest.fixture(scope="module")
+def one(result, tmp_path_factory):
+    """The sample plan at 1 in = 500 ft on letter: one sheet."""
+    path, plan = sp.write_siteplan(result, tmp_path_factory.mktemp("one"), applicant="A. Forester & Sons <LLC>",
+                                   date="2026-03-01")
+    return path, plan
+
+
+@pytest.fixture(scope="module")
+def tiled(result, tmp_path_factory):
+    """The sample plan at 1 in = 250 ft on letter: several sheets and a key map."""
+    path, plan = sp.write_siteplan(result, tmp_path_factory.mktemp("tiled"), scale_ft_per_in=250,
+                                   orientation="portrait")
+    return path, plan
+
+
+# ------------------------------------------------------------------------------------------
+# page size, scale, georeference
+
+@pytest.mark.parametrize("paper, orientation, size", [
+    ("letter", "portrait", (612, 792)), ("letter", "landscape", (792, 612)),
+    ("tabloid", "portrait", (792, 1224)), ("arch-d", "portrait", (1728, 2592)),
+    ("arch-d", "landscape", (2592, 1728)),
+])
+def test_page_size_in_points(result, tmp_path, paper, orientation, size):
+    path, plan = sp.write_siteplan(result, tmp_path, paper=paper, orientation=orientation)
+    pages = PdfReader(path).pages
+    assert len(pages) == len(plan.sheets) == 1
+    box = pages[0].mediabox
+    assert (float(box.width), float(box.height)) == size
+    info = subprocess.run([_tool("pdfinfo"), str(path)], capture_output=True, text=True, check=True).stdout
+    assert re.search(rf"Page size:\s+{size[0]} x {size[1]} pts", info), info
+
+
+def test_printed_scale_read_by_gdal(one):
+    path, _ = one
+    info = gdal_info(path)
+    assert info["driverShortName"] == "PDF"
+    assert info["size"] == [612, 792]
+    _, px, rx, _, ry, py = info["geoTransform"]
+    assert rx == ry == 0  # grid north up
+    # ground feet per inch of paper: 72 pixels at DPI=72, pixel size in US survey feet
+    for k in (px, -py):
+        assert k * 72 * FT_PER_USFT == pytest.approx(500.0, rel=0.01)
+        assert k * 72 * FT_PER_USFT == pytest.approx(500.0, rel=1e-5)  # in fact exact
+    wkt = info["coordinateSystem"]["wkt"]
+    assert "New York Central" in wkt and "US survey foot" in wkt
+
+
+def test_frame_position_matches_georeference(one):
+    """The ground box GDAL gives the frame's page position is the box the frame shows."""
+    path, plan = one
+    got = ground_box(gdal_info(path), plan.layout)
+    assert got == pytest.approx(plan.sheets[0].box, abs=0.05)  # ft
+
+
+def test_drawn_features_are_where_the_georeference_puts_them(one, result, tmp_path):
+    """Rasterize the page with GDAL (poppler) and find the harvest area's outline colour at its vertices."""
+    path, _ = one
+    tif = tmp_path / "page.tif"
+    subprocess.run([_tool("gdal_translate"), "-q", "-oo", "DPI=100", str(path), str(tif)], check=True)
+    green = np.array([0x1B, 0x78, 0x37])
+    ha = result.layers.get_layer("harvest_area")
+    xy = shapely.get_coordinates(ha.geometry.boundary.values)
+    with rasterio.open(tif) as src:
+        rgb = src.read([1, 2, 3]).transpose(1, 2, 0).astype(int)
+        rows, cols = rasterio.transform.rowcol(src.transform, xy[:, 0], xy[:, 1])
+    hits = 0
+    for r, c in zip(rows, cols):
+        win = rgb[r - 2:r + 3, c - 2:c + 3].reshape(-1, 3)
+        hits += bool((np.abs(win - green).sum(axis=1) < 60).any())
+    assert hits >= 0.8 * len(xy), f"outline colour found at {hits} of {len(xy)} vertices"
+    # and not where nothing green is drawn: 1 inch outside the frame's lower left, in the margin
+    with rasterio.open(tif) as src:
+        assert (src.read([1, 2, 3])[:, -10, 10] > 240).all()
+
+
+def test_pdf_is_vector(one):
+    listing = subprocess.run([_tool("pdfimages"), "-list", str(one[0])], capture_output=True, text=True,
+                             check=True).stdout.strip().splitlines()
+    assert len(listing) == 2, listing  # the header only: no raster image in the file
+
+
+# ------------------------------------------------------------------------------------------
+# title block, elements, labels
+
+def test_title_block(one, result):
+    path, plan = one
+    text = pdf_text(path)
+    flat = " ".join(text.split())
+    rb = result.rulebook
+    assert "TIMBER-HARVEST SITE PLAN" in text
+    assert "1 in = 500 ft" in flat and "Sheet 1 of 1" in flat
+    assert "Applicant: A. Forester & Sons <LLC>" in flat
+    assert "Date: 2026-03-01" in flat
+    assert f"Rulebook: {rb.name} {rb.version}" in flat
+    assert rb["HRV-002"].citation.split(";")[0] in flat
+    # the parcels the harvest area overlaps, computed here by area of intersection
+    parcels = result.layers.get_layer("parcels")
+    ha = shapely.union_all(result.layers.get_layer("harvest_area").geometry.values)
+    inter = shapely.area(shapely.intersection(parcels.geometry.values, ha))
+    ids = sorted(parcels["feature_id"].astype(str)[inter > 1.0])
+    assert ids and f"Parcels: {', '.join(ids)}" in flat
+    assert plan.sheets[0].scale_ft_per_in == 500
+    assert "grid north of NAD83 / New York Central (ftUS) (EPSG:2261)" in flat
+
+
+def test_applicant_not_stated(result, tmp_path):
+    path, _ = sp.write_siteplan(result, tmp_path)
+    assert "Applicant: not stated" in " ".join(pdf_text(path).split())
+
+
+def test_elements_and_missing_ones(one):
+    path, plan = one
+    flat = " ".join(pdf_text(path).split())
+    # the sample has no easements, ponds or wetlands layer
+    assert plan.missing == ["f (easements)", "h (ponds, wetlands)"]
+    assert "Not supplied by the inputs: f; h (ponds, wetlands)" in flat
+    for key in "abcdefghijk":
+        assert re.search(rf"\b{key} [a-zA-Z0-9/,()\- ]+: (shown|NOT SUPPLIED)", flat), key
+    assert "(j) buffer strips (50, 100 ft)" in flat  # the widths of the derived buffer strips
+    assert "(b) contours, 10 ft interval" in flat
+
+
+def test_feature_ids_and_finding_rule_ids_printed(one, result):
+    path, plan = one
+    # pypdf reads labels set along a diagonal line as one word (pdftotext splits them)
+    tokens = set(re.findall(r"[A-Z]+-\d+", PdfReader(path).pages[0].extract_text()))
+    for role in ("landings", "haul_roads", "skid_trails", "harvest_area"):
+        ids = set(result.layers.get_layer(role)["feature_id"].astype(str))
+        assert ids <= tokens, (role, ids - tokens)
+    f = result.findings
+    marked = f[f["status"].isin(["violation", "review"]) & f.geometry.notna()]
+    want = set(zip(marked["rule_id"], marked["status"]))
+    assert want and want <= set(plan.marked)
+    assert set(marked["rule_id"]) <= tokens
+    assert "Mill Brook" in pdf_text(path)  # stream names
+
+
+def test_index_contours_labelled_with_elevation(one, result):
+    path, plan = one
+    text = pdf_text(path)
+    nums = {int(t) for t in re.findall(r"(?<![\d.,:-])(\d{3,4})(?![\d.,:-])", text)}
+    with rasterio.open(gc.sample_path("dem.tif")) as dem:
+        x0, y0, x1, y1 = plan.sheets[0].box
+        win = rasterio.windows.from_bounds(x0, y0, x1, y1, dem.transform)
+        z = dem.read(1, window=win)
+    lo, hi = float(z.min()), float(z.max())
+    index = {v for v in range(0, 5000, 50) if lo + 5 < v < hi - 5}
+    labelled = {v for v in nums if lo < v < hi}
+    assert len(labelled & index) >= 0.6 * len(index), (sorted(labelled), sorted(index))
+    assert all(v % 50 == 0 for v in labelled), sorted(v for v in labelled if v % 50)
+
+
+# ------------------------------------------------------------------------------------------
+# tiling and the key map
+
+def test_tiled_sheets_and_key_map(tiled, result):
+    path, plan = tiled
+    pages = PdfReader(path).pages
+    n = len(pages)
+    assert n == len(plan.sheets) > 2
+    assert plan.sheets[0].key_map and not any(s.key_map for s in plan.sheets[1:])
+    key_text = " ".join(pdf_text(path, 1).split())
+    assert f"Sheet 1 of {n} (key map)" in key_text
+    assert f"Sheets 2-{n}: 1 in = 250 ft" in key_text
+    for k in range(2, n + 1):
+        assert f"sheet {k}" in key_text
+    lay = plan.layout
+    boxes = []
+    for k in range(2, n + 1):
+        info = gdal_info(path, k)
+        _, px, _, _, _, py = info["geoTransform"]
+        assert px * 72 * FT_PER_USFT == pytest.approx(250.0, rel=0.01)
+        assert -py * 72 * FT_PER_USFT == pytest.approx(250.0, rel=0.01)
+        assert f"Sheet {k} of {n} (site plan)" in " ".join(pdf_text(path, k).split())
+        boxes.append(ground_box(info, lay))
+    # the key map is georeferenced at its own stated scale
+    key = gdal_info(path, 1)
+    assert key["geoTransform"][1] * 72 * FT_PER_USFT == pytest.approx(plan.sheets[0].scale_ft_per_in, rel=0.01)
+    assert f"1 in = {sp.num_text(plan.sheets[0].scale_ft_per_in)} ft" in key_text
+    # together the sheets (as GDAL places them) cover the harvest area and 300 ft around it
+    ring = shapely.buffer(shapely.union_all(result.layers.get_layer("harvest_area").geometry.values), 300 / FT_PER_USFT)
+    cover = shapely.union_all([shapely.box(*b) for b in boxes])
+    assert cover.contains(ring)
+    # neighbours overlap by the stated 0.5 in of paper = 125 ft
+    assert "Sheets overlap 0.5 in (125 ft)" in key_text
+    b = np.array(boxes)
+    right = [(i, j) for i in range(len(b)) for j in range(len(b))
+             if abs(b[i, 1] - b[j, 1]) < 1 and b[j, 0] > b[i, 0] and b[j, 0] < b[i, 2]]
+    assert right
+    for i, j in right:
+        assert (b[i, 2] - b[j, 0]) * FT_PER_USFT == pytest.approx(125.0, abs=0.1)
+
+
+def test_tile_grid_counts():
+    assert sp.grid_count(3500.0, 3500.0, 250.0) == 1
+    assert sp.grid_count(3500.1, 3500.0, 250.0) == 2
+    assert sp.grid_count(3500 * 2 - 250, 3500.0, 250.0) == 2
+    assert sp.grid_count(3500 * 2 - 249, 3500.0, 250.0) == 3
+    tiles = sp.tile_sheets((0, 0, 5000, 3000), (3500, 3500), 250)
+    assert [(r, c) for r, c, _ in tiles] == [(0, 0), (0, 1)]
+    assert tiles[0][2][2] - tiles[1][2][0] == pytest.approx(250)
+
+
+# ------------------------------------------------------------------------------------------
+# the scale limit comes from HRV-002
+
+def test_scale_limit_at_under_over(result):
+    rule = result.rulebook["HRV-002"]
+    limit = rule.t("min_scale_ft_per_in")
+    assert sp.check_scale(limit, rule) == limit
+    assert sp.check_scale(limit - 0.001, rule) == limit - 0.001
+    with pytest.raises(InputError, match=r"1 in = 500 ft .*HRV-002"):
+        sp.check_scale(limit + 0.001, rule)
+    for bad in (float("nan"), float("inf"), -500, 0, "x"):
+        with pytest.raises(InputError):
+            sp.check_scale(bad, rule)
+
+
+def test_cli_refuses_small_scale_in_one_line(runner, tmp_path):
+    for value in ("501", "nan", "inf", "-5"):
+        res = runner.invoke(main, ["siteplan", str(gc.sample_path("vestal_sample.gpkg")), "--scale", value,
+                                   "--out", str(tmp_path / "o")])
+        assert res.exit_code == 2, res.output
+        assert res.stderr.count("\n") == 1 and "Traceback" not in res.output
+        assert "500" in res.stderr and "--scale" in res.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_scale_limit_read_from_the_rulebook(runner, tmp_path):
+    rb = tmp_path / "town.yaml"
+    rb.write_text("extends: vestal\nrules:\n  - id: HRV-002\n    thresholds:\n      min_scale_ft_per_in: 400\n")
+    res = runner.invoke(main, ["siteplan", str(gc.sample_path("vestal_sample.gpkg")), "--rulebook", str(rb),
+                               "--scale", "450", "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2
+    assert "1 in = 400 ft" in res.stderr and "HRV-002" in res.stderr
+
+
+def test_cli_writes_the_set(runner, tmp_path):
+    out = tmp_path / "out"
+    res = runner.invoke(main, ["siteplan", str(gc.sample_path("vestal_sample.gpkg")), "--dem",
+                               str(gc.sample_path("dem.tif")), "--applicant", "A. Forester", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "1 sheet(s) at 1 in = 500 ft" in res.stdout
+    assert "f (easements); h (ponds, wetlands)" in res.stdout
+    assert (out / "siteplan.pdf").read_bytes()[:5] == b"%PDF-"
+    assert (out / "field.kml").is_file() and (out / "field.gpx").is_file()
+    assert min(p.name for p in (out / "plots").iterdir()) == "profile_haul_roads_H-1.png"
+    assert "Applicant: A. Forester" in " ".join(pdf_text(out / "siteplan.pdf").split())
+
+
+# ------------------------------------------------------------------------------------------
+# layers drawn when present (wetlands, ponds, easements: roles another change adds)
+
+def test_wetlands_ponds_easements_drawn_when_given(result, tmp_path):
+    layers = result.layers
+    ha = layers.get_layer("harvest_area")
+    x0, y0, x1, y1 = ha.total_bounds
+    crs = layers.crs
+    extra = {
+        "wetlands": gpd.GeoDataFrame({"feature_id": ["W-1"]}, geometry=[shapely.box(x0, y0, x0 + 300, y0 + 200)],
+                                     crs=crs),
+        "ponds": gpd.GeoDataFrame({"feature_id": ["P-1"]}, geometry=[shapely.Point(x1 - 200, y0 + 200).buffer(60)],
+                                  crs=crs),
+        "easements": gpd.GeoDataFrame({"feature_id": ["E-1"]},
+                                      geometry=[shapely.box(x0, (y0 + y1) / 2, x1, (y0 + y1) / 2 + 40)], crs=crs),
+    }
+    saved = dict(layers.frames)
+    try:
+        layers.frames.update(extra)
+        path, plan = sp.write_siteplan(result, tmp_path)
+    finally:
+        layers.frames.clear()
+        layers.frames.update(saved)
+    assert plan.missing == []
+    flat = " ".join(pdf_text(path).split())
+    for label in ("(h) wetlands", "(h) ponds", "(f) utility easements, rights-of-way"):
+        assert label in flat
+    assert "All elements a-k supplied by the inputs." in flat
+
+
+def test_no_dem_no_contours(tmp_path):
+    layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"))
+    res = check_harvest(layers, gc.load_rulebook("vestal"))
+    path, plan = sp.write_siteplan(res, tmp_path)
+    assert plan.missing[0] == "b (contours)"
+    assert "b contours, 10 ft (DEM): NOT SUPPLIED" in " ".join(pdf_text(path).split())
+
+
+def test_doctests():
+    assert doctest.testmod(sp, optionflags=doctest.ELLIPSIS).failed == 0

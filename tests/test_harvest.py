@@ -287,6 +287,30 @@ def test_access_points(base, tmp_path) -> None:
     assert one(res, "HRV-026", "all")["status"] == "review"
 
 
+def test_access_points_ignore_roads_away_from_the_haul_roads(base, vestal) -> None:
+    # FAR lies ten miles off; NEAR runs along u=1420, 20 ft from HR4 (u=1400) but never within the
+    # 5 ft snap tolerance; R1 reaches 2 miles east. None changes HRV-026 (2 access points: HR1 and HR4 on R1)
+    roads = layer(
+        ["R1", "FAR", "NEAR"],
+        [LineString([(-100, 1030), (11_000, 1030)]), LineString([(52_800, 0), (53_800, 0)]),
+         LineString([(1420, 0), (1420, 1000)])],
+        row_width_ft=[50.0, 50.0, 50.0],
+    )
+    res = check_harvest(scene(roads=roads), vestal)
+    a, b = one(base, "HRV-026", "all"), one(res, "HRV-026", "all")
+    assert (b["status"], b["measured"], b["message"]) == (a["status"], a["measured"], a["message"]) == (
+        "info", 2.0, a["message"])
+    assert b.geometry.equals(a.geometry) and len(b.geometry.geoms) == 2
+    # only R1 is drawn, cut to the haul roads' box (u 100..1400) grown by twice the tolerance (10 ft)
+    from geoconstraints.commands import harvest_context
+    from geoconstraints.rules.harvest import _public_roads
+
+    ctx = harvest_context(scene(roads=roads), vestal)
+    geoms, ids = _public_roads(ctx, ctx.get("haul_roads").geometry.values, 10.0)
+    assert ids.tolist() == ["roads R1"]
+    assert geoms[0].length == pytest.approx(1400 + 10 - (100 - 10))
+
+
 # ------------------------------------------------------------------------------------------
 # slopes, channels, crossings HRV-011..013
 

@@ -297,7 +297,7 @@ def check_site(
     lowest_floor_ft : float, optional
         Proposed lowest floor (basement included), ft, in the BFE's vertical datum.
     bfe_ft : float, optional
-        BFE from other data (§ 6-121(b)(5)) where the FIRM gives none.
+        BFE from other data where the FIRM gives none (FLD-004).
     enclosed_sqft, openings_sqin, openings, opening_bottom_ft : optional
         Enclosed area below the lowest floor and its flood openings (FLD-007).
     improvement_cost, market_value : float, optional

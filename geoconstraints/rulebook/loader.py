@@ -174,11 +174,14 @@ def _build_rule(d: dict[str, Any], book: str, where: str) -> Rule:
         switches[k] = sw
     params = dict(d.get("params") or {})
     messages = _check_texts(d, rid, where, set(thresholds) | set(params) | set(switches))
-    return Rule(
-        id=rid, title=str(d["title"]), group=d["group"], citation=str(d["citation"]),
-        summary=str(d.get("summary") or ""), thresholds=thresholds, params=params, switches=switches,
-        tables=dict(d.get("tables") or {}), messages=messages, notes=str(d.get("notes") or ""), rulebook=book,
-    )
+    try:
+        return Rule(
+            id=rid, title=str(d["title"]), group=d["group"], citation=str(d["citation"]),
+            summary=str(d.get("summary") or ""), thresholds=thresholds, params=params, switches=switches,
+            tables=dict(d.get("tables") or {}), messages=messages, notes=str(d.get("notes") or ""), rulebook=book,
+        )
+    except RulebookError as exc:  # a list param's text template
+        raise RulebookError(f"rulebook {where}: {exc}") from None
 
 
 def _check_texts(d: dict[str, Any], rid: str, where: str, names: set[str]) -> dict[str, str]:

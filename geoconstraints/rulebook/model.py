@@ -91,7 +91,9 @@ class Rule:
     waived : str
         Waiver reason from the user's rulebook, ``""`` when not waived.
     title_template, summary_template : str
-        The raw templates (default: ``title`` / ``summary`` as given).
+        The raw templates (default: ``title`` / ``summary`` as given). The ``text`` of every
+        entry of a list param (a checklist item, an exemption) is rendered the same way, its
+        template kept as ``text_template``.
 
     Examples
     --------
@@ -123,6 +125,21 @@ class Rule:
         names = self.names()
         self.title = render_text(self.title_template, names, where=f"rule {self.id} title")
         self.summary = render_text(self.summary_template, names, where=f"rule {self.id} summary")
+        self.params = {k: self._rendered_entries(k, v, names) for k, v in self.params.items()}
+
+    def _rendered_entries(self, key: str, value: Any, names: dict[str, str]) -> Any:
+        """A list param of entries with a ``text`` (checklists, exemptions, list items): each text
+        rendered like the title, its template kept as ``text_template``."""
+        if not isinstance(value, list) or not any(isinstance(e, dict) and "text" in e for e in value):
+            return value
+        out = []
+        for i, e in enumerate(value):
+            if isinstance(e, dict) and isinstance(e.get("text"), str):
+                tmpl = str(e.get("text_template") or e["text"])
+                e = {**e, "text_template": tmpl,
+                     "text": render_text(tmpl, names, where=f"rule {self.id} params.{key}[{i}].text")}
+            out.append(e)
+        return out
 
     # -- data access -------------------------------------------------------------------------
     def t(self, name: str) -> float:

@@ -289,7 +289,7 @@ def _site_bfe(row: pd.Series, user_bfe: float | None) -> tuple[float | None, str
 
 @check("FLD-004")
 def check_no_bfe_floor(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
-    """FLD-004: no BFE on the FIRM: floor >= max(BFE from other data, HAG + 2 ft); manufactured homes."""
+    """FLD-004: no BFE on the FIRM: floor >= max(BFE from other data, HAG + hag_freeboard_ft); manufactured homes."""
     if ctx.mode != "site":
         return ctx.none()
     t = ctx.table
@@ -363,7 +363,7 @@ def check_no_bfe_floor(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
 
 @check("FLD-005")
 def check_bfe_data_large(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
-    """FLD-005: proposals over 50 lots or 5 acres in the SFHA provide BFE data (parcels)."""
+    """FLD-005: proposals over max_lots lots or max_acres acres in the SFHA provide BFE data (parcels)."""
     if ctx.mode != "screen":
         return ctx.none()
     t = ctx.table
@@ -388,7 +388,7 @@ def check_bfe_data_large(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
 
 @check("FLD-006")
 def check_encroachment(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
-    """FLD-006: unnumbered A zones (capacity analysis) and BFE zones without floodway (1 ft rise)."""
+    """FLD-006: unnumbered A zones (capacity analysis) and BFE zones without floodway (max_cumulative_rise_ft)."""
     t = ctx.table
     nc = _not_covered(t)
     unn = t["unnumbered_a_sqft"].to_numpy() > 0
@@ -464,7 +464,7 @@ def check_openings(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
 
 @check("FLD-008")
 def check_substantial_improvement(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
-    """FLD-008: improvement cost >= 50 % of market value = substantial improvement (site only)."""
+    """FLD-008: improvement cost >= substantial_improvement_pct of market value = substantial improvement (site only)."""
     if ctx.mode != "site":
         return ctx.none()
     n = len(ctx.table)

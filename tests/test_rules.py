@@ -12,7 +12,7 @@ from geoconstraints.cli import main
 from geoconstraints.errors import RulebookError
 from geoconstraints.rulebook.findings import STATUSES
 from geoconstraints.rulebook.loader import available_rulebooks, load_rulebook
-from geoconstraints.rulebook.model import Rule
+from geoconstraints.rulebook.model import Rule, unit_of
 from geoconstraints.rulebook.registry import CHECKS, check, run_group
 
 VESTAL_IDS = (
@@ -54,11 +54,20 @@ def test_lockport_catalogue_is_the_stormwater_rules():
     assert all("Lockport" in r.citation for r in rb)
 
 
-def test_thresholds_are_numbers_with_units():
-    for name in available_rulebooks():
-        for r in load_rulebook(name):
-            for k, v in r.thresholds.items():
-                assert isinstance(v, (int, float)) and not isinstance(v, bool), (r.id, k)
+def test_thresholds_read_from_the_law_and_their_units():
+    # values as read in the seeds (Vestal ch. 6, Lockport ch. 159); units from the name's suffix
+    v, lk = load_rulebook("vestal"), load_rulebook("lockport")
+    assert v["HRV-010"].thresholds == {"max_grade_pct": 25, "max_run_ft": 200, "smoothing_window_ft": 15}
+    assert (v["HRV-025"].t("min_distance_ft"), v["HRV-020"].t("buffer_width_ft"), v["HRV-021"].t("buffer_width_ft")) == (
+        150, 50, 100)
+    assert (v["FLD-004"].t("hag_freeboard_ft"), v["FLD-009"].t("variance_max_lot_acres")) == (2, 0.5)
+    assert (v["SWP-008"].t("max_jail_months"), lk["SWP-008"].t("max_jail_days"), lk["SWP-008"].t("smo_decision_days")) == (
+        6, 15, 45)
+    assert lk["SWP-001"].thresholds == {"min_disturbed_acres": 1, "common_plan_aggregate_acres": 1}
+    assert v["SWP-001"].p("common_plan_aggregate_acres") is None  # Vestal sets no aggregate
+    assert [unit_of(k) for k in v["FLD-007"].thresholds] == ["count", "sqin_per_sqft", "ft"]
+    assert unit_of(next(iter(v["SQR-001"].thresholds))) == "units"
+    assert unit_of("highway_row_added_acres_per_mile") == "acres_per_mile" and unit_of("max_grade") == ""
 
 
 def test_every_message_template_formats():

@@ -928,10 +928,15 @@ def road_table(terrain: Mapping[tuple[str, str], RoadTerrain]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=ROAD_TABLE_COLUMNS)
 
 
+def empty_contours(crs: Any) -> gpd.GeoDataFrame:
+    """A contour layer without lines (``elev_ft`` + geometry)."""
+    return gpd.GeoDataFrame({"elev_ft": pd.Series(dtype="float64")}, geometry=gpd.GeoSeries([], crs=crs).values,
+                            crs=crs)
+
+
 def plan_contours(dem: Dem | None, extent: Polygon | None, interval_ft: float, crs: Any) -> gpd.GeoDataFrame:
     """Contour lines at ``interval_ft`` clipped to ``extent`` (empty without DEM, extent or overlap)."""
-    empty = gpd.GeoDataFrame({"elev_ft": pd.Series(dtype="float64")}, geometry=gpd.GeoSeries([], crs=crs).values,
-                             crs=crs)
+    empty = empty_contours(crs)
     if dem is None or extent is None:
         return empty
     in_dem = gpd.GeoSeries([extent], crs=crs).to_crs(dem.crs)

@@ -164,8 +164,9 @@ def classify(rule: Rule, action: Action) -> gpd.GeoDataFrame:
     Examples
     --------
     >>> rule = load_rulebook("vestal")[RULE_ID]
-    >>> classify(rule, Action("small_subdivision", lots=39))[["status", "measured", "threshold", "unit"]].iloc[0].tolist()
-    ['pass', 39.0, 40.0, 'lots']
+    >>> f = classify(rule, Action("small_subdivision", lots=39)).iloc[0]
+    >>> f["status"], float(f["measured"]), float(f["threshold"]), f["unit"]
+    ('pass', 39.0, 40.0, 'lots')
     """
     key = norm_key(action.action_type)
     found = {e["key"]: (kind, e) for kind, e in _entries(rule)}

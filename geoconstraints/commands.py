@@ -148,9 +148,37 @@ def _subject_table(subjects: gpd.GeoDataFrame, id_name: str, m: pd.DataFrame, la
     return gpd.GeoDataFrame(t, geometry=subjects.geometry.values, crs=subjects.crs)
 
 
-def _internal(m: pd.DataFrame) -> pd.DataFrame:
+def _measured(table: gpd.GeoDataFrame, id_name: str, m: pd.DataFrame) -> gpd.GeoDataFrame:
+    """What the FLD checks read: the subject table plus the overlay's square feet and sliver flags."""
     keep = [c for c in m.columns if c.endswith(("_sqft", "_sliver"))]
-    return m[keep]
+    work = pd.concat([table.reset_index(drop=True), m[keep]], axis=1)
+    work["feature_id"] = table[id_name].to_numpy()
+    return gpd.GeoDataFrame(work, geometry=table.geometry.values, crs=table.crs)
+
+
+def _overlap_layers(overlaps: dict[str, np.ndarray], table: gpd.GeoDataFrame) -> dict[str, gpd.GeoDataFrame]:
+    """Derived layers ``sfha_overlaps`` and ``floodway_overlaps``: each parcel's part in them."""
+    derived = {}
+    for key, name in (("_sfha", "sfha_overlaps"), ("_floodway", "floodway_overlaps")):
+        g = overlaps[key]
+        has = ~pd.isna(g)
+        derived[name] = gpd.GeoDataFrame({"parcel_id": table["parcel_id"].to_numpy()[has],
+                                          "acres": acres_of(shapely.area(np.asarray(g[has], dtype=object)))},
+                                         geometry=np.asarray(g[has], dtype=object), crs=table.crs)
+    return derived
+
+
+def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray) -> pd.DataFrame:
+    """The BFE of each footprint: the highest over its corners and centroid (conservative), best method first."""
+    coords, owner = shapely.get_coordinates(geoms, return_index=True)
+    pts = np.concatenate([shapely.points(coords), shapely.centroid(geoms)])
+    owner = np.concatenate([owner, np.arange(len(geoms))])
+    b = bfe_at_points(pts, flood=layers.get_layer("flood_zones"), bfe_lines=layers.get_layer("bfe_lines"),
+                      streams=layers.get_layer("streams"), search_radius_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
+    b["owner"] = owner
+    b["rank"] = b["bfe_method"].map({k: i for i, k in enumerate(BFE_METHODS)})
+    b = b.sort_values(["owner", "rank", "bfe_ft"], ascending=[True, True, False], na_position="last")
+    return b.groupby("owner").head(1).set_index("owner").reindex(range(len(geoms)))
 
 
 def _worst_per_subject(found: pd.DataFrame, layer: str, ids: pd.Series) -> np.ndarray:
@@ -227,10 +255,7 @@ def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUN
     for c in ("bfe_ft", "bfe_method", "bfe_datum", "bfe_note"):
         table[c] = bfe[c].to_numpy()
     table["stream_distance_ft"] = _stream_distance(layers, np.asarray(parcels.geometry.values, dtype=object))
-    work = pd.concat([table.reset_index(drop=True), _internal(m)], axis=1)
-    work["feature_id"] = table["parcel_id"].to_numpy()
-    work = gpd.GeoDataFrame(work, geometry=table.geometry.values, crs=parcels.crs)
-    ctx = FloodContext("screen", layers, work, "parcels", flood is not None, overlaps)
+    ctx = FloodContext("screen", layers, _measured(table, "parcel_id", m), "parcels", flood is not None, overlaps)
     found = run_group(rulebook, "flood", ctx)
     table["worst_status"] = _worst_per_subject(found, "parcels", table["parcel_id"])
     tables: dict[str, pd.DataFrame] = {}
@@ -248,14 +273,7 @@ def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUN
                                                     geometry=table.geometry.values[changed.to_numpy()], crs=parcels.crs)
         notes.append(f"Preliminary map compared: {int(changed.sum())} parcel(s) change zone or SFHA acres.")
     tables = {"parcels": table, **tables}
-    derived = {}
-    for key, name in (("_sfha", "sfha_overlaps"), ("_floodway", "floodway_overlaps")):
-        g = overlaps[key]
-        has = ~pd.isna(g)
-        derived[name] = gpd.GeoDataFrame({"parcel_id": table["parcel_id"].to_numpy()[has],
-                                          "acres": acres_of(shapely.area(np.asarray(g[has], dtype=object)))},
-                                         geometry=np.asarray(g[has], dtype=object), crs=parcels.crs)
-    res = make_result("screen", rulebook, found, layers, derived=derived, tables=tables)
+    res = make_result("screen", rulebook, found, layers, derived=_overlap_layers(overlaps, table), tables=tables)
     res.notes.extend(notes)
     return res
 
@@ -339,16 +357,7 @@ def check_site(
     m, overlaps = flood_metrics(fps, flood, flood_zone_spec(rulebook))
     table = _subject_table(fps, "footprint_id", m, layers, False)
     geoms = np.asarray(fps.geometry.values, dtype=object)
-    # BFE: the highest value over the footprint's corners and centroid (conservative)
-    coords, owner = shapely.get_coordinates(geoms, return_index=True)
-    pts = np.concatenate([shapely.points(coords), shapely.centroid(geoms)])
-    owner = np.concatenate([owner, np.arange(len(geoms))])
-    b = bfe_at_points(pts, flood=flood, bfe_lines=layers.get_layer("bfe_lines"), streams=layers.get_layer("streams"),
-                      search_radius_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
-    b["owner"] = owner
-    b["rank"] = b["bfe_method"].map({k: i for i, k in enumerate(BFE_METHODS)})
-    b = b.sort_values(["owner", "rank", "bfe_ft"], ascending=[True, True, False], na_position="last")
-    best = b.groupby("owner").head(1).set_index("owner").reindex(range(len(geoms)))
+    best = _site_bfe(layers, rulebook, geoms)
     in_sfha = m["sfha_sqft"].to_numpy() > 0
     table["bfe_ft"] = np.where(in_sfha, best["bfe_ft"].to_numpy(dtype=float), np.nan)
     table["bfe_method"] = np.where(in_sfha, best["bfe_method"].to_numpy(), "none")
@@ -358,19 +367,16 @@ def check_site(
     hag = np.full(len(geoms), np.nan)
     frac = np.zeros(len(geoms))
     if layers.dem is not None:
-
         for i, g in enumerate(geoms):  # a handful of proposed footprints
             hag[i], _, frac[i] = highest_adjacent_grade(layers.dem, g, layers.crs)
     table["hag_ft"], table["hag_fraction"] = hag, frac
     table["stream_distance_ft"] = _stream_distance(layers, geoms)
-    work = pd.concat([table.reset_index(drop=True), _internal(m)], axis=1)
-    work["feature_id"] = table["footprint_id"].to_numpy()
-    work = gpd.GeoDataFrame(work, geometry=table.geometry.values, crs=fps.crs)
     opts = {"use": use, "lowest_floor_ft": lowest_floor_ft, "bfe_ft": bfe_ft, "enclosed_sqft": enclosed_sqft,
             "openings_sqin": openings_sqin, "openings": openings, "opening_bottom_ft": opening_bottom_ft,
             "improvement_cost": improvement_cost, "market_value": market_value,
             "no_rise_evaluation": no_rise_evaluation}
-    ctx = FloodContext("site", layers, work, "footprints", flood is not None, overlaps, opts)
+    ctx = FloodContext("site", layers, _measured(table, "footprint_id", m), "footprints", flood is not None,
+                       overlaps, opts)
     found = run_group(rulebook, "flood", ctx)
     table["required_lowest_floor_ft"] = _required_floor(found, table["footprint_id"])
     table["worst_status"] = _worst_per_subject(found, "footprints", table["footprint_id"])

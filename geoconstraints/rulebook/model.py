@@ -60,6 +60,18 @@ def _geometry_array(geometry: Any, n: int, crs: Any) -> Any:
     return gpd.array.from_shapely(arr, crs=crs)
 
 
+def _column(v: Any, n: int, rule_id: str) -> np.ndarray:
+    """A per-row value (checked to have ``n`` rows) or one value repeated, as an object array."""
+    if _is_rows(v):
+        a = np.asarray(v.to_numpy() if isinstance(v, pd.Series) else v, dtype=object)
+        if len(a) != n:
+            raise ValueError(f"rule {rule_id}: {len(a)} values for {n} subjects")
+        return a
+    out = np.empty(n, dtype=object)
+    out[:] = [v] * n
+    return out
+
+
 def _is_rows(v: Any) -> bool:
     """True for per-row values (array, Series, list, tuple), False for one value for all rows."""
     return isinstance(v, (pd.Series, np.ndarray, list, tuple, gpd.array.GeometryArray))
@@ -238,15 +250,8 @@ class Rule:
                         dtype=object).astype(str).to_numpy(dtype=object)
         n = len(ids)
 
-        def col(v: Any, dtype: str = "object") -> np.ndarray:
-            if _is_rows(v):
-                a = np.asarray(v.to_numpy() if isinstance(v, pd.Series) else v, dtype=object)
-                if len(a) != n:
-                    raise ValueError(f"rule {self.id}: {len(a)} values for {n} subjects")
-                return a
-            out = np.empty(n, dtype=object)
-            out[:] = [v] * n
-            return out
+        def col(v: Any) -> np.ndarray:
+            return _column(v, n, self.id)
 
         st = col(status).astype(str).astype(object)
         bad = set(pd.unique(st)) - set(STATUSES)

@@ -15,9 +15,9 @@ from geoconstraints.rulebook.loader import available_rulebooks, load_rulebook
 from geoconstraints.rulebook.model import Rule
 from geoconstraints.rulebook.render import check_template, fmt_num
 
-NUMBER = re.compile(r"(?<![\w.,])(?<!\w-)\d[\d,]*(?:\.\d+)?")
+NUMBER = re.compile(r"(?<![\w.,])(?<!\w-)(?<!§ )\d[\d,]*(?:\.\d+)?(?!-\d)")
 """A number as text shows it (``2,560``, ``0.5``), not a digit inside a name or a section number
-(``A30``, ``RA-1``, ``HRV-010``, ``6-137``)."""
+(``A30``, ``RA-1``, ``HRV-010``, ``§ 6-137``, ``§ 44-VI-6``)."""
 DATE = re.compile(r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)"
                   r" \d{1,2}, \d{4}")
 
@@ -25,7 +25,7 @@ DATE = re.compile(r"\b(?:January|February|March|April|May|June|July|August|Septe
 def numbers(text: str) -> set[str]:
     """The numbers in ``text``, as :func:`fmt_num` writes them, less subsection numbers like ``(2)``.
 
-    >>> sorted(numbers("150 ft, 2,560 cu ft, 0.5 in; A1-A30, RA-1, HRV-010, § 6-137(2), $1,000, June 1, 1977."))
+    >>> sorted(numbers("150 ft, 2,560 cu ft, 0.5 in; A1-A30, RA-1, HRV-010, § 6-137(2), § 44-VI-6, $1,000, June 1, 1977."))
     ['0.5', '1,000', '150', '2,560']
     """
     text = DATE.sub("", text)

@@ -36,7 +36,6 @@ from geoconstraints.errors import GeoConstraintsError
 _LAZY = {
     "FINDING_COLUMNS": "geoconstraints.rulebook.findings",
     "STATUSES": "geoconstraints.rulebook.findings",
-    "Finding": "geoconstraints.rulebook.findings",
     "ROLES": "geoconstraints.io.roles",
     "Layers": "geoconstraints.io.layers",
     "load_layers": "geoconstraints.io.layers",
@@ -68,7 +67,7 @@ def __dir__() -> list[str]:  # tab completion lists the lazy API too
 
 
 __all__ = [
-    "FINDING_COLUMNS", "ROLES", "STATUSES", "Finding", "GeoConstraintsError", "Layers", "Result", "Rule",
+    "FINDING_COLUMNS", "ROLES", "STATUSES", "GeoConstraintsError", "Layers", "Result", "Rule",
     "Rulebook", "__version__", "available_rulebooks", "check_harvest", "check_site", "check_stormwater",
     "classify_action", "explore", "load_layers", "load_rulebook", "open_dem", "sample_path", "screen_parcels",
     "write_result",

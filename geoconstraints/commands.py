@@ -17,6 +17,7 @@ import logging
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import geopandas as gpd
 import numpy as np
@@ -25,6 +26,8 @@ import shapely
 from shapely import STRtree
 
 from geoconstraints.errors import InputError, RulebookError
+from geoconstraints.geometry import buffers as bf
+from geoconstraints.geometry import terrain as tr
 from geoconstraints.geometry.bfe import BFE_METHODS, bfe_at_points, bfe_frame
 from geoconstraints.geometry.overlay import (
     CHUNK_SIZE,
@@ -46,6 +49,7 @@ from geoconstraints.geometry.phasing import (
 )
 from geoconstraints.geometry.terrain import highest_adjacent_grade
 from geoconstraints.io.layers import Layers
+from geoconstraints.io.roles import PLAN_ROLES
 from geoconstraints.io.tables import (
     check_rainfall_coverage,
     check_rainfall_first_run,
@@ -53,11 +57,11 @@ from geoconstraints.io.tables import (
     read_rainfall,
 )
 from geoconstraints.result import Result, make_result
-from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES
+from geoconstraints.rulebook.findings import worst_status_by
 from geoconstraints.rulebook.model import Rulebook
 from geoconstraints.rulebook.registry import run_group
+from geoconstraints.rules import harvest as hv
 from geoconstraints.rules.flood import FloodContext, flood_zone_spec
-from geoconstraints.rules.harvest import NO_HARVEST_AREA, HarvestContext
 from geoconstraints.rules.seqr import RULE_ID, Action, norm_key, validate_action
 from geoconstraints.rules.stormwater import StormwaterContext, swp007_applies
 from geoconstraints.text import day_text
@@ -144,16 +148,43 @@ def _subject_table(subjects: gpd.GeoDataFrame, id_name: str, m: pd.DataFrame, la
     return gpd.GeoDataFrame(t, geometry=subjects.geometry.values, crs=subjects.crs)
 
 
-def _internal(m: pd.DataFrame) -> pd.DataFrame:
+def _measured(table: gpd.GeoDataFrame, id_name: str, m: pd.DataFrame) -> gpd.GeoDataFrame:
+    """What the FLD checks read: the subject table plus the overlay's square feet and sliver flags."""
     keep = [c for c in m.columns if c.endswith(("_sqft", "_sliver"))]
-    return m[keep]
+    work = pd.concat([table.reset_index(drop=True), m[keep]], axis=1)
+    work["feature_id"] = table[id_name].to_numpy()
+    return gpd.GeoDataFrame(work, geometry=table.geometry.values, crs=table.crs)
 
 
-def _worst(statuses: dict[str, np.ndarray], n: int) -> np.ndarray:
-    rank = np.full(n, STATUS_RANK["pass"])
-    for st in statuses.values():
-        rank = np.minimum(rank, pd.Series(st).map(STATUS_RANK).to_numpy())
-    return np.array(STATUSES, dtype=object)[rank]
+def _overlap_layers(overlaps: dict[str, np.ndarray], table: gpd.GeoDataFrame) -> dict[str, gpd.GeoDataFrame]:
+    """Derived layers ``sfha_overlaps`` and ``floodway_overlaps``: each parcel's part in them."""
+    derived = {}
+    for key, name in (("_sfha", "sfha_overlaps"), ("_floodway", "floodway_overlaps")):
+        g = overlaps[key]
+        has = ~pd.isna(g)
+        derived[name] = gpd.GeoDataFrame({"parcel_id": table["parcel_id"].to_numpy()[has],
+                                          "acres": acres_of(shapely.area(np.asarray(g[has], dtype=object)))},
+                                         geometry=np.asarray(g[has], dtype=object), crs=table.crs)
+    return derived
+
+
+def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray) -> pd.DataFrame:
+    """The BFE of each footprint: the highest over its corners and centroid (conservative), best method first."""
+    coords, owner = shapely.get_coordinates(geoms, return_index=True)
+    pts = np.concatenate([shapely.points(coords), shapely.centroid(geoms)])
+    owner = np.concatenate([owner, np.arange(len(geoms))])
+    b = bfe_at_points(pts, flood=layers.get_layer("flood_zones"), bfe_lines=layers.get_layer("bfe_lines"),
+                      streams=layers.get_layer("streams"), search_radius_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
+    b["owner"] = owner
+    b["rank"] = b["bfe_method"].map({k: i for i, k in enumerate(BFE_METHODS)})
+    b = b.sort_values(["owner", "rank", "bfe_ft"], ascending=[True, True, False], na_position="last")
+    return b.groupby("owner").head(1).set_index("owner").reindex(range(len(geoms)))
+
+
+def _worst_per_subject(found: pd.DataFrame, layer: str, ids: pd.Series) -> np.ndarray:
+    """The worst status of each subject's findings (``not_evaluated`` for a subject without any)."""
+    mine = found[(found["subject_layer"] == layer) & (found["subject_id"] != "")]
+    return worst_status_by(mine["subject_id"], mine["status"], index=ids).to_numpy()
 
 
 def _compare_maps(table: gpd.GeoDataFrame, m_pre: pd.DataFrame, min_sqft: float) -> gpd.GeoDataFrame:
@@ -204,10 +235,10 @@ def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUN
 
     Examples
     --------
-    >>> import geoconstraints as gc
-    >>> layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"))   # doctest: +SKIP
-    >>> res = screen_parcels(layers, gc.load_rulebook("vestal"))        # doctest: +SKIP
-    >>> res.tables["parcels"][["parcel_id", "sfha_acres", "flood_data"]].head()  # doctest: +SKIP
+    >>> from geoconstraints import load_layers, load_rulebook, sample_path
+    >>> res = screen_parcels(load_layers(sample_path("vestal_sample.gpkg")), load_rulebook("vestal"))
+    >>> res.tables["parcels"]["worst_status"].value_counts().to_dict()
+    {'review': 1361, 'info': 1317, 'not_evaluated': 141}
     """
     rulebook.require_group("flood")
     parcels = layers.get_layer("parcels")
@@ -224,12 +255,9 @@ def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUN
     for c in ("bfe_ft", "bfe_method", "bfe_datum", "bfe_note"):
         table[c] = bfe[c].to_numpy()
     table["stream_distance_ft"] = _stream_distance(layers, np.asarray(parcels.geometry.values, dtype=object))
-    work = pd.concat([table.reset_index(drop=True), _internal(m)], axis=1)
-    work["feature_id"] = table["parcel_id"].to_numpy()
-    work = gpd.GeoDataFrame(work, geometry=table.geometry.values, crs=parcels.crs)
-    ctx = FloodContext("screen", layers, work, "parcels", flood is not None, overlaps)
-    items = run_group(rulebook, "flood", ctx)
-    table["worst_status"] = _worst(ctx.statuses, len(table))
+    ctx = FloodContext("screen", layers, _measured(table, "parcel_id", m), "parcels", flood is not None, overlaps)
+    found = run_group(rulebook, "flood", ctx)
+    table["worst_status"] = _worst_per_subject(found, "parcels", table["parcel_id"])
     tables: dict[str, pd.DataFrame] = {}
     notes = [("Areas are exact intersections in the working CRS; overlapping flood polygons are dissolved per "
               "class before measuring. An interpolated BFE is a screening estimate, not a surveyed BFE.")]
@@ -245,16 +273,19 @@ def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUN
                                                     geometry=table.geometry.values[changed.to_numpy()], crs=parcels.crs)
         notes.append(f"Preliminary map compared: {int(changed.sum())} parcel(s) change zone or SFHA acres.")
     tables = {"parcels": table, **tables}
-    derived = {}
-    for key, name in (("_sfha", "sfha_overlaps"), ("_floodway", "floodway_overlaps")):
-        g = overlaps[key]
-        has = ~pd.isna(g)
-        derived[name] = gpd.GeoDataFrame({"parcel_id": table["parcel_id"].to_numpy()[has],
-                                          "acres": acres_of(shapely.area(np.asarray(g[has], dtype=object)))},
-                                         geometry=np.asarray(g[has], dtype=object), crs=parcels.crs)
-    res = make_result("screen", rulebook, items, layers, derived=derived, tables=tables)
+    res = make_result("screen", rulebook, found, layers, derived=_overlap_layers(overlaps, table), tables=tables)
     res.notes.extend(notes)
     return res
+
+
+def _required_floor(found: pd.DataFrame, ids: pd.Series) -> np.ndarray:
+    """The required lowest floor of each footprint: the threshold of its FLD-003 finding, else FLD-004's."""
+    req = np.full(len(ids), np.nan)
+    for rid in ("FLD-003", "FLD-004"):
+        f = found[(found["rule_id"] == rid) & (found["subject_layer"] == "footprints")]
+        thr = f.groupby("subject_id")["threshold"].first().reindex(ids.astype(str)).to_numpy(dtype=float)
+        req = np.where(np.isfinite(thr) & ~np.isfinite(req), thr, req)
+    return req
 
 
 def check_site(
@@ -284,7 +315,7 @@ def check_site(
     lowest_floor_ft : float, optional
         Proposed lowest floor (basement included), ft, in the BFE's vertical datum.
     bfe_ft : float, optional
-        BFE from other data (§ 6-121(b)(5)) where the FIRM gives none.
+        BFE from other data where the FIRM gives none (FLD-004).
     enclosed_sqft, openings_sqin, openings, opening_bottom_ft : optional
         Enclosed area below the lowest floor and its flood openings (FLD-007).
     improvement_cost, market_value : float, optional
@@ -303,6 +334,15 @@ def check_site(
     ------
     InputError
         No footprints layer, or an unknown ``use``.
+
+    Examples
+    --------
+    >>> from geoconstraints import load_layers, load_rulebook, sample_path
+    >>> layers = load_layers(sample_path("vestal_sample.gpkg"), dem=sample_path("dem.tif"))
+    >>> res = check_site(layers, load_rulebook("vestal"), use="residential", lowest_floor_ft=850)
+    >>> t = res.tables["footprints"].set_index("footprint_id")
+    >>> t["required_lowest_floor_ft"].round(1).tolist(), t["worst_status"].tolist()
+    ([849.1, 846.4, 854.9], ['review', 'violation', 'violation'])
     """
     rulebook.require_group("flood")
     uses = ("residential", "nonresidential", "manufactured")
@@ -317,16 +357,7 @@ def check_site(
     m, overlaps = flood_metrics(fps, flood, flood_zone_spec(rulebook))
     table = _subject_table(fps, "footprint_id", m, layers, False)
     geoms = np.asarray(fps.geometry.values, dtype=object)
-    # BFE: the highest value over the footprint's corners and centroid (conservative)
-    coords, owner = shapely.get_coordinates(geoms, return_index=True)
-    pts = np.concatenate([shapely.points(coords), shapely.centroid(geoms)])
-    owner = np.concatenate([owner, np.arange(len(geoms))])
-    b = bfe_at_points(pts, flood=flood, bfe_lines=layers.get_layer("bfe_lines"), streams=layers.get_layer("streams"),
-                      search_radius_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
-    b["owner"] = owner
-    b["rank"] = b["bfe_method"].map({k: i for i, k in enumerate(BFE_METHODS)})
-    b = b.sort_values(["owner", "rank", "bfe_ft"], ascending=[True, True, False], na_position="last")
-    best = b.groupby("owner").head(1).set_index("owner").reindex(range(len(geoms)))
+    best = _site_bfe(layers, rulebook, geoms)
     in_sfha = m["sfha_sqft"].to_numpy() > 0
     table["bfe_ft"] = np.where(in_sfha, best["bfe_ft"].to_numpy(dtype=float), np.nan)
     table["bfe_method"] = np.where(in_sfha, best["bfe_method"].to_numpy(), "none")
@@ -336,30 +367,20 @@ def check_site(
     hag = np.full(len(geoms), np.nan)
     frac = np.zeros(len(geoms))
     if layers.dem is not None:
-
         for i, g in enumerate(geoms):  # a handful of proposed footprints
             hag[i], _, frac[i] = highest_adjacent_grade(layers.dem, g, layers.crs)
     table["hag_ft"], table["hag_fraction"] = hag, frac
     table["stream_distance_ft"] = _stream_distance(layers, geoms)
-    work = pd.concat([table.reset_index(drop=True), _internal(m)], axis=1)
-    work["feature_id"] = table["footprint_id"].to_numpy()
-    work = gpd.GeoDataFrame(work, geometry=table.geometry.values, crs=fps.crs)
     opts = {"use": use, "lowest_floor_ft": lowest_floor_ft, "bfe_ft": bfe_ft, "enclosed_sqft": enclosed_sqft,
             "openings_sqin": openings_sqin, "openings": openings, "opening_bottom_ft": opening_bottom_ft,
             "improvement_cost": improvement_cost, "market_value": market_value,
             "no_rise_evaluation": no_rise_evaluation}
-    ctx = FloodContext("site", layers, work, "footprints", flood is not None, overlaps, opts)
-    items = run_group(rulebook, "flood", ctx)
-    f3 = next((f for f in items if isinstance(f, gpd.GeoDataFrame) and len(f) and f["rule_id"].iloc[0] == "FLD-003"), None)
-    f4 = next((f for f in items if isinstance(f, gpd.GeoDataFrame) and len(f) and f["rule_id"].iloc[0] == "FLD-004"), None)
-    req = np.full(len(geoms), np.nan)
-    for f in (f3, f4):
-        if f is not None:
-            thr = f["threshold"].to_numpy(dtype=float)
-            req = np.where(np.isfinite(thr) & ~np.isfinite(req), thr, req)
-    table["required_lowest_floor_ft"] = req
-    table["worst_status"] = _worst(ctx.statuses, len(table))
-    res = make_result("flood-site", rulebook, items, layers, tables={"footprints": table},
+    ctx = FloodContext("site", layers, _measured(table, "footprint_id", m), "footprints", flood is not None,
+                       overlaps, opts)
+    found = run_group(rulebook, "flood", ctx)
+    table["required_lowest_floor_ft"] = _required_floor(found, table["footprint_id"])
+    table["worst_status"] = _worst_per_subject(found, "footprints", table["footprint_id"])
+    res = make_result("flood-site", rulebook, found, layers, tables={"footprints": table},
                       options={k: v for k, v in opts.items() if v is not None})
     res.notes.append("An interpolated BFE is a screening estimate, not a surveyed BFE; the lowest floor, BFE and "
                      "DEM must share one vertical datum.")
@@ -367,7 +388,57 @@ def check_site(
 
 
 # ------------------------------------------------------------------------------------------
-# entry point
+# harvest
+
+
+def _harvest_buffers(layers: Layers, rulebook: Rulebook, plan: list) -> bf.BufferBuild:
+    """Buffer strips of HRV-020..022 (only when a rule reads them), with why any kind is missing."""
+    if not hv.needs(rulebook, "buffers"):
+        return bf.BufferBuild(bf.empty_buffers(layers.crs))
+    settings, absent = hv.buffer_settings(rulebook)
+    inputs = {r: layers.get_layer(r) for r in ("streams", "roads", "row", "parcels", "zoning", "dwellings")}
+    built = bf.build_buffers(inputs, settings, plan=plan, crs=layers.crs)
+    missing = {**absent, **built.missing}
+    built.missing = {k: missing[k] for k in bf.BUFFER_KINDS if k in missing}
+    return built
+
+
+def harvest_context(layers: Layers, rulebook: Rulebook) -> hv.HarvestContext:
+    """The layers and what the HRV rules of ``rulebook`` read from them: buffer strips, the terrain
+    of every road, contours. Each is derived only when a rule that reads it is in the rulebook."""
+    plan = [layers.get_layer(r) for r in PLAN_ROLES]
+    terrain = {}
+    if hv.needs(rulebook, "terrain"):
+        terrain = tr.roads_terrain(layers.dem, {r: layers.get_layer(r) for r in hv.ROAD_LAYERS}, layers.crs,
+                                   grade=hv.grade_settings(rulebook), water_bars=hv.water_bar_settings(rulebook))
+    contours = tr.empty_contours(layers.crs)
+    cs = hv.contour_settings(rulebook)
+    if cs is not None and hv.needs(rulebook, "contours"):
+        contours = tr.plan_contours(layers.dem, bf.plan_extent(plan, cs[1]), cs[0], layers.crs)
+    return hv.HarvestContext(layers=layers, buffers=_harvest_buffers(layers, rulebook, plan), terrain=terrain,
+                             contours=contours)
+
+
+_LANDING_COLUMNS = {"HRV-024": ("in_buffer", "buffer_kinds"), "HRV-025": ("row_distance_ft",),
+                    "HRV-027": ("connected", "via")}
+
+
+def _landing_table(layers: Layers, found: pd.DataFrame) -> pd.DataFrame | None:
+    """One row per landing from the per-landing columns of HRV-024, 025 and 027 (None without any)."""
+    lg = layers.get_layer("landings")
+    if lg is None:
+        return None
+    ids = pd.Index(lg["feature_id"].astype(str), name="landing_id")
+    out = pd.DataFrame(index=ids)
+    for rid, cols in _LANDING_COLUMNS.items():
+        f = found[(found["rule_id"] == rid) & (found["subject_layer"] == "landings") & (found["subject_id"] != "")]
+        for c in cols:  # only the rule that measures a column brings it (None: not known)
+            if c in f.columns and len(f):
+                out[c] = f.drop_duplicates("subject_id").set_index("subject_id")[c].reindex(ids)
+    if out.columns.empty:
+        return None
+    names = ["landing_id"] + [c for cols in _LANDING_COLUMNS.values() for c in cols]
+    return out.reset_index().reindex(columns=names)
 
 
 def check_harvest(layers: Layers, rulebook: Rulebook) -> Result:
@@ -387,28 +458,38 @@ def check_harvest(layers: Layers, rulebook: Rulebook) -> Result:
     -------
     Result
         Findings of every HRV rule; derived layers ``buffer_strips``, ``grade_runs``,
-        ``water_bars``, ``contours``; tables ``landings`` and ``roads``.
+        ``water_bars``, ``contours``; tables ``roads`` (grades of each haul road and skid
+        trail) and ``landings`` (buffer, distance to the right-of-way and connection of each
+        landing, from the findings of HRV-024, 025 and 027).
 
     Raises
     ------
     InputError
         No ``harvest_area`` layer (or it is empty).
+
+    Examples
+    --------
+    >>> from geoconstraints import load_layers, load_rulebook, sample_path
+    >>> res = check_harvest(load_layers(sample_path("vestal_sample.gpkg")), load_rulebook("vestal"))
+    >>> round(float(res.tables["landings"].set_index("landing_id").loc["L-3", "row_distance_ft"]), 1)
+    95.0
     """
     if layers.get_layer("harvest_area") is None:
-        raise InputError(NO_HARVEST_AREA)
+        raise InputError(hv.NO_HARVEST_AREA)
     rulebook.require_group("harvest")
-    ctx = HarvestContext(layers, rulebook)
-    items = run_group(rulebook, "harvest", ctx)
+    ctx = harvest_context(layers, rulebook)
+    found = run_group(rulebook, "harvest", ctx)
     derived = {
         "buffer_strips": ctx.buffers.strips,
-        "grade_runs": ctx.grade_runs_layer,
-        "water_bars": ctx.water_bars_layer,
-        "contours": ctx.contour_lines,
+        "grade_runs": tr.grade_runs_layer(ctx.terrain, layers.crs),
+        "water_bars": tr.water_bars_layer(ctx.terrain, layers.crs),
+        "contours": ctx.contours,
     }
-    tables = {"roads": ctx.road_table()}
-    if ctx.landing_rows:
-        tables["landings"] = ctx.landing_table()
-    result = make_result("harvest", rulebook, items, layers, derived=derived, tables=tables)
+    tables = {"roads": tr.road_table(ctx.terrain)} if hv.needs(rulebook, "terrain") else {}
+    landings = _landing_table(layers, found)
+    if landings is not None:
+        tables["landings"] = landings
+    result = make_result("harvest", rulebook, found, layers, derived=derived, tables=tables)
     if layers.dem is None:
         result.notes.append(
             "No DEM given: grades (HRV-010), water bars (HRV-030) and contours (HRV-002 b) are not evaluated."
@@ -489,61 +570,61 @@ def check_stormwater(
     True
     """
     d = layers.get_layer("disturbance")
+    fp, width = _footprints(layers, rulebook)
+    dates = phasing_dates(d) if d is not None else None
+    phasing = phasing_timeline(d, dates) if dates is not None and dates.complete else None
+    rain = read_rainfall(rainfall) if rainfall is not None else None
+    inspected = read_inspection_log(inspection_log) if inspection_log is not None else None
+    r7 = rulebook.rules.get("SWP-007")
+    schedule = _schedule(r7, phasing, rain, inspected, rainfall) if r7 is not None and phasing is not None else None
+    ctx = StormwaterContext(layers=layers, rulebook=rulebook, disturbance=d, footprints=fp,
+                            sites=tuple(build_sites(d, fp, road_width_ft=width)), dates=dates, phasing=phasing,
+                            rainfall=rain, inspections_log=inspected, schedule=schedule,
+                            approved_swppp=bool(approved_swppp), larger_common_plan=larger_common_plan)
+    tables: dict[str, pd.DataFrame] = {}
+    if phasing is not None:
+        tables["disturbance_timeline"] = phasing.timeline
+    if r7 is not None and schedule is not None:
+        table = schedule.copy()
+        table.insert(2, "required", swp007_applies(ctx, r7, ctx.project)[0])
+        tables["inspections"] = table
+    found = run_group(rulebook, "stormwater", ctx)
+    extra = {k: Path(v) for k, v in (("rainfall", rainfall), ("inspection_log", inspection_log))
+             if v is not None and not isinstance(v, pd.DataFrame)}
+    opts = {"approved_swppp": approved_swppp, "larger_common_plan": larger_common_plan,
+            "rainfall": "" if rainfall is None else ("DataFrame" if isinstance(rainfall, pd.DataFrame) else rainfall),
+            "inspection_log": "" if inspection_log is None else (
+                "DataFrame" if isinstance(inspection_log, pd.DataFrame) else inspection_log)}
+    return make_result("stormwater", rulebook, found, layers, derived=_derived(ctx), tables=tables,
+                       extra_inputs=extra, options=opts)
+
+
+def _footprints(layers: Layers, rulebook: Rulebook) -> tuple[gpd.GeoDataFrame, float]:
+    """Landing and haul-road footprints counted as disturbance (sizes from SWP-006), and the road width."""
     sw6 = rulebook.rules.get("SWP-006")
     landings, roads = layers.get_layer("landings"), layers.get_layer("haul_roads")
     if (landings is not None or roads is not None) and sw6 is None:
         raise RulebookError(f"rulebook {rulebook.name!r} has no SWP-006, which sets haul_road_width_ft and "
                             f"default_landing_area_sqft for counting landings and haul roads")
     width = sw6.t("haul_road_width_ft") if sw6 is not None and roads is not None else 0.0
-    fp = harvest_footprints(landings, roads, haul_road_width_ft=width,
-                            default_landing_area_sqft=(sw6.t("default_landing_area_sqft")
-                                                       if sw6 is not None and landings is not None else 0.0))
-    ctx = StormwaterContext(layers=layers, rulebook=rulebook, disturbance=d, footprints=fp,
-                            approved_swppp=bool(approved_swppp), larger_common_plan=larger_common_plan)
-    ctx.road_width_ft = width
-    ctx.sites = build_sites(d, fp, road_width_ft=width)
-    tables: dict[str, pd.DataFrame] = {}
-    extra: dict[str, Path] = {}
-    if d is not None:
-        ctx.dates = phasing_dates(d)
-        if ctx.dates.complete:
-            ctx.phasing = phasing_timeline(d, ctx.dates)
-            tables["disturbance_timeline"] = ctx.phasing.timeline
-    if rainfall is not None:
-        ctx.rainfall = read_rainfall(rainfall)
-        if not isinstance(rainfall, pd.DataFrame):
-            extra["rainfall"] = Path(rainfall)
-    if inspection_log is not None:
-        ctx.inspections_log = read_inspection_log(inspection_log)
-        if not isinstance(inspection_log, pd.DataFrame):
-            extra["inspection_log"] = Path(inspection_log)
-    r7 = rulebook.rules.get("SWP-007")
-    if r7 is not None and ctx.phasing is not None:
-        ph = ctx.phasing
-        events = None
-        if ctx.rainfall is not None:
-            check_rainfall_coverage(ctx.rainfall, ph.start, ph.end, rainfall)
-            if r7.s("storm_event") == "consecutive_wet_days":
-                check_rainfall_first_run(ctx.rainfall, ph.start, ph.end, rainfall,
-                                      storm_threshold_in=r7.t("storm_threshold_in"),
-                                      wet_day_min_in=r7.t("wet_day_min_in"))
-            events = storm_events(ctx.rainfall, storm_threshold_in=r7.t("storm_threshold_in"),
-                                  storm_event=r7.s("storm_event"), wet_day_min_in=r7.t("wet_day_min_in"))
-        sch = inspection_schedule(ph.start, ph.end, events,
-                                  inspection_interval_days=r7.t("inspection_interval_days"),
-                                  inspection_within_hours=r7.t("inspection_within_hours"))
-        ctx.schedule = match_inspections(sch, ctx.inspections_log)
-        required, _why = swp007_applies(ctx, r7, ctx.project)
-        table = ctx.schedule.copy()
-        table.insert(2, "required", required)
-        tables["inspections"] = table
-    items = run_group(rulebook, "stormwater", ctx)
-    opts = {"approved_swppp": approved_swppp, "larger_common_plan": larger_common_plan,
-            "rainfall": "" if rainfall is None else ("DataFrame" if isinstance(rainfall, pd.DataFrame) else rainfall),
-            "inspection_log": "" if inspection_log is None else (
-                "DataFrame" if isinstance(inspection_log, pd.DataFrame) else inspection_log)}
-    return make_result("stormwater", rulebook, items, layers, derived=_derived(ctx), tables=tables,
-                       extra_inputs=extra, options=opts)
+    area = sw6.t("default_landing_area_sqft") if sw6 is not None and landings is not None else 0.0
+    return harvest_footprints(landings, roads, haul_road_width_ft=width, default_landing_area_sqft=area), width
+
+
+def _schedule(r7: Any, ph: Any, rain: pd.DataFrame | None, inspected: pd.DataFrame | None,
+              rainfall_src: Any) -> pd.DataFrame:
+    """The inspections SWP-007 requires over the phasing period, matched to the log."""
+    events = None
+    if rain is not None:
+        check_rainfall_coverage(rain, ph.start, ph.end, rainfall_src)
+        if r7.s("storm_event") == "consecutive_wet_days":
+            check_rainfall_first_run(rain, ph.start, ph.end, rainfall_src, storm_threshold_in=r7.t("storm_threshold_in"),
+                                     wet_day_min_in=r7.t("wet_day_min_in"))
+        events = storm_events(rain, storm_threshold_in=r7.t("storm_threshold_in"), storm_event=r7.s("storm_event"),
+                              wet_day_min_in=r7.t("wet_day_min_in"))
+    sch = inspection_schedule(ph.start, ph.end, events, inspection_interval_days=r7.t("inspection_interval_days"),
+                              inspection_within_hours=r7.t("inspection_within_hours"))
+    return match_inspections(sch, inspected)
 
 
 def classify_action(
@@ -596,6 +677,7 @@ def classify_action(
 
     Examples
     --------
+    >>> from geoconstraints import load_rulebook
     >>> rb = load_rulebook("vestal")
     >>> classify_action(rb, action_type="multiple_residence", units=29).findings["status"][0]
     'pass'
@@ -607,10 +689,10 @@ def classify_action(
                     district=district, board_approval=board_approval,
                     affects=tuple(norm_key(a) for a in affects), lanes=lanes)
     validate_action(rule, action)
-    items = run_group(rulebook, "seqr", action)
+    found = run_group(rulebook, "seqr", action)
     given = {"action_type": action_type, "units": units, "lots": lots, "expansion_pct": expansion_pct,
              "acres": acres, "district": district, "board_approval": board_approval,
              "affects": ", ".join(action.affects), "lanes": lanes}
     opts = {k: v for k, v in given.items() if v not in (None, "")}
-    return make_result("seqr", rulebook, items, None, options=opts)
+    return make_result("seqr", rulebook, found, None, options=opts)
 

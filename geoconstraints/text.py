@@ -36,6 +36,24 @@ def is_blank(v: Any) -> bool:
     return isinstance(v, str) and not v.strip()
 
 
+def truthy(v: Any) -> bool | None:
+    """A yes/no value as True / False, or None when not stated (None, NaN, blank text).
+
+    Text reads as yes for ``1, true, t, yes, y`` (any case), else no. A caller decides what
+    "not stated" means (a rulebook switch, ``not_evaluated``): never a silent ``False``.
+
+    Examples
+    --------
+    >>> [truthy(v) for v in ("Yes", "no", " ", None, float("nan"), 1, 0, True)]
+    [True, False, None, None, None, True, False, True]
+    """
+    if v is pd.NA or is_blank(v):
+        return None
+    if isinstance(v, str):
+        return v.strip().lower() in ("1", "true", "t", "yes", "y")
+    return bool(v)
+
+
 def day_text(ts: Any) -> str:
     """A date as ``YYYY-MM-DD``.
 

@@ -2,18 +2,28 @@
 
     python scripts/gen_rules_doc.py          # rewrite both
     python scripts/gen_rules_doc.py --check  # exit 1 when either is out of date (used by the tests)
+
+Each rule of docs/RULES.md links to its check function, taken from the check registry
+(``@check("ID")``), and to the tests that name its id (a string holding the id anywhere in a
+test function, its decorators included, found by parsing tests/test_*.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import re
 import sys
+from collections import defaultdict
 from pathlib import Path
 
+import geoconstraints.rules  # noqa: F401  (registers the checks)
 from geoconstraints.rulebook.loader import available_rulebooks, load_rulebook
+from geoconstraints.rulebook.registry import check_of
 
 ROOT = Path(__file__).resolve().parents[1]
 START, END = "<!-- rules:start -->", "<!-- rules:end -->"
+RULE_ID = re.compile(r"\b[A-Z]{2,5}-\d{3}\b")
 
 
 def _cell(text: str) -> str:
@@ -31,15 +41,50 @@ def readme_table() -> str:
     return "\n".join(lines)
 
 
+def tests_naming_rules(folder: Path = ROOT / "tests") -> dict[str, list[str]]:
+    """Rule id -> ``tests/test_x.py::test_name`` of every test function whose strings name it."""
+    found: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(folder.glob("test_*.py")):
+        tree = ast.parse(path.read_text("utf-8"))
+        for node in tree.body:
+            if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test"):
+                continue
+            texts = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+            for rid in sorted({m for t in texts for m in RULE_ID.findall(t)}):
+                found[rid].append(f"{path.relative_to(ROOT).as_posix()}::{node.name}")
+    return found
+
+
+def check_link(rule_id: str) -> str:
+    """``[geoconstraints/rules/x.py::check_fn](../geoconstraints/rules/x.py)`` from the registry."""
+    fn = check_of(rule_id)
+    if fn is None:
+        return "no check registered"
+    path = fn.__module__.replace(".", "/") + ".py"
+    return f"[`{path}::{fn.__name__}`](../{path})"
+
+
+def test_links(tests: list[str]) -> str:
+    by_file: dict[str, list[str]] = defaultdict(list)
+    for t in tests:
+        f, name = t.split("::")
+        by_file[f].append(name)
+    return "; ".join(f"[`{f}`](../{f}): " + ", ".join(f"`{n}`" for n in names) for f, names in by_file.items())
+
+
 def rules_md() -> str:
-    intro = "Generated from the shipped rulebooks by `python scripts/gen_rules_doc.py`; do not edit by hand."
+    intro = ("Generated from the shipped rulebooks by `python scripts/gen_rules_doc.py`; do not edit by hand. "
+             "Each rule links to its check function (from the check registry) and to the tests that name "
+             "its id.")
+    tests = tests_naming_rules()
     out = ["# Rule reference", "", intro, ""]
     for name in available_rulebooks():
         rb = load_rulebook(name)
         out += [f"## Rulebook `{rb.name}` (version {rb.version})", "", rb.title, "", rb.source, ""]
         for r in rb:
             out += [f"### {r.id} — {r.title}", "", f"*Group:* {r.group} · *Citation:* {r.citation}", "",
-                    r.summary, ""]
+                    r.summary, "", f"*Check:* {check_link(r.id)}", "",
+                    f"*Tests:* {test_links(tests.get(r.id, [])) or 'none name this rule'}", ""]
             if r.thresholds:
                 out += ["| threshold | value |", "|---|---|"]
                 out += [f"| `{k}` | {v} |" for k, v in r.thresholds.items()]

@@ -23,6 +23,7 @@ from geoconstraints.commands import check_site, screen_parcels
 from geoconstraints.errors import InputError
 from geoconstraints.geometry.bfe import bfe_at_points
 from geoconstraints.geometry.overlay import classify_flood_zones, expand_zone_list
+from geoconstraints.rulebook.findings import STATUSES
 from geoconstraints.rules.flood import flood_zone_spec
 
 NY_FT = "EPSG:2261"
@@ -642,7 +643,19 @@ def test_sample_town_screen() -> None:
     assert (t["stream_corridor_acres"] > 0).sum() > 50 and (t["critical_slope_acres"] > 0).sum() > 50
     fl = res.findings[res.findings["rule_id"] == "FLD-010"]
     assert len(fl) == 1 and fl.iloc[0]["status"] == "info"
-    assert len(res.tables["map_comparison"]) > 0
+    # the comparison lists exactly the parcels whose zones change or whose SFHA acres change by the
+    # rulebook's minimum overlap or more, each once; the sample's preliminary map moves the SFHA both ways
+    cmp_ = res.tables["map_comparison"]
+    min_acres = load_rulebook("vestal")["FLD-001"].t("min_overlap_sqft") / ACRE
+    moved = (t["zone_change"] != "") | (t["sfha_acres_change"].abs() >= min_acres)
+    assert sorted(cmp_["parcel_id"]) == sorted(t.loc[moved, "parcel_id"]) and cmp_["parcel_id"].is_unique
+    assert cmp_["zone_change"].str.endswith("enters the SFHA").any()
+    assert cmp_["zone_change"].str.endswith("leaves the SFHA").any()
+    # worst status per parcel: the worst of its own findings
+    f = res.findings[res.findings["subject_layer"] == "parcels"]
+    rank = f["status"].map({s: i for i, s in enumerate(STATUSES)})
+    worst = f.assign(r=rank).groupby("subject_id")["r"].min().map(dict(enumerate(STATUSES)))
+    assert (t.set_index("parcel_id")["worst_status"] == worst.reindex(t["parcel_id"]).to_numpy()).all()
 
 
 def test_chunked_overlay_gives_the_same_table(tmp_path, rb) -> None:

@@ -287,6 +287,30 @@ def test_access_points(base, tmp_path) -> None:
     assert one(res, "HRV-026", "all")["status"] == "review"
 
 
+def test_access_points_ignore_roads_away_from_the_haul_roads(base, vestal) -> None:
+    # FAR lies ten miles off; NEAR runs along u=1420, 20 ft from HR4 (u=1400) but never within the
+    # 5 ft snap tolerance; R1 reaches 2 miles east. None changes HRV-026 (2 access points: HR1 and HR4 on R1)
+    roads = layer(
+        ["R1", "FAR", "NEAR"],
+        [LineString([(-100, 1030), (11_000, 1030)]), LineString([(52_800, 0), (53_800, 0)]),
+         LineString([(1420, 0), (1420, 1000)])],
+        row_width_ft=[50.0, 50.0, 50.0],
+    )
+    res = check_harvest(scene(roads=roads), vestal)
+    a, b = one(base, "HRV-026", "all"), one(res, "HRV-026", "all")
+    assert (b["status"], b["measured"], b["message"]) == (a["status"], a["measured"], a["message"]) == (
+        "info", 2.0, a["message"])
+    assert b.geometry.equals(a.geometry) and len(b.geometry.geoms) == 2
+    # only R1 is drawn, cut to the haul roads' box (u 100..1400) grown by twice the tolerance (10 ft)
+    from geoconstraints.commands import harvest_context
+    from geoconstraints.rules.harvest import _public_roads
+
+    ctx = harvest_context(scene(roads=roads), vestal)
+    geoms, ids = _public_roads(ctx, ctx.get("haul_roads").geometry.values, 10.0)
+    assert ids.tolist() == ["roads R1"]
+    assert geoms[0].length == pytest.approx(1400 + 10 - (100 - 10))
+
+
 # ------------------------------------------------------------------------------------------
 # slopes, channels, crossings HRV-011..013
 
@@ -342,13 +366,18 @@ def test_commercial_volume(base, vestal) -> None:
     assert one(res, "HRV-001", "B")["status"] == "not_evaluated"
 
 
-def test_site_plan_checklist(base) -> None:
+def test_site_plan_checklist(base, vestal) -> None:
     f = pick(base, "HRV-002")
     st = dict(zip(f["subject_id"], f["status"]))
     assert st["b"] == "not_evaluated"  # no DEM
     assert st["f"] == "not_evaluated"  # no utility easement role
     assert st["a"] == st["c"] == st["d"] == st["j"] == "info"
-    assert len(pick(base, "HRV-040")) >= 10 and set(pick(base, "HRV-040")["status"]) == {"info"}
+    assert st["scale"] == "info" and "1 in = 500 ft" in one(base, "HRV-002", "scale")["message"]
+    lic = pick(base, "HRV-040")
+    assert set(lic["status"]) == {"info"} and sorted(lic["subject_id"]) == sorted(
+        c["key"] for c in vestal["HRV-040"].p("conditions"))
+    fee = one(base, "HRV-040", "application_fee")["message"]
+    assert fee == "Licence condition application_fee: Permit fee of $100 with the application. (Vestal Code 1966 § 44-VI-6(E)(1))"
 
 
 # ------------------------------------------------------------------------------------------
@@ -555,10 +584,16 @@ def test_water_bars_from_grade(tmp_path, vestal) -> None:
     wb = res.derived["water_bars"]
     assert sorted(wb.loc[wb["road_id"] == "UP", "dist_ft"]) == pytest.approx([200, 400, 600, 800], abs=1e-6)
     assert one(res, "HRV-030", "LEVEL")["status"] == "pass"
-    # 10 ft contours, clipped to the plan extent plus 200 ft: elevations 1000..1100 on the plan
+    # 10 ft contours: the DEM's cell centres run u -47.5..1097.5, so z 995.25..1109.75 and the levels
+    # 1000..1100; each is the line u = (z - 1000) / 0.1 across the grid (v -47.5..1097.5), inside the
+    # plan extent grown by 200 ft
     c = res.derived["contours"]
-    assert len(c) > 0 and (c["elev_ft"] % 10 == 0).all()
-    assert one(res, "HRV-002", "b")["status"] == "info"
+    assert c["elev_ft"].tolist() == [1000.0 + 10 * k for k in range(11)]
+    for z, g in zip(c["elev_ft"], c.geometry):
+        assert (g.bounds[0] - X0, g.bounds[2] - X0) == pytest.approx(((z - 1000) * 10, (z - 1000) * 10), abs=1e-6)
+        assert (g.bounds[1] - Y0, g.bounds[3] - Y0) == pytest.approx((-47.5, 1097.5), abs=1e-6)
+    b = one(res, "HRV-002", "b")
+    assert b["status"] == "info" and "11 contour levels at 10 ft" in b["message"]
 
 
 # ------------------------------------------------------------------------------------------
@@ -803,3 +838,48 @@ def test_buffer_findings_without_strip_keep_the_harvest_area_as_place(base) -> N
     h2 = one(base, "HRV-022", "H2")
     assert h2["measured"] == pytest.approx(0.0)
     assert h2.geometry is not None and h2.geometry.area == pytest.approx(500_000.0)
+
+
+# ------------------------------------------------------------------------------------------
+# the context: derived data only for the rules that read it; tables from the findings
+
+
+def test_derived_data_only_when_a_rule_reads_it(vestal, grade_dem, monkeypatch) -> None:
+    from geoconstraints.geometry import buffers, terrain
+    from geoconstraints.rulebook.model import Rulebook
+
+    calls: list[str] = []
+    for mod, name in ((terrain, "roads_terrain"), (terrain, "plan_contours"), (buffers, "build_buffers")):
+        real = getattr(mod, name)
+        monkeypatch.setattr(mod, name, lambda *a, _real=real, _n=name, **k: calls.append(_n) or _real(*a, **k))
+    only = Rulebook("two", "1", "two rules", {r: vestal[r] for r in ("HRV-001", "HRV-025")})
+    res = check_harvest(scene(dem=open_dem(grade_dem)), only)
+    assert calls == []  # nothing derived: no rule reads it
+    assert set(res.findings["rule_id"]) == {"HRV-001", "HRV-025"}
+    assert "roads" not in res.tables and len(res.derived["grade_runs"]) == len(res.derived["buffer_strips"]) == 0
+    # the landings table carries what HRV-025 measured, and nothing it did not
+    t = res.tables["landings"].set_index("landing_id")
+    assert t["row_distance_ft"].to_dict() == pytest.approx({"L1": 505.0, "L2": 505.0, "L3": 105.0})
+    assert t[["in_buffer", "connected"]].isna().all().all()
+    calls.clear()
+    with_grades = Rulebook("g", "1", "grades", {r: vestal[r] for r in ("HRV-010", "HRV-024")})
+    res = check_harvest(scene(dem=open_dem(grade_dem)), with_grades)
+    assert sorted(calls) == ["build_buffers", "roads_terrain"]
+    # HRV-024 alone: the strips of the buffer rules absent from the rulebook are not built, and said so
+    assert res.tables["landings"].set_index("landing_id").loc["L1", "in_buffer"] is None
+    assert one(res, "HRV-024", "L1")["status"] == "not_evaluated"
+    assert "rule HRV-020 is not in the rulebook" in one(res, "HRV-024", "L1")["message"]
+
+
+def test_unstated_constructed_flag_follows_the_switch(tmp_path) -> None:
+    # ST1 (300 ft in SC1) has no constructed value: read as random individual tree skidding -> pass,
+    # saying so; ST2 says false -> pass as not constructed
+    rb_path = tmp_path / "rb.yaml"
+    rb_path.write_text(
+        "extends: vestal\nrules:\n  - id: HRV-011\n    switches:\n      unflagged_skid_trails: treat_as_random_skidding\n"
+    )
+    res = check_harvest(scene(), load_rulebook(rb_path))
+    st1 = one(res, "HRV-011", "ST1")
+    assert st1["status"] == "pass" and "constructed not stated, read as random individual tree skidding" in st1["message"]
+    assert np.isnan(st1["measured"])
+    assert "not a constructed skid trail" in one(res, "HRV-011", "ST2")["message"]

@@ -4,14 +4,15 @@ registry, and the ``geoconstraints rules`` command."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from shapely.geometry import Point
 
+import geoconstraints.rules  # noqa: F401  (registers the checks)
 from geoconstraints.cli import main
 from geoconstraints.errors import RulebookError
+from geoconstraints.rulebook.findings import STATUSES
 from geoconstraints.rulebook.loader import available_rulebooks, load_rulebook
-from geoconstraints.rulebook.model import Rule
+from geoconstraints.rulebook.model import Rule, unit_of
 from geoconstraints.rulebook.registry import CHECKS, check, run_group
 
 VESTAL_IDS = (
@@ -53,21 +54,32 @@ def test_lockport_catalogue_is_the_stormwater_rules():
     assert all("Lockport" in r.citation for r in rb)
 
 
-def test_thresholds_are_numbers_with_units():
-    for name in available_rulebooks():
-        for r in load_rulebook(name):
-            for k, v in r.thresholds.items():
-                assert isinstance(v, (int, float)) and not isinstance(v, bool), (r.id, k)
+def test_thresholds_read_from_the_law_and_their_units():
+    # values as read in the seeds (Vestal ch. 6, Lockport ch. 159); units from the name's suffix
+    v, lk = load_rulebook("vestal"), load_rulebook("lockport")
+    assert v["HRV-010"].thresholds == {"max_grade_pct": 25, "max_run_ft": 200, "smoothing_window_ft": 15}
+    assert (v["HRV-025"].t("min_distance_ft"), v["HRV-020"].t("buffer_width_ft"), v["HRV-021"].t("buffer_width_ft")) == (
+        150, 50, 100)
+    assert (v["FLD-004"].t("hag_freeboard_ft"), v["FLD-009"].t("variance_max_lot_acres")) == (2, 0.5)
+    assert (v["SWP-008"].t("max_jail_months"), lk["SWP-008"].t("max_jail_days"), lk["SWP-008"].t("smo_decision_days")) == (
+        6, 15, 45)
+    assert lk["SWP-001"].thresholds == {"min_disturbed_acres": 1, "common_plan_aggregate_acres": 1}
+    assert v["SWP-001"].p("common_plan_aggregate_acres") is None  # Vestal sets no aggregate
+    assert [unit_of(k) for k in v["FLD-007"].thresholds] == ["count", "sqin_per_sqft", "ft"]
+    assert unit_of(next(iter(v["SQR-001"].thresholds))) == "units"
+    assert unit_of("highway_row_added_acres_per_mile") == "acres_per_mile" and unit_of("max_grade") == ""
 
 
 def test_every_message_template_formats():
-    # each template may use only the rule's own names plus the standard ones
+    # each template may use only the rule's own names plus the standard ones; a template that
+    # shows the detail shows it whole, and no field is left unfilled
     for name in available_rulebooks():
         for r in load_rulebook(name):
-            for status in ("violation", "review", "not_evaluated", "info", "pass"):
-                f = r.finding(status, subject_layer="parcels", subject_id="P1", measured=1.5, threshold=2.0,
-                              unit="ft", detail="a detail")
-                assert f.message and "{" not in f.message, (r.id, status)
+            f = r.findings(list(STATUSES), subject_layer="parcels", subject_id=["P1"] * 5, measured=1.5, threshold=2.0,
+                           unit="ft", detail="DETAIL-TEXT")
+            for status, msg in zip(STATUSES, f["message"]):
+                assert "{" not in msg and "}" not in msg, (r.id, status, msg)
+                assert ("DETAIL-TEXT" in msg) == ("{detail}" in r.template(status)), (r.id, status, msg)
 
 
 def test_rule_accessors():
@@ -100,7 +112,9 @@ def test_user_rulebook_extends_changes_threshold_and_switch(tmp_path):
     assert len(rb) == 36
     # a changed rulebook is named after its file, never passes for 'vestal'
     assert rb.name == "mine" and rb.extends == "vestal"
-    assert rb["HRV-010"].finding("pass", subject_layer="haul_roads", subject_id="R1").rulebook == "mine"
+    f = rb["HRV-010"].findings("pass", subject_layer="haul_roads", subject_id="R1")
+    assert f["rulebook"].tolist() == ["mine"]
+    assert "steeper than 30 %" in f["message"].iloc[0] and "25" not in f["message"].iloc[0]
     assert load_rulebook("vestal")["HRV-010"].t("max_grade_pct") == 25.0  # shipped one untouched
 
 
@@ -123,9 +137,9 @@ def test_waiver_is_recorded_in_findings(tmp_path):
     rb = load_rulebook(p)
     rule = rb["HRV-040"]
     assert rule.waived == "checklist reviewed at the pre-application meeting"
-    f = rule.finding("review", subject_layer="harvest_area", subject_id="H1", detail="x")
-    assert f.waived == rule.waived
-    assert f.message.endswith("[waived: checklist reviewed at the pre-application meeting]")
+    f = rule.findings("review", subject_layer="harvest_area", subject_id="H1", detail="x").iloc[0]
+    assert f["waived"] == rule.waived
+    assert f["message"] == "Licence condition H1: x [waived: checklist reviewed at the pre-application meeting]"
     assert rb["HRV-010"].waived == ""
 
 
@@ -186,41 +200,48 @@ def test_unknown_name_lists_available():
 # ------------------------------------------------------------------------------------------
 # findings built by rules, templates, registry
 
-def test_template_unknown_key(tmp_path):
-    p = _yaml(tmp_path, "extends: vestal\nrules:\n  - id: HRV-010\n    messages:\n      pass: 'ok {slope_of_moon}'\n")
-    r = load_rulebook(p)["HRV-010"]
-    with pytest.raises(RulebookError, match=r"HRV-010: message template uses \{slope_of_moon\}"):
-        r.finding("pass", subject_layer="haul_roads", subject_id="R1")
+@pytest.mark.parametrize(("key", "text", "match"), [
+    ("messages:\n      pass", "'ok {slope_of_moon}'", r"rule HRV-010 messages\.pass: field \{slope_of_moon\} is not a name"),
+    ("messages:\n      pass", "'{subject_id.__class__.__mro__}'", r"rule HRV-010 messages\.pass: .*not a plain name"),
+    ("messages:\n      violation", "'{detail:>3000000000}'", r"rule HRV-010 messages\.violation: .*width of at most 80"),
+    ("messages:\n      review", "'{detail!r}'", r"rule HRV-010 messages\.review: .*conversion"),
+    ("messages:\n      fail", "'{detail}'", r"rule HRV-010 messages\.fail: not a status"),
+    ("title", "'Steeper than {detail}'", r"rule HRV-010 title: field \{detail\} is not a name"),
+    ("summary", "'{max_grade_pct.real}'", r"rule HRV-010 summary: .*not a plain name"),
+])
+def test_bad_templates_refused_at_load(tmp_path, key, text, match):
+    p = _yaml(tmp_path, f"extends: vestal\nrules:\n  - id: HRV-010\n    {key}: {text}\n")
+    with pytest.raises(RulebookError, match=match):
+        load_rulebook(p)
+
+
+def test_a_rule_name_may_not_shadow_a_standard_field(tmp_path):
+    p = _yaml(tmp_path, "extends: vestal\nrules:\n  - id: HRV-010\n    params:\n      detail: x\n")
+    with pytest.raises(RulebookError, match="rule HRV-010 names a threshold, param or switch 'detail'"):
+        load_rulebook(p)
 
 
 def test_finding_fields():
     r = load_rulebook("vestal")["HRV-010"]
-    f = r.finding("violation", subject_layer="haul_roads", subject_id=7, measured=412.345, threshold=200,
-                  unit="ft", geometry=Point(1, 2), detail="from station 0+50")
-    assert (f.rule_id, f.rulebook, f.status, f.subject_id, f.unit) == ("HRV-010", "vestal", "violation", "7", "ft")
-    assert f.measured == 412.345 and f.threshold == 200.0
-    assert f.citation == r.citation and f.title == r.title and f.reading == "run_length=horizontal"
+    f = r.findings("violation", subject_layer="haul_roads", subject_id=7, measured=412.345, threshold=200,
+                   unit="ft", geometry=Point(1, 2), crs="EPSG:2261", detail="from station 0+50")
+    assert len(f) == 1 and f.crs.to_epsg() == 2261
+    row = f.iloc[0]
+    assert (row["rule_id"], row["rulebook"], row["status"], row["subject_id"], row["unit"]) == (
+        "HRV-010", "vestal", "violation", "7", "ft")
+    assert row["measured"] == 412.345 and row["threshold"] == 200.0 and row.geometry == Point(1, 2)
+    assert row["citation"] == r.citation and row["title"] == r.title and row["reading"] == "run_length=horizontal"
     # numbers in messages: 2 decimals, thousands separators, trailing zeros dropped
-    assert "412.35 ft" in f.message and "25 %" in f.message and "from station 0+50" in f.message
-
-
-def test_vectorized_findings_match_single():
-    r = load_rulebook("vestal")["HRV-010"]
-    status = np.array(["violation", "pass"], dtype=object)
-    gdf = r.findings(status, subject_layer="haul_roads", subject_id=["R1", "R2"], measured=np.array([250.0, 10.0]),
-                     threshold=200.0, unit="ft", geometry=[Point(0, 0), Point(1, 1)], crs="EPSG:2261",
-                     detail=np.array(["a", "b"], dtype=object))
-    one = r.finding("violation", subject_layer="haul_roads", subject_id="R1", measured=250.0, threshold=200.0,
-                    unit="ft", detail="a")
-    assert list(gdf["status"]) == ["violation", "pass"]
-    assert gdf["message"].iloc[0] == one.message
-    assert gdf.crs.to_epsg() == 2261 and len(gdf) == 2
+    assert row["message"] == ("haul_roads 7: 412.35 ft (horizontal length) steeper than 25 %, limit 200 ft "
+                              "(from station 0+50).")
 
 
 def test_bad_status_refused():
     r = load_rulebook("vestal")["HRV-010"]
     with pytest.raises(ValueError, match="status 'ok' is not one of"):
-        r.finding("ok", subject_layer="haul_roads", subject_id="R1")
+        r.findings("ok", subject_layer="haul_roads", subject_id="R1")
+    with pytest.raises(ValueError, match="2 values for 3 subjects"):
+        r.findings(["pass", "pass"], subject_id=["R1", "R2", "R3"])
 
 
 def test_run_group_without_check_names_the_rule(monkeypatch):
@@ -235,20 +256,44 @@ def test_run_group_runs_every_rule(monkeypatch):
     registry: dict = {}
     monkeypatch.setattr("geoconstraints.rulebook.registry.CHECKS", registry)
     for rule in rb:
-        check(rule.id)(lambda ctx, rule: [rule.finding("pass", subject_layer="disturbance", subject_id="D1")])
-    out = run_group(rb, "stormwater", None)
-    assert [f.rule_id for f in out] == LOCKPORT_IDS
+        check(rule.id)(lambda ctx, rule: rule.findings("pass", subject_layer="disturbance", subject_id=ctx))
+    out = run_group(rb, "stormwater", "D1")
+    assert out["rule_id"].tolist() == LOCKPORT_IDS and set(out["subject_id"]) == {"D1"}
     # a group the rulebook does not cover is refused, not an empty (clean-looking) run
     with pytest.raises(RulebookError, match="has no harvest rules"):
         run_group(rb, "harvest", None)
 
 
+def test_a_check_must_return_a_findings_frame(monkeypatch):
+    rb = load_rulebook("lockport")
+    registry: dict = {}
+    monkeypatch.setattr("geoconstraints.rulebook.registry.CHECKS", registry)
+    for rule in rb:
+        check(rule.id)(lambda ctx, rule: rule.findings("pass", subject_id="D1"))
+    registry["SWP-003"] = lambda ctx, rule: [rule.findings("pass", subject_id="D1")]  # a list, not a frame
+    with pytest.raises(TypeError, match="the check of SWP-003 .* returned list, not a findings frame"):
+        run_group(rb, "stormwater", None)
+
+
 def test_double_registration_refused(monkeypatch):
-    monkeypatch.setattr("geoconstraints.rulebook.registry.CHECKS", {})
-    check("ZZZ-001")(lambda c, r: [])
+    registry: dict = {}
+    monkeypatch.setattr("geoconstraints.rulebook.registry.CHECKS", registry)
+
+    def first(c, r):
+        return r.findings("pass")
+
+    check("ZZZ-001")(first)
     with pytest.raises(RuntimeError, match="two checks registered for ZZZ-001"):
-        check("ZZZ-001")(lambda c, r: [])
-    assert isinstance(CHECKS, dict)
+        check("ZZZ-001")(lambda c, r: r.findings("pass"))
+    assert registry == {"ZZZ-001": first}
+    check("ZZZ-001")(first)  # the same function again is no conflict
+    assert registry == {"ZZZ-001": first}
+
+
+def test_every_shipped_rule_has_a_check():
+    for name in available_rulebooks():
+        for r in load_rulebook(name):
+            assert r.id in CHECKS, (name, r.id)
 
 
 # ------------------------------------------------------------------------------------------
@@ -301,7 +346,8 @@ def test_rules_command_formats(runner, fmt):
 
 def test_rule_dataclass_defaults():
     r = Rule(id="ABC-001", title="t", group="seqr", citation="c")
-    assert r.message("info", detail="hello") == "hello"
+    f = r.findings("info", detail="hello")
+    assert f["message"].tolist() == ["hello"] and f["subject_id"].tolist() == [""]
 
 
 def test_a_rulebook_without_the_commands_rules_is_refused(tmp_path) -> None:

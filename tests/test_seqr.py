@@ -79,7 +79,7 @@ def test_classification_table(action, opts, status, text):
 
 def test_type_ii_names_item_and_citation_and_bound():
     f = classify_action(RB, action_type="multiple_residence", units=12).findings.iloc[0]
-    assert "A multiple residence with less than thirty (30) units" in f["message"]
+    assert "A multiple residence with less than 30 units" in f["message"]
     assert "Vestal Code § 6-28(b)(1)" in f["message"]
     assert f["measured"] == 12 and f["threshold"] == 30 and f["unit"] == "units"
 
@@ -96,7 +96,14 @@ def test_threshold_changes_in_a_user_rulebook_move_the_bound(tmp_path):
     p.write_text("extends: vestal\nrulebook: mytown\nrules:\n  - id: SQR-001\n    thresholds:\n"
                  "      multiple_residence_limit_units: 20\n")
     rb = load_rulebook(p)
-    assert classify_action(rb, action_type="multiple_residence", units=25).findings["status"][0] == "review"
+    f = classify_action(rb, action_type="multiple_residence", units=25).findings.iloc[0]
+    assert f["status"] == "review" and f["threshold"] == 20 and "25 units is not less than 20" in f["message"]
+    # the list item's text and the bound both say 20, never the shipped 30
+    ok = classify_action(rb, action_type="multiple_residence", units=12).findings.iloc[0]
+    assert "with less than 20 units" in ok["message"] and "12 units is less than 20" in ok["message"]
+    assert "30" not in ok["message"] + f["message"]
+    assert rb["SQR-001"].p("type_ii_actions")[1]["text_template"].startswith(
+        "A multiple residence with less than {multiple_residence_limit_units} units")
     assert classify_action(RB, action_type="multiple_residence", units=25).findings["status"][0] == "pass"
 
 

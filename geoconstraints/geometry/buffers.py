@@ -7,7 +7,8 @@ plan's neighbourhood before buffering.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import geopandas as gpd
@@ -606,3 +607,125 @@ def buffers_inside(areas: gpd.GeoDataFrame, strips: gpd.GeoDataFrame) -> np.ndar
         return np.array([shapely.Polygon()] * len(areas), dtype=object)
     return shapely.intersection(areas.geometry.values, shapely.union_all(strips.geometry.values))
 
+
+
+# ------------------------------------------------------------------------------------------
+# every kind at once
+
+
+@dataclass
+class BufferBuild:
+    """Buffer strips of every kind asked for, and what could not be built.
+
+    Attributes
+    ----------
+    strips : GeoDataFrame
+        :data:`BUFFER_COLUMNS` + geometry, clipped around the plan.
+    missing : dict[str, str]
+        Buffer kind -> why it was not built (an input layer missing, or a reason the caller
+        adds: the rule is not in the rulebook), in :data:`BUFFER_KINDS` order.
+    notes : dict[str, str]
+        Buffer kind -> how it was measured (for finding details).
+    """
+
+    strips: gpd.GeoDataFrame
+    missing: dict[str, str] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+
+
+def _stream_and_road(inputs: Mapping[str, Any], s: Mapping[str, Any], kinds: Sequence[str],
+                     extent: Any, out: BufferBuild, frames: list) -> None:
+    streams, roads, row = inputs.get("streams"), inputs.get("roads"), inputs.get("row")
+    w, rid = s["width_ft"], s["rule_id"]
+    if "stream" in kinds:
+        if streams is None:
+            out.missing["stream"] = "no streams layer"
+        else:
+            inter = bool(s.get("include_intermittent"))
+            frames.append(stream_buffers(streams, w, include_intermittent=inter, extent=extent, rule_id=rid))
+            out.notes["stream"] = ("perennial and intermittent streams" if inter else
+                                   "perennial streams only (intermittent streams excluded, switch "
+                                   "include_intermittent=false)") + "; a stream of unknown kind counts as a stream"
+    if "road" in kinds:
+        if roads is None and row is None:
+            out.missing["road"] = "no roads or row layer"
+        else:
+            frames.append(road_buffers(roads, w, row=row, extent=extent, rule_id=rid))
+            out.notes["road"] = ("measured from the right-of-way line (row layer); stretches of road outside every "
+                                 "row polygon from their centre line" if row is not None
+                                 else "measured from the road centre line (no row layer)")
+
+
+def build_buffers(
+    inputs: Mapping[str, gpd.GeoDataFrame | None],
+    settings: Mapping[str, Mapping[str, Any]],
+    *,
+    plan: Iterable[gpd.GeoDataFrame | None],
+    crs: Any,
+) -> BufferBuild:
+    """Buffer strips of every kind in ``settings`` that the inputs allow.
+
+    Parameters
+    ----------
+    inputs : mapping
+        Role -> layer or None: ``streams``, ``roads``, ``row``, ``parcels``, ``zoning``,
+        ``dwellings``.
+    settings : mapping
+        Kind (:data:`BUFFER_KINDS`) -> its numbers: ``width_ft``, ``clip_margin_ft``,
+        ``rule_id``; ``include_intermittent`` (stream); ``districts``, ``reading``,
+        ``touch_tolerance_ft`` (property_line); ``districts`` (dwelling). Kinds left out are
+        not built (the caller says why in :attr:`BufferBuild.missing`). ``stream`` and
+        ``road`` must share ``width_ft`` and ``clip_margin_ft`` when both are given.
+    plan : iterable of GeoDataFrame or None
+        The plan's layers: strips are built within ``clip_margin_ft`` of their bounding box.
+    crs : CRS-like
+        The working CRS (of the empty result).
+
+    Returns
+    -------
+    BufferBuild
+
+    Examples
+    --------
+    >>> s = gpd.GeoDataFrame({"feature_id": ["s1"]}, geometry=[shapely.LineString([(0, 0), (1000, 0)])])
+    >>> ha = gpd.GeoDataFrame({"feature_id": ["h1"]}, geometry=[shapely.box(0, -100, 1000, 100)])
+    >>> b = build_buffers({"streams": s}, {"stream": {"width_ft": 50, "clip_margin_ft": 0, "rule_id": "R-001"}},
+    ...                   plan=[ha], crs=None)
+    >>> round(float(b.strips.area.sum())), b.missing
+    (100000, {})
+    """
+    out = BufferBuild(empty_buffers(crs))
+    frames: list[gpd.GeoDataFrame] = []
+    plan = list(plan)
+    sr = [k for k in ("stream", "road") if k in settings]
+    if sr:
+        s = settings[sr[0]]
+        _stream_and_road(inputs, s, sr, plan_extent(plan, s["clip_margin_ft"]), out, frames)
+    parcels, zoning = inputs.get("parcels"), inputs.get("zoning")
+    zsrc = zoning_source(zoning, parcels)
+    if "property_line" in settings:
+        s = settings["property_line"]
+        if parcels is None:
+            out.missing["property_line"] = "no parcels layer"
+        elif zsrc is None:
+            out.missing["property_line"] = "no zoning layer and no parcels.zoning field"
+        else:
+            frames.append(property_line_buffers(
+                parcels, s["width_ft"], districts=s["districts"], reading=str(s["reading"]), zoning=zoning,
+                extent=plan_extent(plan, s["clip_margin_ft"]), touch_tolerance_ft=s["touch_tolerance_ft"],
+                rule_id=s["rule_id"]))
+            out.notes["property_line"] = f"districts from the {zsrc}; reading {s['reading']}"
+    if "dwelling" in settings:
+        s, dw = settings["dwelling"], inputs.get("dwellings")
+        if dw is None:
+            out.missing["dwelling"] = "no dwellings layer"
+        elif zsrc is None:
+            out.missing["dwelling"] = "no zoning layer and no parcels.zoning field"
+        else:
+            frames.append(dwelling_buffers(dw, s["width_ft"], districts=s["districts"], zoning=zoning, parcels=parcels,
+                                           extent=plan_extent(plan, s["clip_margin_ft"]), rule_id=s["rule_id"]))
+            out.notes["dwelling"] = f"district at each dwelling from the {zsrc}"
+    frames = [f for f in frames if len(f)]
+    if frames:
+        out.strips = gpd.GeoDataFrame(pd.concat(frames, ignore_index=True), geometry="geometry", crs=crs)
+    return out

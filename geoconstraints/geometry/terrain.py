@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import pyproj
 import shapely
 from shapely.geometry import LineString, MultiLineString, MultiPolygon, Point, Polygon
@@ -29,10 +31,10 @@ RUN_LENGTHS: tuple[str, ...] = ("horizontal", "slope")
 """How a grade run's length is compared with ``max_run_ft`` (HRV-010 rulebook switch)."""
 
 SPACING_ENDS: tuple[str, ...] = ("shorter", "longer")
-"""Which end of a water bar spacing range is used (SPEC §3 default: the shorter)."""
+"""Which end of a water bar spacing range is used (HRV-030 switch ``spacing_end``; Vestal: the shorter)."""
 
 BETWEEN_BANDS: tuple[str, ...] = ("steeper", "shallower")
-"""Band taken by a grade that falls between two table bands (5.5 %; SPEC §3: steeper). The
+"""Band taken by a grade that falls between two table bands (5.5 %; Vestal: the steeper). The
 spelling is the rulebook's (HRV-030 switch ``between_bands``)."""
 """Dataset/band tag keys (compared case-insensitively) that commonly hold the vertical unit."""
 
@@ -499,14 +501,14 @@ def place_water_bars(
     spacing_end: str = "shorter",
     between_bands: str = "steeper",
 ) -> gpd.GeoDataFrame:
-    """Place water bars along a haul road from its DEM profile (HRV-030, SPEC §3).
+    """Place water bars along a haul road from its DEM profile (HRV-030).
 
     Walking from the road start, each next bar goes at the *longest* candidate spacing ``s``
     (the table spacings at ``spacing_end``) such that the stretch it drains, ``[p, p + s]``,
     allows it: the length-weighted mean |grade| of that stretch selects a band whose spacing is
     at least ``s``. The mean over the drained stretch (rather than the grade at one point) is
     robust to DEM noise, and checking every candidate means a steep pitch ahead shortens the
-    spacing. Readings (SPEC §3):
+    spacing. Readings (the rulebook's switches):
 
     * a stretch whose mean grade is under ``min_grade_pct`` needs no bar: the walk moves on by
       the shortest spacing without placing one;
@@ -730,3 +732,219 @@ def highest_adjacent_grade(
         return float("nan"), float("nan"), frac
     return float(np.nanmax(z_all)), float(np.nanmin(z_all)), frac
 
+
+
+# --------------------------------------------------------------------------------------------
+# Every road of a plan at once (grade runs, water bars, the road table)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class RoadTerrain:
+    """Grade runs and water bars of one road line (all its parts).
+
+    Attributes
+    ----------
+    layer, feature_id : str
+        The road's layer (``haul_roads``, ``skid_trails``) and id.
+    length_ft, evaluated_length_ft : float
+        Horizontal length, and the part the DEM covered.
+    runs : list of Run
+        Steep runs of every part (see :func:`grade_runs`).
+    gaps : list of Stretch
+        Stretches off the DEM or on nodata cells.
+    max_grade_pct, mean_grade_pct : float
+        Steepest segment; total |dz| over the evaluated length (NaN when nothing evaluated).
+    water_bars : GeoDataFrame or None
+        Bars placed along it (:func:`place_water_bars`), None when none were asked for.
+    error : str
+        Why the road could not be profiled at all (no DEM, a line the DEM cannot take).
+    """
+
+    layer: str
+    feature_id: str
+    length_ft: float
+    runs: list[Run] = field(default_factory=list)
+    gaps: list[Stretch] = field(default_factory=list)
+    evaluated_length_ft: float = 0.0
+    max_grade_pct: float = float("nan")
+    mean_grade_pct: float = float("nan")
+    water_bars: gpd.GeoDataFrame | None = None
+    error: str = ""
+
+    @property
+    def fully_evaluated(self) -> bool:
+        """True when the DEM covered the whole road."""
+        return not self.error and not self.gaps
+
+
+def road_terrain(
+    dem: Dem | None,
+    line: Any,
+    crs: Any,
+    *,
+    layer: str = "",
+    feature_id: str = "",
+    grade: Mapping[str, Any] | None = None,
+    water_bars: Mapping[str, Any] | None = None,
+) -> RoadTerrain:
+    """Profile one road line (every part of a MultiLineString) and measure its grades.
+
+    Parameters
+    ----------
+    dem : Dem or None
+        None gives a :class:`RoadTerrain` with ``error`` set (nothing measured).
+    line : LineString or MultiLineString
+        In ``crs`` (feet).
+    crs : CRS-like
+    layer, feature_id : str
+        Recorded on the result.
+    grade : mapping, optional
+        Keyword arguments of :func:`grade_runs` (``max_grade_pct``, ``max_run_ft``,
+        ``smoothing_window_ft``, ``run_length``); None measures grades without a limit.
+    water_bars : mapping, optional
+        Keyword arguments of :func:`place_water_bars` (``table``, ``min_grade_pct``,
+        ``spacing_end``, ``between_bands``); None places none.
+
+    Returns
+    -------
+    RoadTerrain
+    """
+    rt = RoadTerrain(layer, str(feature_id), float(shapely.length(line)))
+    if dem is None:
+        rt.error = "no DEM given (--dem)"
+        return rt
+    merged = shapely.line_merge(line) if line.geom_type == "MultiLineString" else line
+    limits = dict(grade) if grade is not None else {"max_grade_pct": np.inf, "max_run_ft": np.inf}
+    bars: list[gpd.GeoDataFrame] = []
+    maxg: list[float] = []
+    dz_sum = ev_sum = 0.0
+    for part in shapely.get_parts(merged):
+        if part.length == 0:
+            continue
+        try:
+            prof = line_profile(dem, part, crs)
+        except GeometryError as exc:
+            rt.error = str(exc)
+            break
+        res = grade_runs(prof, **limits)
+        rt.runs.extend(res.runs)
+        rt.gaps.extend(res.not_evaluated)
+        rt.evaluated_length_ft += res.evaluated_length_ft
+        if np.isfinite(res.max_grade_pct):
+            maxg.append(res.max_grade_pct)
+        dz = np.abs(np.diff(prof.z_ft))
+        ok = np.isfinite(dz)
+        dz_sum += float(dz[ok].sum())
+        ev_sum += float(np.diff(prof.dist_ft)[ok].sum())
+        if water_bars is not None:
+            bars.append(place_water_bars(prof, **water_bars))
+    rt.max_grade_pct = max(maxg) if maxg else float("nan")
+    rt.mean_grade_pct = dz_sum / ev_sum * 100.0 if ev_sum > 0 else float("nan")
+    if bars:
+        rt.water_bars = pd.concat(bars, ignore_index=True) if len(bars) > 1 else bars[0]
+    return rt
+
+
+def roads_terrain(
+    dem: Dem | None,
+    roads: Mapping[str, gpd.GeoDataFrame | None],
+    crs: Any,
+    *,
+    grade: Mapping[str, Any] | None = None,
+    water_bars: Mapping[str, Any] | None = None,
+    water_bar_layers: Sequence[str] = ("haul_roads",),
+) -> dict[tuple[str, str], RoadTerrain]:
+    """:func:`road_terrain` of every road of every layer, keyed ``(layer, feature_id)``.
+
+    Parameters
+    ----------
+    roads : mapping
+        Layer name -> lines with ``feature_id`` (or None: skipped).
+    water_bar_layers : sequence of str
+        Layers that get water bars (when ``water_bars`` is given).
+
+    Examples
+    --------
+    >>> out = roads_terrain(None, {"haul_roads": gpd.GeoDataFrame(
+    ...     {"feature_id": ["R1"]}, geometry=[LineString([(0, 0), (300, 400)])])}, None)
+    >>> rt = out[("haul_roads", "R1")]
+    >>> rt.length_ft, rt.error
+    (500.0, 'no DEM given (--dem)')
+    """
+    out: dict[tuple[str, str], RoadTerrain] = {}
+    for layer, g in roads.items():
+        if g is None:
+            continue
+        bars = water_bars if layer in water_bar_layers else None
+        for fid, geom in zip(g["feature_id"].astype(str), g.geometry.values):
+            out[(layer, fid)] = road_terrain(dem, geom, crs, layer=layer, feature_id=fid, grade=grade,
+                                             water_bars=bars)
+    return out
+
+
+GRADE_RUN_COLUMNS = ["road_layer", "road_id", "start_ft", "end_ft", "length_ft", "slope_length_ft",
+                     "mean_grade_pct", "max_grade_pct", "exceeds"]
+WATER_BAR_COLUMNS = ["road_id", "dist_ft", "grade_pct", "band", "spacing_ft", "min_spacing_ft", "max_spacing_ft"]
+ROAD_TABLE_COLUMNS = ["road_layer", "road_id", "length_ft", "evaluated_length_ft", "max_grade_pct",
+                      "mean_grade_pct", "steep_runs", "runs_over_limit", "not_evaluated_ft", "water_bars", "note"]
+
+
+def grade_runs_layer(terrain: Mapping[tuple[str, str], RoadTerrain], crs: Any) -> gpd.GeoDataFrame:
+    """Every steep stretch of every road as a line layer (flag ``exceeds``)."""
+    rows = [(layer, fid, r.start_ft, r.end_ft, r.length_ft, r.slope_length_ft, r.mean_grade_pct,
+             r.max_grade_pct, bool(r.exceeds), r.geometry)
+            for (layer, fid), rt in terrain.items() for r in rt.runs]
+    df = pd.DataFrame([r[:-1] for r in rows], columns=GRADE_RUN_COLUMNS)
+    return gpd.GeoDataFrame(df, geometry=gpd.GeoSeries([r[-1] for r in rows], crs=crs).values, crs=crs)
+
+
+def water_bars_layer(terrain: Mapping[tuple[str, str], RoadTerrain], crs: Any) -> gpd.GeoDataFrame:
+    """Every water bar placed as a point layer (``road_id`` first)."""
+    frames = []
+    for (_layer, fid), rt in terrain.items():
+        if rt.water_bars is not None and len(rt.water_bars):
+            wb = rt.water_bars.copy()
+            wb.insert(0, "road_id", fid)
+            frames.append(wb)
+    if not frames:
+        return gpd.GeoDataFrame(pd.DataFrame(columns=WATER_BAR_COLUMNS),
+                                geometry=gpd.GeoSeries([], crs=crs).values, crs=crs)
+    out = pd.concat(frames, ignore_index=True)
+    return gpd.GeoDataFrame(out[WATER_BAR_COLUMNS], geometry=out.geometry.values, crs=crs)
+
+
+def road_table(terrain: Mapping[tuple[str, str], RoadTerrain]) -> pd.DataFrame:
+    """One row per road: length, grades, runs, water bars (None for roads that get none)."""
+    rows = [{
+        "road_layer": layer, "road_id": fid, "length_ft": rt.length_ft,
+        "evaluated_length_ft": rt.evaluated_length_ft, "max_grade_pct": rt.max_grade_pct,
+        "mean_grade_pct": rt.mean_grade_pct, "steep_runs": len(rt.runs),
+        "runs_over_limit": sum(bool(r.exceeds) for r in rt.runs),
+        "not_evaluated_ft": float(sum(s.length_ft for s in rt.gaps)),
+        "water_bars": None if layer != "haul_roads" else (len(rt.water_bars) if rt.water_bars is not None else 0),
+        "note": rt.error,
+    } for (layer, fid), rt in terrain.items()]
+    return pd.DataFrame(rows, columns=ROAD_TABLE_COLUMNS)
+
+
+def empty_contours(crs: Any) -> gpd.GeoDataFrame:
+    """A contour layer without lines (``elev_ft`` + geometry)."""
+    return gpd.GeoDataFrame({"elev_ft": pd.Series(dtype="float64")}, geometry=gpd.GeoSeries([], crs=crs).values,
+                            crs=crs)
+
+
+def plan_contours(dem: Dem | None, extent: Polygon | None, interval_ft: float, crs: Any) -> gpd.GeoDataFrame:
+    """Contour lines at ``interval_ft`` clipped to ``extent`` (empty without DEM, extent or overlap)."""
+    empty = empty_contours(crs)
+    if dem is None or extent is None:
+        return empty
+    in_dem = gpd.GeoSeries([extent], crs=crs).to_crs(dem.crs)
+    if not in_dem.intersects(dem.bounds_polygon()).iloc[0]:
+        return empty
+    lines = contours(dem, interval_ft, bounds=tuple(in_dem.total_bounds), crs=crs)
+    if not len(lines):
+        return empty
+    clipped = shapely.intersection(lines.geometry.values, extent)
+    keep = ~shapely.is_empty(clipped)
+    return gpd.GeoDataFrame({"elev_ft": lines["elev_ft"].to_numpy()[keep]}, geometry=clipped[keep], crs=crs)

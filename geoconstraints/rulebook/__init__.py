@@ -6,10 +6,10 @@ file (``vestal.yaml``, ``lockport.yaml``); checks read them from the :class:`Rul
 
 from __future__ import annotations
 
-from geoconstraints.rulebook.findings import FINDING_COLUMNS, STATUSES, Finding
+from geoconstraints.rulebook.findings import FINDING_COLUMNS, STATUSES, worst_status, worst_status_by
 from geoconstraints.rulebook.loader import available_rulebooks, load_rulebook
 from geoconstraints.rulebook.model import Rule, Rulebook
 from geoconstraints.rulebook.registry import CHECKS, check, run_group
 
-__all__ = ["CHECKS", "FINDING_COLUMNS", "STATUSES", "Finding", "Rule", "Rulebook", "available_rulebooks",
-           "check", "load_rulebook", "run_group"]
+__all__ = ["CHECKS", "FINDING_COLUMNS", "STATUSES", "Rule", "Rulebook", "available_rulebooks",
+           "check", "load_rulebook", "run_group", "worst_status", "worst_status_by"]

@@ -1,130 +1,166 @@
-"""The one ``Finding`` record that flows from every check to every output.
+"""The findings table that flows from every check to every output, and the order of statuses.
 
-A check returns findings as a frame built with :meth:`~geoconstraints.rulebook.model.Rule.findings`
-(or one :class:`Finding` at a time); both end as a GeoDataFrame with exactly
-:data:`FINDING_COLUMNS` (plus geometry).
+A check returns one GeoDataFrame built with :meth:`~geoconstraints.rulebook.model.Rule.findings`
+(one row per subject examined, ``pass`` included); :func:`findings_frame` collects them into
+the table of a run, with exactly :data:`FINDING_COLUMNS` plus geometry.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from collections.abc import Iterable
 from typing import Any
 
 import geopandas as gpd
+import numpy as np
 import pandas as pd
-from shapely.geometry.base import BaseGeometry
 
 STATUSES: tuple[str, ...] = ("violation", "review", "not_evaluated", "info", "pass")
-"""Status values of SPEC §1, most severe first."""
+"""Status values of a finding, most severe first."""
 
 STATUS_RANK = {s: i for i, s in enumerate(STATUSES)}
 
+FINDING_COLUMNS: list[str] = [
+    "rule_id", "rulebook", "status", "citation", "subject_layer", "subject_id", "measured", "threshold",
+    "unit", "message", "title", "reading", "waived",
+]
+"""Attribute columns of every findings table, in output order.
 
-@dataclass(frozen=True)
-class Finding:
-    """One outcome of one rule for one subject.
+``rule_id`` (``HRV-010``), ``rulebook`` (its name), ``status`` (one of :data:`STATUSES`),
+``citation`` (the section of the law), ``subject_layer`` (input role or derived layer of the
+subject, or ``""``), ``subject_id`` (feature id, or ``""`` for a run-wide finding), ``measured``
+and ``threshold`` (numbers in ``unit``, NaN when none), ``unit`` (``ft``, ``acres``, ``pct``,
+``count`` ... or ``""``), ``message`` (the rule's template filled in), ``title`` (the rule's
+title), ``reading`` (the switches in force, ``name=value; ...``), ``waived`` (the waiver reason,
+or ``""``). Geometry: where the finding is, in the working CRS, or None.
+"""
 
-    Attributes
-    ----------
-    rule_id : str
-        Stable rule id (``HRV-010``).
-    rulebook : str
-        Rulebook name (``vestal``).
-    status : str
-        One of :data:`STATUSES`.
-    citation : str
-        Section of the law the rule comes from.
-    subject_layer : str
-        Input role or derived layer the subject belongs to (``haul_roads``), or ``""``.
-    subject_id : str
-        Feature id of the subject (id field or row number), or ``""`` for run-wide findings.
-    measured : float | None
-        The measured value (distance, length, acres, ...), in ``unit``.
-    threshold : float | None
-        The rulebook threshold compared against, in ``unit``.
-    unit : str
-        ``ft``, ``acres``, ``pct``, ``sqft``, ``in``, ``count``, ... or ``""``.
-    message : str
-        Human-readable sentence from the rule's message template.
-    geometry : shapely geometry | None
-        Where the finding is, in the working CRS, or ``None``.
-    title : str
-        Rule title.
-    reading : str
-        The readings (rulebook switches) the check used, ``name=value; ...``.
-    waived : str
-        The waiver reason when the user's rulebook waives the rule, else ``""``.
-    """
-
-    rule_id: str
-    rulebook: str
-    status: str
-    citation: str
-    subject_layer: str = ""
-    subject_id: str = ""
-    measured: float | None = None
-    threshold: float | None = None
-    unit: str = ""
-    message: str = ""
-    geometry: BaseGeometry | None = field(default=None, compare=False)
-    title: str = ""
-    reading: str = ""
-    waived: str = ""
-
-    def __post_init__(self) -> None:
-        if self.status not in STATUS_RANK:
-            raise ValueError(f"status {self.status!r} is not one of {', '.join(STATUSES)}")
-
-
-FINDING_COLUMNS: list[str] = [f.name for f in fields(Finding) if f.name != "geometry"]
-"""Attribute columns of every findings table, in output order."""
+_NUMERIC = ("measured", "threshold")
 
 
 def empty_findings(crs: Any = None) -> gpd.GeoDataFrame:
     """An empty findings GeoDataFrame with the standard columns."""
-    df = pd.DataFrame({c: pd.Series(dtype="float64" if c in ("measured", "threshold") else "object")
-                       for c in FINDING_COLUMNS})
+    df = pd.DataFrame({c: pd.Series(dtype="float64" if c in _NUMERIC else "object") for c in FINDING_COLUMNS})
     return gpd.GeoDataFrame(df, geometry=gpd.GeoSeries([], crs=crs), crs=crs)
 
 
-def findings_frame(items: list[Finding] | list[gpd.GeoDataFrame], crs: Any = None) -> gpd.GeoDataFrame:
-    """Collect findings (records and/or frames) into one GeoDataFrame with the standard columns.
+def concat_findings(frames: Iterable[gpd.GeoDataFrame], crs: Any = None) -> gpd.GeoDataFrame:
+    """Stack finding frames into one, in one CRS, keeping every column (extra ones included).
 
-    Rows are sorted by rule id, then severity, then subject, so outputs are reproducible.
+    ``crs`` defaults to the first CRS among the frames; a frame without a CRS (a run-wide
+    finding with no place) takes it. Empty frames are dropped; with none left the result is
+    :func:`empty_findings`.
     """
-    frames: list[gpd.GeoDataFrame] = []
-    records = [f for f in items if isinstance(f, Finding)]
-    if records:
-        rows = [asdict(f) for f in records]
-        geoms = [r.pop("geometry") for r in rows]
-        frames.append(gpd.GeoDataFrame(pd.DataFrame(rows, columns=FINDING_COLUMNS),
-                                       geometry=gpd.GeoSeries(geoms, crs=crs), crs=crs))
-    frames.extend(f for f in items if isinstance(f, gpd.GeoDataFrame) and len(f))
+    frames = [f for f in frames if f is not None and len(f)]
+    if crs is None:
+        crs = next((f.crs for f in frames if f.crs is not None), None)
     if not frames:
         return empty_findings(crs)
-    frames = [f.set_crs(crs, allow_override=True) if crs is not None else f for f in frames]
+    if crs is not None:
+        frames = [f if f.crs == crs else f.set_crs(crs, allow_override=True) for f in frames]
     out = pd.concat(frames, ignore_index=True)
-    out = gpd.GeoDataFrame(out[FINDING_COLUMNS + ["geometry"]], geometry="geometry", crs=crs)
-    for c in ("measured", "threshold"):
+    return gpd.GeoDataFrame(out, geometry="geometry", crs=crs)
+
+
+def findings_frame(items: gpd.GeoDataFrame | Iterable[gpd.GeoDataFrame], crs: Any = None) -> gpd.GeoDataFrame:
+    """The findings table of a run: the standard columns only, typed and sorted.
+
+    Parameters
+    ----------
+    items : GeoDataFrame or iterable of GeoDataFrame
+        What :func:`~geoconstraints.rulebook.registry.run_group` returned (or several such
+        frames). Columns beyond :data:`FINDING_COLUMNS` (the per-subject values a check adds
+        for the command's tables) are dropped here.
+    crs : CRS-like, optional
+        The working CRS.
+
+    Returns
+    -------
+    GeoDataFrame
+        :data:`FINDING_COLUMNS` + geometry, sorted by rule id, then severity, then subject, so
+        outputs are reproducible; ``measured``/``threshold`` float, the others text (``""``
+        for none, never ``"None"``).
+    """
+    frames = [items] if isinstance(items, gpd.GeoDataFrame) else list(items)
+    out = concat_findings(frames, crs)
+    if not len(out):
+        return empty_findings(out.crs if crs is None else crs)
+    missing = [c for c in FINDING_COLUMNS if c not in out.columns]
+    if missing:
+        raise ValueError(f"findings lack the columns {', '.join(missing)}: build them with Rule.findings")
+    out = gpd.GeoDataFrame(out[FINDING_COLUMNS + ["geometry"]], geometry="geometry", crs=out.crs)
+    for c in _NUMERIC:
         out[c] = pd.to_numeric(out[c], errors="coerce").astype("float64")
     for c in FINDING_COLUMNS:
-        if c not in ("measured", "threshold"):
+        if c not in _NUMERIC:
             out[c] = out[c].fillna("").astype(str)
-    rank = out["status"].map(STATUS_RANK)
-    order = pd.DataFrame({"r": out["rule_id"], "s": rank, "i": out["subject_id"]})
-    out = out.loc[order.sort_values(["r", "s", "i"], kind="stable").index].reset_index(drop=True)
-    return out
+    order = pd.DataFrame({"r": out["rule_id"], "s": out["status"].map(STATUS_RANK), "i": out["subject_id"]})
+    return out.loc[order.sort_values(["r", "s", "i"], kind="stable").index].reset_index(drop=True)
 
 
 def status_counts(findings: pd.DataFrame) -> dict[str, int]:
-    """Number of findings per status, every status present (0 when none)."""
+    """Number of findings per status, every status present (0 when none).
+
+    Examples
+    --------
+    >>> status_counts(pd.DataFrame({"status": ["pass", "review", "review"]}))["review"]
+    2
+    """
     counts = findings["status"].value_counts() if len(findings) else pd.Series(dtype=int)
     return {s: int(counts.get(s, 0)) for s in STATUSES}
 
 
-def worst_status(statuses: pd.Series) -> str:
-    """The most severe status of a set, ``pass`` when empty."""
-    if len(statuses) == 0:
-        return "pass"
-    return STATUSES[int(statuses.map(STATUS_RANK).min())]
+def _ranks(statuses: Any) -> np.ndarray:
+    s = pd.Series(np.asarray(statuses, dtype=object))
+    rank = s.map(STATUS_RANK)
+    if rank.isna().any():
+        bad = sorted(set(s[rank.isna()].astype(str)))
+        raise ValueError(f"status {', '.join(bad)} is not one of {', '.join(STATUSES)}")
+    return rank.to_numpy(dtype=int)
 
+
+def worst_status(statuses: Iterable[str]) -> str:
+    """The most severe status of a set; ``not_evaluated`` for an empty set.
+
+    Nothing examined is never a ``pass``: a pass is a promise that the law's input was
+    examined and the law is met.
+
+    Examples
+    --------
+    >>> worst_status(["pass", "info", "review"])
+    'review'
+    >>> worst_status([])
+    'not_evaluated'
+    """
+    rank = _ranks(list(statuses))
+    return STATUSES[int(rank.min())] if len(rank) else "not_evaluated"
+
+
+def worst_status_by(keys: Any, statuses: Any, index: Any = None) -> pd.Series:
+    """The worst status per key (per parcel, per rule ...), vectorized.
+
+    Parameters
+    ----------
+    keys : array-like
+        The key of each status (``subject_id`` of each finding).
+    statuses : array-like
+        Statuses aligned with ``keys``.
+    index : array-like, optional
+        The keys wanted, in order (the parcels of a table). A key without any status is
+        ``not_evaluated``. Default: the keys present, sorted.
+
+    Returns
+    -------
+    pandas.Series
+        Worst status indexed by key.
+
+    Examples
+    --------
+    >>> worst_status_by(["P1", "P1", "P2"], ["pass", "review", "pass"], index=["P1", "P2", "P3"]).tolist()
+    ['review', 'pass', 'not_evaluated']
+    """
+    rank = pd.Series(_ranks(statuses)).groupby(np.asarray(keys, dtype=object)).min()
+    names = np.array(STATUSES, dtype=object)
+    out = pd.Series(names[rank.to_numpy()], index=rank.index, dtype=object)
+    if index is not None:
+        out = out.reindex(pd.Index(np.asarray(index, dtype=object))).fillna("not_evaluated")
+    return out

@@ -13,7 +13,9 @@ from typing import Any
 import yaml
 
 from geoconstraints.errors import RulebookError
+from geoconstraints.rulebook.findings import STATUSES
 from geoconstraints.rulebook.model import GROUPS, RULE_ID_PATTERN, UNIT_SUFFIXES, Rule, Rulebook, unit_of
+from geoconstraints.rulebook.render import STANDARD_FIELDS, check_template
 
 log = logging.getLogger(__name__)
 
@@ -170,12 +172,38 @@ def _build_rule(d: dict[str, Any], book: str, where: str) -> Rule:
                 f"{', '.join(map(str, choices))}"
             )
         switches[k] = sw
-    return Rule(
-        id=rid, title=str(d["title"]), group=d["group"], citation=str(d["citation"]),
-        summary=str(d.get("summary") or ""), thresholds=thresholds,
-        params=dict(d.get("params") or {}), switches=switches, tables=dict(d.get("tables") or {}),
-        messages=dict(d.get("messages") or {}), notes=str(d.get("notes") or ""), rulebook=book,
-    )
+    params = dict(d.get("params") or {})
+    messages = _check_texts(d, rid, where, set(thresholds) | set(params) | set(switches))
+    try:
+        return Rule(
+            id=rid, title=str(d["title"]), group=d["group"], citation=str(d["citation"]),
+            summary=str(d.get("summary") or ""), thresholds=thresholds, params=params, switches=switches,
+            tables=dict(d.get("tables") or {}), messages=messages, notes=str(d.get("notes") or ""), rulebook=book,
+        )
+    except RulebookError as exc:  # a list param's text template
+        raise RulebookError(f"rulebook {where}: {exc}") from None
+
+
+def _check_texts(d: dict[str, Any], rid: str, where: str, names: set[str]) -> dict[str, str]:
+    """Check the title, summary and message templates of a rule; the messages as a dict.
+
+    Titles and summaries may use the rule's own names; messages also the standard fields.
+    """
+    clash = sorted(names & set(STANDARD_FIELDS))
+    if clash:
+        raise RulebookError(f"rulebook {where}: rule {rid} names a threshold, param or switch {clash[0]!r}, "
+                            f"which is a standard message field ({', '.join(STANDARD_FIELDS)}); rename it")
+    for key in ("title", "summary"):
+        check_template(str(d.get(key) or ""), names, where=f"rulebook {where}: rule {rid} {key}")
+    messages = d.get("messages") or {}
+    if not isinstance(messages, dict):
+        raise RulebookError(f"rulebook {where}: rule {rid} messages must map a status to a template")
+    for key, text in messages.items():
+        if key not in (*STATUSES, "default"):
+            raise RulebookError(f"rulebook {where}: rule {rid} messages.{key}: not a status; use "
+                                f"{', '.join(STATUSES)} or default")
+        check_template(str(text), names | set(STANDARD_FIELDS), where=f"rulebook {where}: rule {rid} messages.{key}")
+    return {str(k): str(v) for k, v in messages.items()}
 
 
 def load_rulebook(name_or_path: str | Path = "vestal") -> Rulebook:

@@ -6,17 +6,26 @@ from __future__ import annotations
 
 import logging
 import re
-import string
-from collections.abc import Callable, Iterable, Iterator
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import geopandas as gpd
 import numpy as np
 import pandas as pd
+from shapely.geometry.base import BaseGeometry
 
 from geoconstraints.errors import RulebookError
-from geoconstraints.rulebook.findings import STATUSES, Finding
+from geoconstraints.rulebook.findings import STATUSES
+from geoconstraints.rulebook.render import (
+    fmt_num,
+    num_texts,
+    render_messages,
+    render_text,
+    value_text,
+    value_texts,
+)
 
 log = logging.getLogger(__name__)
 
@@ -36,81 +45,36 @@ def unit_of(name: str) -> str:
     return ""
 
 
-class _Template(dict):
-    """Mapping for ``str.format_map`` that reports an unknown key clearly."""
-
-    def __init__(self, rule_id: str, *args: Any, **kw: Any) -> None:
-        super().__init__(*args, **kw)
-        self.rule_id = rule_id
-
-    def __missing__(self, key: str) -> str:
-        raise RulebookError(
-            f"rule {self.rule_id}: message template uses {{{key}}}, which the check does not "
-            f"supply. Use only the rule's thresholds, params, switches, or subject_id, "
-            f"subject_layer, measured, threshold, unit, detail."
-        )
-
-
-def _fmt_num(v: Any) -> Any:
-    if isinstance(v, (float, np.floating)):
-        if np.isnan(v):
-            return "n/a"
-        return f"{v:,.2f}".rstrip("0").rstrip(".") if abs(float(v)) < 1e6 else f"{v:,.0f}"
-    if v is None:
-        return "n/a"
-    return v
-
-
-_FORMATTER = string.Formatter()
-
-
-def _fmt_num_texts(values: np.ndarray) -> np.ndarray:
-    """``str(_fmt_num(v))`` of every float of ``values`` (NaN -> ``n/a``), formatting each distinct value once."""
-    v = np.asarray(values, dtype="float64")
-    if not len(v):
-        return np.empty(0, dtype=object)
-    _bits, first, inverse = np.unique(v.view(np.int64), return_index=True, return_inverse=True)  # -0.0 kept apart
-    u = v[first]
-    texts = np.full(len(u), "n/a", dtype=object)  # NaN
-    small = np.abs(u) < 1e6  # the two branches of _fmt_num, without its per-value checks
-    big = ~small & ~np.isnan(u)
-    texts[small] = [f"{x:,.2f}".rstrip("0").rstrip(".") for x in u[small].tolist()]
-    texts[big] = [f"{x:,.0f}" for x in u[big].tolist()]
-    return texts[inverse.reshape(-1)]
-
-
-def _value_texts(values: np.ndarray) -> np.ndarray:
-    """``str(_fmt_num(v))`` of every value of an array (text of a per-row template value)."""
-    if values.dtype.kind == "f":
-        return _fmt_num_texts(values)
-    if values.dtype.kind in "iub":
-        uniq, inverse = np.unique(values, return_inverse=True)
-        return np.array([str(x) for x in uniq.astype(object)], dtype=object)[inverse.reshape(-1)]
-    return np.array([v if type(v) is str else str(_fmt_num(v)) for v in values], dtype=object)
-
-
-def _row_array(v: Any) -> np.ndarray:
-    """A per-row template value (Series, array, list, tuple) as a 1-D numpy array."""
-    if isinstance(v, pd.Series):
-        return v.to_numpy()
-    if isinstance(v, np.ndarray) and v.ndim == 1:
-        return v
-    out = np.empty(len(v), dtype=object)
-    out[:] = list(v)
-    return out
-
-
 def _geometry_array(geometry: Any, n: int, crs: Any) -> Any:
-    """Geometries (array, GeoSeries, list or None) as a GeometryArray of ``n`` rows in ``crs``."""
-    if geometry is None:
-        return gpd.array.from_shapely(np.full(n, None, dtype=object), crs=crs)
+    """Geometries (one geometry, array, GeoSeries, list or None) as a GeometryArray of ``n`` rows."""
+    if geometry is None or isinstance(geometry, BaseGeometry):
+        same = np.empty(n, dtype=object)
+        same[:] = [geometry] * n
+        return gpd.array.from_shapely(same, crs=crs)
     if isinstance(geometry, (gpd.GeoSeries, pd.Series)):
         geometry = geometry.values
-    arr = np.asarray(geometry, dtype=object) if not isinstance(geometry, (list, tuple)) else None
+    arr: np.ndarray | None = None if isinstance(geometry, (list, tuple)) else np.asarray(geometry, dtype=object)
     if arr is None or arr.ndim != 1:
         arr = np.empty(len(geometry), dtype=object)
         arr[:] = list(geometry)
     return gpd.array.from_shapely(arr, crs=crs)
+
+
+def _column(v: Any, n: int, rule_id: str) -> np.ndarray:
+    """A per-row value (checked to have ``n`` rows) or one value repeated, as an object array."""
+    if _is_rows(v):
+        a = np.asarray(v.to_numpy() if isinstance(v, pd.Series) else v, dtype=object)
+        if len(a) != n:
+            raise ValueError(f"rule {rule_id}: {len(a)} values for {n} subjects")
+        return a
+    out = np.empty(n, dtype=object)
+    out[:] = [v] * n
+    return out
+
+
+def _is_rows(v: Any) -> bool:
+    """True for per-row values (array, Series, list, tuple), False for one value for all rows."""
+    return isinstance(v, (pd.Series, np.ndarray, list, tuple, gpd.array.GeometryArray))
 
 
 @dataclass
@@ -119,22 +83,36 @@ class Rule:
 
     Attributes
     ----------
-    id, title, group, citation, summary : str
+    id, group, citation : str
         Identity and source of the rule.
+    title, summary : str
+        Rendered from :attr:`title_template` / :attr:`summary_template` with the rule's own
+        thresholds, params and switches, so a changed threshold changes the title too.
     thresholds : dict[str, float]
         Named numeric thresholds; the unit is the name's suffix (``max_run_ft``).
     params : dict[str, Any]
-        Non-numeric data (district lists, adopted map id, checklists).
+        Non-numeric data (district lists, adopted map id, checklists, citations of sub-sections).
     switches : dict[str, dict]
         Readings of ambiguous law: ``{name: {"value": ..., "choices": [...], "doc": ...}}``.
     tables : dict[str, list]
         Tabular data (water-bar spacing).
     messages : dict[str, str]
-        ``str.format`` templates per status, ``default`` otherwise.
+        Templates per status, ``default`` otherwise (see :mod:`geoconstraints.rulebook.render`).
     rulebook : str
         Name of the rulebook the rule belongs to.
     waived : str
         Waiver reason from the user's rulebook, ``""`` when not waived.
+    title_template, summary_template : str
+        The raw templates (default: ``title`` / ``summary`` as given). The ``text`` of every
+        entry of a list param (a checklist item, an exemption) is rendered the same way, its
+        template kept as ``text_template``.
+
+    Examples
+    --------
+    >>> r = Rule(id="ABC-001", title="At least {min_gap_ft} ft apart", group="harvest", citation="c",
+    ...          thresholds={"min_gap_ft": 150})
+    >>> r.title, r.title_template
+    ('At least 150 ft apart', 'At least {min_gap_ft} ft apart')
     """
 
     id: str
@@ -150,6 +128,30 @@ class Rule:
     notes: str = ""
     rulebook: str = ""
     waived: str = ""
+    title_template: str = ""
+    summary_template: str = ""
+
+    def __post_init__(self) -> None:
+        self.title_template = self.title_template or self.title
+        self.summary_template = self.summary_template or self.summary
+        names = self.names()
+        self.title = render_text(self.title_template, names, where=f"rule {self.id} title")
+        self.summary = render_text(self.summary_template, names, where=f"rule {self.id} summary")
+        self.params = {k: self._rendered_entries(k, v, names) for k, v in self.params.items()}
+
+    def _rendered_entries(self, key: str, value: Any, names: dict[str, str]) -> Any:
+        """A list param of entries with a ``text`` (checklists, exemptions, list items): each text
+        rendered like the title, its template kept as ``text_template``."""
+        if not isinstance(value, list) or not any(isinstance(e, dict) and "text" in e for e in value):
+            return value
+        out = []
+        for i, e in enumerate(value):
+            if isinstance(e, dict) and isinstance(e.get("text"), str):
+                tmpl = str(e.get("text_template") or e["text"])
+                e = {**e, "text_template": tmpl,
+                     "text": render_text(tmpl, names, where=f"rule {self.id} params.{key}[{i}].text")}
+            out.append(e)
+        return out
 
     # -- data access -------------------------------------------------------------------------
     def t(self, name: str) -> float:
@@ -184,160 +186,100 @@ class Rule:
         """The readings in force, ``name=value; ...`` (empty when the rule has no switch)."""
         return "; ".join(f"{k}={v['value']}" for k, v in sorted(self.switches.items()))
 
-    def _context(self) -> dict[str, Any]:
-        ctx: dict[str, Any] = {}
-        ctx.update(self.params)
-        ctx.update({k: _fmt_num(float(v)) for k, v in self.thresholds.items()})
-        ctx.update({k: v["value"] for k, v in self.switches.items()})
-        return ctx
+    def names(self) -> dict[str, str]:
+        """The text of every name a template of this rule may use: params, thresholds, switches."""
+        out = {k: value_text(v) for k, v in self.params.items()}
+        out.update({k: fmt_num(v) for k, v in self.thresholds.items()})
+        out.update({k: value_text(v.get("value")) for k, v in self.switches.items()})
+        return out
 
-    def _template(self, status: str) -> str:
+    def template(self, status: str) -> str:
+        """The message template of ``status`` (else ``default``, else ``{detail}``)."""
         return self.messages.get(status) or self.messages.get("default") or "{detail}"
 
-    def message(self, status: str, **values: Any) -> str:
-        """Format the message template for ``status`` with the rule's data and ``values``."""
-        ctx = _Template(self.id, self._context())
-        ctx.setdefault("detail", "")
-        ctx.update({k: _fmt_num(v) for k, v in values.items()})
-        text = self._template(status).format_map(ctx).strip()
-        if self.waived:
-            text += f" [waived: {self.waived}]"
-        return text
-
     # -- findings ----------------------------------------------------------------------------
-    def finding(
-        self,
-        status: str,
-        *,
-        subject_layer: str = "",
-        subject_id: Any = "",
-        measured: float | None = None,
-        threshold: float | None = None,
-        unit: str = "",
-        geometry: Any = None,
-        **values: Any,
-    ) -> Finding:
-        """Build one :class:`Finding` of this rule; ``values`` fill the message template."""
-        msg = self.message(
-            status, subject_layer=subject_layer, subject_id=subject_id, measured=measured,
-            threshold=threshold, unit=unit, **values,
-        )
-        return Finding(
-            rule_id=self.id, rulebook=self.rulebook, status=status, citation=self.citation,
-            subject_layer=subject_layer, subject_id=str(subject_id),
-            measured=None if measured is None else float(measured),
-            threshold=None if threshold is None else float(threshold), unit=unit, message=msg,
-            geometry=geometry, title=self.title, reading=self.reading, waived=self.waived,
-        )
-
     def findings(
         self,
         status: Any,
         *,
-        subject_layer: str,
-        subject_id: Iterable[Any],
+        subject_layer: Any = "",
+        subject_id: Any = "",
         measured: Any = None,
         threshold: Any = None,
-        unit: str = "",
+        unit: Any = "",
         geometry: Any = None,
         crs: Any = None,
         **values: Any,
     ) -> gpd.GeoDataFrame:
-        """Vectorized :meth:`finding` for many subjects (batch screening).
+        """The findings of this rule for one or many subjects, messages filled from the templates.
 
-        Every argument may be a scalar or an array aligned with ``subject_id``. Returns a
-        GeoDataFrame with the standard finding columns.
+        Parameters
+        ----------
+        status : str or array of str
+            One of :data:`~geoconstraints.rulebook.findings.STATUSES` per row (or one for all).
+        subject_layer, subject_id : str or array
+            The subject of each row; a single ``subject_id`` makes one row (``""`` for a
+            run-wide finding).
+        measured, threshold : float or array, optional
+            In ``unit`` (NaN / None: none).
+        unit : str or array
+        geometry : geometry, array of geometries or None
+            Where each finding is, in ``crs``.
+        crs : CRS-like, optional
+        **values
+            Per-row or constant values of the template's fields (``detail`` = the sentence the
+            check composes); they override the rule's own names.
+
+        Returns
+        -------
+        GeoDataFrame
+            :data:`~geoconstraints.rulebook.findings.FINDING_COLUMNS` + geometry, one row per
+            subject. A check may add columns of its own (per-subject values for the command's
+            tables); :func:`~geoconstraints.rulebook.findings.findings_frame` drops them.
+
+        Examples
+        --------
+        >>> from geoconstraints.rulebook.loader import load_rulebook
+        >>> rule = load_rulebook("vestal")["HRV-025"]
+        >>> f = rule.findings(["violation", "pass"], subject_layer="landings", subject_id=["L1", "L2"],
+        ...                   measured=[95.0, 420.5], threshold=150, unit="ft", detail="nearest: roads R1")
+        >>> f["message"].tolist()[0]
+        'landings L1 is 95 ft from a public right-of-way, minimum 150 ft (nearest: roads R1).'
         """
-        ids = pd.Series(list(subject_id), dtype=object).astype(str).reset_index(drop=True)
+        ids = pd.Series(list(subject_id) if _is_rows(subject_id) else [subject_id],
+                        dtype=object).astype(str).to_numpy(dtype=object)
         n = len(ids)
 
-        def col(v: Any) -> pd.Series:
-            if isinstance(v, (pd.Series, np.ndarray, list, tuple, gpd.GeoSeries)):
-                s = pd.Series(list(v), dtype=object) if not isinstance(v, pd.Series) else v
-                return s.reset_index(drop=True)
-            return pd.Series([v] * n, dtype=object)
+        def col(v: Any) -> np.ndarray:
+            return _column(v, n, self.id)
 
-        st = col(status).astype(str)
-        bad = set(st.unique()) - set(STATUSES)
+        st = col(status).astype(str).astype(object)
+        bad = set(pd.unique(st)) - set(STATUSES)
         if bad:
-            raise ValueError(f"status {sorted(bad)} not one of {STATUSES}")
-        meas = pd.to_numeric(col(measured), errors="coerce").astype("float64")
-        thr = pd.to_numeric(col(threshold), errors="coerce").astype("float64")
-        # the text of every template field, one array (or one constant) per name: row values
-        # override the rule's own names, as in :meth:`message`
-        texts: dict[str, Any] = {k: str(v) for k, v in self._context().items()}
-        texts.setdefault("detail", "")
-        texts.update(subject_layer=str(subject_layer), unit=str(unit), subject_id=ids.to_numpy(dtype=object),
-                     measured=_fmt_num_texts(meas.to_numpy()), threshold=_fmt_num_texts(thr.to_numpy()))
-        for k, v in values.items():
-            texts[k] = (_value_texts(_row_array(v)) if isinstance(v, (pd.Series, np.ndarray, list, tuple))
-                        else str(_fmt_num(v)))
-
-        def raw() -> dict[str, Any]:  # the per-row values of :meth:`message`, for the rare template
-            out: dict[str, Any] = {
-                "subject_layer": subject_layer, "unit": unit, "subject_id": ids.tolist(),
-                "measured": [_fmt_num(None if pd.isna(x) else float(x)) for x in meas.tolist()],
-                "threshold": [_fmt_num(None if pd.isna(x) else float(x)) for x in thr.tolist()]}
-            out.update({k: [_fmt_num(x) for x in col(v).tolist()] for k, v in values.items()})
-            return out
-
-        msgs = self._messages(st.to_numpy(dtype=object), texts, n, raw)
-        geom = _geometry_array(geometry, n, crs)
+            raise ValueError(f"status {', '.join(map(repr, sorted(bad)))} is not one of {', '.join(STATUSES)}")
+        meas = pd.to_numeric(pd.Series(col(measured)), errors="coerce").to_numpy(dtype="float64")
+        thr = pd.to_numeric(pd.Series(col(threshold)), errors="coerce").to_numpy(dtype="float64")
+        layer = value_texts(subject_layer) if _is_rows(subject_layer) else value_text(subject_layer)
+        units = value_texts(unit) if _is_rows(unit) else value_text(unit)
+        texts: dict[str, Any] = {**self.names(), "detail": ""}
+        texts.update(subject_layer=layer, unit=units, subject_id=ids, measured=num_texts(meas),
+                     threshold=num_texts(thr))
+        texts.update({k: value_texts(v) if _is_rows(v) else value_text(v) for k, v in values.items()})
+        suffix = f" [waived: {self.waived}]" if self.waived else ""
+        msgs = render_messages(self.template, st, texts, where=f"rule {self.id}", suffix=suffix)
         df = pd.DataFrame({
             "rule_id": self.id, "rulebook": self.rulebook, "status": st, "citation": self.citation,
-            "subject_layer": subject_layer, "subject_id": ids, "measured": meas, "threshold": thr,
-            "unit": unit, "message": msgs, "title": self.title, "reading": self.reading,
+            "subject_layer": layer, "subject_id": ids, "measured": meas, "threshold": thr,
+            "unit": units, "message": msgs, "title": self.title, "reading": self.reading,
             "waived": self.waived,
         }, index=range(n))
-        return gpd.GeoDataFrame(df, geometry=geom, crs=crs)
+        return gpd.GeoDataFrame(df, geometry=_geometry_array(geometry, n, crs), crs=crs)
 
-    def _messages(self, status: np.ndarray, texts: dict[str, Any], n: int,
-                  raw: Callable[[], dict[str, Any]]) -> np.ndarray:
-        """The message of every row: each status's template filled by array concatenation.
-
-        ``texts`` maps a template name to its text: an array aligned with the rows, or one
-        string. The result is the text :meth:`message` gives for each row. A template whose
-        field has a format spec, a conversion or an attribute/index lookup is formatted row by
-        row with ``str.format_map`` from ``raw()`` (name -> per-row list, or one value).
-        """
-        out = np.empty(n, dtype=object)
-        for s in pd.unique(status):
-            rows = np.flatnonzero(status == s)
-            template = self._template(str(s))
-            parts = list(_FORMATTER.parse(template))
-            if any(name is not None and (spec or conv or not name.isidentifier())
-                   for _, name, spec, conv in parts):
-                base = _Template(self.id, self._context())
-                base.setdefault("detail", "")
-                per_row = raw()
-                scalars = {k: v for k, v in per_row.items() if not isinstance(v, list)}
-                lists = {k: v for k, v in per_row.items() if isinstance(v, list)}
-                for i in rows:
-                    ctx = _Template(self.id, base)
-                    ctx.update(scalars)
-                    ctx.update({k: v[i] for k, v in lists.items()})
-                    out[i] = template.format_map(ctx).strip() + (f" [waived: {self.waived}]" if self.waived else "")
-                continue
-            # the template as a %-frame: constant text inlined, one %s per per-row field
-            frame, columns = "", []
-            for literal, name, _spec, _conv in parts:
-                frame += literal.replace("%", "%%")
-                if name is None:
-                    continue
-                if name not in texts:
-                    _Template(self.id).__missing__(name)  # raises the RulebookError naming the key
-                t = texts[name]
-                if isinstance(t, str):
-                    frame += t.replace("%", "%%")
-                else:
-                    frame += "%s"
-                    columns.append(t[rows].tolist())
-            suffix = f" [waived: {self.waived}]" if self.waived else ""
-            if columns:
-                out[rows] = [(frame % row).strip() + suffix for row in zip(*columns)]
-            else:
-                out[rows] = (frame % ()).strip() + suffix
-        return out
+    def finding(self, status: str, **kw: Any) -> gpd.GeoDataFrame:
+        """Deprecated alias of :meth:`findings` (one row); use ``findings``."""
+        warnings.warn("Rule.finding is deprecated: use Rule.findings (one row for one subject)",
+                      DeprecationWarning, stacklevel=2)
+        return self.findings(status, **kw)
 
     def to_dict(self) -> dict[str, Any]:
         """The rule as plain data (for the catalogue and reports)."""
@@ -347,6 +289,41 @@ class Rule:
             "switches": {k: v.get("value") for k, v in self.switches.items()},
             "waived": self.waived, "notes": self.notes,
         }
+
+
+class FindingRows:
+    """Findings of one rule gathered one subject at a time, rendered in one :meth:`Rule.findings` call.
+
+    For checks over a handful of subjects (a plan's roads, a project's sites) whose detail is
+    easier to compose per subject; batch checks pass arrays to :meth:`Rule.findings` directly.
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> rows = FindingRows(load_rulebook("vestal")["HRV-030"])
+    >>> rows.add("pass", subject_layer="haul_roads", subject_id="R1", detail="mean grade 1.2 %")
+    >>> rows.frame()["message"].tolist()
+    ['haul_roads R1: grade under 2 %, no water bars required (mean grade 1.2 %).']
+    """
+
+    _KEYS = ("status", "subject_layer", "subject_id", "measured", "threshold", "unit", "geometry", "detail")
+
+    def __init__(self, rule: Rule, crs: Any = None) -> None:
+        self.rule, self.crs = rule, crs
+        self.cols: dict[str, list[Any]] = {k: [] for k in self._KEYS}
+
+    def __len__(self) -> int:
+        return len(self.cols["status"])
+
+    def add(self, status: str, *, subject_layer: str = "", subject_id: Any = "", measured: Any = None,
+            threshold: Any = None, unit: str = "", geometry: Any = None, detail: str = "") -> None:
+        """Add the finding of one subject."""
+        for k, v in zip(self._KEYS, (status, subject_layer, subject_id, measured, threshold, unit, geometry, detail)):
+            self.cols[k].append(v)
+
+    def frame(self) -> gpd.GeoDataFrame:
+        """All rows added, as one findings frame."""
+        return self.rule.findings(**{k: self.cols[k] for k in self._KEYS}, crs=self.crs)
 
 
 @dataclass
@@ -400,7 +377,7 @@ class Rulebook:
         """One row per rule: id, title, citation, thresholds, switches, waived."""
         rows = []
         for r in self:
-            thr = ", ".join(f"{k}={_fmt_num(float(v))}" for k, v in r.thresholds.items())
+            thr = ", ".join(f"{k}={fmt_num(v)}" for k, v in r.thresholds.items())
             sw = ", ".join(f"{k}={v['value']}" for k, v in r.switches.items())
             rows.append({"id": r.id, "title": r.title, "group": r.group, "citation": r.citation,
                          "thresholds": thr, "switches": sw, "waived": r.waived})

@@ -1,9 +1,10 @@
-"""Flood damage prevention checks (Vestal L.L. No. 2 of 1987, Code §§ 6-101 ff.): FLD-001..FLD-010.
+"""Flood damage prevention checks: FLD-001..FLD-010 (sections and citations from the rulebook).
 
 The checks read a :class:`FloodContext` built by :func:`geoconstraints.commands.screen_parcels`
 (parcels) or :func:`geoconstraints.commands.check_site` (proposed footprints). No data is not
 "no hazard": a subject outside the flood map's coverage (or in zone D / AREA NOT INCLUDED) is
-``not_evaluated``.
+``not_evaluated``. Each check returns one frame aligned to the subjects (see
+:mod:`geoconstraints.rulebook.registry`).
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ import pandas as pd
 
 from geoconstraints.geometry.overlay import FloodZoneSpec, acres_of, expand_zone_list, masked, share_of
 from geoconstraints.io.layers import Layers
-from geoconstraints.rulebook.findings import Finding
+from geoconstraints.rulebook.findings import empty_findings
 from geoconstraints.rulebook.model import Rule, Rulebook
 from geoconstraints.rulebook.registry import check
+from geoconstraints.rulebook.render import fmt_num
 from geoconstraints.text import ft_text
 
 log = logging.getLogger(__name__)
@@ -49,9 +51,9 @@ def flood_zone_spec(rulebook: Rulebook) -> FloodZoneSpec:
 # ------------------------------------------------------------------------------------------
 # context shared by the checks
 
-@dataclass
+@dataclass(frozen=True)
 class FloodContext:
-    """What the FLD checks read: the mode, the measured subjects and the inputs.
+    """What the FLD checks read: the mode, the measured subjects and the inputs (plain data).
 
     Attributes
     ----------
@@ -77,7 +79,15 @@ class FloodContext:
     flood_given: bool
     overlaps: dict[str, np.ndarray] = field(default_factory=dict)
     site: dict[str, Any] = field(default_factory=dict)
-    statuses: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def crs(self) -> Any:
+        """The working CRS."""
+        return self.table.crs
+
+    def none(self) -> gpd.GeoDataFrame:
+        """No findings (a rule of the other mode)."""
+        return empty_findings(self.crs)
 
 
 def _geom_or(overlap: np.ndarray, fallback: np.ndarray) -> np.ndarray:
@@ -111,7 +121,6 @@ def _coverage_note(t: pd.DataFrame) -> np.ndarray:
 def _rule_frame(rule: Rule, ctx: FloodContext, status: np.ndarray, *, measured: Any = None,
                 threshold: Any = None, unit: str = "", geometry: Any = None,
                 detail: Any = "") -> gpd.GeoDataFrame:
-    ctx.statuses[rule.id] = np.asarray(status, dtype=object)
     t = ctx.table
     return rule.findings(status, subject_layer=ctx.subject_layer, subject_id=t["feature_id"],
                          measured=measured, threshold=threshold, unit=unit,
@@ -130,7 +139,7 @@ def _no_flood_detail(ctx: FloodContext) -> str:
 
 
 @check("FLD-001")
-def check_sfha(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
+def check_sfha(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     """FLD-001: development in the SFHA needs a permit; acres and share per subject."""
     t = ctx.table
     n = len(t)
@@ -151,12 +160,12 @@ def check_sfha(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
     detail[nc] = _no_flood_detail(ctx)
     detail = detail + cov_note + sl_note
     geom = _geom_or(masked(rv, ctx.overlaps.get("_sfha", np.full(n, None, dtype=object))), t.geometry.values)
-    return [_rule_frame(rule, ctx, status, measured=np.where(nc, np.nan, acres_of(sfha)), unit="acres",
-                        geometry=geom, detail=detail)]
+    return _rule_frame(rule, ctx, status, measured=np.where(nc, np.nan, acres_of(sfha)), unit="acres",
+                        geometry=geom, detail=detail)
 
 
 @check("FLD-002")
-def check_floodway(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
+def check_floodway(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     """FLD-002: floodway encroachment (site: violation / review with a no-rise evaluation)."""
     t = ctx.table
     n = len(t)
@@ -200,14 +209,14 @@ def check_floodway(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
     detail = detail + cov + sl
     geom = _geom_or(masked(in_fw, ctx.overlaps.get("_floodway", np.full(n, None, dtype=object))),
                     t.geometry.values)
-    return [_rule_frame(rule, ctx, status, measured=measured, unit=unit, geometry=geom, detail=detail)]
+    return _rule_frame(rule, ctx, status, measured=measured, unit=unit, geometry=geom, detail=detail)
 
 
 @check("FLD-003")
-def check_bfe_floor(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
+def check_bfe_floor(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     """FLD-003: lowest floor at or above the BFE where the FIRM gives one (site check only)."""
     if ctx.mode != "site":
-        return []
+        return ctx.none()
     t = ctx.table
     n = len(t)
     use = ctx.site.get("use")
@@ -219,12 +228,13 @@ def check_bfe_floor(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
     threshold = np.full(n, np.nan)
     for i in range(n):  # a handful of proposed footprints, not a batch
         row = t.iloc[i]
-        gate = _site_gate(ctx, row, "§ 6-137 elevation standards do not apply")
+        gate = _site_gate(ctx, row, f"the elevation standards of {rule.p('standards_citation')} do not apply")
         if gate is not None:
             status[i], detail[i] = gate
             continue
         if use == "manufactured":
-            status[i], detail[i] = "info", "manufactured home: elevation checked under FLD-004 (§ 6-136(b)(2))"
+            status[i], detail[i] = "info", ("manufactured home: elevation checked under FLD-004 "
+                                            f"({rule.p('manufactured_citation')})")
             continue
         if not _firm_gives_bfe(row):
             status[i], detail[i] = "info", f"no BFE on the FIRM here (zone {row['flood_zones']}): FLD-004 applies"
@@ -249,7 +259,7 @@ def check_bfe_floor(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
             status[i] = "violation"
             detail[i] = f"{src}; the floor elevation must be in the BFE's vertical datum{dat}"
     measured = np.full(n, np.nan if floor is None else float(floor))
-    return [_rule_frame(rule, ctx, status, measured=measured, threshold=threshold, unit="ft", detail=detail)]
+    return _rule_frame(rule, ctx, status, measured=measured, threshold=threshold, unit="ft", detail=detail)
 
 
 def _site_gate(ctx: FloodContext, row: pd.Series, outside: str) -> tuple[str, str] | None:
@@ -278,10 +288,10 @@ def _site_bfe(row: pd.Series, user_bfe: float | None) -> tuple[float | None, str
 
 
 @check("FLD-004")
-def check_no_bfe_floor(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
-    """FLD-004: no BFE on the FIRM: floor >= max(BFE from other data, HAG + 2 ft); manufactured homes."""
+def check_no_bfe_floor(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
+    """FLD-004: no BFE on the FIRM: floor >= max(BFE from other data, HAG + hag_freeboard_ft); manufactured homes."""
     if ctx.mode != "site":
-        return []
+        return ctx.none()
     t = ctx.table
     n = len(t)
     use = ctx.site.get("use")
@@ -294,7 +304,7 @@ def check_no_bfe_floor(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
     no_floor = "no lowest floor elevation given (--lowest-floor-ft)"
     for i in range(n):  # a handful of proposed footprints
         row = t.iloc[i]
-        gate = _site_gate(ctx, row, "§ 6-137(d) does not apply")
+        gate = _site_gate(ctx, row, f"{rule.p('standards_citation')} does not apply")
         if gate is not None:
             status[i], detail[i] = gate
             continue
@@ -330,8 +340,8 @@ def check_no_bfe_floor(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
                     status[i] = "violation"
                     detail[i] = parts + "; the highest adjacent grade is unknown (no DEM under the footprint)"
                 else:
-                    detail[i] = (parts + "; the 2 ft above highest adjacent grade test needs a pre-construction "
-                                 "DEM (--dem)" + ("" if floor is not None else "; " + no_floor))
+                    detail[i] = (parts + f"; the {fmt_num(fb)} ft above highest adjacent grade test needs a "
+                                 "pre-construction DEM (--dem)" + ("" if floor is not None else "; " + no_floor))
                 continue
         threshold[i] = req
         part_walls = not _firm_gives_bfe(row) and row["hag_fraction"] < HAG_FULL_FRACTION
@@ -348,14 +358,14 @@ def check_no_bfe_floor(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
             status[i] = "violation"
             detail[i] = parts
     measured = np.full(n, np.nan if floor is None else float(floor))
-    return [_rule_frame(rule, ctx, status, measured=measured, threshold=threshold, unit="ft", detail=detail)]
+    return _rule_frame(rule, ctx, status, measured=measured, threshold=threshold, unit="ft", detail=detail)
 
 
 @check("FLD-005")
-def check_bfe_data_large(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
-    """FLD-005: proposals over 50 lots or 5 acres in the SFHA provide BFE data (parcels)."""
+def check_bfe_data_large(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
+    """FLD-005: proposals over max_lots lots or max_acres acres in the SFHA provide BFE data (parcels)."""
     if ctx.mode != "screen":
-        return []
+        return ctx.none()
     t = ctx.table
     acres = t["area_acres"].to_numpy()
     lim = rule.t("max_acres")
@@ -373,12 +383,12 @@ def check_bfe_data_large(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame
     detail[~in_sfha & big & partial] = f"over {lim:g} acres, no SFHA on the covered part"
     detail = detail + _coverage_note(t)
     detail[nc] = _no_flood_detail(ctx)
-    return [_rule_frame(rule, ctx, status, measured=acres, threshold=lim, unit="acres", detail=detail)]
+    return _rule_frame(rule, ctx, status, measured=acres, threshold=lim, unit="acres", detail=detail)
 
 
 @check("FLD-006")
-def check_encroachment(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
-    """FLD-006: unnumbered A zones (capacity analysis) and BFE zones without floodway (1 ft rise)."""
+def check_encroachment(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
+    """FLD-006: unnumbered A zones (capacity analysis) and BFE zones without floodway (max_cumulative_rise_ft)."""
     t = ctx.table
     nc = _not_covered(t)
     unn = t["unnumbered_a_sqft"].to_numpy() > 0
@@ -389,23 +399,24 @@ def check_encroachment(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
     status = np.where(nc, "not_evaluated", np.where(unn | nofw, "review",
                       np.where(partial, "not_evaluated", "pass")))
     d1 = np.where(unn, "unnumbered A zone: development must be analysed for its effect on the flood-carrying "
-                       "capacity (§ 6-136(f)(1))", "")
+                       f"capacity ({rule.p('capacity_citation')})", "")
     d2 = np.where(nofw, f"BFE zone with no floodway determined: cumulative rise of the base flood with all other "
-                        f"development at most {rise:g} ft (§ 6-136(f)(2)), hydraulic analysis needed", "")
+                        f"development at most {fmt_num(rise)} ft ({rule.p('rise_citation')}), hydraulic analysis "
+                        f"needed", "")
     detail = np.array(["; ".join(x for x in pair if x) for pair in zip(d1, d2)], dtype=object)
     rest = ~(unn | nofw)
-    detail[rest & in_sfha] = "SFHA with a floodway determined: § 6-138 applies (FLD-002)"
+    detail[rest & in_sfha] = f"SFHA with a floodway determined: {rule.p('floodway_citation')} applies (FLD-002)"
     detail[rest & ~in_sfha] = "outside the area of special flood hazard"
     detail = detail + _coverage_note(t)
     detail[nc] = _no_flood_detail(ctx)
-    return [_rule_frame(rule, ctx, status, threshold=rise, unit="ft", detail=detail)]
+    return _rule_frame(rule, ctx, status, threshold=rise, unit="ft", detail=detail)
 
 
 @check("FLD-007")
-def check_openings(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
+def check_openings(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     """FLD-007: openings in enclosed areas below the lowest floor (site check only)."""
     if ctx.mode != "site":
-        return []
+        return ctx.none()
     t = ctx.table
     n = len(t)
     o = ctx.site
@@ -447,15 +458,15 @@ def check_openings(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
     detail[out] = "outside the area of special flood hazard: no opening requirement"
     status[nc] = "not_evaluated"
     detail[nc] = _no_flood_detail(ctx)
-    return [_rule_frame(rule, ctx, status, measured=np.nan if sqin is None else float(sqin), threshold=req,
-                        unit="sqin", detail=detail)]
+    return _rule_frame(rule, ctx, status, measured=np.nan if sqin is None else float(sqin), threshold=req,
+                        unit="sqin", detail=detail)
 
 
 @check("FLD-008")
-def check_substantial_improvement(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
-    """FLD-008: improvement cost >= 50 % of market value = substantial improvement (site only)."""
+def check_substantial_improvement(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
+    """FLD-008: improvement cost >= substantial_improvement_pct of market value = substantial improvement (site only)."""
     if ctx.mode != "site":
-        return []
+        return ctx.none()
     n = len(ctx.table)
     cost, value = ctx.site.get("improvement_cost"), ctx.site.get("market_value")
     lim = rule.t("substantial_improvement_pct")
@@ -470,15 +481,15 @@ def check_substantial_improvement(ctx: FloodContext, rule: Rule) -> list[gpd.Geo
             st, det = "review", ("treated as new construction: FLD-003/004/007 apply to the whole structure" + excl)
         else:
             st, det = "pass", "not a substantial improvement" + excl
-    return [_rule_frame(rule, ctx, np.full(n, st, dtype=object), measured=pct, threshold=lim, unit="pct",
-                        detail=det)]
+    return _rule_frame(rule, ctx, np.full(n, st, dtype=object), measured=pct, threshold=lim, unit="pct",
+                        detail=det)
 
 
 @check("FLD-009")
-def check_variance(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
+def check_variance(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     """FLD-009: variance checklist per parcel (info, with the lot size)."""
     if ctx.mode != "screen":
-        return []
+        return ctx.none()
     t = ctx.table
     acres = t["area_acres"].to_numpy()
     lim = rule.t("variance_max_lot_acres")
@@ -495,7 +506,7 @@ def check_variance(ctx: FloodContext, rule: Rule) -> list[gpd.GeoDataFrame]:
     detail[~in_sfha & ~nc] = "outside the area of special flood hazard: no flood variance needed"
     detail = detail + _coverage_note(t)
     detail[nc] = _no_flood_detail(ctx)
-    return [_rule_frame(rule, ctx, status, measured=acres, threshold=lim, unit="acres", detail=detail)]
+    return _rule_frame(rule, ctx, status, measured=acres, threshold=lim, unit="acres", detail=detail)
 
 
 def _date_text(v: Any) -> str:
@@ -508,25 +519,22 @@ def _date_text(v: Any) -> str:
 
 
 @check("FLD-010")
-def check_adopted_map(ctx: FloodContext, rule: Rule) -> list[Finding]:
+def check_adopted_map(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     """FLD-010: the flood map's DFIRM_ID / effective date against the adopted map (once per run)."""
     flood = ctx.layers.get_layer("flood_zones")
-    if flood is None:
-        return [rule.finding("not_evaluated", subject_layer="flood_zones", detail="no flood_zones layer given")]
-    ids = sorted({str(v).strip() for v in flood["DFIRM_ID"].dropna()} - {""}) if "DFIRM_ID" in flood else []
-    dates = sorted({_date_text(v) for v in flood["EFF_DATE"].dropna()} - {""}) if "EFF_DATE" in flood else []
-    if not ids and not dates:
-        return [rule.finding("not_evaluated", subject_layer="flood_zones",
-                             detail="the layer has no DFIRM_ID or EFF_DATE values")]
+    ids = sorted({str(v).strip() for v in flood["DFIRM_ID"].dropna()} - {""}) if flood is not None and "DFIRM_ID" in flood else []
+    dates = sorted({_date_text(v) for v in flood["EFF_DATE"].dropna()} - {""}) if flood is not None and "EFF_DATE" in flood else []
     want_id = str(rule.p("adopted_dfirm_id")).strip()
     want_date = _date_text(rule.p("adopted_effective_date"))
     text = f"DFIRM_ID {', '.join(ids) or 'not stated'}, effective {', '.join(dates) or 'not stated'}"
-    if ids == [want_id] and dates == [want_date]:
-        return [rule.finding("pass", subject_layer="flood_zones", detail=text)]
-    diff = []
-    if ids != [want_id]:
-        diff.append("DFIRM_ID differs" if ids else "DFIRM_ID not stated")
-    if dates != [want_date]:
-        diff.append("effective date differs" if dates else "effective date not stated")
-    return [rule.finding("info", subject_layer="flood_zones", detail=f"{text} ({', '.join(diff)})")]
-
+    diff = ([] if ids == [want_id] else ["DFIRM_ID differs" if ids else "DFIRM_ID not stated"]) + (
+        [] if dates == [want_date] else ["effective date differs" if dates else "effective date not stated"])
+    if flood is None:
+        status, detail = "not_evaluated", "no flood_zones layer given"
+    elif not ids and not dates:
+        status, detail = "not_evaluated", "the layer has no DFIRM_ID or EFF_DATE values"
+    elif not diff:
+        status, detail = "pass", text
+    else:
+        status, detail = "info", f"{text} ({', '.join(diff)})"
+    return rule.findings(status, subject_layer="flood_zones", crs=ctx.crs, detail=detail)

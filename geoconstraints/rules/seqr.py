@@ -1,7 +1,7 @@
-"""SEQR classification (Vestal Code 1966 § 8A = Code §§ 6-21 ff.): SQR-001.
+"""SEQR classification: SQR-001 (the town's SEQR law; lists, bounds and citations from the rulebook).
 
-An action is exempt, Type II (with the exact bounds of § 8A-8(b)), or needs a determination
-of significance; the lists and bounds are the rulebook's.
+An action is exempt, Type II (within the exact bounds of its list item), or needs a
+determination of significance.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import geopandas as gpd
+
 from geoconstraints.errors import InputError
-from geoconstraints.rulebook.findings import Finding
 from geoconstraints.rulebook.loader import load_rulebook
-from geoconstraints.rulebook.model import Rule, Rulebook
+from geoconstraints.rulebook.model import Rule, Rulebook, unit_of
 from geoconstraints.rulebook.registry import check
 
 log = logging.getLogger(__name__)
@@ -22,8 +23,10 @@ log = logging.getLogger(__name__)
 RULE_ID = "SQR-001"
 _GROUPS = (("exempt_actions", "exempt"), ("type_ii_actions", "Type II"),
            ("other_actions", "determination needed"))
-_VALUE_OF_SUFFIX = (("_acres_per_mile", "acres"), ("_lanes_count", "lanes"), ("_units", "units"),
-                    ("_lots", "lots"), ("_pct", "expansion_pct"), ("_acres", "acres"))
+_VALUE_OF_UNIT = {"acres_per_mile": "acres", "count": "lanes", "units": "units", "lots": "lots",
+                  "pct": "expansion_pct", "acres": "acres"}
+"""The action's value a bound compares, by the unit (:func:`~geoconstraints.rulebook.model.unit_of`)
+of the bound's threshold."""
 _UNIT_WORD = {"units": "units", "lots": "houses", "expansion_pct": "%", "acres": "acres",
               "lanes": "travel lanes added"}
 _COMPARE = {"lt": ("less than", "not less than", lambda v, lim: v < lim),
@@ -32,7 +35,7 @@ _COMPARE = {"lt": ("less than", "not less than", lambda v, lim: v < lim),
 
 @dataclass(frozen=True)
 class Action:
-    """An action to classify (the CLI's options)."""
+    """An action to classify (the CLI's options): the SEQR check's context, plain data."""
 
     action_type: str
     units: int | None = None
@@ -46,6 +49,7 @@ class Action:
 
 
 def norm_key(v: str) -> str:
+    """An action type or resource as a key (``"Small subdivision"`` -> ``small_subdivision``)."""
     return str(v).strip().lower().replace("-", "_").replace(" ", "_")
 
 
@@ -77,45 +81,22 @@ def action_types(rulebook: Rulebook | str | None = None) -> dict[str, str]:
 
 
 def _value_name(limit: str) -> str:
-    for suffix, name in _VALUE_OF_SUFFIX:
-        if limit.endswith(suffix):
-            return name
-    raise InputError(f"rule {RULE_ID}: limit {limit!r} has no unit suffix the classifier knows "
-                     f"({', '.join(s for s, _ in _VALUE_OF_SUFFIX)})")
+    """The action's value a bound compares, from the unit of the bound's threshold name."""
+    name = _VALUE_OF_UNIT.get(unit_of(limit))
+    if name is None or (name == "lanes" and not limit.endswith("_lanes_count")):
+        raise InputError(f"rule {RULE_ID}: limit {limit!r} bounds no value the classifier knows; its unit must be "
+                         f"one of {', '.join(sorted(_VALUE_OF_UNIT))} (a count of travel lanes: _lanes_count)")
+    return name
 
 
 def _num(v: float) -> str:
     return f"{v:g}"
 
 
-def classify(rule: Rule, action: Action) -> Finding:
-    """Classify one action under SQR-001 and return its finding.
-
-    ``pass`` for exempt and Type II (naming the list item, its citation and the bound met),
-    ``review`` when a determination of significance is needed (with the draft-EIS fee),
-    ``not_evaluated`` when a value a bound needs was not given.
-    """
-    key = norm_key(action.action_type)
-    found = {e["key"]: (kind, e) for kind, e in _entries(rule)}
-    if key not in found:
-        raise InputError(f"unknown SEQR action type {action.action_type!r}; known types: "
-                         f"{', '.join(found)} (see geoconstraints seqr --list-actions)")
-    kind, e = found[key]
-    item = f"{str(e['text']).rstrip('.')} ({e['citation']})"
-    fee = rule.t("deis_fee_usd")
-    needed = (f"the town determines whether the action may have a significant effect on the environment "
-              f"({rule.p('determination_citation', rule.citation)}); if so a draft EIS is filed with a fee of "
-              f"${fee:,.0f} ({rule.p('deis_fee_citation', rule.citation)})")
-    common: dict[str, Any] = {"subject_layer": "action", "subject_id": key}
-    if kind == "exempt":
-        return rule.finding("pass", **common, detail=(
-            f"exempt action: {item}; no SEQR review, provided the article's other requirements are met"))
-    if kind != "Type II":
-        return rule.finding("review", **common, detail=f"{item}; {needed}")
-
-    met: list[str] = []
-    fails: list[str] = []
-    missing: list[str] = []
+def _bounds(rule: Rule, e: dict[str, Any], action: Action, met: list[str], fails: list[str],
+            missing: list[str]) -> tuple[float | None, float | None, str]:
+    """Compare the action with the numeric bounds of list item ``e``; (measured, threshold, unit)
+    of the first bound."""
     measured = threshold = None
     unit = ""
     bounds_of = ([{"limit": e["limit"], "comparison": e.get("comparison", "lt"), "optional": e.get("optional")}]
@@ -126,12 +107,9 @@ def classify(rule: Rule, action: Action) -> Finding:
         name = _value_name(limit)
         word, neg, ok = _COMPARE[b.get("comparison", "lt")]
         value = getattr(action, name)
-        uw = _UNIT_WORD[name] + (" per mile of right-of-way" if limit.endswith("_acres_per_mile") else "")
+        uw = _UNIT_WORD[name] + (" per mile of right-of-way" if unit_of(limit) == "acres_per_mile" else "")
         if k == 0:  # the first bound is the finding's measured / threshold
-            unit = ("acres_per_mile" if limit.endswith("_acres_per_mile") else
-                    "count" if limit.endswith("_count") else limit.rsplit("_", 1)[-1])
-            threshold = lim
-            measured = None if value is None else float(value)
+            unit, threshold, measured = unit_of(limit), lim, (None if value is None else float(value))
         if value is None:
             if b.get("optional"):
                 met.append(f"no {name} given; the item covers {word} {_num(lim)} {uw}")
@@ -141,6 +119,11 @@ def classify(rule: Rule, action: Action) -> Finding:
             met.append(f"{_num(float(value))} {uw} is {word} {_num(lim)} ({limit})")
         else:
             fails.append(f"{_num(float(value))} {uw} is {neg} {_num(lim)} ({limit})")
+    return measured, threshold, unit
+
+
+def _conditions(e: dict[str, Any], action: Action, met: list[str], fails: list[str], missing: list[str]) -> None:
+    """Compare the action with the other conditions of list item ``e`` (district, board approval, effects)."""
     districts = e.get("districts")
     if districts:
         allowed = {str(x).upper() for x in districts}
@@ -169,25 +152,61 @@ def classify(rule: Rule, action: Action) -> Finding:
                          f"{', '.join(no_effect)})")
         else:
             met.append(f"no significant effect on {', '.join(no_effect)} stated")
-    bounds = ("; " + "; ".join(met)) if met else ""
+
+
+def classify(rule: Rule, action: Action) -> gpd.GeoDataFrame:
+    """Classify one action under SQR-001; its finding (one row).
+
+    ``pass`` for exempt and Type II (naming the list item, its citation and the bound met),
+    ``review`` when a determination of significance is needed (with the draft-EIS fee),
+    ``not_evaluated`` when a value a bound needs was not given.
+
+    Examples
+    --------
+    >>> rule = load_rulebook("vestal")[RULE_ID]
+    >>> f = classify(rule, Action("small_subdivision", lots=39)).iloc[0]
+    >>> f["status"], float(f["measured"]), float(f["threshold"]), f["unit"]
+    ('pass', 39.0, 40.0, 'lots')
+    """
+    key = norm_key(action.action_type)
+    found = {e["key"]: (kind, e) for kind, e in _entries(rule)}
+    if key not in found:
+        raise InputError(f"unknown SEQR action type {action.action_type!r}; known types: "
+                         f"{', '.join(found)} (see geoconstraints seqr --list-actions)")
+    kind, e = found[key]
+    item = f"{str(e['text']).rstrip('.')} ({e['citation']})"
+    needed = (f"the town determines whether the action may have a significant effect on the environment "
+              f"({rule.p('determination_citation', rule.citation)}); if so a draft EIS is filed with a fee of "
+              f"${rule.t('deis_fee_usd'):,.0f} ({rule.p('deis_fee_citation', rule.citation)})")
+    common: dict[str, Any] = {"subject_layer": "action", "subject_id": key}
+    if kind == "exempt":
+        return rule.findings("pass", **common, detail=(
+            f"exempt action: {item}; no SEQR review, provided the article's other requirements are met"))
+    if kind != "Type II":
+        return rule.findings("review", **common, detail=f"{item}; {needed}")
+    met: list[str] = []
+    fails: list[str] = []
+    missing: list[str] = []
+    measured, threshold, unit = _bounds(rule, e, action, met, fails, missing)
+    _conditions(e, action, met, fails, missing)
+    at = {**common, "measured": measured, "threshold": threshold, "unit": unit}
     if fails:
-        return rule.finding("review", **common, measured=measured, threshold=threshold, unit=unit,
-                            detail=f"not Type II under {e['citation']}: {'; '.join(fails)}; {needed}")
+        return rule.findings("review", **at, detail=f"not Type II under {e['citation']}: {'; '.join(fails)}; {needed}")
     if missing:
-        return rule.finding("not_evaluated", **common, measured=measured, threshold=threshold, unit=unit,
-                            detail=f"Type II item {item} has bounds: {'; '.join(missing)}")
-    return rule.finding("pass", **common, measured=measured, threshold=threshold, unit=unit,
-                        detail=f"Type II action: {item}{bounds}; may be processed without regard to the "
-                               f"SEQR article")
+        return rule.findings("not_evaluated", **at, detail=f"Type II item {item} has bounds: {'; '.join(missing)}")
+    bounds = ("; " + "; ".join(met)) if met else ""
+    return rule.findings("pass", **at, detail=f"Type II action: {item}{bounds}; may be processed without regard to "
+                                              f"the SEQR article")
 
 
 @check(RULE_ID)
-def check_seqr(action: Action, rule: Rule) -> list[Finding]:
-    """SQR-001 check: classify the action."""
-    return [classify(rule, action)]
+def check_seqr(action: Action, rule: Rule) -> gpd.GeoDataFrame:
+    """SQR-001 check: classify the action (one finding)."""
+    return classify(rule, action)
 
 
 def validate_action(rule: Rule, action: Action) -> None:
+    """Refuse negative or NaN sizes and resources the rulebook does not name (InputError)."""
     for name in ("units", "lots", "expansion_pct", "acres", "lanes"):
         v = getattr(action, name)
         if v is not None and (math.isnan(v) or v < 0):

@@ -1,11 +1,15 @@
-"""Stormwater checks (Vestal L.L. No. 3 of 2007; Lockport ch. 159): SWP-001..SWP-008.
+"""Stormwater checks: SWP-001..SWP-008 (Vestal's and Lockport's stormwater law, per rulebook).
+
+:func:`geoconstraints.commands.check_stormwater` builds the :class:`StormwaterContext` (the
+layers, the measured sites and the parsed schedule inputs) and runs them; each check returns
+one findings frame.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import geopandas as gpd
@@ -16,15 +20,13 @@ import shapely
 from geoconstraints.errors import RulebookError
 from geoconstraints.geometry.phasing import AREA_TOL_ACRES, SUBJECT, Phasing, PhasingDates, Site, union_acres
 from geoconstraints.io.layers import Layers
-from geoconstraints.rulebook.findings import Finding
-from geoconstraints.rulebook.model import Rule, Rulebook
+from geoconstraints.rulebook.findings import concat_findings
+from geoconstraints.rulebook.model import FindingRows, Rule, Rulebook
 from geoconstraints.rulebook.registry import check
+from geoconstraints.rulebook.render import fmt_num
 from geoconstraints.text import day_text, fixed, id_list, is_blank
 
 log = logging.getLogger(__name__)
-"""Numerical tolerance (about 0.04 sq ft) when comparing a computed area with an acreage
-threshold, so a square drawn to be exactly 5 acres is 5 acres. Not a legal threshold."""
-"""Numerical tolerance for summed rainfall compared with the storm threshold."""
 
 
 def _norm_use(v: Any) -> str:
@@ -33,15 +35,33 @@ def _norm_use(v: Any) -> str:
     return str(v).strip().lower().replace("-", "_").replace(" ", "_")
 
 
-@dataclass
+@dataclass(frozen=True)
 class StormwaterContext:
-    """What the SWP checks read: layers, the measured sites and the parsed schedule inputs."""
+    """What the SWP checks read: layers, the measured sites and the parsed schedule inputs (plain data).
+
+    Attributes
+    ----------
+    layers : Layers
+    rulebook : Rulebook
+        For the conditions one rule reads from another (SWP-007 applies under SWP-001..004).
+    disturbance : GeoDataFrame or None
+    footprints : GeoDataFrame
+        Landing and haul-road footprints counted as disturbance.
+    sites : tuple of Site
+        The activities measured (the project, an unconnected harvest plan).
+    dates, phasing : optional
+        The phasing dates and the disturbance timeline (when the dates are complete).
+    rainfall, inspections_log, schedule : DataFrame or None
+        Daily rainfall, the inspections made, and the inspections required (matched to the log).
+    approved_swppp, larger_common_plan
+        The command's options.
+    """
 
     layers: Layers
     rulebook: Rulebook
     disturbance: gpd.GeoDataFrame | None
     footprints: gpd.GeoDataFrame
-    sites: list[Site] = field(default_factory=list)
+    sites: tuple[Site, ...] = ()
     dates: PhasingDates | None = None
     phasing: Phasing | None = None
     rainfall: pd.DataFrame | None = None
@@ -49,10 +69,10 @@ class StormwaterContext:
     schedule: pd.DataFrame | None = None
     approved_swppp: bool = False
     larger_common_plan: bool | float = False
-    road_width_ft: float = 0.0
 
     @property
     def crs(self) -> Any:
+        """The working CRS."""
         return self.layers.crs
 
     @property
@@ -192,27 +212,34 @@ def swp007_applies(ctx: StormwaterContext, rule: Rule, site: Site | None) -> tup
 # ------------------------------------------------------------------------------------------------
 # checks
 
-def _no_site(rule: Rule) -> list[Finding]:
-    return [rule.finding("not_evaluated", subject_layer="disturbance", subject_id=SUBJECT,
-                         detail="no disturbance layer and no landings or haul roads given")]
+def _no_site(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
+    return rule.findings("not_evaluated", subject_layer="disturbance", subject_id=SUBJECT, crs=ctx.crs,
+                         detail="no disturbance layer and no landings or haul roads given")
+
+
+def _sites_frame(ctx: StormwaterContext, rule: Rule, status: Sequence[str], detail: Sequence[str], *,
+                 measured: Any = None, threshold: Any = None, unit: str = "", geometry: Any = None) -> gpd.GeoDataFrame:
+    """One finding per site (``ctx.sites``), measured its acres unless given."""
+    s = ctx.sites
+    return rule.findings(list(status), subject_layer=[x.layer for x in s], subject_id=[x.id for x in s],
+                         measured=[x.acres for x in s] if measured is None else measured, threshold=threshold,
+                         unit=unit or "acres", geometry=[x.geometry for x in s] if geometry is None else geometry,
+                         crs=ctx.crs, detail=list(detail))
 
 
 @check("SWP-001")
-def check_swppp_required(ctx: StormwaterContext, rule: Rule) -> list[Finding]:
-    """SWP-001: disturbance of 1 acre or more (or part of a larger common plan) needs an SWPPP."""
+def check_swppp_required(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
+    """SWP-001: disturbance of the minimum acreage (or part of a larger common plan) needs an SWPPP."""
     if not ctx.sites:
-        return _no_site(rule)
-    out = []
-    for s in ctx.sites:  # at most two activities (the project, the harvest plan)
-        _ok, status, why = land_development(s.acres, ctx.larger_common_plan, rule)
-        out.append(rule.finding(status, subject_layer=s.layer, subject_id=s.id, measured=s.acres,
-                                threshold=rule.t("min_disturbed_acres"), unit="acres", geometry=s.geometry,
-                                detail=s.detail + ("; " + why if status == "review" else "")))
-    return out
+        return _no_site(ctx, rule)
+    found = [land_development(s.acres, ctx.larger_common_plan, rule) for s in ctx.sites]  # at most two sites
+    status = [st for _ok, st, _why in found]
+    detail = [s.detail + ("; " + why if st == "review" else "") for s, (_ok, st, why) in zip(ctx.sites, found)]
+    return _sites_frame(ctx, rule, status, detail, threshold=rule.t("min_disturbed_acres"))
 
 
 @check("SWP-002")
-def check_condition_a(ctx: StormwaterContext, rule: Rule) -> list[Finding]:
+def check_condition_a(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
     """SWP-002 Condition A: proximity of the disturbance to a 303(d)/TMDL impaired water.
 
     The law turns on runoff *discharging* a pollutant of concern to the impaired water; the check
@@ -220,67 +247,66 @@ def check_condition_a(ctx: StormwaterContext, rule: Rule) -> list[Finding]:
     confirms the drainage path (``review``).
     """
     if not ctx.sites:
-        return _no_site(rule)
+        return _no_site(ctx, rule)
     limit = rule.t("impaired_water_distance_ft")
     method = (f"proximity screening: the law turns on runoff discharging a pollutant of concern to the water; "
-              f"distance within {limit:g} ft (rulebook impaired_water_distance_ft) is used as a proxy for "
+              f"distance within {fmt_num(limit)} ft (rulebook impaired_water_distance_ft) is used as a proxy for "
               f"discharge, so a human confirms the drainage path")
-    out = []
+    rows = FindingRows(rule, ctx.crs)
     for s in ctx.sites:
         dist = _impaired_distance(ctx, s)
         if dist is None:
-            out.append(rule.finding("not_evaluated", subject_layer=s.layer, subject_id=s.id, threshold=limit,
-                                    unit="ft", detail="no impaired_waters layer given (303(d) / TMDL waters)"))
+            rows.add("not_evaluated", subject_layer=s.layer, subject_id=s.id, threshold=limit, unit="ft",
+                     detail="no impaired_waters layer given (303(d) / TMDL waters)")
             continue
         d, label, line = dist
-        out.append(rule.finding("review" if d <= limit else "pass", subject_layer=s.layer, subject_id=s.id,
-                                measured=d, threshold=limit, unit="ft", geometry=line if d > 0 else s.geometry,
-                                detail=f"nearest impaired water {label} at {fixed(d, 0)} ft; {method}"))
-    return out
+        rows.add("review" if d <= limit else "pass", subject_layer=s.layer, subject_id=s.id, measured=d,
+                 threshold=limit, unit="ft", geometry=line if d > 0 else s.geometry,
+                 detail=f"nearest impaired water {label} at {fixed(d, 0)} ft; {method}")
+    return rows.frame()
 
 
 @check("SWP-003")
-def check_condition_b(ctx: StormwaterContext, rule: Rule) -> list[Finding]:
-    """SWP-003 Condition B: 5 acres or more disturbed during the course of the project."""
+def check_condition_b(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
+    """SWP-003 Condition B: at least the acreage disturbed during the course of the project."""
     if not ctx.sites:
-        return _no_site(rule)
-    return [rule.finding("review" if condition_b(s.acres, rule) else "pass", subject_layer=s.layer,
-                         subject_id=s.id, measured=s.acres, threshold=rule.t("min_acres"), unit="acres",
-                         geometry=s.geometry, detail=s.detail) for s in ctx.sites]
+        return _no_site(ctx, rule)
+    status = ["review" if condition_b(s.acres, rule) else "pass" for s in ctx.sites]
+    return _sites_frame(ctx, rule, status, [s.detail for s in ctx.sites], threshold=rule.t("min_acres"))
 
 
 @check("SWP-004")
-def check_condition_c(ctx: StormwaterContext, rule: Rule) -> list[Finding]:
-    """SWP-004 Condition C: 1 to 5 acres, except single-family residences and agricultural properties."""
+def check_condition_c(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
+    """SWP-004 Condition C: between the two acreages, except single-family residences and agricultural properties."""
     if not ctx.sites:
-        return _no_site(rule)
-    out = []
-    for s in ctx.sites:
-        _ok, status, why = condition_c(s.acres, s.uses, rule)
-        out.append(rule.finding(status, subject_layer=s.layer, subject_id=s.id, measured=s.acres,
-                                threshold=rule.t("min_acres"), unit="acres", geometry=s.geometry,
-                                detail=why if status == "pass" else f"{s.detail}; {why}"))
-    return out
+        return _no_site(ctx, rule)
+    found = [condition_c(s.acres, s.uses, rule) for s in ctx.sites]
+    status = [st for _ok, st, _why in found]
+    detail = [why if st == "pass" else f"{s.detail}; {why}" for s, (_ok, st, why) in zip(ctx.sites, found)]
+    return _sites_frame(ctx, rule, status, detail, threshold=rule.t("min_acres"))
+
+
+def _phasing_unknown(ctx: StormwaterContext) -> str:
+    """Why the peak cannot be known, or ``""`` when the phasing is complete."""
+    dates = ctx.dates
+    if ctx.disturbance is None:
+        return "no disturbance layer with start / stabilized dates given"
+    if dates is None or not dates.has_fields:
+        return "the disturbance layer has no start and stabilized fields"
+    if dates.undated:
+        return f"polygons {id_list(dates.undated)} have no start or stabilized date, so the peak cannot be known"
+    return ""
 
 
 @check("SWP-005")
-def check_phasing(ctx: StormwaterContext, rule: Rule) -> list[Finding]:
-    """SWP-005: peak concurrently disturbed area from the phasing dates, at most 5 acres."""
+def check_phasing(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
+    """SWP-005: peak concurrently disturbed area from the phasing dates, at most the limit."""
     limit = rule.t("max_concurrent_acres")
-    if ctx.disturbance is None:
-        return [rule.finding("not_evaluated", subject_layer="disturbance", subject_id=SUBJECT, threshold=limit,
-                             unit="acres", detail="no disturbance layer with start / stabilized dates given")]
-    dates = ctx.dates
-    assert dates is not None
-    if not dates.has_fields:
-        return [rule.finding("not_evaluated", subject_layer="disturbance", subject_id=SUBJECT, threshold=limit,
-                             unit="acres", detail="the disturbance layer has no start and stabilized fields")]
-    if dates.undated:
-        return [rule.finding("not_evaluated", subject_layer="disturbance", subject_id=SUBJECT, threshold=limit,
-                             unit="acres", detail=(f"polygons {id_list(dates.undated)} have no start or stabilized "
-                                                   f"date, so the peak cannot be known"))]
+    at = {"subject_layer": "disturbance", "subject_id": SUBJECT, "threshold": limit, "unit": "acres", "crs": ctx.crs}
+    why = _phasing_unknown(ctx)
     ph = ctx.phasing
-    assert ph is not None
+    if why or ph is None:
+        return rule.findings("not_evaluated", **at, detail=why or "phasing not measured")
     when = "; ".join(f"{day_text(a)} to {day_text(b)}" for a, b in ph.peak_periods) or "never"
     detail = (f"at its peak from {when} ({', '.join(ph.peak_ids) or 'none'} disturbed); a polygon counts as "
               f"disturbed from its start date up to the day before its stabilized date; overlapping phases "
@@ -292,17 +318,13 @@ def check_phasing(ctx: StormwaterContext, rule: Rule) -> list[Finding]:
         status, detail = "info", detail + "; the phasing is stated to follow an approved SWPPP"
     else:
         status = "violation" if over else "pass"
-    return [rule.finding(status, subject_layer="disturbance", subject_id=SUBJECT, measured=ph.peak_acres,
-                         threshold=limit, unit="acres", geometry=ph.peak_geometry, detail=detail)]
+    return rule.findings(status, **at, measured=ph.peak_acres, geometry=ph.peak_geometry, detail=detail)
 
 
-@check("SWP-006")
-def check_exemptions(ctx: StormwaterContext, rule: Rule) -> list[Finding]:
-    """SWP-006: which exemptions apply; landings and log haul roads are never exempt."""
-    out: list[Finding] = []
-    exemptions = {e["key"]: e for e in rule.p("exemptions")}
+def _logging_exemption(ctx: StormwaterContext, rule: Rule, exemptions: dict[str, dict], log_key: str | None,
+                       rows: FindingRows) -> None:
+    """The finding on the harvest plan's exemption (landings and haul roads always count)."""
     logging_exempt = rule.p("logging_exempt")
-    log_key = next((k for k in ("silviculture", "logging_under_timber_plan") if k in exemptions), None)
     harvest = [r for r in ("harvest_area", "landings", "haul_roads") if ctx.layers.get_layer(r) is not None]
     fp = ctx.footprints
     counted = (f"landing areas and log haul roads are subject to the law and counted as disturbance: "
@@ -310,24 +332,31 @@ def check_exemptions(ctx: StormwaterContext, rule: Rule) -> list[Finding]:
                f"{fixed(float(fp.loc[fp['kind'] == 'haul_road', 'length_ft'].sum()), 0)} ft of haul road); "
                f"the harvest area itself is not in the disturbance count")
     cite = f" ({exemptions[log_key]['citation']})" if log_key else ""
+    at: dict[str, Any] = {"subject_layer": "harvest plan", "subject_id": "logging"}
+    where: dict[str, Any] = {**at, "geometry": shapely.union_all(fp.geometry.values) if len(fp) else None,
+                             "measured": ctx.footprint_acres, "unit": "acres"}
     if not harvest:
-        out.append(rule.finding("info", subject_layer="harvest plan", subject_id="logging",
-                                detail=f"no harvest_area, landings or haul_roads given: the logging exemption{cite} "
-                                       f"was not considered"))
+        rows.add("info", **at, detail=f"no harvest_area, landings or haul_roads given: the logging exemption{cite} "
+                                      f"was not considered")
     elif logging_exempt == "timber_management_plan_only":
-        out.append(rule.finding("review", subject_layer="harvest plan", subject_id="logging", geometry=(
-            shapely.union_all(fp.geometry.values) if len(fp) else None), measured=ctx.footprint_acres, unit="acres",
-            detail=(f"logging is exempt only under a timber management plan prepared or approved by the county soil "
-                    f"and water conservation district or the DEC{cite} (a town timber harvesting licence is not "
-                    f"such a plan): confirm the plan, otherwise the harvest's soil disturbance is not exempt; "
-                    f"{counted}")))
+        rows.add("review", **where, detail=(
+            f"logging is exempt only under a timber management plan prepared or approved by the county soil and "
+            f"water conservation district or the DEC{cite} (a town timber harvesting licence is not such a plan): "
+            f"confirm the plan, otherwise the harvest's soil disturbance is not exempt; {counted}"))
     elif logging_exempt == "silviculture_except_landings_haul_roads":
-        out.append(rule.finding("info", subject_layer="harvest plan", subject_id="logging", geometry=(
-            shapely.union_all(fp.geometry.values) if len(fp) else None), measured=ctx.footprint_acres, unit="acres",
-            detail=f"silvicultural activity is exempt{cite}, except that {counted}"))
+        rows.add("info", **where, detail=f"silvicultural activity is exempt{cite}, except that {counted}")
     else:
         raise RulebookError(f"rule SWP-006 in rulebook {rule.rulebook!r}: param logging_exempt={logging_exempt!r} "
                             f"is not timber_management_plan_only or silviculture_except_landings_haul_roads")
+
+
+@check("SWP-006")
+def check_exemptions(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
+    """SWP-006: which exemptions apply; landings and log haul roads are never exempt."""
+    rows = FindingRows(rule, ctx.crs)
+    exemptions = {e["key"]: e for e in rule.p("exemptions")}
+    log_key = next((k for k in ("silviculture", "logging_under_timber_plan") if k in exemptions), None)
+    _logging_exemption(ctx, rule, exemptions, log_key, rows)
     claimed: set[str] = set()
     d = ctx.disturbance
     if d is not None and "use" in d.columns:
@@ -336,60 +365,19 @@ def check_exemptions(ctx: StormwaterContext, rule: Rule) -> list[Finding]:
         for fid, use, geom in zip(d["feature_id"][hit], uses[hit], d.geometry.values[hit.to_numpy()]):
             e = exemptions[use]
             claimed.add(use)
-            out.append(rule.finding("info", subject_layer="disturbance", subject_id=fid, geometry=geom, detail=(
+            rows.add("info", subject_layer="disturbance", subject_id=fid, geometry=geom, detail=(
                 f"use {use} matches the exemption '{e['text']}' ({e['citation']}): exempt only if the facts bear "
                 f"it out (a human confirms); the polygon is still counted in the acreage"
                 + ("; construction at an agricultural property is not agricultural activity (it is only "
-                   "excluded from Condition C)" if use == "agricultural" else ""))))
+                   "excluded from Condition C)" if use == "agricultural" else "")))
     rest = [f"{e['key']} ({e['citation']})" for k, e in exemptions.items() if k not in claimed and k != log_key]
-    out.append(rule.finding("info", subject_layer="disturbance", subject_id="other exemptions",
-                            detail=(f"not shown by the layers, to confirm with the applicant: {', '.join(rest)}")))
-    return out
+    rows.add("info", subject_layer="disturbance", subject_id="other exemptions",
+             detail=f"not shown by the layers, to confirm with the applicant: {', '.join(rest)}")
+    return rows.frame()
 
 
-@check("SWP-007")
-def check_inspections(ctx: StormwaterContext, rule: Rule) -> list[Finding | gpd.GeoDataFrame]:
-    """SWP-007: required inspections every 7 days and after 0.5 in storms; the log checked against them."""
-    subj = "inspections"
-    out: list[Finding | gpd.GeoDataFrame] = []
-    for s in ctx.sites:  # undated activities (the harvest plan's landings and haul roads)
-        if not s.dated and swp007_applies(ctx, rule, s)[0] is not False:
-            out.append(rule.finding("not_evaluated", subject_layer=subj, subject_id=s.id, detail=(
-                f"{s.layer} {s.id} carry no start / stabilized dates, so the inspections they need cannot be "
-                f"scheduled")))
-    applies, why = swp007_applies(ctx, rule, ctx.project)
-    if applies is False:
-        return out + [rule.finding("pass", subject_layer=subj, subject_id="schedule",
-                                   detail=f"not required: {why}")]
-    if applies is None:
-        return out + [rule.finding("not_evaluated", subject_layer=subj, subject_id="schedule", detail=why)]
-    dates = ctx.dates
-    if dates is None or not dates.complete:
-        missing = "no start / stabilized dates" if dates is None or not dates.has_fields else (
-            f"polygons {id_list(dates.undated)} have no start or stabilized date")
-        return out + [rule.finding("not_evaluated", subject_layer=subj, subject_id="schedule",
-                                   detail=f"{missing}, so the inspection period is unknown; {why}")]
-    sch = ctx.schedule
-    assert sch is not None and ctx.phasing is not None
-    who = str(rule.p("inspector")).replace("_", " ")
-    period = f"{day_text(ctx.phasing.start)} to {day_text(ctx.phasing.end)}"
-    thr = rule.t("storm_threshold_in")
-    if ctx.rainfall is None:
-        out.append(rule.finding("not_evaluated", subject_layer=subj, subject_id="storm inspections",
-                                threshold=thr, unit="in",
-                                detail="no rainfall series given (--rainfall), so inspections after storm events "
-                                       "are not scheduled or checked"))
-    nw = int((sch["reason"] == "weekly").sum())
-    ns = int((sch["reason"] == "storm").sum())
-    reading = f"storm_event={rule.s('storm_event')}"
-    if ctx.inspections_log is None:
-        storms = f"{ns} after storm events of {thr:g} in or more ({reading})" if ctx.rainfall is not None else \
-            "storm inspections not scheduled (no rainfall)"
-        out.append(rule.finding("info", subject_layer=subj, subject_id="schedule", measured=len(sch), unit="count",
-                                detail=(f"{len(sch)} inspections required by the {who} from {period}: {nw} every "
-                                        f"{rule.t('inspection_interval_days'):g} days and {storms}; {why}; no "
-                                        f"inspection log given, so none is checked; list in inspections")))
-        return out
+def _inspection_log_frame(ctx: StormwaterContext, rule: Rule, sch: pd.DataFrame, subj: str) -> gpd.GeoDataFrame:
+    """One finding per required inspection: met by a logged one in its window, or missed."""
     labels = np.where(sch["reason"] == "weekly", "weekly due " + sch["due"].dt.strftime("%Y-%m-%d"),
                       "storm of " + sch["trigger_date"].dt.strftime("%Y-%m-%d"))
     met = sch["status"] == "met"
@@ -400,44 +388,100 @@ def check_inspections(ctx: StormwaterContext, rule: Rule) -> list[Finding | gpd.
                     sch["precip_in"].map(lambda v: "" if pd.isna(v) else f"{v:.2f}") + " in; ", "")
     detail = pd.Series(rain, dtype=object) + pd.Series(
         np.where(met, found + ", within " + win, "no logged inspection from " + win), dtype=object)
-    out.append(rule.findings(np.where(met, "pass", "violation"), subject_layer=subj, subject_id=labels,
-                             measured=sch["precip_in"], threshold=np.where(sch["reason"] == "storm", thr, np.nan),
-                             unit="in", detail=detail, crs=ctx.crs))
+    return rule.findings(np.where(met, "pass", "violation"), subject_layer=subj, subject_id=labels,
+                         measured=sch["precip_in"],
+                         threshold=np.where(sch["reason"] == "storm", rule.t("storm_threshold_in"), np.nan),
+                         unit="in", detail=detail, crs=ctx.crs)
+
+
+def _inspection_schedule(ctx: StormwaterContext, rule: Rule, rows: FindingRows, subj: str, why: str) -> None:
+    """The rows of a complete schedule without the rainfall or without the log."""
+    sch, ph = ctx.schedule, ctx.phasing
+    assert sch is not None and ph is not None
+    thr = rule.t("storm_threshold_in")
+    if ctx.rainfall is None:
+        rows.add("not_evaluated", subject_layer=subj, subject_id="storm inspections", threshold=thr, unit="in",
+                 detail="no rainfall series given (--rainfall), so inspections after storm events are not "
+                        "scheduled or checked")
+    if ctx.inspections_log is not None:
+        return
+    who = str(rule.p("inspector")).replace("_", " ")
+    nw, ns = int((sch["reason"] == "weekly").sum()), int((sch["reason"] == "storm").sum())
+    storms = (f"{ns} after storm events of {fmt_num(thr)} in or more (storm_event={rule.s('storm_event')})"
+              if ctx.rainfall is not None else "storm inspections not scheduled (no rainfall)")
+    rows.add("info", subject_layer=subj, subject_id="schedule", measured=len(sch), unit="count", detail=(
+        f"{len(sch)} inspections required by the {who} from {day_text(ph.start)} to {day_text(ph.end)}: {nw} every "
+        f"{fmt_num(rule.t('inspection_interval_days'))} days and {storms}; {why}; no inspection log given, so none "
+        f"is checked; list in inspections"))
+
+
+@check("SWP-007")
+def check_inspections(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
+    """SWP-007: required inspections at the interval and after storms; the log checked against them."""
+    subj = "inspections"
+    rows = FindingRows(rule, ctx.crs)
+    for s in ctx.sites:  # undated activities (the harvest plan's landings and haul roads)
+        if not s.dated and swp007_applies(ctx, rule, s)[0] is not False:
+            rows.add("not_evaluated", subject_layer=subj, subject_id=s.id, detail=(
+                f"{s.layer} {s.id} carry no start / stabilized dates, so the inspections they need cannot be "
+                f"scheduled"))
+    applies, why = swp007_applies(ctx, rule, ctx.project)
+    dates = ctx.dates
+    if applies is False:
+        rows.add("pass", subject_layer=subj, subject_id="schedule", detail=f"not required: {why}")
+    elif applies is None:
+        rows.add("not_evaluated", subject_layer=subj, subject_id="schedule", detail=why)
+    elif dates is None or not dates.complete:
+        missing = "no start / stabilized dates" if dates is None or not dates.has_fields else (
+            f"polygons {id_list(dates.undated)} have no start or stabilized date")
+        rows.add("not_evaluated", subject_layer=subj, subject_id="schedule",
+                 detail=f"{missing}, so the inspection period is unknown; {why}")
+    else:
+        _inspection_schedule(ctx, rule, rows, subj, why)
+        if ctx.inspections_log is not None and ctx.schedule is not None:
+            return concat_findings([rows.frame(), _inspection_log_frame(ctx, rule, ctx.schedule, subj)], ctx.crs)
+    return rows.frame()
+
+
+def _checklist(rule: Rule) -> list[tuple[str, str]]:
+    """(subject, text) of each checklist item the rulebook's numbers give."""
+    th = rule.thresholds
+    out: list[tuple[str, str]] = []
+    if "site_map_scale_ft_per_in" in th:
+        out.append(("site map", (f"SWPPP site map at a scale no smaller than 1 inch = "
+                                f"{fmt_num(th['site_map_scale_ft_per_in'])} ft")))
+    if "sediment_trap_cleanout_pct" in th:
+        out.append(("sediment traps", (f"sediment removed from traps and ponds when their design capacity is reduced "
+                                      f"by {fmt_num(th['sediment_trap_cleanout_pct'])} %")))
+    if "notice_hours" in th:
+        stages = ", ".join(str(s).replace("_", " ") for s in rule.p("notice_stages", []))
+        to = str(rule.p("notice_to", "the town")).replace("_", " ")
+        out.append(("notice", f"{fmt_num(th['notice_hours'])} hours' notice to the {to} before: {stages}"))
+    smo = [f"{fmt_num(th[k])} days to {k.split('_')[1]}" for k in ("smo_recommendation_days", "smo_decision_days")
+           if k in th]
+    if smo:
+        out.append(("SMO deadlines", "stormwater management officer: " + "; ".join(smo)))
+    if "first_offence_max_fine_usd" in th:
+        jail = (f"{fmt_num(th['max_jail_days'])} days" if "max_jail_days" in th else
+                f"{fmt_num(th['max_jail_months'])} months" if "max_jail_months" in th else "as the law provides")
+        window = (f" within {fmt_num(th['repeat_offence_window_months'] / 12)} years"
+                  if "repeat_offence_window_months" in th else "")
+        usd = {k: f"${th.get(k, 0):,.0f}" for k in ("first_offence_max_fine_usd", "second_offence_min_fine_usd",
+                                                    "second_offence_max_fine_usd", "third_offence_min_fine_usd",
+                                                    "third_offence_max_fine_usd")}
+        out.append(("penalties", (
+            f"first offence fine up to {usd['first_offence_max_fine_usd']}; second {usd['second_offence_min_fine_usd']} "
+            f"to {usd['second_offence_max_fine_usd']}; third {usd['third_offence_min_fine_usd']} to "
+            f"{usd['third_offence_max_fine_usd']}{window}; imprisonment up to {jail}; each week's continued violation "
+            f"is a separate violation")))
+    prep = rule.p("swppp_preparer", None)
+    if prep:
+        out.append(("SWPPP preparer", "prepared by: " + ", ".join(str(p).replace("_", " ") for p in prep)))
     return out
 
 
 @check("SWP-008")
-def check_checklist(ctx: StormwaterContext, rule: Rule) -> list[Finding]:
+def check_checklist(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
     """SWP-008: checklist items the geometry cannot check (``info``), from the rulebook's numbers."""
-    th = rule.thresholds
-    out: list[Finding] = []
-
-    def item(subject: str, text: str) -> None:
-        out.append(rule.finding("info", subject_id=subject, detail=text))
-
-    if "site_map_scale_ft_per_in" in th:
-        item("site map", f"SWPPP site map at a scale no smaller than 1 inch = {th['site_map_scale_ft_per_in']:g} ft")
-    if "sediment_trap_cleanout_pct" in th:
-        item("sediment traps", f"sediment removed from traps and ponds when their design capacity is reduced by "
-                               f"{th['sediment_trap_cleanout_pct']:g} %")
-    if "notice_hours" in th:
-        stages = ", ".join(str(s).replace("_", " ") for s in rule.p("notice_stages", []))
-        to = str(rule.p("notice_to", "the town")).replace("_", " ")
-        item("notice", f"{th['notice_hours']:g} hours' notice to the {to} before: {stages}")
-    smo = [f"{th[k]:g} days to {k.split('_')[1]}" for k in ("smo_recommendation_days", "smo_decision_days") if k in th]
-    if smo:
-        item("SMO deadlines", "stormwater management officer: " + "; ".join(smo))
-    if "first_offence_max_fine_usd" in th:
-        jail = (f"{th['max_jail_days']:g} days" if "max_jail_days" in th else
-                f"{th['max_jail_months']:g} months" if "max_jail_months" in th else "as the law provides")
-        window = f" within {th['repeat_offence_window_months'] / 12:g} years" if "repeat_offence_window_months" in th else ""
-        item("penalties", (f"first offence fine up to ${th['first_offence_max_fine_usd']:,.0f}; second "
-                           f"${th.get('second_offence_min_fine_usd', 0):,.0f} to ${th.get('second_offence_max_fine_usd', 0):,.0f}; "
-                           f"third ${th.get('third_offence_min_fine_usd', 0):,.0f} to "
-                           f"${th.get('third_offence_max_fine_usd', 0):,.0f}{window}; imprisonment up to {jail}; "
-                           f"each week's continued violation is a separate violation"))
-    prep = rule.p("swppp_preparer", None)
-    if prep:
-        item("SWPPP preparer", "prepared by: " + ", ".join(str(p).replace("_", " ") for p in prep))
-    return out
-
+    items = _checklist(rule)
+    return rule.findings("info", subject_id=[s for s, _ in items], crs=ctx.crs, detail=[t for _, t in items])

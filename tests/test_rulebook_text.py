@@ -1,0 +1,100 @@
+"""Every number a rule's text shows comes from its thresholds: change every threshold of every
+shipped rule through a user rulebook that ``extends`` it, and every title, summary and message
+template (every status) shows the new numbers and none of the old ones."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from geoconstraints.rulebook.findings import STATUSES
+from geoconstraints.rulebook.loader import available_rulebooks, load_rulebook
+from geoconstraints.rulebook.model import Rule
+from geoconstraints.rulebook.render import check_template, fmt_num
+
+NUMBER = re.compile(r"(?<![\w.,])(?<!\w-)(?<!§ )\d[\d,]*(?:\.\d+)?(?!-\d)")
+"""A number as text shows it (``2,560``, ``0.5``), not a digit inside a name or a section number
+(``A30``, ``RA-1``, ``HRV-010``, ``§ 6-137``, ``§ 44-VI-6``)."""
+DATE = re.compile(r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+                  r" \d{1,2}, \d{4}")
+
+
+def numbers(text: str) -> set[str]:
+    """The numbers in ``text``, as :func:`fmt_num` writes them, less subsection numbers like ``(2)``.
+
+    >>> sorted(numbers("150 ft, 2,560 cu ft, 0.5 in; A1-A30, RA-1, HRV-010, § 6-137(2), § 44-VI-6, $1,000, June 1, 1977."))
+    ['0.5', '1,000', '150', '2,560']
+    """
+    text = DATE.sub("", text)
+    return {m.group().rstrip(",") for m in NUMBER.finditer(text)
+            if not (text[m.start() - 1:m.start()] == "(" and text[m.end():m.end() + 1] == ")")}
+
+
+def changed(old: float, taken: set[str]) -> float:
+    """A new value for a threshold whose text differs from the old one and from every old text."""
+    for new in (round(old * 1.37), round(old * 1.37, 2), round(old * 3.7, 2), old + 1, old + 7):
+        if new > 0 and fmt_num(new) not in taken:
+            return new
+    raise AssertionError(f"no new value for {old}")
+
+
+def _changed_rulebook(tmp_path: Path, name: str) -> tuple[dict[str, dict[str, float]], object]:
+    base = load_rulebook(name)
+    new: dict[str, dict[str, float]] = {}
+    for rule in base:
+        old_texts = {fmt_num(v) for v in rule.thresholds.values()}
+        new[rule.id] = {k: changed(float(v), old_texts) for k, v in rule.thresholds.items()}
+    path = tmp_path / f"changed-{name}.yaml"
+    path.write_text(yaml.safe_dump({"extends": name, "rules": [{"id": rid, "thresholds": t} for rid, t in new.items()
+                                                                if t]}), "utf-8")
+    return new, load_rulebook(path)
+
+
+def _texts(rule: Rule) -> dict[str, tuple[str, str]]:
+    """(template, rendered text) of the title, the summary and the message of every status."""
+    msgs = rule.findings(list(STATUSES), subject_layer="parcels", subject_id=["P"] * len(STATUSES), detail="d")
+    out = {"title": (rule.title_template, rule.title), "summary": (rule.summary_template, rule.summary)}
+    out.update({f"messages.{s}": (rule.template(s), m) for s, m in zip(STATUSES, msgs["message"])})
+    for key, v in rule.params.items():  # checklists, exemptions, list items
+        for i, e in enumerate(v if isinstance(v, list) else []):
+            if isinstance(e, dict) and "text_template" in e:
+                out[f"params.{key}[{i}].text"] = (e["text_template"], e["text"])
+    return out
+
+
+@pytest.mark.parametrize("name", available_rulebooks())
+def test_changed_thresholds_change_every_text(tmp_path, name) -> None:
+    base = load_rulebook(name)
+    new, changed_rb = _changed_rulebook(tmp_path, name)
+    for rule in changed_rb:
+        old = base[rule.id]
+        old_texts = {fmt_num(v) for v in old.thresholds.values()}
+        assert {k: float(v) for k, v in rule.thresholds.items()} == new[rule.id]
+        for key, (template, text) in _texts(rule).items():
+            used = [n for _, n, _ in check_template(template, [*rule.names(), "subject_layer", "subject_id",
+                                                               "measured", "threshold", "unit", "detail"], where=key)
+                    if n in rule.thresholds]
+            shown = numbers(text)
+            for n in used:
+                assert fmt_num(new[rule.id][n]) in shown, (rule.id, key, n, text)
+            stale = shown & old_texts
+            assert not stale, f"{rule.id} {key} shows the old number(s) {sorted(stale)}: {text!r}"
+
+
+def test_title_is_rendered_and_keeps_its_template() -> None:
+    rb = load_rulebook("vestal")
+    r = rb["HRV-025"]
+    assert r.title == "Landings at least 150 ft from any public right-of-way"
+    assert r.title_template == "Landings at least {min_distance_ft} ft from any public right-of-way"
+    assert rb["FLD-004"].title == "No BFE on the FIRM: lowest floor 2 ft above highest adjacent grade"
+
+
+def test_a_changed_threshold_renames_the_rule(tmp_path) -> None:
+    p = tmp_path / "town.yaml"
+    p.write_text("extends: vestal\nrules:\n  - id: HRV-025\n    thresholds:\n      min_distance_ft: 200\n", "utf-8")
+    r = load_rulebook(p)["HRV-025"]
+    assert r.title == "Landings at least 200 ft from any public right-of-way"
+    assert "200 ft" in r.summary and "150" not in r.summary

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import geopandas as gpd
 from catalogue import X0, Y0, parcels, write_dem, write_gpkg
+from common import REALDATA as REAL
 from shapely.geometry import Point
 
 from geoconstraints.io.describe import describe_file, role_of_layer
-
-REAL = Path(__file__).resolve().parents[2] / "shared" / "realdata"
 
 
 def test_role_of_layer():

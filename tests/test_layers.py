@@ -1,5 +1,5 @@
 """Tests for geoconstraints.layers: loading by role, CRS gate, field mapping, ids, geometry
-cleaning and NFHL sentinels, on synthetic layers and on the real files in ../shared/realdata.
+cleaning and NFHL sentinels, on synthetic layers and on the real files in tests/data/real.
 
 Expected values come from hand arithmetic (in the comments) or an independent tool (pyproj's
 geodesic on the ellipsoid, the CALCACRES field computed by Tompkins County).
@@ -18,6 +18,7 @@ import pyogrio
 import pytest
 import shapely
 from catalogue import NY_FT, X0, Y0, flood_zones, parcels, write_dem, write_gpkg
+from common import REALDATA as REAL
 from pyproj import CRS, Geod
 from shapely.geometry import LineString, Point, Polygon
 
@@ -28,7 +29,6 @@ from geoconstraints.io.sources import LayerSource, parse_path_layer, resolve_sou
 from geoconstraints.io.validate import nfhl_sentinels
 from geoconstraints.units import SQFT_PER_ACRE
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "realdata"
 S_BFE = REAL / "lexington_va" / "S_BFE.shp"
 FLD_DBF = REAL / "lexington_va" / "S_FLD_HAZ_AR_attributes_only.dbf"
 TOMPKINS = REAL / "tompkins_ny" / "cayuga_nature_center_parcels.gpkg"

@@ -22,6 +22,7 @@ import pyproj
 import pytest
 import rasterio
 from affine import Affine
+from common import MUNCY_DEM
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.ndimage import map_coordinates
@@ -43,8 +44,7 @@ from geoconstraints.units import FT_PER_M, M_PER_FT
 
 NY_FT = "EPSG:2261"  # NAD83 / New York Central (ftUS)
 UTM18 = "EPSG:32618"
-REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
-MUNCY = REALDATA / "muncy_pa" / "Muncy_dem_resampled.tif"
+MUNCY = MUNCY_DEM
 
 WATER_BAR_TABLE = [  # SPEC §3 (model-law table)
     {"min_grade_pct": 2, "max_grade_pct": 5, "min_spacing_ft": 300, "max_spacing_ft": 500},

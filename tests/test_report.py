@@ -15,7 +15,7 @@ from browser_util import PARCEL_IDS, SECRET, XSS_ID, make_synthetic_result
 
 from geoconstraints import __version__
 from geoconstraints.errors import InputError
-from geoconstraints.output.overview import crs_ft_per_unit, nice_scale_length, render_overview
+from geoconstraints.output.overview import nice_scale_length, render_overview
 from geoconstraints.output.report import format_value, parcel_report_name, redact, render_report, unit_of_name
 
 
@@ -159,9 +159,6 @@ def test_scale_bar_lengths():
     assert nice_scale_length(12000.0) == (2640.0, "0.5 mi")  # 3,000 ft = 0.568 mi -> 0.5 mi
     with pytest.raises(ValueError):
         nice_scale_length(0.0)
-    # EPSG:2261 is in US survey feet: 1200/3937 m = 0.30480061 m = 1.000002 ft
-    assert crs_ft_per_unit("EPSG:2261") == pytest.approx(1.000002, abs=1e-6)
-    assert crs_ft_per_unit("EPSG:4326") is None
 
 
 def _pixels(png: bytes) -> np.ndarray:

@@ -17,11 +17,11 @@ from shapely import STRtree
 from geoconstraints.geometry.overlay import line_segments, norm_text
 from geoconstraints.io.roles import NFHL_SENTINEL
 from geoconstraints.text import ft_text
+from geoconstraints.units import FT_PER_M, normalize_length_unit
 
 log = logging.getLogger(__name__)
 
 BFE_METHODS = ("static", "interpolated_along_stream", "nearest_lines", "none")
-_M_UNITS = ("M", "METER", "METERS", "METRE", "METRES")
 
 
 # ------------------------------------------------------------------------------------------
@@ -38,8 +38,8 @@ def _elev_ft(df: pd.DataFrame, field_name: str) -> np.ndarray:
     vals = pd.to_numeric(df[field_name], errors="coerce").to_numpy(dtype=float)
     vals = np.where(vals == NFHL_SENTINEL, np.nan, vals)
     if "LEN_UNIT" in df.columns:
-        unit = norm_text(df["LEN_UNIT"])
-        vals = np.where(unit.isin(_M_UNITS), vals / 0.3048, vals)
+        metres = df["LEN_UNIT"].map(normalize_length_unit).eq("m").to_numpy()
+        vals = np.where(metres, vals * FT_PER_M, vals)
     return vals
 
 

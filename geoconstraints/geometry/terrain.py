@@ -20,10 +20,10 @@ from shapely.geometry import LineString, MultiLineString, MultiPolygon, Point, P
 from shapely.ops import substring
 
 from geoconstraints.errors import CRSError, DemError, GeometryError, InputError
-from geoconstraints.io.dem import Dem, apply_transform, crs_ft_per_unit, same_crs, to_pyproj
+from geoconstraints.io.dem import Dem, apply_transform, same_crs, to_pyproj
+from geoconstraints.units import ft_per_unit
 
 logger = logging.getLogger(__name__)
-"""Accepted vertical units of a DEM."""
 
 RUN_LENGTHS: tuple[str, ...] = ("horizontal", "slope")
 """How a grade run's length is compared with ``max_run_ft`` (HRV-010 rulebook switch)."""
@@ -169,18 +169,18 @@ def line_profile(dem: Dem, line, crs, *, step_ft: float | None = None) -> Profil
         ``crs`` is geographic (distances in degrees are not feet).
     """
     crs = to_pyproj(crs)
-    ft_per_unit = crs_ft_per_unit(crs)
-    if ft_per_unit is None:
+    k = ft_per_unit(crs)
+    if k is None:
         raise CRSError(
             f"line CRS {crs.name} is geographic: reproject the roads to a projected CRS in feet "
             "(e.g. EPSG:2261) before measuring grades."
         )
     line = _as_linestring(line)
     step = dem.cell_size_ft if step_ft is None else float(step_ft)
-    xs, ys, dist = densify(line, step / ft_per_unit)
+    xs, ys, dist = densify(line, step / k)
     z = dem.sample(xs, ys, crs)
     return Profile(
-        x=xs, y=ys, dist_ft=dist * ft_per_unit, z_ft=z, line=line, crs=crs, ft_per_unit=ft_per_unit
+        x=xs, y=ys, dist_ft=dist * k, z_ft=z, line=line, crs=crs, ft_per_unit=k
     )
 
 
@@ -703,8 +703,8 @@ def highest_adjacent_grade(
         share of the perimeter whose wall segments have DEM data at both ends (0..1).
     """
     crs = to_pyproj(crs)
-    ft_per_unit = crs_ft_per_unit(crs)
-    if ft_per_unit is None:
+    k = ft_per_unit(crs)
+    if k is None:
         raise CRSError(f"footprint CRS {crs.name} is geographic: reproject it to feet first")
     if isinstance(footprint, Polygon):
         parts = [footprint]
@@ -714,7 +714,7 @@ def highest_adjacent_grade(
         raise GeometryError(f"expected a Polygon footprint, got {footprint.geom_type}")
     if not parts or all(p.is_empty for p in parts):
         raise GeometryError("cannot take the highest adjacent grade of an empty footprint")
-    step = (dem.cell_size_ft if step_ft is None else float(step_ft)) / ft_per_unit
+    step = (dem.cell_size_ft if step_ft is None else float(step_ft)) / k
     zs, seg_len, seg_ok = [], [], []
     for part in parts:
         xs, ys, dist = densify(LineString(part.exterior.coords), step)

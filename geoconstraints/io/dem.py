@@ -21,7 +21,7 @@ from rasterio.windows import Window
 from shapely.geometry import Polygon
 
 from geoconstraints.errors import CRSError, DemError, LayerReadError
-from geoconstraints.units import FT_PER_M, M_PER_FT, normalize_length_unit
+from geoconstraints.units import FT_PER_M, ft_per_unit, normalize_length_unit
 
 logger = logging.getLogger(__name__)
 
@@ -51,28 +51,6 @@ def to_pyproj(crs: Any) -> pyproj.CRS:
     if hasattr(crs, "to_wkt"):
         return pyproj.CRS.from_wkt(crs.to_wkt())
     return pyproj.CRS.from_user_input(crs)
-
-
-def crs_ft_per_unit(crs: Any) -> float | None:
-    """Feet per horizontal unit of a projected CRS; ``None`` for a geographic CRS.
-
-    Parameters
-    ----------
-    crs : CRS-like
-        Anything :func:`pyproj.CRS.from_user_input` accepts.
-
-    Returns
-    -------
-    float or None
-        1.0 for international feet, 1.000002 for US survey feet, 3.2808 for metres.
-    """
-    c = to_pyproj(crs)
-    if c.is_geographic:
-        return None
-    if c.is_compound:
-        c = next(s for s in c.sub_crs_list if not s.is_vertical)
-    axis = c.axis_info[0]
-    return float(axis.unit_conversion_factor) / M_PER_FT
 
 
 @functools.lru_cache(maxsize=64)
@@ -390,7 +368,7 @@ def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
         nodata=None if nodata is None else float(nodata),
         z_units=z_units,
         z_units_source=source,
-        xy_unit_ft=crs_ft_per_unit(crs),
+        xy_unit_ft=ft_per_unit(crs),
     )
     logger.info(
         "DEM %s: %dx%d cells of %.3f ft, z in %s (%s), nodata=%s",

@@ -19,6 +19,7 @@ import shapely
 
 from geoconstraints.output import styles
 from geoconstraints.rulebook.findings import STATUSES
+from geoconstraints.units import FT_PER_MILE, ft_per_unit
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 
     from .result import Result
 
-FT_PER_MILE = 5280.0
 PLAN_ROLES = ("harvest_area", "landings", "haul_roads", "skid_trails", "disturbance", "footprints")
 """Input roles of a plan or site: when present, they and the findings frame the maps."""
 
@@ -106,19 +106,6 @@ def nice_scale_length(span_ft: float, fraction: float = 0.25) -> tuple[float, st
     step = max((m * k for m in (1, 2, 5) if m * k <= t), default=k)
     label = f"{step:,.0f} ft" if unit == "ft" else f"{step:g} mi"
     return step * per, label
-
-
-def crs_ft_per_unit(crs: Any) -> float | None:
-    """Feet per CRS unit of a projected CRS, ``None`` for a geographic or missing CRS."""
-    if crs is None:
-        return None
-    from pyproj import CRS
-
-    c = CRS(crs)
-    if not c.is_projected:
-        return None
-    metres = c.axis_info[0].unit_conversion_factor
-    return float(metres / 0.3048)
 
 
 def draw_scale_bar(ax: Axes, ft_per_unit: float, *, segments: int = 2) -> None:
@@ -462,7 +449,7 @@ def render_overview(result: Result, *, parcel: str | None = None, width_in: floa
         ax.set_axis_off()
         return _png(fig)
     box_w, box_h = fig.get_size_inches() * np.array([0.70, 0.96])
-    ft = crs_ft_per_unit(crs) or 1.0
+    ft = ft_per_unit(crs) or 1.0
     xmin, ymin, xmax, ymax = _frame_extent(bounds, box_w / box_h, margin, min_span=200.0 / ft)
     view = shapely.box(xmin, ymin, xmax, ymax)
     # pixel grid of the map's axes, for layers drawn as a raster
@@ -555,7 +542,7 @@ def render_overview(result: Result, *, parcel: str | None = None, width_in: floa
     ax.set_ylabel("")
     for s in ax.spines.values():
         s.set_edgecolor("#888888")
-    if crs_ft_per_unit(crs) is not None:
+    if ft_per_unit(crs) is not None:
         draw_scale_bar(ax, ft)
     draw_north_arrow(ax)
     if handles:

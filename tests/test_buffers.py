@@ -18,6 +18,7 @@ from shapely.geometry import LineString, Point, box
 
 from geoconstraints.errors import InputError
 from geoconstraints.geometry import buffers as bf
+from geoconstraints.io.validate import polygonal_parts
 from geoconstraints.units import SQFT_PER_ACRE
 
 NY_FT = "EPSG:2261"
@@ -216,14 +217,19 @@ def test_acres_inside_counts_overlaps_once() -> None:
 
 
 def test_polygonal_drops_stray_parts() -> None:
+    # the clip of buffers.py keeps io.validate's polygonal parts (bf.polygonal is that function)
+    assert bf.polygonal is polygonal_parts
     gc = shapely.GeometryCollection([box(0, 0, 1, 1), LineString([(1, 1), (2, 2)])])
-    out = bf.polygonal([gc, box(0, 0, 2, 2)])
+    nested = shapely.GeometryCollection([gc, shapely.MultiPolygon([box(5, 5, 6, 6), box(7, 7, 9, 9)])])
+    out = polygonal_parts([gc, box(0, 0, 2, 2), nested, None])
     assert out[0].geom_type == "Polygon" and out[0].area == 1.0
-    assert out[1].area == 4.0
+    assert out[1].area == 4.0 and out[1].equals(box(0, 0, 2, 2))
+    assert out[2].geom_type == "MultiPolygon" and out[2].area == 1.0 + 1.0 + 4.0  # parts of a nested collection
+    assert out[3] is None  # missing stays missing
     # a clip that only touches leaves a bare point or line: no polygonal part, so empty
     touch = shapely.intersection(box(0, 0, 1, 1), box(1, 1, 2, 2))  # POINT (1 1)
     edge = shapely.intersection(box(0, 0, 1, 1), box(1, 0, 2, 1))  # LINESTRING
-    out = bf.polygonal([touch, edge])
+    out = polygonal_parts([touch, edge])
     assert [g.geom_type for g in out] == ["Polygon", "Polygon"] and all(g.is_empty for g in out)
 
 

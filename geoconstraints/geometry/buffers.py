@@ -18,9 +18,13 @@ from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
 from geoconstraints.errors import InputError
+from geoconstraints.io.validate import polygonal_parts
 from geoconstraints.units import sqft_to_acres
 
 log = logging.getLogger(__name__)
+
+polygonal = polygonal_parts
+"""Alias of :func:`geoconstraints.io.validate.polygonal_parts` (rules call ``buffers.polygonal``)."""
 
 BUFFER_COLUMNS: list[str] = ["kind", "rule_id", "source_id", "width_ft", "measured_from"]
 """Attribute columns of the ``buffer_strips`` derived layer (plus ``geometry``)."""
@@ -107,26 +111,10 @@ def _near(gdf: gpd.GeoDataFrame, extent: BaseGeometry | None, distance_ft: float
     return gdf.iloc[np.sort(idx)]
 
 
-def polygonal(geoms: Any) -> np.ndarray:
-    """Keep only the polygonal parts of each geometry (clipping can leave stray lines or points
-    in a GeometryCollection, or a bare point or line, where a strip just touches the clip
-    edge); a geometry without any polygonal part becomes an empty polygon."""
-    geoms = np.asarray(geoms, dtype=object)
-    tid = shapely.get_type_id(geoms)
-    # a bare point or line (a clip that only touches) has no polygonal part at all
-    out = np.where(np.isin(tid, (0, 1, 2, 4, 5)), Polygon(), geoms)
-    mixed = np.flatnonzero(tid == 7)
-    for i in mixed:  # rare: only collections left by a clip are touched
-        parts = shapely.get_parts(geoms[i])
-        polys = parts[np.isin(shapely.get_type_id(parts), (3, 6))]
-        out[i] = shapely.union_all(polys) if len(polys) else Polygon()
-    return out
-
-
 def _clip(geoms: np.ndarray, extent: BaseGeometry | None) -> np.ndarray:
     if extent is None:
         return geoms
-    return polygonal(shapely.intersection(geoms, extent))
+    return polygonal_parts(shapely.intersection(geoms, extent))
 
 
 def _crs_of(*frames: gpd.GeoDataFrame | None) -> Any:

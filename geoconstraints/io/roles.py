@@ -62,13 +62,6 @@ ROLES: dict[str, RoleSpec] = {
 
 PLAN_ROLES = ("harvest_area", "landings", "haul_roads", "skid_trails")
 
-_GEOM_KINDS = {
-    "Polygon": "polygon", "MultiPolygon": "polygon",
-    "LineString": "line", "MultiLineString": "line", "LinearRing": "line",
-    "Point": "point", "MultiPoint": "point",
-}
-
-
 def role_option(role: str) -> str:
     """The CLI option of a role (``haul_roads`` -> ``--haul-roads``)."""
     return "--" + role.replace("_", "-")

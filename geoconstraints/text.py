@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -55,3 +56,61 @@ def fixed(v: float, nd: int = 2) -> str:
 def ft_text(v: float) -> str:
     """An elevation or length in feet at 0.1 ft (``847.4``)."""
     return f"{v:,.1f}"
+
+
+_SECRET_KV = re.compile(
+    r"(?i)(\w*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key)|\bpwd|\bpass)(\s*[=:]\s*)"
+    r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S+)")
+"""``password=...`` (also ``PGPASSWORD``, ``passwd``, ``pwd``, ``pass``, ``secret``, ``token``,
+``api_key``, ``access_key``; ``=`` or ``:``): the value, quoted (libpq escapes) or up to the next space."""
+
+_URL_CREDS = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^/\s:@]*):([^@\s]*)@")
+"""``scheme://user:password@``: the password may hold ``:`` and ``/`` (libpq URLs are not split on them)."""
+
+
+def redact(text: Any, secrets: Iterable[str] = ()) -> Any:
+    """A string without its secrets: each of ``secrets`` verbatim, ``password=...`` values and the
+    password of ``scheme://user:password@`` URLs are replaced by ``***``.
+
+    The one redaction of geoconstraints: database errors (:meth:`PgSource.scrub
+    <geoconstraints.io.postgis.PgSource.scrub>`), the provenance and notes of report.html.
+
+    Parameters
+    ----------
+    text : Any
+        A string (other values are returned unchanged).
+    secrets : iterable of str, optional
+        Known secrets (a parsed password, its URL-encoded form) removed wherever they appear.
+
+    Examples
+    --------
+    >>> redact("PG:host=db user=me password=hunter2 dbname=gis")
+    'PG:host=db user=me password=*** dbname=gis'
+    >>> redact("postgresql://me:pa:ss/w@db:5432/gis")
+    'postgresql://me:***@db:5432/gis'
+    >>> redact("could not connect: hunter2 rejected", secrets=["hunter2"])
+    'could not connect: *** rejected'
+    """
+    if not isinstance(text, str):
+        return text
+    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    text = _URL_CREDS.sub(lambda m: f"{m.group(1)}{m.group(2)}:***@", text)
+    return _SECRET_KV.sub(lambda m: f"{m.group(1)}{m.group(2)}***", text)
+
+
+def redact_all(obj: Any) -> Any:
+    """:func:`redact` applied to every string of nested dicts, lists and tuples (lists come back).
+
+    Examples
+    --------
+    >>> redact_all({"dem": "dem.tif", "db": ["postgresql://u:pw@h/db", 3]})
+    {'dem': 'dem.tif', 'db': ['postgresql://u:***@h/db', 3]}
+    """
+    if isinstance(obj, str):
+        return redact(obj)
+    if isinstance(obj, Mapping):
+        return {k: redact_all(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [redact_all(v) for v in obj]
+    return obj

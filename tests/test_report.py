@@ -16,7 +16,7 @@ from browser_util import PARCEL_IDS, SECRET, XSS_ID, make_synthetic_result
 from geoconstraints import __version__
 from geoconstraints.errors import InputError
 from geoconstraints.output.overview import nice_scale_length, render_overview
-from geoconstraints.output.report import format_value, parcel_report_name, redact, render_report, unit_of_name
+from geoconstraints.output.report import format_value, parcel_report_name, render_report, unit_of_name
 
 
 class _Tags(HTMLParser):
@@ -132,13 +132,6 @@ def test_one_parcel_report_unknown_id(result):
 def test_parcel_report_name_is_file_safe():
     assert parcel_report_name(XSS_ID) == "report_parcel_script_alert_1_script.html"
     assert parcel_report_name("../../etc") == "report_parcel_etc.html"
-
-
-def test_redact():
-    assert redact("PG:host=db password='a b' user=x") == "PG:host=db password=*** user=x"
-    assert redact("https://u:p@host/x") == "https://u:***@host/x"
-    assert redact("plain text") == "plain text"
-    assert redact(3) == 3
 
 
 def test_format_value_and_units():

@@ -23,7 +23,7 @@ from pyproj import CRS
 from geoconstraints.errors import CRSError, FieldError, GeometryError, InputError, LayerReadError
 from geoconstraints.io.projection import crs_label
 from geoconstraints.io.roles import LayerSource
-from geoconstraints.text import id_list
+from geoconstraints.text import id_list, redact
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +31,6 @@ log = logging.getLogger(__name__)
 DB_SCHEMES = ("postgresql", "postgres")
 
 _DB_URL = re.compile(r"^(postgresql|postgres)://", re.IGNORECASE)
-_SECRET_KV = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
-_URL_PASSWORD = re.compile(r"(postgres(?:ql)?://[^:/@\s]*):[^@\s]*@", re.IGNORECASE)
 
 
 def is_db_source(value: str | os.PathLike[str] | None) -> bool:
@@ -74,12 +72,7 @@ class PgSource:
     def scrub(self, text: object) -> str:
         """``text`` (an exception from psycopg/libpq, which may echo the URL) without the password,
         on one line of at most 240 characters."""
-        out = str(text)
-        for secret in sorted(self.secrets, key=len, reverse=True):
-            if secret:
-                out = out.replace(secret, "***")
-        out = _URL_PASSWORD.sub(r"\1:***@", out)
-        out = _SECRET_KV.sub(r"\1***", out)
+        out = redact(str(text), self.secrets)
         out = " ".join(line.strip() for line in out.splitlines() if line.strip())
         return out[:240] or "no details"
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import jinja2
@@ -17,6 +16,7 @@ from geoconstraints.output.overview import overview_data_uri
 from geoconstraints.output.styles import STATUS_COLORS, STATUS_LABELS
 from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES
 from geoconstraints.rulebook.model import UNIT_SUFFIXES, Rule
+from geoconstraints.text import redact, redact_all
 
 log = logging.getLogger(__name__)
 
@@ -53,50 +53,6 @@ parcels (by ``worst_status``) and a note says how many more are in parcels.csv a
 
 PARCEL_ID_COLUMNS = ("parcel_id", "feature_id", "id")
 """Columns of the parcels table that may hold the parcel id (first present wins)."""
-
-# -- redaction ---------------------------------------------------------------------------------
-_SECRET_KV = re.compile(
-    r"(?i)\b(password|passwd|pwd|pass|secret|token|api[_-]?key|access[_-]?key)(\s*[=:]\s*)"
-    r"('[^']*'|\"[^\"]*\"|[^\s;,&'\"]+)")
-_URL_CREDS = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^/\s:@]*):([^/\s@]*)@")
-
-
-def redact(text: Any) -> Any:
-    """Remove secrets from a string: ``password=...`` values and ``user:password@`` in URLs.
-
-    Parameters
-    ----------
-    text : Any
-        A string (other values are returned unchanged).
-
-    Returns
-    -------
-    Any
-        The string with each secret replaced by ``***``.
-
-    Examples
-    --------
-    >>> redact("PG:host=db user=me password=hunter2 dbname=gis")
-    'PG:host=db user=me password=*** dbname=gis'
-    >>> redact("postgresql://me:hunter2@db:5432/gis")
-    'postgresql://me:***@db:5432/gis'
-    """
-    if not isinstance(text, str):
-        return text
-    text = _SECRET_KV.sub(lambda m: f"{m.group(1)}{m.group(2)}***", text)
-    return _URL_CREDS.sub(lambda m: f"{m.group(1)}{m.group(2)}:***@", text)
-
-
-def redact_all(obj: Any) -> Any:
-    """:func:`redact` applied to every string of nested dicts, lists and tuples."""
-    if isinstance(obj, str):
-        return redact(obj)
-    if isinstance(obj, Mapping):
-        return {k: redact_all(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [redact_all(v) for v in obj]
-    return obj
-
 
 # -- formatting --------------------------------------------------------------------------------
 def unit_of_name(name: str) -> str:

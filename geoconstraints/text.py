@@ -30,11 +30,34 @@ def is_blank(v: Any) -> bool:
     >>> [is_blank(v) for v in (None, float("nan"), " ", "0", 0)]
     [True, True, True, False, False]
     """
-    if v is None or v is pd.NaT:
+    if v is None or v is pd.NaT or v is pd.NA:
         return True
-    if isinstance(v, float) and np.isnan(v):
+    if isinstance(v, (float, np.floating)) and np.isnan(v):
         return True
     return isinstance(v, str) and not v.strip()
+
+
+TRUE_WORDS: tuple[str, ...] = ("1", "true", "t", "yes", "y")
+"""Text read as yes (case-insensitive); any other non-blank text is no."""
+
+
+def truthy(v: Any) -> bool | None:
+    """A yes/no flag as True or False, or ``None`` when not stated (None, NaN, blank text).
+
+    Text is yes when it is one of :data:`TRUE_WORDS` (``1, true, t, yes, y``, any case); numbers
+    and booleans by their truth. "Not stated" is kept apart from "no" so a rule can say
+    ``not_evaluated`` instead of guessing.
+
+    Examples
+    --------
+    >>> [truthy(v) for v in ("Yes", " y ", "no", "0", 1, 0.0, True, None, float("nan"), "  ")]
+    [True, True, False, False, True, False, True, None, None, None]
+    """
+    if is_blank(v):
+        return None
+    if isinstance(v, str):
+        return v.strip().lower() in TRUE_WORDS
+    return bool(v)
 
 
 def day_text(ts: Any) -> str:

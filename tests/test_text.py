@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
 import pytest
 
-from geoconstraints.text import redact, redact_all
+from geoconstraints.text import is_blank, redact, redact_all, truthy
 
 # (text, secrets, expected): the cases of the report's old redact and of PgSource.scrub, which
 # now share one function
@@ -43,3 +45,15 @@ def test_redact_leaves_other_values_and_walks_nested() -> None:
             "crs": ("EPSG:2261", "password=pw2")}
     assert redact_all(prov) == {"inputs": [{"path": "postgresql://gis:***@h/db?table=t", "sha256": "ab"}], "n": 2,
                                 "crs": ["EPSG:2261", "password=***"]}
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("yes", True), ("Y", True), (" TRUE ", True), ("t", True), ("1", True), (1, True), (2.0, True), (True, True),
+    ("no", False), ("n", False), ("0", False), ("false", False), ("maybe", False), (0, False), (0.0, False),
+    (False, False), (np.int64(0), False),
+    (None, None), (float("nan"), None), (np.float32("nan"), None), ("", None), ("   ", None), (pd.NA, None),
+    (pd.NaT, None),
+])
+def test_truthy_keeps_not_stated_apart_from_no(value, expected) -> None:
+    assert truthy(value) is expected
+    assert is_blank(value) is (expected is None)

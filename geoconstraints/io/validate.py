@@ -14,7 +14,7 @@ import shapely
 
 from geoconstraints.errors import FieldError, GeometryError, InputError
 from geoconstraints.io.roles import NFHL_SENTINEL, ROLES, LayerSource, RoleSpec
-from geoconstraints.text import id_list
+from geoconstraints.text import id_list, truthy
 
 log = logging.getLogger(__name__)
 
@@ -223,18 +223,7 @@ def normalize_role_fields(gdf: gpd.GeoDataFrame, role: str) -> gpd.GeoDataFrame:
         sfha = gdf["SFHA_TF"].map(lambda v: str(v).strip().upper()[:1] if isinstance(v, str) and v.strip() else None)
         gdf["SFHA_TF"] = sfha.where(sfha.isin(["T", "F"]), derived)
     if role == "skid_trails" and "constructed" in gdf.columns:
-        gdf["constructed"] = gdf["constructed"].map(_truthy)
+        gdf["constructed"] = gdf["constructed"].map(truthy)
     if role == "roads" and "row_width_ft" in gdf.columns:
         gdf["row_width_ft"] = pd.to_numeric(gdf["row_width_ft"], errors="coerce")
     return gdf
-
-
-def _truthy(v: Any) -> bool | None:
-    if v is None or (isinstance(v, float) and np.isnan(v)):
-        return None
-    if isinstance(v, str):
-        if not v.strip():
-            return None  # blank: not stated (the rulebook switch decides)
-        return v.strip().lower() in ("1", "true", "t", "yes", "y")
-    return bool(v)
-

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from geoconstraints.io.roles import PLAN_ROLES, SITE_ROLES
 from geoconstraints.output import styles
 from geoconstraints.rulebook.findings import STATUSES
 from geoconstraints.units import FT_PER_MILE, ft_per_unit
@@ -28,10 +29,7 @@ if TYPE_CHECKING:
 
     from .result import Result
 
-PLAN_ROLES = ("harvest_area", "landings", "haul_roads", "skid_trails", "disturbance", "footprints")
-"""Input roles of a plan or site: when present, they and the findings frame the maps."""
-
-PRIMARY_ROLES = ("parcels",) + PLAN_ROLES
+PRIMARY_ROLES = ("parcels",) + PLAN_ROLES + SITE_ROLES
 """Input roles drawn whole on the web map (other inputs are cut to the area of interest)."""
 
 
@@ -43,11 +41,12 @@ pixel of its centroid, so none vanishes for being smaller than a pixel. A county
 parcels draws in seconds and the PNG stays the same size."""
 
 FOCUS_ROLES: dict[str, tuple[str, ...]] = {
-    "harvest": ("harvest_area", "landings", "haul_roads", "skid_trails"),
-    "stormwater": ("disturbance",), "flood-site": ("footprints",), "seqr": ("disturbance", "footprints"),
+    "harvest": PLAN_ROLES,
+    "stormwater": ("disturbance",), "flood-site": ("footprints",), "seqr": SITE_ROLES,
     "screen": (),
 }
-"""The plan roles each command's maps are framed on (besides the findings)."""
+"""The plan roles each command's maps are framed on (besides the findings); another command is
+framed on any plan or site role present."""
 
 
 def focus_frames(result: Result) -> list[gpd.GeoDataFrame]:
@@ -61,7 +60,7 @@ def focus_frames(result: Result) -> list[gpd.GeoDataFrame]:
     layers = result.layers
     if layers is None:
         return frames
-    roles = FOCUS_ROLES.get(result.command, PLAN_ROLES)
+    roles = FOCUS_ROLES.get(result.command, PLAN_ROLES + SITE_ROLES)
     plan = [g for r in roles if (g := layers.get_layer(r)) is not None]
     if plan:
         return frames + plan

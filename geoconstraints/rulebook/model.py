@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 GROUPS = ("harvest", "flood", "stormwater", "seqr")
 UNIT_SUFFIXES = (
-    "_sqin_per_sqft", "_acres_per_mile", "_ft", "_pct", "_acres", "_sqft", "_in", "_sqin", "_days",
+    "_sqin_per_sqft", "_acres_per_mile", "_ft_per_in", "_ft", "_pct", "_acres", "_sqft", "_in", "_sqin", "_days",
     "_hours", "_months", "_cords", "_cuft", "_bf", "_count", "_usd", "_lots", "_units", "_ratio",
     "_miles",
 )

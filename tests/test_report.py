@@ -16,7 +16,8 @@ from browser_util import PARCEL_IDS, SECRET, XSS_ID, make_synthetic_result
 from geoconstraints import __version__
 from geoconstraints.errors import InputError
 from geoconstraints.output.overview import nice_scale_length, render_overview
-from geoconstraints.output.report import format_value, parcel_report_name, render_report, unit_of_name
+from geoconstraints.output.report import format_value, parcel_report_name, render_report, threshold_rows
+from geoconstraints.rulebook.loader import load_rulebook
 
 
 class _Tags(HTMLParser):
@@ -140,8 +141,11 @@ def test_format_value_and_units():
     assert format_value(1200.0, "sqft") == "1,200 sq ft"
     assert format_value(float("nan"), "ft") == ""
     assert format_value(None) == ""
-    assert unit_of_name("max_run_ft") == "ft"
-    assert unit_of_name("min_opening_sqin_per_sqft") == "sqin_per_sqft"
+    # threshold names read by the rulebook's unit_of: label, value and unit text
+    rb = load_rulebook("vestal")
+    rows = {r["name"]: r["value"] for r in threshold_rows(rb["FLD-007"])}
+    assert rows == {"min openings": "2", "min opening": "1 sq in per sq ft", "max opening bottom above grade": "1 ft"}
+    assert {r["name"]: r["value"] for r in threshold_rows(rb["HRV-002"])}["min scale"] == "500 ft per in"
 
 
 def test_scale_bar_lengths():

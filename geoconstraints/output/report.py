@@ -14,8 +14,8 @@ import pandas as pd
 from geoconstraints.errors import InputError
 from geoconstraints.output.overview import overview_data_uri
 from geoconstraints.output.styles import STATUS_COLORS, STATUS_LABELS
-from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES
-from geoconstraints.rulebook.model import UNIT_SUFFIXES, Rule
+from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES, worst_status
+from geoconstraints.rulebook.model import Rule, unit_of
 from geoconstraints.text import redact, redact_all
 
 log = logging.getLogger(__name__)
@@ -55,14 +55,6 @@ PARCEL_ID_COLUMNS = ("parcel_id", "feature_id", "id")
 """Columns of the parcels table that may hold the parcel id (first present wins)."""
 
 # -- formatting --------------------------------------------------------------------------------
-def unit_of_name(name: str) -> str:
-    """The unit code of a threshold name (``max_run_ft`` -> ``ft``), ``""`` when none."""
-    for suffix in sorted(UNIT_SUFFIXES + ("_ft_per_in",), key=len, reverse=True):
-        if name.endswith(suffix):
-            return suffix[1:]
-    return ""
-
-
 def format_value(value: Any, unit: str = "") -> str:
     """A number with its unit for the report (``412.35 ft``, ``27.3 %``, ``1,200 sq ft``).
 
@@ -92,16 +84,10 @@ def threshold_rows(rule: Rule) -> list[dict[str, str]]:
     """The rule's thresholds as ``{"name": "max run", "value": "200 ft"}`` rows."""
     rows = []
     for name, v in rule.thresholds.items():
-        unit = unit_of_name(name)
+        unit = unit_of(name)
         label = name[: -len(unit) - 1] if unit else name
         rows.append({"name": label.replace("_", " "), "value": format_value(v, unit)})
     return rows
-
-
-def _worst(statuses: pd.Series) -> str:
-    if not len(statuses):
-        return ""
-    return STATUSES[int(statuses.map(STATUS_RANK).min())]
 
 
 # -- content -----------------------------------------------------------------------------------
@@ -166,7 +152,7 @@ def rule_sections(result: Result, findings: pd.DataFrame, *, max_pass_rows: int 
         if only_with_findings and not len(f):
             continue
         unwaived = f[f["waived"] == ""] if len(f) else f
-        status = _worst(unwaived["status"]) if len(unwaived) else ("waived" if len(f) else "")
+        status = worst_status(unwaived["status"]) if len(unwaived) else ("waived" if len(f) else "")
         counts = {s: int((f["status"] == s).sum()) for s in STATUSES} if len(f) else {}
         passing = f[f["status"] == "pass"] if len(f) else f
         other = f[f["status"] != "pass"] if len(f) else f

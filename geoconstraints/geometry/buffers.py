@@ -465,51 +465,46 @@ def property_line_buffers(
     pool = parcels.iloc[ring]
     dist = parcel_districts(pool, zoning)
     zoned = dist.isin(want).to_numpy()
+    in_near = pool["feature_id"].astype(str).isin(set(near["feature_id"].astype(str))).to_numpy()
     frames: list[gpd.GeoDataFrame] = []
-    near_ids = set(near["feature_id"].astype(str))
     if reading in ("a", "c"):
-        z = pool.loc[zoned & pool["feature_id"].astype(str).isin(near_ids).to_numpy()]
-        zd = dist.loc[z.index]
-        frames.append(
-            _frame(
-                "property_line",
-                rule_id,
-                z["feature_id"],
-                width_ft,
-                ("property line of a " + zd.astype(str) + " parcel").to_numpy(),
-                _clip(_buffer(shapely.boundary(z.geometry.values), width_ft), extent),
-                crs,
-            )
-        )
+        frames.append(_zoned_line_strips(pool.loc[zoned & in_near], dist, width_ft, extent, rule_id))
     if reading in ("b", "c"):
-        zpool = pool.loc[zoned]
-        if len(zpool):
-            cand = pool.loc[~zoned & pool["feature_id"].astype(str).isin(near_ids).to_numpy()]
-            ci, zi = zpool.sindex.query(
-                cand.geometry.values, predicate="dwithin", distance=touch_tolerance_ft
-            )
-            if len(ci):
-                # the neighbour's line where it borders the zoned parcel (gaps up to the tolerance)
-                shared = shapely.intersection(
-                    shapely.boundary(cand.geometry.values[ci]),
-                    shapely.buffer(zpool.geometry.values[zi], touch_tolerance_ft),
-                )
-                zids = zpool["feature_id"].astype(str).to_numpy()[zi]
-                zdist = dist.loc[zpool.index].astype(str).to_numpy()[zi]
-                mf = [f"property line bordering {d} parcel {i}" for d, i in zip(zdist, zids)]
-                frames.append(
-                    _frame(
-                        "property_line",
-                        rule_id,
-                        cand["feature_id"].astype(str).to_numpy()[ci],
-                        width_ft,
-                        mf,
-                        _clip(_buffer(shared, width_ft), extent),
-                        crs,
-                    )
-                )
+        frames.append(_bordering_line_strips(pool.loc[~zoned & in_near], pool.loc[zoned], dist, width_ft,
+                                             touch_tolerance_ft, extent, rule_id))
     frames = [f for f in frames if len(f)]
     return pd.concat(frames, ignore_index=True) if frames else empty_buffers(crs)
+
+
+def _zoned_line_strips(z: gpd.GeoDataFrame, dist: pd.Series, width_ft: float, extent: BaseGeometry | None,
+                       rule_id: str) -> gpd.GeoDataFrame:
+    """Reading (a): strips along the whole property line of each zoned parcel ``z``."""
+    zd = dist.loc[z.index]
+    return _frame("property_line", rule_id, z["feature_id"], width_ft,
+                  ("property line of a " + zd.astype(str) + " parcel").to_numpy(),
+                  _clip(_buffer(shapely.boundary(z.geometry.values), width_ft), extent), z.crs)
+
+
+def _bordering_line_strips(cand: gpd.GeoDataFrame, zpool: gpd.GeoDataFrame, dist: pd.Series, width_ft: float,
+                           touch_tolerance_ft: float, extent: BaseGeometry | None,
+                           rule_id: str) -> gpd.GeoDataFrame:
+    """Reading (b): strips along the lines of the parcels ``cand`` where they border a zoned
+    parcel of ``zpool`` (gaps up to ``touch_tolerance_ft``)."""
+    if not len(zpool):
+        return empty_buffers(cand.crs)
+    ci, zi = zpool.sindex.query(cand.geometry.values, predicate="dwithin", distance=touch_tolerance_ft)
+    if not len(ci):
+        return empty_buffers(cand.crs)
+    # the neighbour's line where it borders the zoned parcel (gaps up to the tolerance)
+    shared = shapely.intersection(
+        shapely.boundary(cand.geometry.values[ci]),
+        shapely.buffer(zpool.geometry.values[zi], touch_tolerance_ft),
+    )
+    zids = zpool["feature_id"].astype(str).to_numpy()[zi]
+    zdist = dist.loc[zpool.index].astype(str).to_numpy()[zi]
+    mf = [f"property line bordering {d} parcel {i}" for d, i in zip(zdist, zids)]
+    return _frame("property_line", rule_id, cand["feature_id"].astype(str).to_numpy()[ci], width_ft, mf,
+                  _clip(_buffer(shared, width_ft), extent), cand.crs)
 
 
 def dwelling_buffers(

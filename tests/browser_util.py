@@ -20,6 +20,7 @@ from typing import Any
 
 import geopandas as gpd
 import pandas as pd
+from common import NY_FT
 from shapely.geometry import LineString, Point, box
 
 from geoconstraints.io.layers import load_layers
@@ -34,7 +35,7 @@ SECRET = "hunter2"
 
 X0, Y0 = 964_000.0, 760_000.0  # EPSG:2261 feet, near Vestal NY (-76.05, 42.085)
 PARCEL_IDS = ["P-1", "P-2", XSS_ID, "P&4"]
-CRS = "EPSG:2261"
+CRS = NY_FT
 
 
 def write_inputs(folder: Path) -> Path:

@@ -8,6 +8,7 @@ geodesic on the ellipsoid, the CALCACRES field computed by Tompkins County).
 from __future__ import annotations
 
 import math
+import re
 import shutil
 from pathlib import Path
 
@@ -17,7 +18,8 @@ import pandas as pd
 import pyogrio
 import pytest
 import shapely
-from catalogue import NY_FT, X0, Y0, flood_zones, parcels, write_dem, write_gpkg
+from catalogue import flood_zones, parcels, write_dem, write_gpkg
+from common import EDGE_AREAS_SQFT, EDGE_GEOMETRIES, NY_FT, X0, Y0
 from common import REALDATA as REAL
 from pyproj import CRS, Geod
 from shapely.geometry import LineString, Point, Polygon
@@ -325,6 +327,43 @@ def test_z_dropped_and_empty_geometries_dropped(tmp_path):
     assert g["feature_id"].tolist() == ["P1", "P3"]
     assert any("Z coordinates dropped" in w for w in layers.warnings)
     assert any("1 feature(s) with empty geometry dropped: P2" in w for w in layers.warnings)
+
+
+# what load_layers makes of each edge geometry as parcel P2: (kept area in sq ft or None when
+# dropped, words of the warning or of the error)
+EDGE_OUTCOMES = {
+    "empty": (None, "1 feature(s) with empty geometry dropped: P2"),
+    "bowtie": (EDGE_AREAS_SQFT["bowtie"], "1 invalid geometry repaired with make_valid: P2"),
+    "sliver": (EDGE_AREAS_SQFT["sliver"], None),
+    "multipart": (EDGE_AREAS_SQFT["multipart"], None),
+    "z": (EDGE_AREAS_SQFT["z"], "Z coordinates dropped"),
+    "point": (GeometryError, "expected polygon geometries, found point in feature(s) P2"),
+    "line": (GeometryError, "expected polygon geometries, found line in feature(s) P2"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDGE_GEOMETRIES))
+def test_edge_geometries_as_parcels(tmp_path, name):
+    area, words = EDGE_OUTCOMES[name]
+    p = parcels(2)
+    p.loc[1, "geometry"] = EDGE_GEOMETRIES[name]
+    path = write_gpkg(tmp_path / "t.gpkg", {"parcels": p})
+    if area is GeometryError:
+        with pytest.raises(GeometryError, match=re.escape(words)):
+            load_layers(path)
+        return
+    layers = load_layers(path)
+    g = layers["parcels"].set_index("feature_id")
+    assert g.geometry.is_valid.all() and not shapely.has_z(g.geometry.values).any()
+    assert g.geometry.area["P1"] == pytest.approx(40_000.0)  # the neighbour is untouched
+    if area is None:
+        assert list(g.index) == ["P1"]
+    else:
+        assert g.geometry.area["P2"] == pytest.approx(area, rel=1e-9)
+    if words is None:
+        assert layers.warnings == []
+    else:
+        assert any(words in w for w in layers.warnings), layers.warnings
 
 
 def test_wrong_geometry_kind(tmp_path):

@@ -22,7 +22,7 @@ import pyproj
 import pytest
 import rasterio
 from affine import Affine
-from common import MUNCY_DEM
+from common import MUNCY_DEM, NY_FT, UTM18
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.ndimage import map_coordinates
@@ -42,8 +42,6 @@ from geoconstraints.geometry.terrain import (
 from geoconstraints.io.dem import Dem, open_dem
 from geoconstraints.units import FT_PER_M, M_PER_FT
 
-NY_FT = "EPSG:2261"  # NAD83 / New York Central (ftUS)
-UTM18 = "EPSG:32618"
 MUNCY = MUNCY_DEM
 
 WATER_BAR_TABLE = [  # SPEC §3 (model-law table)

@@ -12,7 +12,8 @@ import pandas as pd
 import pyogrio
 import pytest
 import shapely
-from catalogue import NY_FT, X0, Y0, sample_gpkg
+from catalogue import sample_gpkg
+from common import NY_FT, X0, Y0
 from conftest import tree_hashes
 from pyproj import Transformer
 from shapely.geometry import LineString, MultiPolygon, Point, Polygon, box

@@ -730,7 +730,7 @@ def test_muncy_grade_runs_match_brute_force(muncy, line, window):
             cur = None
     if cur is not None:
         runs.append(cur)
-    assert len(r.runs) == len(runs)
+    assert len(r.runs) == len(runs) >= 3  # the real hills exercise the rule: never a vacuous comparison
     for got, (a, b) in zip(r.runs, runs):
         assert got.start_ft == pytest.approx(d[a], abs=1e-6)
         assert got.end_ft == pytest.approx(d[b], abs=1e-6)
@@ -740,15 +740,6 @@ def test_muncy_grade_runs_match_brute_force(muncy, line, window):
     g_all = np.abs(np.diff(z)) / np.diff(d) * 100
     assert r.max_grade_pct == pytest.approx(g_all.max(), abs=1e-6)
     assert r.not_evaluated == [] and r.evaluated_length_ft == pytest.approx(d[-1])
-
-
-def test_muncy_has_real_steep_runs(muncy):
-    # The western ridge rises ~800 ft: the line across it must hold at least one run > 25 %
-    # (sanity that the real data exercises the rule; exact values checked above).
-    dem, _, _ = muncy
-    prof = line_profile(dem, MUNCY_LINES[0], "EPSG:2271")
-    r = grade_runs(prof, max_grade_pct=25, max_run_ft=200, smoothing_window_ft=50)
-    assert r.max_grade_pct > 25 and len(r.runs) >= 1
 
 
 def test_muncy_contours_and_hag(muncy):

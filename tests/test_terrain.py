@@ -44,7 +44,7 @@ from geoconstraints.units import FT_PER_M, M_PER_FT
 
 MUNCY = MUNCY_DEM
 
-WATER_BAR_TABLE = [  # SPEC §3 (model-law table)
+WATER_BAR_TABLE = [  # the model-law water bar table (HRV-030)
     {"min_grade_pct": 2, "max_grade_pct": 5, "min_spacing_ft": 300, "max_spacing_ft": 500},
     {"min_grade_pct": 6, "max_grade_pct": 10, "min_spacing_ft": 200, "max_spacing_ft": 300},
     {"min_grade_pct": 11, "max_grade_pct": 15, "min_spacing_ft": 100, "max_spacing_ft": 200},

@@ -29,12 +29,11 @@ RUN_LENGTHS: tuple[str, ...] = ("horizontal", "slope")
 """How a grade run's length is compared with ``max_run_ft`` (HRV-010 rulebook switch)."""
 
 SPACING_ENDS: tuple[str, ...] = ("shorter", "longer")
-"""Which end of a water bar spacing range is used (SPEC §3 default: the shorter)."""
+"""Which end of a water bar spacing range is used (HRV-030 switch ``spacing_end``; default the shorter)."""
 
 BETWEEN_BANDS: tuple[str, ...] = ("steeper", "shallower")
-"""Band taken by a grade that falls between two table bands (5.5 %; SPEC §3: steeper). The
+"""Band taken by a grade that falls between two table bands (5.5 %; default the steeper). The
 spelling is the rulebook's (HRV-030 switch ``between_bands``)."""
-"""Dataset/band tag keys (compared case-insensitively) that commonly hold the vertical unit."""
 
 
 def _check_option(name: str, value: str, allowed: Sequence[str]) -> str:
@@ -497,14 +496,14 @@ def place_water_bars(
     spacing_end: str = "shorter",
     between_bands: str = "steeper",
 ) -> gpd.GeoDataFrame:
-    """Place water bars along a haul road from its DEM profile (HRV-030, SPEC §3).
+    """Place water bars along a haul road from its DEM profile (HRV-030, the model-law water bar table).
 
     Walking from the road start, each next bar goes at the *longest* candidate spacing ``s``
     (the table spacings at ``spacing_end``) such that the stretch it drains, ``[p, p + s]``,
     allows it: the length-weighted mean |grade| of that stretch selects a band whose spacing is
     at least ``s``. The mean over the drained stretch (rather than the grade at one point) is
     robust to DEM noise, and checking every candidate means a steep pitch ahead shortens the
-    spacing. Readings (SPEC §3):
+    spacing. Readings (the rulebook's defaults for HRV-030):
 
     * a stretch whose mean grade is under ``min_grade_pct`` needs no bar: the walk moves on by
       the shortest spacing without placing one;

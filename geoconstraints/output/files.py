@@ -114,8 +114,10 @@ def geojson_ready(findings: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     for c in cols:
         if pd.api.types.is_float_dtype(out[c].dtype):
             out[c] = out[c].where(np.isfinite(out[c].to_numpy(dtype="float64")))
+    geom = geom.copy()
+    geom[~located] = None  # an empty geometry is no place: null
     # nothing located and no CRS (a SEQR classification): any CRS will do, none is needed
-    return gpd.GeoDataFrame(out, geometry=np.where(located, geom, None), crs=crs if crs is not None else 4326)
+    return gpd.GeoDataFrame(out, geometry=gpd.GeoSeries(geom, crs=crs if crs is not None else 4326))
 
 
 def _write_geojson_to(findings: gpd.GeoDataFrame, dest: Any, precision: int) -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -29,28 +30,33 @@ def is_blank(v: Any) -> bool:
     >>> [is_blank(v) for v in (None, float("nan"), " ", "0", 0)]
     [True, True, True, False, False]
     """
-    if v is None or v is pd.NaT:
+    if v is None or v is pd.NaT or v is pd.NA:
         return True
-    if isinstance(v, float) and np.isnan(v):
+    if isinstance(v, (float, np.floating)) and np.isnan(v):
         return True
     return isinstance(v, str) and not v.strip()
 
 
-def truthy(v: Any) -> bool | None:
-    """A yes/no value as True / False, or None when not stated (None, NaN, blank text).
+TRUE_WORDS: tuple[str, ...] = ("1", "true", "t", "yes", "y")
+"""Text read as yes (case-insensitive); any other non-blank text is no."""
 
-    Text reads as yes for ``1, true, t, yes, y`` (any case), else no. A caller decides what
-    "not stated" means (a rulebook switch, ``not_evaluated``): never a silent ``False``.
+
+def truthy(v: Any) -> bool | None:
+    """A yes/no flag as True or False, or ``None`` when not stated (None, NaN, blank text).
+
+    Text is yes when it is one of :data:`TRUE_WORDS` (``1, true, t, yes, y``, any case); numbers
+    and booleans by their truth. "Not stated" is kept apart from "no" so a rule can say
+    ``not_evaluated`` instead of guessing.
 
     Examples
     --------
-    >>> [truthy(v) for v in ("Yes", "no", " ", None, float("nan"), 1, 0, True)]
-    [True, False, None, None, None, True, False, True]
+    >>> [truthy(v) for v in ("Yes", " y ", "no", "0", 1, 0.0, True, None, float("nan"), "  ")]
+    [True, True, False, False, True, False, True, None, None, None]
     """
-    if v is pd.NA or is_blank(v):
+    if is_blank(v):
         return None
     if isinstance(v, str):
-        return v.strip().lower() in ("1", "true", "t", "yes", "y")
+        return v.strip().lower() in TRUE_WORDS
     return bool(v)
 
 
@@ -73,3 +79,61 @@ def fixed(v: float, nd: int = 2) -> str:
 def ft_text(v: float) -> str:
     """An elevation or length in feet at 0.1 ft (``847.4``)."""
     return f"{v:,.1f}"
+
+
+_SECRET_KV = re.compile(
+    r"(?i)(\w*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key)|\bpwd|\bpass)(\s*[=:]\s*)"
+    r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S+)")
+"""``password=...`` (also ``PGPASSWORD``, ``passwd``, ``pwd``, ``pass``, ``secret``, ``token``,
+``api_key``, ``access_key``; ``=`` or ``:``): the value, quoted (libpq escapes) or up to the next space."""
+
+_URL_CREDS = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^/\s:@]*):([^@\s]*)@")
+"""``scheme://user:password@``: the password may hold ``:`` and ``/`` (libpq URLs are not split on them)."""
+
+
+def redact(text: Any, secrets: Iterable[str] = ()) -> Any:
+    """A string without its secrets: each of ``secrets`` verbatim, ``password=...`` values and the
+    password of ``scheme://user:password@`` URLs are replaced by ``***``.
+
+    The one redaction of geoconstraints: database errors (:meth:`PgSource.scrub
+    <geoconstraints.io.postgis.PgSource.scrub>`), the provenance and notes of report.html.
+
+    Parameters
+    ----------
+    text : Any
+        A string (other values are returned unchanged).
+    secrets : iterable of str, optional
+        Known secrets (a parsed password, its URL-encoded form) removed wherever they appear.
+
+    Examples
+    --------
+    >>> redact("PG:host=db user=me password=hunter2 dbname=gis")
+    'PG:host=db user=me password=*** dbname=gis'
+    >>> redact("postgresql://me:pa:ss/w@db:5432/gis")
+    'postgresql://me:***@db:5432/gis'
+    >>> redact("could not connect: hunter2 rejected", secrets=["hunter2"])
+    'could not connect: *** rejected'
+    """
+    if not isinstance(text, str):
+        return text
+    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    text = _URL_CREDS.sub(lambda m: f"{m.group(1)}{m.group(2)}:***@", text)
+    return _SECRET_KV.sub(lambda m: f"{m.group(1)}{m.group(2)}***", text)
+
+
+def redact_all(obj: Any) -> Any:
+    """:func:`redact` applied to every string of nested dicts, lists and tuples (lists come back).
+
+    Examples
+    --------
+    >>> redact_all({"dem": "dem.tif", "db": ["postgresql://u:pw@h/db", 3]})
+    {'dem': 'dem.tif', 'db': ['postgresql://u:***@h/db', 3]}
+    """
+    if isinstance(obj, str):
+        return redact(obj)
+    if isinstance(obj, Mapping):
+        return {k: redact_all(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [redact_all(v) for v in obj]
+    return obj

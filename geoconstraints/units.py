@@ -1,31 +1,78 @@
-"""Unit constants and conversions. Feet and acres at the edges; the CRS unit is checked in io.
+"""Units: feet and acres at the edges, the CRS unit read from the CRS (never assumed).
+
+Length factors come from PROJ's unit table (:func:`pyproj.get_units_map`), so the foot here is
+the one PROJ and the EPSG registry use for every CRS.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+import pyproj
+
+_PROJ_UNITS = pyproj.get_units_map()
+
+M_PER_FT: float = _PROJ_UNITS["foot"].conv_factor
+"""Metres per international foot (EPSG:9002, 0.3048)."""
+
+FT_PER_M: float = 1.0 / M_PER_FT
+"""International feet per metre (3.28084)."""
+
 SQFT_PER_ACRE = 43_560.0
-"""1 acre = 43,560 sq ft (SPEC §2)."""
+"""1 acre = 43,560 sq ft."""
 
-FT_PER_M = 1.0 / 0.3048
-"""International feet per metre."""
-
-US_FT_PER_M = 39.37 / 12.0
-"""US survey feet per metre (NY State Plane EPSG:2260-2263)."""
-
-M_PER_FT = 0.3048
+FT_PER_MILE = 5_280.0
+"""1 statute mile = 5,280 ft."""
 
 
 def sqft_to_acres(sqft):
-    """Square feet to acres (works on scalars, numpy arrays and pandas Series)."""
+    """Square feet to acres (works on scalars, numpy arrays and pandas Series).
+
+    Examples
+    --------
+    >>> sqft_to_acres(87_120.0)
+    2.0
+    """
     return sqft / SQFT_PER_ACRE
 
 
-def acres_to_sqft(acres):
-    """Acres to square feet."""
-    return acres * SQFT_PER_ACRE
+def ft_per_unit(crs: Any) -> float | None:
+    """International feet per horizontal unit of a projected CRS; ``None`` for a geographic
+    (or any other unprojected) CRS and for ``None``.
+
+    Parameters
+    ----------
+    crs : CRS-like or None
+        Anything :meth:`pyproj.CRS.from_user_input` accepts (EPSG string or int, WKT, a pyproj
+        or rasterio CRS). A compound CRS counts by its horizontal part.
+
+    Returns
+    -------
+    float or None
+        The axis unit's factor to metres (``axis_info[0].unit_conversion_factor``) over
+        :data:`M_PER_FT`: 1.0 for international feet, 1.000002 for US survey feet, 3.28084 for
+        metres.
+
+    Examples
+    --------
+    >>> round(ft_per_unit("EPSG:2261"), 6)  # NY Central, US survey feet
+    1.000002
+    >>> round(ft_per_unit("EPSG:32618"), 5)  # UTM 18N, metres
+    3.28084
+    >>> ft_per_unit("EPSG:4326") is None
+    True
+    """
+    if crs is None:
+        return None
+    c = pyproj.CRS.from_user_input(crs)
+    if not c.is_projected:
+        return None
+    if c.is_compound:
+        c = next(s for s in c.sub_crs_list if not s.is_vertical)
+    return float(c.axis_info[0].unit_conversion_factor) / M_PER_FT
 
 
-_Z_UNIT_ALIASES = {
+_LENGTH_UNIT_ALIASES = {
     "ft": "ft", "foot": "ft", "feet": "ft", "us survey foot": "ft", "us-ft": "ft", "ftus": "ft",
     "us_survey_foot": "ft", "survey foot": "ft", "international foot": "ft", "f": "ft",
     "m": "m", "metre": "m", "meter": "m", "metres": "m", "meters": "m",
@@ -33,18 +80,13 @@ _Z_UNIT_ALIASES = {
 
 
 def normalize_length_unit(name: str | None) -> str | None:
-    """Map a unit name from metadata or the user (``'feet'``, ``'US survey foot'``, ``'metre'``)
-    to ``'ft'`` or ``'m'``; ``None`` when unknown."""
+    """Map a length unit name from metadata or the user to ``'ft'`` or ``'m'``; ``None`` when unknown.
+
+    Examples
+    --------
+    >>> [normalize_length_unit(u) for u in ("Feet", "US survey foot", "METERS", "furlong", None)]
+    ['ft', 'ft', 'm', None, None]
+    """
     if name is None:
         return None
-    return _Z_UNIT_ALIASES.get(str(name).strip().lower())
-
-
-def to_feet(value, unit: str):
-    """Convert a length in ``unit`` ('ft' or 'm') to feet."""
-    if unit == "ft":
-        return value
-    if unit == "m":
-        return value * FT_PER_M
-    raise ValueError(f"unknown length unit {unit!r}: use 'ft' or 'm'")
-
+    return _LENGTH_UNIT_ALIASES.get(str(name).strip().lower())

@@ -20,6 +20,7 @@ from typing import Any
 
 import geopandas as gpd
 import pandas as pd
+from common import NY_FT
 from shapely.geometry import LineString, Point, box
 
 from geoconstraints.io.layers import load_layers
@@ -34,7 +35,7 @@ SECRET = "hunter2"
 
 X0, Y0 = 964_000.0, 760_000.0  # EPSG:2261 feet, near Vestal NY (-76.05, 42.085)
 PARCEL_IDS = ["P-1", "P-2", XSS_ID, "P&4"]
-CRS = "EPSG:2261"
+CRS = NY_FT
 
 
 def write_inputs(folder: Path) -> Path:
@@ -74,17 +75,17 @@ def make_synthetic_result(folder: Path) -> Result:
         detail=["in zone AE", "partly in zone AE", "outside the SFHA", "outside the flood layer"])]
     hrv10 = rb["HRV-010"]
     run = LineString([(X0 + 200, Y0 + 416.7), (X0 + 460, Y0 + 438.3)])
-    items.append(hrv10.finding("violation", subject_layer="haul_roads", subject_id="R1",
+    items.append(hrv10.findings("violation", subject_layer="haul_roads", subject_id="R1",
                                measured=261.0, threshold=hrv10.t("max_run_ft"), unit="ft",
                                geometry=run, detail="grade over 25 % for 261 ft"))
     hrv30 = rb["HRV-030"]
     bars = [Point(X0 + 250, Y0 + 420.8), Point(X0 + 350, Y0 + 429.2)]
     for i, p in enumerate(bars):
-        items.append(hrv30.finding("info", subject_layer="haul_roads", subject_id=f"R1 bar {i + 1}",
+        items.append(hrv30.findings("info", subject_layer="haul_roads", subject_id=f"R1 bar {i + 1}",
                                    measured=100.0 * (i + 1), unit="ft", geometry=p,
                                    detail=f"water bar {i + 1} at {100 * (i + 1)} ft"))
     fld10 = rb["FLD-010"]
-    items.append(fld10.finding("info", detail="the flood layer is DFIRM 36007C effective 2010-08-03"))
+    items.append(fld10.findings("info", detail="the flood layer is DFIRM 36007C effective 2010-08-03"))
     stream = layers["streams"]
     derived = {
         "buffer_strips": gpd.GeoDataFrame({"source": ["stream S1"], "width_ft": [50.0]},

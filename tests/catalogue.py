@@ -19,11 +19,8 @@ from pathlib import Path
 
 import geopandas as gpd
 import numpy as np
+from common import NY_FT, REALDATA, X0, Y0
 from shapely.geometry import LineString, Point, Polygon, box
-
-NY_FT = "EPSG:2261"
-X0, Y0 = 964_988.0, 758_256.0  # Vestal, NY in EPSG:2261 (pyproj: lon -76.05, lat 42.08)
-REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
 
 
 @dataclass

@@ -8,20 +8,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
-
 
 @pytest.fixture
 def runner() -> CliRunner:
     """A click test runner (stdout and stderr kept apart: ``result.stdout`` / ``result.stderr``)."""
     return CliRunner()
-
-
-@pytest.fixture(scope="session")
-def realdata() -> Path:
-    """The folder of real public data (SOURCES.md there)."""
-    assert REALDATA.is_dir(), f"real data folder {REALDATA} is missing"
-    return REALDATA
 
 
 def tree_hashes(folder: Path) -> dict[Path, str]:

@@ -13,24 +13,19 @@ import geopandas as gpd
 import numpy as np
 import pytest
 import shapely
-from shapely import affinity
+from common import NY_FT, X0, Y0, at
 from shapely.geometry import LineString, Point, box
 
 from geoconstraints.errors import InputError
 from geoconstraints.geometry import buffers as bf
+from geoconstraints.io.validate import polygonal_parts
 from geoconstraints.units import SQFT_PER_ACRE
 
-NY_FT = "EPSG:2261"
-X0, Y0 = 964_988.0, 758_256.0
 ARC = 0.5 * 64 * math.sin(2 * math.pi / 64) / math.pi  # polygonal circle / true circle = 0.99839
 
 
-def _g(geom):
-    return affinity.translate(geom, X0, Y0)
-
-
 def layer(ids, geoms, **cols) -> gpd.GeoDataFrame:
-    return gpd.GeoDataFrame({"feature_id": list(ids), **cols}, geometry=[_g(g) for g in geoms], crs=NY_FT)
+    return gpd.GeoDataFrame({"feature_id": list(ids), **cols}, geometry=[at(g) for g in geoms], crs=NY_FT)
 
 
 def test_straight_stream_buffer_area() -> None:
@@ -74,7 +69,7 @@ def test_stream_polygon_is_buffered_from_the_bank() -> None:
 def test_clip_to_extent_keeps_batches_small() -> None:
     far = LineString([(50_000, 0), (51_000, 0)])
     s = layer(["near", "far"], [LineString([(0, 0), (1000, 0)]), far], kind=["perennial"] * 2)
-    ext = _g(box(0, -200, 500, 200))
+    ext = at(box(0, -200, 500, 200))
     out = bf.stream_buffers(s, 50, extent=ext)
     assert list(out["source_id"]) == ["near"]
     # clipped to x in [0, 500]: 500 * 100 = 50,000 sq ft exactly
@@ -205,7 +200,7 @@ def test_acres_inside_counts_overlaps_once() -> None:
             "width_ft": 50.0,
             "measured_from": "",
         },
-        geometry=[_g(box(0, 0, 100, 1000)), _g(box(0, 0, 1000, 100))],
+        geometry=[at(box(0, 0, 100, 1000)), at(box(0, 0, 1000, 100))],
         crs=NY_FT,
     )
     by_kind = bf.acres_inside(areas, strips)
@@ -216,14 +211,19 @@ def test_acres_inside_counts_overlaps_once() -> None:
 
 
 def test_polygonal_drops_stray_parts() -> None:
+    # the clip of buffers.py keeps io.validate's polygonal parts (bf.polygonal is that function)
+    assert bf.polygonal is polygonal_parts
     gc = shapely.GeometryCollection([box(0, 0, 1, 1), LineString([(1, 1), (2, 2)])])
-    out = bf.polygonal([gc, box(0, 0, 2, 2)])
+    nested = shapely.GeometryCollection([gc, shapely.MultiPolygon([box(5, 5, 6, 6), box(7, 7, 9, 9)])])
+    out = polygonal_parts([gc, box(0, 0, 2, 2), nested, None])
     assert out[0].geom_type == "Polygon" and out[0].area == 1.0
-    assert out[1].area == 4.0
+    assert out[1].area == 4.0 and out[1].equals(box(0, 0, 2, 2))
+    assert out[2].geom_type == "MultiPolygon" and out[2].area == 1.0 + 1.0 + 4.0  # parts of a nested collection
+    assert out[3] is None  # missing stays missing
     # a clip that only touches leaves a bare point or line: no polygonal part, so empty
     touch = shapely.intersection(box(0, 0, 1, 1), box(1, 1, 2, 2))  # POINT (1 1)
     edge = shapely.intersection(box(0, 0, 1, 1), box(1, 0, 2, 1))  # LINESTRING
-    out = bf.polygonal([touch, edge])
+    out = polygonal_parts([touch, edge])
     assert [g.geom_type for g in out] == ["Polygon", "Polygon"] and all(g.is_empty for g in out)
 
 
@@ -239,7 +239,7 @@ def test_side_road_crossing_another_roads_row_keeps_its_own_strip() -> None:
     assert strips.loc["R2", "measured_from"] == "road centre line"
     assert strips.geometry["R2"].area == pytest.approx(50_000 + ARC * math.pi * 2500, rel=1e-6)
     # 40 ft east of R2, 300 ft north of W1: inside R2's 50 ft strip
-    assert strips.geometry["R2"].contains(_g(Point(540, 300)))
+    assert strips.geometry["R2"].contains(at(Point(540, 300)))
 
 
 def test_row_polygons_widen_the_part_of_a_road_outside_every_row() -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
+import pytest
 from click.testing import CliRunner
 
 from geoconstraints.cli import main
@@ -23,6 +25,12 @@ def test_demo_runs_every_capability(tmp_path) -> None:
     violations = {(f["properties"]["rule_id"], f["properties"]["subject_id"]) for f in feats
                   if f["properties"]["status"] == "violation"}
     assert {("HRV-010", "H-1"), ("HRV-024", "L-2"), ("HRV-025", "L-3"), ("HRV-012", "S-1")} <= violations
-    assert (out / "screen" / "parcels.csv").is_file()
-    assert (out / "stormwater" / "inspections.csv").is_file()
-    assert (out / "stormwater" / "disturbance_timeline.csv").is_file()
+    # one row per sample parcel; the missed inspections and the disturbance peak of data/sample/README.md
+    parcels = pd.read_csv(out / "screen" / "parcels.csv")
+    assert len(parcels) == 2819 and parcels["parcel_id"].is_unique
+    insp = pd.read_csv(out / "stormwater" / "inspections.csv")
+    missed = insp[insp["status"] == "missed"]
+    assert list(zip(missed["due"], missed["reason"])) == [("2025-06-23", "weekly"), ("2025-08-13", "storm"),
+                                                          ("2025-09-08", "weekly")]
+    timeline = pd.read_csv(out / "stormwater" / "disturbance_timeline.csv")
+    assert timeline.loc[timeline["peak"], "disturbed_acres"].tolist() == pytest.approx([6.189], abs=5e-4)

@@ -16,6 +16,7 @@ import pyogrio
 import pytest
 import shapely
 from click.testing import CliRunner
+from common import LEX
 from shapely.geometry import LineString, Point, Polygon, box
 
 from geoconstraints import load_layers, load_rulebook
@@ -28,8 +29,6 @@ from geoconstraints.rules.flood import flood_zone_spec
 
 NY_FT = "EPSG:2261"
 X0, Y0 = 964_988.0, 758_256.0
-REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
-LEX = REALDATA / "lexington_va"
 ACRE = 43_560.0
 
 

@@ -17,15 +17,12 @@ import uuid
 import geopandas as gpd
 import numpy as np
 import shapely
+from common import ACRE, NY_FT_SRID, X0, Y0
 from conftest import pg_url
 from shapely.geometry import LineString, box
 
 from geoconstraints import load_layers, load_rulebook
 from geoconstraints.commands import screen_parcels
-
-NY_FT = 2261
-X0, Y0 = 964_988.0, 758_256.0
-ACRE = 43_560.0
 
 
 def _town(n: int = 20, cell: float = 150.0, seed: int = 7):
@@ -43,7 +40,7 @@ def _town(n: int = 20, cell: float = 150.0, seed: int = 7):
                     (vx[i + 1, j], vy[i + 1, j])]
             polys.append(shapely.Polygon(ring))
             ids.append(f"{i:02d}-{j:02d}")
-    parcels = gpd.GeoDataFrame({"parcel_id": ids}, geometry=polys, crs=NY_FT)
+    parcels = gpd.GeoDataFrame({"parcel_id": ids}, geometry=polys, crs=NY_FT_SRID)
     side = n * cell
     t = np.linspace(0, 1, 80)
     river = LineString(np.column_stack([X0 - 100 + t * (side + 200),
@@ -58,7 +55,7 @@ def _town(n: int = 20, cell: float = 150.0, seed: int = 7):
         river.buffer(90),                       # floodway, inside the AE (overlaps it: dissolved)
         brook.buffer(120),                      # unnumbered A, crossing the AE
         river.buffer(200).intersection(box(X0, Y0, X0 + side / 2, Y0 + side)),  # overlaps the first AE
-    ], crs=NY_FT)
+    ], crs=NY_FT_SRID)
     return parcels, flood
 
 
@@ -69,12 +66,12 @@ def _postgis_areas(url: str, parcels: gpd.GeoDataFrame, flood: gpd.GeoDataFrame)
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS postgis")
         p_t, f_t = f"gc_parcels_{tag}", f"gc_flood_{tag}"
-        conn.execute(f"CREATE TEMP TABLE {p_t} (id text, geom geometry(Polygon, {NY_FT}))")
-        conn.execute(f"CREATE TEMP TABLE {f_t} (zone text, subty text, geom geometry(Geometry, {NY_FT}))")
+        conn.execute(f"CREATE TEMP TABLE {p_t} (id text, geom geometry(Polygon, {NY_FT_SRID}))")
+        conn.execute(f"CREATE TEMP TABLE {f_t} (zone text, subty text, geom geometry(Geometry, {NY_FT_SRID}))")
         with conn.cursor() as cur:
-            cur.executemany(f"INSERT INTO {p_t} VALUES (%s, ST_GeomFromWKB(%s, {NY_FT}))",
+            cur.executemany(f"INSERT INTO {p_t} VALUES (%s, ST_GeomFromWKB(%s, {NY_FT_SRID}))",
                             [(i, shapely.to_wkb(g)) for i, g in zip(parcels["parcel_id"], parcels.geometry)])
-            cur.executemany(f"INSERT INTO {f_t} VALUES (%s, %s, ST_GeomFromWKB(%s, {NY_FT}))",
+            cur.executemany(f"INSERT INTO {f_t} VALUES (%s, %s, ST_GeomFromWKB(%s, {NY_FT_SRID}))",
                             [(z, s, shapely.to_wkb(g)) for z, s, g in
                              zip(flood["FLD_ZONE"], flood["ZONE_SUBTY"], flood.geometry)])
         conn.execute(f"CREATE INDEX ON {p_t} USING GIST (geom)")

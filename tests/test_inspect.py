@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import geopandas as gpd
-from catalogue import X0, Y0, parcels, write_dem, write_gpkg
+from catalogue import parcels, write_dem, write_gpkg
+from common import REALDATA as REAL
+from common import X0, Y0
 from shapely.geometry import Point
 
 from geoconstraints.io.describe import describe_file, role_of_layer
-
-REAL = Path(__file__).resolve().parents[2] / "shared" / "realdata"
 
 
 def test_role_of_layer():

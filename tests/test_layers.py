@@ -1,5 +1,5 @@
 """Tests for geoconstraints.layers: loading by role, CRS gate, field mapping, ids, geometry
-cleaning and NFHL sentinels, on synthetic layers and on the real files in ../shared/realdata.
+cleaning and NFHL sentinels, on synthetic layers and on the real files in tests/data/real.
 
 Expected values come from hand arithmetic (in the comments) or an independent tool (pyproj's
 geodesic on the ellipsoid, the CALCACRES field computed by Tompkins County).
@@ -8,6 +8,7 @@ geodesic on the ellipsoid, the CALCACRES field computed by Tompkins County).
 from __future__ import annotations
 
 import math
+import re
 import shutil
 from pathlib import Path
 
@@ -17,7 +18,9 @@ import pandas as pd
 import pyogrio
 import pytest
 import shapely
-from catalogue import NY_FT, X0, Y0, flood_zones, parcels, write_dem, write_gpkg
+from catalogue import flood_zones, parcels, write_dem, write_gpkg
+from common import EDGE_AREAS_SQFT, EDGE_GEOMETRIES, NY_FT, X0, Y0
+from common import REALDATA as REAL
 from pyproj import CRS, Geod
 from shapely.geometry import LineString, Point, Polygon
 
@@ -28,7 +31,6 @@ from geoconstraints.io.sources import LayerSource, parse_path_layer, resolve_sou
 from geoconstraints.io.validate import nfhl_sentinels
 from geoconstraints.units import SQFT_PER_ACRE
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "realdata"
 S_BFE = REAL / "lexington_va" / "S_BFE.shp"
 FLD_DBF = REAL / "lexington_va" / "S_FLD_HAZ_AR_attributes_only.dbf"
 TOMPKINS = REAL / "tompkins_ny" / "cayuga_nature_center_parcels.gpkg"
@@ -79,9 +81,9 @@ def test_bfe_elev_np_and_sentinels_are_missing(lexington_bfe):
     assert not (g["ELEV"] == -9999).any()
     # the rows with V_DATUM 'NP' have no ELEV; every other ELEV is a real elevation in feet
     np_rows = g["V_DATUM"] == "NP"
-    assert np_rows.sum() >= 1
+    assert np_rows.sum() == 1  # one line of 510 says NP
     assert g.loc[np_rows, "ELEV"].isna().all()
-    assert g.loc[~np_rows, "ELEV"].between(709, 1468).all()  # SOURCES.md range
+    assert (g.loc[~np_rows, "ELEV"].min(), g.loc[~np_rows, "ELEV"].max()) == (709.0, 1468.0)  # SOURCES.md range
     assert set(raw["V_DATUM"]) == set(g["V_DATUM"]) == {"NGVD29", "NP"}  # datum preserved
 
 
@@ -115,11 +117,11 @@ def test_attribute_table_domains_and_sentinels():
     df = pyogrio.read_dataframe(FLD_DBF, read_geometry=False)
     assert len(df) == 938
     assert df["FLD_ZONE"].value_counts().to_dict() == {"AE": 446, "X": 400, "A": 92}
-    raw_sentinels = int((df["STATIC_BFE"] == -9999).sum())
-    assert raw_sentinels > 0
+    # 878 rows hold the -9999 'no BFE' sentinel, 10 are null, 50 hold real BFEs (up to 1343 ft)
+    assert int((df["STATIC_BFE"] == -9999).sum()) == 878 and int(df["STATIC_BFE"].isna().sum()) == 10
     out = nfhl_sentinels(df.copy(), ROLES["flood_zones"])
-    assert int(out["STATIC_BFE"].isna().sum()) == raw_sentinels + int(df["STATIC_BFE"].isna().sum())
-    assert out["STATIC_BFE"].max() <= 1343  # SOURCES.md: real BFEs up to 1343 ft
+    assert int(out["STATIC_BFE"].isna().sum()) == 878 + 10
+    assert out["STATIC_BFE"].notna().sum() == 50 and out["STATIC_BFE"].max() == 1343.0
     assert (out["STATIC_BFE"].dropna() > 0).all()
 
 
@@ -325,6 +327,43 @@ def test_z_dropped_and_empty_geometries_dropped(tmp_path):
     assert g["feature_id"].tolist() == ["P1", "P3"]
     assert any("Z coordinates dropped" in w for w in layers.warnings)
     assert any("1 feature(s) with empty geometry dropped: P2" in w for w in layers.warnings)
+
+
+# what load_layers makes of each edge geometry as parcel P2: (kept area in sq ft or None when
+# dropped, words of the warning or of the error)
+EDGE_OUTCOMES = {
+    "empty": (None, "1 feature(s) with empty geometry dropped: P2"),
+    "bowtie": (EDGE_AREAS_SQFT["bowtie"], "1 invalid geometry repaired with make_valid: P2"),
+    "sliver": (EDGE_AREAS_SQFT["sliver"], None),
+    "multipart": (EDGE_AREAS_SQFT["multipart"], None),
+    "z": (EDGE_AREAS_SQFT["z"], "Z coordinates dropped"),
+    "point": (GeometryError, "expected polygon geometries, found point in feature(s) P2"),
+    "line": (GeometryError, "expected polygon geometries, found line in feature(s) P2"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDGE_GEOMETRIES))
+def test_edge_geometries_as_parcels(tmp_path, name):
+    area, words = EDGE_OUTCOMES[name]
+    p = parcels(2)
+    p.loc[1, "geometry"] = EDGE_GEOMETRIES[name]
+    path = write_gpkg(tmp_path / "t.gpkg", {"parcels": p})
+    if area is GeometryError:
+        with pytest.raises(GeometryError, match=re.escape(words)):
+            load_layers(path)
+        return
+    layers = load_layers(path)
+    g = layers["parcels"].set_index("feature_id")
+    assert g.geometry.is_valid.all() and not shapely.has_z(g.geometry.values).any()
+    assert g.geometry.area["P1"] == pytest.approx(40_000.0)  # the neighbour is untouched
+    if area is None:
+        assert list(g.index) == ["P1"]
+    else:
+        assert g.geometry.area["P2"] == pytest.approx(area, rel=1e-9)
+    if words is None:
+        assert layers.warnings == []
+    else:
+        assert any(words in w for w in layers.warnings), layers.warnings
 
 
 def test_wrong_geometry_kind(tmp_path):

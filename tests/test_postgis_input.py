@@ -19,6 +19,7 @@ import geopandas as gpd
 import numpy as np
 import pytest
 import shapely
+from common import NY_FT_SRID, X0, Y0
 from conftest import pg_url
 from shapely.geometry import Polygon, box
 
@@ -28,8 +29,6 @@ from geoconstraints.io.layers import load_layers
 from geoconstraints.io.postgis import is_db_source, parse_db_source, read_postgis
 from geoconstraints.io.sources import LayerSource, parse_path_layer, resolve_sources
 
-NY_FT = 2261
-X0, Y0 = 964_988.0, 758_256.0  # Vestal, NY in EPSG:2261 (ft)
 TAG = uuid.uuid4().hex[:8]
 SCHEMA = f"gc_town_{TAG}"
 ROLE = f"gc_reader_{TAG}"
@@ -54,7 +53,7 @@ def _flood() -> gpd.GeoDataFrame:
     return gpd.GeoDataFrame({"FLD_ZONE": ["AE", "X"], "ZONE_SUBTY": [None, "AREA OF MINIMAL FLOOD HAZARD"],
                              "STATIC_BFE": [850.0, -9999.0], "FLD_AR_ID": ["F-1", "F-2"]},
                             geometry=[box(X0 - 50, Y0 - 50, X0 + 100, Y0 + 450),
-                                      box(X0 + 100, Y0 - 50, X0 + 450, Y0 + 450)], crs=NY_FT)
+                                      box(X0 + 100, Y0 - 50, X0 + 450, Y0 + 450)], crs=NY_FT_SRID)
 
 
 def _set_hba(conn, add: bool) -> None:
@@ -104,22 +103,22 @@ def town(tmp_path_factory):
         conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(ROLE), sql.Literal(PASSWORD)))
         conn.execute(f"CREATE SCHEMA {SCHEMA}")
         conn.execute(f'CREATE TABLE {SCHEMA}.parcels (gid serial PRIMARY KEY, "PARCEL_ID" text, "Zoning" text, '
-                     f'land_use text, "ACRES" numeric(8, 3), geom geometry(Polygon, {NY_FT}))')
+                     f'land_use text, "ACRES" numeric(8, 3), geom geometry(Polygon, {NY_FT_SRID}))')
         conn.execute(f"CREATE TABLE {SCHEMA}.flood_zones (fld_zone text, zone_subty text, static_bfe double "
-                     f"precision, fld_ar_id text, shape geometry(Polygon, {NY_FT}))")
-        conn.execute(f"CREATE TABLE {SCHEMA}.parcels_dup (parcel_id text, geom geometry(Polygon, {NY_FT}))")
+                     f"precision, fld_ar_id text, shape geometry(Polygon, {NY_FT_SRID}))")
+        conn.execute(f"CREATE TABLE {SCHEMA}.parcels_dup (parcel_id text, geom geometry(Polygon, {NY_FT_SRID}))")
         conn.execute(f"CREATE TABLE {SCHEMA}.parcels_nosrid (parcel_id text, geom geometry(Polygon))")
         conn.execute(f"CREATE TABLE {SCHEMA}.owners (parcel_id text, owner text)")
         with conn.cursor() as cur:
             cur.executemany(f'INSERT INTO {SCHEMA}.parcels ("PARCEL_ID", "Zoning", land_use, "ACRES", geom) '
-                            f"VALUES (%s, %s, %s, %s, ST_GeomFromWKB(%s, {NY_FT}))",
+                            f"VALUES (%s, %s, %s, %s, ST_GeomFromWKB(%s, {NY_FT_SRID}))",
                             [(i, ZONING[i], "residential", a / 43_560, shapely.to_wkb(g))
                              for i, (g, a) in PARCELS.items()])
             fl = _flood()
-            cur.executemany(f"INSERT INTO {SCHEMA}.flood_zones VALUES (%s, %s, %s, %s, ST_GeomFromWKB(%s, {NY_FT}))",
+            cur.executemany(f"INSERT INTO {SCHEMA}.flood_zones VALUES (%s, %s, %s, %s, ST_GeomFromWKB(%s, {NY_FT_SRID}))",
                             [(z, s, b, i, shapely.to_wkb(g)) for z, s, b, i, g in
                              zip(fl["FLD_ZONE"], fl["ZONE_SUBTY"], fl["STATIC_BFE"], fl["FLD_AR_ID"], fl.geometry)])
-            cur.executemany(f"INSERT INTO {SCHEMA}.parcels_dup VALUES (%s, ST_GeomFromWKB(%s, {NY_FT}))",
+            cur.executemany(f"INSERT INTO {SCHEMA}.parcels_dup VALUES (%s, ST_GeomFromWKB(%s, {NY_FT_SRID}))",
                             [("D-1", shapely.to_wkb(box(X0, Y0, X0 + 10, Y0 + 10))),
                              ("D-1", shapely.to_wkb(box(X0 + 20, Y0, X0 + 30, Y0 + 10)))])
             cur.execute(f"INSERT INTO {SCHEMA}.parcels_nosrid VALUES ('N-1', ST_GeomFromWKB(%s))",
@@ -141,7 +140,7 @@ def town(tmp_path_factory):
     gpkg = folder / "town.gpkg"
     gpd.GeoDataFrame({"PARCEL_ID": list(PARCELS), "Zoning": [ZONING[i] for i in PARCELS],
                       "land_use": ["residential"] * len(PARCELS)},
-                     geometry=[g for g, _ in PARCELS.values()], crs=NY_FT).to_file(gpkg, layer="parcels")
+                     geometry=[g for g, _ in PARCELS.values()], crs=NY_FT_SRID).to_file(gpkg, layer="parcels")
     _flood().to_file(gpkg, layer="flood_zones")
     try:
         yield {"gpkg": gpkg}

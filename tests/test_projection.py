@@ -10,13 +10,13 @@ from geoconstraints.io.projection import (
     check_location,
     check_working_crs,
     choose_working_crs,
-    feet_per_unit,
     is_feet,
     lonlat_bounds,
     ny_state_plane,
     parse_crs,
     utm_feet,
 )
+from geoconstraints.units import FT_PER_M, M_PER_FT, ft_per_unit
 
 
 @pytest.mark.parametrize(
@@ -51,12 +51,18 @@ def test_utm_feet():
 
 
 def test_feet_helpers():
+    assert M_PER_FT == 0.3048 and FT_PER_M == pytest.approx(3.280839895, rel=1e-10)  # from PROJ's unit table
     assert is_feet(CRS.from_epsg(2261))
     assert not is_feet(CRS.from_epsg(32618))
     assert not is_feet(CRS.from_epsg(4326))
-    # 1 US survey ft = 1200/3937 m = 1.000002 international ft
-    assert feet_per_unit(CRS.from_epsg(2261)) == pytest.approx(1.000002, abs=1e-7)
-    assert feet_per_unit(CRS.from_epsg(32618)) == pytest.approx(1 / 0.3048)
+    # 1 US survey ft = 1200/3937 m = 1.000002 international ft (0.3048 m)
+    assert ft_per_unit(CRS.from_epsg(2261)) == pytest.approx(1200 / 3937 / 0.3048, rel=1e-12)
+    assert ft_per_unit(CRS.from_epsg(32618)) == pytest.approx(1 / 0.3048, rel=1e-12)
+    assert ft_per_unit(CRS.from_epsg(2271)) == pytest.approx(1200 / 3937 / 0.3048, rel=1e-12)  # PA North ftUS
+    assert ft_per_unit(CRS.from_epsg(2263)) != ft_per_unit("+proj=tmerc +units=ft +type=crs")  # ftUS is not ft
+    assert ft_per_unit("+proj=tmerc +units=ft +type=crs") == 1.0
+    assert ft_per_unit(CRS.from_epsg(4269)) is None and ft_per_unit(None) is None
+    assert ft_per_unit("EPSG:2261+5703") == ft_per_unit(2261)  # compound: the horizontal part
 
 
 def test_choose_order():

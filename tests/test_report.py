@@ -15,8 +15,9 @@ from browser_util import PARCEL_IDS, SECRET, XSS_ID, make_synthetic_result
 
 from geoconstraints import __version__
 from geoconstraints.errors import InputError
-from geoconstraints.output.overview import crs_ft_per_unit, nice_scale_length, render_overview
-from geoconstraints.output.report import format_value, parcel_report_name, redact, render_report, unit_of_name
+from geoconstraints.output.overview import nice_scale_length, render_overview
+from geoconstraints.output.report import format_value, parcel_report_name, render_report, threshold_rows
+from geoconstraints.rulebook.loader import load_rulebook
 
 
 class _Tags(HTMLParser):
@@ -134,21 +135,17 @@ def test_parcel_report_name_is_file_safe():
     assert parcel_report_name("../../etc") == "report_parcel_etc.html"
 
 
-def test_redact():
-    assert redact("PG:host=db password='a b' user=x") == "PG:host=db password=*** user=x"
-    assert redact("https://u:p@host/x") == "https://u:***@host/x"
-    assert redact("plain text") == "plain text"
-    assert redact(3) == 3
-
-
 def test_format_value_and_units():
     assert format_value(412.345, "ft") == "412.3 ft"
     assert format_value(27.34, "pct") == "27.34 %"
     assert format_value(1200.0, "sqft") == "1,200 sq ft"
     assert format_value(float("nan"), "ft") == ""
     assert format_value(None) == ""
-    assert unit_of_name("max_run_ft") == "ft"
-    assert unit_of_name("min_opening_sqin_per_sqft") == "sqin_per_sqft"
+    # threshold names read by the rulebook's unit_of: label, value and unit text
+    rb = load_rulebook("vestal")
+    rows = {r["name"]: r["value"] for r in threshold_rows(rb["FLD-007"])}
+    assert rows == {"min openings": "2", "min opening": "1 sq in per sq ft", "max opening bottom above grade": "1 ft"}
+    assert {r["name"]: r["value"] for r in threshold_rows(rb["HRV-002"])}["min scale"] == "500 ft per in"
 
 
 def test_scale_bar_lengths():
@@ -159,9 +156,6 @@ def test_scale_bar_lengths():
     assert nice_scale_length(12000.0) == (2640.0, "0.5 mi")  # 3,000 ft = 0.568 mi -> 0.5 mi
     with pytest.raises(ValueError):
         nice_scale_length(0.0)
-    # EPSG:2261 is in US survey feet: 1200/3937 m = 0.30480061 m = 1.000002 ft
-    assert crs_ft_per_unit("EPSG:2261") == pytest.approx(1.000002, abs=1e-6)
-    assert crs_ft_per_unit("EPSG:4326") is None
 
 
 def _pixels(png: bytes) -> np.ndarray:

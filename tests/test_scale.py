@@ -15,6 +15,7 @@ import geopandas as gpd
 import numpy as np
 import pyogrio
 import pytest
+from common import NY_FT
 from shapely.geometry import LineString, box
 
 from geoconstraints import load_layers, load_rulebook
@@ -23,7 +24,6 @@ from geoconstraints.output import report, webmap, write_result
 from geoconstraints.output.styles import STATUS_LABELS
 from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES
 
-CRS = "EPSG:2261"
 X0, Y0 = 955_000.0, 740_000.0  # EPSG:2261 feet, south of Vestal NY
 K = 142  # a 142 x 142 grid of 100 ft parcels, cut to N
 N = 20_000
@@ -39,13 +39,13 @@ def _town(folder: Path) -> Path:
     parcels = gpd.GeoDataFrame(
         {"parcel_id": [f"P{n:06d}" for n in range(N)]},
         geometry=[box(X0 + c * 100, Y0 + r * 100, X0 + c * 100 + 100, Y0 + r * 100 + 100) for r, c in zip(i, j)],
-        crs=CRS)
+        crs=NY_FT)
     river = LineString([(X0 - 500, Y0 + 7_000), (X0 + 15_000, Y0 + 7_600)])
     flood = gpd.GeoDataFrame(
         {"FLD_ZONE": ["X", "AE", "AE"], "ZONE_SUBTY": ["", "", "FLOODWAY"],
          "DFIRM_ID": ["36007C"] * 3, "EFF_DATE": ["2010-08-03"] * 3},
         geometry=[box(X0 - 1_000, Y0 - 1_000, X0 + 16_000, Y0 + 16_000), river.buffer(900), river.buffer(250)],
-        crs=CRS)
+        crs=NY_FT)
     path = folder / "town.gpkg"
     parcels.to_file(path, layer="parcels", driver="GPKG")
     flood.to_file(path, layer="flood_zones", driver="GPKG")

@@ -156,5 +156,7 @@ def test_flood_zone_key(zone, sub, key):
 def test_style_for_unknown_and_buffer_names():
     assert styles.style_for("grade_runs").weight == 5.0
     assert styles.style_for("stream_buffers").fill == styles.LAYER_STYLES["buffer_strips"].fill
-    assert styles.style_for("something", "polygon").fill_opacity > 0
+    # an unknown layer gets the neutral grey style, filled lightly when it has area
+    assert (styles.style_for("something", "polygon").fill, styles.style_for("something", "polygon").fill_opacity) == (
+        "#bdbdbd", 0.2)
     assert styles.style_for("something", "line").fill is None

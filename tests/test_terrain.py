@@ -22,6 +22,7 @@ import pyproj
 import pytest
 import rasterio
 from affine import Affine
+from common import MUNCY_DEM, NY_FT, UTM18
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.ndimage import map_coordinates
@@ -41,12 +42,9 @@ from geoconstraints.geometry.terrain import (
 from geoconstraints.io.dem import Dem, open_dem
 from geoconstraints.units import FT_PER_M, M_PER_FT
 
-NY_FT = "EPSG:2261"  # NAD83 / New York Central (ftUS)
-UTM18 = "EPSG:32618"
-REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
-MUNCY = REALDATA / "muncy_pa" / "Muncy_dem_resampled.tif"
+MUNCY = MUNCY_DEM
 
-WATER_BAR_TABLE = [  # SPEC §3 (model-law table)
+WATER_BAR_TABLE = [  # the model-law water bar table (HRV-030)
     {"min_grade_pct": 2, "max_grade_pct": 5, "min_spacing_ft": 300, "max_spacing_ft": 500},
     {"min_grade_pct": 6, "max_grade_pct": 10, "min_spacing_ft": 200, "max_spacing_ft": 300},
     {"min_grade_pct": 11, "max_grade_pct": 15, "min_spacing_ft": 100, "max_spacing_ft": 200},
@@ -732,7 +730,7 @@ def test_muncy_grade_runs_match_brute_force(muncy, line, window):
             cur = None
     if cur is not None:
         runs.append(cur)
-    assert len(r.runs) == len(runs)
+    assert len(r.runs) == len(runs) >= 3  # the real hills exercise the rule: never a vacuous comparison
     for got, (a, b) in zip(r.runs, runs):
         assert got.start_ft == pytest.approx(d[a], abs=1e-6)
         assert got.end_ft == pytest.approx(d[b], abs=1e-6)
@@ -742,15 +740,6 @@ def test_muncy_grade_runs_match_brute_force(muncy, line, window):
     g_all = np.abs(np.diff(z)) / np.diff(d) * 100
     assert r.max_grade_pct == pytest.approx(g_all.max(), abs=1e-6)
     assert r.not_evaluated == [] and r.evaluated_length_ft == pytest.approx(d[-1])
-
-
-def test_muncy_has_real_steep_runs(muncy):
-    # The western ridge rises ~800 ft: the line across it must hold at least one run > 25 %
-    # (sanity that the real data exercises the rule; exact values checked above).
-    dem, _, _ = muncy
-    prof = line_profile(dem, MUNCY_LINES[0], "EPSG:2271")
-    r = grade_runs(prof, max_grade_pct=25, max_run_ft=200, smoothing_window_ft=50)
-    assert r.max_grade_pct > 25 and len(r.runs) >= 1
 
 
 def test_muncy_contours_and_hag(muncy):

@@ -1,4 +1,4 @@
-"""Tests for geoconstraints.writers (and Result.write): RFC 7946 findings.geojson, results.gpkg,
+"""Tests for geoconstraints.output.files (and write_result): RFC 7946 findings.geojson, results.gpkg,
 CSV, atomic replacement, and the output-folder guard."""
 
 from __future__ import annotations
@@ -11,10 +11,12 @@ import numpy as np
 import pandas as pd
 import pyogrio
 import pytest
-from catalogue import NY_FT, X0, Y0, sample_gpkg
+import shapely
+from catalogue import sample_gpkg
+from common import NY_FT, X0, Y0
 from conftest import tree_hashes
 from pyproj import Transformer
-from shapely.geometry import LineString, Point, box
+from shapely.geometry import LineString, MultiPolygon, Point, Polygon, box
 
 from geoconstraints import load_layers, load_rulebook
 from geoconstraints.errors import OutputError
@@ -23,19 +25,19 @@ from geoconstraints.output import write_result
 from geoconstraints.result import make_result
 from geoconstraints.rulebook.findings import FINDING_COLUMNS, findings_frame
 
-SPEC_PROPERTIES = ["rule_id", "rulebook", "status", "citation", "subject_layer", "subject_id", "measured",
-                   "threshold", "unit", "message"]  # SPEC §5
+CONTRACT_PROPERTIES = ["rule_id", "rulebook", "status", "citation", "subject_layer", "subject_id", "measured",
+                       "threshold", "unit", "message"]  # the output contract: the first properties of a finding
 
 
 def _findings(crs=NY_FT):
     rb = load_rulebook("vestal")
     r = rb["HRV-010"]
     items = [
-        r.finding("violation", subject_layer="haul_roads", subject_id="R1", measured=412.5, threshold=200.0,
+        r.findings("violation", subject_layer="haul_roads", subject_id="R1", measured=412.5, threshold=200.0,
                   unit="ft", geometry=LineString([(X0, Y0), (X0 + 400, Y0 + 50)]), detail="d"),
-        r.finding("pass", subject_layer="haul_roads", subject_id="R2", measured=0.0, threshold=200.0, unit="ft",
+        r.findings("pass", subject_layer="haul_roads", subject_id="R2", measured=0.0, threshold=200.0, unit="ft",
                   geometry=Point(X0, Y0), detail="d"),
-        rb["SQR-001"].finding("info", detail="run-wide, no place"),  # no geometry, no measured value
+        rb["SQR-001"].findings("info", detail="run-wide, no place"),  # no geometry, no measured value
     ]
     return findings_frame(items, crs=crs)
 
@@ -62,13 +64,13 @@ def test_geojson_is_rfc7946(tmp_path):
     for ft in data["features"]:
         assert ft["type"] == "Feature"
         assert list(ft["properties"]) == FINDING_COLUMNS
-        assert list(ft["properties"])[:10] == SPEC_PROPERTIES
+        assert list(ft["properties"])[:10] == CONTRACT_PROPERTIES
     by_id = {ft["properties"]["subject_id"]: ft for ft in data["features"]}
     point = by_id["R2"]["geometry"]
     assert point["type"] == "Point"
     # the point (X0, Y0) in EPSG:2261 is Vestal at lon -76.05, lat 42.08 (pyproj, independently)
     lon, lat = Transformer.from_crs(NY_FT, 4326, always_xy=True).transform(X0, Y0)
-    assert point["coordinates"] == pytest.approx([lon, lat], abs=1e-6)
+    assert point["coordinates"] == pytest.approx([lon, lat], abs=1e-7)
     assert point["coordinates"] == pytest.approx([-76.05, 42.08], abs=1e-3)
     line = by_id["R1"]["geometry"]
     assert line["type"] == "LineString" and len(line["coordinates"]) == 2
@@ -82,16 +84,84 @@ def test_geojson_is_rfc7946(tmp_path):
     assert by_id["R1"]["properties"]["citation"] == "Vestal Code 1966 § 44-VI-6(F)(1)"
 
 
+def _signed_area(ring):
+    """Shoelace area of a closed ring: positive when counter-clockwise (lon east, lat north)."""
+    xy = np.asarray(ring, dtype=float)
+    return 0.5 * float(np.sum(xy[:-1, 0] * xy[1:, 1] - xy[1:, 0] * xy[:-1, 1]))
+
+
+def _polygon_findings():
+    """Polygons of every winding: a clockwise square, a counter-clockwise one with a clockwise
+    hole, a multipolygon with a counter-clockwise hole, a GEOS overlay result (clockwise)."""
+    r = load_rulebook("vestal")["FLD-001"]
+    cw = Polygon([(X0, Y0), (X0, Y0 + 100), (X0 + 100, Y0 + 100), (X0 + 100, Y0)])
+    holed = Polygon(box(X0 + 200, Y0, X0 + 400, Y0 + 200).exterior.coords,
+                    [list(box(X0 + 250, Y0 + 50, X0 + 300, Y0 + 100).exterior.coords)[::-1]])
+    multi = MultiPolygon([Polygon(list(box(X0 + 500, Y0, X0 + 600, Y0 + 100).exterior.coords)[::-1],
+                                  [list(box(X0 + 520, Y0 + 20, X0 + 540, Y0 + 40).exterior.coords)]),
+                          box(X0 + 700, Y0, X0 + 800, Y0 + 100)])
+    overlay = box(X0, Y0 + 300, X0 + 150, Y0 + 400).intersection(box(X0 + 50, Y0 + 250, X0 + 300, Y0 + 350))
+    geoms = [cw, holed, multi, overlay]
+    assert not cw.exterior.is_ccw and not overlay.exterior.is_ccw  # inputs the writer must turn
+    items = r.findings(np.array(["violation"] * 4, dtype=object), subject_layer="parcels",
+                       subject_id=pd.Series([f"P{i}" for i in range(4)]), measured=np.arange(4.0), unit="acres",
+                       geometry=geoms, crs=NY_FT, detail="d")
+    return findings_frame([items], crs=NY_FT), geoms
+
+
+def test_geojson_polygons_wind_counter_clockwise_and_match_pyproj(tmp_path):
+    findings, geoms = _polygon_findings()
+    data = _strict_json(writers.write_geojson(findings, tmp_path / "f.geojson").read_text("utf-8"))
+    to_wgs84 = Transformer.from_crs(NY_FT, 4326, always_xy=True)
+    n_rings = 0
+    for ft in data["features"]:
+        g = ft["geometry"]
+        polys = [g["coordinates"]] if g["type"] == "Polygon" else g["coordinates"]
+        for rings in polys:
+            assert _signed_area(rings[0]) > 0, ft["properties"]["subject_id"]  # exterior CCW
+            assert all(_signed_area(h) < 0 for h in rings[1:])  # holes clockwise
+            n_rings += len(rings)
+        # every vertex is one of the input's vertices, transformed by pyproj, within 1e-7 degrees
+        src = shapely.get_coordinates(geoms[int(ft["properties"]["subject_id"][1:])])
+        lon, lat = to_wgs84.transform(src[:, 0], src[:, 1])
+        got = shapely.get_coordinates(shapely.from_geojson(json.dumps(g)))
+        d = np.hypot(got[:, None, 0] - lon[None, :], got[:, None, 1] - lat[None, :]).min(axis=1)
+        assert d.max() <= 1e-7
+    assert n_rings == 1 + 2 + 3 + 1
+
+
+def test_geojson_properties_round_trip_and_null_numbers(tmp_path):
+    f = _findings()
+    f.loc[0, "message"] = 'Say "hi" – Straße, <b>&amp;</b>\nnext line'
+    f.loc[1, "measured"] = np.inf  # never a value in findings.geojson: null, as NaN is
+    data = _strict_json(writers.write_geojson(f, tmp_path / "f.geojson").read_text("utf-8"))
+    for ft, (_, row) in zip(data["features"], f.iterrows()):
+        for c in FINDING_COLUMNS:
+            want = row[c]
+            if isinstance(want, float) and not np.isfinite(want):
+                want = None
+            assert ft["properties"][c] == want, c
+    assert data["features"][1]["properties"]["measured"] is None
+
+
 def test_geojson_coordinates_rounded(tmp_path):
     data = writers.findings_geojson(_findings(), precision=5)
     x, y = next(ft for ft in data["features"] if ft["geometry"] and ft["geometry"]["type"] == "Point")["geometry"]["coordinates"]
     assert round(x, 5) == x and round(y, 5) == y
 
 
-def test_geojson_empty_and_no_crs():
-    assert writers.findings_geojson(findings_frame([], crs=NY_FT)) == {"type": "FeatureCollection", "features": []}
+def test_geojson_empty_and_no_crs(tmp_path):
+    target = writers.write_geojson(findings_frame([], crs=NY_FT), tmp_path / "findings.geojson")
+    data = _strict_json(target.read_text("utf-8"))
+    assert data["type"] == "FeatureCollection" and data["features"] == [] and "crs" not in data
+    # only RFC 7946 members and GDAL's foreign members
+    assert set(data) <= {"type", "features", "name", "xy_coordinate_resolution"}
     with pytest.raises(OutputError, match="no CRS"):
         writers.findings_geojson(_findings(crs=None))
+    # findings with no place at all need no CRS (a SEQR classification)
+    f = _findings(crs=None)
+    f = f[f["subject_id"] == ""]
+    assert [ft["geometry"] for ft in writers.findings_geojson(f)["features"]] == [None]
 
 
 def test_geojson_empty_geometry_is_null():
@@ -99,6 +169,15 @@ def test_geojson_empty_geometry_is_null():
     f.loc[0, "geometry"] = LineString()
     data = writers.findings_geojson(f)
     assert sum(ft["geometry"] is None for ft in data["features"]) == 2
+
+
+def test_geojson_never_over_an_input(tmp_path):
+    inp = tmp_path / "parcels.geojson"
+    inp.write_text('{"an": "input"}')
+    with pytest.raises(OutputError, match="parcels.geojson is one of the inputs"):
+        writers.write_geojson(_findings(), inp, inputs=[inp])
+    assert inp.read_text() == '{"an": "input"}'
+    assert _strays(tmp_path) == []
 
 
 # ------------------------------------------------------------------------------------------

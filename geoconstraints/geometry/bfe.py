@@ -17,11 +17,11 @@ from shapely import STRtree
 from geoconstraints.geometry.overlay import line_segments, norm_text
 from geoconstraints.io.roles import NFHL_SENTINEL
 from geoconstraints.text import ft_text
+from geoconstraints.units import FT_PER_M, normalize_length_unit
 
 log = logging.getLogger(__name__)
 
 BFE_METHODS = ("static", "interpolated_along_stream", "nearest_lines", "none")
-_M_UNITS = ("M", "METER", "METERS", "METRE", "METRES")
 
 
 # ------------------------------------------------------------------------------------------
@@ -38,8 +38,8 @@ def _elev_ft(df: pd.DataFrame, field_name: str) -> np.ndarray:
     vals = pd.to_numeric(df[field_name], errors="coerce").to_numpy(dtype=float)
     vals = np.where(vals == NFHL_SENTINEL, np.nan, vals)
     if "LEN_UNIT" in df.columns:
-        unit = norm_text(df["LEN_UNIT"])
-        vals = np.where(unit.isin(_M_UNITS), vals / 0.3048, vals)
+        metres = df["LEN_UNIT"].map(normalize_length_unit).eq("m").to_numpy()
+        vals = np.where(metres, vals * FT_PER_M, vals)
     return vals
 
 
@@ -76,7 +76,7 @@ def bfe_at_points(
     streams: gpd.GeoDataFrame | None = None,
     search_radius_ft: float,
 ) -> pd.DataFrame:
-    """Base flood elevation at points (SPEC §1 "BFE at a site").
+    """Base flood elevation at points (the rule catalogue's "BFE at a site").
 
     In order: the ``STATIC_BFE`` of the flood zone polygon(s) containing the point (highest when
     several); otherwise linear interpolation, by distance along the nearest stream line, between
@@ -114,24 +114,7 @@ def bfe_at_points(
 
     # 1. static BFE of the containing flood polygon
     if flood is not None and len(flood) and "STATIC_BFE" in flood.columns:
-        elev = _elev_ft(flood, "STATIC_BFE")
-        has = np.isfinite(elev)
-        if has.any():
-            polys = flood.geometry.values[has]
-            pi_, fi_ = STRtree(polys).query(pts, predicate="intersects")
-            if len(pi_):
-                ev = elev[has][fi_]
-                dat = (flood["V_DATUM"].map(_norm_datum).to_numpy()[has][fi_]
-                       if "V_DATUM" in flood.columns else np.full(len(fi_), "", dtype=object))
-                d = pd.DataFrame({"p": pi_, "e": ev, "d": dat}).sort_values(["p", "e"])
-                top = d.groupby("p").tail(1)
-                ndat = d.groupby("p")["d"].nunique()
-                p = top["p"].to_numpy()
-                bfe[p], datum[p], method[p] = top["e"].to_numpy(), top["d"].to_numpy(), "static"
-                for_mixed = ndat[ndat > 1].index.to_numpy()
-                note[p] = "static BFE of the flood zone polygon (STATIC_BFE)"
-                note[for_mixed] = "static BFE of the flood zone polygon (STATIC_BFE); overlapping polygons state different vertical datums: highest value used, check the datum"
-                todo[p] = False
+        _static_bfe(pts, flood, bfe, method, datum, note, todo)
 
     if bfe_lines is None or not len(bfe_lines) or "ELEV" not in bfe_lines.columns:
         note[todo] = "no STATIC_BFE at the site and no BFE lines (bfe_lines layer): no BFE"
@@ -157,6 +140,33 @@ def bfe_at_points(
         _nearest_lines(pts, idx, lines, l_elev, l_dat, search_radius_ft, why,
                        bfe, method, datum, note, lo_e, hi_e)
     return bfe_frame(bfe, method, datum, note, lo_e, hi_e, spos)
+
+
+def _static_bfe(pts: np.ndarray, flood: gpd.GeoDataFrame, bfe: np.ndarray, method: np.ndarray,
+                datum: np.ndarray, note: np.ndarray, todo: np.ndarray) -> None:
+    """Fill in (in place) the ``STATIC_BFE`` of the flood polygon(s) containing each point (the
+    highest when several; a note when they state different datums)."""
+    elev = _elev_ft(flood, "STATIC_BFE")
+    has = np.isfinite(elev)
+    if not has.any():
+        return
+    polys = flood.geometry.values[has]
+    pi_, fi_ = STRtree(polys).query(pts, predicate="intersects")
+    if not len(pi_):
+        return
+    ev = elev[has][fi_]
+    dat = (flood["V_DATUM"].map(_norm_datum).to_numpy()[has][fi_]
+           if "V_DATUM" in flood.columns else np.full(len(fi_), "", dtype=object))
+    d = pd.DataFrame({"p": pi_, "e": ev, "d": dat}).sort_values(["p", "e"])
+    top = d.groupby("p").tail(1)
+    ndat = d.groupby("p")["d"].nunique()
+    p = top["p"].to_numpy()
+    bfe[p], datum[p], method[p] = top["e"].to_numpy(), top["d"].to_numpy(), "static"
+    for_mixed = ndat[ndat > 1].index.to_numpy()
+    note[p] = "static BFE of the flood zone polygon (STATIC_BFE)"
+    note[for_mixed] = ("static BFE of the flood zone polygon (STATIC_BFE); overlapping polygons state different "
+                       "vertical datums: highest value used, check the datum")
+    todo[p] = False
 
 
 def bfe_frame(bfe, method, datum, note, lo_e, hi_e, spos) -> pd.DataFrame:

@@ -19,9 +19,13 @@ from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
 from geoconstraints.errors import InputError
+from geoconstraints.io.validate import polygonal_parts
 from geoconstraints.units import sqft_to_acres
 
 log = logging.getLogger(__name__)
+
+polygonal = polygonal_parts
+"""Alias of :func:`geoconstraints.io.validate.polygonal_parts` (rules call ``buffers.polygonal``)."""
 
 BUFFER_COLUMNS: list[str] = ["kind", "rule_id", "source_id", "width_ft", "measured_from"]
 """Attribute columns of the ``buffer_strips`` derived layer (plus ``geometry``)."""
@@ -108,26 +112,10 @@ def _near(gdf: gpd.GeoDataFrame, extent: BaseGeometry | None, distance_ft: float
     return gdf.iloc[np.sort(idx)]
 
 
-def polygonal(geoms: Any) -> np.ndarray:
-    """Keep only the polygonal parts of each geometry (clipping can leave stray lines or points
-    in a GeometryCollection, or a bare point or line, where a strip just touches the clip
-    edge); a geometry without any polygonal part becomes an empty polygon."""
-    geoms = np.asarray(geoms, dtype=object)
-    tid = shapely.get_type_id(geoms)
-    # a bare point or line (a clip that only touches) has no polygonal part at all
-    out = np.where(np.isin(tid, (0, 1, 2, 4, 5)), Polygon(), geoms)
-    mixed = np.flatnonzero(tid == 7)
-    for i in mixed:  # rare: only collections left by a clip are touched
-        parts = shapely.get_parts(geoms[i])
-        polys = parts[np.isin(shapely.get_type_id(parts), (3, 6))]
-        out[i] = shapely.union_all(polys) if len(polys) else Polygon()
-    return out
-
-
 def _clip(geoms: np.ndarray, extent: BaseGeometry | None) -> np.ndarray:
     if extent is None:
         return geoms
-    return polygonal(shapely.intersection(geoms, extent))
+    return polygonal_parts(shapely.intersection(geoms, extent))
 
 
 def _crs_of(*frames: gpd.GeoDataFrame | None) -> Any:
@@ -478,51 +466,46 @@ def property_line_buffers(
     pool = parcels.iloc[ring]
     dist = parcel_districts(pool, zoning)
     zoned = dist.isin(want).to_numpy()
+    in_near = pool["feature_id"].astype(str).isin(set(near["feature_id"].astype(str))).to_numpy()
     frames: list[gpd.GeoDataFrame] = []
-    near_ids = set(near["feature_id"].astype(str))
     if reading in ("a", "c"):
-        z = pool.loc[zoned & pool["feature_id"].astype(str).isin(near_ids).to_numpy()]
-        zd = dist.loc[z.index]
-        frames.append(
-            _frame(
-                "property_line",
-                rule_id,
-                z["feature_id"],
-                width_ft,
-                ("property line of a " + zd.astype(str) + " parcel").to_numpy(),
-                _clip(_buffer(shapely.boundary(z.geometry.values), width_ft), extent),
-                crs,
-            )
-        )
+        frames.append(_zoned_line_strips(pool.loc[zoned & in_near], dist, width_ft, extent, rule_id))
     if reading in ("b", "c"):
-        zpool = pool.loc[zoned]
-        if len(zpool):
-            cand = pool.loc[~zoned & pool["feature_id"].astype(str).isin(near_ids).to_numpy()]
-            ci, zi = zpool.sindex.query(
-                cand.geometry.values, predicate="dwithin", distance=touch_tolerance_ft
-            )
-            if len(ci):
-                # the neighbour's line where it borders the zoned parcel (gaps up to the tolerance)
-                shared = shapely.intersection(
-                    shapely.boundary(cand.geometry.values[ci]),
-                    shapely.buffer(zpool.geometry.values[zi], touch_tolerance_ft),
-                )
-                zids = zpool["feature_id"].astype(str).to_numpy()[zi]
-                zdist = dist.loc[zpool.index].astype(str).to_numpy()[zi]
-                mf = [f"property line bordering {d} parcel {i}" for d, i in zip(zdist, zids)]
-                frames.append(
-                    _frame(
-                        "property_line",
-                        rule_id,
-                        cand["feature_id"].astype(str).to_numpy()[ci],
-                        width_ft,
-                        mf,
-                        _clip(_buffer(shared, width_ft), extent),
-                        crs,
-                    )
-                )
+        frames.append(_bordering_line_strips(pool.loc[~zoned & in_near], pool.loc[zoned], dist, width_ft,
+                                             touch_tolerance_ft, extent, rule_id))
     frames = [f for f in frames if len(f)]
     return pd.concat(frames, ignore_index=True) if frames else empty_buffers(crs)
+
+
+def _zoned_line_strips(z: gpd.GeoDataFrame, dist: pd.Series, width_ft: float, extent: BaseGeometry | None,
+                       rule_id: str) -> gpd.GeoDataFrame:
+    """Reading (a): strips along the whole property line of each zoned parcel ``z``."""
+    zd = dist.loc[z.index]
+    return _frame("property_line", rule_id, z["feature_id"], width_ft,
+                  ("property line of a " + zd.astype(str) + " parcel").to_numpy(),
+                  _clip(_buffer(shapely.boundary(z.geometry.values), width_ft), extent), z.crs)
+
+
+def _bordering_line_strips(cand: gpd.GeoDataFrame, zpool: gpd.GeoDataFrame, dist: pd.Series, width_ft: float,
+                           touch_tolerance_ft: float, extent: BaseGeometry | None,
+                           rule_id: str) -> gpd.GeoDataFrame:
+    """Reading (b): strips along the lines of the parcels ``cand`` where they border a zoned
+    parcel of ``zpool`` (gaps up to ``touch_tolerance_ft``)."""
+    if not len(zpool):
+        return empty_buffers(cand.crs)
+    ci, zi = zpool.sindex.query(cand.geometry.values, predicate="dwithin", distance=touch_tolerance_ft)
+    if not len(ci):
+        return empty_buffers(cand.crs)
+    # the neighbour's line where it borders the zoned parcel (gaps up to the tolerance)
+    shared = shapely.intersection(
+        shapely.boundary(cand.geometry.values[ci]),
+        shapely.buffer(zpool.geometry.values[zi], touch_tolerance_ft),
+    )
+    zids = zpool["feature_id"].astype(str).to_numpy()[zi]
+    zdist = dist.loc[zpool.index].astype(str).to_numpy()[zi]
+    mf = [f"property line bordering {d} parcel {i}" for d, i in zip(zdist, zids)]
+    return _frame("property_line", rule_id, cand["feature_id"].astype(str).to_numpy()[ci], width_ft, mf,
+                  _clip(_buffer(shared, width_ft), extent), cand.crs)
 
 
 def dwelling_buffers(

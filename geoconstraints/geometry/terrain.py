@@ -22,10 +22,10 @@ from shapely.geometry import LineString, MultiLineString, MultiPolygon, Point, P
 from shapely.ops import substring
 
 from geoconstraints.errors import CRSError, DemError, GeometryError, InputError
-from geoconstraints.io.dem import Dem, apply_transform, crs_ft_per_unit, same_crs, to_pyproj
+from geoconstraints.io.dem import Dem, apply_transform, same_crs, to_pyproj
+from geoconstraints.units import ft_per_unit
 
 logger = logging.getLogger(__name__)
-"""Accepted vertical units of a DEM."""
 
 RUN_LENGTHS: tuple[str, ...] = ("horizontal", "slope")
 """How a grade run's length is compared with ``max_run_ft`` (HRV-010 rulebook switch)."""
@@ -36,7 +36,6 @@ SPACING_ENDS: tuple[str, ...] = ("shorter", "longer")
 BETWEEN_BANDS: tuple[str, ...] = ("steeper", "shallower")
 """Band taken by a grade that falls between two table bands (5.5 %; Vestal: the steeper). The
 spelling is the rulebook's (HRV-030 switch ``between_bands``)."""
-"""Dataset/band tag keys (compared case-insensitively) that commonly hold the vertical unit."""
 
 
 def _check_option(name: str, value: str, allowed: Sequence[str]) -> str:
@@ -171,18 +170,18 @@ def line_profile(dem: Dem, line, crs, *, step_ft: float | None = None) -> Profil
         ``crs`` is geographic (distances in degrees are not feet).
     """
     crs = to_pyproj(crs)
-    ft_per_unit = crs_ft_per_unit(crs)
-    if ft_per_unit is None:
+    k = ft_per_unit(crs)
+    if k is None:
         raise CRSError(
             f"line CRS {crs.name} is geographic: reproject the roads to a projected CRS in feet "
             "(e.g. EPSG:2261) before measuring grades."
         )
     line = _as_linestring(line)
     step = dem.cell_size_ft if step_ft is None else float(step_ft)
-    xs, ys, dist = densify(line, step / ft_per_unit)
+    xs, ys, dist = densify(line, step / k)
     z = dem.sample(xs, ys, crs)
     return Profile(
-        x=xs, y=ys, dist_ft=dist * ft_per_unit, z_ft=z, line=line, crs=crs, ft_per_unit=ft_per_unit
+        x=xs, y=ys, dist_ft=dist * k, z_ft=z, line=line, crs=crs, ft_per_unit=k
     )
 
 
@@ -384,30 +383,7 @@ def grade_runs(
     cum_dz = np.concatenate([[0.0], np.cumsum(dz0)])
     cum_sl = np.concatenate([[0.0], np.cumsum(np.hypot(dh, dz0))])
 
-    runs: list[Run] = []
-    starts, stops = _true_stretches(steep)
-    if starts.size:
-        length = d[stops] - d[starts]
-        slope_len = cum_sl[stops] - cum_sl[starts]
-        mean_g = (cum_dz[stops] - cum_dz[starts]) / length * 100.0
-        max_g = np.maximum.reduceat(np.where(steep, grade, -np.inf), starts)
-        compared = length if run_length == "horizontal" else slope_len
-        exceeds = compared > max_run_ft
-        for i in range(starts.size):
-            s, e = float(d[starts[i]]), float(d[stops[i]])
-            runs.append(
-                Run(
-                    start_ft=s,
-                    end_ft=e,
-                    length_ft=float(length[i]),
-                    slope_length_ft=float(slope_len[i]),
-                    mean_grade_pct=float(mean_g[i]),
-                    max_grade_pct=float(max_g[i]),
-                    exceeds=bool(exceeds[i]),
-                    geometry=_sub_line(profile, s, e),
-                )
-            )
-
+    runs = _steep_runs(profile, d, steep, grade, cum_dz, cum_sl, max_run_ft, run_length)
     gaps: list[Stretch] = []
     g_starts, g_stops = _true_stretches(~evaluated)
     for a, b in zip(g_starts, g_stops):
@@ -425,6 +401,27 @@ def grade_runs(
         total,
     )
     return RunResult(runs, gaps, evaluated_len, total, max_grade, run_length)
+
+
+def _steep_runs(profile: Profile, d: np.ndarray, steep: np.ndarray, grade: np.ndarray, cum_dz: np.ndarray,
+                cum_sl: np.ndarray, max_run_ft: float, run_length: str) -> list[Run]:
+    """The maximal stretches of steep segments as :class:`Run` (lengths, grades, whether they exceed)."""
+    starts, stops = _true_stretches(steep)
+    if not starts.size:
+        return []
+    length = d[stops] - d[starts]
+    slope_len = cum_sl[stops] - cum_sl[starts]
+    mean_g = (cum_dz[stops] - cum_dz[starts]) / length * 100.0
+    max_g = np.maximum.reduceat(np.where(steep, grade, -np.inf), starts)
+    compared = length if run_length == "horizontal" else slope_len
+    exceeds = compared > max_run_ft
+    runs = []
+    for i in range(starts.size):
+        s, e = float(d[starts[i]]), float(d[stops[i]])
+        runs.append(Run(start_ft=s, end_ft=e, length_ft=float(length[i]), slope_length_ft=float(slope_len[i]),
+                        mean_grade_pct=float(mean_g[i]), max_grade_pct=float(max_g[i]),
+                        exceeds=bool(exceeds[i]), geometry=_sub_line(profile, s, e)))
+    return runs
 
 
 # --------------------------------------------------------------------------------------------
@@ -545,17 +542,31 @@ def place_water_bars(
     if line is None:
         raise InputError("place_water_bars needs the road line (profile.line is not set)")
     band_sp = bands.min_sp if spacing_end == "shorter" else bands.max_sp
+    d = np.asarray(profile.dist_ft, dtype="float64")
+    rows: list[dict] = []
+    for p, grade, bi, s in _walk_bars(d, np.asarray(profile.z_ft, dtype="float64"), bands, band_sp,
+                                      min_grade_pct, between_bands):
+        pt = line.interpolate(p / profile.ft_per_unit)
+        rows.append({"dist_ft": p, "x": pt.x, "y": pt.y, "grade_pct": grade, "band": bands.labels[bi],
+                     "spacing_ft": s, "min_spacing_ft": float(bands.min_sp[bi]),
+                     "max_spacing_ft": float(bands.max_sp[bi])})
+    columns = ["dist_ft", "x", "y", "grade_pct", "band", "spacing_ft", "min_spacing_ft", "max_spacing_ft"]
+    geoms = [Point(r["x"], r["y"]) for r in rows]
+    return gpd.GeoDataFrame(rows, columns=columns, geometry=geoms, crs=profile.crs)
+
+
+def _walk_bars(d: np.ndarray, z: np.ndarray, bands: _Bands, band_sp: np.ndarray, min_grade_pct: float,
+               between_bands: str) -> list[tuple[float, float, int, float]]:
+    """Walk the profile (distances ``d``, elevations ``z``) from its start: ``(distance, mean grade
+    of the drained stretch, band index, spacing)`` of each bar (see :func:`place_water_bars`)."""
     candidates = np.unique(band_sp)  # ascending
     step_min = float(candidates[0])
-
-    d = np.asarray(profile.dist_ft, dtype="float64")
-    dz = np.abs(np.diff(np.asarray(profile.z_ft, dtype="float64")))
+    dz = np.abs(np.diff(z))
     ok = np.isfinite(dz)
     cum_dz = np.concatenate([[0.0], np.cumsum(np.where(ok, dz, 0.0))])
     cum_eval = np.concatenate([[0.0], np.cumsum(np.where(ok, np.diff(d), 0.0))])
     total = float(d[-1]) if d.size else 0.0
-
-    rows: list[dict] = []
+    bars: list[tuple[float, float, int, float]] = []
     p = 0.0
     while p + step_min < total:
         ends = np.minimum(p + candidates, total)
@@ -578,23 +589,8 @@ def place_water_bars(
         if p + s >= total - _END_TOL_FT:
             break
         p += s
-        bi = int(b[k])
-        pt = line.interpolate(p / profile.ft_per_unit)
-        rows.append(
-            {
-                "dist_ft": p,
-                "x": pt.x,
-                "y": pt.y,
-                "grade_pct": float(g[k]),
-                "band": bands.labels[bi],
-                "spacing_ft": s,
-                "min_spacing_ft": float(bands.min_sp[bi]),
-                "max_spacing_ft": float(bands.max_sp[bi]),
-            }
-        )
-    columns = ["dist_ft", "x", "y", "grade_pct", "band", "spacing_ft", "min_spacing_ft", "max_spacing_ft"]
-    geoms = [Point(r["x"], r["y"]) for r in rows]
-    return gpd.GeoDataFrame(rows, columns=columns, geometry=geoms, crs=profile.crs)
+        bars.append((p, float(g[k]), int(b[k]), s))
+    return bars
 
 
 # --------------------------------------------------------------------------------------------
@@ -705,8 +701,8 @@ def highest_adjacent_grade(
         share of the perimeter whose wall segments have DEM data at both ends (0..1).
     """
     crs = to_pyproj(crs)
-    ft_per_unit = crs_ft_per_unit(crs)
-    if ft_per_unit is None:
+    k = ft_per_unit(crs)
+    if k is None:
         raise CRSError(f"footprint CRS {crs.name} is geographic: reproject it to feet first")
     if isinstance(footprint, Polygon):
         parts = [footprint]
@@ -716,7 +712,7 @@ def highest_adjacent_grade(
         raise GeometryError(f"expected a Polygon footprint, got {footprint.geom_type}")
     if not parts or all(p.is_empty for p in parts):
         raise GeometryError("cannot take the highest adjacent grade of an empty footprint")
-    step = (dem.cell_size_ft if step_ft is None else float(step_ft)) / ft_per_unit
+    step = (dem.cell_size_ft if step_ft is None else float(step_ft)) / k
     zs, seg_len, seg_ok = [], [], []
     for part in parts:
         xs, ys, dist = densify(LineString(part.exterior.coords), step)

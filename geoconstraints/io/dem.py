@@ -21,7 +21,7 @@ from rasterio.windows import Window
 from shapely.geometry import Polygon
 
 from geoconstraints.errors import CRSError, DemError, LayerReadError
-from geoconstraints.units import FT_PER_M, M_PER_FT, normalize_length_unit
+from geoconstraints.units import FT_PER_M, ft_per_unit, normalize_length_unit
 
 logger = logging.getLogger(__name__)
 
@@ -51,28 +51,6 @@ def to_pyproj(crs: Any) -> pyproj.CRS:
     if hasattr(crs, "to_wkt"):
         return pyproj.CRS.from_wkt(crs.to_wkt())
     return pyproj.CRS.from_user_input(crs)
-
-
-def crs_ft_per_unit(crs: Any) -> float | None:
-    """Feet per horizontal unit of a projected CRS; ``None`` for a geographic CRS.
-
-    Parameters
-    ----------
-    crs : CRS-like
-        Anything :func:`pyproj.CRS.from_user_input` accepts.
-
-    Returns
-    -------
-    float or None
-        1.0 for international feet, 1.000002 for US survey feet, 3.2808 for metres.
-    """
-    c = to_pyproj(crs)
-    if c.is_geographic:
-        return None
-    if c.is_compound:
-        c = next(s for s in c.sub_crs_list if not s.is_vertical)
-    axis = c.axis_info[0]
-    return float(axis.unit_conversion_factor) / M_PER_FT
 
 
 @functools.lru_cache(maxsize=64)
@@ -319,17 +297,49 @@ def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
         Missing, zero-byte, corrupt or non-raster file.
     DemError
         No CRS, vertical units unknown, or an invalid ``z_units``.
+
+    Examples
+    --------
+    >>> from geoconstraints.io.sample import sample_path
+    >>> dem = open_dem(sample_path("dem.tif"))
+    >>> dem.crs.to_epsg(), dem.z_units, dem.z_units_source
+    (2261, 'ft', 'metadata')
     """
     path = Path(path)
     name = path.name
-    if z_units is not None:
-        norm = normalize_length_unit(z_units)
-        if norm is None:
-            raise DemError(
-                f"DEM {name}: z_units {z_units!r} is not a vertical unit: use one of ft, m "
-                "(--dem-z-units ft or --dem-z-units m)."
-            )
-        z_units = norm
+    user_unit = _user_z_units(name, z_units)
+    meta = _read_dem_header(path)
+    if meta["crs"] is None:
+        raise DemError(
+            f"DEM {name}: has no coordinate reference system. Assign the one it was made in "
+            f"(e.g. gdal_edit.py -a_srs EPSG:2261 {name}) and run again."
+        )
+    crs = pyproj.CRS.from_wkt(meta["crs"].to_wkt())
+    unit, source = _z_units_and_source(name, user_unit, meta["unit"], meta["raw_unit"])
+    nodata = meta["nodata"]
+    dem = Dem(path=path, crs=crs, transform=meta["transform"], width=int(meta["width"]),
+              height=int(meta["height"]), nodata=None if nodata is None else float(nodata),
+              z_units=unit, z_units_source=source, xy_unit_ft=ft_per_unit(crs))
+    logger.info("DEM %s: %dx%d cells of %.3f ft, z in %s (%s), nodata=%s",
+                name, dem.width, dem.height, dem.cell_size_ft, unit, source, dem.nodata)
+    return dem
+
+
+def _user_z_units(name: str, z_units: str | None) -> str | None:
+    """The user's vertical unit as ``'ft'``/``'m'`` (None when not given); refuse any other."""
+    if z_units is None:
+        return None
+    norm = normalize_length_unit(z_units)
+    if norm is None:
+        raise DemError(
+            f"DEM {name}: z_units {z_units!r} is not a vertical unit: use one of ft, m "
+            "(--dem-z-units ft or --dem-z-units m)."
+        )
+    return norm
+
+
+def _read_dem_header(path: Path) -> dict[str, Any]:
+    """CRS, transform, size, nodata and the metadata's vertical unit of a GeoTIFF (no pixels read)."""
     if not path.exists():
         raise LayerReadError(
             f"DEM {path}: cannot be read (no such file). Check the file is a GeoTIFF and the path is right."
@@ -345,62 +355,29 @@ def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
                 raise LayerReadError(
                     f"DEM {path}: cannot be read (it has no raster band). Check the file is a GeoTIFF DEM."
                 )
-            meta_unit, raw_unit = _vertical_unit_from_metadata(src)
-            rio_crs = src.crs
-            transform = src.transform
-            width, height = src.width, src.height
-            nodata = src.nodata
+            unit, raw_unit = _vertical_unit_from_metadata(src)
+            return {"unit": unit, "raw_unit": raw_unit, "crs": src.crs, "transform": src.transform,
+                    "width": src.width, "height": src.height, "nodata": src.nodata}
     except rasterio.errors.RasterioError as exc:
         raise LayerReadError(
             f"DEM {path}: cannot be read ({exc}). Check the file is a GeoTIFF (not a zero-byte, "
             "truncated or renamed file)."
         ) from exc
-    if rio_crs is None:
-        raise DemError(
-            f"DEM {name}: has no coordinate reference system. Assign the one it was made in "
-            f"(e.g. gdal_edit.py -a_srs EPSG:2261 {name}) and run again."
-        )
-    crs = pyproj.CRS.from_wkt(rio_crs.to_wkt())
-    if z_units is not None:
-        source = "user"
-        if meta_unit is not None and meta_unit != z_units:
-            logger.warning(
-                "DEM %s: metadata says vertical unit %r but z_units=%r was given; using %r.",
-                name,
-                raw_unit,
-                z_units,
-                z_units,
-            )
-    elif meta_unit is not None:
-        z_units, source = meta_unit, "metadata"
-    else:
-        why = (
-            f"its metadata unit {raw_unit!r} is not feet or metres" if raw_unit else "no unit in its metadata"
-        )
-        raise DemError(
-            f"DEM {name}: vertical units unknown ({why}). Say which with --dem-z-units ft or "
-            "--dem-z-units m (a metre DEM read as feet gives grades 3.28 times off)."
-        )
-    dem = Dem(
-        path=path,
-        crs=crs,
-        transform=transform,
-        width=int(width),
-        height=int(height),
-        nodata=None if nodata is None else float(nodata),
-        z_units=z_units,
-        z_units_source=source,
-        xy_unit_ft=crs_ft_per_unit(crs),
-    )
-    logger.info(
-        "DEM %s: %dx%d cells of %.3f ft, z in %s (%s), nodata=%s",
-        name,
-        dem.width,
-        dem.height,
-        dem.cell_size_ft,
-        z_units,
-        source,
-        dem.nodata,
-    )
-    return dem
 
+
+def _z_units_and_source(name: str, user_unit: str | None, meta_unit: str | None,
+                        raw_unit: str | None) -> tuple[str, str]:
+    """The vertical unit and where it came from: the user's (a warning when the metadata
+    disagrees), else the metadata's; neither is an error (never guessed)."""
+    if user_unit is not None:
+        if meta_unit is not None and meta_unit != user_unit:
+            logger.warning("DEM %s: metadata says vertical unit %r but z_units=%r was given; using %r.",
+                           name, raw_unit, user_unit, user_unit)
+        return user_unit, "user"
+    if meta_unit is not None:
+        return meta_unit, "metadata"
+    why = f"its metadata unit {raw_unit!r} is not feet or metres" if raw_unit else "no unit in its metadata"
+    raise DemError(
+        f"DEM {name}: vertical units unknown ({why}). Say which with --dem-z-units ft or "
+        "--dem-z-units m (a metre DEM read as feet gives grades 3.28 times off)."
+    )

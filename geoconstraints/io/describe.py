@@ -175,9 +175,11 @@ def describe_file(path: str | Path) -> tuple[list[str], bool]:
     Examples
     --------
     >>> from geoconstraints import sample_path
-    >>> lines, ok = describe_file(sample_path("vestal_sample.gpkg"))  # doctest: +SKIP
-    >>> ok
-    True
+    >>> lines, ok = describe_file(sample_path("vestal_sample.gpkg"))
+    >>> ok, lines[0]
+    (True, 'vestal_sample.gpkg: 18 layers')
+    >>> print(lines[1])  # doctest: +ELLIPSIS
+    layer parcels -> role parcels: 2819 features (Polygon), CRS EPSG:2261, working CRS EPSG:2261 (...)
     """
     text = _as_db_url(os.fspath(path))
     if is_db_source(text):

@@ -27,7 +27,7 @@ from geoconstraints.io import projection
 from geoconstraints.io.dem import open_dem
 from geoconstraints.io.postgis import is_db_source, read_postgis
 from geoconstraints.io.projection import crs_label
-from geoconstraints.io.roles import ROLES
+from geoconstraints.io.roles import ROLES, LayerSource
 from geoconstraints.io.sources import read_source, resolve_sources, sha256_file
 from geoconstraints.io.validate import (
     assign_ids,
@@ -39,8 +39,6 @@ from geoconstraints.io.validate import (
 )
 
 log = logging.getLogger(__name__)
-"""The input roles of SPEC §2 (plus ``footprints`` and ``flood_zones_preliminary``)."""
-"""URL schemes of a PostGIS source."""
 
 
 # ------------------------------------------------------------------------------------------
@@ -114,8 +112,6 @@ class Layers(Mapping[str, gpd.GeoDataFrame]):
         return head + self.summary().to_html(index=False, escape=True)
 
 
-
-
 def load_layers(
     source: str | os.PathLike[str] | None = None,
     *,
@@ -169,40 +165,63 @@ def load_layers(
     raw: dict[str, gpd.GeoDataFrame] = {}
     info: dict[str, LayerInfo] = {}
     for role, src in sources.items():
-        spec = ROLES[role]
-        digest = ""
-        if src.db is not None:
-            gdf, digest = read_postgis(src)
-        else:
-            gdf = read_source(src)
-        what = f"layer {role} ({src.label})"
-        if gdf.crs is None:
-            hint = ""
-            b = gdf.total_bounds if len(gdf) else None
-            if b is not None and np.all(np.abs(b) <= 360):
-                hint = " Its coordinates look like longitude/latitude (EPSG:4326 or 4269)."
-            raise CRSError(f"{what}: has no CRS (no .prj or SRS).{hint} Assign the right CRS in "
-                           f"your GIS or with ogr2ogr -a_srs EPSG:XXXX, then try again")
-        gdf = canonical_fields(gdf, src, spec)
-        absent = [f for f in spec.optional if f not in gdf.columns]
-        gdf = assign_ids(gdf, src, spec, warn)
-        gdf = clean_geometries(gdf, role, src.label, warn)
-        gdf = nfhl_sentinels(gdf, spec)
-        gdf = normalize_role_fields(gdf, role)
-        if len(gdf) == 0:
-            warn.append(f"{what}: has no features; rules that need {role} are not evaluated")
-        else:
-            projection.check_location(tuple(gdf.total_bounds), CRS(gdf.crs), what=what)
-        raw[role] = gdf
-        kept = [c for c in gdf.columns if c not in (gdf.geometry.name, "feature_id")]
-        if src.db is not None:  # no file: the redacted URL, the table, and a hash of the rows read
-            info[role] = LayerInfo(role, src.db.redacted, src.db.qualified, len(gdf), crs_label(CRS(gdf.crs)),
-                                   digest, 0, kept, absent)
-            continue
-        st = src.path.stat()
-        info[role] = LayerInfo(role, str(src.path), src.layer, len(gdf), crs_label(CRS(gdf.crs)),
-                               sha256_file(src.path) if src.path.is_file() else "", st.st_size, kept, absent)
-    user_crs = crs if crs is not None else settings.get("crs")
+        raw[role], info[role] = _read_role(role, src, warn)
+    working, reason = _working_crs(raw, crs if crs is not None else settings.get("crs"), primary)
+    frames = {role: _to_working(role, gdf, working) for role, gdf in raw.items()}
+    source_crs = {role: info[role].source_crs for role in raw}
+    if len(set(source_crs.values())) > 1:
+        warn.append(f"layers come in {len(set(source_crs.values()))} CRSs ("
+                    + "; ".join(f"{r} {c}" for r, c in source_crs.items())
+                    + f"); all were reprojected to {crs_label(working)} ({reason})")
+    dem_cfg: dict[str, Any] = settings["dem"] if isinstance(settings.get("dem"), dict) else {}
+    dem_path = dem if dem is not None else dem_cfg.get("path")
+    dem_obj = None
+    if dem_path is not None:
+        dem_obj = open_dem(Path(dem_path), z_units=dem_z_units or dem_cfg.get("z_units"))
+    for w in warn:
+        log.warning(w)
+    return Layers(frames, working, reason, info, warn, dem_obj, settings)
+
+
+def _read_role(role: str, src: LayerSource, warn: list[str]) -> tuple[gpd.GeoDataFrame, LayerInfo]:
+    """Read one role's layer and validate it (CRS present, fields, ids, geometries, NFHL
+    sentinels, location); warnings are appended to ``warn``."""
+    spec = ROLES[role]
+    digest = ""
+    if src.db is not None:
+        gdf, digest = read_postgis(src)
+    else:
+        gdf = read_source(src)
+    what = f"layer {role} ({src.label})"
+    if gdf.crs is None:
+        hint = ""
+        b = gdf.total_bounds if len(gdf) else None
+        if b is not None and np.all(np.abs(b) <= 360):
+            hint = " Its coordinates look like longitude/latitude (EPSG:4326 or 4269)."
+        raise CRSError(f"{what}: has no CRS (no .prj or SRS).{hint} Assign the right CRS in "
+                       f"your GIS or with ogr2ogr -a_srs EPSG:XXXX, then try again")
+    gdf = canonical_fields(gdf, src, spec)
+    absent = [f for f in spec.optional if f not in gdf.columns]
+    gdf = assign_ids(gdf, src, spec, warn)
+    gdf = clean_geometries(gdf, role, src.label, warn)
+    gdf = nfhl_sentinels(gdf, spec)
+    gdf = normalize_role_fields(gdf, role)
+    if len(gdf) == 0:
+        warn.append(f"{what}: has no features; rules that need {role} are not evaluated")
+    else:
+        projection.check_location(tuple(gdf.total_bounds), CRS(gdf.crs), what=what)
+    kept = [c for c in gdf.columns if c not in (gdf.geometry.name, "feature_id")]
+    source_crs = crs_label(CRS(gdf.crs))
+    if src.db is not None:  # no file: the redacted URL, the table, and a hash of the rows read
+        return gdf, LayerInfo(role, src.db.redacted, src.db.qualified, len(gdf), source_crs, digest, 0, kept, absent)
+    st = src.path.stat()
+    return gdf, LayerInfo(role, str(src.path), src.layer, len(gdf), source_crs,
+                          sha256_file(src.path) if src.path.is_file() else "", st.st_size, kept, absent)
+
+
+def _working_crs(raw: dict[str, gpd.GeoDataFrame], user_crs: str | CRS | None,
+                 primary: tuple[str, ...]) -> tuple[CRS, str]:
+    """The working CRS of the layers and why (see :func:`projection.choose_working_crs`)."""
     prim = next((CRS(raw[r].crs) for r in primary if r in raw and len(raw[r])), None)
     lonlat = None
     nonempty = [g for g in raw.values() if len(g)]
@@ -213,35 +232,22 @@ def load_layers(
     if user_crs is None and lonlat is None and (prim is None or not projection.is_feet(prim)):
         # no layer has a feature to locate: a layer's own CRS in feet, else the default
         own = next((CRS(g.crs) for g in raw.values() if projection.is_feet(CRS(g.crs))), None)
-        working, reason = ((own, "the layers' own projected CRS (feet); no layer has features") if own
-                           else (CRS.from_epsg(2261), "default EPSG:2261 (no layer has features)"))
-    else:
-        working, reason = projection.choose_working_crs(user_crs=user_crs, primary_crs=prim, lonlat_bounds=lonlat)
-    frames: dict[str, gpd.GeoDataFrame] = {}
-    for role, gdf in raw.items():
-        if not CRS(gdf.crs).equals(working):
-            log.info("reprojecting %s from %s to %s", role, crs_label(CRS(gdf.crs)), crs_label(working))
-            gdf = gdf.to_crs(working)
-            bad = ~shapely.is_valid(gdf.geometry.values)
-            if bad.any():  # reprojection can fold a thin ring: repair those only, keep the role's kind
-                g = gdf.geometry.values.copy()
-                fixed = shapely.make_valid(g[bad])
-                spec = ROLES[role]
-                g[bad] = polygonal_parts(fixed) if "polygon" in spec.geometry and "line" not in spec.geometry else fixed
-                gdf = gdf.set_geometry(g, crs=working)
-        frames[role] = gdf.reset_index(drop=True)
-    source_crs = {role: info[role].source_crs for role in raw}
-    if len(set(source_crs.values())) > 1:
-        warn.append(f"layers come in {len(set(source_crs.values()))} CRSs ("
-                    + "; ".join(f"{r} {c}" for r, c in source_crs.items())
-                    + f"); all were reprojected to {crs_label(working)} ({reason})")
-    dem_obj = None
-    dem_cfg: dict[str, Any] = settings["dem"] if isinstance(settings.get("dem"), dict) else {}
-    dem_path = dem if dem is not None else dem_cfg.get("path")
-    if dem_path is not None:
+        if own is not None:
+            return own, "the layers' own projected CRS (feet); no layer has features"
+        return CRS.from_epsg(2261), "default EPSG:2261 (no layer has features)"
+    return projection.choose_working_crs(user_crs=user_crs, primary_crs=prim, lonlat_bounds=lonlat)
 
-        dem_obj = open_dem(Path(dem_path), z_units=dem_z_units or dem_cfg.get("z_units"))
-    for w in warn:
-        log.warning(w)
-    return Layers(frames, working, reason, info, warn, dem_obj, settings)
 
+def _to_working(role: str, gdf: gpd.GeoDataFrame, working: CRS) -> gpd.GeoDataFrame:
+    """``gdf`` reprojected to ``working``; geometries the reprojection made invalid repaired."""
+    if not CRS(gdf.crs).equals(working):
+        log.info("reprojecting %s from %s to %s", role, crs_label(CRS(gdf.crs)), crs_label(working))
+        gdf = gdf.to_crs(working)
+        bad = ~shapely.is_valid(gdf.geometry.values)
+        if bad.any():  # reprojection can fold a thin ring: repair those only, keep the role's kind
+            g = gdf.geometry.values.copy()
+            fixed = shapely.make_valid(g[bad])
+            spec = ROLES[role]
+            g[bad] = polygonal_parts(fixed) if "polygon" in spec.geometry and "line" not in spec.geometry else fixed
+            gdf = gdf.set_geometry(g, crs=working)
+    return gdf.reset_index(drop=True)

@@ -23,7 +23,7 @@ from pyproj import CRS
 from geoconstraints.errors import CRSError, FieldError, GeometryError, InputError, LayerReadError
 from geoconstraints.io.projection import crs_label
 from geoconstraints.io.roles import LayerSource
-from geoconstraints.text import id_list
+from geoconstraints.text import id_list, redact
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +31,6 @@ log = logging.getLogger(__name__)
 DB_SCHEMES = ("postgresql", "postgres")
 
 _DB_URL = re.compile(r"^(postgresql|postgres)://", re.IGNORECASE)
-_SECRET_KV = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
-_URL_PASSWORD = re.compile(r"(postgres(?:ql)?://[^:/@\s]*):[^@\s]*@", re.IGNORECASE)
 
 
 def is_db_source(value: str | os.PathLike[str] | None) -> bool:
@@ -74,12 +72,7 @@ class PgSource:
     def scrub(self, text: object) -> str:
         """``text`` (an exception from psycopg/libpq, which may echo the URL) without the password,
         on one line of at most 240 characters."""
-        out = str(text)
-        for secret in sorted(self.secrets, key=len, reverse=True):
-            if secret:
-                out = out.replace(secret, "***")
-        out = _URL_PASSWORD.sub(r"\1:***@", out)
-        out = _SECRET_KV.sub(r"\1***", out)
+        out = redact(str(text), self.secrets)
         out = " ".join(line.strip() for line in out.splitlines() if line.strip())
         return out[:240] or "no details"
 
@@ -262,22 +255,24 @@ def read_postgis(src: LayerSource) -> tuple[gpd.GeoDataFrame, str]:
                              f"user {pg.user or '(default)'} may SELECT from {pg.qualified}") from None
 
 
-def _read_table(conn: Any, sql: Any, pg: PgSource, what: str) -> tuple[gpd.GeoDataFrame, str]:
+def _find_table(conn: Any, sql: Any, pg: PgSource, what: str) -> tuple[int, str, str]:
+    """``(oid, schema, table)`` of the table or view named by ``pg`` (as given, then folded to lower case)."""
     find = ("SELECT c.oid, n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
             "WHERE c.oid = to_regclass(%s)")
     parts = [p for p in (pg.schema, pg.table) if p]
-    found = None
     for names in (parts, [p.lower() for p in parts]):  # as given, then as PostgreSQL folds unquoted names
         found = conn.execute(find, [sql.Identifier(*names).as_string(conn)]).fetchone()
         if found:
-            break
-    if found is None:
-        have = [f"{r[0]}.{r[1]}" for r in conn.execute(
-            "SELECT f_table_schema, f_table_name FROM geometry_columns ORDER BY 1, 2 LIMIT 11").fetchall()]
-        hint = (f"; tables with geometry: {id_list(have, 10)}" if have else "; it has no table with geometry")
-        raise LayerReadError(f"{what}: no table or view {pg.qualified} in {pg.where}{hint}. Check the name "
-                             f"(?table=SCHEMA.TABLE) and that user {pg.user or '(default)'} may see it")
-    oid, schema, table = found
+            return int(found[0]), found[1], found[2]
+    have = [f"{r[0]}.{r[1]}" for r in conn.execute(
+        "SELECT f_table_schema, f_table_name FROM geometry_columns ORDER BY 1, 2 LIMIT 11").fetchall()]
+    hint = (f"; tables with geometry: {id_list(have, 10)}" if have else "; it has no table with geometry")
+    raise LayerReadError(f"{what}: no table or view {pg.qualified} in {pg.where}{hint}. Check the name "
+                         f"(?table=SCHEMA.TABLE) and that user {pg.user or '(default)'} may see it")
+
+
+def _geometry_column(conn: Any, pg: PgSource, what: str, schema: str, table: str) -> tuple[str, int]:
+    """The one geometry column to read (``?geometry=`` or the only one) and its declared SRID."""
     geoms = conn.execute("SELECT f_geometry_column, srid FROM geometry_columns WHERE f_table_schema = %s "
                          "AND f_table_name = %s ORDER BY 1", [schema, table]).fetchall()
     if not geoms:
@@ -292,7 +287,12 @@ def _read_table(conn: Any, sql: Any, pg: PgSource, what: str) -> tuple[gpd.GeoDa
     if len(geoms) > 1:
         raise GeometryError(f"{what}: has {len(geoms)} geometry columns ({', '.join(g[0] for g in geoms)}). "
                             f"Choose one with ?geometry=NAME (or geometry = \"NAME\" in the project file)")
-    gcol, srid = geoms[0][0], int(geoms[0][1] or 0)
+    return geoms[0][0], int(geoms[0][1] or 0)
+
+
+def _read_table(conn: Any, sql: Any, pg: PgSource, what: str) -> tuple[gpd.GeoDataFrame, str]:
+    oid, schema, table = _find_table(conn, sql, pg, what)
+    gcol, srid = _geometry_column(conn, pg, what, schema, table)
     cols = conn.execute("SELECT a.attname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
                         "WHERE a.attrelid = %s AND a.attnum > 0 AND NOT a.attisdropped "
                         "AND t.typname NOT IN ('geometry', 'geography', 'raster') ORDER BY a.attnum",

@@ -15,8 +15,6 @@ from geoconstraints.errors import CRSError
 
 log = logging.getLogger(__name__)
 
-FOOT_UNITS = {"US survey foot", "foot", "Foot_US", "Foot", "US survey foot (1893)"}
-
 # A coarse outline of New York State (lon, lat), good to a few miles: enough to pick a State
 # Plane zone. Data near the state line should name --crs explicitly.
 _NY_OUTLINE = Polygon([
@@ -41,12 +39,6 @@ def crs_unit(crs: CRS) -> str:
 def is_feet(crs: CRS) -> bool:
     """True when ``crs`` is projected with a foot unit (US survey or international)."""
     return bool(crs.is_projected and "foot" in crs_unit(crs).lower())
-
-
-def feet_per_unit(crs: CRS) -> float:
-    """International feet per horizontal unit of a projected ``crs``."""
-    factor = crs.axis_info[0].unit_conversion_factor  # metres per unit
-    return factor / 0.3048
 
 
 def ny_state_plane(lon: float, lat: float) -> str | None:

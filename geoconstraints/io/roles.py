@@ -60,14 +60,11 @@ ROLES: dict[str, RoleSpec] = {
     "footprints": RoleSpec(("polygon",), ("id",), (), ("use",), "proposed structure footprints"),
 }
 
-PLAN_ROLES = ("harvest_area", "landings", "haul_roads", "skid_trails")
+PLAN_ROLES: tuple[str, ...] = ("harvest_area", "landings", "haul_roads", "skid_trails")
+"""The roles of a timber-harvest plan (the harvest command's subject)."""
 
-_GEOM_KINDS = {
-    "Polygon": "polygon", "MultiPolygon": "polygon",
-    "LineString": "line", "MultiLineString": "line", "LinearRing": "line",
-    "Point": "point", "MultiPoint": "point",
-}
-
+SITE_ROLES: tuple[str, ...] = ("disturbance", "footprints")
+"""The roles of a site plan: soil disturbance (stormwater, SEQR) and proposed footprints (flood-site)."""
 
 def role_option(role: str) -> str:
     """The CLI option of a role (``haul_roads`` -> ``--haul-roads``)."""

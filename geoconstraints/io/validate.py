@@ -14,7 +14,7 @@ import shapely
 
 from geoconstraints.errors import FieldError, GeometryError, InputError
 from geoconstraints.io.roles import NFHL_SENTINEL, ROLES, LayerSource, RoleSpec
-from geoconstraints.text import id_list
+from geoconstraints.text import id_list, truthy
 
 log = logging.getLogger(__name__)
 
@@ -129,10 +129,10 @@ def clean_geometries(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[st
         # keep the kind the feature had: a repaired polygon stays polygonal, a repaired line
         # lineal (make_valid may add stray lines/points, or turn a zero-length line into a point)
         was = kinds[invalid]
-        for kind, type_ids in (("polygon", (3, 6)), ("line", (1, 2, 5))):
+        for kind in ("polygon", "line"):
             sel = was == kind
             if sel.any():
-                fixed[sel] = _parts_of_kind(fixed[sel], type_ids)
+                fixed[sel] = parts_of_kind(fixed[sel], kind)
         g = gdf.geometry.values.copy()
         g[invalid] = fixed
         gdf = gdf.set_geometry(g, crs=gdf.crs)
@@ -154,25 +154,44 @@ def clean_geometries(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[st
     return gdf
 
 
-def _parts_of_kind(geoms: np.ndarray, type_ids: tuple[int, ...]) -> np.ndarray:
-    """Keep only the parts of ``type_ids`` of make_valid output (an empty geometry when none).
+_KIND_TYPE_IDS: dict[str, tuple[int, ...]] = {"polygon": (3, 6), "line": (1, 2, 5), "point": (0, 4)}
+"""shapely type ids of each geometry kind (Polygon/MultiPolygon, LineString/LinearRing/MultiLineString, ...)."""
 
-    Runs only over the few repaired geometries, not the whole layer.
+
+def parts_of_kind(geoms: Any, kind: str) -> np.ndarray:
+    """Keep only the parts of ``kind`` (``polygon``, ``line``, ``point``) of each geometry.
+
+    A geometry of that kind is kept as it is; one of another kind (a bare point or line where a
+    clip only touches) becomes an empty geometry of ``kind``; a GeometryCollection (what
+    ``make_valid`` and clipping can leave, stray lines and points beside the area) becomes the
+    union of its parts of ``kind``. Missing geometries stay missing. Vectorized: only the rare
+    collections are looked at one by one.
+
+    Examples
+    --------
+    >>> from shapely.geometry import GeometryCollection, LineString, Point, box
+    >>> gc = GeometryCollection([box(0, 0, 1, 1), LineString([(1, 1), (2, 2)]), Point(5, 5)])
+    >>> [(g.geom_type, g.area) for g in parts_of_kind([gc, Point(0, 0), box(0, 0, 2, 2)], "polygon")]
+    [('Polygon', 1.0), ('Polygon', 0.0), ('Polygon', 4.0)]
+    >>> [g.wkt for g in parts_of_kind([gc], "line")]
+    ['LINESTRING (1 1, 2 2)']
     """
-    empty = shapely.Polygon() if 3 in type_ids else shapely.LineString()
-    out = []
-    for g in geoms:
-        parts = shapely.get_parts(shapely.get_parts(g))  # collections may nest multi-parts
+    type_ids = _KIND_TYPE_IDS[kind]
+    empty = {"polygon": shapely.Polygon(), "line": shapely.LineString(), "point": shapely.MultiPoint()}[kind]
+    geoms = np.asarray(geoms, dtype=object)
+    tid = shapely.get_type_id(geoms)
+    out = np.where(np.isin(tid, type_ids) | (tid < 0), geoms, empty)
+    for i in np.flatnonzero(tid == 7):
+        parts = shapely.get_parts(shapely.get_parts(geoms[i]))  # collections may nest multi-parts
         keep = parts[np.isin(shapely.get_type_id(parts), type_ids)]
-        out.append(shapely.union_all(keep) if len(keep) else empty)
-    return np.array(out, dtype=object)
+        out[i] = shapely.union_all(keep) if len(keep) else empty
+    return out
 
 
-def polygonal_parts(geoms: np.ndarray) -> np.ndarray:
-    """Keep only the polygonal parts of make_valid output (drop stray lines and points)."""
-    return _parts_of_kind(geoms, (3, 6))
-
-
+def polygonal_parts(geoms: Any) -> np.ndarray:
+    """Only the polygonal parts of each geometry (:func:`parts_of_kind` with ``'polygon'``): stray
+    lines and points dropped, a geometry without area an empty polygon."""
+    return parts_of_kind(geoms, "polygon")
 
 
 def nfhl_sentinels(gdf: pd.DataFrame, spec: RoleSpec) -> pd.DataFrame:
@@ -204,18 +223,7 @@ def normalize_role_fields(gdf: gpd.GeoDataFrame, role: str) -> gpd.GeoDataFrame:
         sfha = gdf["SFHA_TF"].map(lambda v: str(v).strip().upper()[:1] if isinstance(v, str) and v.strip() else None)
         gdf["SFHA_TF"] = sfha.where(sfha.isin(["T", "F"]), derived)
     if role == "skid_trails" and "constructed" in gdf.columns:
-        gdf["constructed"] = gdf["constructed"].map(_truthy)
+        gdf["constructed"] = gdf["constructed"].map(truthy)
     if role == "roads" and "row_width_ft" in gdf.columns:
         gdf["row_width_ft"] = pd.to_numeric(gdf["row_width_ft"], errors="coerce")
     return gdf
-
-
-def _truthy(v: Any) -> bool | None:
-    if v is None or (isinstance(v, float) and np.isnan(v)):
-        return None
-    if isinstance(v, str):
-        if not v.strip():
-            return None  # blank: not stated (the rulebook switch decides)
-        return v.strip().lower() in ("1", "true", "t", "yes", "y")
-    return bool(v)
-

@@ -1,10 +1,11 @@
-"""File writers: GeoJSON (RFC 7946), GeoPackage, CSV and text, each written atomically and
-never over an input; the output-folder guard.
+"""File writers: GeoJSON (RFC 7946, by GDAL), GeoPackage, CSV and text, each written atomically
+and never over an input; the output-folder guard.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import logging
 import os
@@ -88,137 +89,83 @@ def write_text(target: Path, text: str) -> Path:
     return target
 
 
-def _json_value(v: Any) -> Any:
-    if v is None:
-        return None
-    if isinstance(v, (np.floating, float)):
-        return None if np.isnan(v) else float(v)
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if isinstance(v, (np.bool_,)):
-        return bool(v)
-    if isinstance(v, (pd.Timestamp,)):
-        return v.isoformat()
-    return v
+GEOJSON_LAYER_OPTIONS: dict[str, str] = {"RFC7946": "YES", "WRITE_BBOX": "NO"}
+"""GDAL GeoJSON layer creation options of findings.geojson: RFC 7946 (WGS 84 longitude/latitude,
+no ``crs`` member, polygon exteriors counter-clockwise and holes clockwise, antimeridian split)."""
 
 
-GEOJSON_CHUNK_ROWS = 100_000
-"""Findings turned into GeoJSON text and written per chunk, so memory stays bounded at a million."""
-
-
-def _json_texts(values: pd.Series | np.ndarray) -> np.ndarray:
-    """JSON text of every value of a column (``null`` for missing and non-finite numbers).
-
-    Each distinct value is encoded once with :func:`json.dumps` (as the whole document would
-    encode it), so a column of repeated text (rule id, citation, status) costs one encoding.
-    """
-    s = pd.Series(values, copy=False) if not isinstance(values, pd.Series) else values.reset_index(drop=True)
-    n = len(s)
-    if pd.api.types.is_float_dtype(s.dtype):
-        v = s.to_numpy(dtype="float64", na_value=np.nan)
-        ok = np.isfinite(v)
-        out = np.full(n, "null", dtype=object)
-        out[ok] = [repr(x) for x in v[ok].tolist()]  # float repr, as json.dumps writes it
-        return out
-    try:
-        codes, uniques = pd.factorize(s, use_na_sentinel=True)
-    except TypeError:  # unhashable values (lists): one at a time
-        out = np.empty(n, dtype=object)
-        out[:] = [_json_dump(v) for v in s.tolist()]
-        return out
-    table = np.array([_json_dump(v) for v in np.asarray(uniques, dtype=object).tolist()] + ["null"], dtype=object)
-    return table[np.where(codes < 0, len(table) - 1, codes)]
-
-
-_encode_str = json.encoder.encode_basestring  # what json.dumps(text, ensure_ascii=False) calls (in C)
-
-
-def _json_dump(v: Any) -> str:
-    if type(v) is str:
-        return _encode_str(v)
-    v = _json_value(v)
-    if isinstance(v, float) and not np.isfinite(v):
-        return "null"
-    return json.dumps(v, ensure_ascii=False)
-
-
-def _geometry_texts(findings: gpd.GeoDataFrame, precision: int) -> tuple[np.ndarray, np.ndarray]:
-    """GeoJSON text of each distinct geometry (WGS 84, rounded) and each row's index into it.
-
-    Rows that share one geometry object (a parcel checked by five rules) are reprojected and
-    encoded once; a missing or empty geometry is ``null`` (the last entry).
-    """
-    geom = np.asarray(findings.geometry.values, dtype=object)
-    n = len(geom)
-    located = ~(shapely.is_missing(geom) | shapely.is_empty(geom))
-    if findings.crs is None and located.any():
-        raise OutputError("findings have geometries but no CRS: they cannot be written as RFC 7946 "
-                          "longitude/latitude. Set the CRS of the findings (the working CRS)")
-    keys = np.fromiter(map(id, geom), dtype=np.int64, count=n)
-    keys[~located] = 0
-    codes, uniq_keys = pd.factorize(keys)
-    first = np.full(len(uniq_keys), n, dtype=np.int64)
-    np.minimum.at(first, codes, np.arange(n))
-    shapes = geom[first]
-    shape_ok = located[first]
-    texts = np.full(len(shapes) + 1, "null", dtype=object)
-    if shape_ok.any():
-        g = gpd.GeoSeries(shapes[shape_ok], crs=findings.crs)
-        if g.crs is not None:
-            g = g.to_crs(4326)
-        rounded = shapely.transform(g.values, lambda xy: np.round(xy, precision))
-        texts[:-1][shape_ok] = shapely.to_geojson(rounded)
-    codes = np.where(located, codes, len(shapes))
-    return texts, codes
-
-
-def iter_geojson(findings: gpd.GeoDataFrame, *, precision: int = 7,
-                 chunk_rows: int = GEOJSON_CHUNK_ROWS) -> Iterator[str]:
-    """The RFC 7946 FeatureCollection of the findings as pieces of text, one chunk of features at a time.
-
-    WGS 84 longitude/latitude rounded to ``precision`` decimals, no ``crs`` member, one
-    feature per finding (one per line) with properties :data:`FINDING_COLUMNS`; a finding
-    without a place has ``"geometry": null``. Geometry and property text are built with
-    array operations (``shapely.to_geojson``, one JSON encoding per distinct value), so a
-    million findings stream out without a Python dict per feature.
+def geojson_ready(findings: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """The findings as GDAL should write them: :data:`FINDING_COLUMNS` in order (the properties
+    contract), non-finite numbers as missing (``null``), empty geometries as missing (``null``).
 
     Raises
     ------
     OutputError
-        The findings have geometries but no CRS.
+        The findings have geometries but no CRS (they cannot become longitude/latitude).
     """
     cols = [c for c in FINDING_COLUMNS if c in findings.columns]
-    n = len(findings)
-    if not n:
-        yield '{"type": "FeatureCollection", "features": []}'
-        return
-    geo_texts, geo_codes = _geometry_texts(findings, precision)
-    # one feature: a fixed frame with a slot per value (``%`` in a key is doubled)
-    frame = ('{"type": "Feature", "geometry": %s, "properties": {'
-             + ", ".join(json.dumps(c).replace("%", "%%") + ": %s" for c in cols) + "}}")
-    yield '{"type": "FeatureCollection", "features": [\n'
-    for start in range(0, n, chunk_rows):
-        stop = min(n, start + chunk_rows)
-        part = findings.iloc[start:stop]
-        columns = [geo_texts[geo_codes[start:stop]].tolist()] + [_json_texts(part[c]).tolist() for c in cols]
-        yield (",\n" if start else "") + ",\n".join([frame % row for row in zip(*columns)])
-    yield "\n]}\n"
+    geom = np.asarray(findings.geometry.values, dtype=object)
+    located = ~(shapely.is_missing(geom) | shapely.is_empty(geom))
+    crs = findings.crs
+    if crs is None and located.any():
+        raise OutputError("findings have geometries but no CRS: they cannot be written as RFC 7946 "
+                          "longitude/latitude. Set the CRS of the findings (the working CRS)")
+    out = pd.DataFrame({c: findings[c].to_numpy() for c in cols})
+    for c in cols:
+        if pd.api.types.is_float_dtype(out[c].dtype):
+            out[c] = out[c].where(np.isfinite(out[c].to_numpy(dtype="float64")))
+    geom = geom.copy()
+    geom[~located] = None  # an empty geometry is no place: null
+    # nothing located and no CRS (a SEQR classification): any CRS will do, none is needed
+    return gpd.GeoDataFrame(out, geometry=gpd.GeoSeries(geom, crs=crs if crs is not None else 4326))
+
+
+def _write_geojson_to(findings: gpd.GeoDataFrame, dest: Any, precision: int) -> None:
+    import pyogrio
+
+    pyogrio.write_dataframe(geojson_ready(findings), dest, layer="findings", driver="GeoJSON",
+                            geometry_type="Unknown",
+                            layer_options={**GEOJSON_LAYER_OPTIONS, "COORDINATE_PRECISION": str(int(precision))},
+                            **_arrow_kw())
+
+
+def write_geojson(findings: gpd.GeoDataFrame, target: Path, *, precision: int = 7,
+                  inputs: Iterable[Path] = ()) -> Path:
+    """Write ``findings.geojson``: every finding as an RFC 7946 FeatureCollection, atomically.
+
+    GDAL's GeoJSON driver (through pyogrio) writes it with ``RFC7946=YES``: WGS 84
+    longitude/latitude rounded to ``precision`` decimals, polygon exteriors counter-clockwise,
+    no ``crs`` member. One feature per finding with properties :data:`FINDING_COLUMNS` in that
+    order; a finding without a place (or with an empty geometry) has ``"geometry": null``, a
+    missing number ``null``. No findings give a valid empty FeatureCollection.
+
+    Parameters
+    ----------
+    findings : GeoDataFrame
+        The findings (:func:`~geoconstraints.rulebook.findings.findings_frame`), in any CRS.
+    target : Path
+        The file to write; replaced only when the whole file is written.
+    precision : int
+        Decimals of the coordinates (7: about 1 cm).
+    inputs : iterable of Path
+        Input files: ``target`` is refused when it is one of them.
+
+    Raises
+    ------
+    OutputError
+        ``target`` is an input, or the findings have geometries but no CRS.
+    """
+    guard_target(Path(target), inputs)
+    with atomic_path(Path(target)) as tmp:
+        _write_geojson_to(findings, tmp, precision)
+    return Path(target)
 
 
 def findings_geojson(findings: gpd.GeoDataFrame, *, precision: int = 7) -> dict[str, Any]:
-    """RFC 7946 FeatureCollection (WGS 84 lon/lat, no ``crs`` member) of the findings, as a dict.
-
-    The same document :func:`write_geojson` writes (see :func:`iter_geojson`); for a large
-    run, write it instead of holding it in memory.
-    """
-    return cast("dict[str, Any]", json.loads("".join(iter_geojson(findings, precision=precision))))
-
-
-def write_geojson(findings: gpd.GeoDataFrame, target: Path, *, precision: int = 7) -> Path:
-    """Write ``findings.geojson`` (RFC 7946, every finding) atomically, streaming it in chunks."""
-    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as fh:
-        fh.writelines(iter_geojson(findings, precision=precision))
-    return target
+    """The FeatureCollection :func:`write_geojson` writes, as a dict (for notebooks and tests)."""
+    buf = io.BytesIO()
+    _write_geojson_to(findings, buf, precision)
+    return cast("dict[str, Any]", json.loads(buf.getvalue().decode("utf-8")))
 
 
 def _gpkg_ready(df: pd.DataFrame) -> gpd.GeoDataFrame:

@@ -15,10 +15,13 @@ from typing import TYPE_CHECKING, Any
 import geopandas as gpd
 import numpy as np
 import pandas as pd
+import pyproj
 import shapely
 
+from geoconstraints.io.roles import PLAN_ROLES, SITE_ROLES
 from geoconstraints.output import styles
 from geoconstraints.rulebook.findings import STATUSES
+from geoconstraints.units import FT_PER_MILE, ft_per_unit
 
 log = logging.getLogger(__name__)
 
@@ -27,11 +30,7 @@ if TYPE_CHECKING:
 
     from .result import Result
 
-FT_PER_MILE = 5280.0
-PLAN_ROLES = ("harvest_area", "landings", "haul_roads", "skid_trails", "disturbance", "footprints")
-"""Input roles of a plan or site: when present, they and the findings frame the maps."""
-
-PRIMARY_ROLES = ("parcels",) + PLAN_ROLES
+PRIMARY_ROLES = ("parcels",) + PLAN_ROLES + SITE_ROLES
 """Input roles drawn whole on the web map (other inputs are cut to the area of interest)."""
 
 
@@ -43,11 +42,12 @@ pixel of its centroid, so none vanishes for being smaller than a pixel. A county
 parcels draws in seconds and the PNG stays the same size."""
 
 FOCUS_ROLES: dict[str, tuple[str, ...]] = {
-    "harvest": ("harvest_area", "landings", "haul_roads", "skid_trails"),
-    "stormwater": ("disturbance",), "flood-site": ("footprints",), "seqr": ("disturbance", "footprints"),
+    "harvest": PLAN_ROLES,
+    "stormwater": ("disturbance",), "flood-site": ("footprints",), "seqr": SITE_ROLES,
     "screen": (),
 }
-"""The plan roles each command's maps are framed on (besides the findings)."""
+"""The plan roles each command's maps are framed on (besides the findings); another command is
+framed on any plan or site role present."""
 
 
 def focus_frames(result: Result) -> list[gpd.GeoDataFrame]:
@@ -61,7 +61,7 @@ def focus_frames(result: Result) -> list[gpd.GeoDataFrame]:
     layers = result.layers
     if layers is None:
         return frames
-    roles = FOCUS_ROLES.get(result.command, PLAN_ROLES)
+    roles = FOCUS_ROLES.get(result.command, PLAN_ROLES + SITE_ROLES)
     plan = [g for r in roles if (g := layers.get_layer(r)) is not None]
     if plan:
         return frames + plan
@@ -106,19 +106,6 @@ def nice_scale_length(span_ft: float, fraction: float = 0.25) -> tuple[float, st
     step = max((m * k for m in (1, 2, 5) if m * k <= t), default=k)
     label = f"{step:,.0f} ft" if unit == "ft" else f"{step:g} mi"
     return step * per, label
-
-
-def crs_ft_per_unit(crs: Any) -> float | None:
-    """Feet per CRS unit of a projected CRS, ``None`` for a geographic or missing CRS."""
-    if crs is None:
-        return None
-    from pyproj import CRS
-
-    c = CRS(crs)
-    if not c.is_projected:
-        return None
-    metres = c.axis_info[0].unit_conversion_factor
-    return float(metres / 0.3048)
 
 
 def draw_scale_bar(ax: Axes, ft_per_unit: float, *, segments: int = 2) -> None:
@@ -430,53 +417,65 @@ def render_overview(result: Result, *, parcel: str | None = None, width_in: floa
     ax.set_facecolor("#fbfbf8")
     crs = result.crs
     handles: list = []
-
-    def working(g: gpd.GeoDataFrame | None) -> gpd.GeoDataFrame | None:
-        if g is None or not isinstance(g, gpd.GeoDataFrame) or not len(g):
-            return None
-        if crs is not None and g.crs is not None and not g.crs.equals(crs):
-            return g.to_crs(crs)
-        return g
-
-    findings = working(result.findings)
+    findings = _working(result.findings, crs)
     if findings is not None and parcel is not None:
         findings = findings[(findings["subject_id"] == str(parcel))
                             & findings["subject_layer"].isin(["parcels", ""])]
     layers = result.layers
-    inputs = {r: working(layers.get_layer(r)) for r in layers} if layers is not None else {}
+    inputs = {r: _working(layers.get_layer(r), crs) for r in layers} if layers is not None else {}
     inputs = {r: g for r, g in inputs.items() if g is not None}
 
-    # extent
     pgeom = parcel_geometry(result, parcel) if parcel is not None else None
-    bounds: tuple[float, float, float, float] | None
-    if pgeom is not None:
-        x0, y0, x1, y1 = (float(v) for v in shapely.bounds(pgeom))
-        bounds = (x0, y0, x1, y1)
-        margin = 0.35
-    else:
-        bounds = (_bounds(focus_frames(result)) or _bounds(result.derived.values())
-                  or _bounds(inputs.values()))
-        margin = 0.06
+    bounds, margin = _overview_bounds(result, pgeom, inputs)
     if bounds is None:
         ax.text(0.5, 0.5, "no mapped features", ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
         return _png(fig)
     box_w, box_h = fig.get_size_inches() * np.array([0.70, 0.96])
-    ft = crs_ft_per_unit(crs) or 1.0
-    xmin, ymin, xmax, ymax = _frame_extent(bounds, box_w / box_h, margin, min_span=200.0 / ft)
-    view = shapely.box(xmin, ymin, xmax, ymax)
+    ft = ft_per_unit(crs) or 1.0
+    extent = _frame_extent(bounds, box_w / box_h, margin, min_span=200.0 / ft)
     # pixel grid of the map's axes, for layers drawn as a raster
-    raster = ((xmin, ymin, xmax, ymax), (max(1, round(box_h * dpi)), max(1, round(box_w * dpi))))
+    raster = (extent, (max(1, round(box_h * dpi)), max(1, round(box_w * dpi))))
+    view = shapely.box(*extent)
 
-    def clip(g: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-        return g[g.geometry.intersects(view)]
+    z = _draw_inputs(ax, inputs, view, handles, raster)
+    _draw_derived(ax, result, view, handles, raster, z)
+    if pgeom is not None:  # the parcel of a one-parcel report
+        _draw_parcel_outline(ax, pgeom, crs, str(parcel), handles)
+    if findings is not None and len(findings):
+        _draw_findings(ax, findings, view, handles, raster, one_parcel=parcel is not None)
+    _finish_map(fig, ax, extent, crs, handles)
+    return _png(fig)
 
-    # inputs, lightly (flood zones by zone)
+
+def _working(g: gpd.GeoDataFrame | None, crs: Any) -> gpd.GeoDataFrame | None:
+    """``g`` in the working CRS ``crs``; None for a missing or empty frame."""
+    if g is None or not isinstance(g, gpd.GeoDataFrame) or not len(g):
+        return None
+    if crs is not None and g.crs is not None and not g.crs.equals(crs):
+        return g.to_crs(crs)
+    return g
+
+
+def _overview_bounds(result: Result, pgeom: Any,
+                     inputs: dict[str, gpd.GeoDataFrame]) -> tuple[tuple[float, float, float, float] | None, float]:
+    """The bounds the map frames and the margin around them: the parcel of a one-parcel report,
+    else the plan and findings, the derived layers or the inputs."""
+    if pgeom is not None:
+        x0, y0, x1, y1 = (float(v) for v in shapely.bounds(pgeom))
+        return (x0, y0, x1, y1), 0.35
+    bounds = _bounds(focus_frames(result)) or _bounds(result.derived.values()) or _bounds(inputs.values())
+    return bounds, 0.06
+
+
+def _draw_inputs(ax: Axes, inputs: dict[str, gpd.GeoDataFrame], view: Any, handles: list,
+                 raster: tuple[tuple[float, float, float, float], tuple[int, int]]) -> int:
+    """The inputs in ``view``, lightly (flood zones by zone); returns the next z-order."""
     z = 1
     for role, g in inputs.items():
         if not styles.style_for(role).show:  # zoning, rights-of-way, preliminary zones: web map only
             continue
-        g = clip(g)
+        g = g[g.geometry.intersects(view)]
         if not len(g):
             continue
         if role == "flood_zones" and "FLD_ZONE" in g.columns:
@@ -489,13 +488,17 @@ def render_overview(result: Result, *, parcel: str | None = None, width_in: floa
         else:
             _draw_layer(ax, g, styles.style_for(role), z, handles, raster, alpha_scale=0.7)
         z += 1
+    return z
 
-    # derived layers
+
+def _draw_derived(ax: Axes, result: Result, view: Any, handles: list,
+                  raster: tuple[tuple[float, float, float, float], tuple[int, int]], z: int) -> None:
+    """The derived layers in ``view`` (contours labelled with their interval)."""
     for name, g in result.derived.items():
-        g = working(g)
+        g = _working(g, result.crs)
         if g is None:
             continue
-        g = clip(g)
+        g = g[g.geometry.intersects(view)]
         if not len(g):
             continue
         st = styles.style_for(name, styles.geom_family(g))
@@ -510,42 +513,46 @@ def render_overview(result: Result, *, parcel: str | None = None, width_in: floa
             _draw_layer(ax, g, st, 50 + z, handles, raster)
         z += 1
 
-    # the parcel of a one-parcel report
-    if pgeom is not None:
-        gpd.GeoSeries([pgeom], crs=crs).boundary.plot(ax=ax, color="black", linewidth=2.5, zorder=200)
-        from matplotlib.lines import Line2D
 
-        handles.append(Line2D([], [], color="black", linewidth=2.5,
-                              label=f"parcel {parcel}".replace("$", r"\$")))
+def _draw_parcel_outline(ax: Axes, pgeom: Any, crs: Any, parcel: str, handles: list) -> None:
+    from matplotlib.lines import Line2D
 
-    # findings by status, most severe on top; where several findings share one geometry
-    # (one parcel checked by several rules) only the most severe is drawn
-    if findings is not None and len(findings):
-        f = clip(findings)
-        f = f[f.geometry.notna() & ~f.geometry.is_empty]
-        totals = findings["status"].value_counts()
-        if len(f) > MAX_VECTOR_FEATURES:  # a whole town: each pixel in its most severe status
-            _draw_findings_raster(ax, f, totals, raster, handles)
-            f = f.iloc[0:0]
-        else:
-            f = most_severe_per_geometry(f)
-        for i, status in enumerate(reversed(STATUSES)):
-            sub = f[f["status"] == status]
-            if not len(sub):
-                continue
-            n = int(totals.get(status, 0))
-            label = f"{styles.STATUS_LABELS[status]} ({n} finding{'s' if n != 1 else ''})"
-            first = True
-            for fam, part in sorted(_families(sub).items(), key=lambda kv: -len(kv[1])):
-                # each geometry family in its own weight; one legend entry per status
-                st = styles.status_style(status, fam)
-                if fam == "polygon":  # thin outlines; on the overview pass/info only outlined
-                    quiet = status in ("pass", "info") and parcel is None
-                    st = replace(st, weight=0.9 if quiet else 1.3, fill=None if quiet else st.fill,
-                                 fill_opacity=0.22 if parcel is None else st.fill_opacity)
-                _draw(ax, part, st, 100 + 2 * i, handles if first else None, label=label)
-                first = False
+    gpd.GeoSeries([pgeom], crs=crs).boundary.plot(ax=ax, color="black", linewidth=2.5, zorder=200)
+    handles.append(Line2D([], [], color="black", linewidth=2.5, label=f"parcel {parcel}".replace("$", r"\$")))
 
+
+def _draw_findings(ax: Axes, findings: gpd.GeoDataFrame, view: Any, handles: list,
+                   raster: tuple[tuple[float, float, float, float], tuple[int, int]], *, one_parcel: bool) -> None:
+    """Findings by status, most severe on top; where several findings share one geometry (one
+    parcel checked by several rules) only the most severe is drawn; a whole town as a raster."""
+    f = findings[findings.geometry.intersects(view)]
+    f = f[f.geometry.notna() & ~f.geometry.is_empty]
+    totals = findings["status"].value_counts()
+    if len(f) > MAX_VECTOR_FEATURES:  # a whole town: each pixel in its most severe status
+        _draw_findings_raster(ax, f, totals, raster, handles)
+        return
+    f = most_severe_per_geometry(f)
+    for i, status in enumerate(reversed(STATUSES)):
+        sub = f[f["status"] == status]
+        if not len(sub):
+            continue
+        n = int(totals.get(status, 0))
+        label = f"{styles.STATUS_LABELS[status]} ({n} finding{'s' if n != 1 else ''})"
+        first = True
+        for fam, part in sorted(_families(sub).items(), key=lambda kv: -len(kv[1])):
+            # each geometry family in its own weight; one legend entry per status
+            st = styles.status_style(status, fam)
+            if fam == "polygon":  # thin outlines; on the overview pass/info only outlined
+                quiet = status in ("pass", "info") and not one_parcel
+                st = replace(st, weight=0.9 if quiet else 1.3, fill=None if quiet else st.fill,
+                             fill_opacity=st.fill_opacity if one_parcel else 0.22)
+            _draw(ax, part, st, 100 + 2 * i, handles if first else None, label=label)
+            first = False
+
+
+def _finish_map(fig: Any, ax: Axes, extent: tuple[float, float, float, float], crs: Any, handles: list) -> None:
+    """Frame the axes on ``extent``; scale bar (projected CRS), north arrow, legend and CRS note."""
+    xmin, ymin, xmax, ymax = extent
     ax.set_xlim(xmin, xmax)
     ax.set_ylim(ymin, ymax)
     ax.set_aspect("equal")
@@ -555,17 +562,15 @@ def render_overview(result: Result, *, parcel: str | None = None, width_in: floa
     ax.set_ylabel("")
     for s in ax.spines.values():
         s.set_edgecolor("#888888")
-    if crs_ft_per_unit(crs) is not None:
+    ft = ft_per_unit(crs)
+    if ft is not None:
         draw_scale_bar(ax, ft)
     draw_north_arrow(ax)
     if handles:
         fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.725, 0.98), fontsize=7.5,
                    frameon=False, title="Legend", title_fontsize=9, alignment="left")
     if crs is not None:
-        from pyproj import CRS
-
-        fig.text(0.725, 0.03, f"{CRS(crs).name}\nGrid north; scale in feet", fontsize=6.5, color="#555555")
-    return _png(fig)
+        fig.text(0.725, 0.03, f"{pyproj.CRS(crs).name}\nGrid north; scale in feet", fontsize=6.5, color="#555555")
 
 
 def _png(fig: Any) -> bytes:

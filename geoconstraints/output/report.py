@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import jinja2
@@ -15,8 +14,9 @@ import pandas as pd
 from geoconstraints.errors import InputError
 from geoconstraints.output.overview import overview_data_uri
 from geoconstraints.output.styles import STATUS_COLORS, STATUS_LABELS
-from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES
-from geoconstraints.rulebook.model import UNIT_SUFFIXES, Rule
+from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES, worst_status
+from geoconstraints.rulebook.model import Rule, unit_of
+from geoconstraints.text import redact, redact_all
 
 log = logging.getLogger(__name__)
 
@@ -54,59 +54,7 @@ parcels (by ``worst_status``) and a note says how many more are in parcels.csv a
 PARCEL_ID_COLUMNS = ("parcel_id", "feature_id", "id")
 """Columns of the parcels table that may hold the parcel id (first present wins)."""
 
-# -- redaction ---------------------------------------------------------------------------------
-_SECRET_KV = re.compile(
-    r"(?i)\b(password|passwd|pwd|pass|secret|token|api[_-]?key|access[_-]?key)(\s*[=:]\s*)"
-    r"('[^']*'|\"[^\"]*\"|[^\s;,&'\"]+)")
-_URL_CREDS = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^/\s:@]*):([^/\s@]*)@")
-
-
-def redact(text: Any) -> Any:
-    """Remove secrets from a string: ``password=...`` values and ``user:password@`` in URLs.
-
-    Parameters
-    ----------
-    text : Any
-        A string (other values are returned unchanged).
-
-    Returns
-    -------
-    Any
-        The string with each secret replaced by ``***``.
-
-    Examples
-    --------
-    >>> redact("PG:host=db user=me password=hunter2 dbname=gis")
-    'PG:host=db user=me password=*** dbname=gis'
-    >>> redact("postgresql://me:hunter2@db:5432/gis")
-    'postgresql://me:***@db:5432/gis'
-    """
-    if not isinstance(text, str):
-        return text
-    text = _SECRET_KV.sub(lambda m: f"{m.group(1)}{m.group(2)}***", text)
-    return _URL_CREDS.sub(lambda m: f"{m.group(1)}{m.group(2)}:***@", text)
-
-
-def redact_all(obj: Any) -> Any:
-    """:func:`redact` applied to every string of nested dicts, lists and tuples."""
-    if isinstance(obj, str):
-        return redact(obj)
-    if isinstance(obj, Mapping):
-        return {k: redact_all(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [redact_all(v) for v in obj]
-    return obj
-
-
 # -- formatting --------------------------------------------------------------------------------
-def unit_of_name(name: str) -> str:
-    """The unit code of a threshold name (``max_run_ft`` -> ``ft``), ``""`` when none."""
-    for suffix in sorted(UNIT_SUFFIXES + ("_ft_per_in",), key=len, reverse=True):
-        if name.endswith(suffix):
-            return suffix[1:]
-    return ""
-
-
 def format_value(value: Any, unit: str = "") -> str:
     """A number with its unit for the report (``412.35 ft``, ``27.3 %``, ``1,200 sq ft``).
 
@@ -136,16 +84,10 @@ def threshold_rows(rule: Rule) -> list[dict[str, str]]:
     """The rule's thresholds as ``{"name": "max run", "value": "200 ft"}`` rows."""
     rows = []
     for name, v in rule.thresholds.items():
-        unit = unit_of_name(name)
+        unit = unit_of(name)
         label = name[: -len(unit) - 1] if unit else name
         rows.append({"name": label.replace("_", " "), "value": format_value(v, unit)})
     return rows
-
-
-def _worst(statuses: pd.Series) -> str:
-    if not len(statuses):
-        return ""
-    return STATUSES[int(statuses.map(STATUS_RANK).min())]
 
 
 # -- content -----------------------------------------------------------------------------------
@@ -210,7 +152,7 @@ def rule_sections(result: Result, findings: pd.DataFrame, *, max_pass_rows: int 
         if only_with_findings and not len(f):
             continue
         unwaived = f[f["waived"] == ""] if len(f) else f
-        status = _worst(unwaived["status"]) if len(unwaived) else ("waived" if len(f) else "")
+        status = worst_status(unwaived["status"]) if len(unwaived) else ("waived" if len(f) else "")
         counts = {s: int((f["status"] == s).sum()) for s in STATUSES} if len(f) else {}
         passing = f[f["status"] == "pass"] if len(f) else f
         other = f[f["status"] != "pass"] if len(f) else f

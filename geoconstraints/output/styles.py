@@ -76,7 +76,7 @@ class LayerStyle:
 
 _INPUT = LayerStyle("#555555", None, 0.0, 1.0, 0.8, label="input")
 LAYER_STYLES: dict[str, LayerStyle] = {
-    # inputs (roles, SPEC §2): light, so findings stand out
+    # inputs (the input roles): light, so findings stand out
     "parcels": LayerStyle("#4d4d4d", None, 0.0, 1.0, 0.7, label="parcels"),
     "flood_zones": LayerStyle("#2166ac", "#6baed6", 0.25, 0.8, 0.8, label="flood zones"),
     "flood_zones_preliminary": LayerStyle("#762a83", None, 0.0, 1.2, 0.9, "5 4",

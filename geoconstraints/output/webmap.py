@@ -466,6 +466,35 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
     folium.Map
     """
     folium = _require_folium()
+    m = _new_map(folium, result, offline=offline, max_features=max_features, **kwargs)
+    inputs = _result_inputs(result)
+    # area of interest (working CRS): findings + plan/parcels (+ derived)
+    focus = _view_box(focus_frames(result), result.crs)
+    if focus is None:
+        focus = _view_box(list(result.derived.values()) + list(inputs.values()), result.crs)
+    context = _grown_box(focus, context_margin)
+
+    # what to draw: everything, or (above max_features) the most important layers first
+    candidates = _candidates(result, inputs, context)
+    by_status = _findings_by_status(result.findings)
+    plan = plan_layers(candidates, {s: int(c.max()) + 1 for s, (_, c) in by_status.items()}, max_features)
+    plan.left_out[:0] = _left_out_findings(by_status, plan)
+
+    legend: list[dict[str, Any]] = []
+    _add_input_layers(folium, m, candidates, plan, legend)
+    _add_derived_layers(folium, m, candidates, plan, legend)
+    _add_finding_layers(folium, m, by_status, plan, legend)
+    _fit_view(m, result, focus, parcel)
+    folium.LayerControl(collapsed=True).add_to(m)
+    legend.reverse()  # findings first, as they are drawn on top
+    m.add_child(_legend(legend, f"{result.command} · {result.rulebook.name} {result.rulebook.version}",
+                        note=plan.note()))
+    m.gc_left_out = plan.left_out  # for notebooks and tests: what the page leaves out
+    return m
+
+
+def _new_map(folium: Any, result: Result, *, offline: bool, max_features: int, **kwargs: Any) -> Any:
+    """An empty folium Map: no tiles, canvas rendering for many features, Leaflet inlined when offline."""
     kwargs.setdefault("tiles", None)
     kwargs.setdefault("control_scale", False)
     if "prefer_canvas" not in kwargs:
@@ -481,61 +510,65 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
     m.get_root().header.add_child(folium.Element(
         '<link rel="icon" href="data:,">\n<style>.folium-map { background: #f4f4ef; }</style>'),
         name="gc_background")
+    return m
 
-    crs = result.crs
+
+def _result_inputs(result: Result) -> dict[str, gpd.GeoDataFrame]:
+    """The input layers of ``result`` by role."""
     layers = result.layers
-    inputs: dict[str, gpd.GeoDataFrame] = {}
-    if layers is not None:
-        for role in layers:
-            g = layers.get_layer(role)
-            if g is not None:
-                inputs[role] = g
-    findings = result.findings
-    fgeo = findings[findings.geometry.notna() & ~findings.geometry.is_empty] if len(findings) else findings
+    if layers is None:
+        return {}
+    return {role: g for role in layers if (g := layers.get_layer(role)) is not None}
 
-    # area of interest (working CRS): findings + plan/parcels (+ derived)
-    focus = _view_box(focus_frames(result), crs)
+
+def _grown_box(focus: Any, margin: float) -> Any:
+    """``focus`` grown on every side by ``margin`` of its larger side plus 100 units (None stays None)."""
     if focus is None:
-        focus = _view_box(list(result.derived.values()) + list(inputs.values()), crs)
-    context = None
-    if focus is not None:
-        x0, y0, x1, y1 = focus.bounds
-        grow = max(x1 - x0, y1 - y0) * context_margin + 100.0
-        context = shapely.box(x0 - grow, y0 - grow, x1 + grow, y1 + grow)
+        return None
+    x0, y0, x1, y1 = focus.bounds
+    grow = max(x1 - x0, y1 - y0) * margin + 100.0
+    return shapely.box(x0 - grow, y0 - grow, x1 + grow, y1 + grow)
 
-    legend: list[dict[str, Any]] = []
 
-    def near(g: gpd.GeoDataFrame, role: str) -> gpd.GeoDataFrame:
-        if context is None or role in PRIMARY_ROLES or g.crs is None:
-            return g
-        box = context
-        if crs is not None and not g.crs.equals(crs):
-            box = gpd.GeoSeries([context], crs=crs).to_crs(g.crs).iloc[0]
-        return g.iloc[np.sort(g.sindex.query(box, predicate="intersects"))]
+def _near(g: gpd.GeoDataFrame, role: str, context: Any, crs: Any) -> gpd.GeoDataFrame:
+    """The features of a context input that touch ``context`` (plan roles and parcels whole)."""
+    if context is None or role in PRIMARY_ROLES or g.crs is None:
+        return g
+    box = context
+    if crs is not None and not g.crs.equals(crs):
+        box = gpd.GeoSeries([context], crs=crs).to_crs(g.crs).iloc[0]
+    return g.iloc[np.sort(g.sindex.query(box, predicate="intersects"))]
 
-    def legend_item(label: str, st: styles.LayerStyle, kind: str) -> None:
-        fill = ""
-        if st.fill:
-            r, g, b = (int(st.fill.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4))
-            fill = f"rgba({r},{g},{b},{max(st.fill_opacity, 0.3):.2f})"
-        legend.append({"label": label, "color": st.color, "fill": fill, "kind": kind})
 
-    # what to draw: everything, or (above max_features) the most important layers first
-    candidates: list[tuple[str, str, gpd.GeoDataFrame]] = []  # (kind, name, frame)
+def _candidates(result: Result, inputs: dict[str, gpd.GeoDataFrame],
+                context: Any) -> list[tuple[str, str, gpd.GeoDataFrame]]:
+    """``(kind, name, frame)`` of every non-empty input (cut to ``context``) and derived layer."""
+    candidates: list[tuple[str, str, gpd.GeoDataFrame]] = []
     for role, g in inputs.items():
-        g = near(g, role)
+        g = _near(g, role, context, result.crs)
         if len(g):
             candidates.append(("input", role, g))
     for name, g in result.derived.items():
         if g is not None and isinstance(g, gpd.GeoDataFrame) and len(g):
             candidates.append(("derived", name, g))
+    return candidates
+
+
+def _findings_by_status(findings: gpd.GeoDataFrame) -> dict[str, tuple[gpd.GeoDataFrame, np.ndarray]]:
+    """The located findings of each status with their place codes (:func:`place_codes`)."""
+    fgeo = findings[findings.geometry.notna() & ~findings.geometry.is_empty] if len(findings) else findings
     by_status: dict[str, tuple[gpd.GeoDataFrame, np.ndarray]] = {}
     for status in STATUSES:
         part = fgeo[fgeo["status"] == status] if len(fgeo) else fgeo
         if len(part):
             by_status[status] = (part, place_codes(part.geometry.values))
-    plan = plan_layers(candidates, {s: int(c.max()) + 1 for s, (_, c) in by_status.items()}, max_features)
-    left_findings = []
+    return by_status
+
+
+def _left_out_findings(by_status: dict[str, tuple[gpd.GeoDataFrame, np.ndarray]],
+                       plan: LayerPlan) -> list[dict[str, Any]]:
+    """The legend entries of findings the plan leaves out, by status."""
+    left = []
     for status, (part, codes) in by_status.items():
         drawn = int((codes < plan.places(status)).sum())
         if drawn < len(part):
@@ -543,10 +576,35 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
             text = (f"{len(part):,} {label} findings" if not drawn else
                     f"{len(part) - drawn:,} of the {len(part):,} {label} findings (those at the first "
                     f"{plan.places(status):,} places are drawn)")
-            left_findings.append({"layer": f"findings_{status}", "total": len(part), "drawn": drawn, "text": text})
-    plan.left_out[:0] = left_findings
+            left.append({"layer": f"findings_{status}", "total": len(part), "drawn": drawn, "text": text})
+    return left
 
-    # inputs
+
+def _legend_item(legend: list[dict[str, Any]], label: str, st: styles.LayerStyle, kind: str) -> None:
+    fill = ""
+    if st.fill:
+        r, g, b = (int(st.fill.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4))
+        fill = f"rgba({r},{g},{b},{max(st.fill_opacity, 0.3):.2f})"
+    legend.append({"label": label, "color": st.color, "fill": fill, "kind": kind})
+
+
+def _add_flood_zone_layers(folium: Any, m: Any, role: str, g4: gpd.GeoDataFrame, cols: list[str],
+                           legend: list[dict[str, Any]]) -> None:
+    """A flood zone input as one layer per zone (AE, floodway, X ...), styled as the overview map."""
+    fields = [(c, c.replace("_", " ")) for c in cols]
+    sub = g4.get("ZONE_SUBTY", pd.Series([None] * len(g4), index=g4.index))
+    keys = pd.Series([styles.flood_zone_key(a, b) for a, b in zip(g4["FLD_ZONE"], sub)], index=g4.index)
+    for key in sorted(keys.unique()):
+        part = g4[keys == key]
+        st = styles.flood_zone_style(key, preliminary=role.endswith("preliminary"))
+        fg = folium.FeatureGroup(name=html.escape(f"{st.label} ({len(part)})"), show=st.show)
+        _add_geojson(folium, fg, _text_props(part, cols), st, fields, "FLD_ZONE", st.label)
+        fg.add_to(m)
+        _legend_item(legend, st.label, st, "polygon")
+
+
+def _add_input_layers(folium: Any, m: Any, candidates: list[tuple[str, str, gpd.GeoDataFrame]],
+                      plan: LayerPlan, legend: list[dict[str, Any]]) -> None:
     for kind, role, g in candidates:
         if kind != "input" or not plan.draw(kind, role):
             continue
@@ -554,28 +612,19 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
         if not len(g4):
             continue
         cols = _attr_columns(g4)
-        fields = [(c, c.replace("_", " ")) for c in cols]
         if role in ("flood_zones", "flood_zones_preliminary") and "FLD_ZONE" in g4.columns:
-            sub = g4.get("ZONE_SUBTY", pd.Series([None] * len(g4), index=g4.index))
-            keys = pd.Series([styles.flood_zone_key(a, b) for a, b in zip(g4["FLD_ZONE"], sub)],
-                             index=g4.index)
-            for key in sorted(keys.unique()):
-                part = g4[keys == key]
-                st = styles.flood_zone_style(key, preliminary=role.endswith("preliminary"))
-                label = st.label
-                fg = folium.FeatureGroup(name=html.escape(f"{label} ({len(part)})"), show=st.show)
-                _add_geojson(folium, fg, _text_props(part, cols), st, fields, "FLD_ZONE", label)
-                fg.add_to(m)
-                legend_item(label, st, "polygon")
+            _add_flood_zone_layers(folium, m, role, g4, cols, legend)
             continue
         st = styles.style_for(role, _kind(g4))
         fg = folium.FeatureGroup(name=html.escape(f"Input: {st.label} ({len(g4)})"), show=st.show)
-        _add_geojson(folium, fg, _text_props(g4, cols), st, fields, "feature_id" if "feature_id" in cols else None,
-                     role)
+        _add_geojson(folium, fg, _text_props(g4, cols), st, [(c, c.replace("_", " ")) for c in cols],
+                     "feature_id" if "feature_id" in cols else None, role)
         fg.add_to(m)
-        legend_item(st.label, st, _kind(g4))
+        _legend_item(legend, st.label, st, _kind(g4))
 
-    # derived layers
+
+def _add_derived_layers(folium: Any, m: Any, candidates: list[tuple[str, str, gpd.GeoDataFrame]],
+                        plan: LayerPlan, legend: list[dict[str, Any]]) -> None:
     for kind, name, g in candidates:
         if kind != "derived" or not plan.draw(kind, name):
             continue
@@ -589,9 +638,12 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
         _add_geojson(folium, fg, _text_props(g4, cols), st, [(c, c.replace("_", " ")) for c in cols],
                      None, name)
         fg.add_to(m)
-        legend_item(st.label, st, _kind(g4))
+        _legend_item(legend, st.label, st, _kind(g4))
 
-    # findings by status, most severe added last (drawn on top)
+
+def _add_finding_layers(folium: Any, m: Any, by_status: dict[str, tuple[gpd.GeoDataFrame, np.ndarray]],
+                        plan: LayerPlan, legend: list[dict[str, Any]]) -> None:
+    """One layer of findings per status, most severe added last (drawn on top)."""
     cols = [c for c, _ in FINDING_POPUP] + ["tip"]
     for status in reversed(STATUSES):
         if status not in by_status:
@@ -613,25 +665,19 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
         drawn = merge_same_place(_text_props(f4, cols), cols)
         _add_geojson(folium, fg, drawn, st, FINDING_POPUP, "tip", f"findings_{status}")
         fg.add_to(m)
-        legend_item(f"{styles.STATUS_LABELS[status]} ({shown})", st, _kind(f4))
+        _legend_item(legend, f"{styles.STATUS_LABELS[status]} ({shown})", st, _kind(f4))
 
-    # fit
+
+def _fit_view(m: Any, result: Result, focus: Any, parcel: str | None) -> None:
+    """Fit the map to the area of interest, or to ``parcel``."""
     fit = focus
     if parcel is not None:
-
         pg = parcel_geometry(result, parcel)
         if pg is not None:
             fit = shapely.box(*shapely.bounds(pg))
-    if fit is not None and crs is not None:
-        b = gpd.GeoSeries([fit], crs=crs).to_crs(4326).total_bounds
+    if fit is not None and result.crs is not None:
+        b = gpd.GeoSeries([fit], crs=result.crs).to_crs(4326).total_bounds
         m.fit_bounds([[float(b[1]), float(b[0])], [float(b[3]), float(b[2])]], padding=(20, 20))
-
-    folium.LayerControl(collapsed=True).add_to(m)
-    legend.reverse()  # findings first, as they are drawn on top
-    m.add_child(_legend(legend, f"{result.command} · {result.rulebook.name} {result.rulebook.version}",
-                        note=plan.note()))
-    m.gc_left_out = plan.left_out  # for notebooks and tests: what the page leaves out
-    return m
 
 
 def write_map(result: Result, target: Path, *, offline: bool = True, **kwargs: Any) -> Path:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import re
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +30,7 @@ log = logging.getLogger(__name__)
 
 GROUPS = ("harvest", "flood", "stormwater", "seqr")
 UNIT_SUFFIXES = (
-    "_sqin_per_sqft", "_acres_per_mile", "_ft", "_pct", "_acres", "_sqft", "_in", "_sqin", "_days",
+    "_sqin_per_sqft", "_acres_per_mile", "_ft_per_in", "_ft", "_pct", "_acres", "_sqft", "_in", "_sqin", "_days",
     "_hours", "_months", "_cords", "_cuft", "_bf", "_count", "_usd", "_lots", "_units", "_ratio",
     "_miles",
 )
@@ -274,12 +273,6 @@ class Rule:
             "waived": self.waived,
         }, index=range(n))
         return gpd.GeoDataFrame(df, geometry=_geometry_array(geometry, n, crs), crs=crs)
-
-    def finding(self, status: str, **kw: Any) -> gpd.GeoDataFrame:
-        """Deprecated alias of :meth:`findings` (one row); use ``findings``."""
-        warnings.warn("Rule.finding is deprecated: use Rule.findings (one row for one subject)",
-                      DeprecationWarning, stacklevel=2)
-        return self.findings(status, **kw)
 
     def to_dict(self) -> dict[str, Any]:
         """The rule as plain data (for the catalogue and reports)."""

@@ -27,7 +27,7 @@ import shapely
 
 from geoconstraints.output import files, styles
 from geoconstraints.result import Result
-from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES
+from geoconstraints.rulebook.findings import worst_status
 
 log = logging.getLogger(__name__)
 
@@ -52,9 +52,6 @@ def _finding_text(f: pd.DataFrame) -> str:
     return "; ".join(f"{r} {s}: {str(m).rstrip('.')}" for r, s, m in zip(f["rule_id"], f["status"], f["message"]))
 
 
-def _worst(statuses: pd.Series) -> str:
-    return min(statuses, key=lambda s: STATUS_RANK.get(s, len(STATUSES))) if len(statuses) else ""
-
 
 def _landings(result: Result) -> gpd.GeoDataFrame | None:
     g = result.layers.get_layer("landings") if result.layers is not None else None
@@ -69,7 +66,7 @@ def _landings(result: Result) -> gpd.GeoDataFrame | None:
     for fid, is_point in zip(g["feature_id"].astype(str), shapely.get_type_id(geoms) == 0):
         mine = by_id.get(fid, f.iloc[0:0])
         where = "" if is_point else "A point inside the landing. "
-        rows.append({"kind": "landing", "name": fid, "status": _worst(mine["status"]),
+        rows.append({"kind": "landing", "name": fid, "status": worst_status(mine["status"]),
                      "rules": ", ".join(dict.fromkeys(mine["rule_id"])),
                      "description": where + (_finding_text(mine) or "no finding about this landing")})
     return gpd.GeoDataFrame(rows, columns=COLUMNS, geometry=pts, crs=g.crs)

@@ -36,9 +36,9 @@ from matplotlib.patches import Patch
 
 from geoconstraints.errors import OutputError
 from geoconstraints.geometry import terrain
-from geoconstraints.io.dem import crs_ft_per_unit
 from geoconstraints.output import files, styles
 from geoconstraints.result import Result
+from geoconstraints.units import ft_per_unit
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +148,7 @@ def road_profiles(result: Result) -> list[RoadProfile]:
     layers = result.layers
     if layers is None or layers.dem is None:
         return []
-    k = crs_ft_per_unit(layers.crs) or 1.0
+    k = ft_per_unit(layers.crs) or 1.0
     edges, limit, run, window = grade_classes(result)
     runs = result.derived.get("grade_runs")
     bars = result.derived.get("water_bars")

@@ -54,10 +54,10 @@ from pypdf.generic import (
 from geoconstraints._version import __version__
 from geoconstraints.errors import InputError, OutputError, RulebookError
 from geoconstraints.geometry import terrain
-from geoconstraints.io.dem import crs_ft_per_unit
 from geoconstraints.output import files, styles
 from geoconstraints.result import Result
 from geoconstraints.rulebook.findings import STATUS_RANK
+from geoconstraints.units import ft_per_unit
 
 log = logging.getLogger(__name__)
 
@@ -491,7 +491,7 @@ def prepare_plan(result: Result, scale_ft_per_in: float) -> PlanData:
     if layers is None or layers.get_layer("harvest_area") is None:
         raise OutputError("the site plan needs the Result of a harvest check with its harvest_area layer")
     crs = pyproj.CRS(result.crs)
-    k = crs_ft_per_unit(crs)
+    k = ft_per_unit(crs)
     if k is None:
         raise OutputError(f"working CRS {crs.name} is geographic: the site plan is drawn to scale in feet")
     rule = site_plan_rule(result.rulebook)

@@ -73,7 +73,7 @@ class Result:
         return bool(((f["status"] == status) & (f["waived"] == "")).any())
 
     def provenance(self) -> dict[str, Any]:
-        """The SPEC §4 stamp: inputs with sizes and SHA-256, CRS, NFHL map, rulebook, version."""
+        """The provenance stamp: inputs with sizes and SHA-256, CRS, NFHL map, rulebook, version."""
         inputs = []
         if self.layers is not None:
             for role, info in self.layers.info.items():

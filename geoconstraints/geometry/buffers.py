@@ -24,8 +24,6 @@ from geoconstraints.units import sqft_to_acres
 
 log = logging.getLogger(__name__)
 
-polygonal = polygonal_parts
-"""Alias of :func:`geoconstraints.io.validate.polygonal_parts` (rules call ``buffers.polygonal``)."""
 
 BUFFER_COLUMNS: list[str] = ["kind", "rule_id", "source_id", "width_ft", "measured_from"]
 """Attribute columns of the ``buffer_strips`` derived layer (plus ``geometry``)."""

@@ -25,6 +25,7 @@ from geoconstraints.errors import InputError
 from geoconstraints.geometry import buffers as bf
 from geoconstraints.geometry import terrain as tr
 from geoconstraints.io.layers import Layers
+from geoconstraints.io.validate import polygonal_parts
 from geoconstraints.rulebook.findings import concat_findings
 from geoconstraints.rulebook.model import FindingRows, Rule, Rulebook
 from geoconstraints.rulebook.registry import check
@@ -634,7 +635,7 @@ def _buffer_findings(ctx: HarvestContext, rule: Rule, kind: str, **values: Any) 
                              geometry=ha.geometry.values, crs=ctx.crs, detail=f"{label} buffer: {bb.missing[kind]}",
                              **values)
     strips = bb.strips[bb.strips["kind"] == kind]
-    inside = bf.polygonal(bf.buffers_inside(ha, strips))
+    inside = polygonal_parts(bf.buffers_inside(ha, strips))
     acres = sqft_to_acres(shapely.area(inside))
     hi, si = (strips.sindex.query(ha.geometry.values, predicate="intersects") if len(strips)
               else (np.array([], int), np.array([], int)))
@@ -670,7 +671,7 @@ def check_buffer_cutting(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     """Buffer acres (all kinds, overlaps once) inside each harvest area, for the stump-diameter rule."""
     ha = ctx.harvest_area
     bb = ctx.buffers
-    inside = bf.polygonal(bf.buffers_inside(ha, bb.strips))
+    inside = polygonal_parts(bf.buffers_inside(ha, bb.strips))
     acres = sqft_to_acres(shapely.area(inside))
     miss = "; ".join(f"{k.replace('_', ' ')} buffer not built ({v})" for k, v in bb.missing.items())
     status = np.where(acres > 0, "info", "not_evaluated" if bb.missing else "pass")

@@ -224,6 +224,11 @@
     placeOf: function (subject) {
       var s = loadStore();
       return s.n ? s.subject.indexOf(subject) : -1;
+    },
+    placesOf: function (subject) {
+      var s = loadStore(), out = [];
+      for (var i = 0; i < s.n; i++) { if (s.subject[i] === subject) { out.push(i); } }
+      return out;
     }
   };
 })(L);

@@ -93,7 +93,8 @@ def _assert_letter_numbered_inside(pdf: Path) -> int:
 
 def test_report_pdf_is_letter_numbered_and_fits(synthetic):
     res, base = synthetic
-    pdf = report.write_report_pdf(res, base / "report.pdf")
+    page = report.render_report(res)
+    pdf = report.write_report_pdf(res, base / "report.pdf", page=page)  # the HTML of report.html, laid out
     assert pdf.read_bytes()[:5] == b"%PDF-"
     _assert_letter_numbered_inside(pdf)
     first = _text(pdf, 1)

@@ -432,7 +432,7 @@ def html_to_pdf(page: str) -> Any:
 
 
 def write_report_pdf(result: Result, path: str | os.PathLike[str], *, parcel: str | None = None,
-                     **kwargs: Any) -> Path:
+                     page: str | None = None, **kwargs: Any) -> Path:
     """Write ``report.pdf`` (or, with ``parcel``, the one-page handout of that parcel) atomically.
 
     The PDF is the report's HTML laid out by WeasyPrint for US Letter, with page numbers
@@ -447,6 +447,9 @@ def write_report_pdf(result: Result, path: str | os.PathLike[str], *, parcel: st
         The file to write (``report.pdf``, ``report_parcel_<id>.pdf``).
     parcel : str, optional
         The parcel of the handout.
+    page : str, optional
+        report.html already rendered by :func:`render_report` (not for a handout): laid out as
+        it is, so the overview map and plots are not drawn twice.
     **kwargs
         Passed to :func:`render_report` (``max_parcel_rows``, ``max_finding_rows`` ...).
 
@@ -463,7 +466,7 @@ def write_report_pdf(result: Result, path: str | os.PathLike[str], *, parcel: st
     """
     target = Path(path)
     if parcel is None:
-        doc = html_to_pdf(render_report(result, **kwargs))
+        doc = html_to_pdf(page if page is not None else render_report(result, **kwargs))
     else:
         for step in range(len(HANDOUT_MAX_ROWS)):
             doc = html_to_pdf(render_report(result, parcel=str(parcel), handout_step=step, **kwargs))

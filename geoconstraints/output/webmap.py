@@ -474,6 +474,7 @@ def _new_map(folium: Any, result: Result, *, offline: bool, **kwargs: Any) -> An
     kwargs.setdefault("tiles", None)
     kwargs.setdefault("control_scale", False)
     kwargs.setdefault("prefer_canvas", True)  # one canvas for every layer: fast, and clicks reach every layer
+    kwargs.setdefault("zoom_snap", 0.25)  # fit the area of interest closely (whole zoom levels leave half the map empty)
     m = folium.Map(**kwargs)
     if offline:
         _make_offline(m)
@@ -543,13 +544,19 @@ def _add_flood_zone_layers(folium: Any, m: Any, role: str, g4: gpd.GeoDataFrame,
     fields = [(c, c.replace("_", " ")) for c in cols]
     sub = g4.get("ZONE_SUBTY", pd.Series([None] * len(g4), index=g4.index))
     keys = pd.Series([styles.flood_zone_key(a, b) for a, b in zip(g4["FLD_ZONE"], sub)], index=g4.index)
+    preliminary = role.endswith("preliminary")
     for key in sorted(keys.unique()):
         part = g4[keys == key]
-        st = styles.flood_zone_style(key, preliminary=role.endswith("preliminary"))
+        st = styles.flood_zone_style(key, preliminary=preliminary)
         fg = folium.FeatureGroup(name=html.escape(f"{st.label} ({len(part)})"), show=st.show)
         _add_geojson(folium, fg, _text_props(part, cols), st, fields, "FLD_ZONE", st.label)
         fg.add_to(m)
-        _legend_item(legend, st.label, st, "polygon")
+        if not preliminary:
+            _legend_item(legend, st.label, st, "polygon")
+    if preliminary:  # off at first: one line, not one per zone
+        st = styles.flood_zone_style("AE", preliminary=True)
+        _legend_item(legend, "Preliminary flood zones", replace(st, fill=None), "polygon",
+                     detail="dashed, in the colour of each zone; off at first: tick them in the layer control")
 
 
 def _add_input_layers(folium: Any, m: Any, candidates: list[tuple[str, str, gpd.GeoDataFrame]],
@@ -627,9 +634,9 @@ def finding_styles(status: str) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _count_detail(c: mapdata.StatusCounts) -> str:
+def _count_detail(c: mapdata.StatusCounts, shown: bool = True) -> str:
     """The legend's second line for one status: where its findings are drawn, and why not all are."""
-    parts = []
+    parts = [] if shown or not c.places else ["layer off at first: tick it in the layer control"]
     located = c.total - c.unlocated
     if c.places and c.places != located:
         parts.append(f"drawn at {c.places:,} place{'s' if c.places != 1 else ''}")
@@ -662,7 +669,7 @@ def _add_finding_layers(folium: Any, m: Any, result: Result, legend: list[dict[s
                             show).add_to(m)
         st = styles.status_style(status, "polygon")
         _legend_item(legend, f"{label}: {c.total:,} finding{'s' if c.total != 1 else ''}", st, "polygon",
-                     detail=_count_detail(c))
+                     detail=_count_detail(c, show))
     return counts
 
 

@@ -185,3 +185,12 @@ def test_map_numbers_read_as_the_report_prints_them(site):
                            [list(c) for c in cases])
     assert got == [format_value(v, u) for v, u in cases]
     assert _severe(d) == []
+
+
+def test_cdn_map_loads_leaflet_before_the_findings_script(site, tmp_path):
+    """With --cdn Leaflet comes from the web; the page must still load it before findings.js runs."""
+    from geoconstraints.output.webmap import write_map
+
+    page = write_map(site["result"], tmp_path / "map.html", offline=False).read_text("utf-8")
+    leaflet = min(m.start() for m in __import__("re").finditer(r'<script src="[^"]*leaflet[^"]*\.js"', page))
+    assert leaflet < page.index("window.gcFindings = {") < page.index("gcFindings.layer(")

@@ -25,7 +25,7 @@ from geoconstraints.output.styles import STATUS_COLORS
 from geoconstraints.rulebook.loader import load_rulebook
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from bench_screen_postgis import make_town  # noqa: E402
+from bench_screen_postgis import make_town
 
 N = 100_000
 MAP_MAX_MB = 30.0

@@ -30,7 +30,7 @@ def _de(a: str, b: str, cvd: str | None = None) -> float:
 
 def test_every_status_has_a_colour_and_a_label():
     assert set(styles.STATUS_COLORS) == set(STATUSES) == set(styles.STATUS_LABELS)
-    assert len(set(c.lower() for c in styles.STATUS_COLORS.values())) == len(STATUSES)
+    assert len({c.lower() for c in styles.STATUS_COLORS.values()}) == len(STATUSES)
 
 
 @pytest.mark.parametrize("cvd", [None, *CVD])

@@ -90,7 +90,7 @@ def place_keys(geoms: np.ndarray) -> np.ndarray:
     """Number the distinct geometries (equal coordinates, not just the same object), in order of
     first appearance: the same object is recognised by identity, equal copies by their WKB."""
     g = np.asarray(geoms, dtype=object)
-    ids, first = pd.factorize(np.fromiter(map(id, g), dtype=np.int64, count=len(g)))
+    ids, _ = pd.factorize(np.fromiter(map(id, g), dtype=np.int64, count=len(g)))
     objs = g[pd.Series(np.arange(len(g))).groupby(ids).first().to_numpy()] if len(g) else g
     wkb = shapely.to_wkb(objs) if len(objs) else np.array([], dtype=object)
     codes, _ = pd.factorize(pd.Series(wkb, dtype=object))

@@ -23,8 +23,14 @@ from geoconstraints.errors import InputError, OutputError
 from geoconstraints.output import plots
 from geoconstraints.output.files import atomic_path
 from geoconstraints.output.overview import overview_data_uri
-from geoconstraints.output.report_table import (PARCEL_ID_COLUMNS, STATUS_SHORT, ParcelTable, parcel_card,
-                                                parcel_id_column, parcel_table)
+from geoconstraints.output.report_table import (
+    PARCEL_ID_COLUMNS,
+    STATUS_SHORT,
+    ParcelTable,
+    parcel_card,
+    parcel_id_column,
+    parcel_table,
+)
 from geoconstraints.output.styles import STATUS_COLORS, STATUS_LABELS
 from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES, worst_status
 from geoconstraints.rulebook.model import Rule, unit_of
@@ -254,10 +260,10 @@ def _env() -> jinja2.Environment:
 
 # -- plots --------------------------------------------------------------------------------------
 PLOT_PLACES: tuple[tuple[str, str, str], ...] = (
-    ("profile_", "HRV-010", "Profile of {what}: elevation from the DEM against distance along the line, shaded by "
-                            "grade class; runs over HRV-010's limit hatched in red; water bars (HRV-030) marked."),
-    ("disturbance_timeline", "SWP-005", "Soil disturbed at one time over the phasing plan; dashed: SWP-005's limit; "
-                                        "red: the peak."),
+    ("profile_", "HRV-010", ("Profile of {what}: elevation from the DEM against distance along the line, shaded by "
+                             "grade class; runs over HRV-010's limit hatched in red; water bars (HRV-030) marked.")),
+    ("disturbance_timeline", "SWP-005", ("Soil disturbed at one time over the phasing plan; dashed: SWP-005's limit; "
+                                         "red: the peak.")),
     ("sfha_share", "parcels", "Parcels by the share of their area in the special flood hazard area."),
 )
 """(plot name prefix, where it goes: a rule id or ``parcels``, caption) of the plots of :mod:`plots`."""

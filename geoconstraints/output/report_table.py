@@ -343,7 +343,7 @@ def parcel_table(table: pd.DataFrame, max_rows: int | None = None, *,
 def parcel_card(row: pd.DataFrame) -> list[dict[str, Any]]:
     """One parcel's row as (header, cell) pairs for the one-parcel handout, blanks left out."""
     t = parcel_table(row, None)
-    notes = dict((n, text) for n, text in t.notes)
+    notes = dict(t.notes)
     out = []
     for j, col in enumerate(t.columns):
         cell = dict(t.rows[0][j])

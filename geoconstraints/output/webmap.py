@@ -478,7 +478,9 @@ def _new_map(folium: Any, result: Result, *, offline: bool, **kwargs: Any) -> An
     m = folium.Map(**kwargs)
     if offline:
         _make_offline(m)
-    m.get_root().header.add_child(Element(f"<script>\n{findings_js()}\n</script>"), name="gc_findings_js")
+    # in the body: after Leaflet whether it is inlined or linked from a CDN (folium adds CDN links to the
+    # header when the page is rendered), before the map's own script that makes the layers
+    m.get_root().html.add_child(Element(f"<script>\n{findings_js()}\n</script>"), name="gc_findings_js")
     prov_title = f"geoconstraints {result.command} · rulebook {result.rulebook.name} {result.rulebook.version}"
     m.get_root().title = html.escape(prov_title)
     m.get_root().header.add_child(folium.Element(

@@ -152,3 +152,37 @@ def test_finding_polygons_are_outlines_parcels_lightly_filled():
         assert st["polygon"]["fill"] is False and st["polygon"]["fillOpacity"] == 0.0  # a harvest area: outline
         assert st["line"]["fill"] is False  # a filled polyline would draw a wedge
         assert st["polygon_fill"]["fillOpacity"] <= 0.25  # a parcel: a light tint, never opaque
+
+
+def test_hillshade_of_the_dem_window_under_the_map():
+    """With a DEM the map's background is its hillshade: a PNG in the page, over the DEM cut to the map."""
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from geoconstraints.commands import check_harvest
+    from geoconstraints.demo import sample_path
+    from geoconstraints.io.layers import load_layers
+    from geoconstraints.rulebook.loader import load_rulebook
+
+    layers = load_layers(sample_path("vestal_sample.gpkg"), dem=sample_path("dem.tif"), primary=("harvest_area",),
+                         roles=("harvest_area", "haul_roads", "streams"))
+    res = check_harvest(layers, load_rulebook("vestal"))
+    page = build_map(res).get_root().render()
+    m = re.search(r'L\.imageOverlay\(\s*"data:image/png;base64,([A-Za-z0-9+/=]+)",\s*'
+                  r'\[\[([-\d.]+),\s*([-\d.]+)\],\s*\[([-\d.]+),\s*([-\d.]+)\]\]', page)
+    assert m, "no hillshade image overlay"
+    img = np.asarray(Image.open(io.BytesIO(base64.b64decode(m.group(1)))).convert("RGBA"))
+    s, w, n, e = map(float, m.groups()[1:])
+    dem_box = layers.dem.bounds_polygon(4326).bounds  # (west, south, east, north)
+    cell = 2e-5  # about one 5-ft cell in degrees, for the warp's rounding
+    assert dem_box[0] - cell <= w < e <= dem_box[2] + cell and dem_box[1] - cell <= s < n <= dem_box[3] + cell
+    plan = layers["harvest_area"].to_crs(4326).total_bounds
+    assert w <= plan[0] and e >= plan[2] and s <= plan[1] and n >= plan[3]  # covers the plan
+    alpha = img[..., 3]
+    assert (alpha > 0).mean() > 0.5  # shaded over most of it (flat ground stays clear)
+    dark, light = img[..., 0] == 0, img[..., 0] == 255
+    assert (dark & (alpha > 0)).any() and (light & (alpha > 0)).any()  # shadows and sunlit slopes
+    assert "Contours (10 ft)" in page and "hillshade of the DEM" in page

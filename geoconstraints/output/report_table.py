@@ -280,14 +280,23 @@ def _cell_chars(c: dict[str, Any]) -> int:
     return len(c["text"])
 
 
+PRINT_ALWAYS = ("id", "status", "rule_status", "note")
+"""Kinds of columns always printed: the id, the statuses, and the narrow note references (their legend
+is printed under the table)."""
+
+
 def _fit_print_width(columns: list[Column], rows: list[list[dict[str, Any]]], width_in: float) -> None:
-    """Mark the columns that do not fit the printed page (``print=False``), keeping the first ones."""
-    used = 0.0
+    """Mark the columns that do not fit the printed page (``print=False``): the id, statuses and note
+    references always fit; the other columns in table order while the width lasts."""
     for j, col in enumerate(columns):
         longest_word = max((len(w) for w in col.header.split()), default=1)
         cells = max((_cell_chars(r[j]) for r in rows), default=0)
         col.width_in = max(longest_word, min(cells, 28), 2) * CHAR_IN + CELL_PAD_IN
-        if col.kind in ("id", "status", "rule_status") or used + col.width_in <= width_in:
+    used = sum(c.width_in for c in columns if c.kind in PRINT_ALWAYS)
+    for col in columns:
+        if col.kind in PRINT_ALWAYS:
+            continue
+        if used + col.width_in <= width_in:
             used += col.width_in
         else:
             col.print = False

@@ -546,7 +546,7 @@ def _draw_findings(ax: Axes, findings: gpd.GeoDataFrame, view: Any, handles: lis
                 quiet = status in ("pass", "info") and not one_parcel
                 filled = not quiet and bool((part["subject_layer"].astype(str) == "parcels").any())
                 st = replace(st, weight=0.9 if quiet else 2.0, fill=st.fill if filled else None,
-                             fill_opacity=0.22 if filled else 0.0)
+                             fill_opacity=(0.4 if one_parcel else 0.22) if filled else 0.0)
             _draw(ax, part, st, 100 + 2 * i, handles if first else None, label=label)
             first = False
 

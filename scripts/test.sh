@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 . .venv/bin/activate
 if [ -f scripts/browser_deps.sh ]; then bash scripts/browser_deps.sh; fi
+if [ -f scripts/pdf_deps.sh ]; then bash scripts/pdf_deps.sh; fi
 if [ -f scripts/postgis.sh ]; then
   # prints `export GEOCONSTRAINTS_PG_URL=...`
   eval "$(bash scripts/postgis.sh)"

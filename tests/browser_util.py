@@ -33,6 +33,12 @@ XSS_ID = "<script>alert(1)</script>"
 SECRET = "hunter2"
 """A password placed in an option value; it must never reach an output."""
 
+SFHA_SHARE = [0.997, 0.25, 0.0004, float("nan")]
+"""SFHA share of the four parcels in the parcels table: 99.7 %, 25 %, 0.04 %, no data."""
+
+BFE_NOTE = "no BFE line on the stream within the search distance: BFE not interpolated"
+"""A long note repeated on three parcels (shown once in the report's legend of notes)."""
+
 X0, Y0 = 964_000.0, 760_000.0  # EPSG:2261 feet, near Vestal NY (-76.05, 42.085)
 PARCEL_IDS = ["P-1", "P-2", XSS_ID, "P&4"]
 CRS = NY_FT
@@ -99,9 +105,12 @@ def make_synthetic_result(folder: Path) -> Result:
             geometry=[LineString([(X0 - 50, Y0 + 300 + 60 * k), (X0 + 850, Y0 + 330 + 60 * k)]) for k in range(3)],
             crs=layers.crs),
     }
+    statuses = ["violation", "review", "pass", "not_evaluated"]
     table = pd.DataFrame({"parcel_id": PARCEL_IDS, "owner": ["Ada", "Bo", "Cy <b>bold</b>", "Di & Co"],
-                          "status": ["violation", "review", "pass", "not_evaluated"],
-                          "sfha_sqft": sfha_sqft, "flood_zone": ["AE", "AE", "X", ""]})
+                          "worst_status": statuses, "FLD-001": statuses,
+                          "sfha_sqft": sfha_sqft, "sfha_share": SFHA_SHARE, "area_acres": [0.918] * 4,
+                          "flood_zone": ["AE", "AE", "X", ""], "bfe_note": [BFE_NOTE, BFE_NOTE, "", BFE_NOTE],
+                          "zone_change": [None] * 4})
     result = make_result("screen", rb, items, layers, derived=derived, tables={"parcels": table})
     result.options = {"postgis": f"PG:host=db user=clerk password={SECRET} dbname=gis",
                       "source_url": f"postgresql://clerk:{SECRET}@db:5432/gis", "offline": True}

@@ -74,10 +74,12 @@ def test_map_draws_layers_offline_without_errors(site):
     d.get(site["url"] + "/map.html")
     name = _wait(d, MAP_JS)
     assert name, "no Leaflet map object in map.html"
-    # 4 parcels + 2 flood zones + stream + haul road + buffer + grade run + 3 contours (hidden)
-    # + 4 parcel findings + 1 grade-run finding = at least 14 SVG paths drawn
-    n_paths = _wait(d, "return document.querySelectorAll('path.leaflet-interactive').length;")
-    assert n_paths >= 14, n_paths
+    # drawn on one canvas: 4 parcels + 2 flood zones + stream + haul road + buffer + grade run
+    # + 4 parcel findings + 1 grade-run finding + 2 water bars = at least 16 vector shapes
+    n_paths = _wait(d, f"var n = 0; window['{name}'].eachLayer(function (l) {{ if (l instanceof L.Path) {{ n++; }} }});"
+                       "return n >= 16 ? n : 0;")
+    assert n_paths >= 16, n_paths
+    assert d.execute_script("return document.querySelectorAll('.leaflet-overlay-pane canvas').length;") == 1
     layers = d.execute_script(f"var n = 0; window['{name}'].eachLayer(function () {{ n++; }}); return n;")
     assert layers > 20, layers
     control = d.execute_script(
@@ -104,16 +106,14 @@ def test_map_popup_shows_script_id_as_text(site):
     d.get(site["url"] + "/map.html")
     name = _wait(d, MAP_JS)
     text = d.execute_script(f"""
-var map = window['{name}'], found = null;
-map.eachLayer(function (l) {{
-  if (!found && l.feature && l.feature.properties && l.feature.properties.subject === {"parcels " + XSS_ID!r}) {{
-    found = l; }}
-}});
+var map = window['{name}'], place = gcFindings.placeOf({"parcels " + XSS_ID!r}), found = null;
+gcFindings.layers.forEach(function (l) {{ if (!found && map.hasLayer(l)) {{ found = l.gcShapes(place)[0] || null; }} }});
 if (!found) {{ return null; }}
-// a user's click on the feature's SVG path, at the centre of the feature
+// a user's click on the canvas, at the centre of the parcel
 var pt = map.latLngToContainerPoint(found.getBounds().getCenter());
 var box = map.getContainer().getBoundingClientRect();
-found._path.dispatchEvent(new MouseEvent("click", {{bubbles: true, cancelable: true, view: window,
+var canvas = document.querySelector('.leaflet-overlay-pane canvas');
+canvas.dispatchEvent(new MouseEvent("click", {{bubbles: true, cancelable: true, view: window,
   clientX: box.left + pt.x, clientY: box.top + pt.y}}));
 var p = document.querySelector('.leaflet-popup-content');
 return p ? p.textContent : null;
@@ -138,11 +138,11 @@ def test_report_table_sorts_and_escapes(site):
         "return Array.from(document.querySelectorAll('#parcels-table tbody tr td:first-child'))"
         ".map(function (c) { return c.textContent; });")
     assert XSS_ID in cells
-    # click "sfha_sqft" (numbers): ascending puts 0 first, the empty (NaN) cell last
+    # click "SFHA (sq ft)" (numbers): ascending puts 0 first, the empty (NaN) cell last
     heads = d.execute_script(
         "return Array.from(document.querySelectorAll('#parcels-table thead th')).map(function (h) "
         "{ return h.textContent.trim(); });")
-    col = heads.index("sfha_sqft")
+    col = heads.index("SFHA (sq ft)")
     d.execute_script(f"document.querySelectorAll('#parcels-table thead th')[{col}].click();")
     ids = d.execute_script(
         "return Array.from(document.querySelectorAll('#parcels-table tbody tr td:first-child'))"
@@ -163,11 +163,34 @@ def test_one_parcel_report_in_browser(site):
     d.get(f"{site['url']}/{name}")
     h1 = d.execute_script("return document.querySelector('h1').textContent;")
     assert XSS_ID in h1
-    rows = d.execute_script("return document.querySelectorAll('#parcel-row tbody tr').length;")
-    assert rows == 1
+    card = d.execute_script("return document.querySelector('#parcel-row').textContent;")
+    assert XSS_ID in card and "SFHA share (%)" in card
     body = d.execute_script("return document.body.textContent;")
     assert "P-1" not in body and "Ada" not in body  # nothing about other parcels
     _no_alert(d)
     assert _severe(d) == []
     d.save_screenshot(str(site["out"].parent / "report_parcel.png"))
     assert Path(site["out"].parent / "report_parcel.png").stat().st_size > 10_000
+
+
+def test_map_numbers_read_as_the_report_prints_them(site):
+    from geoconstraints.output.report import format_value
+
+    d = site["driver"]
+    d.get(site["url"] + "/map.html")
+    _wait(d, MAP_JS)
+    cases = [(412.345, "ft"), (27.34, "pct"), (1200.0, "sqft"), (0.997, "acres"), (0.0004, "acres"),
+             (40000.0, "sqft"), (261.0, "ft"), (5.5, "ft"), (123456.78, "sqft"), (0.683, ""), (-3.25, "ft")]
+    got = d.execute_script("return arguments[0].map(function (c) { return gcFindings.fmt(c[0], c[1]); });",
+                           [list(c) for c in cases])
+    assert got == [format_value(v, u) for v, u in cases]
+    assert _severe(d) == []
+
+
+def test_cdn_map_loads_leaflet_before_the_findings_script(site, tmp_path):
+    """With --cdn Leaflet comes from the web; the page must still load it before findings.js runs."""
+    from geoconstraints.output.webmap import write_map
+
+    page = write_map(site["result"], tmp_path / "map.html", offline=False).read_text("utf-8")
+    leaflet = min(m.start() for m in __import__("re").finditer(r'<script src="[^"]*leaflet[^"]*\.js"', page))
+    assert leaflet < page.index("window.gcFindings = {") < page.index("gcFindings.layer(")

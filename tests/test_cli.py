@@ -175,7 +175,8 @@ def test_screen_output_limits(runner, tmp_path):
                                      "--report-max-findings", "0"))
     assert res.exit_code == 0, res.output
     page = (tmp_path / "out" / "report.html").read_text("utf-8")
-    assert "This table lists 1 of the 3 parcels, the most severe first (by worst status); the other 2 are left out" in page
+    assert "This table lists the 1 most severe of the 3 parcels (by worst status" in page
+    assert "the other 2 are left out of this report" in page
     assert 'data-rule="FLD-001" data-left-out="' in page
     page = (tmp_path / "out" / "map.html").read_text("utf-8")
     assert "Not drawn, to keep this page small enough for a browser (over 1 features)" in page

@@ -6,6 +6,7 @@ import base64
 import hashlib
 import io
 import re
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from geoconstraints import __version__
 from geoconstraints.errors import InputError
 from geoconstraints.output.overview import nice_scale_length, render_overview
 from geoconstraints.output.report import format_value, parcel_report_name, render_report, threshold_rows
+from geoconstraints.output.styles import STATUS_COLORS
 from geoconstraints.rulebook.loader import load_rulebook
 
 
@@ -53,7 +55,8 @@ def parcel_page(result) -> str:
 
 
 def _png(page: str) -> bytes:
-    m = re.search(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
+    m = re.search(r'<section id="map">\s*(?:<h2>[^<]*</h2>\s*)?<figure><img src="data:image/png;base64,([A-Za-z0-9+/=]+)"',
+                  page)
     assert m, "no inline PNG overview map"
     return base64.b64decode(m.group(1))
 
@@ -119,10 +122,13 @@ def test_one_parcel_report_holds_only_that_parcel(parcel_page):
     assert XSS_ID not in parcel_page
     for other in ("P-1", "P-2", "P&amp;4", "Ada", "Di &amp; Co"):
         assert other not in parcel_page, other
-    assert 'id="rule-FLD-001"' in parcel_page
-    assert 'id="rule-HRV-010"' not in parcel_page  # not a finding of this parcel
-    assert '<table id="parcel-row">' in parcel_page
+    assert "Passes: FLD-001." in parcel_page  # its one finding: FLD-001 pass
+    assert "HRV-010" not in parcel_page  # not a finding of this parcel
+    assert '<table id="parcel-row" class="card">' in parcel_page
     assert "parcels-table" not in parcel_page
+    # the card: human headers, the share to three significant figures (0.0004 -> 0.04 %, not 0)
+    assert "SFHA share (%)</th><td>0.04</td>" in parcel_page
+    assert "Owner</th><td>Cy &lt;b&gt;bold&lt;/b&gt;</td>" in parcel_page
 
 
 def test_one_parcel_report_unknown_id(result):
@@ -141,6 +147,10 @@ def test_format_value_and_units():
     assert format_value(1200.0, "sqft") == "1,200 sq ft"
     assert format_value(float("nan"), "ft") == ""
     assert format_value(None) == ""
+    # never a false round number: 0.997 is not 1, 0.0004 is not 0
+    assert format_value(0.997, "acres") == "0.997 acres"
+    assert format_value(0.0004, "acres") == "0.0004 acres"
+    assert format_value(5.5, "ft") == "5.5 ft"
     # threshold names read by the rulebook's unit_of: label, value and unit text
     rb = load_rulebook("vestal")
     rows = {r["name"]: r["value"] for r in threshold_rows(rb["FLD-007"])}
@@ -171,16 +181,19 @@ def _count(img: np.ndarray, rgb: tuple[int, int, int], tol: int = 6) -> int:
 def test_overview_map_draws_findings_by_status(result, page, parcel_page):
     full = _pixels(_png(page))
     assert full.shape[1] > 800
-    # the HRV-010 violation is a line drawn opaque in the violation colour #d7191c
-    assert _count(full, (0xd7, 0x19, 0x1c)) > 50
+    # the HRV-010 violation is a line drawn opaque in the violation colour (vermillion #D55E00)
+    assert _count(full, _rgb(STATUS_COLORS["violation"])) > 50
     zoomed = _pixels(_png(parcel_page))
-    # zoomed to the one parcel (a pass): filled in the pass green #1a9641 at 35 % over the
-    # background (greenish pixels: G well above R and B), no red of a violation anywhere
+    # zoomed to the one parcel (a pass): filled in the pass green #009E73 at 35 % over the
+    # background (greenish pixels: G well above R), no vermillion of a violation anywhere
     r, g, b = zoomed[..., 0], zoomed[..., 1], zoomed[..., 2]
-    assert int(((g > r + 40) & (g > b + 30)).sum()) > 20_000
-    assert int(((r > g + 120) & (r > b + 120)).sum()) == 0
-    r, g, b = full[..., 0], full[..., 1], full[..., 2]
-    assert int(((r > g + 120) & (r > b + 120)).sum()) > 50
+    assert int(((g > r + 40) & (g > b - 10)).sum()) > 20_000
+    assert _count(zoomed, _rgb(STATUS_COLORS["violation"]), tol=30) == 0
+
+
+def _rgb(hex_color: str) -> tuple[int, int, int]:
+    h = hex_color.lstrip("#")
+    return tuple(int(h[i:i + 2], 16) for i in (0, 2, 4))
 
 
 def test_overview_png_without_features(result):
@@ -189,3 +202,102 @@ def test_overview_png_without_features(result):
     empty = Result(command="screen", rulebook=result.rulebook, findings=result.findings.iloc[0:0])
     png = render_overview(empty)
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _parcels_table(page: str) -> str:
+    m = re.search(r'<table id="parcels-table" class="sortable">(.*?)</table>', page, re.DOTALL)
+    assert m, "no parcels table"
+    return m.group(1)
+
+
+def test_parcel_table_is_for_people(page):
+    from browser_util import BFE_NOTE
+
+    table = _parcels_table(page)
+    heads = [unescape(h) for h in re.findall(r'<th class="[^"]*" scope="col" data-col="[^"]*">([^<]*)</th>', table)]
+    # id and worst status first, then the rule's status; human headers with units; empty and constant columns gone
+    assert heads == ["Parcel", "Worst status", "FLD-001", "Owner", "SFHA (sq ft)", "SFHA share (%)", "Flood zone",
+                     "BFE note"]
+    assert "zone_change" not in heads and "Zone change" not in heads
+    assert "Columns empty for every parcel listed, left out: zone_change." in page
+    assert "Same for every parcel listed: Area (acres): <b>0.918</b>." in page
+    # most severe first: violation, review, not evaluated, pass
+    ids = [unescape(i) for i in re.findall(r"<tr><td[^>]*>([^<]*)</td>", table)]
+    assert ids == ["P-1", "P-2", "P&4", XSS_ID]
+    # three significant figures: 0.997 -> 99.7 %, 0.0004 -> 0.04 % (never 100 or 0); no data stays blank
+    shares = re.findall(r'data-col="sfha_share"', table)
+    assert shares
+    assert 'data-sort="99.7">99.7</td>' in table and 'data-sort="25.0">25</td>' in table
+    assert 'data-sort="0.04">0.04</td>' in table
+    # the repeated note: a reference in each row, its text once in the legend
+    assert table.count(">[1]</td>") == 3
+    assert page.count(BFE_NOTE) == 1 + 3  # the legend, and the title (tooltip) of each of the 3 cells
+    assert f"<li>[1] {BFE_NOTE}</li>" in page
+
+
+def test_parcels_by_worst_status_and_top_n(result):
+    from geoconstraints.output.report_table import parcel_table
+
+    page = render_report(result, max_parcel_rows=2, overview=False, figures=False)
+    note = unescape(re.search(r'<p class="note" id="parcels-left-out">(.*?)</p>', page, re.DOTALL).group(1))
+    assert note.startswith("This table lists the 2 most severe of the 4 parcels (by worst status")
+    assert "the other 2 are left out of this report" in note
+    assert "The 2 most severe parcels of 4" in page
+    counts = re.search(r'<table class="parcel-counts" id="parcel-counts">(.*?)</table>', page, re.DOTALL).group(1)
+    assert re.findall(r"<td>(\d+)</td>", counts) == ["1", "1", "1", "0", "1", "4"]
+    t = parcel_table(result.tables["parcels"], 2)
+    assert (t.n_listed, t.n_total) == (2, 4)
+
+
+def test_significant_figures():
+    from geoconstraints.output.report_table import column_header, significant
+
+    assert significant(99.7) == "99.7" and significant(0.04) == "0.04"
+    assert significant(99.99999, upper=100.0) == "99.99999"  # under 100 % never shows as 100
+    assert significant(100.0, upper=100.0) == "100"
+    assert significant(1234567.0) == "1,230,000" and significant(0.000123456) == "0.000123"
+    assert significant(float("nan")) == "" and significant(0.0) == "0"
+    assert column_header("floodway_share") == ("Floodway share (%)", 100.0)
+    assert column_header("bfe_ft") == ("BFE (ft)", 1.0)
+
+
+@pytest.fixture(scope="module")
+def sample_results():
+    from geoconstraints.commands import check_harvest, check_stormwater
+    from geoconstraints.demo import sample_path
+    from geoconstraints.io.layers import load_layers
+
+    gpkg, dem = sample_path("vestal_sample.gpkg"), sample_path("dem.tif")
+    vestal = load_rulebook("vestal")
+    harvest = check_harvest(load_layers(gpkg, dem=dem, primary=("harvest_area",), roles=(
+        "harvest_area", "landings", "haul_roads", "skid_trails", "streams", "roads", "row", "parcels",
+        "dwellings", "critical_slopes", "stream_corridor")), vestal)
+    storm = check_stormwater(load_layers(gpkg, roles=("disturbance", "impaired_waters", "landings", "haul_roads"),
+                                         primary=("disturbance",)), vestal,
+                             rainfall=sample_path("rainfall.csv"), inspection_log=sample_path("inspection_log.csv"))
+    return {"harvest": harvest, "stormwater": storm}
+
+
+def _rule_div(page: str, rid: str) -> str:
+    m = re.search(rf'<div class="rule" id="rule-{rid}">(.*?)(?=<div class="rule" id=|</section>)', page, re.DOTALL)
+    assert m, rid
+    return m.group(1)
+
+
+def test_plots_sit_in_the_sections_they_illustrate(sample_results, page):
+    from geoconstraints.output import plots
+
+    harvest = render_report(sample_results["harvest"], overview=False)
+    names = [n for n in plots.render_plots(sample_results["harvest"]) if n.startswith("profile_")]
+    assert names, "the sample harvest has haul roads on a DEM"
+    hrv10 = _rule_div(harvest, "HRV-010")
+    assert re.findall(r'data-plot="(profile_[^"]+)"', hrv10) == names  # every road profile under HRV-010
+    assert "hatched in red" in hrv10
+    storm = render_report(sample_results["stormwater"], overview=False)
+    assert 'data-plot="disturbance_timeline.png"' in _rule_div(storm, "SWP-005")
+    # the SFHA share histogram in the parcels section of a screening
+    parcels = re.search(r'<section id="parcels">(.*?)</section>', page, re.DOTALL).group(1)
+    assert 'data-plot="sfha_share.png"' in parcels
+    for doc in (harvest, storm, page):
+        for src in re.findall(r'<figure class="plot" data-plot="[^"]+"><img src="([^"]+)"', doc):
+            assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"

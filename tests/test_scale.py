@@ -88,11 +88,13 @@ def test_report_is_bounded_and_says_what_it_leaves_out(town):
     table = re.search(r'<table id="parcels-table" class="sortable">(.*?)</table>', page, re.DOTALL).group(1)
     assert table.count("<tr>") == 1 + report.MAX_PARCEL_ROWS
     note = unescape(re.search(r'<p class="note" id="parcels-left-out">(.*?)</p>', page, re.DOTALL).group(1))
-    assert note == ("This table lists 5,000 of the 20,000 parcels, the most severe first (by worst status); the other "
-                    "15,000 are left out to keep this report readable. Every parcel is in parcels.csv and in "
-                    "results.gpkg (layer parcels).")
+    top, rest = report.MAX_PARCEL_ROWS, N - report.MAX_PARCEL_ROWS
+    assert note == (f"This table lists the {top:,} most severe of the 20,000 parcels (by worst status (violation, "
+                    f"needs review, not evaluated, information, pass), then the largest SFHA share first); the other "
+                    f"{rest:,} are left out of this report. Every parcel is in parcels.csv and in "
+                    f"results.gpkg (layer parcels).")
     parcels = res.tables["parcels"]
-    listed = set(re.findall(r"<tr><td>(P\d{6})</td>", table))
+    listed = set(re.findall(r"<tr><td[^>]*>(P\d{6})</td>", table))
     assert len(listed) == report.MAX_PARCEL_ROWS
     rank = parcels["worst_status"].map(STATUS_RANK)
     inside = parcels["parcel_id"].isin(listed).to_numpy()
@@ -112,12 +114,12 @@ def test_report_is_bounded_and_says_what_it_leaves_out(town):
         assert rows == min(other, report.MAX_FINDING_ROWS) + min(passing, report.MAX_PASS_ROWS), rid
         if expect:
             assert (f"… and {expect:,} more {rid} findings that are not pass, left out of this report "
-                    f"(the 1,000 most severe are listed); every finding is in findings.geojson and results.gpkg, "
+                    f"(the {report.MAX_FINDING_ROWS:,} most severe are listed); every finding is in findings.geojson and results.gpkg, "
                     f"and each parcel's outcome in parcels.csv.") in unescape(body)
     assert notes, "20,000 parcels must exceed the per-rule limit somewhere"
     # the summary still counts every finding
-    counts = dict(re.findall(r'<div class="count (\w+)"><b>(\d+)</b>', page))
-    assert {k: int(v) for k, v in counts.items()} == res.counts()
+    counts = dict(re.findall(r'<div class="count (\w+)"><b>([\d,]+)</b>', page))
+    assert {k: int(v.replace(",", "")) for k, v in counts.items()} == res.counts()
 
 
 def _legend_note(page: str) -> str:
@@ -126,57 +128,42 @@ def _legend_note(page: str) -> str:
     return json.loads(m.group(1))
 
 
-def test_map_is_bounded_and_notes_every_left_out_finding(town):
+def test_map_is_bounded_and_draws_every_finding(town):
     res, written = town
     page = written["map.html"].read_text("utf-8")
     assert len(page.encode()) < MAP_MAX_BYTES
     assert page.count('"type": "Feature"') <= webmap.MAX_FEATURES
     note = _legend_note(page)
     assert note.startswith("Not drawn, to keep this page small enough for a browser (over 20,000 features): ")
-    assert note.endswith("Every finding and layer is in results.gpkg (open it in QGIS or ArcGIS) and every finding "
-                         "in findings.geojson.")
-    assert f"{N:,} input parcels" in note
+    assert f"{N:,} input parcels (each is drawn by its findings)" in note
+    # findings are never left out: each status's layer and legend count every finding (the report's numbers)
     counts = res.counts()
-    assert f"{counts['pass']:,} pass findings" in note
-    # every status with findings on the map is either drawn whole (its layer says how many) or
-    # counted in the note (a run-wide finding without a place, FLD-010, is never on the map)
+    for status in STATUSES:
+        if counts[status]:
+            assert f"{STATUS_LABELS[status]}: {counts[status]:,} finding" in page, status
+    m = webmap.build_map(res)
+    assert {s: c.total for s, c in m.gc_counts.items()} == counts
+    assert all(d["layer"] in ("parcels", "sfha_overlaps", "floodway_overlaps") for d in m.gc_left_out)
+
+
+def test_map_draws_every_severe_place_whatever_the_budget(town):
+    res, _ = town
     f = res.findings
     located = f[f.geometry.notna() & ~f.geometry.is_empty]
-    for status in STATUSES:
-        n = int((located["status"] == status).sum())
-        if not n:
-            continue
-        label = STATUS_LABELS[status]
-        drawn = f"Findings: {label} ({n})" in page
-        noted = f"{n:,} {label.lower()} findings" in note
-        assert drawn != noted, status
-
-
-def test_map_cuts_a_severe_status_to_its_first_places(town):
-    res, _ = town
-    review = res.findings[(res.findings["status"] == "review") & res.findings.geometry.notna()]
-    # 50 features: the three flood polygons first (context, within a quarter of the budget),
-    # then the first 47 parcels (places) with review findings, in findings order, counted independently
-    places = 50 - 3
-    first = list(dict.fromkeys(review["subject_id"]))[:places]
-    drawn = int(review["subject_id"].isin(first).sum())
-    m = webmap.build_map(res, max_features=50)
-    left = {d["layer"]: d for d in m.gc_left_out}
-    assert left["findings_review"]["drawn"] == drawn
-    assert left["findings_review"]["total"] == len(review)
-    page = m.get_root().render()
-    note = _legend_note(page)
-    assert (f"{len(review) - drawn:,} of the {len(review):,} needs review findings (those at the first {places} "
-            f"places are drawn)") in note
-    assert "flood_zones" not in left and "Flood zone AE" in page
-    for layer in ("findings_info", "findings_pass", "parcels", "sfha_overlaps"):
-        assert left[layer]["drawn"] == 0, layer
+    m = webmap.build_map(res, max_features=50)  # once the budget cut severe findings to their first places
+    c = m.gc_counts["review"]
+    review = located[located["status"] == "review"]
+    assert c.total == int((f["status"] == "review").sum()) == len(review)  # every review finding has a place
+    # no violation here: every place with a review finding is drawn in the review layer, each once
+    assert int((f["status"] == "violation").sum()) == 0
+    assert c.under == 0 and c.places == len({g.wkb for g in review.geometry.values})
+    assert not any(d["layer"].startswith("findings") for d in m.gc_left_out)
 
 
 def test_small_run_leaves_nothing_out(town):
     res, _ = town
-    plan = webmap.plan_layers([("input", "parcels", res.tables["parcels"].iloc[:10])], {"pass": 10}, 100)
-    assert plan.left_out == [] and plan.note() == "" and plan.places("pass") == 10
+    plan = webmap.plan_layers([("input", "parcels", res.tables["parcels"].iloc[:10])], 100)
+    assert plan.left_out == [] and plan.note() == ""
 
 
 def test_overview_draws_a_town_as_a_raster(town):

@@ -52,8 +52,9 @@ def test_folium_class_defaults_untouched(result):
 
 def test_layers_by_kind_and_status(page):
     names = set(re.findall(r'"((?:Findings|Flood zone|Input|Buffer|Steep|Water|Contours)[^"]*)"', page))
+    # the counts are the report's: every finding of a status (FLD-010's information has no place)
     for expected in ("Findings: violation (2)", "Findings: needs review (1)", "Findings: pass (1)",
-                     "Findings: information (2)", "Findings: not evaluated (1)",
+                     "Findings: information (3)", "Findings: not evaluated (1)",
                      "Flood zone AE (1)", "Flood zone X (0.2% annual chance) (1)", "Input: parcels (4)",
                      "Buffer strips (1)", "Steep grade runs (1)", "Water bars (2)", "Contours (10 ft) (3)"):
         assert expected in names, (expected, sorted(names))
@@ -116,18 +117,72 @@ def test_large_context_layer_is_cut_to_the_area(result):
     assert "Flood zone VE" not in html and '"FAR"' not in html
 
 
-def test_findings_at_the_same_place_share_one_feature() -> None:
+def test_findings_at_the_same_place_are_one_place() -> None:
     import geopandas as gpd
+    import numpy as np
     from shapely.geometry import Point, box
 
-    from geoconstraints.output.webmap import merge_same_place
+    from geoconstraints.output.mapdata import place_keys
 
     parcel = box(0, 0, 1, 1)
-    gdf = gpd.GeoDataFrame({"rule_id": ["FLD-001", "FLD-002", "FLD-005"], "message": ["a", "b", "c"]},
-                           geometry=[parcel, parcel, Point(5, 5)], crs=4326)
-    out = merge_same_place(gdf, ["rule_id", "message"])
-    # three findings at two places: the parcel's two findings share one outline, lines kept in order
-    assert len(out) == 2
-    row = out[out.geometry.geom_type == "Polygon"].iloc[0]
-    assert row["rule_id"] == "FLD-001\nFLD-002" and row["message"] == "a\nb"
-    assert out[out.geometry.geom_type == "Point"].iloc[0]["rule_id"] == "FLD-005"
+    # the same object twice, an equal copy, and another place: three findings at two places
+    geoms = np.array([parcel, parcel, box(0, 0, 1, 1), Point(5, 5)], dtype=object)
+    assert place_keys(geoms).tolist() == [0, 0, 0, 1]
+    assert place_keys(gpd.GeoSeries([], crs=4326).values).tolist() == []
+
+
+def test_legend_counts_are_the_reports(result):
+    from geoconstraints.output.report import status_counts
+
+    m = build_map(result)
+    counts = {s: c.total for s, c in m.gc_counts.items()}
+    assert counts == status_counts(result.findings) == result.counts()
+    info = m.gc_counts["info"]
+    # three information findings: two water bars drawn, FLD-010 run-wide (no place): said in the legend
+    assert (info.total, info.places, info.unlocated) == (3, 2, 1)
+    page = m.get_root().render()
+    assert "information: 3 findings" in page and "1 run-wide, without a place on the map" in page
+
+
+def test_finding_polygons_are_outlines_parcels_lightly_filled():
+    from geoconstraints.output.webmap import finding_styles
+
+    for status in ("violation", "review", "not_evaluated", "info", "pass"):
+        st = finding_styles(status)
+        assert st["polygon"]["fill"] is False and st["polygon"]["fillOpacity"] == 0.0  # a harvest area: outline
+        assert st["line"]["fill"] is False  # a filled polyline would draw a wedge
+        assert st["polygon_fill"]["fillOpacity"] <= 0.25  # a parcel: a light tint, never opaque
+
+
+def test_hillshade_of_the_dem_window_under_the_map():
+    """With a DEM the map's background is its hillshade: a PNG in the page, over the DEM cut to the map."""
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from geoconstraints.commands import check_harvest
+    from geoconstraints.demo import sample_path
+    from geoconstraints.io.layers import load_layers
+    from geoconstraints.rulebook.loader import load_rulebook
+
+    layers = load_layers(sample_path("vestal_sample.gpkg"), dem=sample_path("dem.tif"), primary=("harvest_area",),
+                         roles=("harvest_area", "haul_roads", "streams"))
+    res = check_harvest(layers, load_rulebook("vestal"))
+    page = build_map(res).get_root().render()
+    m = re.search(r'L\.imageOverlay\(\s*"data:image/png;base64,([A-Za-z0-9+/=]+)",\s*'
+                  r'\[\[([-\d.]+),\s*([-\d.]+)\],\s*\[([-\d.]+),\s*([-\d.]+)\]\]', page)
+    assert m, "no hillshade image overlay"
+    img = np.asarray(Image.open(io.BytesIO(base64.b64decode(m.group(1)))).convert("RGBA"))
+    s, w, n, e = map(float, m.groups()[1:])
+    dem_box = layers.dem.bounds_polygon(4326).bounds  # (west, south, east, north)
+    cell = 2e-5  # about one 5-ft cell in degrees, for the warp's rounding
+    assert dem_box[0] - cell <= w < e <= dem_box[2] + cell and dem_box[1] - cell <= s < n <= dem_box[3] + cell
+    plan = layers["harvest_area"].to_crs(4326).total_bounds
+    assert w <= plan[0] and e >= plan[2] and s <= plan[1] and n >= plan[3]  # covers the plan
+    alpha = img[..., 3]
+    assert (alpha > 0).mean() > 0.5  # shaded over most of it (flat ground stays clear)
+    dark, light = img[..., 0] == 0, img[..., 0] == 255
+    assert (dark & (alpha > 0)).any() and (light & (alpha > 0)).any()  # shadows and sunlit slopes
+    assert "Contours (10 ft)" in page and "hillshade of the DEM" in page

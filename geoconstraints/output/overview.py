@@ -542,10 +542,11 @@ def _draw_findings(ax: Axes, findings: gpd.GeoDataFrame, view: Any, handles: lis
         for fam, part in sorted(_families(sub).items(), key=lambda kv: -len(kv[1])):
             # each geometry family in its own weight; one legend entry per status
             st = styles.status_style(status, fam)
-            if fam == "polygon":  # thin outlines; on the overview pass/info only outlined
+            if fam == "polygon":  # outlines (a harvest area never hides its roads); parcels lightly filled
                 quiet = status in ("pass", "info") and not one_parcel
-                st = replace(st, weight=0.9 if quiet else 1.3, fill=None if quiet else st.fill,
-                             fill_opacity=st.fill_opacity if one_parcel else 0.22)
+                filled = not quiet and bool((part["subject_layer"].astype(str) == "parcels").any())
+                st = replace(st, weight=0.9 if quiet else 2.0, fill=st.fill if filled else None,
+                             fill_opacity=(0.4 if one_parcel else 0.22) if filled else 0.0)
             _draw(ax, part, st, 100 + 2 * i, handles if first else None, label=label)
             first = False
 

@@ -1,18 +1,36 @@
-"""report.html: a self-contained, printable compliance report (Jinja2 with autoescape).
+"""report.html and report.pdf: a self-contained, printable compliance report (Jinja2 with autoescape).
+
+:func:`render_report` gives the HTML (the same document prints from a browser and is the source of
+the PDF); :func:`write_report_pdf` writes ``report.pdf`` with WeasyPrint (US Letter, page numbers);
+with ``parcel=`` both give the one-page handout of one parcel. A screening of a whole county lists
+its totals, the most severe parcels (the top N, saying which and how many are left out), the SFHA
+share histogram and the overview map; every parcel is in parcels.csv / results.gpkg.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import os
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import jinja2
 import pandas as pd
 
-from geoconstraints.errors import InputError
+from geoconstraints.errors import InputError, OutputError
+from geoconstraints.output import plots
+from geoconstraints.output.files import atomic_path
 from geoconstraints.output.overview import overview_data_uri
+from geoconstraints.output.report_table import (
+    PARCEL_ID_COLUMNS,
+    STATUS_SHORT,
+    ParcelTable,
+    parcel_card,
+    parcel_id_column,
+    parcel_table,
+)
 from geoconstraints.output.styles import STATUS_COLORS, STATUS_LABELS
 from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES, worst_status
 from geoconstraints.rulebook.model import Rule, unit_of
@@ -39,26 +57,41 @@ UNIT_TEXT: dict[str, str] = {
 }
 """How a unit code of findings and threshold names is printed."""
 
-MAX_PASS_ROWS = 50
-"""``pass`` findings listed per rule in report.html; the others are counted in a note."""
+MAX_PASS_ROWS = 10
+"""``pass`` findings listed per rule in the report; the others are counted in a note."""
 
-MAX_FINDING_ROWS = 1_000
-"""Other findings (violation, review, not evaluated, info) listed per rule in report.html, most
+MAX_FINDING_ROWS = 50
+"""Other findings (violation, review, not evaluated, info) listed per rule in the report, most
 severe first; above it a note says how many more there are and that every finding is in
-findings.geojson and results.gpkg (and the per-parcel outcome in parcels.csv)."""
+findings.geojson and results.gpkg (and the per-parcel outcome in parcels.csv). With 50 a county
+screening's rules take a few printed pages, not hundreds."""
 
-MAX_PARCEL_ROWS = 5_000
-"""Rows of the sortable parcels table in report.html; a larger screening lists its most severe
-parcels (by ``worst_status``) and a note says how many more are in parcels.csv and results.gpkg."""
+MAX_PARCEL_ROWS = 100
+"""Rows of the parcels table in the report: the most severe parcels (by ``worst_status``, then
+SFHA share); a note says which and how many more are in parcels.csv and results.gpkg."""
 
-PARCEL_ID_COLUMNS = ("parcel_id", "feature_id", "id")
-"""Columns of the parcels table that may hold the parcel id (first present wins)."""
+HANDOUT_MAX_ROWS = (14, 9, 6, 3)
+"""Findings listed on the one-parcel handout at each fitting step (see :func:`write_report_pdf`)."""
+
+HANDOUT_MESSAGE_CHARS = (0, 0, 260, 160)
+"""Longest message on the handout at each fitting step (0: whole)."""
+
+PDF_HINT = ("pip install weasyprint (a dependency of geoconstraints) and the pango library "
+            "(Debian/Ubuntu: apt-get install libpango-1.0-0 libpangoft2-1.0-0, or bash scripts/pdf_deps.sh)")
+"""How to get what report.pdf needs."""
+
 
 # -- formatting --------------------------------------------------------------------------------
 def format_value(value: Any, unit: str = "") -> str:
-    """A number with its unit for the report (``412.35 ft``, ``27.3 %``, ``1,200 sq ft``).
+    """A number with its unit for the report (``412.3 ft``, ``27.34 %``, ``1,200 sq ft``).
 
-    ``""`` for a missing value (None or NaN).
+    ``""`` for a missing value (None or NaN). Under 100, two decimals or three significant
+    figures, whichever shows more, so a small number never rounds to 0 or to the next integer.
+
+    Examples
+    --------
+    >>> format_value(412.345, "ft"), format_value(0.997), format_value(0.0004, "acres")
+    ('412.3 ft', '0.997', '0.0004 acres')
     """
     if value is None:
         return ""
@@ -68,12 +101,15 @@ def format_value(value: Any, unit: str = "") -> str:
         return str(value)
     if math.isnan(v):
         return ""
-    if v == int(v) and abs(v) < 1e15:
+    if math.isinf(v):
+        num = "∞" if v > 0 else "-∞"
+    elif v == int(v) and abs(v) < 1e15:
         num = f"{int(v):,}"
     elif abs(v) >= 100:
         num = f"{v:,.1f}"
-    else:
-        num = f"{v:,.2f}".rstrip("0").rstrip(".")
+    else:  # two decimals, or three significant figures when that shows more: 0.997, never 1; 0.0004, never 0
+        decimals = max(2, 2 - math.floor(math.log10(abs(v))))
+        num = f"{v:,.{decimals}f}".rstrip("0").rstrip(".")
     u = UNIT_TEXT.get(unit, unit)
     if not u:
         return num
@@ -171,59 +207,6 @@ def rule_sections(result: Result, findings: pd.DataFrame, *, max_pass_rows: int 
     return sections
 
 
-def _cell(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        return "" if math.isnan(v) else format_value(v)
-    if isinstance(v, (list, tuple, set, dict)):
-        return ", ".join(map(str, v)) if not isinstance(v, dict) else str(v)
-    try:
-        if pd.isna(v):
-            return ""
-    except (TypeError, ValueError):
-        pass
-    return str(v)
-
-
-def table_rows(df: pd.DataFrame) -> tuple[list[str], list[dict[str, Any]]]:
-    """Columns and rows (text cells with a numeric sort key) of a table, geometry left out."""
-    geom = getattr(df, "_geometry_column_name", None)
-    cols = [str(c) for c in df.columns if c != geom and c != "geometry"]
-    rows = []
-    for rec in df[cols].itertuples(index=False, name=None):
-        cells = []
-        for v in rec:
-            num = None
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and not (
-                    isinstance(v, float) and math.isnan(v)):
-                num = repr(float(v))
-            cells.append({"text": _cell(v), "sort": num})
-        rows.append({"cells": cells})
-    return cols, rows
-
-
-def parcel_table_rows(table: pd.DataFrame, max_rows: int = MAX_PARCEL_ROWS) -> pd.DataFrame:
-    """The parcels listed in the report: all of them, or the ``max_rows`` most severe.
-
-    With more than ``max_rows`` parcels the table is ordered by ``worst_status`` (violation
-    first; table order within a status) and cut; without that column the first ``max_rows``
-    are kept.
-    """
-    if len(table) <= max_rows:
-        return table
-    if "worst_status" in table.columns:
-        rank = table["worst_status"].map(STATUS_RANK).fillna(len(STATUSES)).to_numpy()
-        order = pd.Series(rank).sort_values(kind="stable").index[:max_rows]
-        return table.iloc[order]
-    return table.iloc[:max_rows]
-
-
-def parcel_id_column(table: pd.DataFrame) -> str | None:
-    """The id column of a parcels table (see :data:`PARCEL_ID_COLUMNS`)."""
-    return next((c for c in PARCEL_ID_COLUMNS if c in table.columns), None)
-
-
 def parcel_row(result: Result, parcel: str) -> pd.DataFrame:
     """The parcels-table row(s) of one parcel.
 
@@ -275,28 +258,86 @@ def _env() -> jinja2.Environment:
     )
 
 
+# -- plots --------------------------------------------------------------------------------------
+PLOT_PLACES: tuple[tuple[str, str, str], ...] = (
+    ("profile_", "HRV-010", ("Profile of {what}: elevation from the DEM against distance along the line, shaded by "
+                             "grade class; runs over HRV-010's limit hatched in red; water bars (HRV-030) marked.")),
+    ("disturbance_timeline", "SWP-005", ("Soil disturbed at one time over the phasing plan; dashed: SWP-005's limit; "
+                                         "red: the peak.")),
+    ("sfha_share", "parcels", "Parcels by the share of their area in the special flood hazard area."),
+)
+"""(plot name prefix, where it goes: a rule id or ``parcels``, caption) of the plots of :mod:`plots`."""
+
+
+def report_figures(result: Result) -> tuple[dict[str, list[dict[str, str]]], str]:
+    """The PNG plots of :func:`geoconstraints.output.plots.plot_data_uris` by the section they illustrate.
+
+    Returns
+    -------
+    (dict, str)
+        ``{"HRV-010": [{"src", "caption", "name"}], "SWP-005": [...], "parcels": [...]}`` (a plot
+        whose rule is not in the report goes under ``"other"``), and a note when drawing failed.
+    """
+    try:
+        uris = plots.plot_data_uris(result)
+    except Exception as exc:  # a drawing bug must not withhold the findings
+        log.warning("plots not drawn: %s", exc, exc_info=True)
+        return {}, f"The plots could not be drawn ({type(exc).__name__}: {exc}); see plots/ if written."
+    out: dict[str, list[dict[str, str]]] = {}
+    for name, src in uris.items():
+        for prefix, place, caption in PLOT_PLACES:
+            if name.startswith(prefix):
+                what = name[len(prefix):-len(".png")].replace("_", " ", 1)
+                what = what.replace("haul roads", "haul road").replace("skid trails", "skid trail")
+                out.setdefault(place, []).append({"src": src, "name": name, "caption": caption.format(what=what)})
+                break
+        else:
+            out.setdefault("other", []).append({"src": src, "name": name, "caption": name})
+    return out, ""
+
+
+# -- the report ---------------------------------------------------------------------------------
+def status_counts(findings: pd.DataFrame) -> dict[str, int]:
+    """Findings per status (every status, 0 included): the numbers the report and the map show."""
+    return {s: int((findings["status"] == s).sum()) if len(findings) else 0 for s in STATUSES}
+
+
+def _parcel_summary(table: pd.DataFrame | None) -> dict[str, int]:
+    """Parcels per worst status (``""`` counted as not evaluated)."""
+    if table is None or "worst_status" not in table.columns:
+        return {}
+    ws = table["worst_status"].astype(object).where(table["worst_status"].notna(), "")
+    ws = ws.replace("", "not_evaluated")
+    return {s: int((ws == s).sum()) for s in STATUSES}
+
+
 def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: int = MAX_PASS_ROWS,
                   max_finding_rows: int = MAX_FINDING_ROWS, max_parcel_rows: int = MAX_PARCEL_ROWS,
-                  overview: bool = True) -> str:
+                  overview: bool = True, figures: bool = True, handout_step: int = 0) -> str:
     """Render ``report.html`` for ``result``.
 
     Parameters
     ----------
     result : Result
     parcel : str, optional
-        Make the one-parcel report of this parcel id instead: its row of the parcels table,
+        Make the one-page handout of this parcel id instead: its row of the parcels table,
         its findings and a map zoomed to it, nothing about other parcels.
     max_pass_rows : int
         ``pass`` findings listed per rule (the rest are counted).
     max_finding_rows : int
         Other findings listed per rule, most severe first; a note counts the rest.
     max_parcel_rows : int
-        Rows of the parcels table; a larger screening lists its most severe parcels and a
-        note counts the rest. Nothing is dropped silently: each note says how many were left
-        out and that every finding is in findings.geojson / results.gpkg and every parcel in
-        parcels.csv / results.gpkg.
+        Rows of the parcels table: the most severe parcels; a note says which and how many
+        were left out. Nothing is dropped silently: every finding is in findings.geojson /
+        results.gpkg and every parcel in parcels.csv / results.gpkg.
     overview : bool
         Draw the overview map (matplotlib); ``False`` leaves it out (faster).
+    figures : bool
+        Embed the plots of :mod:`geoconstraints.output.plots` (road profiles, phasing timeline,
+        SFHA share histogram) in the sections they illustrate.
+    handout_step : int
+        For ``parcel``: how hard to squeeze the handout onto one page (0-3: fewer findings
+        listed, a smaller map, shorter messages); :func:`write_report_pdf` raises it as needed.
 
     Returns
     -------
@@ -308,42 +349,146 @@ def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: i
     InputError
         ``parcel`` is not in the parcels table.
     """
-
-    findings = result.findings
-    parcel_cols: list[str] = []
-    parcel_rows: list[dict[str, Any]] = []
     if parcel is not None:
-        parcel = str(parcel)
-        row = parcel_row(result, parcel)
-        parcel_cols, parcel_rows = table_rows(row)
-        findings = parcel_findings(findings, parcel)
-    n_parcels = 0
-    if parcel is None and result.tables.get("parcels") is not None:
-        table = result.tables["parcels"]
-        n_parcels = len(table)
-        parcel_cols, parcel_rows = table_rows(parcel_table_rows(table, max_parcel_rows))
-    counts = {s: int((findings["status"] == s).sum()) if len(findings) else 0 for s in STATUSES}
-    sections = rule_sections(result, findings, max_pass_rows=max_pass_rows, max_rows=max_finding_rows,
-                             only_with_findings=parcel is not None)
-    image = ""
-    map_error = ""
-    if overview:
-        try:
-            image = overview_data_uri(result, parcel=parcel)
-        except Exception as exc:  # a drawing bug must not withhold the findings
-            log.warning("overview map not drawn: %s", exc, exc_info=True)
-            map_error = f"The overview map could not be drawn ({type(exc).__name__}: {exc}); see map.html."
+        return _render_handout(result, str(parcel), overview=overview, step=handout_step)
+    findings = result.findings
+    table = result.tables.get("parcels")
+    ptable = parcel_table(table, max_parcel_rows) if table is not None and len(table) else None
+    sections = rule_sections(result, findings, max_pass_rows=max_pass_rows, max_rows=max_finding_rows)
+    figs, fig_note = report_figures(result) if figures else ({}, "")
+    image, map_error = _overview(result, None, overview)
     prov = redact_all(result.provenance())
-    notes = [] if parcel is not None else list(prov.get("warnings", [])) + list(prov.get("notes", []))
-    if map_error:
-        notes.append(redact(map_error))
-    options = sorted(prov.get("options", {}).items())
+    notes = list(prov.get("warnings", [])) + list(prov.get("notes", []))
+    notes += [redact(n) for n in (map_error, fig_note) if n]
     return _env().get_template("report.html.j2").render(
-        prov=prov, counts=counts, statuses=STATUSES, status_labels=STATUS_LABELS,
-        status_colors=STATUS_COLORS, sections=sections, parcel=parcel, parcel_cols=parcel_cols,
-        parcel_rows=parcel_rows, is_screen=result.tables.get("parcels") is not None,
-        image=image, notes=notes, options=options, rulebook_title=result.rulebook.title,
-        n_findings=len(findings), n_parcels=n_parcels,
-        parcels_by_severity=len(parcel_rows) < n_parcels and "worst_status" in parcel_cols,
+        prov=prov, counts=status_counts(findings), statuses=STATUSES, status_labels=STATUS_LABELS,
+        status_colors=STATUS_COLORS, status_short=STATUS_SHORT, sections=sections, parcel=None,
+        ptable=ptable, parcel_summary=_parcel_summary(table), is_screen=table is not None,
+        image=image, figures=figs, notes=notes, options=sorted(prov.get("options", {}).items()),
+        rulebook_title=result.rulebook.title, n_findings=len(findings),
     )
 
+
+def _overview(result: Result, parcel: str | None, overview: bool, **kwargs: Any) -> tuple[str, str]:
+    """(data URI of the overview map or "", a note when it could not be drawn)."""
+    if not overview:
+        return "", ""
+    try:
+        return overview_data_uri(result, parcel=parcel, **kwargs), ""
+    except Exception as exc:  # a drawing bug must not withhold the findings
+        log.warning("overview map not drawn: %s", exc, exc_info=True)
+        return "", f"The overview map could not be drawn ({type(exc).__name__}: {exc}); see map.html."
+
+
+def _handout_rows(findings: pd.DataFrame, step: int) -> tuple[list[dict[str, Any]], int, list[str]]:
+    """(rows of the non-pass findings listed, how many more, rule ids that pass) of one parcel."""
+    other = findings[findings["status"] != "pass"] if len(findings) else findings
+    if len(other):
+        rank = other["status"].map(STATUS_RANK).fillna(len(STATUSES)).to_numpy()
+        other = other.iloc[pd.Series(rank).sort_values(kind="stable").index]
+    limit = HANDOUT_MAX_ROWS[min(step, len(HANDOUT_MAX_ROWS) - 1)]
+    rows = _finding_rows(other.iloc[:limit])
+    chars = HANDOUT_MESSAGE_CHARS[min(step, len(HANDOUT_MESSAGE_CHARS) - 1)]
+    rule_ids = list(other["rule_id"].iloc[:limit]) if len(other) else []
+    for r, rid in zip(rows, rule_ids):
+        r["rule_id"] = rid
+        if chars and len(str(r["message"])) > chars:
+            r["message"] = str(r["message"])[: chars - 1].rstrip() + "…"
+    passing = sorted(set(findings.loc[findings["status"] == "pass", "rule_id"])) if len(findings) else []
+    return rows, max(0, len(other) - limit), passing
+
+
+def _render_handout(result: Result, parcel: str, *, overview: bool, step: int) -> str:
+    """The one-page handout of one parcel (see :func:`render_report`)."""
+    row = parcel_row(result, parcel)
+    findings = parcel_findings(result.findings, parcel)
+    rows, more, passing = _handout_rows(findings, step)
+    size = {0: (7.4, 3.5), 1: (7.4, 3.0), 2: (7.4, 2.5)}.get(step)
+    image, _ = _overview(result, parcel, overview and size is not None,
+                         **({"width_in": size[0], "height_in": size[1], "dpi": 130} if size else {}))
+    rb = result.rulebook
+    cites = {rid: rb[rid].citation for rid in {r["rule_id"] for r in rows} if rid in rb}
+    titles = {rid: rb[rid].title for rid in cites}
+    prov = redact_all(result.provenance())
+    return _env().get_template("handout.html.j2").render(
+        prov=prov, parcel=parcel, card=parcel_card(row), rows=rows, more=more, passing=passing,
+        counts=status_counts(findings), statuses=STATUSES, status_labels=STATUS_LABELS,
+        status_colors=STATUS_COLORS, image=image, cites=cites, titles=titles, step=step,
+        rulebook_title=rb.title, worst=worst_status(findings["status"]) if len(findings) else "",
+    )
+
+
+# -- PDF ----------------------------------------------------------------------------------------
+def html_to_pdf(page: str) -> Any:
+    """Lay out an HTML page for print with WeasyPrint; returns the WeasyPrint ``Document``.
+
+    Raises
+    ------
+    OutputError
+        WeasyPrint or the pango library it needs is missing (the message says how to install them).
+    """
+    try:
+        import weasyprint
+    except (ImportError, OSError) as exc:  # OSError: the wheel is there but pango is not
+        raise OutputError(f"report.pdf needs WeasyPrint and pango ({type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0] if str(exc) else ''}): {PDF_HINT}") from None
+    logging.getLogger("weasyprint").setLevel(logging.ERROR)
+    logging.getLogger("fontTools").setLevel(logging.ERROR)
+    return weasyprint.HTML(string=page).render()
+
+
+def write_report_pdf(result: Result, path: str | os.PathLike[str], *, parcel: str | None = None,
+                     page: str | None = None, **kwargs: Any) -> Path:
+    """Write ``report.pdf`` (or, with ``parcel``, the one-page handout of that parcel) atomically.
+
+    The PDF is the report's HTML laid out by WeasyPrint for US Letter, with page numbers
+    ("page 3 of 7") in the footer. A handout that runs over one page is laid out again with
+    fewer findings listed, a smaller map and shorter messages until it fits (the findings left
+    out are counted on the page and are all in report.pdf / findings.geojson).
+
+    Parameters
+    ----------
+    result : Result
+    path : path
+        The file to write (``report.pdf``, ``report_parcel_<id>.pdf``).
+    parcel : str, optional
+        The parcel of the handout.
+    page : str, optional
+        report.html already rendered by :func:`render_report` (not for a handout): laid out as
+        it is, so the overview map and plots are not drawn twice.
+    **kwargs
+        Passed to :func:`render_report` (``max_parcel_rows``, ``max_finding_rows`` ...).
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    OutputError
+        WeasyPrint or pango is missing.
+    InputError
+        ``parcel`` is not in the parcels table.
+    """
+    target = Path(path)
+    if parcel is None:
+        doc = html_to_pdf(page if page is not None else render_report(result, **kwargs))
+    else:
+        for step in range(len(HANDOUT_MAX_ROWS)):
+            doc = html_to_pdf(render_report(result, parcel=str(parcel), handout_step=step, **kwargs))
+            if len(doc.pages) == 1:
+                break
+        if len(doc.pages) > 1:
+            log.warning("the handout of parcel %s takes %d pages", parcel, len(doc.pages))
+    with atomic_path(target) as tmp:
+        doc.write_pdf(tmp)
+    return target
+
+
+def parcel_pdf_name(parcel: str) -> str:
+    """File name of the one-parcel handout PDF: ``report_parcel_<id>.pdf``."""
+    return parcel_report_name(parcel)[: -len(".html")] + ".pdf"
+
+
+__all__ = ["MAX_FINDING_ROWS", "MAX_PARCEL_ROWS", "MAX_PASS_ROWS", "ParcelTable", "format_value", "html_to_pdf",
+           "parcel_pdf_name", "parcel_report_name", "render_report", "write_report_pdf"]

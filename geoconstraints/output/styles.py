@@ -22,10 +22,20 @@ from geoconstraints.rulebook.findings import STATUSES
 log = logging.getLogger(__name__)
 
 STATUS_COLORS: dict[str, str] = {
-    "violation": "#d7191c", "review": "#fd8d3c", "not_evaluated": "#7f7f7f",
-    "info": "#2c7bb6", "pass": "#1a9641",
+    "violation": "#D55E00", "review": "#E69F00", "not_evaluated": "#882255",
+    "info": "#000000", "pass": "#009E73",
 }
-"""Colour of each finding status (ColorBrewer RdYlBu/RdYlGn, readable when printed)."""
+"""Colour of each finding status: safe for colour-blind readers and apart from every flood-zone colour.
+
+Vermillion, orange, black and bluish green are Okabe & Ito's colour-universal palette
+("Color Universal Design", 2002/2008); not evaluated is wine from Paul Tol's "muted" scheme
+(a purple away from the flood map's blues and violets). Checked in ``tests/test_palette.py``:
+every pair of statuses at least 20 CIEDE2000 apart for normal vision and 10 apart under a
+full protan, deutan and tritan simulation (the smallest pair, violation / review under deutan,
+stays apart by lightness, as Okabe & Ito designed it), and every status at least
+:data:`MIN_DELTA_E_FLOOD` from every colour of :data:`FLOOD_ZONE_COLORS`. Blue is left to the
+flood map (and info is black), grey to the shaded 0.2 % zone.
+"""
 
 STATUS_LABELS: dict[str, str] = {
     "violation": "violation", "review": "needs review", "not_evaluated": "not evaluated",
@@ -109,11 +119,20 @@ LAYER_STYLES: dict[str, LayerStyle] = {
 """Style of each input role and derived layer, by name; see :func:`style_for`."""
 
 FLOOD_ZONE_COLORS: dict[str, str] = {
-    "VE": "#6a51a3", "V": "#807dba", "AE": "#08519c", "A": "#3182bd", "AO": "#4292c6",
-    "AH": "#4292c6", "A99": "#6baed6", "AR": "#6baed6", "X (0.2% annual chance)": "#fd8d3c",
-    "X (protected by levee)": "#fdae6b", "X": "#d9d9d9", "D": "#969696",
+    "VE": "#54278f", "V": "#756bb1", "AE": "#08519c", "A": "#3182bd", "AO": "#6baed6",
+    "AH": "#6baed6", "A99": "#9ecae1", "AR": "#9ecae1", "X (0.2% annual chance)": "#a6a6a6",
+    "X (protected by levee)": "#c8c8c8", "X": "#e6e6e6", "D": "#d8c9a3",
 }
-"""Fill colour of each flood-zone key of :func:`flood_zone_key` (SFHA in blues, 0.2 % in orange)."""
+"""Fill colour of each flood-zone key of :func:`flood_zone_key`: the special flood hazard area in
+blues (coastal V zones in violets), the 0.2 % annual chance zone in grey as FEMA's printed FIRMs
+shade it ("shaded X"), zone D (undetermined) in sand. None of them is near a status colour
+(:data:`MIN_DELTA_E_FLOOD`): an orange 0.2 % zone would read as a review."""
+
+FLOOD_UNKNOWN_COLOR = "#bdbdbd"
+"""Fill colour of a flood-zone key not in :data:`FLOOD_ZONE_COLORS`."""
+
+MIN_DELTA_E_FLOOD = 15.0
+"""Smallest CIEDE2000 difference allowed between a status colour and a flood-zone colour."""
 
 
 def style_for(name: str, family: str | None = None) -> LayerStyle:
@@ -174,7 +193,7 @@ def flood_zone_key(fld_zone: Any, zone_subty: Any = None) -> str:
 
 def flood_zone_color(key: str) -> str:
     """Fill colour of a :func:`flood_zone_key` key (grey for an unknown key)."""
-    return FLOOD_ZONE_COLORS.get(key, "#bdbdbd")
+    return FLOOD_ZONE_COLORS.get(key, FLOOD_UNKNOWN_COLOR)
 
 
 def flood_zone_style(key: str, *, preliminary: bool = False) -> LayerStyle:
@@ -256,11 +275,14 @@ _GEOM_CODE = {"point": "0", "line": "1", "polygon": "2"}
 
 
 def status_style(status: str, family: str) -> LayerStyle:
-    """The style of findings of one status (lines thicker, polygons half-transparent)."""
+    """The style of findings of one status (lines thicker, polygons lightly filled: what lies under
+    a finding stays readable; information polygons outlined only)."""
     c = STATUS_COLORS.get(status, "#7f7f7f")
     weight = {"line": 4.0, "point": 1.0}.get(family, 2.0)
-    return LayerStyle(c, c, 0.35 if family == "polygon" else 0.9, weight, 1.0, radius=6,
-                      label=STATUS_LABELS.get(status, status))
+    if family == "polygon":
+        return LayerStyle(c, None if status == "info" else c, 0.0 if status == "info" else 0.2, weight, 1.0,
+                          radius=6, label=STATUS_LABELS.get(status, status))
+    return LayerStyle(c, c, 0.9, weight, 1.0, radius=6, label=STATUS_LABELS.get(status, status))
 
 
 def qml_for(name: str, df: pd.DataFrame) -> str:

@@ -1,7 +1,16 @@
 """map.html: an interactive folium web map with the inputs, derived layers and findings.
 
 Offline by default: Leaflet's JavaScript and CSS ship in ``geoconstraints/output/assets/leaflet``
-(Leaflet 1.9.4 from the npm registry) and are written beside the map.
+(Leaflet 1.9.4 from the npm registry) and are inlined into the page, with the findings layer
+``assets/gc/findings.js``.
+
+Every finding with a place is drawn, at any scale: the findings travel as compact arrays
+(:mod:`geoconstraints.output.mapdata`) and are drawn on Leaflet's canvas, each place once in the
+colour of its most severe finding (polygons other than parcels as outlines, so a harvest area
+never hides its roads, streams and landings). The legend counts every finding (the report's
+numbers) and says how many are drawn at a shared place or have no place. Inputs and derived
+layers are GeoJSON, cut to the area of interest and kept within :data:`MAX_FEATURES`. With a
+DEM, a hillshade (numpy, from the DEM window of the map) and the contours form the background.
 """
 
 from __future__ import annotations
@@ -11,7 +20,7 @@ import html
 import json
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +31,7 @@ import pandas as pd
 import shapely
 
 from geoconstraints.errors import OutputError
-from geoconstraints.output import styles
+from geoconstraints.output import hillshade, mapdata, styles
 from geoconstraints.output.files import write_text
 from geoconstraints.output.overview import PRIMARY_ROLES, focus_frames, parcel_geometry
 from geoconstraints.output.report import format_value
@@ -40,31 +49,31 @@ COORD_DECIMALS = 6
 """Decimal places of longitude/latitude in the map (1e-6 degree is about 4 inches)."""
 
 MAX_SHOWN_PASS = 500
-"""Above this many ``pass`` (or ``info``) findings their layer starts hidden (toggle it in the layer control)."""
-
-CANVAS_ABOVE = 3000
-"""Above this many features the map draws on a canvas instead of SVG (much faster)."""
+"""Above this many places of ``pass`` (or ``info``) findings their layer starts hidden (tick it in
+the layer control); it is built when first shown."""
 
 MAX_FEATURES = 20_000
-"""Most features map.html draws (inputs, derived layers, and findings counted once per place).
+"""Most GeoJSON features map.html draws for the inputs and derived layers (the findings are not
+counted: they are always all drawn, see :mod:`geoconstraints.output.mapdata`).
 
-A screening of a whole town or county would otherwise write hundreds of megabytes that no
-browser opens. Above the limit the page keeps, in this order while they fit: the context
-inputs (flood zones, streams ..., already cut to the area of interest) up to
-:data:`CONTEXT_SHARE` of the limit, violation, review and not-evaluated findings (the most
-severe first; a status that does not fit whole is drawn for its first places), the other
-context inputs, derived layers, the parcels, then info and pass findings; what does not fit
-is left out and a note in the legend counts it and points to results.gpkg (every finding and
-layer) and findings.geojson. About 1 KB of page per feature: ~15-20 MB at the limit."""
-
-CONTEXT_SHARE = 0.25
-"""Share of :data:`MAX_FEATURES` the context inputs (flood zones, streams ...) may take before
-the findings, so the flood map stays under the findings of a large screening."""
+The context inputs (flood zones, streams ..., already cut to the area of interest) come first,
+then the derived layers, then the parcels layer; a layer that does not fit whole is left out and a
+note in the legend counts it and points to results.gpkg. A county's parcels layer is left out this
+way: each of its parcels is drawn by its findings (the pass layer shows those that pass)."""
 
 LEFT_OUT_NOTE = ("Not drawn, to keep this page small enough for a browser (over {limit:,} features): "
                  "{items}. Every finding and layer is in results.gpkg (open it in QGIS or ArcGIS) and every "
                  "finding in findings.geojson.")
-"""The legend's note when :data:`MAX_FEATURES` leaves something out."""
+"""The legend's note when :data:`MAX_FEATURES` leaves an input or derived layer out."""
+
+SAME_PLACE_NOTE = "Findings at the same place are drawn once, in the colour of the most severe; its popup lists them all."
+"""The legend's note when some findings share a place."""
+
+HILLSHADE_MAX_PX = 1600
+"""Longest side of the hillshade image, pixels (the DEM is read coarser for a larger map)."""
+
+HILLSHADE_AZIMUTH, HILLSHADE_ALTITUDE = 315.0, 45.0
+"""Sun direction of the hillshade, degrees (north-west, 45 degrees up: the cartographic convention)."""
 
 MAX_POPUP_FIELDS = 12
 """Attributes shown in the popup of an input or derived feature."""
@@ -103,6 +112,12 @@ def leaflet_assets() -> dict[str, str]:
     # a literal "</script" inside the inlined code would end the <script> element early
     js = js.replace("</script", "<\\/script")
     return {"js": js, "css": css, "version": version.group(1) if version else ""}
+
+
+def findings_js() -> str:
+    """The findings layer script (``assets/gc/findings.js``), safe to inline."""
+    js = (resources.files("geoconstraints.output") / "assets" / "gc" / "findings.js").read_text("utf-8")
+    return js.replace("</script", "<\\/script")
 
 
 def external_resources(page: str) -> list[str]:
@@ -170,8 +185,9 @@ def _text_popup(folium: Any, fields: list[tuple[str, str]], tooltip: str | None 
     return TextPopup()
 
 
-def _legend(items: list[dict[str, Any]], title: str, note: str = "") -> Any:
-    """A Leaflet control listing ``items`` (label, colour, kind), then ``note``, built with ``textContent``."""
+def _legend(items: list[dict[str, Any]], title: str, note: str = "", info: str = "") -> Any:
+    """A Leaflet control listing ``items`` (label, colour, kind, detail), then ``note`` (what is left
+    out) and ``info``, built with ``textContent``."""
     from branca.element import MacroElement
     from jinja2 import Template
 
@@ -186,6 +202,8 @@ def _legend(items: list[dict[str, Any]], title: str, note: str = "") -> Any:
   border: 2px solid #555; box-sizing: border-box; }
 .gc-legend i.line { height: 0; border-width: 3px 0 0 0; vertical-align: 3px; }
 .gc-legend i.point { width: 11px; border-radius: 50%; }
+.gc-legend .gc-detail { margin: 0 0 2px 22px; color: #555; font-size: 11px; max-width: 250px; }
+.gc-legend p.gc-note { max-width: 260px; margin: 5px 0 0; color: #444; }
 .gc-legend p.gc-left-out { max-width: 260px; margin: 5px 0 0; padding: 3px 5px; background: #fff8e1;
   border-left: 3px solid #f0b400; }
 .gc-popup th { text-align: left; padding-right: 8px; vertical-align: top; white-space: nowrap; }
@@ -195,6 +213,7 @@ def _legend(items: list[dict[str, Any]], title: str, note: str = "") -> Any:
 {% macro script(this, kwargs) %}
 (function (map) {
   var items = {{ this.items | tojson }}, title = {{ this.title | tojson }}, note = {{ this.note | tojson }};
+  var info = {{ this.info | tojson }};
   var legend = L.control({position: "bottomright"});
   legend.onAdd = function () {
     var div = L.DomUtil.create("div", "gc-legend");
@@ -208,6 +227,12 @@ def _legend(items: list[dict[str, Any]], title: str, note: str = "") -> Any:
       if (it.kind !== "line") { sw.style.background = it.fill || "transparent"; }
       row.appendChild(sw);
       row.appendChild(document.createTextNode(it.label));
+      if (it.detail) {
+        var small = document.createElement("div");
+        small.className = "gc-detail";
+        small.textContent = it.detail;
+        row.appendChild(small);
+      }
       div.appendChild(row);
     });
     if (note) {
@@ -215,6 +240,12 @@ def _legend(items: list[dict[str, Any]], title: str, note: str = "") -> Any:
       p.className = "gc-left-out";
       p.textContent = note;
       div.appendChild(p);
+    }
+    if (info) {
+      var q = document.createElement("p");
+      q.className = "gc-note";
+      q.textContent = info;
+      div.appendChild(q);
     }
     L.DomEvent.disableClickPropagation(div);
     return div;
@@ -231,6 +262,7 @@ def _legend(items: list[dict[str, Any]], title: str, note: str = "") -> Any:
             self.items = items
             self.title = title
             self.note = note
+            self.info = info
 
     return Legend()
 
@@ -276,54 +308,17 @@ def finding_properties(findings: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     return f
 
 
-def merge_same_place(gdf: gpd.GeoDataFrame, columns: list[str]) -> gpd.GeoDataFrame:
-    """One feature per distinct geometry, its text columns joined line by line.
-
-    Parcel screening gives several findings per parcel with the parcel as their geometry;
-    drawing each separately would repeat every parcel outline several times in map.html. The
-    popup of a merged feature lists each finding on its own line.
-    """
-    if len(gdf) < 2:
-        return gdf
-    codes, uniques = pd.factorize(pd.Series(shapely.to_wkb(gdf.geometry.values)))
-    if len(uniques) == len(gdf):
-        return gdf
-    table = pd.DataFrame({c: gdf[c].astype(str).to_numpy() for c in columns})
-    merged = table.groupby(codes, sort=True).agg("\n".join)
-    first = pd.Series(np.arange(len(gdf))).groupby(codes, sort=True).first().to_numpy()
-    return gpd.GeoDataFrame(merged.reset_index(drop=True), geometry=gdf.geometry.values[first], crs=gdf.crs)
-
-
-def place_codes(geoms: Any) -> np.ndarray:
-    """Number the distinct places of findings, in order of first appearance.
-
-    Findings of one subject share its geometry object (a parcel checked by several rules), so
-    places are told apart by object identity: no geometry is compared or serialised.
-    """
-    g = np.asarray(geoms, dtype=object)
-    codes, _ = pd.factorize(np.fromiter(map(id, g), dtype=np.int64, count=len(g)))
-    return np.asarray(codes)
-
-
-_SEVERE = ("violation", "review", "not_evaluated")
-
-
 @dataclass
 class LayerPlan:
-    """Which layers map.html draws (see :func:`plan_layers`)."""
+    """Which input and derived layers map.html draws (see :func:`plan_layers`)."""
 
     limit: int
     layers: dict[tuple[str, str], bool] = field(default_factory=dict)
-    finding_places: dict[str, int] = field(default_factory=dict)
     left_out: list[dict[str, Any]] = field(default_factory=list)
 
     def draw(self, kind: str, name: str) -> bool:
         """Whether input / derived layer ``name`` is drawn."""
         return self.layers.get((kind, name), True)
-
-    def places(self, status: str) -> int:
-        """How many places of findings of ``status`` are drawn."""
-        return self.finding_places.get(status, 0)
 
     def note(self) -> str:
         """The legend's note, ``""`` when nothing is left out."""
@@ -333,47 +328,29 @@ class LayerPlan:
         return LEFT_OUT_NOTE.format(limit=self.limit, items=items)
 
 
-def plan_layers(candidates: list[tuple[str, str, gpd.GeoDataFrame]], finding_places: dict[str, int],
+def plan_layers(candidates: list[tuple[str, str, gpd.GeoDataFrame]],
                 max_features: int = MAX_FEATURES) -> LayerPlan:
-    """Choose what map.html draws within ``max_features`` features.
+    """Choose the input and derived layers map.html draws within ``max_features`` features.
 
     Parameters
     ----------
     candidates : list of (kind, name, GeoDataFrame)
         Input (``kind="input"``) and derived layers, already cut to the area of interest.
-    finding_places : dict
-        Status -> number of distinct places of its findings.
     max_features : int
-        The budget (:data:`MAX_FEATURES`).
+        The budget (:data:`MAX_FEATURES`). The findings are not in it: they are all drawn.
 
     Returns
     -------
     LayerPlan
-        Everything when it all fits; otherwise the context inputs within
-        :data:`CONTEXT_SHARE` of the budget, severe findings (a status cut to its first places
-        when it does not fit whole), the other context inputs, derived layers, the parcels,
-        info and pass findings, each whole or left out. ``left_out`` holds one entry
-        per layer not drawn in full (``{"layer", "total", "drawn", "text"}``); counts of
-        findings are filled in by :func:`build_map`.
+        Everything when it all fits; otherwise the context inputs, the derived layers, then the
+        parcels, each whole or left out; ``left_out`` holds one entry per layer not drawn
+        (``{"layer", "total", "drawn", "text"}``).
     """
     plan = LayerPlan(limit=max_features)
-    total = sum(len(g) for _, _, g in candidates) + sum(finding_places.values())
-    if total <= max_features:
-        plan.finding_places = dict(finding_places)
+    if sum(len(g) for _, _, g in candidates) <= max_features:
         return plan
     budget = max_features
-    context = [c for c in candidates if c[0] == "input" and c[1] != "parcels"]
-    reserved = int(max_features * CONTEXT_SHARE)
-    for kind, name, g in context:  # the flood map first, while it is a small part of the page
-        if len(g) <= reserved:
-            plan.layers[(kind, name)] = True
-            reserved -= len(g)
-            budget -= len(g)
-    for status in _SEVERE:
-        n = finding_places.get(status, 0)
-        plan.finding_places[status] = min(n, budget)
-        budget -= plan.finding_places[status]
-    order = ([c for c in context if (c[0], c[1]) not in plan.layers]
+    order = ([c for c in candidates if c[0] == "input" and c[1] != "parcels"]
              + [c for c in candidates if c[0] == "derived"]
              + [c for c in candidates if c[0] == "input" and c[1] == "parcels"])
     for kind, name, g in order:
@@ -384,11 +361,9 @@ def plan_layers(candidates: list[tuple[str, str, gpd.GeoDataFrame]], finding_pla
         else:
             label = styles.style_for(name).label
             what = f"input {label}" if kind == "input" else label
-            plan.left_out.append({"layer": name, "total": len(g), "drawn": 0, "text": f"{len(g):,} {what}"})
-    for status in ("info", "pass"):
-        n = finding_places.get(status, 0)
-        plan.finding_places[status] = n if n <= budget else 0
-        budget -= plan.finding_places[status]
+            extra = " (each is drawn by its findings)" if name == "parcels" else ""
+            plan.left_out.append({"layer": name, "total": len(g), "drawn": 0,
+                                  "text": f"{len(g):,} {what}{extra}"})
     return plan
 
 
@@ -446,7 +421,7 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
     result : Result
     offline : bool
         Inline Leaflet from the package and link nothing on the web (default); ``False``
-        keeps folium's CDN links. There are never base tiles.
+        keeps folium's CDN links for Leaflet. There are never base tiles.
     parcel : str, optional
         Fit the view to this parcel.
     context_margin : float
@@ -454,10 +429,10 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
         where they touch the area of interest grown by this share of its size, so a
         county-wide layer does not bloat the page.
     max_features : int
-        Most features the page draws (see :data:`MAX_FEATURES` and :func:`plan_layers`):
-        above it, ``pass`` and ``info`` findings, then the parcels and other large layers are
-        left out, most severe findings first, and the legend says what was left out and that
-        it is all in results.gpkg. The returned map's ``gc_left_out`` lists it.
+        Most GeoJSON features of inputs and derived layers (see :data:`MAX_FEATURES` and
+        :func:`plan_layers`); a layer that does not fit is left out and the legend says so.
+        Findings are never left out. The returned map's ``gc_left_out`` lists what is, and
+        ``gc_counts`` the legend's numbers of findings by status.
     **kwargs
         Passed to :class:`folium.Map` (``width``, ``height``, ``zoom_start`` ...).
 
@@ -466,7 +441,7 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
     folium.Map
     """
     folium = _require_folium()
-    m = _new_map(folium, result, offline=offline, max_features=max_features, **kwargs)
+    m = _new_map(folium, result, offline=offline, **kwargs)
     inputs = _result_inputs(result)
     # area of interest (working CRS): findings + plan/parcels (+ derived)
     focus = _view_box(focus_frames(result), result.crs)
@@ -474,41 +449,43 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
         focus = _view_box(list(result.derived.values()) + list(inputs.values()), result.crs)
     context = _grown_box(focus, context_margin)
 
-    # what to draw: everything, or (above max_features) the most important layers first
     candidates = _candidates(result, inputs, context)
-    by_status = _findings_by_status(result.findings)
-    plan = plan_layers(candidates, {s: int(c.max()) + 1 for s, (_, c) in by_status.items()}, max_features)
-    plan.left_out[:0] = _left_out_findings(by_status, plan)
-
+    plan = plan_layers(candidates, max_features)
     legend: list[dict[str, Any]] = []
+    relief = _add_hillshade(folium, m, result, context, legend)
     _add_input_layers(folium, m, candidates, plan, legend)
-    _add_derived_layers(folium, m, candidates, plan, legend)
-    _add_finding_layers(folium, m, by_status, plan, legend)
+    _add_derived_layers(folium, m, candidates, plan, legend, relief=relief)
+    counts = _add_finding_layers(folium, m, result, legend)
     _fit_view(m, result, focus, parcel)
     folium.LayerControl(collapsed=True).add_to(m)
     legend.reverse()  # findings first, as they are drawn on top
+    shared = any(c.under or c.places < c.total - c.unlocated for c in counts.values())
     m.add_child(_legend(legend, f"{result.command} · {result.rulebook.name} {result.rulebook.version}",
-                        note=plan.note()))
+                        note=plan.note(), info=SAME_PLACE_NOTE if shared else ""))
     m.gc_left_out = plan.left_out  # for notebooks and tests: what the page leaves out
+    m.gc_counts = counts
     return m
 
 
-def _new_map(folium: Any, result: Result, *, offline: bool, max_features: int, **kwargs: Any) -> Any:
-    """An empty folium Map: no tiles, canvas rendering for many features, Leaflet inlined when offline."""
+def _new_map(folium: Any, result: Result, *, offline: bool, **kwargs: Any) -> Any:
+    """An empty folium Map: no tiles, canvas rendering, Leaflet and the findings script inlined."""
+    from branca.element import Element
+
     kwargs.setdefault("tiles", None)
     kwargs.setdefault("control_scale", False)
-    if "prefer_canvas" not in kwargs:
-        n = len(result.findings) + sum(len(g) for g in result.derived.values() if g is not None)
-        if result.layers is not None:
-            n += sum(len(g) for g in result.layers.frames.values())
-        kwargs["prefer_canvas"] = min(n, max_features) > CANVAS_ABOVE
+    kwargs.setdefault("prefer_canvas", True)  # one canvas for every layer: fast, and clicks reach every layer
+    kwargs.setdefault("zoom_snap", 0.25)  # fit the area of interest closely (whole zoom levels leave half the map empty)
     m = folium.Map(**kwargs)
     if offline:
         _make_offline(m)
+    # in the body: after Leaflet whether it is inlined or linked from a CDN (folium adds CDN links to the
+    # header when the page is rendered), before the map's own script that makes the layers
+    m.get_root().html.add_child(Element(f"<script>\n{findings_js()}\n</script>"), name="gc_findings_js")
     prov_title = f"geoconstraints {result.command} · rulebook {result.rulebook.name} {result.rulebook.version}"
     m.get_root().title = html.escape(prov_title)
     m.get_root().header.add_child(folium.Element(
-        '<link rel="icon" href="data:,">\n<style>.folium-map { background: #f4f4ef; }</style>'),
+        '<link rel="icon" href="data:,">\n<style>.folium-map { background: #f4f4ef; }\n'
+        '.gc-place table { margin: 4px 0; border-top: 1px solid #ddd; }</style>'),
         name="gc_background")
     return m
 
@@ -554,38 +531,13 @@ def _candidates(result: Result, inputs: dict[str, gpd.GeoDataFrame],
     return candidates
 
 
-def _findings_by_status(findings: gpd.GeoDataFrame) -> dict[str, tuple[gpd.GeoDataFrame, np.ndarray]]:
-    """The located findings of each status with their place codes (:func:`place_codes`)."""
-    fgeo = findings[findings.geometry.notna() & ~findings.geometry.is_empty] if len(findings) else findings
-    by_status: dict[str, tuple[gpd.GeoDataFrame, np.ndarray]] = {}
-    for status in STATUSES:
-        part = fgeo[fgeo["status"] == status] if len(fgeo) else fgeo
-        if len(part):
-            by_status[status] = (part, place_codes(part.geometry.values))
-    return by_status
-
-
-def _left_out_findings(by_status: dict[str, tuple[gpd.GeoDataFrame, np.ndarray]],
-                       plan: LayerPlan) -> list[dict[str, Any]]:
-    """The legend entries of findings the plan leaves out, by status."""
-    left = []
-    for status, (part, codes) in by_status.items():
-        drawn = int((codes < plan.places(status)).sum())
-        if drawn < len(part):
-            label = styles.STATUS_LABELS[status].lower()
-            text = (f"{len(part):,} {label} findings" if not drawn else
-                    f"{len(part) - drawn:,} of the {len(part):,} {label} findings (those at the first "
-                    f"{plan.places(status):,} places are drawn)")
-            left.append({"layer": f"findings_{status}", "total": len(part), "drawn": drawn, "text": text})
-    return left
-
-
-def _legend_item(legend: list[dict[str, Any]], label: str, st: styles.LayerStyle, kind: str) -> None:
+def _legend_item(legend: list[dict[str, Any]], label: str, st: styles.LayerStyle, kind: str,
+                 detail: str = "") -> None:
     fill = ""
-    if st.fill:
+    if st.fill and st.fill_opacity > 0:
         r, g, b = (int(st.fill.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4))
         fill = f"rgba({r},{g},{b},{max(st.fill_opacity, 0.3):.2f})"
-    legend.append({"label": label, "color": st.color, "fill": fill, "kind": kind})
+    legend.append({"label": label, "color": st.color, "fill": fill, "kind": kind, "detail": detail})
 
 
 def _add_flood_zone_layers(folium: Any, m: Any, role: str, g4: gpd.GeoDataFrame, cols: list[str],
@@ -594,13 +546,19 @@ def _add_flood_zone_layers(folium: Any, m: Any, role: str, g4: gpd.GeoDataFrame,
     fields = [(c, c.replace("_", " ")) for c in cols]
     sub = g4.get("ZONE_SUBTY", pd.Series([None] * len(g4), index=g4.index))
     keys = pd.Series([styles.flood_zone_key(a, b) for a, b in zip(g4["FLD_ZONE"], sub)], index=g4.index)
+    preliminary = role.endswith("preliminary")
     for key in sorted(keys.unique()):
         part = g4[keys == key]
-        st = styles.flood_zone_style(key, preliminary=role.endswith("preliminary"))
+        st = styles.flood_zone_style(key, preliminary=preliminary)
         fg = folium.FeatureGroup(name=html.escape(f"{st.label} ({len(part)})"), show=st.show)
         _add_geojson(folium, fg, _text_props(part, cols), st, fields, "FLD_ZONE", st.label)
         fg.add_to(m)
-        _legend_item(legend, st.label, st, "polygon")
+        if not preliminary:
+            _legend_item(legend, st.label, st, "polygon")
+    if preliminary:  # off at first: one line, not one per zone
+        st = styles.flood_zone_style("AE", preliminary=True)
+        _legend_item(legend, "Preliminary flood zones", replace(st, fill=None), "polygon",
+                     detail="dashed, in the colour of each zone; off at first: tick them in the layer control")
 
 
 def _add_input_layers(folium: Any, m: Any, candidates: list[tuple[str, str, gpd.GeoDataFrame]],
@@ -624,7 +582,8 @@ def _add_input_layers(folium: Any, m: Any, candidates: list[tuple[str, str, gpd.
 
 
 def _add_derived_layers(folium: Any, m: Any, candidates: list[tuple[str, str, gpd.GeoDataFrame]],
-                        plan: LayerPlan, legend: list[dict[str, Any]]) -> None:
+                        plan: LayerPlan, legend: list[dict[str, Any]], *, relief: bool = False) -> None:
+    """The derived layers (buffers, grade runs ...); with a hillshade the contours are shown too."""
     for kind, name, g in candidates:
         if kind != "derived" or not plan.draw(kind, name):
             continue
@@ -633,6 +592,8 @@ def _add_derived_layers(folium: Any, m: Any, candidates: list[tuple[str, str, gp
             continue
         cols = _attr_columns(g4)
         st = styles.style_for(name, _kind(g4))
+        if relief and name == "contours":
+            st = replace(st, show=True)
         fg = folium.FeatureGroup(name=html.escape(f"{st.label[:1].upper()}{st.label[1:]} ({len(g4)})"),
                                 show=st.show)
         _add_geojson(folium, fg, _text_props(g4, cols), st, [(c, c.replace("_", " ")) for c in cols],
@@ -641,31 +602,101 @@ def _add_derived_layers(folium: Any, m: Any, candidates: list[tuple[str, str, gp
         _legend_item(legend, st.label, st, _kind(g4))
 
 
-def _add_finding_layers(folium: Any, m: Any, by_status: dict[str, tuple[gpd.GeoDataFrame, np.ndarray]],
-                        plan: LayerPlan, legend: list[dict[str, Any]]) -> None:
-    """One layer of findings per status, most severe added last (drawn on top)."""
-    cols = [c for c, _ in FINDING_POPUP] + ["tip"]
-    for status in reversed(STATUSES):
-        if status not in by_status:
+def _findings_layer(status: str, style: dict[str, Any], name: str, show: bool) -> Any:
+    """A folium Layer drawn by ``gcFindings.layer`` (``assets/gc/findings.js``)."""
+    from folium.map import Layer
+    from jinja2 import Template
+
+    class FindingsLayer(Layer):
+        _template = Template("""
+{% macro script(this, kwargs) %}
+var {{ this.get_name() }} = gcFindings.layer({{ this.status_index }}, {{ this.style | tojson }}, {});
+{% endmacro %}
+""")
+
+        def __init__(self) -> None:
+            super().__init__(name=name, overlay=True, control=True, show=show)
+            self._name = "GcFindings"
+            self.status_index = STATUSES.index(status)
+            self.style = style
+
+    return FindingsLayer()
+
+
+def finding_styles(status: str) -> dict[str, dict[str, Any]]:
+    """Leaflet path options of one status by family: ``point``, ``line``, ``polygon`` (an outline,
+    so a harvest area or site never hides what lies in it) and ``polygon_fill`` (parcels, lightly filled)."""
+    out = {fam: _style_dict(styles.status_style(status, fam)) for fam in ("point", "line", "polygon")}
+    out["line"] = {**out["line"], "fill": False, "fillOpacity": 0.0}  # a filled polyline draws a wedge
+    outline = {**out["polygon"], "fill": False, "fillOpacity": 0.0, "weight": 3.0}
+    if status == "info":  # information: a fine dashed outline, under the others
+        outline.update(weight=1.5, dashArray="5 4")
+    out["polygon_fill"] = {**out["polygon"], "weight": 1.5}
+    out["polygon"] = outline
+    return out
+
+
+def _count_detail(c: mapdata.StatusCounts, shown: bool = True) -> str:
+    """The legend's second line for one status: where its findings are drawn, and why not all are."""
+    parts = [] if shown or not c.places else ["layer off at first: tick it in the layer control"]
+    located = c.total - c.unlocated
+    if c.places and c.places != located:
+        parts.append(f"drawn at {c.places:,} place{'s' if c.places != 1 else ''}")
+    if c.under:
+        parts.append(f"{c.under:,} at places drawn in a more severe status")
+    if c.unlocated:
+        parts.append(f"{c.unlocated:,} run-wide, without a place on the map")
+    return "; ".join(parts)
+
+
+def _add_finding_layers(folium: Any, m: Any, result: Result, legend: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every finding: one layer per status, each place once (its most severe finding), on the canvas.
+
+    Returns the legend's numbers (:class:`geoconstraints.output.mapdata.StatusCounts` by status).
+    """
+    from branca.element import Element
+
+    payload, counts = mapdata.encode_findings(result.findings, result.rulebook)
+    m.get_root().html.add_child(Element(
+        f'<script type="application/json" id="gc-findings-data">{mapdata.payload_json(payload)}</script>'),
+        name="gc_findings_data")
+    for status in reversed(STATUSES):  # most severe added last: on top
+        c = counts[status]
+        if not c.total:
             continue
-        part, codes = by_status[status]
-        places = plan.places(status)
-        if places == 0:
-            continue
-        total = len(part)
-        if places <= int(codes.max()):  # only the first `places` places of this status fit
-            part = part[codes < places]
-        f4 = _to_wgs84(finding_properties(part))
-        st = styles.status_style(status, _kind(f4))
-        label = f"Findings: {styles.STATUS_LABELS[status]}"
-        shown = f"{len(f4)}" if len(f4) == total else f"{len(f4):,} of {total:,}"
-        # thousands of passing (or info) parcels would hide the rest: then the layer starts unticked
-        show = status not in ("pass", "info") or len(f4) <= MAX_SHOWN_PASS
-        fg = folium.FeatureGroup(name=html.escape(f"{label} ({shown})"), show=show)
-        drawn = merge_same_place(_text_props(f4, cols), cols)
-        _add_geojson(folium, fg, drawn, st, FINDING_POPUP, "tip", f"findings_{status}")
-        fg.add_to(m)
-        _legend_item(legend, f"{styles.STATUS_LABELS[status]} ({shown})", st, _kind(f4))
+        label = styles.STATUS_LABELS[status]
+        show = status not in ("pass", "info") or c.places <= MAX_SHOWN_PASS
+        if c.places:
+            _findings_layer(status, finding_styles(status), html.escape(f"Findings: {label} ({c.total:,})"),
+                            show).add_to(m)
+        st = styles.status_style(status, "polygon")
+        _legend_item(legend, f"{label}: {c.total:,} finding{'s' if c.total != 1 else ''}", st, "polygon",
+                     detail=_count_detail(c, show))
+    return counts
+
+
+def _add_hillshade(folium: Any, m: Any, result: Result, context: Any, legend: list[dict[str, Any]]) -> bool:
+    """With a DEM: its hillshade over the map's area as an image under every layer; True when drawn."""
+    dem = result.layers.dem if result.layers is not None else None
+    if dem is None or context is None or result.crs is None:
+        return False
+    try:
+        shade = hillshade.hillshade_image(dem, context, result.crs, max_px=HILLSHADE_MAX_PX,
+                                          azimuth=HILLSHADE_AZIMUTH, altitude=HILLSHADE_ALTITUDE)
+    except Exception as exc:  # a background must not withhold the findings
+        log.warning("hillshade not drawn: %s", exc, exc_info=True)
+        return False
+    if shade is None:
+        return False
+    m.get_root().header.add_child(folium.Element(
+        "<style>.leaflet-gc-relief-pane img { image-rendering: auto; }</style>"), name="gc_relief_css")
+    fg = folium.FeatureGroup(name="Hillshade (DEM)", show=True)
+    folium.raster_layers.ImageOverlay(image=shade.data_uri, bounds=shade.bounds_latlon, opacity=1.0,
+                                      interactive=False, cross_origin=False, zindex=1, name="hillshade").add_to(fg)
+    fg.add_to(m)
+    legend.append({"label": f"hillshade of the DEM (sun {HILLSHADE_AZIMUTH:g}°, {HILLSHADE_ALTITUDE:g}° up)",
+                   "color": "#777777", "fill": "rgba(120,120,120,0.35)", "kind": "polygon", "detail": ""})
+    return True
 
 
 def _fit_view(m: Any, result: Result, focus: Any, parcel: str | None) -> None:

@@ -1,0 +1,364 @@
+"""The parcels table of report.html / report.pdf: readable headers, severity order, honest numbers.
+
+A screening's ``parcels`` table has one row per parcel and columns named for machines
+(``sfha_share``, ``bfe_note`` ...). :func:`parcel_table` turns the rows the report lists into a
+table for people:
+
+* headers with units (``sfha_acres`` -> "SFHA (acres)", ``sfha_share`` -> "SFHA share (%)");
+* the most severe parcels first (``worst_status``, then the largest SFHA share);
+* numbers to three significant figures (:func:`significant`): a share of 0.997 shows as
+  99.7 %, never as 100, and 0.0004 as 0.04 %, never as 0;
+* no column that is empty in every listed row; a column with one value in every listed row is
+  said once above the table; a long text repeated across rows (a note) becomes a numbered
+  reference with a legend of notes under the table;
+* the parcel id and ``worst_status`` first, then the per-rule status columns, so the columns
+  that matter are never the ones a letter-size page cuts: columns beyond the printable width
+  are marked ``print=False`` and named in a note (they are all in parcels.csv).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from geoconstraints.output.styles import STATUS_LABELS
+from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES
+
+PARCEL_ID_COLUMNS = ("parcel_id", "feature_id", "id")
+"""Columns of the parcels table that may hold the parcel id (first present wins)."""
+
+SIG_DIGITS = 3
+"""Significant figures of the numbers in the parcels table."""
+
+UNIT_WORDS: dict[str, tuple[str, float]] = {
+    "acres": ("acres", 1.0), "sqft": ("sq ft", 1.0), "ft": ("ft", 1.0), "pct": ("%", 1.0),
+    "share": ("%", 100.0), "miles": ("mi", 1.0), "in": ("in", 1.0), "days": ("days", 1.0),
+}
+"""Name token -> (unit shown in the header, factor applied to the value). A share (0-1) is shown in percent."""
+
+WORDS: dict[str, str] = {
+    "sfha": "SFHA", "bfe": "BFE", "id": "ID", "fld": "FLD", "prelim": "preliminary", "nfhl": "NFHL",
+    "dfirm": "DFIRM", "swp": "SWP", "hrv": "HRV", "seqr": "SEQR", "row": "ROW", "nhd": "NHD",
+}
+"""Name tokens written otherwise in a header (abbreviations in capitals)."""
+
+STATUS_SHORT: dict[str, str] = {
+    "violation": "V", "review": "R", "not_evaluated": "NE", "info": "i", "pass": "P",
+}
+"""Short status text of the per-rule status columns (explained in the key above the table)."""
+
+NOTE_MIN_CHARS = 40
+"""A text column named ``*note`` / ``*notes``, or whose longest value in the listed rows is at least
+this long and whose values repeat (at most half as many distinct values as rows), is a column of
+notes: its cells become numbered references to a legend under the table, each text said once."""
+
+PRINT_WIDTH_IN = 7.4
+"""Width the printed table may take (US Letter, 0.5 in margins, less a little for borders)."""
+
+CHAR_IN = 0.058
+"""Width of an average character of the printed table's font (7 pt DejaVu Sans Condensed), inches."""
+
+CELL_PAD_IN = 0.09
+"""Padding and borders of a printed cell, inches."""
+
+
+# -- numbers ------------------------------------------------------------------------------------
+def significant(value: float, digits: int = SIG_DIGITS, *, upper: float | None = None) -> str:
+    """``value`` to ``digits`` significant figures, with thousands separators.
+
+    A number that is not zero never shows as zero, and a number under ``upper`` (100 for a
+    percentage) never shows as ``upper``: more digits are given until it does not.
+
+    Parameters
+    ----------
+    value : float
+    digits : int
+        Significant figures (at least 1).
+    upper : float, optional
+        A bound the value must not appear to reach (the 100 of a share in percent).
+
+    Returns
+    -------
+    str
+        ``""`` for NaN or None.
+
+    Examples
+    --------
+    >>> significant(99.7), significant(0.04), significant(1234.5), significant(0.0)
+    ('99.7', '0.04', '1,230', '0')
+    >>> significant(99.996, upper=100.0), significant(12.0), significant(-0.00123)
+    ('99.996', '12', '-0.00123')
+    """
+    if value is None:
+        return ""
+    v = float(value)
+    if math.isnan(v):
+        return ""
+    if math.isinf(v):
+        return "∞" if v > 0 else "-∞"
+    if v == 0:
+        return "0"
+    if upper is not None and abs(v) < upper and upper - abs(v) <= 1e-9 * upper:
+        v = math.copysign(upper, v)  # floating-point noise of an area ratio: it is the bound
+    for d in range(max(1, digits), 9):
+        text = _sig(v, d)
+        if upper is None or abs(v) >= upper or abs(float(text.replace(",", ""))) < upper:
+            return text
+    return _sig(v, 9)
+
+
+def _sig(v: float, digits: int) -> str:
+    decimals = digits - 1 - math.floor(math.log10(abs(v)))
+    if decimals <= 0:
+        return f"{round(v, decimals):,.0f}"
+    return f"{v:,.{decimals}f}".rstrip("0").rstrip(".")
+
+
+# -- headers ------------------------------------------------------------------------------------
+def column_header(name: str) -> tuple[str, float]:
+    """A header for people and the factor to apply to the column's numbers.
+
+    Examples
+    --------
+    >>> column_header("sfha_acres"), column_header("sfha_share")
+    (('SFHA (acres)', 1.0), ('SFHA share (%)', 100.0))
+    >>> column_header("sfha_acres_change")[0], column_header("stream_distance_ft")[0]
+    ('SFHA change (acres)', 'Stream distance (ft)')
+    >>> column_header("worst_status")[0], column_header("prelim_flood_zones")[0]
+    ('Worst status', 'Preliminary flood zones')
+    """
+    tokens = [t for t in re.split(r"[_\s]+", str(name)) if t]
+    unit, factor, keep = "", 1.0, []
+    for t in tokens:
+        low = t.lower()
+        if not unit and low in UNIT_WORDS and len(tokens) > 1:
+            unit, factor = UNIT_WORDS[low]
+            if low == "share":
+                keep.append("share")
+            continue
+        keep.append(WORDS.get(low, t))
+    text = " ".join(keep) or str(name)
+    text = text[:1].upper() + text[1:]
+    return (f"{text} ({unit})" if unit else text), factor
+
+
+# -- the table ----------------------------------------------------------------------------------
+@dataclass
+class Column:
+    """One column of the report's parcels table."""
+
+    name: str
+    header: str
+    kind: str  # "id", "status", "rule_status", "number", "note", "text"
+    factor: float = 1.0
+    upper: float | None = None
+    print: bool = True
+    width_in: float = 0.0
+
+
+@dataclass
+class ParcelTable:
+    """The parcels table as the template draws it (see :func:`parcel_table`)."""
+
+    columns: list[Column]
+    rows: list[list[dict[str, Any]]]
+    n_total: int
+    n_listed: int
+    constants: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[tuple[int, str]] = field(default_factory=list)
+    empty: list[str] = field(default_factory=list)
+    order: str = ""
+
+    @property
+    def not_printed(self) -> list[str]:
+        """Headers of the columns too wide for the printed page."""
+        return [c.header for c in self.columns if not c.print]
+
+    @property
+    def has_rule_status(self) -> bool:
+        return any(c.kind == "rule_status" for c in self.columns)
+
+
+def parcel_id_column(table: pd.DataFrame) -> str | None:
+    """The id column of a parcels table (see :data:`PARCEL_ID_COLUMNS`)."""
+    return next((c for c in PARCEL_ID_COLUMNS if c in table.columns), None)
+
+
+def _blank(s: pd.Series) -> np.ndarray:
+    v = s.astype(object)
+    return (v.isna() | v.map(lambda x: isinstance(x, str) and not x.strip())).to_numpy(dtype=bool)
+
+
+def _is_status_column(s: pd.Series) -> bool:
+    vals = s.astype(object)[~_blank(s)]
+    return len(vals) > 0 and bool(vals.map(lambda x: isinstance(x, str) and x in STATUS_RANK).all())
+
+
+def severity_order(table: pd.DataFrame) -> tuple[np.ndarray, str]:
+    """Row positions, most severe first: ``worst_status``, then the largest SFHA share, then the id.
+
+    Returns the positions and a sentence saying the order.
+    """
+    n = len(table)
+    keys: list[np.ndarray] = []
+    said = []
+    id_col = parcel_id_column(table)
+    if id_col is not None:
+        keys.append(table[id_col].astype(str).to_numpy())
+    for col in ("sfha_share", "sfha_acres"):
+        if col in table.columns:
+            v = pd.to_numeric(table[col], errors="coerce").to_numpy(dtype=float)
+            keys.append(np.where(np.isnan(v), np.inf, -v))
+            said.append("the largest " + column_header(col)[0].split(" (")[0] + " first")
+            break
+    if "worst_status" in table.columns:
+        rank = table["worst_status"].map(STATUS_RANK).fillna(len(STATUSES)).to_numpy(dtype=float)
+        keys.append(rank)
+        said.insert(0, "by worst status (violation, needs review, not evaluated, information, pass)")
+    if not keys:
+        return np.arange(n), "in the order of the parcels layer"
+    return np.lexsort(keys), ", then ".join(said) if said else "by parcel id"
+
+
+def _column_kind(name: str, s: pd.Series, id_col: str | None) -> str:
+    if name == id_col:
+        return "id"
+    if name == "worst_status":
+        return "status"
+    if _is_status_column(s):
+        return "rule_status"
+    if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
+        return "number"
+    vals = s.astype(object)[~_blank(s)].astype(str)
+    if len(vals) and (str(name).endswith(("note", "notes")) or (
+            vals.str.len().max() >= NOTE_MIN_CHARS and 2 * vals.nunique() <= len(vals))):
+        return "note"
+    return "text"
+
+
+def _rule_status_header(name: str) -> str:
+    m = re.search(r"[A-Z]{2,5}-\d{3}[a-z]?", name)
+    return m.group(0) if m else column_header(re.sub(r"_?status_?", " ", name).strip() or name)[0]
+
+
+def _make_column(name: str, s: pd.Series, id_col: str | None) -> Column:
+    kind = _column_kind(name, s, id_col)
+    if kind == "id":
+        return Column(name, "Parcel" if name in ("parcel_id", "feature_id") else column_header(name)[0], kind)
+    if kind == "rule_status":
+        return Column(name, _rule_status_header(name), kind)
+    header, factor = column_header(name)
+    upper = 100.0 if header.endswith("(%)") and factor == 100.0 else None
+    return Column(name, header, kind, factor=factor, upper=upper)
+
+
+def _cell(col: Column, v: Any, notes: dict[str, int]) -> dict[str, Any]:
+    """A template cell: ``text``, numeric ``sort`` key (or None), ``status`` (badge) and ``note``."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return {"text": "", "sort": None, "status": "", "note": 0}
+    if col.kind in ("status", "rule_status"):
+        s = str(v)
+        text = STATUS_LABELS.get(s, s) if col.kind == "status" else STATUS_SHORT.get(s, s)
+        return {"text": text, "sort": repr(float(STATUS_RANK.get(s, len(STATUSES)))), "status": s,
+                "note": 0, "title": STATUS_LABELS.get(s, s)}
+    if col.kind == "number" and isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
+        x = float(v) * col.factor
+        return {"text": significant(x, upper=col.upper), "sort": repr(x), "status": "", "note": 0}
+    text = ", ".join(map(str, v)) if isinstance(v, (list, tuple, set)) else str(v)
+    if col.kind == "note" and text.strip():
+        n = notes.setdefault(text, len(notes) + 1)
+        return {"text": f"[{n}]", "sort": None, "status": "", "note": n, "title": text}
+    return {"text": text, "sort": None, "status": "", "note": 0}
+
+
+def _cell_chars(c: dict[str, Any]) -> int:
+    return len(c["text"])
+
+
+PRINT_ALWAYS = ("id", "status", "rule_status", "note")
+"""Kinds of columns always printed: the id, the statuses, and the narrow note references (their legend
+is printed under the table)."""
+
+
+def _fit_print_width(columns: list[Column], rows: list[list[dict[str, Any]]], width_in: float) -> None:
+    """Mark the columns that do not fit the printed page (``print=False``): the id, statuses and note
+    references always fit; the other columns in table order while the width lasts."""
+    for j, col in enumerate(columns):
+        longest_word = max((len(w) for w in col.header.split()), default=1)
+        cells = max((_cell_chars(r[j]) for r in rows), default=0)
+        col.width_in = max(longest_word, min(cells, 28), 2) * CHAR_IN + CELL_PAD_IN
+    used = sum(c.width_in for c in columns if c.kind in PRINT_ALWAYS)
+    for col in columns:
+        if col.kind in PRINT_ALWAYS:
+            continue
+        if used + col.width_in <= width_in:
+            used += col.width_in
+        else:
+            col.print = False
+
+
+def parcel_table(table: pd.DataFrame, max_rows: int | None = None, *,
+                 print_width_in: float = PRINT_WIDTH_IN) -> ParcelTable:
+    """The parcels table of the report: the ``max_rows`` most severe parcels, for people.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The Result's ``parcels`` table (every parcel; geometry ignored).
+    max_rows : int, optional
+        Rows listed (all when None).
+    print_width_in : float
+        Width the printed table may take; columns past it (the last ones) are not printed.
+
+    Returns
+    -------
+    ParcelTable
+    """
+    geom = getattr(table, "_geometry_column_name", None)
+    data = pd.DataFrame(table[[c for c in table.columns if c not in (geom, "geometry")]])
+    order, said = severity_order(data)
+    n_total = len(data)
+    keep = order if max_rows is None else order[:max(0, int(max_rows))]
+    shown = data.iloc[keep].reset_index(drop=True)
+    id_col = parcel_id_column(shown)
+    columns, empty, constants = [], [], []
+    for name in shown.columns:
+        s = shown[name]
+        blank = _blank(s)
+        if blank.all():
+            empty.append(str(name))
+            continue
+        col = _make_column(str(name), s, id_col)
+        vals = s.astype(object)[~blank].astype(str)
+        if len(shown) > 1 and not blank.any() and vals.nunique() == 1 and col.kind not in ("id", "status"):
+            constants.append((col.header, _cell(col, s.iloc[0], {})["text"] if col.kind != "note" else vals.iloc[0]))
+            continue
+        columns.append(col)
+    rank = {"id": 0, "status": 1, "rule_status": 2}
+    columns.sort(key=lambda c: rank.get(c.kind, 3))  # stable: table order within a kind
+    notes: dict[str, int] = {}
+    rows = [[_cell(c, v, notes) for c, v in zip(columns, rec)]
+            for rec in shown[[c.name for c in columns]].itertuples(index=False, name=None)]
+    _fit_print_width(columns, rows, print_width_in)
+    return ParcelTable(columns, rows, n_total, len(shown), constants,
+                       sorted((n, t) for t, n in notes.items()), empty, said)
+
+
+def parcel_card(row: pd.DataFrame) -> list[dict[str, Any]]:
+    """One parcel's row as (header, cell) pairs for the one-parcel handout, blanks left out."""
+    t = parcel_table(row, None)
+    notes = dict(t.notes)
+    out = []
+    for j, col in enumerate(t.columns):
+        cell = dict(t.rows[0][j])
+        if cell["note"]:
+            cell["text"] = notes[cell["note"]]
+        if col.kind == "rule_status":
+            cell["text"] = STATUS_LABELS.get(cell["status"], cell["text"])
+        out.append({"header": col.header, "cell": cell, "kind": col.kind})
+    return out

@@ -1,0 +1,150 @@
+"""report.pdf and the one-page handout: WeasyPrint output read back with poppler and pypdf.
+
+US Letter pages numbered "page N of M"; the parcels table fits the page width (every word of
+every page inside the right margin, read with ``pdftotext -bbox``) and its ``Worst status``
+column is on page 1; the handout of a parcel is one page. Needs WeasyPrint (a dependency) with
+Debian's pango, and poppler-utils: ``bash scripts/pdf_deps.sh`` installs them (scripts/test.sh
+runs it).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from browser_util import XSS_ID, make_synthetic_result
+from pypdf import PdfReader
+
+from geoconstraints.errors import OutputError
+from geoconstraints.output import report
+
+LETTER = (612.0, 792.0)
+"""US Letter in PDF points."""
+
+MARGIN_PT = 36.0
+"""The report's left and right page margins (0.5 in)."""
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(name)
+    assert path, f"{name} not found: run `bash scripts/pdf_deps.sh` (installs poppler-utils)"
+    return path
+
+
+def _words(pdf: Path) -> list[list[tuple[float, float, str]]]:
+    """(xMin, xMax, word) of every word, page by page (``pdftotext -bbox``)."""
+    out = subprocess.run([_tool("pdftotext"), "-bbox", str(pdf), "-"], check=True, capture_output=True,
+                         text=True).stdout
+    pages = []
+    for page in re.findall(r"<page [^>]*>(.*?)</page>", out, re.DOTALL):
+        pages.append([(float(a), float(b), w) for a, b, w in
+                      re.findall(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)</word>',
+                                 page)])
+    return pages
+
+
+def _text(pdf: Path, page: int) -> str:
+    return subprocess.run([_tool("pdftotext"), "-layout", "-f", str(page), "-l", str(page), str(pdf), "-"],
+                          check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    base = tmp_path_factory.mktemp("pdf")
+    return make_synthetic_result(base / "inputs"), base
+
+
+@pytest.fixture(scope="module")
+def demo_screen(tmp_path_factory):
+    """The sample town's screening (24 columns in its parcels table) and its report.pdf."""
+    from geoconstraints.commands import screen_parcels
+    from geoconstraints.demo import sample_path
+    from geoconstraints.io.layers import load_layers
+    from geoconstraints.rulebook.loader import load_rulebook
+
+    layers = load_layers(sample_path("vestal_sample.gpkg"), dem=sample_path("dem.tif"), roles=(
+        "parcels", "flood_zones", "flood_zones_preliminary", "bfe_lines", "streams", "stream_corridor",
+        "critical_slopes", "zoning"))
+    res = screen_parcels(layers, load_rulebook("vestal"))
+    pdf = report.write_report_pdf(res, tmp_path_factory.mktemp("demo_pdf") / "report.pdf")
+    return res, pdf
+
+
+def _assert_letter_numbered_inside(pdf: Path) -> int:
+    reader = PdfReader(str(pdf))
+    n = len(reader.pages)
+    for i, page in enumerate(reader.pages):
+        assert (float(page.mediabox.width), float(page.mediabox.height)) == LETTER, i
+    pages = _words(pdf)
+    assert len(pages) == n
+    for i, words in enumerate(pages):
+        text = " ".join(w for _, _, w in words)
+        assert f"page {i + 1} of {n}" in text, (i, text[-200:])
+        # nothing cut at the right edge: every word inside the right margin (1 pt for rounding)
+        over = [(w, x1) for _, x1, w in words if x1 > LETTER[0] - MARGIN_PT + 1.0]
+        assert not over, (i + 1, over[:5])
+        assert all(x0 >= MARGIN_PT - 1.0 for x0, _, _ in words), i + 1
+    return n
+
+
+def test_report_pdf_is_letter_numbered_and_fits(synthetic):
+    res, base = synthetic
+    page = report.render_report(res)
+    pdf = report.write_report_pdf(res, base / "report.pdf", page=page)  # the HTML of report.html, laid out
+    assert pdf.read_bytes()[:5] == b"%PDF-"
+    _assert_letter_numbered_inside(pdf)
+    first = _text(pdf, 1)
+    assert "Worst status" in first and "SFHA share (%)" in first  # the parcels table starts on page 1
+    assert "99.7" in first and "0.04" in first
+    assert "hunter2" not in "".join(_text(pdf, i) for i in range(1, 4))  # the password is redacted
+
+
+def test_demo_report_pdf_keeps_worst_status_at_letter_width(demo_screen):
+    res, pdf = demo_screen
+    n = _assert_letter_numbered_inside(pdf)
+    first = _text(pdf, 1)
+    assert "Worst status" in first and "Parcel" in first
+    assert f"The {report.MAX_PARCEL_ROWS} most severe parcels of {len(res.tables['parcels']):,}" in first
+    assert n < 40  # a summary, not a print of every parcel (2,819) or every finding (14,096)
+    # every page holding table rows repeats the header row (thead)
+    body = [_text(pdf, i) for i in range(1, n + 1)]
+    with_rows = [t for t in body if re.search(r"^\s*10\d\d\.-\d+-\d+\s+needs review", t, re.MULTILINE)]
+    assert len(with_rows) >= 2  # 100 rows take more than one page
+    assert all("Worst status" in t for t in with_rows)
+    # columns that do not fit are named, never silently cut
+    page = report.render_report(res, overview=False, figures=False)
+    named = re.search(r'<p class="muted" id="parcels-not-printed">(.*?)</p>', page)
+    printed = "\n".join(body)
+    table = re.search(r'<table id="parcels-table" class="sortable">(.*?)</table>', page, re.DOTALL).group(1)
+    for head in re.findall(r'<th class="sortable[^"]*" scope="col" data-col="[^"]*">([^<]*)</th>', table):
+        first_word = head.split()[0]
+        assert first_word in printed or (named and head in named.group(1)), head
+
+
+def test_handout_pdf_is_one_page(synthetic, demo_screen, tmp_path):
+    res, _ = synthetic
+    pdf = report.write_report_pdf(res, tmp_path / report.parcel_pdf_name(XSS_ID), parcel=XSS_ID)
+    assert pdf.name == "report_parcel_script_alert_1_script.pdf"
+    assert len(PdfReader(str(pdf)).pages) == 1
+    text = _text(pdf, 1)
+    assert XSS_ID in text and "page 1 of 1" in text and "Passes: FLD-001." in text
+    # the demo parcel with the most findings that are not pass
+    demo, _ = demo_screen
+    f = demo.findings
+    worst = f[f["status"] != "pass"].groupby("subject_id").size().sort_values().index[-1]
+    pdf = report.write_report_pdf(demo, tmp_path / "h.pdf", parcel=worst)
+    assert len(PdfReader(str(pdf)).pages) == 1
+    _assert_letter_numbered_inside(pdf)
+    assert f"Parcel {worst}" in _text(pdf, 1)
+
+
+def test_pdf_without_weasyprint_says_how_to_get_it(synthetic, tmp_path, monkeypatch):
+    res, _ = synthetic
+    monkeypatch.setitem(sys.modules, "weasyprint", None)  # import weasyprint -> ImportError
+    with pytest.raises(OutputError, match="pip install weasyprint.*pango"):
+        report.write_report_pdf(res, tmp_path / "report.pdf")
+    assert not (tmp_path / "report.pdf").exists()

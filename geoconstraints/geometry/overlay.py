@@ -493,19 +493,24 @@ def overlay_chunk(geoms: np.ndarray, positions: np.ndarray, cover: CoverIndex, p
     """
     if not len(geoms) or not len(cover.parts):
         return empty_overlay()
-    si, pi = cover.tree.query(geoms, predicate="intersects")
+    si, pi = cover.tree.query(geoms)  # bounding boxes; the prepared tiles test the rest (faster)
     if not len(si):
         return empty_overlay()
     touched, local = np.unique(pi, return_inverse=True)
     tiles = shapely.from_wkb(shapely.to_wkb(cover.parts[touched]))  # this thread's own copies
     shapely.prepare(tiles)
-    order = np.lexsort((pi, si))  # per subject, tiles in index order: the same in any chunk
-    si, pi, local = si[order], pi[order], local[order]
-    subj, parts = geoms[si], tiles[local]
+    inside = shapely.contains(tiles[local], geoms[si])  # a subject inside a tile is its own piece
+    hit = inside.copy()
+    hit[~inside] = shapely.intersects(tiles[local[~inside]], geoms[si[~inside]])
+    order = np.lexsort((pi[hit], si[hit]))  # per subject, tiles in index order: the same in any chunk
+    si, pi, local, inside = si[hit][order], pi[hit][order], local[hit][order], inside[hit][order]
+    if not len(si):
+        return empty_overlay()
+    subj = geoms[si]
     pieces = subj.copy()
-    cross = ~shapely.contains(parts, subj)  # a subject inside a tile is its own piece
+    cross = ~inside
     if cross.any():
-        pieces[cross] = shapely.intersection(subj[cross], parts[cross])
+        pieces[cross] = shapely.intersection(subj[cross], tiles[local[cross]])
     ncov = len(cover.cover_keys)
     uniq, ginv = np.unique(si.astype(np.int64) * ncov + cover.part_cover[pi], return_inverse=True)
     g_subj, g_cover = uniq // ncov, uniq % ncov

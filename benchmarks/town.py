@@ -15,8 +15,8 @@ The same seed gives the same county; everything scales with the side of the grid
 
 from __future__ import annotations
 
-import numpy as np
 import geopandas as gpd
+import numpy as np
 import shapely
 from shapely.geometry import LineString, box
 

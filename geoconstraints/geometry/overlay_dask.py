@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -139,5 +140,7 @@ def overlay_areas_dask(
         shared = client.scatter(cover, broadcast=True)  # the tiles go to each worker once
         tasks = [dask.delayed(_partition_overlay)(p, shared, params) for p in parts]
         log.info("dask overlay: %d subjects in %d partitions on %s", len(geoms), len(tasks), client.scheduler.address)
-        frames = client.gather(client.compute(tasks))
+        with warnings.catch_warnings():  # the partitions travel in the graph: they are in memory here
+            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+            frames = client.gather(client.compute(tasks))
     return sort_overlay(frames, cover)

@@ -550,13 +550,21 @@ def masked(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _per_subject(ov: pd.DataFrame, key: str, n: int, column: str = "area_sqft") -> np.ndarray:
-    sub = ov[ov["key"] == key]
-    out = np.zeros(n) if column != "geometry" else np.full(n, None, dtype=object)
-    if column == "sliver":
-        out = np.zeros(n, dtype=bool)
-    out[sub["subject"].to_numpy(dtype=np.int64)] = sub[column].to_numpy()
-    return out
+class _ByKey:
+    """The rows of an overlay table grouped by key once (not one string comparison per lookup)."""
+
+    def __init__(self, ov: pd.DataFrame) -> None:
+        self.ov = ov
+        self.rows = {k: np.asarray(v) for k, v in ov.groupby("key", sort=False).indices.items()} if len(ov) else {}
+
+    def get(self, key: str, n: int, column: str = "area_sqft") -> np.ndarray:
+        out = np.zeros(n) if column != "geometry" else np.full(n, None, dtype=object)
+        if column == "sliver":
+            out = np.zeros(n, dtype=bool)
+        idx = self.rows.get(key)
+        if idx is not None:
+            out[self.ov["subject"].to_numpy(dtype=np.int64)[idx]] = self.ov[column].to_numpy()[idx]
+        return out
 
 
 def _joined_keys(ov: pd.DataFrame, prefix: str, n: int) -> np.ndarray:
@@ -736,17 +744,18 @@ def flood_metrics(
     engine = overlay_areas if overlay is None else overlay
     ov = engine(geoms, cover, tolerance_ft=tol, min_area_sqft=mins,
                 keep_geometry=("_sfha", "_floodway", "_covered"), chunk_size=chunk_size, workers=workers)
+    by_key = _ByKey(ov)
     m = pd.DataFrame(index=pd.RangeIndex(n))
     m["area_sqft"] = area
     for key, name in (("_sfha", "sfha"), ("_floodway", "floodway"), ("_covered", "covered"),
                       ("_undetermined", "undetermined"), ("_unnumbered", "unnumbered_a"),
                       ("_bfe_no_floodway", "bfe_no_floodway"), ("_bfe_zone", "bfe_zone")):
-        m[f"{name}_sqft"] = _per_subject(ov, key, n)
-        m[f"{name}_raw_sqft"] = _per_subject(ov, key, n, "raw_sqft")
-        m[f"{name}_sliver"] = _per_subject(ov, key, n, "sliver")
+        m[f"{name}_sqft"] = by_key.get(key, n)
+        m[f"{name}_raw_sqft"] = by_key.get(key, n, "raw_sqft")
+        m[f"{name}_sliver"] = by_key.get(key, n, "sliver")
     m["flood_zones"] = _joined_keys(ov, "zone:", n)
     m["sliver_zones"] = _joined_keys(ov.assign(area_sqft=np.where(ov["sliver"], 1.0, 0.0)), "zone:", n)
-    overlaps = {k: _per_subject(ov, k, n, "geometry") for k in ("_sfha", "_floodway", "_covered")}
+    overlaps = {k: by_key.get(k, n, "geometry") for k in ("_sfha", "_floodway", "_covered")}
 
     # coverage: full / partial / no_data (uncovered slivers along the map edge are ignored)
     if flood is None or not len(flood):
@@ -770,7 +779,7 @@ def flood_metrics(
     m["uncovered_sqft"] = np.where(m["flood_data"] == "full", 0.0,
                                    np.clip(area - m["covered_sqft"].to_numpy(), 0.0, None))
     for key, _g in extra:
-        m[f"{key}_sqft"] = _per_subject(ov, key, n)
+        m[f"{key}_sqft"] = by_key.get(key, n)
     m["districts"] = _joined_keys(ov, "district:", n)
     return m, overlaps
 

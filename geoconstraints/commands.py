@@ -13,10 +13,11 @@ the findings, tables and derived layers in a Result.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import geopandas as gpd
@@ -34,7 +35,7 @@ from geoconstraints.geometry.overlay import (
     norm_text,
     share_of,
 )
-from geoconstraints.geometry.overlay_dask import overlay_areas_dask
+from geoconstraints.geometry.overlay_dask import dask_client, overlay_areas_dask
 from geoconstraints.geometry.phasing import (
     build_sites,
     harvest_footprints,
@@ -96,14 +97,19 @@ ENGINES = ("default", "dask")
 """Overlay engines of :func:`screen_parcels`: threads on this machine, or a dask cluster."""
 
 
-def _overlay_engine(engine: str, scheduler: str | None) -> Callable[..., pd.DataFrame] | None:
+@contextlib.contextmanager
+def _overlay_engine(engine: str, scheduler: str | None, workers: int | None
+                    ) -> Iterator[Callable[..., pd.DataFrame] | None]:
+    """The overlay function of ``engine`` (None: the default threads); a dask client lives as long as the block."""
     if engine not in ENGINES:
         raise InputError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
     if engine == "default":
         if scheduler:
             raise InputError("--scheduler runs the check on a dask cluster: give --engine dask with it")
-        return None
-    return functools.partial(overlay_areas_dask, scheduler=scheduler)
+        yield None
+        return
+    with dask_client(scheduler, workers) as client:
+        yield functools.partial(overlay_areas_dask, client=client)
 
 
 def _bfe_for_overlaps(layers: Layers, rulebook: Rulebook, overlaps: np.ndarray) -> pd.DataFrame:
@@ -225,7 +231,12 @@ def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUN
     >>> res.tables["parcels"][["parcel_id", "sfha_acres", "flood_data"]].head()  # doctest: +SKIP
     """
     rulebook.require_group("flood")
-    overlay = _overlay_engine(engine, scheduler)
+    with _overlay_engine(engine, scheduler, workers) as overlay:  # one dask cluster for the whole run
+        return _screen(layers, rulebook, chunk_size=chunk_size, workers=workers, overlay=overlay)
+
+
+def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int | None,
+            overlay: Callable[..., pd.DataFrame] | None) -> Result:
     parcels = layers.get_layer("parcels")
     if parcels is None:
         raise InputError("screen needs a parcels layer: give --parcels PATH[:LAYER] or a GeoPackage with a "

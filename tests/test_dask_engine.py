@@ -16,6 +16,7 @@ from test_overlay_engine import AREA_TOL_SQFT, _county
 from geoconstraints import load_layers, load_rulebook
 from geoconstraints.commands import screen_parcels
 from geoconstraints.errors import GeoConstraintsError, InputError
+from geoconstraints.geometry import overlay_dask
 from geoconstraints.geometry.overlay import CoverIndex, overlay_areas
 from geoconstraints.geometry.overlay_dask import DASK_INSTALL, dask_modules, overlay_areas_dask
 
@@ -71,7 +72,8 @@ def test_screen_on_the_cluster_equals_the_default_engine(cluster, county_file):
         assert len(default.derived[name]) == len(dask.derived[name]) > 0
 
 
-def test_scheduler_needs_the_dask_engine_and_a_reachable_address(county_file):
+def test_scheduler_needs_the_dask_engine_and_a_reachable_address(county_file, monkeypatch):
+    monkeypatch.setattr(overlay_dask, "CONNECT_TIMEOUT_S", 2)  # distributed retries until the timeout
     layers, rb = load_layers(county_file), load_rulebook("vestal")
     with pytest.raises(InputError, match="give --engine dask"):
         screen_parcels(layers, rb, scheduler="tcp://127.0.0.1:1")

@@ -100,6 +100,7 @@ def overlay_areas_dask(
     chunk_size: int = CHUNK_SIZE,
     workers: int | None = None,
     scheduler: str | None = None,
+    client: Any = None,
 ) -> pd.DataFrame:
     """:func:`~geoconstraints.geometry.overlay.overlay_areas` on a dask cluster (same rows, same order).
 
@@ -113,6 +114,9 @@ def overlay_areas_dask(
         Worker processes of the local cluster when no ``scheduler`` is given (default: one per core).
     scheduler : str, optional
         Address of a running dask scheduler (``tcp://10.0.0.5:8786``).
+    client : distributed.Client, optional
+        A client to use (from :func:`dask_client`), instead of connecting or starting a cluster
+        for this call.
 
     Returns
     -------
@@ -136,7 +140,9 @@ def overlay_areas_dask(
     frame = gpd.GeoDataFrame({"subject": order}, geometry=gpd.GeoSeries(geoms[order]))
     nparts = max(1, math.ceil(len(geoms) / chunk_size))
     parts = dask_geopandas.from_geopandas(frame, npartitions=nparts, sort=False).to_delayed()
-    with dask_client(scheduler, workers) as client:
+    with contextlib.ExitStack() as stack:
+        if client is None:
+            client = stack.enter_context(dask_client(scheduler, workers))
         shared = client.scatter(cover, broadcast=True)  # the tiles go to each worker once
         tasks = [dask.delayed(_partition_overlay)(p, shared, params) for p in parts]
         log.info("dask overlay: %d subjects in %d partitions on %s", len(geoms), len(tasks), client.scheduler.address)

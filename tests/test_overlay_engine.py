@@ -217,3 +217,26 @@ def test_a_stream_inside_a_parcel_is_at_zero_and_bad_bounds_are_refused():
     for bad in (-1.0, math.inf, math.nan):
         with pytest.raises(InputError, match="max_distance_ft"):
             distance_to_lines([parcel], [inner], max_distance_ft=bad)
+
+
+def test_edge_subjects_match_plain_shapely():
+    """Multipart and holed subjects, a holed cover, a missing geometry, a subject touching the cover only."""
+    ring = box(0, 0, 1000, 1000).difference(box(400, 400, 600, 600))  # a cover with a hole
+    cover = CoverIndex.build([("zone", [ring, box(900, 0, 1500, 300)])], max_span=150.0)  # overlapping, tiny tiles
+    subjects = np.array([
+        shapely.MultiPolygon([box(-50, -50, 120, 130), box(380, 380, 450, 450)]),  # two parts, one at the hole
+        box(300, 300, 700, 700).difference(box(350, 350, 650, 650)),  # holed subject around the cover's hole
+        None,
+        box(1500, 0, 1600, 100),  # touches the cover along an edge: no area
+        box(950, 250, 1100, 400),  # over both polygons of the cover (dissolved: counted once)
+    ], dtype=object)
+    ov = overlay_areas(subjects, cover, tolerance_ft=0.0, min_area_sqft=0.0, workers=2, chunk_size=2)
+    union = shapely.union_all([ring, box(900, 0, 1500, 300)])
+    want = shapely.area(shapely.intersection(subjects, union))
+    got = np.zeros(len(subjects))
+    got[ov["subject"].to_numpy()] = ov["raw_sqft"].to_numpy()
+    np.testing.assert_allclose(got[[0, 1, 3, 4]], want[[0, 1, 3, 4]], rtol=0, atol=1e-6)
+    assert 2 not in set(ov["subject"]) and 3 not in set(ov["subject"])
+    geo = dict(zip(ov["subject"], ov["geometry"]))
+    for i in (0, 1, 4):
+        assert shapely.area(shapely.symmetric_difference(geo[i], shapely.intersection(subjects[i], union))) < 1e-6

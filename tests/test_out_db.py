@@ -141,3 +141,28 @@ def test_bad_targets_are_refused_before_anything_runs(runner, tmp_path):
     assert res.exit_code == 2 and "schema '1x' is not a plain name" in res.stderr
     assert not (tmp_path / "o").exists()  # refused before the check and the writers ran
     assert database.DEFAULT_SCHEMA == "geoconstraints"
+
+
+def test_values_survive_the_copy(result, schema):
+    import geopandas as gpd
+    from shapely.geometry import Point
+
+    odd = gpd.GeoDataFrame({
+        "thing_id": ["a", "b", "c", "d"],
+        "text": ['quote " and, comma', "tab\there\nnew line", "back\\slash \\N", ""],
+        "maybe": ["x", None, "", "y"],
+        "value": [1.5, float("nan"), float("inf"), -0.1 + 0.2],
+        "flag": [True, False, True, False],
+        "count": [1, 2, 3, 2**40],
+        "mixed": pd.Series([1, "a", None, 2.5], dtype=object),
+    }, geometry=[Point(1, 2), None, Point(3.000000000001, 4), Point(5, 6)], crs=2261)
+    write_database(result, _with_schema(pg_url(), schema), tables={"odd": odd})
+    with psycopg.connect(pg_url()) as conn:
+        rows = conn.execute(f'SELECT thing_id, text, maybe, value, flag, count, ST_X(geom), ST_Y(geom), '
+                            f'pg_typeof(count)::text, mixed FROM "{schema}".odd ORDER BY thing_id').fetchall()
+    assert [r[1] for r in rows] == odd["text"].tolist()
+    assert [r[2] for r in rows] == ["x", None, "", "y"]  # NULL and the empty string stay apart
+    assert rows[0][3] == 1.5 and rows[1][3] is None and rows[2][3] == float("inf") and rows[3][3] == -0.1 + 0.2
+    assert [r[4] for r in rows] == [True, False, True, False] and rows[3][5] == 2**40 and rows[0][8] == "bigint"
+    assert [r[9] for r in rows] == ["1", "a", None, "2.5"]  # an object column of mixed values: as text
+    assert (rows[0][6], rows[0][7]) == (1.0, 2.0) and rows[1][6] is None and rows[2][6] == 3.000000000001

@@ -3,7 +3,7 @@
 Each table (``findings``, ``parcels``, ``map_comparison``...) becomes a table of the schema (default
 ``geoconstraints``) with its geometry in a ``geom`` column (``geometry(Geometry, SRID)`` of the
 working CRS), a GIST index on it and btree indexes on its ``*_id`` columns. Everything happens in
-one transaction: the rows go by COPY into new tables, which then replace the old ones (drop,
+one transaction: the rows go by COPY (CSV written by pyarrow) into new tables, which then replace the old ones (drop,
 rename, index); a failure anywhere rolls the whole run back and leaves the previous tables as
 they were. The URL's password (better: ``PGPASSWORD`` or ``~/.pgpass``) is never in a message or
 a log: only the redacted form ``postgresql://USER@HOST:PORT/DB?schema=NAME`` is shown (the
@@ -12,7 +12,7 @@ redaction of :mod:`geoconstraints.io.postgis`).
 
 from __future__ import annotations
 
-import csv
+import io
 import logging
 import os
 import re
@@ -31,10 +31,11 @@ from geoconstraints.result import Result
 
 try:  # optional extra [postgis]
     import psycopg
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
     from psycopg import sql
 except ImportError:  # pragma: no cover - exercised only without the extra
     psycopg = None  # type: ignore[assignment]
-    sql = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -109,32 +110,38 @@ def _pg_type(s: pd.Series) -> str:
     return "text"
 
 
-def _text(s: pd.Series) -> pd.Series:
-    """A column as COPY text: backslash, tab, newline and CR escaped; missing values NaN (-> \\N)."""
+def _arrow_column(s: pd.Series) -> Any:
     if _pg_type(s) != "text":
-        return s
-    t = s.astype(object).where(s.notna(), None)
-    out = t.map(lambda v: v if v is None else str(v))
-    for a, b in (("\\", "\\\\"), ("\t", "\\t"), ("\n", "\\n"), ("\r", "\\r")):
-        out = out.str.replace(a, b, regex=False)
-    return out
+        return pa.array(s, from_pandas=True)  # NaN -> null
+    values = s.to_numpy(dtype=object)
+    try:
+        return pa.array(values, type=pa.string(), from_pandas=True)  # None / NaN -> null
+    except (pa.ArrowTypeError, pa.ArrowInvalid):  # not all text (numbers, dates in an object column)
+        return pa.array([None if pd.isna(v) else str(v) for v in values], type=pa.string())
 
 
-def copy_text(frame: pd.DataFrame, geometry: np.ndarray | None, srid: int) -> str:
-    """Rows of ``frame`` (plus hex EWKB geometry) in PostgreSQL's COPY text format."""
-    cols = {c: _text(frame[c]) for c in frame.columns}
+def copy_csv(frame: pd.DataFrame, geometry: np.ndarray | None, srid: int) -> bytes:
+    """Rows of ``frame`` (plus hex EWKB geometry) as CSV for ``COPY ... (FORMAT csv)``.
+
+    Written by pyarrow's CSV writer: every text value quoted (an empty string stays empty, not
+    NULL), missing values and NaN unquoted empty (NULL), numbers in round-trip precision.
+    """
+    if not len(frame):
+        return b""
+    names = list(frame.columns)
+    arrays = [_arrow_column(frame[c]) for c in names]
     if geometry is not None:
         g = np.asarray(geometry, dtype=object)
         hexes = np.full(len(g), None, dtype=object)
         ok = ~(shapely.is_missing(g) | shapely.is_empty(g))
         if ok.any():
             hexes[ok] = shapely.to_wkb(shapely.set_srid(g[ok], srid), hex=True, include_srid=True)
-        cols["geom"] = pd.Series(hexes, index=frame.index)
-    body = pd.DataFrame(cols)
-    if not len(body):
-        return ""
-    return body.to_csv(sep="\t", header=False, index=False, na_rep="\\N", quoting=csv.QUOTE_NONE,
-                       quotechar="\x01", lineterminator="\n")
+        names.append("geom")
+        arrays.append(pa.array(hexes, type=pa.string()))
+    buf = io.BytesIO()
+    pa_csv.write_csv(pa.Table.from_arrays(arrays, names=names), buf,
+                     pa_csv.WriteOptions(include_header=False, quoting_style="needed"))
+    return buf.getvalue()
 
 
 def _columns(frame: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray | None]:
@@ -157,11 +164,11 @@ def _create_and_copy(conn: Any, schema: str, name: str, frame: pd.DataFrame, sri
     conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(new))
     conn.execute(sql.SQL("CREATE TABLE {} ({})").format(new, sql.SQL(", ").join(cols)))
     names = [*attrs.columns, *(["geom"] if geometry is not None else [])]
-    stmt = sql.SQL("COPY {} ({}) FROM STDIN").format(new, sql.SQL(", ").join(map(sql.Identifier, names)))
+    stmt = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT csv)").format(new, sql.SQL(", ").join(map(sql.Identifier, names)))
     with conn.cursor() as cur, cur.copy(stmt) as cp:
         for s in range(0, len(attrs), COPY_ROWS):
-            cp.write(copy_text(attrs.iloc[s:s + COPY_ROWS], None if geometry is None else geometry[s:s + COPY_ROWS],
-                               srid))
+            cp.write(copy_csv(attrs.iloc[s:s + COPY_ROWS], None if geometry is None else geometry[s:s + COPY_ROWS],
+                              srid))
     return len(attrs)
 
 
@@ -207,7 +214,7 @@ def write_database(result: Result, url: str | os.PathLike[str],
     target = parse_db_target(url)
     pg = target.source
     if psycopg is None:
-        raise OutputError("--out-db needs psycopg: pip install 'geoconstraints[postgis]'")
+        raise OutputError("--out-db needs psycopg and pyarrow: pip install 'geoconstraints[postgis]'")
     frames = dict(tables) if tables is not None else {"findings": result.findings, **result.tables}
     for name in frames:
         if not _NAME.fullmatch(name):

@@ -1,8 +1,8 @@
 """Benchmark: ``geoconstraints screen`` end to end on a synthetic town of N parcels.
 
-The town is the one of ``bench_screen_postgis.py`` (an N-parcel grid of jittered ~100 x 100 ft
-quadrilaterals in EPSG:2261, three meandering rivers buffered into AE zones, floodways and a
-second AE polygon each, one X polygon over everything), written to a GeoPackage. The script
+The county is ``town.make_county`` (an N-parcel grid of jittered ~100 x 100 ft quadrilaterals in
+EPSG:2261, 211 flood polygons: 70 meandering rivers buffered into AE zones, floodways and a
+second AE polygon each, one X polygon over everything; 300 streams), written to a GeoPackage. The script
 then runs the real CLI path, ``load_layers -> screen_parcels -> Result.write``, and times each
 stage: load, check, and every writer (findings.geojson, results.gpkg and its QGIS layer
 styles, parcels.csv, report.html with its overview PNG, map.html), with the process's peak
@@ -36,7 +36,7 @@ from typing import Any
 from geoconstraints.output import write_result
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_screen_postgis import make_town
+from town import make_county, write_county
 
 TIMES: list[tuple[float, str, float, float]] = []
 """(start, stage, seconds, peak RSS in MiB after the stage); printed in order of start."""
@@ -110,11 +110,10 @@ def main(argv: list[str] | None = None) -> int:
         tmp = Path(d)
         out = args.out or tmp / "out"
         src = tmp / "town.gpkg"
-        with stage("make town + write gpkg (setup)"):
-            parcels, flood = make_town(args.parcels, args.seed)
-            parcels.to_file(src, layer="parcels", engine="pyogrio")
-            flood.to_file(src, layer="flood_zones", engine="pyogrio")
-            del parcels, flood
+        with stage("make county + write gpkg (setup)"):
+            parcels, flood, streams = make_county(args.parcels, args.seed)
+            write_county(str(src), parcels, flood, streams)
+            del parcels, flood, streams
         base_rss = peak_mib()
         with stage("load_layers"):
             layers = load_layers(src)

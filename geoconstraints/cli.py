@@ -6,18 +6,22 @@ findings exist; 2 bad input or usage (one line on stderr, never a traceback).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import logging
 import os
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
+from tqdm import tqdm
 
 from geoconstraints.commands import (
+    ENGINES,
     check_harvest,
     check_site,
     check_stormwater,
@@ -31,6 +35,7 @@ from geoconstraints.io.layers import load_layers
 from geoconstraints.io.roles import ROLES, role_option
 from geoconstraints.io.sources import parse_path_layer, sources_from_geopackage
 from geoconstraints.output import write_result
+from geoconstraints.output.database import parse_db_target, write_database
 from geoconstraints.output.field import FIELD_NAMES, write_field_files
 from geoconstraints.output.files import check_out_dir
 from geoconstraints.output.plots import write_plots
@@ -112,6 +117,42 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+class Stages:
+    """One progress bar over a command's stages (on a terminal only); with ``-v`` each stage's time.
+
+    >>> st = Stages(["load", "check"])
+    >>> with st("load"):
+    ...     pass
+    """
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = list(names)
+        self.bar = tqdm(total=len(self.names), unit="stage", file=sys.stderr, leave=False, disable=not _tty(),
+                        bar_format="{desc} {bar} {n_fmt}/{total_fmt} stages [{elapsed}]")
+
+    @contextlib.contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        self.bar.set_description_str(name)
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            log.info("%s: %.1f s", name, time.perf_counter() - t0)
+        self.bar.update(1)
+        if self.bar.n >= self.bar.total:
+            self.bar.close()
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 # ---------------------------------------------------------------------------------------------
 # shared options
 
@@ -135,6 +176,10 @@ def dem_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn = click.option("--out-db", default=None, metavar="postgresql://USER@HOST:PORT/DB[?schema=NAME]",
+                      help="Also write the findings and tables into this PostGIS schema (default geoconstraints), "
+                           "replacing the previous run's tables in one transaction. Give the password in "
+                           "PGPASSWORD or ~/.pgpass.")(fn)
     fn = click.option("--fail-on", type=click.Choice(["violation", "review"]), default=None,
                       help="Exit 1 when findings of this status (or worse) exist.")(fn)
     fn = click.option("--offline/--cdn", default=True, show_default=True,
@@ -165,16 +210,31 @@ def _load(source: str | None, kwargs: dict[str, Any], **extra: Any) -> Any:
 
 
 def _finish(result: Any, out_dir: str, offline: bool, fail_on: str | None, parcel: str | None = None,
-            **limits: Any) -> None:
-    written = write_result(result, out_dir, offline=offline, parcel=parcel, **limits)
+            out_db: str | None = None, stages: Stages | None = None, **limits: Any) -> None:
+    st = stages or Stages(["write outputs"] + (["write database"] if out_db else []))
+    with st("write outputs"):
+        written = write_result(result, out_dir, offline=offline, parcel=parcel, **limits)
+    rows: dict[str, int] = {}
+    if out_db:
+        with st("write database"):
+            rows = write_database(result, out_db)
+    st.close()
     counts = result.counts()
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
     click.echo(f"{result.command}: {len(result.findings)} findings ({summary})")
     click.echo(f"outputs in {Path(out_dir)}: {', '.join(written)}")
+    if out_db:
+        tables = ", ".join(f"{k} ({v:,} rows)" for k, v in rows.items())
+        click.echo(f"database {parse_db_target(out_db).redacted}: {tables}")
     if fail_on:
         worst = ["violation"] if fail_on == "violation" else ["violation", "review"]
         if any(result.has(s) for s in worst):
             sys.exit(1)
+
+
+def _check_out_db(out_db: str | None) -> None:
+    if out_db:
+        parse_db_target(out_db)  # a malformed URL fails before the (possibly long) check runs
 
 
 # ---------------------------------------------------------------------------------------------
@@ -251,9 +311,11 @@ def harvest_cmd(plan: str | None, rulebook: str, out_dir: str, offline: bool, fa
     """Validate a timber-harvest site PLAN (GeoPackage with harvest_area, landings, haul_roads,
     skid_trails and context layers) against the HRV rules."""
 
+    out_db = kwargs.pop("out_db")
+    _check_out_db(out_db)
     rb = load_rulebook(rulebook)
     layers = _load(plan, kwargs, primary=("harvest_area", "parcels"))
-    _finish(check_harvest(layers, rb), out_dir, offline, fail_on)
+    _finish(check_harvest(layers, rb), out_dir, offline, fail_on, out_db=out_db)
 
 
 @main.command("siteplan")
@@ -311,19 +373,33 @@ def siteplan_cmd(plan: str | None, rulebook: str, scale: str | None, paper: str,
               help="Rows of the parcels table in report.html (default 5,000, most severe first; all are in parcels.csv).")
 @click.option("--report-max-findings", type=click.IntRange(min=0), default=None,
               help="Non-pass findings listed per rule in report.html (default 1,000; all are in findings.geojson).")
+@click.option("--engine", type=click.Choice(list(ENGINES)), default="default", show_default=True,
+              help="default: the overlay on threads on this machine; dask: on a dask cluster (pip install "
+                   "'geoconstraints[dask]'), the same results.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="With --engine dask: a running dask scheduler (tcp://HOST:8786); without it a local cluster "
+                   "of worker processes is started for the run.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Threads for the check (default: one per core), or local dask worker processes.")
 @guarded
 def screen_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline: bool, fail_on: str | None,
                parcel: str | None, map_max_features: int | None, report_max_parcels: int | None,
-               report_max_findings: int | None, **kwargs: Any) -> None:
+               report_max_findings: int | None, engine: str, scheduler: str | None, workers: int | None,
+               out_db: str | None, **kwargs: Any) -> None:
     """Screen every parcel against the flood maps (FLD rules): parcels.csv and findings.
 
     For a whole town or county (10^5-10^6 parcels), findings.geojson, results.gpkg and
     parcels.csv hold everything; report.html and map.html summarise and say what they leave out.
     """
 
+    _check_out_db(out_db)
+    st = Stages(["load", "check", "write outputs"] + (["write database"] if out_db else []))
     rb = load_rulebook(rulebook)
-    layers = _load(layers_file, kwargs, primary=("parcels",))
-    _finish(screen_parcels(layers, rb), out_dir, offline, fail_on, parcel=parcel,
+    with st("load"):
+        layers = _load(layers_file, kwargs, primary=("parcels",))
+    with st("check"):
+        res = screen_parcels(layers, rb, engine=engine, scheduler=scheduler, workers=workers)
+    _finish(res, out_dir, offline, fail_on, parcel=parcel, out_db=out_db, stages=st,
             map_max_features=map_max_features, report_max_parcels=report_max_parcels,
             report_max_findings=report_max_findings)
 
@@ -357,9 +433,11 @@ def flood_site_cmd(footprint: str, rulebook: str, out_dir: str, offline: bool, f
         source = str(p)
     elif kwargs.get("footprints") is None:
         kwargs["footprints"] = footprint
+    out_db = kwargs.pop("out_db")
+    _check_out_db(out_db)
     rb = load_rulebook(rulebook)
     layers = _load(source, kwargs, primary=("footprints", "parcels"))
-    _finish(check_site(layers, rb, **opts), out_dir, offline, fail_on)
+    _finish(check_site(layers, rb, **opts), out_dir, offline, fail_on, out_db=out_db)
 
 
 @main.command("stormwater")
@@ -376,11 +454,13 @@ def stormwater_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline
                    larger_common_plan: bool, **kwargs: Any) -> None:
     """Stormwater permits (SWP rules): disturbed acreage, Conditions A/B/C, phasing, inspections."""
 
+    out_db = kwargs.pop("out_db")
+    _check_out_db(out_db)
     rb = load_rulebook(rulebook)
     layers = _load(layers_file, kwargs, primary=("disturbance", "parcels"))
     res = check_stormwater(layers, rb, rainfall=rainfall, inspection_log=inspection_log,
                            approved_swppp=approved_swppp, larger_common_plan=larger_common_plan)
-    _finish(res, out_dir, offline, fail_on)
+    _finish(res, out_dir, offline, fail_on, out_db=out_db)
 
 
 @main.command("seqr")

@@ -13,9 +13,11 @@ the findings, tables and derived layers in a Result.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,6 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
-from shapely import STRtree
 
 from geoconstraints.errors import InputError, RulebookError
 from geoconstraints.geometry import buffers as bf
@@ -31,13 +32,13 @@ from geoconstraints.geometry import terrain as tr
 from geoconstraints.geometry.bfe import BFE_METHODS, bfe_at_points, bfe_frame
 from geoconstraints.geometry.overlay import (
     CHUNK_SIZE,
-    POLYGON_TYPES,
     acres_of,
+    distance_to_lines,
     flood_metrics,
-    line_segments,
     norm_text,
     share_of,
 )
+from geoconstraints.geometry.overlay_dask import dask_client, overlay_areas_dask
 from geoconstraints.geometry.phasing import (
     build_sites,
     harvest_footprints,
@@ -87,23 +88,32 @@ def _other_cover_layers(layers: Layers, subjects: gpd.GeoDataFrame) -> tuple[lis
     return extra, z is not None
 
 
-def _stream_distance(layers: Layers, geoms: np.ndarray) -> np.ndarray:
+def _stream_distance(layers: Layers, geoms: np.ndarray, rulebook: Rulebook, workers: int | None = None) -> np.ndarray:
+    """Distance to the nearest stream within FLD-003's ``bfe_search_radius_ft`` (NaN beyond it)."""
     streams = layers.get_layer("streams")
     if streams is None or not len(geoms):
         return np.full(len(geoms), np.nan)
-    g = np.asarray(streams.geometry.values, dtype=object)
-    lines = np.where(np.isin(shapely.get_type_id(g), POLYGON_TYPES), shapely.boundary(g), g)
-    segs, _ = line_segments(lines)
-    (gi, _), dist = STRtree(segs).query_nearest(geoms, return_distance=True, all_matches=False)
-    inside = np.zeros(len(geoms), dtype=bool)
-    poly = g[np.isin(shapely.get_type_id(g), POLYGON_TYPES)]
-    if len(poly):  # a parcel overlapping a stream mapped as a polygon is at distance 0
-        hit, _ = STRtree(poly).query(geoms, predicate="intersects")
-        inside[hit] = True
-    out = np.full(len(geoms), np.nan)
-    out[gi] = dist
-    out[inside] = 0.0
-    return out
+    return distance_to_lines(geoms, streams.geometry.values, workers=workers,
+                             max_distance_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
+
+
+ENGINES = ("default", "dask")
+"""Overlay engines of :func:`screen_parcels`: threads on this machine, or a dask cluster."""
+
+
+@contextlib.contextmanager
+def _overlay_engine(engine: str, scheduler: str | None, workers: int | None
+                    ) -> Iterator[Callable[..., pd.DataFrame] | None]:
+    """The overlay function of ``engine`` (None: the default threads); a dask client lives as long as the block."""
+    if engine not in ENGINES:
+        raise InputError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
+    if engine == "default":
+        if scheduler:
+            raise InputError("--scheduler runs the check on a dask cluster: give --engine dask with it")
+        yield None
+        return
+    with dask_client(scheduler, workers) as client:
+        yield functools.partial(overlay_areas_dask, client=client)
 
 
 def _bfe_for_overlaps(layers: Layers, rulebook: Rulebook, overlaps: np.ndarray) -> pd.DataFrame:
@@ -202,7 +212,8 @@ def _compare_maps(table: gpd.GeoDataFrame, m_pre: pd.DataFrame, min_sqft: float)
     return table
 
 
-def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUNK_SIZE) -> Result:
+def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUNK_SIZE, workers: int | None = None,
+                   engine: str = "default", scheduler: str | None = None) -> Result:
     """Screen every parcel against the flood maps (command ``screen``).
 
     Parameters
@@ -214,7 +225,16 @@ def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUN
     rulebook : Rulebook
         Supplies FLD-001..FLD-010 (thresholds, zone lists, adopted map).
     chunk_size : int
-        Parcels per overlay chunk (a progress bar shows when there is more than one).
+        Parcels per overlay chunk (chunks are compact patches of the map, sorted along a Hilbert curve).
+    workers : int, optional
+        Threads of the default engine, or worker processes of the local dask cluster (default:
+        one per core).
+    engine : {"default", "dask"}
+        ``default``: the overlay on a pool of threads here; ``dask``: on a dask cluster
+        (extra ``[dask]``). Both give the same table, row for row.
+    scheduler : str, optional
+        With ``engine="dask"``, the address of a running dask scheduler (``tcp://HOST:8786``);
+        without it a local cluster is started for the run.
 
     Returns
     -------
@@ -222,7 +242,8 @@ def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUN
         Findings FLD-001, 002, 005, 006, 009 per parcel and FLD-010 once; ``tables["parcels"]``
         (a GeoDataFrame, one row per parcel: ``parcel_id, area_acres, sfha_acres, sfha_share,
         floodway_acres, floodway_share, flood_zones, flood_data, uncovered_acres,
-        slivers_ignored, bfe_ft, bfe_method, bfe_datum, bfe_note, stream_distance_ft,
+        slivers_ignored, bfe_ft, bfe_method, bfe_datum, bfe_note, stream_distance_ft`` (empty where no stream
+        is within FLD-003's ``bfe_search_radius_ft``), ``
         stream_corridor_acres, critical_slope_acres, zoning_districts, worst_status`` and, with a
         preliminary map, ``prelim_flood_zones, prelim_sfha_acres, sfha_acres_change,
         zone_change``); ``tables["map_comparison"]`` (parcels whose zone or SFHA acres change);
@@ -241,6 +262,12 @@ def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUN
     {'review': 1361, 'info': 1317, 'not_evaluated': 141}
     """
     rulebook.require_group("flood")
+    with _overlay_engine(engine, scheduler, workers) as overlay:  # one dask cluster for the whole run
+        return _screen(layers, rulebook, chunk_size=chunk_size, workers=workers, overlay=overlay)
+
+
+def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int | None,
+            overlay: Callable[..., pd.DataFrame] | None) -> Result:
     parcels = layers.get_layer("parcels")
     if parcels is None:
         raise InputError("screen needs a parcels layer: give --parcels PATH[:LAYER] or a GeoPackage with a "
@@ -249,12 +276,14 @@ def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUN
     if flood is None:
         log.warning("no flood_zones layer: every parcel is not_evaluated for the flood rules")
     extra, zoning_given = _other_cover_layers(layers, parcels)
-    m, overlaps = flood_metrics(parcels, flood, flood_zone_spec(rulebook), extra=extra, chunk_size=chunk_size)
+    m, overlaps = flood_metrics(parcels, flood, flood_zone_spec(rulebook), extra=extra, chunk_size=chunk_size,
+                                workers=workers, overlay=overlay)
     table = _subject_table(parcels, "parcel_id", m, layers, zoning_given)
     bfe = _bfe_for_overlaps(layers, rulebook, overlaps["_sfha"])
     for c in ("bfe_ft", "bfe_method", "bfe_datum", "bfe_note"):
         table[c] = bfe[c].to_numpy()
-    table["stream_distance_ft"] = _stream_distance(layers, np.asarray(parcels.geometry.values, dtype=object))
+    table["stream_distance_ft"] = _stream_distance(layers, np.asarray(parcels.geometry.values, dtype=object), rulebook,
+                                                   workers)
     ctx = FloodContext("screen", layers, _measured(table, "parcel_id", m), "parcels", flood is not None, overlaps)
     found = run_group(rulebook, "flood", ctx)
     table["worst_status"] = _worst_per_subject(found, "parcels", table["parcel_id"])
@@ -263,7 +292,8 @@ def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUN
               "class before measuring. An interpolated BFE is a screening estimate, not a surveyed BFE.")]
     pre = layers.get_layer("flood_zones_preliminary")
     if pre is not None:
-        m_pre, _ = flood_metrics(parcels, pre, flood_zone_spec(rulebook), chunk_size=chunk_size)
+        m_pre, _ = flood_metrics(parcels, pre, flood_zone_spec(rulebook), chunk_size=chunk_size, workers=workers,
+                                 overlay=overlay)
         table = _compare_maps(table, m_pre, rulebook["FLD-001"].t("min_overlap_sqft"))
         min_acres = rulebook["FLD-001"].t("min_overlap_sqft") / SQFT_PER_ACRE
         changed = (table["zone_change"] != "") | (table["sfha_acres_change"].abs() >= min_acres)
@@ -370,7 +400,7 @@ def check_site(
         for i, g in enumerate(geoms):  # a handful of proposed footprints
             hag[i], _, frac[i] = highest_adjacent_grade(layers.dem, g, layers.crs)
     table["hag_ft"], table["hag_fraction"] = hag, frac
-    table["stream_distance_ft"] = _stream_distance(layers, geoms)
+    table["stream_distance_ft"] = _stream_distance(layers, geoms, rulebook)
     opts = {"use": use, "lowest_floor_ft": lowest_floor_ft, "bfe_ft": bfe_ft, "enclosed_sqft": enclosed_sqft,
             "openings_sqin": openings_sqin, "openings": openings, "opening_bottom_ft": opening_bottom_ft,
             "improvement_cost": improvement_cost, "market_value": market_value,

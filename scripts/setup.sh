@@ -8,4 +8,4 @@ if [ ! -x .venv/bin/python ]; then
 fi
 . .venv/bin/activate
 python -m pip install -q --upgrade pip >/dev/null
-python -m pip install -q -e ".[test]"
+python -m pip install -q -e ".[test,dask]"

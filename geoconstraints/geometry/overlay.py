@@ -1,18 +1,23 @@
 """The overlay engine: exact areas of intersection of many subjects with dissolved, tiled cover
-polygons (flood zones, corridors, districts), with sliver and coverage handling.
+polygons (flood zones, corridors, districts), with sliver and coverage handling; distances to lines.
 
-Cover polygons are dissolved per key (so overlapping polygons are never counted twice), split
-into parts, large parts tiled like PostGIS ``ST_Subdivide``, indexed once in an STRtree and
-intersected with the subjects on aligned arrays (:func:`overlay_areas`). Overlaps thinner than a
-sliver tolerance or smaller than a minimum area are reported as slivers, not as "in" the zone.
+Cover polygons are dissolved per key (so overlapping polygons are never counted twice), cut into
+small disjoint tiles like PostGIS ``ST_Subdivide`` (at most :data:`TILE_MAX_VERTICES` vertices and
+a few dozen subjects across, so no subject is ever intersected with a county-sized polygon),
+indexed once in an STRtree and intersected with the subjects on aligned arrays
+(:func:`overlay_areas`). Subjects are sorted along a Hilbert curve and measured in chunks on a
+pool of threads (shapely releases the GIL). Overlaps thinner than a sliver tolerance or smaller
+than a minimum area are reported as slivers, not as "in" the zone.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,12 +33,13 @@ from geoconstraints.units import SQFT_PER_ACRE
 log = logging.getLogger(__name__)
 
 TILE_MAX_VERTICES = 256
-"""Cover parts with more vertices than this are cut into tiles before intersecting (speed only)."""
+"""A cover tile has at most this many vertices (as ``ST_Subdivide(geom, 256)``)."""
 
-CHUNK_SIZE = 100_000
-"""Subjects per chunk in :func:`overlay_areas`; a progress bar shows when there is more than one."""
-"""How a BFE at a site was obtained (``bfe_method`` column)."""
-"""Share of the walls the DEM must cover for the highest adjacent grade to be complete (numerical)."""
+TILE_SPAN_SUBJECTS = 32.0
+"""A cover tile is at most this many typical subjects wide (see :func:`tile_span`)."""
+
+CHUNK_SIZE = 20_000
+"""Subjects per chunk in :func:`overlay_areas` (chunks are spatially compact and run on threads)."""
 
 POLYGON_TYPES = (3, 6)  # shapely type ids: Polygon, MultiPolygon
 
@@ -145,6 +151,26 @@ def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec) -> pd.DataFra
 # ------------------------------------------------------------------------------------------
 # the overlay engine
 
+def default_workers() -> int:
+    """Threads for the overlay by default: every core (``os.cpu_count()``)."""
+    return max(1, os.cpu_count() or 1)
+
+
+def parallel_map(fn: Callable[[Any], Any], items: Sequence[Any], workers: int | None = None) -> list[Any]:
+    """``[fn(x) for x in items]`` on a pool of ``workers`` threads (results in the order of ``items``).
+
+    Shapely 2 releases the GIL inside its vectorized operations, so threads use every core
+    without copying the inputs into other processes. One worker (or one item) runs in this thread.
+    """
+    n = default_workers() if workers is None else int(workers)
+    if n < 1:
+        raise InputError(f"workers must be 1 or more (got {workers})")
+    if n == 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    with ThreadPoolExecutor(max_workers=min(n, len(items)), thread_name_prefix="gc-overlay") as pool:
+        return list(pool.map(fn, items))
+
+
 def _polygon_parts(geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Polygon parts of ``geoms`` and the index of the geometry each came from."""
     parts, idx = shapely.get_parts(np.asarray(geoms, dtype=object), return_index=True)
@@ -152,74 +178,150 @@ def _polygon_parts(geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return parts[keep], idx[keep]
 
 
-def _tile(parts: np.ndarray, max_vertices: int = TILE_MAX_VERTICES, max_rounds: int = 6) -> tuple[np.ndarray, np.ndarray]:
-    """Cut parts with many vertices into grid tiles (area preserved, tiles disjoint).
-
-    Like PostGIS ``ST_Subdivide``: a part over ``max_vertices`` is cut by a grid over its
-    bounds, and pieces still over the limit are cut again (at most ``max_rounds`` rounds).
-    Returns the pieces and the index of the part each came from. Only the few large parts are
-    iterated (to build their grids); the cutting itself is one vectorized intersection.
-    """
-    pieces, origin = parts, np.arange(len(parts))
-    for _ in range(max_rounds):
-        nv = shapely.get_num_coordinates(pieces)
-        big = np.flatnonzero(nv > max_vertices)
-        if not len(big):
+def _single_polygons(geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every polygon inside ``geoms`` (multipolygons and collections opened to any depth)."""
+    parts, idx = np.asarray(geoms, dtype=object), np.arange(len(geoms))
+    for _ in range(8):
+        multi = ~np.isin(shapely.get_type_id(parts), (0, 1, 2, 3)) & ~shapely.is_missing(parts)
+        if not multi.any():
             break
-        boxes, owner = [], []
-        for i in big:  # one grid per large piece (a handful), not per subject
-            x0, y0, x1, y1 = shapely.bounds(pieces[i])
-            k = max(2, math.ceil(math.sqrt(nv[i] / max_vertices)))
-            xs, ys = np.linspace(x0, x1, k + 1), np.linspace(y0, y1, k + 1)
-            gx0, gy0 = np.meshgrid(xs[:-1], ys[:-1])
-            gx1, gy1 = np.meshgrid(xs[1:], ys[1:])
-            boxes.append(shapely.box(gx0.ravel(), gy0.ravel(), gx1.ravel(), gy1.ravel()))
-            owner.append(np.full(k * k, i))
-        box_arr, own = np.concatenate(boxes), np.concatenate(owner)
-        cut, cidx = _polygon_parts(shapely.intersection(pieces[own], box_arr))
-        small = np.setdiff1d(np.arange(len(pieces)), big)
-        pieces = np.concatenate([pieces[small], cut])
-        origin = np.concatenate([origin[small], origin[own[cidx]]])
-    return pieces, origin
+        sub, j = shapely.get_parts(parts[multi], return_index=True)
+        parts = np.concatenate([parts[~multi], sub])
+        idx = np.concatenate([idx[~multi], idx[np.flatnonzero(multi)[j]]])
+    keep = (shapely.get_type_id(parts) == 3) & ~shapely.is_empty(parts)
+    return parts[keep], idx[keep]
+
+
+def tile_span(subjects: np.ndarray, factor: float = TILE_SPAN_SUBJECTS) -> float:
+    """Largest tile width for ``subjects``: ``factor`` times their median bounding-box width (ft).
+
+    Few subjects then cross a tile edge (about ``2 / factor`` of them), and none is intersected
+    with a polygon much larger than itself. ``inf`` when there are no subjects.
+    """
+    geoms = np.asarray(subjects, dtype=object)
+    b = shapely.bounds(geoms[~(shapely.is_missing(geoms) | shapely.is_empty(geoms))])
+    if not len(b):
+        return math.inf
+    width = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+    return float(factor * max(float(np.median(width)), 1.0))
+
+
+def _tile(parts: np.ndarray, max_vertices: int = TILE_MAX_VERTICES, max_span: float = math.inf,
+          max_rounds: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """Cut polygons into tiles of at most ``max_vertices`` vertices and ``max_span`` ft across.
+
+    Like PostGIS ``ST_Subdivide``: a piece over either limit is cut in two at the middle of the
+    longer side of its bounds, and the halves are cut again while they are over a limit. Tiles
+    are disjoint polygons and together have the area of the input. Each round is one vectorized
+    intersection of the pieces still too large with their two half boxes, so a county-wide
+    polygon of V vertices costs about V log V, never a grid of boxes each cut from all of it.
+    Returns the tiles and the index of the part each came from.
+    """
+    pieces, origin = _single_polygons(parts)
+    done, done_origin = [], []
+    for _ in range(max_rounds):
+        b = shapely.bounds(pieces)
+        w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+        big = (shapely.get_num_coordinates(pieces) > max_vertices) | (np.maximum(w, h) > max_span)
+        done.append(pieces[~big])
+        done_origin.append(origin[~big])
+        pieces, origin, b, w, h = pieces[big], origin[big], b[big], w[big], h[big]
+        if not len(pieces):
+            break
+        wide = w >= h
+        mx, my = (b[:, 0] + b[:, 2]) / 2.0, (b[:, 1] + b[:, 3]) / 2.0
+        low = shapely.box(b[:, 0], b[:, 1], np.where(wide, mx, b[:, 2]), np.where(wide, b[:, 3], my))
+        high = shapely.box(np.where(wide, mx, b[:, 0]), np.where(wide, b[:, 1], my), b[:, 2], b[:, 3])
+        halves = shapely.intersection(np.concatenate([pieces, pieces]), np.concatenate([low, high]))
+        pieces, j = _single_polygons(halves)
+        origin = np.concatenate([origin, origin])[j]
+    done.append(pieces)  # anything left after max_rounds (never seen in practice)
+    done_origin.append(origin)
+    return np.concatenate(done), np.concatenate(done_origin).astype(np.int64)
 
 
 @dataclass
 class CoverIndex:
-    """Polygons dissolved per key, split into disjoint parts, tiled and indexed (STRtree).
+    """Polygons dissolved per key, cut into small disjoint tiles and indexed (STRtree).
 
-    Build it once with :meth:`build` and intersect any number of subjects with it.
+    Build it once with :meth:`build` and intersect any number of subjects with it. Keys whose
+    dissolved polygons are the same shape (``zone:AE`` and ``_sfha`` when every SFHA polygon is
+    AE) share one *cover*: it is tiled and intersected once and reported under each key.
+
+    Attributes
+    ----------
+    keys : list of str
+    parts : array of Polygon
+        The tiles (at most ``max_vertices`` vertices and ``max_span`` ft across).
+    part_cover : array of int
+        The cover of each tile.
+    cover_keys : list of array of int
+        The key codes (into ``keys``) of each cover.
+    tree : STRtree
+        Of ``parts``; built on construction, read-only afterwards (shared by threads).
     """
 
     keys: list[str]
     parts: np.ndarray
-    part_key: np.ndarray  # int code into keys
+    part_cover: np.ndarray
+    cover_keys: list[np.ndarray]
     tree: STRtree = field(repr=False)
 
     @classmethod
-    def build(cls, layers: Sequence[tuple[str, np.ndarray]]) -> CoverIndex:
-        """Dissolve the polygons of each ``(key, geometries)`` and index the parts.
+    def build(cls, layers: Sequence[tuple[str, np.ndarray]], *, max_vertices: int = TILE_MAX_VERTICES,
+              max_span: float = math.inf, workers: int | None = None) -> CoverIndex:
+        """Dissolve the polygons of each ``(key, geometries)``, tile and index them.
 
         Geometries under one key are unioned first, so overlapping polygons are counted once.
+        Keys given the same polygons (the same objects) are unioned once; unions of the same
+        shape share their tiles. ``max_span`` (ft) is the widest a tile may be (see
+        :func:`tile_span`); the unions run on ``workers`` threads.
         """
         keys: list[str] = []
-        all_parts, all_codes = [], []
+        sets: dict[tuple[int, ...], int] = {}
+        inputs: list[np.ndarray] = []
+        members: list[list[int]] = []
         for key, geoms in layers:
-            geoms = np.asarray(geoms, dtype=object)
-            geoms = geoms[~(shapely.is_missing(geoms) | shapely.is_empty(geoms))] if len(geoms) else geoms
             if key in keys:
                 raise ValueError(f"duplicate cover key {key}")
             keys.append(key)
+            geoms = np.asarray(geoms, dtype=object)
+            geoms = geoms[~(shapely.is_missing(geoms) | shapely.is_empty(geoms))] if len(geoms) else geoms
             if not len(geoms):
                 continue
-            merged = shapely.union_all(geoms)
-            parts, _ = _polygon_parts(np.array([merged], dtype=object))
-            parts, _ = _tile(parts)
-            all_parts.append(parts)
-            all_codes.append(np.full(len(parts), len(keys) - 1))
-        parts = np.concatenate(all_parts) if all_parts else np.array([], dtype=object)
-        codes = np.concatenate(all_codes) if all_codes else np.array([], dtype=int)
-        shapely.prepare(parts)
-        return cls(keys, parts, codes, STRtree(parts))
+            ident = tuple(sorted(map(id, geoms)))  # the same polygon objects give the same union
+            if ident not in sets:
+                sets[ident] = len(inputs)
+                inputs.append(geoms)
+                members.append([])
+            members[sets[ident]].append(len(keys) - 1)
+        unions = parallel_map(shapely.union_all, inputs, workers)
+        cover_keys: list[list[int]] = []
+        cover_geoms: list[Any] = []
+        for u, m in zip(unions, members):
+            same = next((c for c, v in enumerate(cover_geoms) if _same_shape(u, v)), None)
+            if same is None:
+                same = len(cover_geoms)
+                cover_geoms.append(u)
+                cover_keys.append([])
+            cover_keys[same].extend(m)
+        parts, cover = _tile(np.array(cover_geoms, dtype=object), max_vertices, max_span)
+        tree = STRtree(parts)
+        tree.query(shapely.box(0.0, 0.0, 0.0, 0.0))  # builds the tree now, before threads share it
+        return cls(keys, parts, cover, [np.array(sorted(k), dtype=np.int64) for k in cover_keys], tree)
+
+    def key_codes(self, names: Iterable[str]) -> np.ndarray:
+        """Boolean mask over ``keys``: True for the keys in ``names``."""
+        return np.isin(np.array(self.keys, dtype=object), list(names))
+
+
+def _same_shape(a: Any, b: Any) -> bool:
+    """True when two dissolved covers are the same point set (bounds and area first: cheap)."""
+    if not np.allclose(shapely.bounds(a), shapely.bounds(b), rtol=0, atol=1e-9):
+        return False
+    if not math.isclose(shapely.area(a), shapely.area(b), rel_tol=1e-12, abs_tol=1e-9):
+        return False
+    return bool(shapely.equals(a, b))
 
 
 def _thin(geoms: np.ndarray, tolerance_ft: np.ndarray) -> np.ndarray:
@@ -230,6 +332,39 @@ def _thin(geoms: np.ndarray, tolerance_ft: np.ndarray) -> np.ndarray:
     return shapely.is_empty(shrunk) | (shapely.area(shrunk) <= 0)
 
 
+@dataclass(frozen=True)
+class OverlayParams:
+    """Per-key settings of an overlay (arrays aligned with ``CoverIndex.keys``)."""
+
+    tolerance_ft: np.ndarray
+    min_area_sqft: np.ndarray
+    keep_geometry: np.ndarray
+
+    @classmethod
+    def of(cls, cover: CoverIndex, tolerance_ft: float | dict[str, float], min_area_sqft: float | dict[str, float],
+           keep_geometry: Iterable[str] | None = None) -> OverlayParams:
+        def per_key(v: float | dict[str, float]) -> np.ndarray:
+            return np.array([v.get(k, v["*"]) if isinstance(v, dict) else v for k in cover.keys], dtype=float)
+
+        keep = (np.ones(len(cover.keys), dtype=bool) if keep_geometry is None
+                else cover.key_codes(keep_geometry))
+        return cls(per_key(tolerance_ft), per_key(min_area_sqft), keep)
+
+
+def spatial_order(geoms: np.ndarray) -> np.ndarray:
+    """Positions of ``geoms`` sorted along a Hilbert curve (by bounding-box centre), stable.
+
+    Consecutive subjects are then near each other, so a chunk of them touches few tiles.
+    """
+    geoms = np.asarray(geoms, dtype=object)
+    ok = ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
+    key = np.zeros(len(geoms), dtype=np.int64)
+    if ok.any():
+        g = gpd.GeoSeries(geoms[ok])
+        key[ok] = g.hilbert_distance(total_bounds=g.total_bounds, level=16).to_numpy()
+    return np.argsort(key, kind="stable")
+
+
 def overlay_areas(
     subjects: np.ndarray | gpd.GeoSeries,
     cover: CoverIndex,
@@ -238,8 +373,13 @@ def overlay_areas(
     min_area_sqft: float | dict[str, float],
     keep_geometry: Iterable[str] | None = None,
     chunk_size: int = CHUNK_SIZE,
+    workers: int | None = None,
 ) -> pd.DataFrame:
     """Exact areas of intersection of every subject with every key of ``cover``.
+
+    Subjects are sorted along a Hilbert curve and cut into chunks of ``chunk_size``; the chunks
+    run on ``workers`` threads. The answer does not depend on the chunks or the threads: every
+    subject is measured on its own, and the rows are sorted by subject and key.
 
     Parameters
     ----------
@@ -252,85 +392,154 @@ def overlay_areas(
     keep_geometry : iterable of str, optional
         Keys whose intersection geometries are returned (all when None).
     chunk_size : int
-        Subjects per chunk; a tqdm progress bar is shown when there is more than one chunk.
+        Subjects per chunk.
+    workers : int, optional
+        Threads (default: :func:`default_workers`, every core).
 
     Returns
     -------
     DataFrame
-        One row per (subject, key) with a non-empty polygonal overlap: ``subject`` (position in
-        ``subjects``), ``key``, ``raw_sqft`` (area of the overlap), ``sliver`` (bool: thinner than
-        the tolerance or smaller than the minimum area), ``area_sqft`` (0 for slivers),
-        ``geometry`` (the merged overlap, or None).
+        One row per (subject, key) with a non-empty polygonal overlap, sorted by subject and key
+        (in the order of ``cover.keys``): ``subject`` (position in ``subjects``), ``key``,
+        ``raw_sqft`` (area of the overlap), ``sliver`` (bool: thinner than the tolerance or
+        smaller than the minimum area), ``area_sqft`` (0 for slivers), ``geometry`` (the overlap
+        as a MultiPolygon or Polygon, or None).
+
+    Examples
+    --------
+    >>> from shapely.geometry import box
+    >>> cover = CoverIndex.build([("zone", [box(0, 0, 10, 10), box(5, 0, 20, 10)])])
+    >>> ov = overlay_areas([box(15, 0, 25, 10)], cover, tolerance_ft=1.0, min_area_sqft=1.0, workers=1)
+    >>> ov[["subject", "key", "raw_sqft", "sliver"]].to_dict("records")
+    [{'subject': 0, 'key': 'zone', 'raw_sqft': 50.0, 'sliver': False}]
     """
     geoms = np.asarray(subjects.values if isinstance(subjects, gpd.GeoSeries) else subjects, dtype=object)
-    n = len(geoms)
-    nk = len(cover.keys)
-    def per_key(v: float | dict[str, float]) -> np.ndarray:
-        return np.array([v.get(k, v["*"]) if isinstance(v, dict) else v for k in cover.keys], dtype=float)
-
-    tol_k, min_k = per_key(tolerance_ft), per_key(min_area_sqft)
-    keep_k = (np.ones(nk, dtype=bool) if keep_geometry is None
-              else np.isin(np.array(cover.keys, dtype=object), list(keep_geometry)))
-    starts = list(range(0, n, max(int(chunk_size), 1))) or [0]
-    frames = []
-    iterator: Iterable[int] = starts
-    if len(starts) > 1:
-        from tqdm.auto import tqdm
-
-        iterator = tqdm(starts, desc="flood overlay", unit="chunk", leave=False)
-    for s0 in iterator:
-        frames.append(_overlay_chunk(geoms[s0:s0 + chunk_size], s0, cover, tol_k, min_k, keep_k))
-    out = pd.concat(frames, ignore_index=True) if frames else _overlay_chunk(geoms[:0], 0, cover, tol_k, min_k, keep_k)
-    return out
+    params = OverlayParams.of(cover, tolerance_ft, min_area_sqft, keep_geometry)
+    if chunk_size < 1:
+        raise InputError(f"chunk_size must be 1 or more (got {chunk_size})")
+    order = spatial_order(geoms)
+    chunks = [order[s:s + chunk_size] for s in range(0, len(geoms), chunk_size)]
+    frames = parallel_map(lambda idx: overlay_chunk(geoms[idx], idx, cover, params), chunks, workers)
+    return sort_overlay(frames, cover)
 
 
-def _overlay_chunk(geoms: np.ndarray, offset: int, cover: CoverIndex, tol_k: np.ndarray,
-                   min_k: np.ndarray, keep_k: np.ndarray) -> pd.DataFrame:
-    cols = ["subject", "key", "raw_sqft", "sliver", "area_sqft", "geometry"]
+def empty_overlay() -> pd.DataFrame:
+    """An overlay table without rows (the columns of :func:`overlay_areas`)."""
+    return pd.DataFrame({"subject": pd.Series(dtype="int64"), "key": pd.Series(dtype=object),
+                         "raw_sqft": pd.Series(dtype="float64"), "sliver": pd.Series(dtype="bool"),
+                         "area_sqft": pd.Series(dtype="float64"), "geometry": pd.Series(dtype=object)})
+
+
+def sort_overlay(frames: Sequence[pd.DataFrame], cover: CoverIndex) -> pd.DataFrame:
+    """Concatenate chunk results and sort them by subject, then key (the order of ``cover.keys``)."""
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return empty_overlay()
+    out = pd.concat(frames, ignore_index=True)
+    code = pd.Categorical(out["key"], categories=cover.keys).codes
+    order = np.lexsort((code, out["subject"].to_numpy()))
+    return out.iloc[order].reset_index(drop=True)
+
+
+def _key_rows(g_cover: np.ndarray, cover: CoverIndex) -> tuple[np.ndarray, np.ndarray]:
+    """Expand (subject, cover) groups into (group, key code) rows, one per key of the cover."""
+    sizes = np.array([len(k) for k in cover.cover_keys], dtype=np.int64)
+    flat = np.concatenate(cover.cover_keys)
+    start = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    rep = sizes[g_cover]
+    row_g = np.repeat(np.arange(len(g_cover)), rep)
+    within = np.arange(len(row_g)) - np.repeat(np.cumsum(rep) - rep, rep)
+    return row_g, flat[np.repeat(start[g_cover], rep) + within]
+
+
+def _merge_pieces(pieces: np.ndarray, ginv: np.ndarray, want: np.ndarray, full: np.ndarray,
+                  subjects: np.ndarray, n_tiles: np.ndarray) -> np.ndarray:
+    """The overlap of each wanted group as one geometry (None for the others).
+
+    A group covering its subject whole is the subject; otherwise its polygon pieces (one per
+    tile) are gathered into a MultiPolygon, merged where pieces from adjacent tiles touch.
+    """
+    merged = np.full(len(want), None, dtype=object)
+    if not want.any():
+        return merged
+    whole = want & full
+    if whole.any():
+        polys, idx = _polygon_parts(subjects[whole])
+        merged[np.flatnonzero(whole)] = shapely.multipolygons(polys, indices=idx)
+    some = want & ~full
+    if some.any():
+        sel = some[ginv]
+        polys, pidx = _polygon_parts(pieces[sel])
+        gid = ginv[sel][pidx]
+        order = np.argsort(gid, kind="stable")
+        polys, gid = polys[order], gid[order]
+        rank = np.cumsum(some) - 1  # group -> position among the groups in `some`
+        out = np.full(int(some.sum()), None, dtype=object)
+        if len(polys):
+            out = shapely.multipolygons(polys, indices=rank[gid], out=out)
+        merged[some] = out
+        multi = some & (n_tiles > 1)
+        if multi.any():  # pieces from adjacent tiles: merge them along the cut
+            merged[multi] = shapely.make_valid(merged[multi], method="structure", keep_collapsed=False)
+    return merged
+
+
+def overlay_chunk(geoms: np.ndarray, positions: np.ndarray, cover: CoverIndex, params: OverlayParams) -> pd.DataFrame:
+    """The overlay rows of one chunk of subjects (see :func:`overlay_areas`, not sorted).
+
+    ``positions`` are the subjects' positions in the whole input. The tiles this chunk touches
+    are copied and prepared here, so threads never share a prepared GEOS geometry (GEOS'
+    prepared geometries are not thread-safe); the STRtree is only read.
+    """
     if not len(geoms) or not len(cover.parts):
-        return pd.DataFrame({c: pd.Series(dtype=object if c in ("key", "geometry") else
-                                          ("bool" if c == "sliver" else "float64" if "sqft" in c else "int64"))
-                             for c in cols})
-    si, pi = cover.tree.query(geoms, predicate="intersects")
-    subj, parts = geoms[si], cover.parts[pi]
-    inside = shapely.contains(parts, subj)  # parts are prepared: fast; piece = the subject itself
+        return empty_overlay()
+    si, pi = cover.tree.query(geoms)  # bounding boxes; the prepared tiles test the rest (faster)
+    if not len(si):
+        return empty_overlay()
+    touched, local = np.unique(pi, return_inverse=True)
+    tiles = shapely.from_wkb(shapely.to_wkb(cover.parts[touched]))  # this thread's own copies
+    shapely.prepare(tiles)
+    inside = shapely.contains(tiles[local], geoms[si])  # a subject inside a tile is its own piece
+    hit = inside.copy()
+    hit[~inside] = shapely.intersects(tiles[local[~inside]], geoms[si[~inside]])
+    order = np.lexsort((pi[hit], si[hit]))  # per subject, tiles in index order: the same in any chunk
+    si, pi, local, inside = si[hit][order], pi[hit][order], local[hit][order], inside[hit][order]
+    if not len(si):
+        return empty_overlay()
+    subj = geoms[si]
     pieces = subj.copy()
     cross = ~inside
     if cross.any():
-        pieces[cross] = shapely.intersection(subj[cross], parts[cross])
-    code = cover.part_key[pi]
-    # group pieces by (subject, key); pieces of one key are disjoint (dissolved parts, tiles)
-    gkey = si.astype(np.int64) * len(cover.keys) + code
-    uniq, ginv = np.unique(gkey, return_inverse=True)
-    polys, pidx = _polygon_parts(pieces)
-    gid = ginv[pidx]
-    order = np.argsort(gid, kind="stable")
-    polys, gid = polys[order], gid[order]
-    merged = np.full(len(uniq), None, dtype=object)
-    if len(polys):
-        merged = shapely.multipolygons(polys, indices=gid, out=merged)
-    count = np.bincount(gid, minlength=len(uniq))
-    multi = count > 1
-    if multi.any():  # adjacent pieces (tiles, parts of a multipolygon subject): merge them
-        merged[multi] = shapely.make_valid(merged[multi], method="structure", keep_collapsed=False)
-    has = count > 0
-    g_subj = (uniq // len(cover.keys)).astype(np.int64)
-    g_code = (uniq % len(cover.keys)).astype(np.int64)
-    raw = np.zeros(len(uniq))
-    raw[has] = shapely.area(merged[has])
-    subj_area = shapely.area(geoms[g_subj])
-    sliver = raw < min_k[g_code]
-    test = has & ~sliver & (raw < subj_area * (1 - 1e-9))
-    if test.any():
-        sliver[test] = _thin(merged[test], tol_k[g_code[test]])
-    ok = has & (raw > 0)
-    geom_out = masked(keep_k[g_code], merged)
+        pieces[cross] = shapely.intersection(subj[cross], tiles[local[cross]])
+    ncov = len(cover.cover_keys)
+    uniq, ginv = np.unique(si.astype(np.int64) * ncov + cover.part_cover[pi], return_inverse=True)
+    g_subj, g_cover = uniq // ncov, uniq % ncov
+    raw = np.bincount(ginv, weights=shapely.area(pieces), minlength=len(uniq))
+    n_tiles = np.bincount(ginv, minlength=len(uniq))
+    subj_area = shapely.area(geoms)[g_subj]
+    full = raw >= subj_area * (1 - 1e-9)
+    row_g, row_k = _key_rows(g_cover, cover)
+    row_raw = raw[row_g]
+    sliver = row_raw < params.min_area_sqft[row_k]
+    test = ~sliver & ~full[row_g] & (row_raw > 0)
+    keep = params.keep_geometry[row_k] & (row_raw > 0)
+    want = np.zeros(len(uniq), dtype=bool)
+    want[row_g[test | keep]] = True
+    merged = _merge_pieces(pieces, ginv, want, full, geoms[g_subj], n_tiles)
+    if test.any():  # one thinness test per (group, tolerance), however many keys share the cover
+        tol_values, tol_id = np.unique(params.tolerance_ft, return_inverse=True)
+        pair = row_g[test] * len(tol_values) + tol_id[row_k[test]]
+        upair, pinv = np.unique(pair, return_inverse=True)
+        thin = _thin(merged[upair // len(tol_values)], tol_values[upair % len(tol_values)])
+        sliver[np.flatnonzero(test)] = thin[pinv]
+    ok = row_raw > 0
+    geom = np.where(keep, merged[row_g], None)
     return pd.DataFrame({
-        "subject": g_subj[ok] + offset,
-        "key": np.array(cover.keys, dtype=object)[g_code[ok]],
-        "raw_sqft": raw[ok], "sliver": sliver[ok],
-        "area_sqft": np.where(sliver[ok], 0.0, raw[ok]),
-        "geometry": geom_out[ok],
+        "subject": np.asarray(positions, dtype=np.int64)[g_subj[row_g[ok]]],
+        "key": np.array(cover.keys, dtype=object)[row_k[ok]],
+        "raw_sqft": row_raw[ok], "sliver": sliver[ok],
+        "area_sqft": np.where(sliver[ok], 0.0, row_raw[ok]),
+        "geometry": geom[ok],
     })
 
 
@@ -341,13 +550,21 @@ def masked(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _per_subject(ov: pd.DataFrame, key: str, n: int, column: str = "area_sqft") -> np.ndarray:
-    sub = ov[ov["key"] == key]
-    out = np.zeros(n) if column != "geometry" else np.full(n, None, dtype=object)
-    if column == "sliver":
-        out = np.zeros(n, dtype=bool)
-    out[sub["subject"].to_numpy(dtype=np.int64)] = sub[column].to_numpy()
-    return out
+class _ByKey:
+    """The rows of an overlay table grouped by key once (not one string comparison per lookup)."""
+
+    def __init__(self, ov: pd.DataFrame) -> None:
+        self.ov = ov
+        self.rows = {k: np.asarray(v) for k, v in ov.groupby("key", sort=False).indices.items()} if len(ov) else {}
+
+    def get(self, key: str, n: int, column: str = "area_sqft") -> np.ndarray:
+        out = np.zeros(n) if column != "geometry" else np.full(n, None, dtype=object)
+        if column == "sliver":
+            out = np.zeros(n, dtype=bool)
+        idx = self.rows.get(key)
+        if idx is not None:
+            out[self.ov["subject"].to_numpy(dtype=np.int64)[idx]] = self.ov[column].to_numpy()[idx]
+        return out
 
 
 def _joined_keys(ov: pd.DataFrame, prefix: str, n: int) -> np.ndarray:
@@ -376,6 +593,77 @@ def line_segments(lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     a, b = coords[:-1][same], coords[1:][same]
     segs = shapely.linestrings(np.stack([a, b], axis=1))
     return segs, idx[:-1][same]
+
+
+def distance_to_lines(
+    subjects: np.ndarray | gpd.GeoSeries,
+    lines: np.ndarray | gpd.GeoSeries,
+    *,
+    max_distance_ft: float,
+    chunk_size: int = CHUNK_SIZE,
+    workers: int | None = None,
+) -> np.ndarray:
+    """Distance (ft) from each subject to the nearest of ``lines``, up to ``max_distance_ft``.
+
+    Lines are cut into 2-point segments (:func:`line_segments`) and indexed once; each subject's
+    outline asks the index for its nearest segment (STRtree branch-and-bound ``query_nearest``,
+    which visits only the segments near the subject), and a subject that a line crosses or lies
+    in is at distance 0. Distances over ``max_distance_ft`` are not reported. Polygons among
+    ``lines`` (streams mapped as water areas) count by their outline, and a subject overlapping
+    one is at 0. Chunks of spatially sorted subjects run on ``workers`` threads.
+
+    (``query_nearest(..., max_distance=D)`` was measured slower than the unbounded search for
+    D = 5,000 ft on 100,000 parcels and 42,000 stream segments: 4.3 s against 2.6 s, as GEOS then
+    first collects every segment within D; so the bound is applied to the answer.)
+
+    Parameters
+    ----------
+    subjects, lines : arrays of geometries
+        In one projected CRS in feet.
+    max_distance_ft : float
+        Farthest distance reported (must be finite and not negative).
+
+    Returns
+    -------
+    ndarray of float
+        The distance, NaN where no line is within ``max_distance_ft`` (or there are no lines).
+
+    Examples
+    --------
+    >>> from shapely.geometry import LineString, box
+    >>> distance_to_lines([box(0, 0, 10, 10), box(0, 500, 10, 510)], [LineString([(20, 0), (20, 10)])],
+    ...                   max_distance_ft=100).tolist()
+    [10.0, nan]
+    """
+    if not (math.isfinite(max_distance_ft) and max_distance_ft >= 0):
+        raise InputError(f"max_distance_ft must be a finite distance of 0 or more (got {max_distance_ft})")
+    geoms = np.asarray(subjects.values if isinstance(subjects, gpd.GeoSeries) else subjects, dtype=object)
+    g = np.asarray(lines.values if isinstance(lines, gpd.GeoSeries) else lines, dtype=object)
+    out = np.full(len(geoms), np.nan)
+    g = g[~(shapely.is_missing(g) | shapely.is_empty(g))] if len(g) else g
+    if not len(geoms) or not len(g):
+        return out
+    is_poly = np.isin(shapely.get_type_id(g), POLYGON_TYPES)
+    segs, _ = line_segments(np.where(is_poly, shapely.boundary(g), g))
+    seg_tree = STRtree(segs)
+    poly_tree = STRtree(g[is_poly])
+    for tree in (seg_tree, poly_tree):
+        tree.query(shapely.box(0.0, 0.0, 0.0, 0.0))  # build before threads share it
+
+    outline = np.where(np.isin(shapely.get_type_id(geoms), POLYGON_TYPES), shapely.boundary(geoms), geoms)
+
+    def nearest(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        (gi, _), dist = seg_tree.query_nearest(outline[idx], return_distance=True, all_matches=False)
+        crossed, _ = seg_tree.query(geoms[idx], predicate="intersects")
+        inside, _ = poly_tree.query(geoms[idx], predicate="intersects")
+        return idx[gi], dist, idx[np.concatenate([crossed, inside])]
+
+    order = spatial_order(geoms)
+    for pos, dist, inside in parallel_map(nearest, [order[s:s + chunk_size] for s in range(0, len(geoms), chunk_size)],
+                                          workers):
+        out[pos] = np.where(dist <= max_distance_ft, dist, np.nan)
+        out[inside] = 0.0
+    return out
 
 
 # ------------------------------------------------------------------------------------------
@@ -415,6 +703,8 @@ def flood_metrics(
     *,
     extra: Sequence[tuple[str, np.ndarray]] = (),
     chunk_size: int = CHUNK_SIZE,
+    workers: int | None = None,
+    overlay: Callable[..., pd.DataFrame] | None = None,
 ) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
     """Per-subject flood measurements (areas in sq ft and acres, zones, coverage).
 
@@ -428,6 +718,11 @@ def flood_metrics(
         Zone lists, field names and sliver tolerances.
     extra : sequence of (key, geometries)
         Other polygon layers to measure in the same pass (``_corridor``, ``district:RA-1``...).
+    chunk_size, workers : int
+        Subjects per chunk and threads (see :func:`overlay_areas`).
+    overlay : callable, optional
+        The engine: a function with the signature and result of :func:`overlay_areas` (the
+        default), e.g. :func:`geoconstraints.geometry.overlay_dask.overlay_areas_dask`.
 
     Returns
     -------
@@ -445,20 +740,22 @@ def flood_metrics(
         flood_layers, _ = _flood_cover_layers(flood, spec)
         layers += flood_layers
     layers += list(extra)
-    cover = CoverIndex.build(layers)
-    ov = overlay_areas(geoms, cover, tolerance_ft=tol, min_area_sqft=mins,
-                       keep_geometry=("_sfha", "_floodway", "_covered"), chunk_size=chunk_size)
+    cover = CoverIndex.build(layers, max_span=tile_span(geoms), workers=workers)
+    engine = overlay_areas if overlay is None else overlay
+    ov = engine(geoms, cover, tolerance_ft=tol, min_area_sqft=mins,
+                keep_geometry=("_sfha", "_floodway", "_covered"), chunk_size=chunk_size, workers=workers)
+    by_key = _ByKey(ov)
     m = pd.DataFrame(index=pd.RangeIndex(n))
     m["area_sqft"] = area
     for key, name in (("_sfha", "sfha"), ("_floodway", "floodway"), ("_covered", "covered"),
                       ("_undetermined", "undetermined"), ("_unnumbered", "unnumbered_a"),
                       ("_bfe_no_floodway", "bfe_no_floodway"), ("_bfe_zone", "bfe_zone")):
-        m[f"{name}_sqft"] = _per_subject(ov, key, n)
-        m[f"{name}_raw_sqft"] = _per_subject(ov, key, n, "raw_sqft")
-        m[f"{name}_sliver"] = _per_subject(ov, key, n, "sliver")
+        m[f"{name}_sqft"] = by_key.get(key, n)
+        m[f"{name}_raw_sqft"] = by_key.get(key, n, "raw_sqft")
+        m[f"{name}_sliver"] = by_key.get(key, n, "sliver")
     m["flood_zones"] = _joined_keys(ov, "zone:", n)
     m["sliver_zones"] = _joined_keys(ov.assign(area_sqft=np.where(ov["sliver"], 1.0, 0.0)), "zone:", n)
-    overlaps = {k: _per_subject(ov, k, n, "geometry") for k in ("_sfha", "_floodway", "_covered")}
+    overlaps = {k: by_key.get(k, n, "geometry") for k in ("_sfha", "_floodway", "_covered")}
 
     # coverage: full / partial / no_data (uncovered slivers along the map edge are ignored)
     if flood is None or not len(flood):
@@ -482,7 +779,7 @@ def flood_metrics(
     m["uncovered_sqft"] = np.where(m["flood_data"] == "full", 0.0,
                                    np.clip(area - m["covered_sqft"].to_numpy(), 0.0, None))
     for key, _g in extra:
-        m[f"{key}_sqft"] = _per_subject(ov, key, n)
+        m[f"{key}_sqft"] = by_key.get(key, n)
     m["districts"] = _joined_keys(ov, "district:", n)
     return m, overlaps
 

@@ -1,0 +1,242 @@
+"""The overlay engine at county scale: tiles like ST_Subdivide, threads and chunks that change
+nothing, stream distances within a bound.
+
+Expected values come from an independent computation with plain shapely on the untiled,
+undissolved inputs (``shapely.area(shapely.intersection(parcel, union))`` per parcel and
+``shapely.distance`` to every line), never from the engine itself.
+"""
+
+from __future__ import annotations
+
+import math
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pytest
+import shapely
+from shapely.geometry import LineString, Point, box
+
+from geoconstraints import load_layers, load_rulebook
+from geoconstraints.commands import screen_parcels
+from geoconstraints.errors import InputError
+from geoconstraints.geometry.overlay import (
+    TILE_MAX_VERTICES,
+    CoverIndex,
+    _tile,
+    distance_to_lines,
+    overlay_areas,
+    parallel_map,
+    spatial_order,
+    tile_span,
+)
+
+CRS = 2261
+X0, Y0 = 955_000.0, 740_000.0
+AREA_TOL_SQFT = 1e-6
+"""Threads and chunks must not change an area by more than floating noise (sq ft)."""
+
+
+def _county(k: int = 60, seed: int = 3) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame, gpd.GeoDataFrame]:
+    """k x k jittered 100-ft parcels, an X zone over all, meandering AE zones with floodways, streams."""
+    rng = np.random.default_rng(seed)
+    gx, gy = np.meshgrid(np.arange(k + 1) * 100.0, np.arange(k + 1) * 100.0)
+    jit = rng.uniform(-25, 25, size=(2, k + 1, k + 1))
+    vx, vy = X0 + gx + jit[0], Y0 + gy + jit[1]
+    i, j = np.divmod(np.arange(k * k), k)
+    ring = np.stack([np.stack([vx[i, j], vy[i, j]], -1), np.stack([vx[i, j + 1], vy[i, j + 1]], -1),
+                     np.stack([vx[i + 1, j + 1], vy[i + 1, j + 1]], -1), np.stack([vx[i + 1, j], vy[i + 1, j]], -1),
+                     np.stack([vx[i, j], vy[i, j]], -1)], axis=1)
+    parcels = gpd.GeoDataFrame({"parcel_id": [f"P{n:05d}" for n in range(k * k)]}, geometry=shapely.polygons(ring),
+                               crs=CRS)
+    side = k * 100.0
+    geoms, zones, sub = [box(X0 - 600, Y0 - 600, X0 + side + 600, Y0 + side + 600)], ["X"], [None]
+    lines = []
+    t = np.linspace(0, 1, 300)
+    for r in range(3):
+        y = Y0 + side * (r + 0.5) / 3 + side * 0.07 * np.sin(t * 23 + r)
+        river = LineString(np.column_stack([X0 - 200 + t * (side + 400), y]))
+        geoms += [river.buffer(side * 0.04, quad_segs=4), river.buffer(side * 0.015, quad_segs=4),
+                  river.buffer(side * 0.03, quad_segs=4).intersection(box(X0, Y0, X0 + side / 2, Y0 + side))]
+        zones += ["AE", "AE", "AE"]
+        sub += [None, "FLOODWAY", None]
+        lines.append(river)
+    lines += [LineString([(X0 + side * 0.2, Y0 + side * 0.9), (X0 + side * 0.35, Y0 + side * 0.6)]),
+              box(X0 + side * 0.7, Y0 + side * 0.05, X0 + side * 0.75, Y0 + side * 0.1)]  # a pond
+    flood = gpd.GeoDataFrame({"FLD_ZONE": zones, "ZONE_SUBTY": sub}, geometry=geoms, crs=CRS)
+    streams = gpd.GeoDataFrame({"kind": ["perennial"] * len(lines)}, geometry=lines, crs=CRS)
+    return parcels, flood, streams
+
+
+@pytest.fixture(scope="module")
+def county():
+    return _county()
+
+
+# ------------------------------------------------------------------------------------------
+# tiles
+
+
+def test_tiles_are_small_disjoint_and_keep_the_area(county):
+    _, flood, _ = county
+    union = shapely.union_all(flood.geometry.values[(flood["FLD_ZONE"] == "AE").to_numpy()])
+    assert shapely.get_num_coordinates(union) > 5 * TILE_MAX_VERTICES  # the test really cuts
+    tiles, origin = _tile(np.array([union], dtype=object), max_vertices=TILE_MAX_VERTICES, max_span=800.0)
+    assert (origin == 0).all()
+    assert shapely.get_num_coordinates(tiles).max() <= TILE_MAX_VERTICES
+    b = shapely.bounds(tiles)
+    assert np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]).max() <= 800.0 + 1e-6
+    assert (shapely.get_type_id(tiles) == 3).all()  # single polygons only
+    # disjoint and complete: the tiles' areas add up to the union's, and so does their union
+    assert math.isclose(shapely.area(tiles).sum(), union.area, rel_tol=1e-9)
+    assert math.isclose(shapely.union_all(tiles).area, union.area, rel_tol=1e-9)
+
+
+def test_no_subject_meets_a_county_sized_polygon(county):
+    parcels, flood, _ = county
+    span = tile_span(parcels.geometry.values)
+    widths = parcels.geometry.bounds
+    assert span == pytest.approx(32 * np.median(np.maximum(widths.maxx - widths.minx, widths.maxy - widths.miny)))
+    cover = CoverIndex.build([("_covered", flood.geometry.values)], max_span=span)
+    b = shapely.bounds(cover.parts)
+    assert np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]).max() <= span + 1e-6
+    whole = shapely.bounds(shapely.union_all(flood.geometry.values))
+    assert whole[2] - whole[0] > 1.5 * span and len(cover.parts) >= 4  # the X zone over the town was cut
+
+
+def test_keys_with_the_same_polygons_share_one_cover(county):
+    _, flood, _ = county
+    g = flood.geometry.values
+    ae = g[(flood["FLD_ZONE"] == "AE").to_numpy()]
+    cover = CoverIndex.build([("zone:AE", ae), ("_sfha", ae), ("zone:X", g[:1]), ("_covered", g),
+                              ("_floodway", g[(flood["ZONE_SUBTY"] == "FLOODWAY").to_numpy()])])
+    # AE = SFHA (same polygons); X = everything (same shape: X covers the town): three covers
+    assert sorted(map(list, cover.cover_keys)) == [[0, 1], [2, 3], [4]]
+
+
+# ------------------------------------------------------------------------------------------
+# areas against plain shapely
+
+
+def test_areas_match_plain_shapely_intersections(county):
+    parcels, flood, _ = county
+    g = np.asarray(parcels.geometry.values, dtype=object)
+    ae = flood.geometry.values[(flood["FLD_ZONE"] == "AE").to_numpy()]
+    cover = CoverIndex.build([("_sfha", ae)], max_span=500.0)  # small tiles: many parcels cross a cut
+    ov = overlay_areas(g, cover, tolerance_ft=0.0, min_area_sqft=0.0, workers=2, chunk_size=500)
+    got = np.zeros(len(g))
+    got[ov["subject"].to_numpy()] = ov["raw_sqft"].to_numpy()
+    want = shapely.area(shapely.intersection(g, shapely.union_all(ae)))
+    assert (want > 0).sum() > 500 and ((want > 0) & (want < shapely.area(g) - 1)).sum() > 100
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)
+    # the merged overlap geometry is the intersection itself
+    geo = ov["geometry"].to_numpy()
+    np.testing.assert_allclose(shapely.area(geo), ov["raw_sqft"].to_numpy(), atol=1e-6)
+    sym = shapely.area(shapely.symmetric_difference(geo, shapely.intersection(g[ov["subject"].to_numpy()],
+                                                                                 shapely.union_all(ae))))
+    assert sym.max() < 1e-6
+
+
+@pytest.mark.parametrize("workers,chunk", [(2, 97), (2, 1000), (1, 333)])
+def test_threads_and_chunks_change_nothing(county, workers, chunk):
+    parcels, flood, _ = county
+    g = np.asarray(parcels.geometry.values, dtype=object)
+    fl = flood.geometry.values
+    cover = CoverIndex.build([("_sfha", fl[(flood["FLD_ZONE"] == "AE").to_numpy()]), ("_covered", fl),
+                              ("_floodway", fl[(flood["ZONE_SUBTY"] == "FLOODWAY").to_numpy()])], max_span=700.0)
+    kw = {"tolerance_ft": {"*": 1.0, "_floodway": 2.0}, "min_area_sqft": {"*": 100.0, "_floodway": 50.0},
+          "keep_geometry": ("_sfha", "_floodway")}
+    one = overlay_areas(g, cover, workers=1, chunk_size=len(g), **kw)
+    many = overlay_areas(g, cover, workers=workers, chunk_size=chunk, **kw)
+    assert len(one) > len(g)  # every parcel is covered, many in the SFHA
+    assert one["sliver"].any() and not one["sliver"].all()
+    pd.testing.assert_frame_equal(one.drop(columns="geometry"), many.drop(columns="geometry"),
+                                  check_exact=False, rtol=0, atol=AREA_TOL_SQFT)
+    a, b = one["geometry"].to_numpy(), many["geometry"].to_numpy()
+    assert (pd.isna(a) == pd.isna(b)).all()
+    has = ~pd.isna(a)
+    assert shapely.area(shapely.symmetric_difference(a[has], b[has])).max() < AREA_TOL_SQFT
+
+
+def test_screen_is_the_same_on_one_thread_and_two(tmp_path, county):
+    parcels, flood, streams = county
+    path = tmp_path / "county.gpkg"
+    for name, gdf in (("parcels", parcels), ("flood_zones", flood), ("streams", streams)):
+        gdf.to_file(path, layer=name)
+    layers, rb = load_layers(path), load_rulebook("vestal")
+    one = screen_parcels(layers, rb, workers=1, chunk_size=100_000)
+    two = screen_parcels(layers, rb, workers=2, chunk_size=211)
+    t1, t2 = one.tables["parcels"], two.tables["parcels"]
+    assert (t1["sfha_acres"] > 0).sum() > 300
+    pd.testing.assert_frame_equal(pd.DataFrame(t1.drop(columns="geometry")), pd.DataFrame(t2.drop(columns="geometry")),
+                                  check_exact=False, rtol=0, atol=AREA_TOL_SQFT / 43_560.0)
+    cols = ["rule_id", "subject_id", "status", "message"]
+    pd.testing.assert_frame_equal(one.findings[cols], two.findings[cols])
+
+
+def test_parallel_map_keeps_order_and_refuses_zero_workers():
+    assert parallel_map(lambda x: x * x, list(range(50)), workers=2) == [x * x for x in range(50)]
+    with pytest.raises(InputError, match="workers must be 1 or more"):
+        parallel_map(abs, [1, 2], workers=0)
+
+
+def test_spatial_order_keeps_neighbours_together(county):
+    parcels, _, _ = county
+    order = spatial_order(parcels.geometry.values)
+    assert sorted(order) == list(range(len(parcels)))
+    c = shapely.centroid(parcels.geometry.values[order])
+    step = shapely.distance(c[1:], c[:-1])
+    assert np.median(step) < 150  # consecutive parcels are mostly neighbours (100 ft apart)
+
+
+# ------------------------------------------------------------------------------------------
+# stream distance
+
+
+def test_stream_distance_matches_brute_force_within_the_bound(county):
+    parcels, _, streams = county
+    g = np.asarray(parcels.geometry.values, dtype=object)
+    lines = np.asarray(streams.geometry.values, dtype=object)
+    got = distance_to_lines(g, lines, max_distance_ft=400.0, workers=2, chunk_size=300)
+    want = shapely.distance(g[:, None], lines[None, :]).min(axis=1)  # every parcel to every line
+    near = want <= 400.0
+    assert near.sum() > 1000 and (~near).sum() > 100
+    np.testing.assert_allclose(got[near], want[near], rtol=0, atol=1e-9)
+    assert np.isnan(got[~near]).all()
+    pond = lines[-1]
+    in_pond = shapely.intersects(g, pond)
+    assert in_pond.any() and (got[in_pond] == 0).all()
+
+
+def test_a_stream_inside_a_parcel_is_at_zero_and_bad_bounds_are_refused():
+    parcel = box(0, 0, 100, 100)
+    far = box(0, 1000, 100, 1100)
+    inner = LineString([(40, 40), (60, 60)])  # touches no edge of the parcel
+    got = distance_to_lines([parcel, far], [inner, Point(0, 0).buffer(1).exterior], max_distance_ft=900)
+    assert got[0] == 0.0 and np.isnan(got[1])
+    for bad in (-1.0, math.inf, math.nan):
+        with pytest.raises(InputError, match="max_distance_ft"):
+            distance_to_lines([parcel], [inner], max_distance_ft=bad)
+
+
+def test_edge_subjects_match_plain_shapely():
+    """Multipart and holed subjects, a holed cover, a missing geometry, a subject touching the cover only."""
+    ring = box(0, 0, 1000, 1000).difference(box(400, 400, 600, 600))  # a cover with a hole
+    cover = CoverIndex.build([("zone", [ring, box(900, 0, 1500, 300)])], max_span=150.0)  # overlapping, tiny tiles
+    subjects = np.array([
+        shapely.MultiPolygon([box(-50, -50, 120, 130), box(380, 380, 450, 450)]),  # two parts, one at the hole
+        box(300, 300, 700, 700).difference(box(350, 350, 650, 650)),  # holed subject around the cover's hole
+        None,
+        box(1500, 0, 1600, 100),  # touches the cover along an edge: no area
+        box(950, 250, 1100, 400),  # over both polygons of the cover (dissolved: counted once)
+    ], dtype=object)
+    ov = overlay_areas(subjects, cover, tolerance_ft=0.0, min_area_sqft=0.0, workers=2, chunk_size=2)
+    union = shapely.union_all([ring, box(900, 0, 1500, 300)])
+    want = shapely.area(shapely.intersection(subjects, union))
+    got = np.zeros(len(subjects))
+    got[ov["subject"].to_numpy()] = ov["raw_sqft"].to_numpy()
+    np.testing.assert_allclose(got[[0, 1, 3, 4]], want[[0, 1, 3, 4]], rtol=0, atol=1e-6)
+    assert 2 not in set(ov["subject"]) and 3 not in set(ov["subject"])
+    geo = dict(zip(ov["subject"], ov["geometry"]))
+    for i in (0, 1, 4):
+        assert shapely.area(shapely.symmetric_difference(geo[i], shapely.intersection(subjects[i], union))) < 1e-6

@@ -65,7 +65,7 @@ def run_demo(out_dir: Path) -> Iterator[str]:
     write_result(res, out_dir / "stormwater")
     yield _line("stormwater", res, out_dir / "stormwater")
 
-    res = classify_action(vestal, action_type="small_subdivision", lots=12)
+    res = classify_action(vestal, action_type="small_subdivision", lots=12, chapter_24=True)
     write_result(res, out_dir / "seqr")
     yield _line("seqr", res, out_dir / "seqr")
     yield (f"open {out_dir / 'harvest' / 'report.html'} or {out_dir / 'screen' / 'map.html'} in a browser; "

@@ -251,15 +251,24 @@ def test_fld005_large_parcels_in_sfha(tmp_path, rb) -> None:
 
 
 def test_fld006_unnumbered_a_and_no_floodway(tmp_path, rb) -> None:
-    # P1 in an unnumbered A zone; P2 in an AE zone with no floodway anywhere; P3 outside
+    # P1 in an unnumbered A zone; P2 in an AE zone with no floodway anywhere; P3 outside. The X
+    # polygons carry the NFHL subtype "AREA OF MINIMAL FLOOD HAZARD", so the layer has subtypes.
     p = parcels(sq(0, 0, 200, 200), sq(1000, 0, 1200, 200), sq(2000, 0, 2200, 200))
+    x = "AREA OF MINIMAL FLOOD HAZARD"
     fz = zones((sq(-10, -10, 210, 100), "A"), (sq(990, -10, 1210, 100), "AE"),
-               (sq(-10, 100, 2300, 300), "X"), (sq(1900, -10, 2300, 100), "X"))
+               (sq(-10, 100, 2300, 300), "X", x), (sq(1900, -10, 2300, 100), "X", x))
     res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
     f1, f2, f3 = (finding(res, "FLD-006", s) for s in ("P1", "P2", "P3"))
     assert f1["status"] == "review" and "unnumbered A" in f1["message"]
-    assert f2["status"] == "review" and "1 ft" in f2["message"]
+    assert f2["status"] == "review" and "1 ft" in f2["message"] and "no floodway determined" in f2["message"]
     assert f3["status"] == "pass"
+    # the same layer with ZONE_SUBTY blank on every polygon: whether a floodway is determined cannot be
+    # told, so neither FLD-002 (floodway) nor FLD-006 (f)(2)/(f)(3) can pass the AE parcel
+    blank = screen(tmp_path / "b", rb, parcels=p, flood_zones=fz.assign(ZONE_SUBTY=None))
+    assert finding(blank, "FLD-006", "P2")["status"] == "not_evaluated"
+    assert "ZONE_SUBTY" in finding(blank, "FLD-006", "P2")["message"]
+    assert finding(blank, "FLD-002", "P2")["status"] == "not_evaluated"
+    assert finding(blank, "FLD-002", "P3")["status"] == "pass"  # no SFHA at all: no floodway either
 
 
 def test_fld010_adopted_map(tmp_path, rb) -> None:

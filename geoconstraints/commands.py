@@ -29,6 +29,7 @@ from geoconstraints.errors import InputError, RulebookError
 from geoconstraints.geometry import buffers as bf
 from geoconstraints.geometry import terrain as tr
 from geoconstraints.geometry.bfe import BFE_METHODS, bfe_at_points, bfe_frame
+from geoconstraints.geometry.flow import FlowTrace, trace_flow
 from geoconstraints.geometry.overlay import (
     CHUNK_SIZE,
     POLYGON_TYPES,
@@ -38,7 +39,6 @@ from geoconstraints.geometry.overlay import (
     norm_text,
     share_of,
 )
-from geoconstraints.geometry.flow import FlowTrace, trace_flow
 from geoconstraints.geometry.phasing import (
     Site,
     build_sites,

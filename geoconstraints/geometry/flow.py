@@ -38,12 +38,12 @@ from typing import Any
 
 import numpy as np
 import pyproj
-from affine import Affine
 import rasterio
 import rasterio.errors
 import rasterio.features
 import rasterio.windows
 import shapely
+from affine import Affine
 from scipy import ndimage
 from shapely.geometry import LineString, MultiPoint, Point
 from shapely.geometry.base import BaseGeometry
@@ -165,15 +165,6 @@ def _mask(geoms: list[BaseGeometry], grid: _Grid, *, all_touched: bool) -> np.nd
                                        all_touched=all_touched, dtype="uint8").astype(bool)
 
 
-def _shifted(a: np.ndarray, dr: int, dc: int, fill: Any) -> np.ndarray:
-    """``a`` moved so that out[r, c] = a[r + dr, c + dc] (``fill`` off the array)."""
-    out = np.full(a.shape, fill, dtype=a.dtype)
-    h, w = a.shape
-    out[max(0, -dr):h - max(0, dr), max(0, -dc):w - max(0, dc)] = a[max(0, dr):h - max(0, -dr) or None,
-                                                                     max(0, dc):w - max(0, -dc) or None]
-    return out
-
-
 # ------------------------------------------------------------------------------------------
 # D8 directions, flats and depressions
 
@@ -189,32 +180,36 @@ class _Drainage:
 def _drainage(g: _Grid) -> _Drainage:
     z = g.z
     h, w = z.shape
-    valid = np.isfinite(z)
+    zp = np.pad(z, 1, constant_values=np.nan)
+    lengths = np.array([math.hypot(dr * g.dy_ft, dc * g.dx_ft) for dr, dc in _OFFSETS])
     best = np.zeros(z.shape)
-    rec = np.full(z.shape, -1, dtype=np.int64)
-    step = np.zeros(z.shape)
+    k_best = np.full(z.shape, -1, dtype=np.int8)
     edge = np.zeros(z.shape, dtype=bool)
-    rows, cols = np.indices(z.shape)
-    for dr, dc in _OFFSETS:  # eight array passes, not a loop over cells
-        zn = _shifted(z, dr, dc, np.nan)
-        d = math.hypot(dr * g.dy_ft, dc * g.dx_ft)
-        drop = np.where(np.isfinite(zn), (z - zn) / d, -np.inf)
-        edge |= ~np.isfinite(zn)
-        better = valid & (drop > best)
-        best = np.where(better, drop, best)
-        rec = np.where(better, (rows + dr) * w + (cols + dc), rec)
-        step = np.where(better, d, step)
-    flat = valid & (rec < 0)
+    with np.errstate(invalid="ignore"):
+        for k, (dr, dc) in enumerate(_OFFSETS):  # eight array passes over views, not a loop over cells
+            zn = zp[1 + dr:1 + dr + h, 1 + dc:1 + dc + w]
+            edge |= np.isnan(zn)
+            drop = (z - zn) / lengths[k]
+            better = drop > best  # False where either elevation is missing
+            best[better] = drop[better]
+            k_best[better] = k
+    idx = np.arange(h * w, dtype=np.int64).reshape(h, w)
+    flat_off = np.array([dr * w + dc for dr, dc in _OFFSETS], dtype=np.int64)
+    down = k_best >= 0
+    rec = np.where(down, idx + flat_off[np.maximum(k_best, 0)], -1)
+    step = np.where(down, lengths[np.maximum(k_best, 0)], 0.0)
+    flat = np.isfinite(z) & ~down
     region, n = ndimage.label(flat, structure=np.ones((3, 3), dtype=bool))
     region_edge = np.zeros(n + 1, dtype=bool)
-    np.logical_or.at(region_edge, region[flat & edge], True)
+    region_edge[np.unique(region[flat & edge])] = True
+    rp = np.pad(region, 1)
     pairs_r, pairs_c = [], []
     for dr, dc in _OFFSETS:  # descending cells at the same elevation as a neighbouring flat region
-        lab = _shifted(region, dr, dc, 0)
-        zn = _shifted(z, dr, dc, np.nan)
-        hit = (rec >= 0) & (lab > 0) & (zn == z)
+        lab = rp[1 + dr:1 + dr + h, 1 + dc:1 + dc + w]
+        zn = zp[1 + dr:1 + dr + h, 1 + dc:1 + dc + w]
+        hit = down & (lab > 0) & (zn == z)
         pairs_r.append(lab[hit])
-        pairs_c.append((rows * w + cols)[hit])
+        pairs_c.append(idx[hit])
     lab_all, cell_all = np.concatenate(pairs_r), np.concatenate(pairs_c)
     order = np.argsort(lab_all, kind="stable")
     lab_all, cell_all = lab_all[order], cell_all[order]
@@ -338,7 +333,7 @@ def trace_flow(
     walk = _walk(_drainage(grid), grid, sources, target, max_length_ft)
     counts = {k: len(v) for k, v in walk.ends.items() if v}
     outcome = next(k for k in OUTCOMES if counts.get(k) or k == "pit")
-    back = lambda geom: _to(dem_crs, crs, geom)  # noqa: E731
+    back = lambda geom: _to(dem_crs, crs, geom)
     size = 0.5 * (grid.dx_ft + grid.dy_ft)
     if outcome == "target":
         cells = np.array(walk.ends["target"])

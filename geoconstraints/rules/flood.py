@@ -287,14 +287,14 @@ def _fld003_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
         return "info", f"no BFE on the FIRM here (zone {row['flood_zones']}): FLD-004 applies", np.nan
     bfe, src = _site_bfe(row, user_bfe)
     if bfe is None:
-        return ("not_evaluated", f"BFE zone, but no BFE could be determined at the site ({row['bfe_note']}); "
-                                 f"give --bfe-ft", np.nan)
+        return "not_evaluated", f"BFE zone, but no BFE could be determined at the site ({row['bfe_note']}); give --bfe-ft", \
+            np.nan
     req = bfe + rule.t("min_freeboard_ft")
     prec = rule.t("elevation_precision_ft")
     dat = f" ({row['bfe_datum']})" if row["bfe_datum"] else ""
     if floor is None:
-        return ("not_evaluated", f"BFE {ft_text(req)} ft{dat}; no lowest floor elevation given "
-                                 f"(--lowest-floor-ft); {src}", req)
+        return "not_evaluated", f"BFE {ft_text(req)} ft{dat}; no lowest floor elevation given (--lowest-floor-ft); {src}", \
+            req
     f_txt, r_txt = _elev_pair(float(floor), req, prec)
     cmp = f"compared at {fmt_num(prec)} ft"
     if _meets(float(floor), req, prec):
@@ -351,7 +351,7 @@ def _fld004_required(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[flo
     ``required`` is None when nothing is known; ``complete`` is False when the requirement is only a
     lower bound (no DEM under the footprint, or the DEM covers only part of its walls).
     """
-    use, user_bfe = ctx.site.get("use"), ctx.site.get("bfe_ft")
+    user_bfe = ctx.site.get("bfe_ft")
     if _firm_gives_bfe(row):  # only a manufactured home reaches here: at or above the BFE
         bfe, src = _site_bfe(row, user_bfe)
         if bfe is None:

@@ -263,7 +263,7 @@ def _walk(dr: _Drainage, g: _Grid, sources: np.ndarray, targets: np.ndarray, max
             nd.append(dist[f] + np.hypot((orow - r0) * g.dy_ft, (ocol - c0) * g.dx_ft))
             frm.append(np.full(len(outs), f))
         nxt_a, nd_a, frm_a = np.concatenate(nxt), np.concatenate(nd), np.concatenate(frm)
-        over = nd_a > max_length_ft
+        over = nd_a > max_length_ft * (1 + 1e-9)  # a path of exactly the limit is followed (float steps)
         ends["limit"] += list(np.unique(frm_a[over]))
         nxt_a, nd_a, frm_a = nxt_a[~over], nd_a[~over], frm_a[~over]
         order = np.lexsort((nd_a, nxt_a))

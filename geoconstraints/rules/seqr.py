@@ -219,7 +219,7 @@ def classify(rule: Rule, action: Action) -> gpd.GeoDataFrame:
               f"({rule.p('determination_citation', rule.citation)}); if so a draft EIS is filed with a fee of "
               f"${rule.t('deis_fee_usd'):,.0f} ({rule.p('deis_fee_citation', rule.citation)}), and the decision on the "
               f"action comes within {rule.t('feis_decision_days'):,.0f} calendar days of the filing of the final EIS unless "
-              f"extended by mutual consent")
+              f"extended by mutual consent ({rule.p('feis_decision_citation', rule.citation)})")
     common: dict[str, Any] = {"subject_layer": "action", "subject_id": key}
     if kind == "exempt":
         return rule.findings("pass", **common, detail=(

@@ -680,3 +680,46 @@ def test_consecutive_wet_days_never_treat_days_before_the_series_as_dry(tmp_path
     # the daily reading needs no earlier day: each day's total stands alone
     res = run(tmp_path, d, rainfall=rain_frame("2024-05-01", vals))
     assert (res.tables["inspections"]["reason"] == "storm").sum() == 0
+
+
+# --------------------------------------------------------------------------------------------
+# SWP-002 on a real DEM (issue 10 items 12 and 14)
+# --------------------------------------------------------------------------------------------
+
+def test_flow_path_on_real_lidar_descends_and_off_the_dem_is_not_evaluated(tmp_path):
+    """Real PAMAP lidar DEM (Muncy PA, EPSG:2271, US survey feet, 16.4-ft cells). A 1-acre site in the
+    middle and an impaired-water line far to the north (beyond 500 ft). Whatever the outcome, the traced
+    path must run downhill: the DEM cells under its vertices (read with rasterio, independently of the
+    tracer) never rise along it, beyond float noise (across a flat it stays level). A site at the DEM's east
+    edge cannot be traced
+    completely: its paths run off the DEM, so the finding is not_evaluated, never pass."""
+    import rasterio
+    from common import MUNCY_DEM
+
+    with rasterio.open(MUNCY_DEM) as src:
+        b, crs = src.bounds, src.crs.to_string()
+    cx, cy = (b.left + b.right) / 2, (b.bottom + b.top) / 2
+    s = side(1)
+    path = tmp_path / "real.gpkg"
+    sites = {"middle": box(cx, cy, cx + s, cy + s), "edge": box(b.right - s / 2, cy, b.right + s / 2, cy + s)}
+    water = gpd.GeoDataFrame({"id": ["W1"]}, geometry=[LineString([(b.left, b.top - 50), (b.right, b.top - 50)])],
+                             crs=crs)
+    for name, geom in sites.items():
+        path.unlink(missing_ok=True)
+        gpd.GeoDataFrame({"id": ["A"], "start": ["2024-05-01"], "stabilized": ["2024-05-29"]}, geometry=[geom],
+                         crs=crs).to_file(path, layer="disturbance")
+        water.to_file(path, layer="impaired_waters")
+        layers = load_layers(path, dem=MUNCY_DEM, dem_z_units="ft", primary=("disturbance",))
+        res = check_stormwater(layers, load_rulebook("vestal"), larger_common_plan=False)
+        f = finding(res, "SWP-002")
+        if name == "edge":
+            assert f["status"] == "not_evaluated" and "runs off the DEM" in f["message"]
+            continue
+        # here the paths reach the river's flattened surface, a flat running to the DEM's edge (and a few
+        # lidar pits): not shown either way, so not_evaluated; the longest path traced is still reported
+        assert f["status"] == "not_evaluated" and "edge" in f["message"], f["message"]
+        line = res.derived["flow_paths"].iloc[0].geometry
+        xy = gpd.GeoSeries([line], crs=layers.crs).to_crs(crs).get_coordinates().to_numpy()
+        with rasterio.open(MUNCY_DEM) as src:
+            z = np.array([v[0] for v in src.sample(xy)], dtype=float)
+        assert len(z) >= 2 and np.all(np.diff(z) <= 1e-6), z

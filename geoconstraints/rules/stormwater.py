@@ -516,11 +516,11 @@ def check_inspections(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
     """SWP-007: required inspections at the interval and after storms; the log checked against them."""
     subj = "inspections"
     rows = FindingRows(rule, ctx.crs)
-    for s in ctx.sites:  # undated activities (the harvest plan's landings and haul roads)
+    for s in ctx.sites:  # activities other than the disturbance project (the harvest plan's landings and roads)
         if not s.dated and swp007_applies(ctx, rule, s)[0] is not False:
             rows.add("not_evaluated", subject_layer=subj, subject_id=s.id, detail=(
-                f"{s.layer} {s.id} carry no start / stabilized dates, so the inspections they need cannot be "
-                f"scheduled"))
+                f"{s.layer} {s.id}: the inspections it needs are not scheduled or checked here (the inspection "
+                f"period and the log are those of the disturbance layer's phasing)"))
     applies, why = swp007_applies(ctx, rule, ctx.project)
     dates = ctx.dates
     if applies is False:

@@ -58,7 +58,7 @@ def run_demo(out_dir: Path) -> Iterator[str]:
     write_result(res, out_dir / "flood-site")
     yield _line("flood-site", res, out_dir / "flood-site")
 
-    layers = load_layers(gpkg, roles=("disturbance", "impaired_waters", "landings", "haul_roads"),
+    layers = load_layers(gpkg, dem=dem, roles=("disturbance", "impaired_waters", "landings", "haul_roads"),
                          primary=("disturbance",))
     res = check_stormwater(layers, vestal, rainfall=sample_path("rainfall.csv"),
                            inspection_log=sample_path("inspection_log.csv"))

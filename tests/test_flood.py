@@ -801,9 +801,9 @@ def test_fld006_says_what_is_true_for_ao_a99_and_the_floodway_of_the_reach(tmp_p
     assert "capacity_analysis" in f1["message"] and "floodway determined" not in f1["message"]
     assert f2["status"] == "review" and "zone A99" in f2["message"]
     # P3: § 6-138 applies to the reach, and the finding says no floodway lies on P3 (FLD-002 agrees)
-    assert f3["status"] == "pass" and "no floodway lies on this subject" in f3["message"]
+    assert f3["status"] == "pass" and "no floodway lies on this parcel" in f3["message"]
     assert "no regulatory floodway mapped on it" in finding(res, "FLD-002", "P3")["message"]
-    assert f4["status"] == "pass" and "part of this subject lies in the floodway" in f4["message"]
+    assert f4["status"] == "pass" and "part of this parcel lies in the floodway" in f4["message"]
     assert finding(res, "FLD-002", "P4")["status"] == "review"
     # the other reading: § 6-136(f) names only unnumbered A zones -> info, never pass
     p2 = tmp_path / "rb.yaml"

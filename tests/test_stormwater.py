@@ -723,3 +723,26 @@ def test_flow_path_on_real_lidar_descends_and_off_the_dem_is_not_evaluated(tmp_p
         with rasterio.open(MUNCY_DEM) as src:
             z = np.array([v[0] for v in src.sample(xy)], dtype=float)
         assert len(z) >= 2 and np.all(np.diff(z) <= 1e-6), z
+
+
+def test_cli_stormwater_dem_traces_the_flow_path(tmp_path):
+    # the sample project is 937 ft from the impaired Sample River (beyond 500 ft): without --dem SWP-002 is
+    # not_evaluated; with --dem its flow path reaches the river (review) and the path is a derived layer
+    import json
+
+    import pyogrio
+
+    out1, out2 = tmp_path / "no-dem", tmp_path / "dem"
+    gpkg = str(SAMPLE / "vestal_sample.gpkg")
+    roles = ["--disturbance", f"{gpkg}:disturbance", "--impaired-waters", f"{gpkg}:impaired_waters"]
+    r = CliRunner().invoke(main, ["stormwater", *roles, "--no-larger-common-plan", "--out", str(out1)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["stormwater", *roles, "--dem", str(SAMPLE / "dem.tif"), "--out", str(out2)])
+    assert r.exit_code == 0, r.output
+
+    def swp002(out):
+        feats = json.loads((out / "findings.geojson").read_text())["features"]
+        return [f["properties"]["status"] for f in feats if f["properties"]["rule_id"] == "SWP-002"]
+
+    assert swp002(out1) == ["not_evaluated"] and swp002(out2) == ["review"]
+    assert "flow_paths" in pyogrio.list_layers(out2 / "results.gpkg")[:, 0]

@@ -495,7 +495,8 @@ def check_encroachment(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     status[fw_unknown & ~analyse] = "not_evaluated"
     status[analyse] = "review"
     status[~in_sfha & partial] = "not_evaluated"
-    detail = _fld006_detail(rule, t, unn, nofw, withfw, noelev, noelev_text, fw_unknown, reading)
+    detail = _fld006_detail(rule, t, unn, nofw, withfw, noelev, noelev_text, fw_unknown, reading,
+                            what=ctx.subject_layer.rstrip("s"))
     odd = in_sfha & ~listed
     detail[odd] = ("zone " + t["flood_zones"].to_numpy()[odd].astype(str) + " is in the area of special flood "
                    "hazard but in none of the rulebook's zone lists (unnumbered_a_zones, bfe_zones, "
@@ -509,7 +510,8 @@ def check_encroachment(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
 
 
 def _fld006_detail(rule: Rule, t: pd.DataFrame, unn: np.ndarray, nofw: np.ndarray, withfw: np.ndarray,
-                   noelev: np.ndarray, noelev_text: np.ndarray, fw_unknown: np.ndarray, reading: str) -> np.ndarray:
+                   noelev: np.ndarray, noelev_text: np.ndarray, fw_unknown: np.ndarray, reading: str, *,
+                   what: str) -> np.ndarray:
     """The sentences of FLD-006 per subject, one per paragraph of § 6-136(f) that applies."""
     rise = fmt_num(rule.t("max_cumulative_rise_ft"))
     cap, rc, fc = rule.p("capacity_citation"), rule.p("rise_citation"), rule.p("floodway_citation")
@@ -527,8 +529,8 @@ def _fld006_detail(rule: Rule, t: pd.DataFrame, unn: np.ndarray, nofw: np.ndarra
                             f"other existing and anticipated development must be at most {rise} ft ({rc}); a hydraulic "
                             f"analysis is needed", empty)
     s_fw = np.where(withfw, f"BFE zone whose reach has a regulatory floodway determined: {fc} applies (FLD-002); "
-                            + np.where(fw_here, "part of this subject lies in the floodway",
-                                       "no floodway lies on this subject").astype(object), empty)
+                            + np.where(fw_here, f"part of this {what} lies in the floodway",
+                                       f"no floodway lies on this {what}").astype(object), empty)
     s_unk = np.where(fw_unknown, "BFE zone, but the flood layer carries no ZONE_SUBTY values, so whether a floodway "
                                  f"is determined ({fc}) or not ({rc}: at most {rise} ft rise) cannot be told", empty)
     return _join(s_unn, s_noelev, s_nofw, s_fw, s_unk)

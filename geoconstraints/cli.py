@@ -443,16 +443,21 @@ def flood_site_cmd(footprint: str, rulebook: str, out_dir: str, offline: bool, f
 @main.command("stormwater")
 @click.argument("layers_file", metavar="LAYERS", type=click.Path(), required=False)
 @role_options
+@dem_options
 @output_options
 @click.option("--rainfall", type=click.Path(dir_okay=False), default=None, help="Daily rainfall CSV: date, precip_in.")
 @click.option("--inspection-log", type=click.Path(dir_okay=False), default=None, help="Inspections made: CSV with a date column.")
 @click.option("--approved-swppp", is_flag=True, help="The phasing follows an approved SWPPP (SWP-005).")
-@click.option("--larger-common-plan", is_flag=True, help="Part of a larger common plan of development or sale (SWP-001).")
+@click.option("--larger-common-plan/--no-larger-common-plan", default=None,
+              help="Whether the activity is part of a larger common plan of development or sale (SWP-001); "
+                   "an activity under 1 acre is not evaluated until this is stated.")
 @guarded
 def stormwater_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline: bool, fail_on: str | None,
                    rainfall: str | None, inspection_log: str | None, approved_swppp: bool,
-                   larger_common_plan: bool, **kwargs: Any) -> None:
-    """Stormwater permits (SWP rules): disturbed acreage, Conditions A/B/C, phasing, inspections."""
+                   larger_common_plan: bool | None, **kwargs: Any) -> None:
+    """Stormwater permits (SWP rules): disturbed acreage, Conditions A/B/C, phasing, inspections.
+
+    With --dem, runoff beyond the screening distance of an impaired water is traced downslope (SWP-002)."""
 
     out_db = kwargs.pop("out_db")
     _check_out_db(out_db)
@@ -473,8 +478,18 @@ def stormwater_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline
 @click.option("--acres", type=float, default=None, help="Acres (property sales, right-of-way per mile...).")
 @click.option("--district", default=None, help="Zoning district (C-1, C-2, CD ...).")
 @click.option("--board-approval/--no-board-approval", default=None, help="Needs planning/zoning board approval.")
-@click.option("--affects", multiple=True, help="Resources affected (wetlands, parklands, floodplains, historic).")
+@click.option("--affects", multiple=True, metavar="RESOURCE",
+              help="A resource the action significantly affects (wetlands, parklands, floodplains, historic); repeatable.")
+@click.option("--no-effect-on", multiple=True, metavar="RESOURCE",
+              help="A resource the action does NOT significantly affect; repeatable; 'all' for every one. Highway "
+                   "reconstruction is Type II only when each resource is stated.")
 @click.option("--lanes", type=int, default=None, help="Travel lanes added (highway repaving, reconstruction).")
+@click.option("--eis-completed/--eis-not-completed", default=None,
+              help="Whether an environmental impact statement has been completed (C-1/C-2/CD construction).")
+@click.option("--type-i/--not-type-i", "type_i", default=None,
+              help="Whether the action falls within a Type I designation (6 NYCRR 617.2).")
+@click.option("--per-chapter-24/--not-per-chapter-24", "chapter_24", default=None,
+              help="Whether the subdivision's houses are developed in accordance with chapter 24.")
 @click.option("--rulebook", default="vestal", show_default=True)
 @click.option("--out", "out_dir", default=None, type=click.Path(), help="Also write the outputs here.")
 @guarded

@@ -30,6 +30,7 @@ from geoconstraints.errors import InputError, RulebookError
 from geoconstraints.geometry import buffers as bf
 from geoconstraints.geometry import terrain as tr
 from geoconstraints.geometry.bfe import BFE_METHODS, bfe_at_points, bfe_frame
+from geoconstraints.geometry.flow import FlowTrace, trace_flow
 from geoconstraints.geometry.overlay import (
     CHUNK_SIZE,
     acres_of,
@@ -40,12 +41,14 @@ from geoconstraints.geometry.overlay import (
 )
 from geoconstraints.geometry.overlay_dask import dask_client, overlay_areas_dask
 from geoconstraints.geometry.phasing import (
+    Site,
     build_sites,
     harvest_footprints,
+    inspection_gaps,
     inspection_schedule,
     match_inspections,
     phasing_dates,
-    phasing_timeline,
+    site_phasing,
     storm_events,
 )
 from geoconstraints.geometry.terrain import highest_adjacent_grade
@@ -63,7 +66,7 @@ from geoconstraints.rulebook.model import Rulebook
 from geoconstraints.rulebook.registry import run_group
 from geoconstraints.rules import harvest as hv
 from geoconstraints.rules.flood import FloodContext, flood_zone_spec
-from geoconstraints.rules.seqr import RULE_ID, Action, norm_key, validate_action
+from geoconstraints.rules.seqr import RULE_ID, Action, norm_key, resources, validate_action
 from geoconstraints.rules.stormwater import StormwaterContext, swp007_applies
 from geoconstraints.text import day_text
 from geoconstraints.units import SQFT_PER_ACRE
@@ -374,6 +377,28 @@ def check_site(
     >>> t["required_lowest_floor_ft"].round(1).tolist(), t["worst_status"].tolist()
     ([849.1, 846.4, 854.9], ['review', 'violation', 'violation'])
     """
+    fps, flood = _site_inputs(layers, rulebook, use)
+    m, overlaps = flood_metrics(fps, flood, flood_zone_spec(rulebook, exact=True))
+    table = _footprint_table(layers, rulebook, fps, m)
+    opts = {"use": use, "lowest_floor_ft": lowest_floor_ft, "bfe_ft": bfe_ft, "enclosed_sqft": enclosed_sqft,
+            "openings_sqin": openings_sqin, "openings": openings, "opening_bottom_ft": opening_bottom_ft,
+            "improvement_cost": improvement_cost, "market_value": market_value,
+            "no_rise_evaluation": no_rise_evaluation}
+    ctx = FloodContext("site", layers, _measured(table, "footprint_id", m), "footprints", flood is not None,
+                       overlaps, opts)
+    found = run_group(rulebook, "flood", ctx)
+    table["required_lowest_floor_ft"] = _required_floor(found, table["footprint_id"])
+    table["worst_status"] = _worst_per_subject(found, "footprints", table["footprint_id"])
+    res = make_result("flood-site", rulebook, found, layers, tables={"footprints": table},
+                      options={k: v for k, v in opts.items() if v is not None})
+    res.notes.append("An interpolated BFE is a screening estimate, not a surveyed BFE; the lowest floor, BFE and "
+                     "DEM must share one vertical datum. Footprints are measured exactly: no sliver tolerance or "
+                     "minimum overlap applies to proposed development.")
+    return res
+
+
+def _site_inputs(layers: Layers, rulebook: Rulebook, use: str) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame | None]:
+    """The footprints and the flood zones of ``flood-site``; an InputError for a bad use or no footprint."""
     rulebook.require_group("flood")
     uses = ("residential", "nonresidential", "manufactured")
     if use not in uses:
@@ -384,7 +409,11 @@ def check_site(
     flood = layers.get_layer("flood_zones")
     if flood is None:
         log.warning("no flood_zones layer: the flood rules are not evaluated")
-    m, overlaps = flood_metrics(fps, flood, flood_zone_spec(rulebook))
+    return fps, flood
+
+
+def _footprint_table(layers: Layers, rulebook: Rulebook, fps: gpd.GeoDataFrame, m: pd.DataFrame) -> gpd.GeoDataFrame:
+    """One row per footprint: the overlay's measurements, its BFE and highest adjacent grade."""
     table = _subject_table(fps, "footprint_id", m, layers, False)
     geoms = np.asarray(fps.geometry.values, dtype=object)
     best = _site_bfe(layers, rulebook, geoms)
@@ -401,20 +430,7 @@ def check_site(
             hag[i], _, frac[i] = highest_adjacent_grade(layers.dem, g, layers.crs)
     table["hag_ft"], table["hag_fraction"] = hag, frac
     table["stream_distance_ft"] = _stream_distance(layers, geoms, rulebook)
-    opts = {"use": use, "lowest_floor_ft": lowest_floor_ft, "bfe_ft": bfe_ft, "enclosed_sqft": enclosed_sqft,
-            "openings_sqin": openings_sqin, "openings": openings, "opening_bottom_ft": opening_bottom_ft,
-            "improvement_cost": improvement_cost, "market_value": market_value,
-            "no_rise_evaluation": no_rise_evaluation}
-    ctx = FloodContext("site", layers, _measured(table, "footprint_id", m), "footprints", flood is not None,
-                       overlaps, opts)
-    found = run_group(rulebook, "flood", ctx)
-    table["required_lowest_floor_ft"] = _required_floor(found, table["footprint_id"])
-    table["worst_status"] = _worst_per_subject(found, "footprints", table["footprint_id"])
-    res = make_result("flood-site", rulebook, found, layers, tables={"footprints": table},
-                      options={k: v for k, v in opts.items() if v is not None})
-    res.notes.append("An interpolated BFE is a screening estimate, not a surveyed BFE; the lowest floor, BFE and "
-                     "DEM must share one vertical datum.")
-    return res
+    return table
 
 
 # ------------------------------------------------------------------------------------------
@@ -547,6 +563,11 @@ def _derived(ctx: StormwaterContext) -> dict[str, gpd.GeoDataFrame]:
             {"acres": [ph.peak_acres], "active_ids": [", ".join(ph.peak_ids)],
              "date_from": [day_text(ph.peak_periods[0][0])], "date_to": [day_text(ph.peak_periods[0][1])]},
             geometry=[ph.peak_geometry], crs=crs)
+    traced = [(s, f) for s, f in zip(ctx.sites, ctx.flows) if f is not None and f.path is not None]
+    if traced:
+        out["flow_paths"] = gpd.GeoDataFrame(
+            {"subject_id": [s.id for s, _ in traced], "outcome": [f.outcome for _, f in traced],
+             "length_ft": [f.length_ft for _, f in traced]}, geometry=[f.path for _, f in traced], crs=crs)
     return out
 
 
@@ -557,7 +578,7 @@ def check_stormwater(
     rainfall: str | os.PathLike[str] | pd.DataFrame | None = None,
     inspection_log: str | os.PathLike[str] | pd.DataFrame | None = None,
     approved_swppp: bool = False,
-    larger_common_plan: bool | float = False,
+    larger_common_plan: bool | float | None = None,
 ) -> Result:
     """Run the stormwater rules (SWP-001..008) on a disturbance / phasing plan.
 
@@ -565,8 +586,9 @@ def check_stormwater(
     ----------
     layers : Layers
         ``disturbance`` polygons (optional ``start``, ``stabilized``, ``use``); optional
-        ``landings`` and ``haul_roads`` (counted as disturbance), ``harvest_area``,
-        ``impaired_waters``.
+        ``landings`` and ``haul_roads`` (counted as disturbance; optional ``start``,
+        ``stabilized``), ``harvest_area``, ``impaired_waters``, and a DEM (``layers.dem``) to trace
+        the downslope flow path to an impaired water beyond the screening distance (SWP-002).
     rulebook : Rulebook
         ``vestal``, ``lockport`` or a user's rulebook with the SWP rules.
     rainfall : path or DataFrame, optional
@@ -575,15 +597,17 @@ def check_stormwater(
         Inspections made (``date``, optional ``inspector``, ``notes``), checked against the schedule.
     approved_swppp : bool
         The phasing follows an approved SWPPP: a peak over the limit is ``info``, not a violation.
-    larger_common_plan : bool or float
-        The activity is part of a larger common plan of development or sale; a number is the plan's
-        aggregate disturbed acres (for Lockport's aggregate test).
+    larger_common_plan : bool, float or None
+        Whether the activity is part of a larger common plan of development or sale; a number is
+        the plan's aggregate disturbed acres (for Lockport's aggregate test). None (not stated):
+        an activity under the acreage is ``not_evaluated`` under SWP-001.
 
     Returns
     -------
     Result
         Findings; tables ``disturbance_timeline`` and ``inspections`` (when dates are complete);
-        derived layers ``disturbed_area``, ``harvest_footprints``, ``peak_disturbance``.
+        derived layers ``disturbed_area``, ``harvest_footprints``, ``peak_disturbance``,
+        ``flow_paths``.
 
     Raises
     ------
@@ -602,22 +626,18 @@ def check_stormwater(
     d = layers.get_layer("disturbance")
     fp, width = _footprints(layers, rulebook)
     dates = phasing_dates(d) if d is not None else None
-    phasing = phasing_timeline(d, dates) if dates is not None and dates.complete else None
+    sites = tuple(build_sites(d, fp, road_width_ft=width))
+    phasings = tuple(site_phasing(s) for s in sites)
+    project = next((p for s, p in zip(sites, phasings) if s.dated), None)
+    phasing = project.phasing if project is not None and dates is not None and dates.complete else None
     rain = read_rainfall(rainfall) if rainfall is not None else None
     inspected = read_inspection_log(inspection_log) if inspection_log is not None else None
     r7 = rulebook.rules.get("SWP-007")
     schedule = _schedule(r7, phasing, rain, inspected, rainfall) if r7 is not None and phasing is not None else None
-    ctx = StormwaterContext(layers=layers, rulebook=rulebook, disturbance=d, footprints=fp,
-                            sites=tuple(build_sites(d, fp, road_width_ft=width)), dates=dates, phasing=phasing,
-                            rainfall=rain, inspections_log=inspected, schedule=schedule,
-                            approved_swppp=bool(approved_swppp), larger_common_plan=larger_common_plan)
-    tables: dict[str, pd.DataFrame] = {}
-    if phasing is not None:
-        tables["disturbance_timeline"] = phasing.timeline
-    if r7 is not None and schedule is not None:
-        table = schedule.copy()
-        table.insert(2, "required", swp007_applies(ctx, r7, ctx.project)[0])
-        tables["inspections"] = table
+    ctx = StormwaterContext(layers=layers, rulebook=rulebook, disturbance=d, footprints=fp, sites=sites, dates=dates,
+                            phasing=phasing, rainfall=rain, inspections_log=inspected, schedule=schedule,
+                            approved_swppp=bool(approved_swppp), larger_common_plan=larger_common_plan,
+                            phasings=phasings, flows=_flows(layers, rulebook, sites), dem_given=layers.dem is not None)
     found = run_group(rulebook, "stormwater", ctx)
     extra = {k: Path(v) for k, v in (("rainfall", rainfall), ("inspection_log", inspection_log))
              if v is not None and not isinstance(v, pd.DataFrame)}
@@ -625,8 +645,40 @@ def check_stormwater(
             "rainfall": "" if rainfall is None else ("DataFrame" if isinstance(rainfall, pd.DataFrame) else rainfall),
             "inspection_log": "" if inspection_log is None else (
                 "DataFrame" if isinstance(inspection_log, pd.DataFrame) else inspection_log)}
-    return make_result("stormwater", rulebook, found, layers, derived=_derived(ctx), tables=tables,
-                       extra_inputs=extra, options=opts)
+    return make_result("stormwater", rulebook, found, layers, derived=_derived(ctx),
+                       tables=_stormwater_tables(ctx, r7), extra_inputs=extra,
+                       options={k: v for k, v in opts.items() if v is not None})
+
+
+def _stormwater_tables(ctx: StormwaterContext, r7: Any) -> dict[str, pd.DataFrame]:
+    """``disturbance_timeline`` (the project's), ``harvest_plan_timeline`` and ``inspections``."""
+    tables: dict[str, pd.DataFrame] = {}
+    if ctx.phasing is not None:
+        tables["disturbance_timeline"] = ctx.phasing.timeline
+    for s, p in zip(ctx.sites, ctx.phasings):
+        if not s.dated and p.phasing is not None:
+            tables["harvest_plan_timeline"] = p.phasing.timeline
+    if r7 is not None and ctx.schedule is not None:
+        table = ctx.schedule.copy()
+        table.insert(2, "required", swp007_applies(ctx, r7, ctx.project)[0])
+        tables["inspections"] = table
+    return tables
+
+
+def _flows(layers: Layers, rulebook: Rulebook, sites: tuple[Site, ...]) -> tuple[FlowTrace | None, ...]:
+    """The downslope flow path from each site beyond SWP-002's screening distance (None elsewhere)."""
+    r2 = rulebook.rules.get("SWP-002")
+    waters = layers.get_layer("impaired_waters")
+    if r2 is None or waters is None or layers.dem is None:
+        return tuple(None for _ in sites)
+    limit = r2.t("impaired_water_distance_ft")
+    geoms = list(waters.geometry.values)
+    out: list[FlowTrace | None] = []
+    for s in sites:  # at most two sites
+        near = s.geometry is None or float(shapely.distance(s.geometry, waters.geometry.values).min()) <= limit
+        out.append(None if near else trace_flow(layers.dem, s.geometry, geoms, layers.crs,
+                                                max_length_ft=r2.t("max_flow_path_ft")))
+    return tuple(out)
 
 
 def _footprints(layers: Layers, rulebook: Rulebook) -> tuple[gpd.GeoDataFrame, float]:
@@ -643,7 +695,9 @@ def _footprints(layers: Layers, rulebook: Rulebook) -> tuple[gpd.GeoDataFrame, f
 
 def _schedule(r7: Any, ph: Any, rain: pd.DataFrame | None, inspected: pd.DataFrame | None,
               rainfall_src: Any) -> pd.DataFrame:
-    """The inspections SWP-007 requires over the phasing period, matched to the log."""
+    """The inspections SWP-007 requires over the phasing period: without a log, the latest days the
+    interval inspections may fall on; with one, its gaps (no more than the interval between
+    consecutive inspections); storm inspections matched to the log."""
     events = None
     if rain is not None:
         check_rainfall_coverage(rain, ph.start, ph.end, rainfall_src)
@@ -654,7 +708,12 @@ def _schedule(r7: Any, ph: Any, rain: pd.DataFrame | None, inspected: pd.DataFra
                               wet_day_min_in=r7.t("wet_day_min_in"))
     sch = inspection_schedule(ph.start, ph.end, events, inspection_interval_days=r7.t("inspection_interval_days"),
                               inspection_within_hours=r7.t("inspection_within_hours"))
-    return match_inspections(sch, inspected)
+    if inspected is None:
+        return match_inspections(sch, None)
+    storms = match_inspections(sch[sch["reason"] == "storm"], inspected)
+    gaps = inspection_gaps(ph.start, ph.end, inspected, inspection_interval_days=r7.t("inspection_interval_days"))
+    out = pd.concat([f for f in (gaps, storms) if len(f)] or [gaps], ignore_index=True)
+    return out.sort_values(["due", "reason"], kind="stable", ignore_index=True)
 
 
 def classify_action(
@@ -669,8 +728,12 @@ def classify_action(
     board_approval: bool | None = None,
     affects: Iterable[str] = (),
     lanes: int | None = None,
+    no_effect_on: Iterable[str] = (),
+    eis_completed: bool | None = None,
+    type_i: bool | None = None,
+    chapter_24: bool | None = None,
 ) -> Result:
-    """Classify an action under SEQR (SQR-001).
+    """Classify an action under SEQR (SQR-001). Nothing the user has not stated is assumed.
 
     Parameters
     ----------
@@ -678,32 +741,35 @@ def classify_action(
         A rulebook with SQR-001 (``vestal``).
     action_type : str
         A key of :func:`action_types` (``multiple_residence``, ``small_subdivision``, ``type_i``...).
-    units, lots : int, optional
-        Dwelling units of a multiple residence; houses of a subdivision.
-    expansion_pct : float, optional
-        Expansion over the original / existing size (%), for alterations, reconstruction, highway
-        maintenance sites.
-    acres : float, optional
-        Added right-of-way acres per mile (highway reconstruction) or parcel acres (surplus sale).
+    units, lots, expansion_pct, acres : optional
+        Dwelling units; houses of a subdivision; expansion over the original size (%); added
+        right-of-way acres per mile (highway reconstruction) or parcel acres (surplus sale).
     district : str, optional
         Zoning district (C-1, C-2, CD ...).
     board_approval : bool, optional
         Whether town board or zoning board of appeals approval is needed.
-    affects : iterable of str
-        Resources significantly affected (wetlands, parklands, floodplains, historic).
+    affects, no_effect_on : iterable of str
+        Resources stated significantly affected, and stated not significantly affected (wetlands,
+        parklands, floodplains, historic; ``all`` in ``no_effect_on`` for every one the rulebook
+        names). A list item bounded by "no significant effect" needs each of its resources stated.
     lanes : int, optional
         Travel lanes added (highway repaving: none; highway reconstruction: at most one).
+    eis_completed, type_i, chapter_24 : bool, optional
+        Statements a list item may require: an EIS has been completed and the action falls within
+        no Type I designation (C-1/C-2/CD construction, § 6-28(b)(3)); the subdivision's houses are
+        developed in accordance with chapter 24 (§ 6-28(b)(1)). None: not stated.
 
     Returns
     -------
     Result
         One SQR-001 finding: ``pass`` (exempt / Type II), ``review`` (determination of significance
-        needed), or ``not_evaluated`` (a bound's value missing). No layers.
+        needed), or ``not_evaluated`` (a bound's value or a statement missing). No layers.
 
     Raises
     ------
     InputError
-        Unknown action type (the message lists the known ones), negative sizes, unknown resources.
+        Unknown action type (the message lists the known ones), negative sizes, unknown resources,
+        a resource stated both affected and not affected.
 
     Examples
     --------
@@ -713,16 +779,18 @@ def classify_action(
     'pass'
     >>> classify_action(rb, action_type="multiple_residence", units=30).findings["status"][0]
     'review'
+    >>> classify_action(rb, action_type="commercial_zone_construction", district="C-1",
+    ...                 board_approval=False).findings["status"][0]
+    'not_evaluated'
     """
     rule = rulebook[RULE_ID]
+    said = tuple(norm_key(a) for a in no_effect_on)
     action = Action(action_type=action_type, units=units, lots=lots, expansion_pct=expansion_pct, acres=acres,
                     district=district, board_approval=board_approval,
-                    affects=tuple(norm_key(a) for a in affects), lanes=lanes)
+                    affects=tuple(norm_key(a) for a in affects), lanes=lanes,
+                    no_effect_on=tuple(resources(rule)) if "all" in said else said,
+                    eis_completed=eis_completed, type_i=type_i, chapter_24=chapter_24)
     validate_action(rule, action)
     found = run_group(rulebook, "seqr", action)
-    given = {"action_type": action_type, "units": units, "lots": lots, "expansion_pct": expansion_pct,
-             "acres": acres, "district": district, "board_approval": board_approval,
-             "affects": ", ".join(action.affects), "lanes": lanes}
-    opts = {k: v for k, v in given.items() if v not in (None, "")}
-    return make_result("seqr", rulebook, found, None, options=opts)
-
+    opts = {k: (", ".join(v) if isinstance(v, tuple) else v) for k, v in vars(action).items()}
+    return make_result("seqr", rulebook, found, None, options={k: v for k, v in opts.items() if v not in (None, "")})

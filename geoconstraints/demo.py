@@ -58,14 +58,14 @@ def run_demo(out_dir: Path) -> Iterator[str]:
     write_result(res, out_dir / "flood-site")
     yield _line("flood-site", res, out_dir / "flood-site")
 
-    layers = load_layers(gpkg, roles=("disturbance", "impaired_waters", "landings", "haul_roads"),
+    layers = load_layers(gpkg, dem=dem, roles=("disturbance", "impaired_waters", "landings", "haul_roads"),
                          primary=("disturbance",))
     res = check_stormwater(layers, vestal, rainfall=sample_path("rainfall.csv"),
                            inspection_log=sample_path("inspection_log.csv"))
     write_result(res, out_dir / "stormwater")
     yield _line("stormwater", res, out_dir / "stormwater")
 
-    res = classify_action(vestal, action_type="small_subdivision", lots=12)
+    res = classify_action(vestal, action_type="small_subdivision", lots=12, chapter_24=True)
     write_result(res, out_dir / "seqr")
     yield _line("seqr", res, out_dir / "seqr")
     yield (f"open {out_dir / 'harvest' / 'report.html'} or {out_dir / 'screen' / 'map.html'} in a browser; "

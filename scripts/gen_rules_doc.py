@@ -5,7 +5,7 @@
 
 Each rule of docs/RULES.md links to its check function, taken from the check registry
 (``@check("ID")``), and to the tests that name its id (a string holding the id anywhere in a
-test function, its decorators included, found by parsing tests/test_*.py).
+test function, its decorators included, found by parsing tests/**/test_*.py).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def readme_table() -> str:
 def tests_naming_rules(folder: Path = ROOT / "tests") -> dict[str, list[str]]:
     """Rule id -> ``tests/test_x.py::test_name`` of every test function whose strings name it."""
     found: dict[str, list[str]] = defaultdict(list)
-    for path in sorted(folder.glob("test_*.py")):
+    for path in sorted(folder.rglob("test_*.py")):
         tree = ast.parse(path.read_text("utf-8"))
         for node in tree.body:
             if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test"):

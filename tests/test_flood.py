@@ -16,7 +16,7 @@ import pyogrio
 import pytest
 import shapely
 from click.testing import CliRunner
-from common import LEX
+from common import ACRE, LEX, MUNCY_DEM, NY_FT, REALDATA, X0, Y0
 from shapely.geometry import LineString, Point, Polygon, box
 
 from geoconstraints import load_layers, load_rulebook
@@ -26,10 +26,6 @@ from geoconstraints.geometry.bfe import bfe_at_points
 from geoconstraints.geometry.overlay import classify_flood_zones, expand_zone_list
 from geoconstraints.rulebook.findings import STATUSES
 from geoconstraints.rules.flood import flood_zone_spec
-
-NY_FT = "EPSG:2261"
-X0, Y0 = 964_988.0, 758_256.0
-ACRE = 43_560.0
 
 
 @pytest.fixture(scope="module")
@@ -251,15 +247,24 @@ def test_fld005_large_parcels_in_sfha(tmp_path, rb) -> None:
 
 
 def test_fld006_unnumbered_a_and_no_floodway(tmp_path, rb) -> None:
-    # P1 in an unnumbered A zone; P2 in an AE zone with no floodway anywhere; P3 outside
+    # P1 in an unnumbered A zone; P2 in an AE zone with no floodway anywhere; P3 outside. The X
+    # polygons carry the NFHL subtype "AREA OF MINIMAL FLOOD HAZARD", so the layer has subtypes.
     p = parcels(sq(0, 0, 200, 200), sq(1000, 0, 1200, 200), sq(2000, 0, 2200, 200))
+    x = "AREA OF MINIMAL FLOOD HAZARD"
     fz = zones((sq(-10, -10, 210, 100), "A"), (sq(990, -10, 1210, 100), "AE"),
-               (sq(-10, 100, 2300, 300), "X"), (sq(1900, -10, 2300, 100), "X"))
+               (sq(-10, 100, 2300, 300), "X", x), (sq(1900, -10, 2300, 100), "X", x))
     res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
     f1, f2, f3 = (finding(res, "FLD-006", s) for s in ("P1", "P2", "P3"))
     assert f1["status"] == "review" and "unnumbered A" in f1["message"]
-    assert f2["status"] == "review" and "1 ft" in f2["message"]
+    assert f2["status"] == "review" and "1 ft" in f2["message"] and "no floodway determined" in f2["message"]
     assert f3["status"] == "pass"
+    # the same layer with ZONE_SUBTY blank on every polygon: whether a floodway is determined cannot be
+    # told, so neither FLD-002 (floodway) nor FLD-006 (f)(2)/(f)(3) can pass the AE parcel
+    blank = screen(tmp_path / "b", rb, parcels=p, flood_zones=fz.assign(ZONE_SUBTY=None))
+    assert finding(blank, "FLD-006", "P2")["status"] == "not_evaluated"
+    assert "ZONE_SUBTY" in finding(blank, "FLD-006", "P2")["message"]
+    assert finding(blank, "FLD-002", "P2")["status"] == "not_evaluated"
+    assert finding(blank, "FLD-002", "P3")["status"] == "pass"  # no SFHA at all: no floodway either
 
 
 def test_fld010_adopted_map(tmp_path, rb) -> None:
@@ -776,3 +781,93 @@ def test_fld002_without_zone_subty_field_is_not_evaluated_in_the_sfha(tmp_path):
     f = res.findings[res.findings["rule_id"] == "FLD-002"].set_index("subject_id")
     assert f.loc["A", "status"] == "not_evaluated" and "ZONE_SUBTY" in f.loc["A", "message"]
     assert f.loc["B", "status"] == "pass"
+
+
+# ------------------------------------------------------------------------------------------
+# FLD-006 says what is true (issue 10 item 9)
+
+def test_fld006_says_what_is_true_for_ao_a99_and_the_floodway_of_the_reach(tmp_path, rb):
+    # P1 in AO (shallow flooding: a depth, no BFE, no floodway); P2 in A99; P3 in AE whose polygon touches a
+    # floodway polygon, but none of the floodway lies on P3; P4 with part of the floodway on it.
+    x = "AREA OF MINIMAL FLOOD HAZARD"
+    p = parcels(sq(0, 0, 200, 200), sq(1000, 0, 1200, 200), sq(2000, 0, 2200, 150), sq(2400, 0, 2600, 200))
+    fz = zones((sq(-10, -10, 210, 210), "AO"), (sq(990, -10, 1210, 210), "A99"),
+               (sq(1990, -10, 2800, 150), "AE"), (sq(1990, 150, 2800, 300), "AE", "FLOODWAY"),
+               (sq(-10, 210, 1990, 400), "X", x), (sq(210, -10, 990, 210), "X", x), (sq(1210, -10, 1990, 210), "X", x))
+    res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
+    f1, f2, f3, f4 = (finding(res, "FLD-006", s) for s in ("P1", "P2", "P3", "P4"))
+    # default reading: no_elevation_zones_reading=capacity_analysis (AO / A99 analysed like unnumbered A)
+    assert f1["status"] == "review" and "zone AO: no base flood elevations and no floodway" in f1["message"]
+    assert "capacity_analysis" in f1["message"] and "floodway determined" not in f1["message"]
+    assert f2["status"] == "review" and "zone A99" in f2["message"]
+    # P3: § 6-138 applies to the reach, and the finding says no floodway lies on P3 (FLD-002 agrees)
+    assert f3["status"] == "pass" and "no floodway lies on this parcel" in f3["message"]
+    assert "no regulatory floodway mapped on it" in finding(res, "FLD-002", "P3")["message"]
+    assert f4["status"] == "pass" and "part of this parcel lies in the floodway" in f4["message"]
+    assert finding(res, "FLD-002", "P4")["status"] == "review"
+    # the other reading: § 6-136(f) names only unnumbered A zones -> info, never pass
+    p2 = tmp_path / "rb.yaml"
+    p2.write_text("extends: vestal\nrulebook: vestal-ao\nrules:\n  - id: FLD-006\n    switches:\n"
+                  "      no_elevation_zones_reading: not_covered\n")
+    other = screen_parcels(load_layers(write(tmp_path / "b", parcels=p, flood_zones=fz)), load_rulebook(p2))
+    g1 = finding(other, "FLD-006", "P1")
+    assert g1["status"] == "info" and "not_covered" in g1["message"]
+
+
+# ------------------------------------------------------------------------------------------
+# real data (issue 10 item 14): the screen on real parcels, and a rule whose input is partly missing
+
+def test_real_parcels_screen_says_when_the_flood_map_covers_only_part(tmp_path, rb):
+    """Real Tompkins County tax parcels (EPSG:3857, 4 parcels, 0.45 to 92 acres). With no flood layer
+    every FLD finding is not_evaluated and says so; with a flood layer covering only the western half of
+    the largest parcel (X), that parcel is not_evaluated with the uncovered acres, never pass."""
+    path = REALDATA / "tompkins_ny" / "cayuga_nature_center_parcels.gpkg"
+    bare = screen_parcels(load_layers(overrides={"parcels": str(path)}), rb)
+    f = bare.findings
+    assert set(f["status"]) == {"not_evaluated"} and f["message"].str.contains("no flood_zones layer").all()
+    layers = load_layers(overrides={"parcels": str(path)})
+    big = layers["parcels"].assign(a=layers["parcels"].area).sort_values("a").iloc[-1]
+    x0, y0, x1, y1 = big.geometry.bounds
+    half = gpd.GeoDataFrame({"FLD_ZONE": ["X"], "ZONE_SUBTY": ["AREA OF MINIMAL FLOOD HAZARD"]},
+                            geometry=[box(x0 - 10, y0 - 10, (x0 + x1) / 2, y1 + 10)], crs=layers.crs)
+    half_path = tmp_path / "half.gpkg"
+    half.to_file(half_path, layer="flood_zones")
+    res = screen_parcels(load_layers(overrides={"parcels": str(path), "flood_zones": str(half_path)}), rb)
+    t = res.tables["parcels"].set_index("parcel_id")
+    pid = big["feature_id"]
+    assert t.loc[pid, "flood_data"] == "partial"
+    # the uncovered part: the parcel's area east of the half line, measured independently with shapely
+    east = big.geometry.difference(half.geometry.iloc[0])
+    assert t.loc[pid, "uncovered_acres"] * ACRE == pytest.approx(east.area, rel=1e-6)
+    f1 = finding(res, "FLD-001", pid)
+    assert f1["status"] == "not_evaluated" and "partial flood data" in f1["message"]
+    assert f"{east.area / ACRE:,.2f} acres outside the flood map's coverage" in f1["message"]
+
+
+def test_real_dem_footprint_partly_off_the_dem_says_so(tmp_path, rb):
+    """Real PAMAP lidar DEM (Muncy PA, EPSG:2271, feet). A 60 x 60 ft zone-A footprint straddling the
+    DEM's east edge: the highest adjacent grade is only a lower bound, so a floor meeting it is
+    not_evaluated and the message names the share of the walls the DEM covers; the sampled HAG equals
+    the highest bilinear DEM value along the covered walls (checked with rasterio's sample of the cells)."""
+    import rasterio
+
+    with rasterio.open(MUNCY_DEM) as src:
+        right, top = src.bounds.right, src.bounds.top
+        crs = src.crs.to_string()
+    fp = box(right - 30, top - 500, right + 30, top - 440)
+    flood = gpd.GeoDataFrame({"FLD_ZONE": ["A"]}, geometry=[box(right - 500, top - 900, right + 500, top - 100)],
+                             crs=crs)
+    path = tmp_path / "site.gpkg"
+    gpd.GeoDataFrame({"id": ["F1"]}, geometry=[fp], crs=crs).to_file(path, layer="footprints")
+    flood.to_file(path, layer="flood_zones")
+    layers = load_layers(path, dem=MUNCY_DEM, dem_z_units="ft", primary=("footprints",))
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=5_000.0)
+    t = res.tables["footprints"].iloc[0]
+    assert 0.3 < t["hag_fraction"] < 0.7  # about half the walls lie on the DEM
+    f = finding(res, "FLD-004", "F1")
+    assert f["status"] == "not_evaluated" and "the DEM covers only" in f["message"]
+    with rasterio.open(MUNCY_DEM) as src:  # the cells next to the covered walls bound the sampled HAG
+        win = src.read(1, window=src.window(right - 40, top - 510, right, top - 430))
+    assert float(win.min()) - 1e-6 <= t["hag_ft"] <= float(win.max()) + 1e-6
+    low = check_site(layers, rb, use="residential", lowest_floor_ft=float(t["hag_ft"]) + 1.0)
+    assert finding(low, "FLD-004", "F1")["status"] == "violation"  # below even the sampled part + 2 ft

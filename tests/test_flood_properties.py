@@ -12,6 +12,7 @@ from pathlib import Path
 
 import geopandas as gpd
 import numpy as np
+from common import NY_FT, X0, Y0
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import box
@@ -19,9 +20,7 @@ from shapely.geometry import box
 from geoconstraints import load_layers, load_rulebook
 from geoconstraints.commands import screen_parcels
 
-NY_FT = "EPSG:2261"
 UTM_FT = "+proj=utm +zone=18 +datum=NAD83 +units=us-ft +no_defs"
-X0, Y0 = 964_988.0, 758_256.0
 GRID = 20.0
 RB = load_rulebook("vestal")
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

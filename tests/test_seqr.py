@@ -29,20 +29,34 @@ CASES = [
     ("multiple_residence", {"units": 30}, REVIEW, "30 units is not less than 30"),
     ("multiple_residence", {"units": 31}, REVIEW, "not Type II"),
     ("multiple_residence", {}, NE, "give units"),
-    ("small_subdivision", {"lots": 39}, PASS, "39 houses is less than 40"),
-    ("small_subdivision", {"lots": 40}, REVIEW, "40 houses is not less than 40"),
+    ("small_subdivision", {"lots": 39, "chapter_24": True}, PASS, "39 houses is less than 40"),
+    ("small_subdivision", {"lots": 40, "chapter_24": True}, REVIEW, "40 houses is not less than 40"),
+    # § 6-28(b)(1): "houses which have been developed in accordance with chapter 24" must be stated
+    ("small_subdivision", {"lots": 39}, NE, "say whether the subdivision's houses are developed in accordance"),
+    ("small_subdivision", {"lots": 39, "chapter_24": False}, REVIEW, "not developed in accordance with chapter 24"),
     ("minor_alteration", {"expansion_pct": 50}, PASS, "50 % is not more than 50"),
     ("minor_alteration", {"expansion_pct": 50.1}, REVIEW, "50.1 % is more than 50"),
     ("restoration_reconstruction", {"expansion_pct": 49.9}, PASS, "49.9 % is less than 50"),
     ("restoration_reconstruction", {"expansion_pct": 50}, REVIEW, "50 % is not less than 50"),
     ("highway_maintenance_site_expansion", {"expansion_pct": 50}, PASS, "not more than 50"),
     ("highway_maintenance_site_expansion", {"expansion_pct": 51}, REVIEW, "not Type II"),
-    ("highway_reconstruction", {"acres": 2.99, "lanes": 1}, PASS, "2.99 acres per mile of right-of-way is less than 3"),
-    ("highway_reconstruction", {"acres": 3, "lanes": 1}, REVIEW, "3 acres per mile of right-of-way is not less than 3"),
+    ("highway_reconstruction", {"acres": 2.99, "lanes": 1, "no_effect_on": ("all",)}, PASS,
+     "2.99 acres per mile of right-of-way is less than 3"),
+    ("highway_reconstruction", {"acres": 3, "lanes": 1, "no_effect_on": ("all",)}, REVIEW,
+     "3 acres per mile of right-of-way is not less than 3"),
+    # § 6-28(b)(9)b: no significant effect on historic sites, wetlands, parklands, floodplains: each stated
+    ("highway_reconstruction", {"acres": 1, "lanes": 1}, NE,
+     "state whether the action has a significant effect on wetlands, parklands, floodplains, historic"),
+    ("highway_reconstruction", {"acres": 1, "lanes": 1, "no_effect_on": ("wetlands", "parklands", "floodplains")},
+     NE, "significant effect on historic"),
+    ("highway_reconstruction", {"acres": 1, "lanes": 1, "no_effect_on": ("wetlands", "parklands", "floodplains",
+                                                                          "historic")}, PASS,
+     "stated: no significant effect on wetlands, parklands, floodplains, historic"),
     ("highway_reconstruction", {"acres": 1, "affects": ("wetlands",)}, REVIEW, "affects wetlands"),
     ("highway_reconstruction", {"acres": 1, "affects": ("historic", "parklands")}, REVIEW, "affects historic, parklands"),
     # § 6-28(b)(9): "the addition of not more than one (1) travel lane": 1 -> Type II, 2 -> not
-    ("highway_reconstruction", {"acres": 1, "lanes": 1}, PASS, "1 travel lanes added is not more than 1"),
+    ("highway_reconstruction", {"acres": 1, "lanes": 1, "no_effect_on": ("all",)}, PASS,
+     "1 travel lanes added is not more than 1"),
     ("highway_reconstruction", {"acres": 1, "lanes": 2}, REVIEW, "2 travel lanes added is more than 1"),
     ("highway_reconstruction", {"acres": 1}, NE, "give lanes"),
     # § 6-28(b)(8): repaving "not involving the addition of new travel lanes": 0 -> Type II, 1 -> not
@@ -51,8 +65,19 @@ CASES = [
     ("highway_repaving", {}, NE, "give lanes"),
     ("surplus_property_sale", {"acres": 25}, PASS, "25 acres is not more than 25"),
     ("surplus_property_sale", {"acres": 25.5}, REVIEW, "not Type II"),
-    ("commercial_zone_construction", {"district": "C-1", "board_approval": False}, PASS, "C-1 is one of C-1, C-2, CD"),
-    ("commercial_zone_construction", {"district": "cd", "board_approval": False}, PASS, "Type II"),
+    ("commercial_zone_construction", {"district": "C-1", "board_approval": False, "eis_completed": True,
+                                      "type_i": False}, PASS, "C-1 is one of C-1, C-2, CD"),
+    ("commercial_zone_construction", {"district": "cd", "board_approval": False, "eis_completed": True,
+                                      "type_i": False}, PASS, "Type II"),
+    # § 6-28(b)(3): "upon completion of an environmental impact statement ... not otherwise ... type I"
+    ("commercial_zone_construction", {"district": "C-1", "board_approval": False}, NE,
+     "say whether an environmental impact statement has been completed (--eis-completed or --eis-not-completed)"),
+    ("commercial_zone_construction", {"district": "C-1", "board_approval": False, "eis_completed": True}, NE,
+     "say whether the action falls within a Type I designation"),
+    ("commercial_zone_construction", {"district": "C-1", "board_approval": False, "eis_completed": False,
+                                      "type_i": False}, REVIEW, "no environmental impact statement has been completed"),
+    ("commercial_zone_construction", {"district": "C-1", "board_approval": False, "eis_completed": True,
+                                      "type_i": True}, REVIEW, "the action falls within a Type I designation"),
     ("commercial_zone_construction", {"district": "C-1", "board_approval": True}, REVIEW, "needs town board"),
     ("commercial_zone_construction", {"district": "RA-1", "board_approval": False}, REVIEW, "RA-1 is not one of"),
     ("commercial_zone_construction", {"district": "C-2"}, NE, "--board-approval"),
@@ -101,7 +126,7 @@ def test_threshold_changes_in_a_user_rulebook_move_the_bound(tmp_path):
     # the list item's text and the bound both say 20, never the shipped 30
     ok = classify_action(rb, action_type="multiple_residence", units=12).findings.iloc[0]
     assert "with less than 20 units" in ok["message"] and "12 units is less than 20" in ok["message"]
-    assert "30" not in ok["message"] + f["message"]
+    assert "30 units" not in ok["message"] + f["message"]  # (30 calendar days after a final EIS is another number)
     assert rb["SQR-001"].p("type_ii_actions")[1]["text_template"].startswith(
         "A multiple residence with less than {multiple_residence_limit_units} units")
     assert classify_action(RB, action_type="multiple_residence", units=25).findings["status"][0] == "pass"
@@ -117,6 +142,11 @@ def test_bad_values():
         classify_action(RB, action_type="multiple_residence", units=-1)
     with pytest.raises(InputError, match="--affects forests"):
         classify_action(RB, action_type="highway_reconstruction", acres=1, affects=("forests",))
+    with pytest.raises(InputError, match="--no-effect-on forests"):
+        classify_action(RB, action_type="highway_reconstruction", acres=1, no_effect_on=("forests",))
+    with pytest.raises(InputError, match="wetlands: stated both affected"):
+        classify_action(RB, action_type="highway_reconstruction", acres=1, affects=("wetlands",),
+                        no_effect_on=("all",))
 
 
 def test_lockport_has_no_seqr_rule():
@@ -153,6 +183,17 @@ def test_cli_seqr_highway_flags():
     assert r.exit_code == 0 and "review" in r.output and "2 travel lanes added is more than 1" in r.output
     r = CliRunner().invoke(main, ["seqr", "--action-type", "commercial_zone_construction", "--district", "C-2",
                                   "--no-board-approval"])
+    assert r.exit_code == 0 and "SQR-001 not_evaluated" in r.output and "--eis-completed" in r.output
+    r = CliRunner().invoke(main, ["seqr", "--action-type", "commercial_zone_construction", "--district", "C-2",
+                                  "--no-board-approval", "--eis-completed", "--not-type-i"])
+    assert r.exit_code == 0 and "SQR-001 pass" in r.output
+    r = CliRunner().invoke(main, ["seqr", "--action-type", "highway_reconstruction", "--acres", "2", "--lanes", "1"])
+    assert r.exit_code == 0 and "SQR-001 not_evaluated" in r.output and "--no-effect-on" in r.output
+    r = CliRunner().invoke(main, ["seqr", "--action-type", "highway_reconstruction", "--acres", "2", "--lanes", "1",
+                                  "--no-effect-on", "all"])
+    assert r.exit_code == 0 and "SQR-001 pass" in r.output
+    r = CliRunner().invoke(main, ["seqr", "--action-type", "small_subdivision", "--lots", "12",
+                                  "--per-chapter-24"])
     assert r.exit_code == 0 and "SQR-001 pass" in r.output
 
 

@@ -112,7 +112,7 @@ def test_union_of_overlapping_squares_is_not_double_counted(tmp_path):
     (5.0, "review", "review", "pass"),    # exactly 5 acres: Condition B ("five or more"), not C
 ])
 def test_acreage_thresholds_at_the_bounds(tmp_path, acres, swp001, swp003, swp004):
-    res = run(tmp_path, [dpoly("A", square(acres), use="commercial")])
+    res = run(tmp_path, [dpoly("A", square(acres), use="commercial")], larger_common_plan=False)
     assert finding(res, "SWP-001")["status"] == swp001
     assert finding(res, "SWP-003")["status"] == swp003
     assert finding(res, "SWP-004")["status"] == swp004
@@ -133,8 +133,14 @@ def test_larger_common_plan_vestal_any_part_vs_lockport_aggregate(tmp_path):
     lk_unknown = run(tmp_path, d, rulebook="lockport", larger_common_plan=True)
     assert finding(lk_unknown, "SWP-001")["status"] == "review"
     assert "confirm" in finding(lk_unknown, "SWP-001")["message"]
+    # stated not part of a common plan: under 1 acre passes; not stated: nothing is assumed
+    stated = run(tmp_path, d, larger_common_plan=False)
+    assert finding(stated, "SWP-001")["status"] == "pass"
     none = run(tmp_path, d)
-    assert finding(none, "SWP-001")["status"] == "pass"
+    f = finding(none, "SWP-001")
+    assert f["status"] == "not_evaluated" and "--larger-common-plan" in f["message"]
+    # at 1 acre or more the statement does not matter
+    assert finding(run(tmp_path, [dpoly("A", square(1.0))]), "SWP-001")["status"] == "review"
 
 
 def test_condition_c_single_family_is_pass_with_reason(tmp_path):
@@ -170,7 +176,7 @@ def test_landings_and_haul_roads_count_toward_disturbance(tmp_path):
     assert fp.loc["R1", "area_sqft"] == pytest.approx(12_000, abs=1e-6)
     assert fp.loc["L1", "area_sqft"] == pytest.approx(10_000, abs=1e-6)
     # without the harvest plan the same disturbance is under 1 acre
-    assert finding(run(tmp_path, d), "SWP-001")["status"] == "pass"
+    assert finding(run(tmp_path, d, larger_common_plan=False), "SWP-001")["status"] == "pass"
 
 
 def test_unconnected_harvest_is_its_own_activity(tmp_path):
@@ -180,7 +186,7 @@ def test_unconnected_harvest_is_its_own_activity(tmp_path):
     d = [dpoly("A", square(0.6))]
     road = [{"id": "R1", "geometry": LineString([(X0 + 2000, Y0), (X0 + 3000, Y0)])}]
     landing = [{"id": "L1", "geometry": Point(X0 + 2000, Y0 + 500)}]
-    res = run(tmp_path, d, haul_roads=road, landings=landing)
+    res = run(tmp_path, d, haul_roads=road, landings=landing, larger_common_plan=False)
     proj, harv = finding(res, "SWP-001", "project"), finding(res, "SWP-001", "landings and haul roads")
     assert proj["measured"] == pytest.approx(0.6, abs=TOL) and proj["status"] == "pass"
     assert harv["measured"] == pytest.approx(22_000 / SQFT, abs=TOL) and harv["status"] == "pass"
@@ -209,9 +215,10 @@ def test_no_disturbance_is_not_evaluated(tmp_path):
 # SWP-002 Condition A
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("gap, status", [(400.0, "review"), (500.0, "review"), (600.0, "pass")])
+@pytest.mark.parametrize("gap, status", [(400.0, "review"), (500.0, "review"), (501.0, "not_evaluated")])
 def test_condition_a_proximity_screen(tmp_path, gap, status):
     # impaired stream parallel to the square's east edge, `gap` ft away; screening distance 500 ft.
+    # Beyond it, without a DEM, discharge is not analysed: never pass.
     s = side(2)
     water = [{"id": "W1", "name": "Choconut Creek", "geometry":
               LineString([(X0 + s + gap, Y0 - 100), (X0 + s + gap, Y0 + s + 100)])}]
@@ -219,7 +226,8 @@ def test_condition_a_proximity_screen(tmp_path, gap, status):
     f = finding(res, "SWP-002")
     assert f["status"] == status
     assert f["measured"] == pytest.approx(gap, abs=1e-6)
-    assert "proxy" in f["message"] and "Choconut Creek" in f["message"]
+    assert "Choconut Creek" in f["message"]
+    assert ("proximity stands in for discharge" if status == "review" else "discharge not analysed") in f["message"]
 
 
 def test_condition_a_without_impaired_waters_is_not_evaluated(tmp_path):
@@ -414,28 +422,51 @@ def test_schedule_weekly_and_storms(tmp_path):
     np.testing.assert_allclose(storms["precip_in"], [0.5, 0.8])
     f = finding(res, "SWP-007", "schedule")
     assert f["status"] == "info" and f["measured"] == 6
-    assert "4 every 7 days and 2 after storm events" in f["message"]
+    assert "at least 4 with no more than 7 days between consecutive inspections" in f["message"]
+    assert "2 after storm events" in f["message"]
 
 
 def test_inspection_log_missed_weekly_and_missed_storm(tmp_path):
     d, rain = inspection_case()
-    # Logged: 05-08 (weekly 05-08), 05-14 (weekly window 05-09..05-15), 05-21 (storm 05-20 window
-    # 05-20..05-21, and weekly window 05-16..05-22), 05-29 (weekly 05-29).
-    # Missed: the storm of 05-10 (window 05-10..05-11: nothing logged) -- and nothing else.
+    # Disturbed 05-01..05-29. Logged: 05-08, 05-14, 05-21, 05-29. Gaps: start 05-01 -> 05-08 = 7 days,
+    # 05-08 -> 05-14 = 6, 05-14 -> 05-21 = 7, 05-21 -> 05-29 = 8 days: more than 7, a violation.
+    # Storms: 05-10 (window 05-10..05-11: nothing logged, missed), 05-20 (met by 05-21).
     log = pd.DataFrame({"date": ["2024-05-08", "2024-05-14", "2024-05-21", "2024-05-29"],
                         "inspector": ["J. Doe"] * 4})
     res = run(tmp_path, d, rainfall=rain, inspection_log=log)
     f = res.findings[res.findings["rule_id"] == "SWP-007"]
+    assert sorted(f.loc[f["status"] == "violation", "subject_id"]) == [
+        "gap from 2024-05-21 to 2024-05-29", "storm of 2024-05-10"]
+    gap = finding(res, "SWP-007", "gap from 2024-05-21 to 2024-05-29")
+    assert gap["measured"] == 8 and gap["threshold"] == 7 and gap["unit"] == "days"
+    assert "no inspection for 8 days" in gap["message"] and "one was due by 2024-05-28" in gap["message"]
+    assert (f["status"] == "pass").sum() == 4  # 05-08, 05-14, 05-21 and the storm of 05-20
+    # Add 05-28: the last gap is 7 days (05-21 -> 05-28), then 1 day to 05-29: no interval violation.
+    res = run(tmp_path, d, rainfall=rain, inspection_log=pd.concat(
+        [log, pd.DataFrame({"date": ["2024-05-28"], "inspector": ["J. Doe"]})]))
+    f = res.findings[res.findings["rule_id"] == "SWP-007"]
     assert sorted(f.loc[f["status"] == "violation", "subject_id"]) == ["storm of 2024-05-10"]
-    assert (f["status"] == "pass").sum() == 5
-    # Drop 05-21: now the weekly due 05-22 (window 05-16..05-22) and the storm of 05-20 are missed too.
-    res = run(tmp_path, d, rainfall=rain, inspection_log=log.drop(index=2))
+    # Drop 05-21: 05-14 -> 05-28 is 14 days and the storm of 05-20 is missed too.
+    res = run(tmp_path, d, rainfall=rain, inspection_log=pd.DataFrame(
+        {"date": ["2024-05-08", "2024-05-14", "2024-05-28", "2024-05-29"], "inspector": ["J. Doe"] * 4}))
     f = res.findings[res.findings["rule_id"] == "SWP-007"]
     assert sorted(f.loc[f["status"] == "violation", "subject_id"]) == [
-        "storm of 2024-05-10", "storm of 2024-05-20", "weekly due 2024-05-22"]
-    tbl = res.tables["inspections"].set_index("due")
-    assert tbl.loc[pd.Timestamp("2024-05-15"), "status"] == "met"
-    assert tbl.loc[pd.Timestamp("2024-05-15"), "inspection_date"] == pd.Timestamp("2024-05-14")
+        "gap from 2024-05-14 to 2024-05-28", "storm of 2024-05-10", "storm of 2024-05-20"]
+    tbl = res.tables["inspections"]
+    weekly = tbl[tbl["reason"] == "weekly"].set_index("next_inspection")
+    assert weekly.loc[pd.Timestamp("2024-05-14"), "status"] == "met"
+    assert weekly.loc[pd.Timestamp("2024-05-28"), "status"] == "missed"
+    assert weekly.loc[pd.Timestamp("2024-05-28"), "due"] == pd.Timestamp("2024-05-21")  # 05-14 + 7
+
+
+def test_thirteen_day_gap_fails_although_fixed_weekly_windows_would_be_met(tmp_path):
+    # Disturbed 05-01..05-15. Inspections on 05-02 and 05-15: the fixed windows 05-02..05-08 and
+    # 05-09..05-15 would each hold one, yet 05-02 -> 05-15 is 13 days between consecutive inspections.
+    d = [dpoly("A", square(2), "2024-05-01", "2024-05-15", "commercial")]
+    log = pd.DataFrame({"date": ["2024-05-02", "2024-05-15"], "inspector": ["J. Doe"] * 2})
+    res = run(tmp_path, d, inspection_log=log)
+    f = finding(res, "SWP-007", "gap from 2024-05-02 to 2024-05-15")
+    assert f["status"] == "violation" and f["measured"] == 13
 
 
 def test_storm_inspection_24_hours_means_same_or_next_day():
@@ -494,10 +525,12 @@ def test_vestal_vs_lockport_inspections_and_logging(tmp_path):
     # Vestal: every land development activity (2 acres >= 1) is inspected.
     assert finding(v2, "SWP-007", "schedule")["status"] == "info"
     assert v2.tables["inspections"]["required"].all()
-    # Lockport: only for Conditions A, B, C: 2 acres single-family is not C, under 5 not B, water 3,000 ft not A.
+    # Lockport: only for Conditions A, B, C: 2 acres single-family is not C, under 5 not B; the water is
+    # 3,000 ft away, beyond the screening distance, and without a DEM discharge to it is not analysed,
+    # so whether Condition A applies is unknown: not_evaluated, never "not required".
     f = finding(lk2, "SWP-007", "schedule")
-    assert f["status"] == "pass" and "not required" in f["message"]
-    assert not lk2.tables["inspections"]["required"].any()
+    assert f["status"] == "not_evaluated" and "discharge not analysed" in f["message"]
+    assert lk2.tables["inspections"]["required"].isna().all()
     # Lockport without the impaired-waters layer: Condition A unknown -> not_evaluated
     lk3 = run(tmp_path, d, "lockport", rainfall=inspection_case()[1])
     assert finding(lk3, "SWP-007", "schedule")["status"] == "not_evaluated"
@@ -584,7 +617,7 @@ def test_sample_reproduces_readme_peak_and_missed_inspections():
     assert m, "the sample README no longer states the phasing peak in the expected form"
     sqft, first, last = float(m.group(1).replace(",", "")), m.group(3), m.group(4)
     res = _sample()
-    f = finding(res, "SWP-005")
+    f = finding(res, "SWP-005", "project")
     assert f["status"] == "violation"
     assert f["measured"] == pytest.approx(sqft / SQFT, abs=TOL)
     assert f"{first} to {last}" in f["message"]
@@ -594,9 +627,10 @@ def test_sample_reproduces_readme_peak_and_missed_inspections():
     assert finding(res, "SWP-003", "project")["status"] == "review"
     # README: missed weekly 2025-06-23 and 2025-09-08 and the storm of 2025-08-12 (1.20 in);
     # 0.49 in on 2025-04-22 is no storm; 0.50 in on 2025-05-14 is (inspected 2025-05-15).
+    # (weekly every Monday except 06-23 and 09-08: two gaps of 14 days, 06-16 -> 06-30 and 09-01 -> 09-15)
     f7 = res.findings[res.findings["rule_id"] == "SWP-007"]
     assert sorted(f7.loc[f7["status"] == "violation", "subject_id"]) == [
-        "storm of 2025-08-12", "weekly due 2025-06-23", "weekly due 2025-09-08"]
+        "gap from 2025-06-16 to 2025-06-30", "gap from 2025-09-01 to 2025-09-15", "storm of 2025-08-12"]
     assert (f7["subject_id"] == "storm of 2025-05-14").any()
     assert not (f7["subject_id"] == "storm of 2025-04-22").any()
 
@@ -646,3 +680,69 @@ def test_consecutive_wet_days_never_treat_days_before_the_series_as_dry(tmp_path
     # the daily reading needs no earlier day: each day's total stands alone
     res = run(tmp_path, d, rainfall=rain_frame("2024-05-01", vals))
     assert (res.tables["inspections"]["reason"] == "storm").sum() == 0
+
+
+# --------------------------------------------------------------------------------------------
+# SWP-002 on a real DEM (issue 10 items 12 and 14)
+# --------------------------------------------------------------------------------------------
+
+def test_flow_path_on_real_lidar_descends_and_off_the_dem_is_not_evaluated(tmp_path):
+    """Real PAMAP lidar DEM (Muncy PA, EPSG:2271, US survey feet, 16.4-ft cells). A 1-acre site in the
+    middle and an impaired-water line far to the north (beyond 500 ft). Whatever the outcome, the traced
+    path must run downhill: the DEM cells under its vertices (read with rasterio, independently of the
+    tracer) never rise along it, beyond float noise (across a flat it stays level). A site at the DEM's east
+    edge cannot be traced
+    completely: its paths run off the DEM, so the finding is not_evaluated, never pass."""
+    import rasterio
+    from common import MUNCY_DEM
+
+    with rasterio.open(MUNCY_DEM) as src:
+        b, crs = src.bounds, src.crs.to_string()
+    cx, cy = (b.left + b.right) / 2, (b.bottom + b.top) / 2
+    s = side(1)
+    path = tmp_path / "real.gpkg"
+    sites = {"middle": box(cx, cy, cx + s, cy + s), "edge": box(b.right - s / 2, cy, b.right + s / 2, cy + s)}
+    water = gpd.GeoDataFrame({"id": ["W1"]}, geometry=[LineString([(b.left, b.top - 50), (b.right, b.top - 50)])],
+                             crs=crs)
+    for name, geom in sites.items():
+        path.unlink(missing_ok=True)
+        gpd.GeoDataFrame({"id": ["A"], "start": ["2024-05-01"], "stabilized": ["2024-05-29"]}, geometry=[geom],
+                         crs=crs).to_file(path, layer="disturbance")
+        water.to_file(path, layer="impaired_waters")
+        layers = load_layers(path, dem=MUNCY_DEM, dem_z_units="ft", primary=("disturbance",))
+        res = check_stormwater(layers, load_rulebook("vestal"), larger_common_plan=False)
+        f = finding(res, "SWP-002")
+        if name == "edge":
+            assert f["status"] == "not_evaluated" and "runs off the DEM" in f["message"]
+            continue
+        # here the paths reach the river's flattened surface, a flat running to the DEM's edge (and a few
+        # lidar pits): not shown either way, so not_evaluated; the longest path traced is still reported
+        assert f["status"] == "not_evaluated" and "edge" in f["message"], f["message"]
+        line = res.derived["flow_paths"].iloc[0].geometry
+        xy = gpd.GeoSeries([line], crs=layers.crs).to_crs(crs).get_coordinates().to_numpy()
+        with rasterio.open(MUNCY_DEM) as src:
+            z = np.array([v[0] for v in src.sample(xy)], dtype=float)
+        assert len(z) >= 2 and np.all(np.diff(z) <= 1e-6), z
+
+
+def test_cli_stormwater_dem_traces_the_flow_path(tmp_path):
+    # the sample project is 937 ft from the impaired Sample River (beyond 500 ft): without --dem SWP-002 is
+    # not_evaluated; with --dem its flow path reaches the river (review) and the path is a derived layer
+    import json
+
+    import pyogrio
+
+    out1, out2 = tmp_path / "no-dem", tmp_path / "dem"
+    gpkg = str(SAMPLE / "vestal_sample.gpkg")
+    roles = ["--disturbance", f"{gpkg}:disturbance", "--impaired-waters", f"{gpkg}:impaired_waters"]
+    r = CliRunner().invoke(main, ["stormwater", *roles, "--no-larger-common-plan", "--out", str(out1)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["stormwater", *roles, "--dem", str(SAMPLE / "dem.tif"), "--out", str(out2)])
+    assert r.exit_code == 0, r.output
+
+    def swp002(out):
+        feats = json.loads((out / "findings.geojson").read_text())["features"]
+        return [f["properties"]["status"] for f in feats if f["properties"]["rule_id"] == "SWP-002"]
+
+    assert swp002(out1) == ["not_evaluated"] and swp002(out2) == ["review"]
+    assert "flow_paths" in pyogrio.list_layers(out2 / "results.gpkg")[:, 0]

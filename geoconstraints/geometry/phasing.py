@@ -30,17 +30,6 @@ _LANDING_SEGMENTS = 16  # quarter-circle segments of the disc drawn for a landin
 
 
 # ------------------------------------------------------------------------------------------------
-# small helpers
-
-
-
-
-
-
-
-
-
-# ------------------------------------------------------------------------------------------------
 # disturbed area
 
 def harvest_footprints(
@@ -67,7 +56,8 @@ def harvest_footprints(
     -------
     GeoDataFrame
         Columns ``feature_id``, ``kind`` (``landing``/``haul_road``), ``length_ft``, ``area_sqft``,
-        ``acres`` and the footprint geometry, in the input CRS.
+        ``acres``, ``start`` and ``stabilized`` (the layers' own phasing dates when they have them,
+        else missing) and the footprint geometry, in the input CRS.
     """
     frames: list[gpd.GeoDataFrame] = []
     crs = None
@@ -79,22 +69,29 @@ def harvest_footprints(
         radius = math.sqrt(default_landing_area_sqft / (n / 2 * math.sin(2 * math.pi / n)))
         foot = np.where(pts, shapely.buffer(geoms, radius, quad_segs=_LANDING_SEGMENTS), geoms)
         frames.append(gpd.GeoDataFrame({"feature_id": landings["feature_id"].astype(str).to_numpy(),
-                                        "kind": "landing", "length_ft": np.nan}, geometry=foot, crs=crs))
+                                        "kind": "landing", "length_ft": np.nan, **_dates_of(landings)},
+                                       geometry=foot, crs=crs))
     if haul_roads is not None and len(haul_roads):
         crs = haul_roads.crs
         geoms = haul_roads.geometry.values
         foot = shapely.buffer(geoms, haul_road_width_ft / 2.0, cap_style="flat", join_style="mitre")
         frames.append(gpd.GeoDataFrame({"feature_id": haul_roads["feature_id"].astype(str).to_numpy(),
-                                        "kind": "haul_road", "length_ft": shapely.length(geoms)},
+                                        "kind": "haul_road", "length_ft": shapely.length(geoms), **_dates_of(haul_roads)},
                                        geometry=foot, crs=crs))
     if not frames:
-        return gpd.GeoDataFrame({"feature_id": [], "kind": [], "length_ft": [], "area_sqft": [], "acres": []},
-                                geometry=gpd.GeoSeries([], crs=crs), crs=crs)
+        return gpd.GeoDataFrame({"feature_id": [], "kind": [], "length_ft": [], "area_sqft": [], "acres": [],
+                                 "start": [], "stabilized": []}, geometry=gpd.GeoSeries([], crs=crs), crs=crs)
     out = pd.concat(frames, ignore_index=True)
     out = gpd.GeoDataFrame(out, geometry="geometry", crs=crs)
     out["area_sqft"] = shapely.area(out.geometry.values)
     out["acres"] = sqft_to_acres(out["area_sqft"])
     return out
+
+
+def _dates_of(layer: gpd.GeoDataFrame) -> dict[str, np.ndarray]:
+    """The ``start`` and ``stabilized`` values of a landing or haul-road layer (missing when it has none)."""
+    return {c: (layer[c].to_numpy(dtype=object) if c in layer.columns else np.full(len(layer), None, dtype=object))
+            for c in ("start", "stabilized")}
 
 
 def union_acres(geoms: Any) -> tuple[Any, float]:
@@ -334,6 +331,62 @@ def inspection_schedule(
     return out.sort_values(["due", "reason"], kind="stable", ignore_index=True)
 
 
+def inspection_gaps(
+    start: pd.Timestamp,
+    end: pd.Timestamp,
+    inspections: pd.DataFrame,
+    *,
+    inspection_interval_days: float,
+) -> pd.DataFrame:
+    """The interval inspections of a log as a gap rule: no more than ``inspection_interval_days``
+    from the start to the first inspection, between consecutive inspections, and from the last
+    inspection to the stabilisation date.
+
+    Fixed weekly windows would let inspections on day 1 and day 14 (a 13-day gap) meet the windows
+    "days 1-7" and "days 8-14"; the gap rule does not. Inspections outside ``[start, end]`` are
+    not counted; several on one day count once.
+
+    Returns
+    -------
+    DataFrame
+        One row per inspection (and one per stretch from the last inspection to ``end`` longer
+        than the interval): ``due`` (the previous inspection, or the start, plus the interval),
+        ``reason`` (``weekly``), ``window_start`` (the previous inspection or the start),
+        ``window_end`` (= due), ``status`` (``met`` / ``missed``), ``inspection_date`` (when met),
+        ``inspector``, ``gap_days`` and ``next_inspection`` (the inspection ending the gap; NaT at
+        the stabilisation date).
+
+    Examples
+    --------
+    >>> log = pd.DataFrame({"date": pd.to_datetime(["2024-05-01", "2024-05-14"]), "inspector": ["JD", "JD"]})
+    >>> g = inspection_gaps(pd.Timestamp("2024-05-01"), pd.Timestamp("2024-05-15"), log, inspection_interval_days=7)
+    >>> g[["status", "gap_days"]].values.tolist()
+    [['met', 0], ['missed', 13]]
+    """
+    step = pd.Timedelta(days=float(inspection_interval_days))
+    log = inspections[(inspections["date"] >= start) & (inspections["date"] <= end)]
+    log = log.sort_values("date", kind="stable").drop_duplicates("date")
+    dates = pd.DatetimeIndex(log["date"])
+    prev = pd.DatetimeIndex([start]).append(dates[:-1]) if len(dates) else pd.DatetimeIndex([])
+    gap = dates - prev
+    met = gap <= step
+    rows = pd.DataFrame({
+        "due": prev + step, "reason": "weekly", "trigger_date": pd.NaT, "precip_in": np.nan,
+        "window_start": prev, "window_end": prev + step, "status": np.where(met, "met", "missed"),
+        "inspection_date": dates.where(met), "inspector": np.where(met, log["inspector"].astype(str).to_numpy(), ""),
+        "gap_days": (gap / DAY).astype(int), "next_inspection": dates})
+    last = dates[-1] if len(dates) else start
+    if end - last > step:  # the last stretch to the stabilisation date
+        tail = pd.DataFrame({"due": [last + step], "reason": "weekly", "trigger_date": pd.NaT, "precip_in": np.nan,
+                             "window_start": [last], "window_end": [last + step], "status": "missed",
+                             "inspection_date": pd.NaT, "inspector": "", "gap_days": [int((end - last) / DAY)],
+                             "next_inspection": pd.NaT})
+        rows = pd.concat([rows, tail], ignore_index=True) if len(rows) else tail
+    for c in ("trigger_date", "inspection_date", "next_inspection"):
+        rows[c] = pd.to_datetime(rows[c])
+    return rows.reset_index(drop=True)
+
+
 def match_inspections(schedule: pd.DataFrame, inspections: pd.DataFrame | None) -> pd.DataFrame:
     """Mark each required inspection ``met`` or ``missed`` against a log (``scheduled`` without one).
 
@@ -362,14 +415,21 @@ def match_inspections(schedule: pd.DataFrame, inspections: pd.DataFrame | None) 
 # ------------------------------------------------------------------------------------------------
 # sites (the land development activities measured) and context
 
-@dataclass
+_KIND_LAYER = {"disturbance": "disturbance", "landing": "landings", "haul_road": "haul_roads"}
+
+
+@dataclass(eq=False)
 class Site:
-    """One land development activity measured for SWP-001..004.
+    """One land development activity measured for SWP-001..005.
 
     The ``disturbance`` layer is one project, together with every landing / haul-road footprint
     connected to it (touching it directly or through other footprints). Footprints not connected
     to it form a second subject, the harvest plan, so an unrelated logging job elsewhere in the
     same GeoPackage is not added to a subdivision's acreage.
+
+    ``members`` holds the polygons measured: ``feature_id`` (``DP-1``, ``landing L-1``,
+    ``haul road H-1``), ``kind`` (``disturbance``, ``landing``, ``haul_road``), the raw ``start``
+    and ``stabilized`` values and the geometry.
     """
 
     layer: str
@@ -379,6 +439,7 @@ class Site:
     detail: str
     uses: list[str]
     dated: bool = False
+    members: gpd.GeoDataFrame | None = None
 
 
 def _footprint_clause(fp: gpd.GeoDataFrame, road_width_ft: float) -> str:
@@ -390,6 +451,25 @@ def _footprint_clause(fp: gpd.GeoDataFrame, road_width_ft: float) -> str:
     if len(roads):
         bits.append(f"{fixed(float(roads['length_ft'].sum()), 0)} ft of haul road x {fixed(road_width_ft, 0)} ft")
     return " and ".join(bits)
+
+
+def _members(disturbance: gpd.GeoDataFrame | None, fp: gpd.GeoDataFrame, crs: Any) -> gpd.GeoDataFrame:
+    """The polygons of one site with their phasing dates, labelled by kind."""
+    cols: dict[str, list[Any]] = {"feature_id": [], "kind": [], "start": [], "stabilized": []}
+    geoms: list[Any] = []
+    if disturbance is not None:
+        cols["feature_id"] += list(disturbance["feature_id"].astype(str))
+        cols["kind"] += ["disturbance"] * len(disturbance)
+        for c in ("start", "stabilized"):
+            cols[c] += list(disturbance[c]) if c in disturbance.columns else [None] * len(disturbance)
+        geoms += list(disturbance.geometry.values)
+    if len(fp):
+        cols["feature_id"] += [f"{k.replace('_', ' ')} {i}" for k, i in zip(fp["kind"], fp["feature_id"])]
+        cols["kind"] += list(fp["kind"])
+        for c in ("start", "stabilized"):
+            cols[c] += list(fp[c]) if c in fp.columns else [None] * len(fp)
+        geoms += list(fp.geometry.values)
+    return gpd.GeoDataFrame(cols, geometry=gpd.GeoSeries(geoms, crs=crs), crs=crs)
 
 
 def build_sites(disturbance: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFrame, *,
@@ -407,6 +487,7 @@ def build_sites(disturbance: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFra
 
     sites: list[Site] = []
     fp = footprints
+    crs = disturbance.crs if disturbance is not None else fp.crs
     attached = np.zeros(len(fp), dtype=bool)
     if disturbance is not None:
         dgeoms = disturbance.geometry.values
@@ -424,7 +505,8 @@ def build_sites(disturbance: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFra
                        f"together {fixed(acres)} acres")
         uses = list(disturbance["use"]) if "use" in disturbance.columns else [""] * len(disturbance)
         sites.append(Site("disturbance", SUBJECT, geom, acres, detail + "; overlaps counted once",
-                          uses + [""] * int(attached.sum()), dated=True))
+                          uses + [""] * int(attached.sum()), dated=True,
+                          members=_members(disturbance, fp[attached], crs)))
     rest = fp[~attached]
     if len(rest):
         geom, acres = union_acres(rest.geometry.values)
@@ -432,6 +514,70 @@ def build_sites(disturbance: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFra
                   f"harvest area itself is not counted (SWP-006)")
         if disturbance is not None:
             detail += "; not connected to the disturbance layer, so measured as its own activity"
-        sites.append(Site("harvest plan", "landings and haul roads", geom, acres, detail, [""] * len(rest)))
+        sites.append(Site("harvest plan", "landings and haul roads", geom, acres, detail, [""] * len(rest),
+                          members=_members(None, rest, crs)))
     return sites
 
+
+@dataclass
+class SitePhasing:
+    """The phasing of one site: its timeline, or why there is none, and what was assumed.
+
+    Attributes
+    ----------
+    phasing : Phasing or None
+        None when the peak cannot be known (``why`` says why).
+    why : str
+    assumed : list of str
+        Landings and haul roads without dates, counted as disturbed from the site's first start
+        to its last stabilisation (their missing dates filled with those).
+    """
+
+    phasing: Phasing | None
+    why: str = ""
+    assumed: list[str] = field(default_factory=list)
+
+
+def site_phasing(site: Site) -> SitePhasing:
+    """The concurrently disturbed area of one site over its phasing dates.
+
+    Disturbance polygons must all be dated (a phasing plan with an undated phase cannot give the
+    peak). Landings and haul roads are counted too ("landing areas and log haul roads are subject
+    to this law"): a footprint without dates is assumed disturbed for the whole span of the
+    site's dated polygons, a missing date filled with the span's start or end. A site with no
+    date at all has no phasing.
+
+    Raises
+    ------
+    InputError
+        A date that cannot be read or a stabilisation before the start (naming layer and feature).
+    """
+    m = site.members
+    if m is None or not len(m):
+        return SitePhasing(None, "nothing to phase")
+    start = pd.Series(pd.NaT, index=m.index, dtype="datetime64[ns]")
+    stab = start.copy()
+    for kind, layer in _KIND_LAYER.items():
+        part = m[m["kind"] == kind]
+        if not len(part):
+            continue
+        d = phasing_dates(part, what=f"layer {layer}")
+        start[part.index], stab[part.index] = d.start.to_numpy(), d.stabilized.to_numpy()
+        if kind == "disturbance" and not d.complete:
+            why = ("the disturbance polygons carry no start / stabilized dates" if len(d.undated) == len(part) else
+                   f"polygons {id_list(d.undated)} have no start or stabilized date, so the peak cannot be known")
+            return SitePhasing(None, why)
+    dated = start.notna() & stab.notna()
+    if not dated.any():
+        return SitePhasing(None, f"no {site.layer} polygon carries both a start and a stabilized date, so the "
+                                 f"peak cannot be known")
+    span0, span1 = start[dated].min(), stab[dated].max()
+    assumed = list(m.loc[~dated, "feature_id"])
+    start, stab = start.fillna(span0), stab.fillna(span1)
+    bad = stab < start
+    if bad.any():
+        raise InputError(f"landings / haul roads {id_list(m.loc[bad, 'feature_id'])}: a stabilized date before the "
+                         f"site's first start ({day_text(span0)}) or a start after its last stabilisation "
+                         f"({day_text(span1)}); fix or complete their dates")
+    full = PhasingDates(start, stab)
+    return SitePhasing(phasing_timeline(m, full), "", assumed)

@@ -10,7 +10,8 @@ The checks read a :class:`FloodContext` built by :func:`geoconstraints.commands.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import geopandas as gpd
@@ -23,17 +24,33 @@ from geoconstraints.rulebook.findings import empty_findings
 from geoconstraints.rulebook.model import Rule, Rulebook
 from geoconstraints.rulebook.registry import check
 from geoconstraints.rulebook.render import fmt_num
-from geoconstraints.text import ft_text
+from geoconstraints.text import ft_text, is_blank
 
 log = logging.getLogger(__name__)
 
 HAG_FULL_FRACTION = 1.0 - 1e-9
 
 
-def flood_zone_spec(rulebook: Rulebook) -> FloodZoneSpec:
-    """How the rulebook reads flood zones: FLD-001 zone lists and slivers, FLD-002 floodway, FLD-006 zones."""
+def flood_zone_spec(rulebook: Rulebook, *, exact: bool = False) -> FloodZoneSpec:
+    """How the rulebook reads flood zones: FLD-001 zone lists and slivers, FLD-002 floodway, FLD-006 zones.
+
+    Parameters
+    ----------
+    rulebook : Rulebook
+    exact : bool
+        Measure without the sliver tolerance and minimum overlap (a proposed footprint: the
+        tolerances absorb digitising error along *parcel edges*; a footprint's 80 sq ft in zone AE
+        is 80 sq ft of development in the SFHA).
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> rb = load_rulebook("vestal")
+    >>> flood_zone_spec(rb).min_overlap_sqft, flood_zone_spec(rb, exact=True).min_overlap_sqft
+    (100.0, 0.0)
+    """
     r1, r2, r6 = rulebook["FLD-001"], rulebook["FLD-002"], rulebook["FLD-006"]
-    return FloodZoneSpec(
+    spec = FloodZoneSpec(
         sfha_zones=expand_zone_list(r1.p("sfha_zones")),
         undetermined_zones=expand_zone_list(r1.p("undetermined_zones")),
         unnumbered_a_zones=expand_zone_list(r6.p("unnumbered_a_zones")),
@@ -46,6 +63,10 @@ def flood_zone_spec(rulebook: Rulebook) -> FloodZoneSpec:
         floodway_sliver_tolerance_ft=r2.t("sliver_tolerance_ft"),
         floodway_min_overlap_sqft=r2.t("min_overlap_sqft"),
     )
+    if exact:
+        spec = replace(spec, sliver_tolerance_ft=0.0, min_overlap_sqft=0.0, floodway_sliver_tolerance_ft=0.0,
+                       floodway_min_overlap_sqft=0.0)
+    return spec
 
 
 # ------------------------------------------------------------------------------------------
@@ -196,20 +217,48 @@ def check_floodway(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     detail[~in_fw & ~nc] = "no regulatory floodway mapped on it"
     ne_part = (status == "not_evaluated") & ~nc
     detail[ne_part] = "no floodway on the covered part"
-    info = ctx.layers.info.get("flood_zones")
-    if info is not None and "ZONE_SUBTY" in info.absent_fields:
-        # without ZONE_SUBTY a floodway cannot be told from the rest of the SFHA: only parcels with
-        # no SFHA at all (a floodway always lies in the SFHA) can pass
+    if ctx.flood_given and not _subtype_known(ctx):
+        # without ZONE_SUBTY values a floodway cannot be told from the rest of the SFHA: only parcels
+        # with no SFHA at all (a floodway always lies in the SFHA) can pass
         unknown = ~nc & (t["sfha_sqft"].to_numpy() > 0)
         status = np.where(unknown, "not_evaluated", status)
         measured = np.where(unknown, np.nan, measured)
-        detail[unknown] = ("the flood layer has no ZONE_SUBTY field, so the floodway cannot be told from the "
-                           "rest of the SFHA: give the NFHL S_FLD_HAZ_AR layer with ZONE_SUBTY")
+        detail[unknown] = ("the flood layer has no ZONE_SUBTY field (or no value in it), so the floodway cannot be "
+                           "told from the rest of the SFHA: give the NFHL S_FLD_HAZ_AR layer with ZONE_SUBTY")
     detail[nc] = _no_flood_detail(ctx)
     detail = detail + cov + sl
     geom = _geom_or(masked(in_fw, ctx.overlaps.get("_floodway", np.full(n, None, dtype=object))),
                     t.geometry.values)
     return _rule_frame(rule, ctx, status, measured=measured, unit=unit, geometry=geom, detail=detail)
+
+
+def _meets(floor: float, required: float, precision_ft: float) -> bool:
+    """``floor`` is at or above ``required`` when both are rounded (half up) to ``precision_ft``.
+
+    Surveyed elevations are stated to 0.01 ft; a DEM stored as float32 holds 845.4 as
+    845.4000244, which must not make a floor of 847.4 fail a requirement of 845.4 + 2 ft.
+
+    Examples
+    --------
+    >>> _meets(847.4, 845.4000244 + 2.0, 0.01), _meets(847.39, 847.4, 0.01)
+    (True, False)
+    """
+    return bool(np.floor(floor / precision_ft + 0.5) >= np.floor(required / precision_ft + 0.5))
+
+
+def _elev_pair(a: float, b: float, precision_ft: float) -> tuple[str, str]:
+    """Two elevations printed at 0.1 ft, or at the comparison precision when 0.1 ft hides their difference.
+
+    Examples
+    --------
+    >>> _elev_pair(847.39, 847.4, 0.01), _elev_pair(850.0, 847.4, 0.01)
+    (('847.39', '847.40'), ('850.0', '847.4'))
+    """
+    ta, tb = ft_text(a), ft_text(b)
+    if ta == tb and not _meets(a, b, precision_ft):
+        nd = max(0, -int(np.floor(np.log10(precision_ft))))
+        return f"{a:,.{nd}f}", f"{b:,.{nd}f}"
+    return ta, tb
 
 
 @check("FLD-003")
@@ -218,48 +267,43 @@ def check_bfe_floor(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     if ctx.mode != "site":
         return ctx.none()
     t = ctx.table
-    n = len(t)
-    use = ctx.site.get("use")
     floor = ctx.site.get("lowest_floor_ft")
-    user_bfe = ctx.site.get("bfe_ft")
-    free = rule.t("min_freeboard_ft")
-    status = np.full(n, "not_evaluated", dtype=object)
-    detail = np.full(n, "", dtype=object)
-    threshold = np.full(n, np.nan)
-    for i in range(n):  # a handful of proposed footprints, not a batch
-        row = t.iloc[i]
-        gate = _site_gate(ctx, row, f"the elevation standards of {rule.p('standards_citation')} do not apply")
-        if gate is not None:
-            status[i], detail[i] = gate
-            continue
-        if use == "manufactured":
-            status[i], detail[i] = "info", ("manufactured home: elevation checked under FLD-004 "
-                                            f"({rule.p('manufactured_citation')})")
-            continue
-        if not _firm_gives_bfe(row):
-            status[i], detail[i] = "info", f"no BFE on the FIRM here (zone {row['flood_zones']}): FLD-004 applies"
-            continue
-        bfe, src = _site_bfe(row, user_bfe)
-        if bfe is None:
-            detail[i] = f"BFE zone, but no BFE could be determined at the site ({row['bfe_note']}); give --bfe-ft"
-            continue
-        req = bfe + free
-        threshold[i] = req
-        dat = f" ({row['bfe_datum']})" if row["bfe_datum"] else ""
-        if floor is None:
-            detail[i] = f"BFE {ft_text(req)} ft{dat}; no lowest floor elevation given (--lowest-floor-ft); {src}"
-        elif float(floor) >= req:
-            status[i] = "pass"
-            detail[i] = f"lowest floor {ft_text(float(floor))} ft at or above the BFE of {ft_text(req)} ft{dat}; {src}"
-        elif use == "nonresidential":
-            status[i] = "review"
-            detail[i] = (f"lowest floor {ft_text(float(floor))} ft is below the BFE of {ft_text(req)} ft{dat}: lawful only if "
-                         f"floodproofed watertight to the BFE, certified by a licensed engineer or architect; {src}")
-        else:
-            status[i] = "violation"
-            detail[i] = f"{src}; the floor elevation must be in the BFE's vertical datum{dat}"
-    measured = np.full(n, np.nan if floor is None else float(floor))
-    return _rule_frame(rule, ctx, status, measured=measured, threshold=threshold, unit="ft", detail=detail)
+    found = [_fld003_one(ctx, rule, t.iloc[i]) for i in range(len(t))]  # a handful of proposed footprints
+    measured = np.full(len(t), np.nan if floor is None else float(floor))
+    return _rule_frame(rule, ctx, np.array([f[0] for f in found], dtype=object), measured=measured,
+                       threshold=np.array([f[2] for f in found], dtype=float), unit="ft",
+                       detail=np.array([f[1] for f in found], dtype=object))
+
+
+def _fld003_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str, float]:
+    """(status, detail, required floor) of one footprint under FLD-003."""
+    use, floor, user_bfe = ctx.site.get("use"), ctx.site.get("lowest_floor_ft"), ctx.site.get("bfe_ft")
+    gate = _site_gate(ctx, row, f"the elevation standards of {rule.p('standards_citation')} do not apply")
+    if gate is not None:
+        return (*gate, np.nan)
+    if use == "manufactured":
+        return "info", f"manufactured home: elevation checked under FLD-004 ({rule.p('manufactured_citation')})", np.nan
+    if not _firm_gives_bfe(row):
+        return "info", f"no BFE on the FIRM here (zone {row['flood_zones']}): FLD-004 applies", np.nan
+    bfe, src = _site_bfe(row, user_bfe)
+    if bfe is None:
+        return "not_evaluated", f"BFE zone, but no BFE could be determined at the site ({row['bfe_note']}); give --bfe-ft", \
+            np.nan
+    req = bfe + rule.t("min_freeboard_ft")
+    prec = rule.t("elevation_precision_ft")
+    dat = f" ({row['bfe_datum']})" if row["bfe_datum"] else ""
+    if floor is None:
+        return "not_evaluated", f"BFE {ft_text(req)} ft{dat}; no lowest floor elevation given (--lowest-floor-ft); {src}", \
+            req
+    f_txt, r_txt = _elev_pair(float(floor), req, prec)
+    cmp = f"compared at {fmt_num(prec)} ft"
+    if _meets(float(floor), req, prec):
+        return "pass", f"lowest floor {f_txt} ft at or above the BFE of {r_txt} ft{dat} ({cmp}); {src}", req
+    if use == "nonresidential":
+        return "review", (f"lowest floor {f_txt} ft is below the BFE of {r_txt} ft{dat}: lawful only if "
+                          f"floodproofed watertight to the BFE, certified by a licensed engineer or architect; {src}"), req
+    return "violation", (f"lowest floor {f_txt} ft is below the BFE of {r_txt} ft{dat} ({cmp}); {src}; the floor "
+                         f"elevation must be in the BFE's vertical datum"), req
 
 
 def _site_gate(ctx: FloodContext, row: pd.Series, outside: str) -> tuple[str, str] | None:
@@ -293,72 +337,72 @@ def check_no_bfe_floor(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     if ctx.mode != "site":
         return ctx.none()
     t = ctx.table
-    n = len(t)
-    use = ctx.site.get("use")
     floor = ctx.site.get("lowest_floor_ft")
+    found = [_fld004_one(ctx, rule, t.iloc[i]) for i in range(len(t))]  # a handful of proposed footprints
+    measured = np.full(len(t), np.nan if floor is None else float(floor))
+    return _rule_frame(rule, ctx, np.array([f[0] for f in found], dtype=object), measured=measured,
+                       threshold=np.array([f[2] for f in found], dtype=float), unit="ft",
+                       detail=np.array([f[1] for f in found], dtype=object))
+
+
+def _fld004_required(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[float | None, str, bool]:
+    """(required floor, how it was found, complete) of one footprint in the SFHA under FLD-004.
+
+    ``required`` is None when nothing is known; ``complete`` is False when the requirement is only a
+    lower bound (no DEM under the footprint, or the DEM covers only part of its walls).
+    """
     user_bfe = ctx.site.get("bfe_ft")
+    if _firm_gives_bfe(row):  # only a manufactured home reaches here: at or above the BFE
+        bfe, src = _site_bfe(row, user_bfe)
+        if bfe is None:
+            return None, (f"manufactured home in a BFE zone, but no BFE could be determined ({row['bfe_note']}); "
+                          f"give --bfe-ft"), False
+        return bfe, f"manufactured home: at or above the BFE {ft_text(bfe)} ft ({src})", True
     fb = rule.t("hag_freeboard_ft")
-    status = np.full(n, "not_evaluated", dtype=object)
-    detail = np.full(n, "", dtype=object)
-    threshold = np.full(n, np.nan)
-    no_floor = "no lowest floor elevation given (--lowest-floor-ft)"
-    for i in range(n):  # a handful of proposed footprints
-        row = t.iloc[i]
-        gate = _site_gate(ctx, row, f"{rule.p('standards_citation')} does not apply")
-        if gate is not None:
-            status[i], detail[i] = gate
-            continue
-        if _firm_gives_bfe(row):
-            if use != "manufactured":
-                status[i], detail[i] = "info", "the FIRM gives a BFE here: FLD-003 applies"
-                continue
-            bfe, src = _site_bfe(row, user_bfe)  # manufactured home: at or above the BFE
-            if bfe is None:
-                detail[i] = f"manufactured home in a BFE zone, but no BFE could be determined ({row['bfe_note']}); give --bfe-ft"
-                continue
-            req, parts = bfe, f"manufactured home: at or above the BFE {ft_text(bfe)} ft ({src})"
-        else:
-            hag, frac = row["hag_ft"], row["hag_fraction"]
-            cands, words = [], []
-            if user_bfe is not None:
-                cands.append(float(user_bfe))
-                words.append(f"BFE from other data {ft_text(float(user_bfe))} ft")
-            if np.isfinite(hag):
-                cands.append(float(hag) + fb)
-                words.append(f"highest adjacent grade {ft_text(float(hag))} ft + {fb:g} ft = {ft_text(float(hag) + fb)} ft"
-                             + (f" (DEM covers {frac:.0%} of the walls)" if frac < HAG_FULL_FRACTION else ""))
-            if not cands:
-                detail[i] = ("no BFE on the FIRM, no BFE from other data (--bfe-ft) and no pre-construction DEM "
-                             "(--dem) under the footprint for the highest adjacent grade")
-                continue
-            req = max(cands)
-            parts = ("required = max(" + ", ".join(words) + f") = {ft_text(req)} ft; the DEM's and the BFE's "
-                     "vertical datums must agree")
-            if not np.isfinite(hag):
-                threshold[i] = req
-                if floor is not None and float(floor) < req:
-                    status[i] = "violation"
-                    detail[i] = parts + "; the highest adjacent grade is unknown (no DEM under the footprint)"
-                else:
-                    detail[i] = (parts + f"; the {fmt_num(fb)} ft above highest adjacent grade test needs a "
-                                 "pre-construction DEM (--dem)" + ("" if floor is not None else "; " + no_floor))
-                continue
-        threshold[i] = req
-        part_walls = not _firm_gives_bfe(row) and row["hag_fraction"] < HAG_FULL_FRACTION
-        if floor is None:
-            detail[i] = f"{parts}; {no_floor}"
-        elif float(floor) >= req and part_walls:
-            detail[i] = (f"lowest floor {ft_text(float(floor))} ft meets {ft_text(req)} ft from the sampled walls, but the "
-                         f"DEM covers only {row['hag_fraction']:.0%} of the walls: the highest adjacent grade may be "
-                         f"higher on the rest ({parts})")
-        elif float(floor) >= req:
-            status[i] = "pass"
-            detail[i] = f"lowest floor {ft_text(float(floor))} ft, required {ft_text(req)} ft: {parts}"
-        else:
-            status[i] = "violation"
-            detail[i] = parts
-    measured = np.full(n, np.nan if floor is None else float(floor))
-    return _rule_frame(rule, ctx, status, measured=measured, threshold=threshold, unit="ft", detail=detail)
+    hag, frac = float(row["hag_ft"]), float(row["hag_fraction"])
+    cands, words = [], []
+    if user_bfe is not None:
+        cands.append(float(user_bfe))
+        words.append(f"BFE from other data {ft_text(float(user_bfe))} ft")
+    if np.isfinite(hag):
+        cands.append(hag + fb)
+        words.append(f"highest adjacent grade {ft_text(hag)} ft + {fmt_num(fb)} ft = {ft_text(hag + fb)} ft"
+                     + (f" (DEM covers {frac:.0%} of the walls)" if frac < HAG_FULL_FRACTION else ""))
+    if not cands:
+        return None, ("no BFE on the FIRM, no BFE from other data (--bfe-ft) and no pre-construction DEM "
+                      "(--dem) under the footprint for the highest adjacent grade"), False
+    req = max(cands)
+    how = f"required = max({', '.join(words)}) = {ft_text(req)} ft; the DEM's and the BFE's vertical datums must agree"
+    if not np.isfinite(hag):
+        how += (f"; the {fmt_num(fb)} ft above highest adjacent grade test needs a pre-construction DEM (--dem): "
+                f"the highest adjacent grade is unknown")
+    elif frac < HAG_FULL_FRACTION:
+        how += (f"; the DEM covers only {frac:.0%} of the walls: the highest adjacent grade may be higher on the "
+                f"rest")
+    return req, how, bool(np.isfinite(hag) and frac >= HAG_FULL_FRACTION)
+
+
+def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str, float]:
+    """(status, detail, required floor) of one footprint under FLD-004."""
+    gate = _site_gate(ctx, row, f"{rule.p('standards_citation')} does not apply")
+    if gate is not None:
+        return (*gate, np.nan)
+    if _firm_gives_bfe(row) and ctx.site.get("use") != "manufactured":
+        return "info", "the FIRM gives a BFE here: FLD-003 applies", np.nan
+    req, how, complete = _fld004_required(ctx, rule, row)
+    if req is None:
+        return "not_evaluated", how, np.nan
+    floor = ctx.site.get("lowest_floor_ft")
+    if floor is None:
+        return "not_evaluated", f"{how}; no lowest floor elevation given (--lowest-floor-ft)", req
+    prec = rule.t("elevation_precision_ft")
+    f_txt, r_txt = _elev_pair(float(floor), req, prec)
+    said = f"lowest floor {f_txt} ft, required {r_txt} ft (compared at {fmt_num(prec)} ft): {how}"
+    if not _meets(float(floor), req, prec):
+        return "violation", said, req  # below even a lower bound of the requirement
+    if not complete:
+        return "not_evaluated", f"lowest floor {f_txt} ft meets the {r_txt} ft known so far, but {how}", req
+    return "pass", said, req
 
 
 @check("FLD-005")
@@ -386,30 +430,110 @@ def check_bfe_data_large(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     return _rule_frame(rule, ctx, status, measured=acres, threshold=lim, unit="acres", detail=detail)
 
 
+def _in_zones(t: pd.DataFrame, names: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Which subjects are (non-sliver) in any of ``names``, and the ``'AO, A99'`` text of those they are in.
+
+    Reads the ``flood_zones`` text (``'AE; X'``); loops over the few zone names, not the subjects.
+    """
+    text = t["flood_zones"].astype(str)
+    hit = np.zeros(len(t), dtype=bool)
+    which = np.full(len(t), "", dtype=object)
+    for z in sorted(names):
+        m = text.str.contains(rf"(?:^|; ){re.escape(z)}(?:;|$)", regex=True).to_numpy()
+        which = np.where(m, np.where(which == "", z, which + ", " + z), which)
+        hit |= m
+    return hit, which
+
+
+def _join(*parts: np.ndarray) -> np.ndarray:
+    """Element-wise ``'; '``-join of object arrays of sentences, skipping empty ones."""
+    out = np.full(len(parts[0]), "", dtype=object)
+    for p in parts:
+        out = np.where(p == "", out, np.where(out == "", p, out + "; " + p))
+    return out
+
+
+def _subtype_known(ctx: FloodContext) -> bool:
+    """The flood layer carries zone subtypes: the field exists and holds a value on some polygon.
+
+    A ZONE_SUBTY column left blank on every polygon (a stripped export) cannot tell the floodway
+    from the rest of the SFHA any more than a missing one.
+    """
+    flood = ctx.layers.get_layer("flood_zones")
+    info = ctx.layers.info.get("flood_zones")
+    if flood is None or "ZONE_SUBTY" not in flood.columns or (info is not None and "ZONE_SUBTY" in info.absent_fields):
+        return False
+    return not flood["ZONE_SUBTY"].map(is_blank).all()
+
+
 @check("FLD-006")
 def check_encroachment(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
-    """FLD-006: unnumbered A zones (capacity analysis) and BFE zones without floodway (max_cumulative_rise_ft)."""
+    """FLD-006: § 6-136(f): unnumbered A zones (1), BFE zones without a floodway (2), with one (3).
+
+    Says which paragraph applies to each subject, and what is true where none does (AO, A99:
+    no elevations and no floodway; a BFE zone whose floodway is unknown).
+    """
     t = ctx.table
+    n = len(t)
     nc = _not_covered(t)
-    unn = t["unnumbered_a_sqft"].to_numpy() > 0
-    nofw = t["bfe_no_floodway_sqft"].to_numpy() > 0
     in_sfha = t["sfha_sqft"].to_numpy() > 0
     partial = (t["flood_data"] == "partial").to_numpy()
-    rise = rule.t("max_cumulative_rise_ft")
-    status = np.where(nc, "not_evaluated", np.where(unn | nofw, "review",
-                      np.where(partial, "not_evaluated", "pass")))
-    d1 = np.where(unn, "unnumbered A zone: development must be analysed for its effect on the flood-carrying "
-                       f"capacity ({rule.p('capacity_citation')})", "")
-    d2 = np.where(nofw, f"BFE zone with no floodway determined: cumulative rise of the base flood with all other "
-                        f"development at most {fmt_num(rise)} ft ({rule.p('rise_citation')}), hydraulic analysis "
-                        f"needed", "")
-    detail = np.array(["; ".join(x for x in pair if x) for pair in zip(d1, d2)], dtype=object)
-    rest = ~(unn | nofw)
-    detail[rest & in_sfha] = f"SFHA with a floodway determined: {rule.p('floodway_citation')} applies (FLD-002)"
-    detail[rest & ~in_sfha] = "outside the area of special flood hazard"
+    reading = rule.s("no_elevation_zones_reading")
+    unn = t["unnumbered_a_sqft"].to_numpy() > 0
+    bfe_any = t["bfe_zone_sqft"].to_numpy() > 0
+    known = _subtype_known(ctx)
+    nofw = known & (t["bfe_no_floodway_sqft"].to_numpy() > 0)
+    withfw = known & bfe_any & ~nofw
+    noelev, noelev_text = _in_zones(t, expand_zone_list(rule.p("no_elevation_zones")))
+    noelev &= in_sfha
+    fw_unknown = bfe_any & (not known)
+    analyse = unn | nofw | (noelev & (reading == "capacity_analysis"))
+    listed = unn | bfe_any | noelev
+    status = np.full(n, "pass", dtype=object)
+    status[in_sfha & ~listed] = "not_evaluated"
+    status[noelev & ~analyse] = "info"  # reading not_covered
+    status[fw_unknown & ~analyse] = "not_evaluated"
+    status[analyse] = "review"
+    status[~in_sfha & partial] = "not_evaluated"
+    detail = _fld006_detail(rule, t, unn, nofw, withfw, noelev, noelev_text, fw_unknown, reading,
+                            what=ctx.subject_layer.rstrip("s"))
+    odd = in_sfha & ~listed
+    detail[odd] = ("zone " + t["flood_zones"].to_numpy()[odd].astype(str) + " is in the area of special flood "
+                   "hazard but in none of the rulebook's zone lists (unnumbered_a_zones, bfe_zones, "
+                   "no_elevation_zones): not classified")
+    detail[~in_sfha] = "outside the area of special flood hazard: § 6-136(f) does not apply"
+    detail[~in_sfha & partial] = "no SFHA on the covered part"
     detail = detail + _coverage_note(t)
+    status[nc] = "not_evaluated"
     detail[nc] = _no_flood_detail(ctx)
-    return _rule_frame(rule, ctx, status, threshold=rise, unit="ft", detail=detail)
+    return _rule_frame(rule, ctx, status, threshold=rule.t("max_cumulative_rise_ft"), unit="ft", detail=detail)
+
+
+def _fld006_detail(rule: Rule, t: pd.DataFrame, unn: np.ndarray, nofw: np.ndarray, withfw: np.ndarray,
+                   noelev: np.ndarray, noelev_text: np.ndarray, fw_unknown: np.ndarray, reading: str, *,
+                   what: str) -> np.ndarray:
+    """The sentences of FLD-006 per subject, one per paragraph of § 6-136(f) that applies."""
+    rise = fmt_num(rule.t("max_cumulative_rise_ft"))
+    cap, rc, fc = rule.p("capacity_citation"), rule.p("rise_citation"), rule.p("floodway_citation")
+    fw_here = t["floodway_sqft"].to_numpy() > 0
+    empty = np.full(len(t), "", dtype=object)
+    s_unn = np.where(unn, "unnumbered A zone (no flood elevation data): development must be analysed for its effect "
+                          f"on the flood-carrying capacity ({cap})", empty)
+    how = (f"analysed like an unnumbered A zone for its effect on the flood-carrying capacity ({cap}; reading "
+           f"no_elevation_zones_reading=capacity_analysis)" if reading == "capacity_analysis" else
+           f"{cap} names only unnumbered A zones, so no encroachment standard is checked here (reading "
+           f"no_elevation_zones_reading=not_covered)")
+    s_noelev = np.where(noelev, "zone " + noelev_text + f": no base flood elevations and no floodway on the FIRM; {how}",
+                        empty)
+    s_nofw = np.where(nofw, f"BFE zone with no floodway determined: the cumulative rise of the base flood with all "
+                            f"other existing and anticipated development must be at most {rise} ft ({rc}); a hydraulic "
+                            f"analysis is needed", empty)
+    s_fw = np.where(withfw, f"BFE zone whose reach has a regulatory floodway determined: {fc} applies (FLD-002); "
+                            + np.where(fw_here, f"part of this {what} lies in the floodway",
+                                       f"no floodway lies on this {what}").astype(object), empty)
+    s_unk = np.where(fw_unknown, "BFE zone, but the flood layer carries no ZONE_SUBTY values, so whether a floodway "
+                                 f"is determined ({fc}) or not ({rc}: at most {rise} ft rise) cannot be told", empty)
+    return _join(s_unn, s_noelev, s_nofw, s_fw, s_unk)
 
 
 @check("FLD-007")

@@ -33,9 +33,18 @@ _COMPARE = {"lt": ("less than", "not less than", lambda v, lim: v < lim),
             "le": ("not more than", "more than", lambda v, lim: v <= lim)}
 
 
+STATEMENTS = ("eis_completed", "type_i", "chapter_24")
+"""Yes/no statements a list item may require (``requires:`` in the rulebook); None = not stated."""
+
+
 @dataclass(frozen=True)
 class Action:
-    """An action to classify (the CLI's options): the SEQR check's context, plain data."""
+    """An action to classify (the CLI's options): the SEQR check's context, plain data.
+
+    Nothing is assumed: a statement (``board_approval``, ``eis_completed``, ``type_i``,
+    ``chapter_24``) is None until the user makes it, and each resource a list item names must be
+    stated affected (``affects``) or not significantly affected (``no_effect_on``).
+    """
 
     action_type: str
     units: int | None = None
@@ -46,6 +55,10 @@ class Action:
     board_approval: bool | None = None
     affects: tuple[str, ...] = field(default_factory=tuple)
     lanes: int | None = None
+    no_effect_on: tuple[str, ...] = field(default_factory=tuple)
+    eis_completed: bool | None = None
+    type_i: bool | None = None
+    chapter_24: bool | None = None
 
 
 def norm_key(v: str) -> str:
@@ -122,8 +135,43 @@ def _bounds(rule: Rule, e: dict[str, Any], action: Action, met: list[str], fails
     return measured, threshold, unit
 
 
+def _statements(rule: Rule, e: dict[str, Any], action: Action, met: list[str], fails: list[str],
+                missing: list[str]) -> None:
+    """Compare the action with the yes/no statements list item ``e`` requires (``requires:``)."""
+    known = {str(x["key"]): x for x in rule.p("statements", []) or []}
+    for key, want in (e.get("requires") or {}).items():
+        st = known.get(str(key))
+        if st is None or key not in STATEMENTS:
+            raise InputError(f"rule {RULE_ID}: list item {e['key']} requires {key!r}, which is not one of the "
+                             f"statements the classifier asks ({', '.join(STATEMENTS)}) with a text in params.statements")
+        said = getattr(action, str(key))
+        if said is None:
+            missing.append(f"say whether {st['if_yes']} ({st['option']})")
+        elif bool(said) == bool(want):
+            met.append(f"stated: {st['if_yes'] if want else st['if_no']}")
+        else:
+            fails.append(f"stated: {st['if_yes'] if said else st['if_no']}")
+
+
+def _effects(e: dict[str, Any], action: Action, met: list[str], fails: list[str], missing: list[str]) -> None:
+    """Each resource of ``no_effect_on`` must be stated affected or not significantly affected."""
+    no_effect = list(e.get("no_effect_on") or [])
+    if not no_effect:
+        return
+    hit = [a for a in action.affects if a in no_effect]
+    if hit:
+        fails.append(f"affects {', '.join(hit)} (the item requires no significant effect on {', '.join(no_effect)})")
+        return
+    unsaid = [r for r in no_effect if r not in action.no_effect_on]
+    if unsaid:
+        missing.append(f"state whether the action has a significant effect on {', '.join(unsaid)} "
+                       f"(--affects RESOURCE or --no-effect-on RESOURCE; --no-effect-on all for every one)")
+    else:
+        met.append(f"stated: no significant effect on {', '.join(no_effect)}")
+
+
 def _conditions(e: dict[str, Any], action: Action, met: list[str], fails: list[str], missing: list[str]) -> None:
-    """Compare the action with the other conditions of list item ``e`` (district, board approval, effects)."""
+    """Compare the action with the other conditions of list item ``e`` (district, board approval)."""
     districts = e.get("districts")
     if districts:
         allowed = {str(x).upper() for x in districts}
@@ -144,14 +192,6 @@ def _conditions(e: dict[str, Any], action: Action, met: list[str], fails: list[s
         else:
             fails.append("needs town board or zoning board of appeals approval" if not want else
                          "board approval not given")
-    no_effect = e.get("no_effect_on")
-    if no_effect:
-        hit = [a for a in action.affects if a in no_effect]
-        if hit:
-            fails.append(f"affects {', '.join(hit)} (the item requires no significant effect on "
-                         f"{', '.join(no_effect)})")
-        else:
-            met.append(f"no significant effect on {', '.join(no_effect)} stated")
 
 
 def classify(rule: Rule, action: Action) -> gpd.GeoDataFrame:
@@ -164,7 +204,7 @@ def classify(rule: Rule, action: Action) -> gpd.GeoDataFrame:
     Examples
     --------
     >>> rule = load_rulebook("vestal")[RULE_ID]
-    >>> f = classify(rule, Action("small_subdivision", lots=39)).iloc[0]
+    >>> f = classify(rule, Action("small_subdivision", lots=39, chapter_24=True)).iloc[0]
     >>> f["status"], float(f["measured"]), float(f["threshold"]), f["unit"]
     ('pass', 39.0, 40.0, 'lots')
     """
@@ -177,7 +217,9 @@ def classify(rule: Rule, action: Action) -> gpd.GeoDataFrame:
     item = f"{str(e['text']).rstrip('.')} ({e['citation']})"
     needed = (f"the town determines whether the action may have a significant effect on the environment "
               f"({rule.p('determination_citation', rule.citation)}); if so a draft EIS is filed with a fee of "
-              f"${rule.t('deis_fee_usd'):,.0f} ({rule.p('deis_fee_citation', rule.citation)})")
+              f"${rule.t('deis_fee_usd'):,.0f} ({rule.p('deis_fee_citation', rule.citation)}), and the decision on the "
+              f"action comes within {rule.t('feis_decision_days'):,.0f} calendar days of the filing of the final EIS unless "
+              f"extended by mutual consent ({rule.p('feis_decision_citation', rule.citation)})")
     common: dict[str, Any] = {"subject_layer": "action", "subject_id": key}
     if kind == "exempt":
         return rule.findings("pass", **common, detail=(
@@ -189,11 +231,15 @@ def classify(rule: Rule, action: Action) -> gpd.GeoDataFrame:
     missing: list[str] = []
     measured, threshold, unit = _bounds(rule, e, action, met, fails, missing)
     _conditions(e, action, met, fails, missing)
+    _statements(rule, e, action, met, fails, missing)
+    _effects(e, action, met, fails, missing)
     at = {**common, "measured": measured, "threshold": threshold, "unit": unit}
     if fails:
         return rule.findings("review", **at, detail=f"not Type II under {e['citation']}: {'; '.join(fails)}; {needed}")
     if missing:
-        return rule.findings("not_evaluated", **at, detail=f"Type II item {item} has bounds: {'; '.join(missing)}")
+        return rule.findings("not_evaluated", **at, detail=(f"Type II item {item} holds only on conditions not yet "
+                                                             f"stated: {'; '.join(missing)}"
+                                                             + (f" (so far: {'; '.join(met)})" if met else "")))
     bounds = ("; " + "; ".join(met)) if met else ""
     return rule.findings("pass", **at, detail=f"Type II action: {item}{bounds}; may be processed without regard to "
                                               f"the SEQR article")
@@ -205,15 +251,26 @@ def check_seqr(action: Action, rule: Rule) -> gpd.GeoDataFrame:
     return classify(rule, action)
 
 
+def resources(rule: Rule) -> list[str]:
+    """The resources the rulebook's list items name (``no_effect_on``), sorted."""
+    return sorted({str(r) for _k, e in _entries(rule) for r in (e.get("no_effect_on") or [])})
+
+
 def validate_action(rule: Rule, action: Action) -> None:
-    """Refuse negative or NaN sizes and resources the rulebook does not name (InputError)."""
+    """Refuse negative or NaN sizes, resources the rulebook does not name, and a resource stated
+    both affected and not affected (InputError)."""
     for name in ("units", "lots", "expansion_pct", "acres", "lanes"):
         v = getattr(action, name)
         if v is not None and (math.isnan(v) or v < 0):
             raise InputError(f"SEQR --{name.replace('_', '-')} {v}: must be a number of 0 or more")
-    known = sorted({r for _k, e in _entries(rule) for r in (e.get("no_effect_on") or [])})
-    bad = [a for a in action.affects if a not in known]
-    if bad:
-        raise InputError(f"SEQR --affects {', '.join(bad)}: not a resource the rulebook names; use "
-                         f"{', '.join(known)}")
+    known = resources(rule)
+    for opt, given in (("--affects", action.affects), ("--no-effect-on", action.no_effect_on)):
+        bad = [a for a in given if a not in known]
+        if bad:
+            raise InputError(f"SEQR {opt} {', '.join(bad)}: not a resource the rulebook names; use "
+                             f"{', '.join(known)}" + (" or all" if opt == "--no-effect-on" else ""))
+    both = sorted(set(action.affects) & set(action.no_effect_on))
+    if both:
+        raise InputError(f"SEQR {', '.join(both)}: stated both affected (--affects) and not significantly affected "
+                         f"(--no-effect-on); state each resource once")
 

@@ -18,7 +18,16 @@ import pandas as pd
 import shapely
 
 from geoconstraints.errors import RulebookError
-from geoconstraints.geometry.phasing import AREA_TOL_ACRES, SUBJECT, Phasing, PhasingDates, Site, union_acres
+from geoconstraints.geometry.flow import FlowTrace
+from geoconstraints.geometry.phasing import (
+    AREA_TOL_ACRES,
+    SUBJECT,
+    Phasing,
+    PhasingDates,
+    Site,
+    SitePhasing,
+    union_acres,
+)
 from geoconstraints.io.layers import Layers
 from geoconstraints.rulebook.findings import concat_findings
 from geoconstraints.rulebook.model import FindingRows, Rule, Rulebook
@@ -50,11 +59,18 @@ class StormwaterContext:
     sites : tuple of Site
         The activities measured (the project, an unconnected harvest plan).
     dates, phasing : optional
-        The phasing dates and the disturbance timeline (when the dates are complete).
+        The disturbance layer's phasing dates and the project's timeline (when they are complete).
+    phasings : tuple of SitePhasing
+        The timeline of each site (aligned with ``sites``), landings and haul roads included.
+    flows : tuple of FlowTrace or None
+        The downslope flow paths from each site (aligned with ``sites``; None without a DEM or
+        an impaired-waters layer, or when the site is within the screening distance).
+    dem_given : bool
+        A DEM was given (Condition A beyond the screening distance needs one).
     rainfall, inspections_log, schedule : DataFrame or None
         Daily rainfall, the inspections made, and the inspections required (matched to the log).
     approved_swppp, larger_common_plan
-        The command's options.
+        The command's options; ``larger_common_plan`` None when not stated.
     """
 
     layers: Layers
@@ -68,7 +84,10 @@ class StormwaterContext:
     inspections_log: pd.DataFrame | None = None
     schedule: pd.DataFrame | None = None
     approved_swppp: bool = False
-    larger_common_plan: bool | float = False
+    larger_common_plan: bool | float | None = None
+    phasings: tuple[SitePhasing, ...] = ()
+    flows: tuple[FlowTrace | None, ...] = ()
+    dem_given: bool = False
 
     @property
     def crs(self) -> Any:
@@ -89,13 +108,22 @@ class StormwaterContext:
 # ------------------------------------------------------------------------------------------------
 # conditions shared by several rules
 
-def land_development(acres: float, larger_common_plan: bool | float, rule: Rule) -> tuple[bool, str, str]:
-    """SWP-001: is this a land development activity? ``(applies, status, detail)``."""
+def land_development(acres: float, larger_common_plan: bool | float | None, rule: Rule) -> tuple[bool | None, str, str]:
+    """SWP-001: is this a land development activity? ``(applies, status, detail)``.
+
+    Under the acreage it is one when part of a larger common plan of development or sale: that
+    must be stated (``larger_common_plan`` True, False or the plan's aggregate acres); when it is
+    not (None), ``applies`` is None and the status ``not_evaluated``.
+    """
     min_acres = rule.t("min_disturbed_acres")
     if acres >= min_acres - AREA_TOL_ACRES:
         return True, "review", f"at least {min_acres:g} acre"
-    if larger_common_plan is False or larger_common_plan is None:
-        return False, "pass", "not stated to be part of a larger common plan of development or sale"
+    if larger_common_plan is None:
+        return None, "not_evaluated", (f"under {min_acres:g} acre, and whether it is part of a larger common plan of "
+                                       f"development or sale is not stated (--larger-common-plan or "
+                                       f"--no-larger-common-plan)")
+    if larger_common_plan is False:
+        return False, "pass", "stated not to be part of a larger common plan of development or sale"
     test = rule.s("common_plan_test")
     if test == "any_part":
         return True, "review", ("under the acreage, but part of a larger common plan of development or "
@@ -149,6 +177,11 @@ def condition_c(acres: float, uses: Sequence[str], rule: Rule) -> tuple[bool, st
                             f"construction is)")
 
 
+def _water_label(waters: gpd.GeoDataFrame, k: int) -> str:
+    name = waters["name"].iloc[k] if "name" in waters.columns and not is_blank(waters["name"].iloc[k]) else ""
+    return f"{waters['feature_id'].iloc[k]}" + (f" ({name})" if name else "")
+
+
 def _impaired_distance(ctx: StormwaterContext, site: Site) -> tuple[float, str, Any] | None:
     """Distance (ft) from a site to the nearest impaired water, its label, and the shortest line."""
     waters = ctx.layers.get_layer("impaired_waters")
@@ -156,9 +189,63 @@ def _impaired_distance(ctx: StormwaterContext, site: Site) -> tuple[float, str, 
         return None
     d = shapely.distance(site.geometry, waters.geometry.values)
     k = int(np.argmin(d))
-    name = waters["name"].iloc[k] if "name" in waters.columns and not is_blank(waters["name"].iloc[k]) else ""
-    label = f"{waters['feature_id'].iloc[k]}" + (f" ({name})" if name else "")
-    return float(d[k]), label, shapely.shortest_line(site.geometry, waters.geometry.values[k])
+    return float(d[k]), _water_label(waters, k), shapely.shortest_line(site.geometry, waters.geometry.values[k])
+
+
+def condition_a(ctx: StormwaterContext, rule: Rule, k: int) -> tuple[bool | None, str, str, float, float, Any]:
+    """SWP-002 Condition A for site ``k``: ``(applies, status, detail, measured_ft, threshold_ft, geometry)``.
+
+    Within ``impaired_water_distance_ft`` of an impaired water: ``review`` (proximity screens for
+    discharge; a human confirms the drainage path). Beyond it the law's test, discharge, is
+    decided only by the downslope flow path traced on a DEM (``ctx.flows``): ``review`` when it
+    reaches the water; ``pass`` when every path ends in a closed depression or runs
+    ``max_flow_path_ft`` without reaching it (reading ``undrained_path_end``); ``not_evaluated``
+    without a DEM or when a path runs off the DEM.
+    """
+    site = ctx.sites[k]
+    limit = rule.t("impaired_water_distance_ft")
+    dist = _impaired_distance(ctx, site)
+    if dist is None:
+        return None, "not_evaluated", "no impaired_waters layer given (303(d) / TMDL waters)", np.nan, limit, None
+    d, label, line = dist
+    near = f"nearest impaired water {label} at {fixed(d, 0)} ft"
+    if d <= limit:
+        return True, "review", (f"{near}, within the screening distance of {fmt_num(limit)} ft "
+                                f"(impaired_water_distance_ft): proximity stands in for discharge, a human confirms "
+                                f"the drainage path"), d, limit, line if d > 0 else site.geometry
+    flow = ctx.flows[k] if k < len(ctx.flows) else None
+    if flow is None:
+        why = ("give a pre-construction DEM (--dem) to trace the downslope flow path" if not ctx.dem_given
+               else "the flow path was not traced")
+        return None, "not_evaluated", (f"{near}, beyond the screening distance of {fmt_num(limit)} ft: discharge not "
+                                       f"analysed; {why}"), d, limit, line
+    maxl = rule.t("max_flow_path_ft")
+    traced = f"downslope flow path (D8 on the DEM, {flow.source_cells} cells of the site)"
+    if flow.reached:
+        return True, "review", (f"the {traced} reaches impaired water {_reached_label(ctx, flow)} after "
+                                f"{fixed(flow.length_ft, 0)} ft ({near} in a straight line)"), \
+            flow.length_ft, maxl, flow.path
+    ends = ", ".join(f"{n} {k_}" for k_, n in flow.ends.items())
+    if not flow.complete:
+        return None, "not_evaluated", (f"the {traced} runs off the DEM (its edge or a nodata cell) before reaching an "
+                                       f"impaired water (path ends: {ends}): discharge not shown; {near}"), \
+            flow.length_ft, maxl, flow.end_points
+    how = (f"ends in closed depressions or runs {fmt_num(maxl)} ft (max_flow_path_ft) without reaching an impaired "
+           f"water (path ends: {ends}; longest path {fixed(flow.length_ft, 0)} ft); {near}")
+    reading = rule.s("undrained_path_end")
+    if reading == "not_evaluated":
+        return None, "not_evaluated", f"every {traced} {how}; undrained_path_end=not_evaluated", flow.length_ft, maxl, \
+            flow.end_points
+    return False, "pass", f"every {traced} {how}; read as no discharge (undrained_path_end=no_discharge)", \
+        flow.length_ft, maxl, flow.end_points
+
+
+def _reached_label(ctx: StormwaterContext, flow: FlowTrace) -> str:
+    waters = ctx.layers.get_layer("impaired_waters")
+    if waters is None or flow.path is None:
+        return "(unnamed)"
+    end = shapely.get_point(flow.path, -1) if flow.path.geom_type == "LineString" else flow.path
+    return _water_label(waters, int(np.argmin(shapely.distance(end, waters.geometry.values))))
 
 
 def _rule_or_none(rb: Rulebook, rid: str) -> Rule | None:
@@ -183,6 +270,8 @@ def swp007_applies(ctx: StormwaterContext, rule: Rule, site: Site | None) -> tup
         ok, _st, why = land_development(acres, ctx.larger_common_plan, r1)
         if ok:
             return True, f"land development activity ({fixed(acres)} acres; {why}); applies_to=all_land_development"
+        if ok is None:
+            return None, f"{fixed(acres)} acres, {why}; applies_to=all_land_development"
         return False, (f"not a land development activity ({fixed(acres)} acres; {why}), so no inspections "
                        f"are required (applies_to=all_land_development)")
     if applies_to == "conditions_abc":
@@ -193,16 +282,16 @@ def swp007_applies(ctx: StormwaterContext, rule: Rule, site: Site | None) -> tup
         if r4 is not None and condition_c(acres, site.uses, r4)[0]:
             met.append("C")
         if r2 is not None:
-            dist = _impaired_distance(ctx, site)
-            if dist is None:
-                unknown.append("A (no impaired_waters layer)")
-            elif dist[0] <= r2.t("impaired_water_distance_ft"):
+            a, _st, why, *_ = condition_a(ctx, r2, next(i for i, x in enumerate(ctx.sites) if x is site))
+            if a:
                 met.append("A")
+            elif a is None:
+                unknown.append(f"A ({why})")
         if met:
             return True, f"Condition {', '.join(met)} applies (applies_to=conditions_abc)"
         if unknown:
             return None, (f"Conditions B and C do not apply and Condition {', '.join(unknown)} could not be "
-                          f"checked (applies_to=conditions_abc)")
+                          f"decided (applies_to=conditions_abc)")
         return False, ("none of Conditions A, B, C applies, so inspections are not required "
                        "(applies_to=conditions_abc)")
     raise RulebookError(f"rule SWP-007 in rulebook {rule.rulebook!r}: param applies_to={applies_to!r} is not "
@@ -234,35 +323,20 @@ def check_swppp_required(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame
         return _no_site(ctx, rule)
     found = [land_development(s.acres, ctx.larger_common_plan, rule) for s in ctx.sites]  # at most two sites
     status = [st for _ok, st, _why in found]
-    detail = [s.detail + ("; " + why if st == "review" else "") for s, (_ok, st, why) in zip(ctx.sites, found)]
+    detail = [f"{s.detail}; {why}" for s, (_ok, _st, why) in zip(ctx.sites, found)]
     return _sites_frame(ctx, rule, status, detail, threshold=rule.t("min_disturbed_acres"))
 
 
 @check("SWP-002")
 def check_condition_a(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
-    """SWP-002 Condition A: proximity of the disturbance to a 303(d)/TMDL impaired water.
-
-    The law turns on runoff *discharging* a pollutant of concern to the impaired water; the check
-    screens by distance (``impaired_water_distance_ft``) as a proxy and says so, and a human
-    confirms the drainage path (``review``).
-    """
+    """SWP-002 Condition A: runoff discharging to a 303(d)/TMDL impaired water (see :func:`condition_a`)."""
     if not ctx.sites:
         return _no_site(ctx, rule)
-    limit = rule.t("impaired_water_distance_ft")
-    method = (f"proximity screening: the law turns on runoff discharging a pollutant of concern to the water; "
-              f"distance within {fmt_num(limit)} ft (rulebook impaired_water_distance_ft) is used as a proxy for "
-              f"discharge, so a human confirms the drainage path")
     rows = FindingRows(rule, ctx.crs)
-    for s in ctx.sites:
-        dist = _impaired_distance(ctx, s)
-        if dist is None:
-            rows.add("not_evaluated", subject_layer=s.layer, subject_id=s.id, threshold=limit, unit="ft",
-                     detail="no impaired_waters layer given (303(d) / TMDL waters)")
-            continue
-        d, label, line = dist
-        rows.add("review" if d <= limit else "pass", subject_layer=s.layer, subject_id=s.id, measured=d,
-                 threshold=limit, unit="ft", geometry=line if d > 0 else s.geometry,
-                 detail=f"nearest impaired water {label} at {fixed(d, 0)} ft; {method}")
+    for k, s in enumerate(ctx.sites):  # at most two sites
+        _a, status, detail, measured, threshold, geom = condition_a(ctx, rule, k)
+        rows.add(status, subject_layer=s.layer, subject_id=s.id, measured=measured, threshold=threshold, unit="ft",
+                 geometry=geom, detail=detail)
     return rows.frame()
 
 
@@ -286,39 +360,41 @@ def check_condition_c(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
     return _sites_frame(ctx, rule, status, detail, threshold=rule.t("min_acres"))
 
 
-def _phasing_unknown(ctx: StormwaterContext) -> str:
-    """Why the peak cannot be known, or ``""`` when the phasing is complete."""
-    dates = ctx.dates
-    if ctx.disturbance is None:
-        return "no disturbance layer with start / stabilized dates given"
-    if dates is None or not dates.has_fields:
-        return "the disturbance layer has no start and stabilized fields"
-    if dates.undated:
-        return f"polygons {id_list(dates.undated)} have no start or stabilized date, so the peak cannot be known"
-    return ""
-
-
 @check("SWP-005")
 def check_phasing(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
-    """SWP-005: peak concurrently disturbed area from the phasing dates, at most the limit."""
+    """SWP-005: peak concurrently disturbed area of each site from its phasing dates, at most the limit.
+
+    Landings and haul roads count ("landing areas and log haul roads are subject to this law");
+    those without dates are assumed disturbed for the site's whole span and the finding says so.
+    A site with no date at all is ``not_evaluated``.
+    """
     limit = rule.t("max_concurrent_acres")
-    at = {"subject_layer": "disturbance", "subject_id": SUBJECT, "threshold": limit, "unit": "acres", "crs": ctx.crs}
-    why = _phasing_unknown(ctx)
-    ph = ctx.phasing
-    if why or ph is None:
-        return rule.findings("not_evaluated", **at, detail=why or "phasing not measured")
-    when = "; ".join(f"{day_text(a)} to {day_text(b)}" for a, b in ph.peak_periods) or "never"
-    detail = (f"at its peak from {when} ({', '.join(ph.peak_ids) or 'none'} disturbed); a polygon counts as "
-              f"disturbed from its start date up to the day before its stabilized date; overlapping phases "
-              f"counted once; series in disturbance_timeline")
-    if len(ctx.footprints):
-        detail += "; landings and haul roads carry no dates and are not in the timeline"
-    over = ph.peak_acres > limit + AREA_TOL_ACRES
-    if over and ctx.approved_swppp:
-        status, detail = "info", detail + "; the phasing is stated to follow an approved SWPPP"
-    else:
-        status = "violation" if over else "pass"
-    return rule.findings(status, **at, measured=ph.peak_acres, geometry=ph.peak_geometry, detail=detail)
+    if not ctx.sites:
+        return rule.findings("not_evaluated", subject_layer="disturbance", subject_id=SUBJECT, threshold=limit,
+                             unit="acres", crs=ctx.crs, detail="no disturbance layer and no landings or haul roads given")
+    rows = FindingRows(rule, ctx.crs)
+    for k, site in enumerate(ctx.sites):  # at most two sites
+        sp = ctx.phasings[k] if k < len(ctx.phasings) else None
+        at: dict[str, Any] = {"subject_layer": site.layer, "subject_id": site.id, "threshold": limit, "unit": "acres"}
+        if sp is None or sp.phasing is None:
+            rows.add("not_evaluated", **at, detail=(f"{sp.why if sp is not None else 'phasing not measured'}; "
+                                                    f"{fixed(site.acres)} acres disturbed in all"))
+            continue
+        ph = sp.phasing
+        when = "; ".join(f"{day_text(a)} to {day_text(b)}" for a, b in ph.peak_periods) or "never"
+        detail = (f"at its peak from {when} ({', '.join(ph.peak_ids) or 'none'} disturbed); a polygon counts as "
+                  f"disturbed from its start date up to the day before its stabilized date; overlapping phases "
+                  f"counted once; series in disturbance_timeline")
+        if sp.assumed:
+            detail += (f"; {id_list(sp.assumed)} carry no start / stabilized date and are assumed disturbed for the "
+                       f"whole project, {day_text(ph.start)} to {day_text(ph.end)} (give their dates to narrow this)")
+        over = ph.peak_acres > limit + AREA_TOL_ACRES
+        if over and ctx.approved_swppp:
+            status, detail = "info", detail + "; the phasing is stated to follow an approved SWPPP"
+        else:
+            status = "violation" if over else "pass"
+        rows.add(status, **at, measured=ph.peak_acres, geometry=ph.peak_geometry, detail=detail)
+    return rows.frame()
 
 
 def _logging_exemption(ctx: StormwaterContext, rule: Rule, exemptions: dict[str, dict], log_key: str | None,
@@ -376,22 +452,41 @@ def check_exemptions(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
     return rows.frame()
 
 
+def _d(col: pd.Series) -> pd.Series:
+    return col.dt.strftime("%Y-%m-%d").fillna("")
+
+
 def _inspection_log_frame(ctx: StormwaterContext, rule: Rule, sch: pd.DataFrame, subj: str) -> gpd.GeoDataFrame:
-    """One finding per required inspection: met by a logged one in its window, or missed."""
-    labels = np.where(sch["reason"] == "weekly", "weekly due " + sch["due"].dt.strftime("%Y-%m-%d"),
-                      "storm of " + sch["trigger_date"].dt.strftime("%Y-%m-%d"))
-    met = sch["status"] == "met"
-    win = sch["window_start"].dt.strftime("%Y-%m-%d") + " to " + sch["window_end"].dt.strftime("%Y-%m-%d")
+    """One finding per logged interval inspection and per too-long gap (the gap rule), and one per
+    storm inspection (met by a logged one in its window, or missed)."""
+    ph = ctx.phasing
+    assert ph is not None
+    step = rule.t("inspection_interval_days")
+    weekly = (sch["reason"] == "weekly").to_numpy()
+    met = (sch["status"] == "met").to_numpy()
+    nxt = sch["next_inspection"] if "next_inspection" in sch else pd.Series(pd.NaT, index=sch.index)
+    gap_end = _d(nxt.fillna(ph.end))
+    prev = _d(sch["window_start"])
+    labels = np.where(weekly, np.where(met, "inspection " + _d(sch["inspection_date"]),
+                                       "gap from " + prev + " to " + gap_end),
+                      "storm of " + _d(sch["trigger_date"]))
     insp = sch["inspector"].where(sch["inspector"].str.strip() != "", "inspector not stated")
-    found = ("inspection logged " + sch["inspection_date"].dt.strftime("%Y-%m-%d") + " (" + insp + ")")
-    rain = np.where(sch["reason"] == "storm",
-                    sch["precip_in"].map(lambda v: "" if pd.isna(v) else f"{v:.2f}") + " in; ", "")
-    detail = pd.Series(rain, dtype=object) + pd.Series(
-        np.where(met, found + ", within " + win, "no logged inspection from " + win), dtype=object)
+    after = np.where((sch["window_start"] == ph.start).to_numpy(), "the start of disturbance on ",
+                     "the previous inspection on ") + prev
+    days = sch["gap_days"].map(lambda v: "" if pd.isna(v) else f"{int(v)}") if "gap_days" in sch else ""
+    ends_at = np.where(nxt.isna().to_numpy(), "the stabilisation date " + gap_end, "the next inspection " + gap_end)
+    w_met = "inspection logged " + _d(sch["inspection_date"]) + " (" + insp + "), " + days + " days after " + after
+    w_missed = ("no inspection for " + days + " days, from " + after + " to " + ends_at + f" (more than {fmt_num(step)} "
+                "days; one was due by " + _d(sch["due"]) + ")")
+    win = _d(sch["window_start"]) + " to " + _d(sch["window_end"])
+    rain = sch["precip_in"].map(lambda v: "" if pd.isna(v) else f"{v:.2f}") + " in; "
+    s_met = rain + "inspection logged " + _d(sch["inspection_date"]) + " (" + insp + "), within " + win
+    s_missed = rain + "no logged inspection from " + win
+    detail = np.where(weekly, np.where(met, w_met, w_missed), np.where(met, s_met, s_missed))
+    measured = np.where(weekly, pd.to_numeric(sch.get("gap_days", np.nan), errors="coerce"), sch["precip_in"])
     return rule.findings(np.where(met, "pass", "violation"), subject_layer=subj, subject_id=labels,
-                         measured=sch["precip_in"],
-                         threshold=np.where(sch["reason"] == "storm", rule.t("storm_threshold_in"), np.nan),
-                         unit="in", detail=detail, crs=ctx.crs)
+                         measured=measured, threshold=np.where(weekly, step, rule.t("storm_threshold_in")),
+                         unit=np.where(weekly, "days", "in"), detail=detail, crs=ctx.crs)
 
 
 def _inspection_schedule(ctx: StormwaterContext, rule: Rule, rows: FindingRows, subj: str, why: str) -> None:
@@ -409,10 +504,11 @@ def _inspection_schedule(ctx: StormwaterContext, rule: Rule, rows: FindingRows, 
     nw, ns = int((sch["reason"] == "weekly").sum()), int((sch["reason"] == "storm").sum())
     storms = (f"{ns} after storm events of {fmt_num(thr)} in or more (storm_event={rule.s('storm_event')})"
               if ctx.rainfall is not None else "storm inspections not scheduled (no rainfall)")
+    step = fmt_num(rule.t("inspection_interval_days"))
     rows.add("info", subject_layer=subj, subject_id="schedule", measured=len(sch), unit="count", detail=(
-        f"{len(sch)} inspections required by the {who} from {day_text(ph.start)} to {day_text(ph.end)}: {nw} every "
-        f"{fmt_num(rule.t('inspection_interval_days'))} days and {storms}; {why}; no inspection log given, so none "
-        f"is checked; list in inspections"))
+        f"{len(sch)} inspections required by the {who} from {day_text(ph.start)} to {day_text(ph.end)}: at least {nw} "
+        f"with no more than {step} days between consecutive inspections (listed on the latest days they may fall) "
+        f"and {storms}; {why}; no inspection log given, so none is checked; list in inspections"))
 
 
 @check("SWP-007")
@@ -420,11 +516,11 @@ def check_inspections(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
     """SWP-007: required inspections at the interval and after storms; the log checked against them."""
     subj = "inspections"
     rows = FindingRows(rule, ctx.crs)
-    for s in ctx.sites:  # undated activities (the harvest plan's landings and haul roads)
+    for s in ctx.sites:  # activities other than the disturbance project (the harvest plan's landings and roads)
         if not s.dated and swp007_applies(ctx, rule, s)[0] is not False:
             rows.add("not_evaluated", subject_layer=subj, subject_id=s.id, detail=(
-                f"{s.layer} {s.id} carry no start / stabilized dates, so the inspections they need cannot be "
-                f"scheduled"))
+                f"{s.layer} {s.id}: the inspections it needs are not scheduled or checked here (the inspection "
+                f"period and the log are those of the disturbance layer's phasing)"))
     applies, why = swp007_applies(ctx, rule, ctx.project)
     dates = ctx.dates
     if applies is False:

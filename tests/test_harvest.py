@@ -21,6 +21,7 @@ from rasterio.transform import from_origin
 from shapely import affinity
 from shapely.geometry import LineString, Point, box
 
+from common import NY_FT, ROOT, X0, Y0
 from geoconstraints.cli import main
 from geoconstraints.commands import check_harvest
 from geoconstraints.errors import InputError
@@ -29,10 +30,7 @@ from geoconstraints.io.layers import Layers
 from geoconstraints.rulebook.loader import load_rulebook
 from geoconstraints.units import FT_PER_M, SQFT_PER_ACRE
 
-NY_FT = "EPSG:2261"
-X0, Y0 = 964_988.0, 758_256.0
 ARC = 0.5 * 64 * math.sin(2 * math.pi / 64) / math.pi  # buffer circle (64 segments) / true circle
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -125,15 +123,32 @@ def base(vestal):
 # input guard, structure
 
 
-def test_refuses_without_harvest_area(vestal) -> None:
-    with pytest.raises(InputError, match="harvest_area"):
-        check_harvest(scene(harvest_area=None), vestal)
+def test_plan_without_harvest_area_runs(vestal) -> None:
+    # a forester checking haul roads alone: the rules about harvest areas name the missing layer,
+    # the others run (HRV-025: L3 105 ft from the right-of-way, as with the harvest areas)
+    res = check_harvest(scene(harvest_area=None), vestal)
+    for rid in ("HRV-001", "HRV-020", "HRV-021", "HRV-022", "HRV-023"):
+        f = pick(res, rid)
+        assert list(f["status"]) == ["not_evaluated"], rid
+        assert "no harvest_area layer given" in f["message"].iloc[0], rid
+    assert one(res, "HRV-003", "", "not_evaluated")["subject_layer"] == "harvest_area"
+    assert one(res, "HRV-025", "L3")["status"] == "violation"
+    assert one(res, "HRV-027", "L2")["status"] == "violation"
+    st = dict(zip(pick(res, "HRV-002")["subject_id"], pick(res, "HRV-002")["status"]))
+    assert st["a"] == "not_evaluated" and "not supplied: harvest_area" in one(res, "HRV-002", "a")["message"]
+    assert "pass" not in set(pick(res, "HRV-001")["status"])
+    assert any("No harvest_area layer" in n for n in res.notes)
+
+
+def test_refuses_a_plan_without_any_plan_layer(vestal) -> None:
+    with pytest.raises(InputError, match="harvest_area, landings, haul_roads, skid_trails"):
+        check_harvest(scene(harvest_area=None, landings=None, haul_roads=None, skid_trails=None), vestal)
 
 
 def test_every_rule_reports_and_derived_layers(base, vestal) -> None:
     ids = {r.id for r in vestal.group("harvest")}
     assert set(base.findings["rule_id"]) == ids
-    assert set(base.derived) == {"buffer_strips", "grade_runs", "water_bars", "contours"}
+    assert set(base.derived) == {"buffer_strips", "possible_buffer_strips", "grade_runs", "water_bars", "contours"}
     assert {"kind", "rule_id", "source_id", "width_ft", "measured_from"} <= set(
         base.derived["buffer_strips"].columns
     )
@@ -355,23 +370,44 @@ def test_stream_crossings(base) -> None:
 
 
 def test_commercial_volume(base, vestal) -> None:
-    # H1 (15 cords) and H2 (10 cords) touch and have one owner: 25 > 20 cords
+    # H1 (15 cords) and H2 (10 cords) both lie on parcel P1: 25 > 20 cords
     h1 = one(base, "HRV-001", "H1")
     assert (h1["status"], h1["measured"], h1["threshold"]) == ("review", 25.0, 20.0)
+    assert "on parcel P1" in h1["message"]
+    # A (2,560 cu ft = 20 cords, not greater than 20) and B (no volume) are both on P1: the
+    # parcel's sum is unknown; A alone on P1 would pass
     ha = layer(["A", "B"], [box(0, 0, 100, 100), box(500, 0, 600, 100)], cubic_feet=[2560.0, np.nan])
     res = check_harvest(scene(harvest_area=ha), vestal)
-    # 2,560 cu ft is not greater than 2,560: pass (20 cords equivalent); B has no volume
     a = one(res, "HRV-001", "A")
-    assert (a["status"], a["measured"]) == ("pass", 20.0)
-    assert one(res, "HRV-001", "B")["status"] == "not_evaluated"
+    assert (a["status"], a["measured"]) == ("not_evaluated", 20.0) and "volume not given for B" in a["message"]
+    res = check_harvest(scene(harvest_area=layer(["A"], [box(0, 0, 100, 100)], cubic_feet=[2560.0])), vestal)
+    assert (one(res, "HRV-001", "A")["status"], one(res, "HRV-001", "A")["measured"]) == ("pass", 20.0)
 
 
 def test_site_plan_checklist(base, vestal) -> None:
     f = pick(base, "HRV-002")
     st = dict(zip(f["subject_id"], f["status"]))
     assert st["b"] == "not_evaluated"  # no DEM
-    assert st["f"] == "not_evaluated"  # no utility easement role
-    assert st["a"] == st["c"] == st["d"] == st["j"] == "info"
+    assert st["f"] == "not_evaluated" and "not supplied: easements" in one(base, "HRV-002", "f")["message"]
+    assert "not supplied: ponds, wetlands" in one(base, "HRV-002", "h")["message"]
+    assert st["a"] == st["d"] == st["g"] == st["i"] == st["j"] == "info"
+    # c: the parcels (the districts' source) leave land within 300 ft of H1 + H2 = [0,1500]x[0,1000]
+    # uncovered. Parcels cover u in [-200,2400], v in [-600,1005]; the ROW of R1 [-100,1600]x[1005,1055].
+    # West (u < -200): 100 x 1000 + 2 half circular segments of r 300 cut 200 from the centre
+    #   (300^2 acos(2/3) - 200 sqrt(300^2 - 200^2)) / 2 = 15,487.4 each -> 130,974.8 sq ft.
+    # North (v > 1005, u >= -200): 1500 x 295 + right corner (quarter disk 70,685.8 - strip 5 x 300)
+    #   + left corner (70,685.8 - 15,487.4 - 5 x 200) - ROW 1700 x 50 = 480,884.2 sq ft.
+    # 611,859 sq ft = 14.05 acres (64-segment arcs: within 0.2 %)
+    c = one(base, "HRV-002", "c")
+    assert c["status"] == "not_evaluated" and "acres within 300 ft of the harvest area not covered" in c["message"]
+    from geoconstraints.commands import harvest_context
+    from geoconstraints.rules.harvest import _zoning_frame, zoning_gaps
+
+    ctx = harvest_context(scene(), vestal)
+    z, _ = _zoning_frame(ctx)
+    gap = zoning_gaps(ctx, [box(X0, Y0, X0 + 1500, Y0 + 1000)], z, 300, 50)[0]
+    assert gap == pytest.approx(611_859, rel=2e-3)
+    assert f"{gap / SQFT_PER_ACRE:,.2f} acres" in c["message"]
     assert st["scale"] == "info" and "1 in = 500 ft" in one(base, "HRV-002", "scale")["message"]
     lic = pick(base, "HRV-040")
     assert set(lic["status"]) == {"info"} and sorted(lic["subject_id"]) == sorted(
@@ -630,11 +666,15 @@ def test_cli_harvest(runner, tmp_path, grade_dem) -> None:
     res = runner.invoke(main, ["harvest", str(plan), "--out", str(tmp_path / "o2"), "--fail-on", "violation"])
     assert res.exit_code == 1
     bad = tmp_path / "bad.gpkg"
-    scene().frames["landings"].rename(columns={"feature_id": "id"}).to_file(
-        bad, layer="landings", driver="GPKG"
-    )
+    scene().frames["parcels"].rename(columns={"feature_id": "id"}).to_file(bad, layer="parcels", driver="GPKG")
     res = runner.invoke(main, ["harvest", str(bad), "--out", str(tmp_path / "o3")])
-    assert res.exit_code == 2 and "harvest_area" in res.stderr
+    assert res.exit_code == 2 and "harvest_area, landings, haul_roads, skid_trails" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+    # landings alone (no harvest area) is a plan: it runs
+    only = tmp_path / "only.gpkg"
+    scene().frames["landings"].rename(columns={"feature_id": "id"}).to_file(only, layer="landings", driver="GPKG")
+    res = runner.invoke(main, ["harvest", str(only), "--out", str(tmp_path / "o4")])
+    assert res.exit_code == 0, res.output
 
 
 # ------------------------------------------------------------------------------------------

@@ -257,7 +257,7 @@ def classify_streams(streams: gpd.GeoDataFrame | None,
     out = streams.copy()
     if "kind" in out.columns:
         out["kind_given"] = out["kind"]
-    out["kind"] = [None if k in (None, "unknown") else k for k in kind]
+    out["kind"] = pd.Series([None if k in (None, "unknown") else k for k in kind], index=out.index, dtype=object)
     out = out.loc[(kind != "not_stream")]
     return out, StreamKinds(table, unmapped, blank)
 
@@ -674,6 +674,11 @@ def check_zoning_proximity(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
 
 # ------------------------------------------------------------------------------------------
 # HRV-002 site plan contents + contours
+
+
+DERIVED_ELEMENT_KEYS: frozenset[str] = frozenset({"b", "c", "j"})
+"""Site-plan elements whose supply HRV-002 also judges from derived data (contours over the plan,
+the zoning's coverage, the buffer strips), beyond their layers being given."""
 
 
 @dataclass(frozen=True)

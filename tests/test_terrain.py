@@ -443,7 +443,7 @@ def brute_filter(d, z, window):
             if w > 0:
                 vals.append(g[j])
                 ws.append(w)
-        out[i] = _weighted_median_brute(vals, ws) if window > 0 else g[i]
+        out[i] = _weighted_median_brute(vals, ws) if window > 0 and ws else g[i]
     return np.array(out)
 
 

@@ -411,7 +411,8 @@ def filter_grades(dist_ft, z_ft, window_ft: float) -> np.ndarray:
         j = np.minimum(j, raw.size - 1)
         w = np.clip(np.minimum(b[rows, None], d[j + 1]) - np.maximum(a[rows, None], d[j]), 0.0, None)
         w = np.where(inside & valid[j], w, 0.0)
-        out[rows] = _weighted_median(np.where(w > 0, raw[j], 0.0), w)
+        # a window too small to hold any length (float underflow): the segment's own grade
+        out[rows] = np.where(w.sum(axis=1) > 0, _weighted_median(np.where(w > 0, raw[j], 0.0), w), raw[rows])
     return out
 
 
@@ -584,14 +585,15 @@ def _parse_table(table: list[dict]) -> _Bands:
     )
 
 
-_GRADE_EPS = 1e-9
-"""Grades within this of a band's upper bound are in the band (float noise on exact planes)."""
+_GRADE_EPS = 1e-7
+"""Grades within this (percent) of a band's bound, or of ``min_grade_pct``, are at it (float noise
+on exact planes): 2 % computed as 1.99999999 % is 2 %."""
 
 
 def _band_index(bands: _Bands, grade: np.ndarray, between_bands: str) -> np.ndarray:
     """Band index for each grade; -1 below the first band. Gaps go to the steeper/shallower band."""
     g = np.asarray(grade, dtype="float64")
-    i = np.searchsorted(bands.lo, g, side="right") - 1
+    i = np.searchsorted(bands.lo, g + _GRADE_EPS, side="right") - 1
     safe = np.clip(i, 0, None)
     in_gap = (i >= 0) & (g > bands.hi[safe] + _GRADE_EPS)
     if between_bands == "steeper":
@@ -669,7 +671,7 @@ def walk_water_bars(d: np.ndarray, z: np.ndarray, *, table: list[dict], min_grad
         if np.isfinite(g).any():
             steepest = max(float(np.nanmax(g)), steepest) if np.isfinite(steepest) else float(np.nanmax(g))
         b = _band_index(bands, g, between_bands)
-        no_bar = (g < min_grade_pct) | (b < 0)
+        no_bar = (g < min_grade_pct - _GRADE_EPS) | (b < 0)
         required = np.where(no_bar, np.inf, band_sp[np.clip(b, 0, None)])
         required[np.isnan(g)] = np.nan
         fits = np.flatnonzero(required >= candidates)  # NaN never fits

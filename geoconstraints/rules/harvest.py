@@ -69,6 +69,10 @@ _TOL_FT = 1e-6
 """Numerical tolerance of distance comparisons, feet (not law): coordinates of ~1e6 ft carry
 ~1e-9 ft of float noise, and a distance exactly at a limit must stay at it."""
 
+_TOL_SQFT = 1e-3
+"""Numerical tolerance of area comparisons, square feet (not law): areas of polygons ~1e6 ft from
+the origin carry ~1e-4 sq ft of float noise."""
+
 _REL_TOL = 1e-9
 """Relative tolerance of volume comparisons (numerical, not law): 2,560 cu ft / 128 is 20 cords."""
 
@@ -107,7 +111,7 @@ def buffer_settings(rulebook: Rulebook) -> tuple[dict[str, dict[str, Any]], dict
             s["include_intermittent"] = truthy(r.s("include_intermittent")) is True
         elif kind == "property_line":
             s.update(districts=list(r.p("districts")), reading=str(r.s("property_line_reading")),
-                     touch_tolerance_ft=r.t("touch_tolerance_ft"))
+                     touch_tolerance_ft=r.t("touch_tolerance_ft") + _TOL_FT)
         elif kind == "dwelling":
             s["districts"] = list(r.p("districts"))
         settings[kind] = s
@@ -419,11 +423,11 @@ def _ownership(ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None, tol: floa
     ea, eb = [ai, ka], [pj + n, kb]
     pa = pb = np.array([], int)
     if m:
-        pa, pb = parcels.sindex.query(parcels.geometry.values, predicate="dwithin", distance=tol)
+        pa, pb = parcels.sindex.query(parcels.geometry.values, predicate="dwithin", distance=tol + _TOL_FT)
         same = (p_own[pa] != None) & (p_own[pa] == p_own[pb])
         ea.append(pa[same] + n)
         eb.append(pb[same] + n)
-    xa, xb = ha.sindex.query(ha.geometry.values, predicate="dwithin", distance=tol)
+    xa, xb = ha.sindex.query(ha.geometry.values, predicate="dwithin", distance=tol + _TOL_FT)
     same = (a_own[xa] != None) & (a_own[xa] == a_own[xb])
     ea.append(xa[same])
     eb.append(xb[same])
@@ -623,7 +627,7 @@ def _zoning_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: s
               else (np.array([], int),) * 2)
     unknown = _joined(ui, unk["feature_id"].astype(str).to_numpy()[uj], n)
     gap = zoning_gaps(ctx, g.geometry.values, zsrc, dist_ft, rule.t("default_row_width_ft"))
-    gapped = gap > rule.t("coverage_gap_tolerance_sqft")
+    gapped = gap > rule.t("coverage_gap_tolerance_sqft") + _TOL_SQFT
     within = np.isfinite(dmin) & (dmin <= dist_ft + _TOL_FT)
     measured = np.where(within, dmin, nearest)
     status = np.where(within, "review", np.where(np.array([bool(u) for u in unknown]) | gapped, "not_evaluated", "pass"))
@@ -739,7 +743,7 @@ def _derived_gaps(ctx: HarvestContext, rule: Rule, key: str) -> str:
         near = unk.iloc[unk.sindex.query(shapely.union_all(ha.geometry.values), predicate="dwithin",
                                          distance=dist)] if len(unk) else unk
         why = []
-        if gap[0] > rule.t("coverage_gap_tolerance_sqft"):
+        if gap[0] > rule.t("coverage_gap_tolerance_sqft") + _TOL_SQFT:
             why.append(f"{sqft_to_acres(gap[0]):,.2f} acres within {fmt_num(dist)} ft of the harvest area not covered "
                        f"by the {src} (outside public rights-of-way)")
         if len(near):
@@ -978,7 +982,8 @@ def channel_pieces(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, width_ft:
         return empty
     sg = near.geometry.values
     is_poly = np.isin(shapely.get_type_id(sg), (3, 6))
-    channel = np.where(is_poly, sg, shapely.buffer(sg, width_ft / 2.0, cap_style="flat"))
+    # the edge belongs to the channel: widened by the numerical tolerance, so a line exactly on it is in it
+    channel = np.where(is_poly, sg, shapely.buffer(sg, width_ft / 2.0 + _TOL_FT, cap_style="flat"))
     u = shapely.union_all(channel)
     bank = shapely.boundary(u)
     polys = shapely.union_all(sg[is_poly]) if is_poly.any() else None
@@ -1202,7 +1207,7 @@ def _strip_hits(lg: gpd.GeoDataFrame, strips: gpd.GeoDataFrame) -> tuple[np.ndar
     n = len(lg)
     if not len(strips):
         return np.zeros(n, dtype=bool), [""] * n, [""] * n
-    li, si = strips.sindex.query(lg.geometry.values, predicate="intersects")
+    li, si = strips.sindex.query(lg.geometry.values, predicate="dwithin", distance=_TOL_FT)
     labels = strips["kind"].to_numpy()[si] + " buffer of " + strips["source_id"].astype(str).to_numpy()[si]
     hit = np.zeros(n, dtype=bool)
     hit[li] = True
@@ -1289,7 +1294,12 @@ def _public_roads(ctx: HarvestContext, near: Any = None, margin_ft: float = 0.0)
     (``roads R1`` / ``row W1``); with ``near``, only those within ``margin_ft`` of it, clipped
     to its bounding box grown by ``margin_ft``."""
     geoms, ids = [], []
-    clip = None if near is None else shapely.box(*shapely.total_bounds(near)).buffer(margin_ft, join_style="mitre")
+    # the bounding box grown by the margin, built from its corners (buffering the box of a vertical or
+    # horizontal line, a polygon of no width, gives nothing)
+    clip = None
+    if near is not None:
+        x0, y0, x1, y1 = shapely.total_bounds(near)
+        clip = shapely.box(x0 - margin_ft, y0 - margin_ft, x1 + margin_ft, y1 + margin_ft)
     for role in ("roads", "row"):
         g = ctx.get(role)
         if g is None:
@@ -1319,7 +1329,7 @@ def check_access_points(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
         return _missing_layer(ctx, rule, "haul_roads", "no roads or row layer")
     tol = rule.t("snap_tolerance_ft")
     pub, _ = _public_roads(ctx, hr.geometry.values, 2 * tol)
-    zone = shapely.buffer(shapely.union_all(pub), tol) if len(pub) else Polygon()
+    zone = shapely.buffer(shapely.union_all(pub), tol + _TOL_FT) if len(pub) else Polygon()
     parts = shapely.get_parts(shapely.intersection(hr.geometry.values, zone))
     parts = parts[~shapely.is_empty(parts)]
     clusters = shapely.get_parts(shapely.union_all(shapely.buffer(parts, tol))) if len(parts) else np.array([])
@@ -1339,9 +1349,9 @@ def _network(hr: gpd.GeoDataFrame, pub: np.ndarray, pub_ids: np.ndarray,
     reach a public road, the public roads each reaches and the roads of each component."""
     m = len(hr)
     hg = hr.geometry.values
-    a, b = hr.sindex.query(hg, predicate="dwithin", distance=tol)
+    a, b = hr.sindex.query(hg, predicate="dwithin", distance=tol + _TOL_FT)
     _, comp = connected_components(coo_matrix((np.ones(len(a)), (a, b)), shape=(m, m)), directed=False)
-    hi, pi = shapely.STRtree(pub).query(hg, predicate="dwithin", distance=tol)
+    hi, pi = shapely.STRtree(pub).query(hg, predicate="dwithin", distance=tol + _TOL_FT)
     reaches = np.zeros(comp.max() + 1, dtype=bool)
     reaches[comp[hi]] = True
     comp_roads = (pd.DataFrame({"c": comp[hi], "p": pub_ids[pi]}).groupby("c")["p"]
@@ -1367,7 +1377,7 @@ def check_landing_connected(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
                              crs=ctx.crs, detail="no haul_roads layer" if hr is None else "no roads or row layer")
     tol = rule.t("snap_tolerance_ft")
     comp, reaches, comp_roads, members = _network(hr, pub, pub_ids, tol)
-    li, hj = hr.sindex.query(lg.geometry.values, predicate="dwithin", distance=tol)
+    li, hj = hr.sindex.query(lg.geometry.values, predicate="dwithin", distance=tol + _TOL_FT)
     status, detail, via = [], [], []
     for i in range(n):  # the plan's landings
         cs = np.unique(comp[hj[li == i]])

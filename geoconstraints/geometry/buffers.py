@@ -621,8 +621,9 @@ class BufferBuild:
         The strips that dwellings and parcels of unknown district would have if their district
         were a listed one (same columns; ``measured_from`` says ``district unknown``).
     missing : dict[str, str]
-        Buffer kind -> why it was not built (an input layer missing, or a reason the caller
-        adds: the rule is not in the rulebook), in :data:`BUFFER_KINDS` order.
+        Buffer kind -> why it was not built, or not built whole (an input layer missing: road
+        strips from right-of-way polygons without the roads layer are partial; or a reason the
+        caller adds: the rule is not in the rulebook), in :data:`BUFFER_KINDS` order.
     notes : dict[str, str]
         Buffer kind -> how it was measured (for finding details).
     """
@@ -654,6 +655,9 @@ def _stream_and_road(inputs: Mapping[str, Any], s: Mapping[str, Any], kinds: Seq
             out.notes["road"] = ("measured from the right-of-way line (row layer); stretches of road outside every "
                                  "row polygon from their centre line" if row is not None
                                  else "measured from the road centre line (no row layer)")
+            if roads is None:  # built from the row polygons, but a road without one is not known
+                out.missing["road"] = ("no roads layer: only the right-of-way polygons given, a public road "
+                                       "without one is not known")
 
 
 def _district_strips(inputs: Mapping[str, Any], settings: Mapping[str, Mapping[str, Any]], plan: list,

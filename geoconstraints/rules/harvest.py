@@ -1131,11 +1131,11 @@ def _buffer_findings(ctx: HarvestContext, rule: Rule, kind: str, **values: Any) 
     ids, n = _plan_ids(ha), len(ha)
     bb = ctx.buffers
     label = kind.replace("_", " ")
-    if kind in bb.missing:
+    strips = bb.strips[bb.strips["kind"] == kind]
+    if kind in bb.missing and not len(strips):
         return rule.findings("not_evaluated", subject_layer="harvest_area", subject_id=ids,
                              geometry=ha.geometry.values, crs=ctx.crs, detail=f"{label} buffer: {bb.missing[kind]}",
                              **values)
-    strips = bb.strips[bb.strips["kind"] == kind]
     inside = polygonal_parts(bf.buffers_inside(ha, strips))
     acres = sqft_to_acres(shapely.area(inside))
     pos = bb.possible[bb.possible["kind"] == kind]
@@ -1146,8 +1146,8 @@ def _buffer_findings(ctx: HarvestContext, rule: Rule, kind: str, **values: Any) 
     srcs = _joined(hi, strips["source_id"].to_numpy()[si], n)
     detail = [f"{label} buffer, {acres[i]:.2f} acres inside the harvest area" + (f" (from {srcs[i]})" if srcs[i] else "")
               + f"; {bb.notes.get(kind, '')}" + (f"; {_possible_note(pos, extra[i])}" if extra[i] > 0 else "")
-              for i in range(n)]
-    status = np.where(extra > 0, "not_evaluated", "info")
+              + (f"; not whole: {bb.missing[kind]}" if kind in bb.missing else "") for i in range(n)]
+    status = np.where((extra > 0) | (kind in bb.missing), "not_evaluated", "info")
     # the strip inside the area, else (no strip there) the harvest area itself
     return rule.findings(status, subject_layer="harvest_area", subject_id=ids, measured=acres, unit="acres",
                          geometry=np.where(acres > 0, inside, ha.geometry.values), crs=ctx.crs, detail=detail,
@@ -1282,7 +1282,14 @@ def check_landing_row_distance(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFr
     dist[li] = d
     near = np.empty(n, dtype=object)
     near[li] = [_row_note(rows.iloc[r]) for r in ri]
-    f = rule.findings(np.where(dist < limit - _TOL_FT, "violation", "pass"), subject_layer="landings", subject_id=ids,
+    # without the roads layer only the mapped rights-of-way are known: a landing far from them may be
+    # near a public road that has none
+    unsure = ctx.get("roads") is None
+    status = np.where(dist < limit - _TOL_FT, "violation", "not_evaluated" if unsure else "pass")
+    if unsure:
+        near = np.array([f"{t}; no roads layer: a public road without a right-of-way polygon is not known"
+                         for t in near], dtype=object)
+    f = rule.findings(status, subject_layer="landings", subject_id=ids,
                       measured=dist, threshold=limit, unit="ft", geometry=lg.geometry.values, crs=ctx.crs,
                       detail=near)
     f["row_distance_ft"] = dist

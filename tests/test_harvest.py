@@ -240,6 +240,7 @@ def test_missing_sources_not_evaluated(vestal) -> None:
         "harvest_area",
         "landings",
         "haul_roads",
+        "skid_trails",  # the whole proposed plan (§ 44-VI-6(G)(c)(3))
     }
     assert one(no_zoning, "HRV-021", "H1")["status"] == "not_evaluated"
 

@@ -287,11 +287,17 @@ def test_hrv022_dwelling_buffer_width(tmp_path, units, d, expected) -> None:
 @pytest.mark.parametrize("units", UNITS)
 @pytest.mark.parametrize("d,expected", [(149.9, "violation"), (150.0, "pass"), (150.1, "pass")])
 def test_hrv025_landing_distance(tmp_path, units, d, expected) -> None:
-    # a right-of-way polygon v 1000..1050; the landing d ft south of it: "at least 150 ft"
+    # the road's right-of-way polygon v 1000..1050 (its centre line v = 1025 lies inside it); the
+    # landing d ft south of it: "at least 150 ft"
     res = run_plan(tmp_path, units, {"landings": [("L", Point(500, 1000 - d), {})],
+                                     "roads": [("R", LineString([(-500, 1025), (1500, 1025)]), {})],
                                      "row": [("W", box(-500, 1000, 1500, 1050), {})]})
     assert status_of(res, "HRV-025", "L") == expected
     assert rows_of(res, "HRV-025", "L")["measured"].iloc[0] == pytest.approx(d, abs=1e-6)
+    # the right-of-way polygons alone: a public road without one is not known, never a pass
+    alone = run_plan(tmp_path / "alone", units, {"landings": [("L", Point(500, 1000 - d), {})],
+                                                 "row": [("W", box(-500, 1000, 1500, 1050), {})]})
+    assert status_of(alone, "HRV-025", "L") == {"pass": "not_evaluated"}.get(expected, expected)
 
 
 @pytest.mark.parametrize("units", UNITS)

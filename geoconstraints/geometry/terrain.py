@@ -461,7 +461,7 @@ def grade_runs(
     place, so a run's length does not depend on the window). A run is a maximal contiguous
     stretch of segments whose filtered grade is over ``max_grade_pct``; a gentler segment
     splits it. Segments touching a NaN sample are not evaluated (reported apart, never gentle).
-    A grade or length equal to its limit (within a relative 1e-9, float noise) is not over it.
+    A grade or length equal to its limit (within 1e-9 of it, relative, float noise) is not over it.
 
     Parameters
     ----------
@@ -489,7 +489,7 @@ def grade_runs(
     dh = np.diff(d)
     grade = filter_grades(d, profile.z_ft, smoothing_window_ft)
     evaluated = np.isfinite(grade)
-    steep = evaluated & (grade > max_grade_pct * (1 + _REL_TOL) + _REL_TOL)
+    steep = evaluated & (grade > max_grade_pct + _REL_TOL * max(abs(max_grade_pct), 1.0))
     g0 = np.where(evaluated, grade, 0.0)
     cum_gl = np.concatenate([[0.0], np.cumsum(g0 * dh)])
     cum_sl = np.concatenate([[0.0], np.cumsum(dh * np.hypot(1.0, g0 / 100.0))])

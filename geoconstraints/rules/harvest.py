@@ -1437,7 +1437,7 @@ def _water_bar_row(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule)
         status = "not_evaluated"
         detail += f"; {gap:,.0f} ft off the DEM or on nodata, no bars placed there"
     elif count == 0 and np.isfinite(steep) and steep < min_g:
-        status, detail = "pass", f"net grade under {fmt_num(min_g)} % on every stretch weighed ({grade_txt})"
+        status, detail = "pass", f"{grade_txt}, the DEM covering the whole road"
     else:
         status = "info"
     rows.add(status, **at, geometry=MultiPoint(list(wb.geometry.values)) if count else geom, detail=detail,

@@ -16,12 +16,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import rasterio
+from common import NY_FT, ROOT, X0, Y0
 from pyproj import CRS, Transformer
 from rasterio.transform import from_origin
 from shapely import affinity
 from shapely.geometry import LineString, Point, box
 
-from common import NY_FT, ROOT, X0, Y0
 from geoconstraints.cli import main
 from geoconstraints.commands import check_harvest
 from geoconstraints.errors import InputError
@@ -1156,9 +1156,8 @@ def test_parcel_of_unknown_district_makes_property_line_strips_possible(vestal) 
 def _muncy_variants(tmp_path):
     """The Muncy lidar DEM (EPSG:2271, feet), the same reprojected with rasterio to UTM 18N at 5 m with z
     in metres, and the same with seeded uniform noise of +-0.5 ft per cell."""
-    from rasterio.warp import Resampling, calculate_default_transform, reproject
-
     from common import MUNCY_DEM
+    from rasterio.warp import Resampling, calculate_default_transform, reproject
 
     with rasterio.open(MUNCY_DEM) as src:
         arr = src.read(1).astype("float64")

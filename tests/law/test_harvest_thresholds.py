@@ -401,7 +401,7 @@ def test_hrv002_zoning_search_distance(tmp_path, units, d, expected) -> None:
 def test_hrv002_contour_interval(tmp_path, units, interval) -> None:
     # a 10 % plane under a 100-ft harvest area, contours within contour_margin_ft (200 ft): the levels
     # are the multiples of the interval over the DEM read; element b is shown (info) at any interval
-    line, (zfn, cell, bounds) = _road_on_plane(10.0, [(100, 10.0)])
+    line, (zfn, cell, _) = _road_on_plane(10.0, [(100, 10.0)])
     res = run_plan(tmp_path, units, {"harvest_area": [("A", SQ, {})], "haul_roads": [("R", line, {})]},
                    dem=(zfn, cell, (-300, -300, 400, 400)), rulebook=ext("HRV-002", contour_interval_ft=interval),
                    exact=True)

@@ -1285,3 +1285,13 @@ def test_site_plan_pdf_lists_what_hrv002_finds_missing(tmp_path, vestal) -> None
     assert pdf_missing == set(f["subject_id"]) == {"b", "f", "h", "k"}
     names = {el.key: m for el, _, m in plan.elements}
     assert names["b"] == names["k"] == ["dem"] and names["f"] == ["easements"] and names["h"] == ["ponds", "wetlands"]
+
+
+def test_stream_vocabulary_with_an_unknown_kind_is_refused(tmp_path) -> None:
+    from geoconstraints.errors import RulebookError
+
+    rb = tmp_path / "rb.yaml"
+    rb.write_text("extends: vestal\nrules:\n  - id: HRV-020\n    params:\n      stream_kind_vocabulary:\n"
+                  "        - {field: kind, values: {creek: seasonal}}\n")
+    with pytest.raises(RulebookError, match="seasonal"):
+        check_harvest(scene(), load_rulebook(rb))

@@ -21,6 +21,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from shapely.geometry import MultiPoint, Polygon
 
+from geoconstraints.errors import RulebookError
 from geoconstraints.geometry import buffers as bf
 from geoconstraints.geometry import terrain as tr
 from geoconstraints.io.layers import Layers
@@ -249,7 +250,8 @@ def classify_streams(streams: gpd.GeoDataFrame | None,
         unm_field[new], unm_value[new] = entry["field"], raw[new]
     bad = sorted(set(kind[kind != None]) - set(STREAM_CLASSES))
     if bad:
-        raise ValueError(f"stream_kind_vocabulary maps to {', '.join(bad)}; use one of {', '.join(STREAM_CLASSES)}")
+        raise RulebookError(f"the rulebook's stream_kind_vocabulary maps values to {', '.join(bad)}: each must be "
+                            f"one of {', '.join(STREAM_CLASSES)}. Fix the rulebook")
     known = kind != None
     read = np.where(known, kind, np.where(unm_field != None, "unmapped", None))
     rows = pd.DataFrame({"field": np.where(known, src_field, unm_field), "value": np.where(known, src_value, unm_value),

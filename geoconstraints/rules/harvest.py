@@ -230,6 +230,10 @@ def classify_streams(streams: gpd.GeoDataFrame | None,
     >>> out["kind"].tolist(), kinds.unmapped
     (['perennial', 'intermittent', None], ['kind=canal (1)'])
     """
+    bad = sorted({str(v) for e in vocabulary for v in (e.get("values") or {}).values()} - set(STREAM_CLASSES))
+    if bad:
+        raise RulebookError(f"the rulebook's stream_kind_vocabulary maps values to {', '.join(bad)}: each must be "
+                            f"one of {', '.join(STREAM_CLASSES)}. Fix the rulebook")
     empty = StreamKinds(pd.DataFrame(columns=["field", "value", "kind", "count"]))
     if streams is None:
         return None, empty
@@ -248,10 +252,6 @@ def classify_streams(streams: gpd.GeoDataFrame | None,
         kind[take], src_field[take], src_value[take] = mapped[take], entry["field"], raw[take]
         new = (raw != None) & (mapped == None) & (unm_field == None)
         unm_field[new], unm_value[new] = entry["field"], raw[new]
-    bad = sorted(set(kind[kind != None]) - set(STREAM_CLASSES))
-    if bad:
-        raise RulebookError(f"the rulebook's stream_kind_vocabulary maps values to {', '.join(bad)}: each must be "
-                            f"one of {', '.join(STREAM_CLASSES)}. Fix the rulebook")
     known = kind != None
     read = np.where(known, kind, np.where(unm_field != None, "unmapped", None))
     rows = pd.DataFrame({"field": np.where(known, src_field, unm_field), "value": np.where(known, src_value, unm_value),

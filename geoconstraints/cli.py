@@ -30,10 +30,10 @@ from geoconstraints.commands import (
 )
 from geoconstraints.demo import run_demo
 from geoconstraints.errors import GeoConstraintsError
-from geoconstraints.io.describe import describe_file
+from geoconstraints.io.describe import RASTER_SUFFIXES, describe_file, role_of_layer
 from geoconstraints.io.layers import load_layers
 from geoconstraints.io.roles import ROLES, role_option
-from geoconstraints.io.sources import parse_path_layer, sources_from_geopackage
+from geoconstraints.io.sources import list_layers, parse_path_layer, sources_from_geopackage
 from geoconstraints.output import write_result
 from geoconstraints.output.database import parse_db_target, write_database
 from geoconstraints.output.field import FIELD_NAMES, write_field_files
@@ -49,6 +49,7 @@ from geoconstraints.output.siteplan import (
     write_siteplan,
 )
 from geoconstraints.rulebook.loader import load_rulebook
+from geoconstraints.rules.harvest import classify_streams, stream_vocabulary
 from geoconstraints.rules.seqr import action_types
 
 log = logging.getLogger("geoconstraints")
@@ -285,17 +286,52 @@ def _has_tabulate() -> bool:
     return True
 
 
+def _stream_kind_lines(path: Path, rulebook: Any) -> list[str]:
+    """How the rulebook's stream vocabulary reads each streams layer of a file (kind, NHD FCODE,
+    OSM waterway / fclass values), one line per value met."""
+    if path.suffix.lower() in RASTER_SUFFIXES or not path.exists():
+        return []
+    try:
+        names = list_layers(path)
+    except GeoConstraintsError:
+        return []
+    out: list[str] = []
+    for name in names:
+        if role_of_layer(name, path.stem, len(names)) != "streams":
+            continue
+        try:
+            layers = load_layers(overrides={"streams": f"{path}:{name}"}, roles=("streams",))
+        except GeoConstraintsError:
+            continue  # describe_file has already printed the problem
+        _, kinds = classify_streams(layers.get_layer("streams"), stream_vocabulary(rulebook))
+        out.append(f"  layer {name}: stream kinds as rulebook {rulebook.name} reads them (stream_kind_vocabulary):")
+        for r in kinds.table.itertuples():
+            read = ("not mapped: counted as a stream of unknown kind" if r.kind == "unmapped" else
+                    "a stream of unknown flow: counted as a stream" if r.kind == "unknown" else
+                    "not a stream: left out" if r.kind == "not_stream" else r.kind)
+            out.append(f"    {r.field}={r.value} -> {read} ({r.count} feature{'' if r.count == 1 else 's'})")
+        if kinds.blank:
+            out.append(f"    no kind value -> counted as a stream of unknown kind ({kinds.blank} features)")
+        if warn := kinds.warning():
+            out.append(f"    warning: {warn}")
+    return out
+
+
 @main.command("layers")
 @click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("--rulebook", default="vestal", show_default=True,
+              help="Rulebook whose stream vocabulary reads the streams' kinds (NHD FCODE, OSM waterway).")
 @guarded
-def layers_cmd(files: tuple[str, ...]) -> None:
-    """List what each FILE holds per role: count, CRS, fields, problems."""
+def layers_cmd(files: tuple[str, ...], rulebook: str) -> None:
+    """List what each FILE holds per role: count, CRS, fields, problems, and how the streams'
+    kinds are read."""
 
+    rb = load_rulebook(rulebook)
     bad = False
     for f in files:
         rows, ok = describe_file(Path(f))
         bad = bad or not ok
-        for line in rows:
+        for line in rows + (_stream_kind_lines(Path(f), rb) if ok else []):
             click.echo(line)
     if bad:
         sys.exit(2)

@@ -437,12 +437,14 @@ def _footprint_table(layers: Layers, rulebook: Rulebook, fps: gpd.GeoDataFrame, 
 # harvest
 
 
-def _harvest_buffers(layers: Layers, rulebook: Rulebook, plan: list) -> bf.BufferBuild:
+def _harvest_buffers(layers: Layers, rulebook: Rulebook, plan: list,
+                     streams: gpd.GeoDataFrame | None) -> bf.BufferBuild:
     """Buffer strips of HRV-020..022 (only when a rule reads them), with why any kind is missing."""
     if not hv.needs(rulebook, "buffers"):
-        return bf.BufferBuild(bf.empty_buffers(layers.crs))
+        return bf.BufferBuild(bf.empty_buffers(layers.crs), possible=bf.empty_buffers(layers.crs))
     settings, absent = hv.buffer_settings(rulebook)
-    inputs = {r: layers.get_layer(r) for r in ("streams", "roads", "row", "parcels", "zoning", "dwellings")}
+    inputs = {r: layers.get_layer(r) for r in ("roads", "row", "parcels", "zoning", "dwellings")}
+    inputs["streams"] = streams if streams is not None and len(streams) else None
     built = bf.build_buffers(inputs, settings, plan=plan, crs=layers.crs)
     missing = {**absent, **built.missing}
     built.missing = {k: missing[k] for k in bf.BUFFER_KINDS if k in missing}
@@ -450,9 +452,11 @@ def _harvest_buffers(layers: Layers, rulebook: Rulebook, plan: list) -> bf.Buffe
 
 
 def harvest_context(layers: Layers, rulebook: Rulebook) -> hv.HarvestContext:
-    """The layers and what the HRV rules of ``rulebook`` read from them: buffer strips, the terrain
-    of every road, contours. Each is derived only when a rule that reads it is in the rulebook."""
+    """The layers and what the HRV rules of ``rulebook`` read from them: the streams read through the
+    rulebook's vocabulary, buffer strips, the terrain of every road, contours. Each is derived only
+    when a rule that reads it is in the rulebook."""
     plan = [layers.get_layer(r) for r in PLAN_ROLES]
+    streams, kinds = hv.classify_streams(layers.get_layer("streams"), hv.stream_vocabulary(rulebook))
     terrain = {}
     if hv.needs(rulebook, "terrain"):
         terrain = tr.roads_terrain(layers.dem, {r: layers.get_layer(r) for r in hv.ROAD_LAYERS}, layers.crs,
@@ -461,8 +465,9 @@ def harvest_context(layers: Layers, rulebook: Rulebook) -> hv.HarvestContext:
     cs = hv.contour_settings(rulebook)
     if cs is not None and hv.needs(rulebook, "contours"):
         contours = tr.plan_contours(layers.dem, bf.plan_extent(plan, cs[1]), cs[0], layers.crs)
-    return hv.HarvestContext(layers=layers, buffers=_harvest_buffers(layers, rulebook, plan), terrain=terrain,
-                             contours=contours)
+    return hv.HarvestContext(layers=layers, buffers=_harvest_buffers(layers, rulebook, plan, streams), terrain=terrain,
+                             contours=contours, streams=streams, stream_kinds=kinds,
+                             channel=hv.channel_settings(rulebook))
 
 
 _LANDING_COLUMNS = {"HRV-024": ("in_buffer", "buffer_kinds"), "HRV-025": ("row_distance_ft",),
@@ -493,17 +498,20 @@ def check_harvest(layers: Layers, rulebook: Rulebook) -> Result:
     Parameters
     ----------
     layers : Layers
-        From :func:`geoconstraints.load_layers`; needs ``harvest_area``. Uses ``landings``,
-        ``haul_roads``, ``skid_trails``, ``streams``, ``roads``, ``row``, ``parcels``,
-        ``zoning``, ``dwellings``, ``critical_slopes``, ``stream_corridor`` and the DEM when
-        given; a rule whose input is missing reports ``not_evaluated``.
+        From :func:`geoconstraints.load_layers`; needs at least one plan layer (``harvest_area``,
+        ``landings``, ``haul_roads``, ``skid_trails``: a forester checking haul roads alone needs
+        no harvest area). Uses ``streams``, ``roads``, ``row``, ``parcels``, ``zoning``,
+        ``dwellings``, ``critical_slopes``, ``stream_corridor``, ``wetlands``, ``ponds``,
+        ``easements`` and the DEM when given; a rule whose input is missing reports
+        ``not_evaluated`` naming it.
     rulebook : Rulebook
         ``load_rulebook("vestal")`` or a user's rulebook.
 
     Returns
     -------
     Result
-        Findings of every HRV rule; derived layers ``buffer_strips``, ``grade_runs``,
+        Findings of every HRV rule; derived layers ``buffer_strips``, ``possible_buffer_strips``
+        (the strips of dwellings and parcels of unknown district), ``grade_runs``,
         ``water_bars``, ``contours``; tables ``roads`` (grades of each haul road and skid
         trail) and ``landings`` (buffer, distance to the right-of-way and connection of each
         landing, from the findings of HRV-024, 025 and 027).
@@ -511,7 +519,7 @@ def check_harvest(layers: Layers, rulebook: Rulebook) -> Result:
     Raises
     ------
     InputError
-        No ``harvest_area`` layer (or it is empty).
+        No plan layer at all.
 
     Examples
     --------
@@ -520,13 +528,14 @@ def check_harvest(layers: Layers, rulebook: Rulebook) -> Result:
     >>> round(float(res.tables["landings"].set_index("landing_id").loc["L-3", "row_distance_ft"]), 1)
     95.0
     """
-    if layers.get_layer("harvest_area") is None:
-        raise InputError(hv.NO_HARVEST_AREA)
+    if all(layers.get_layer(r) is None for r in hv.PLAN_LAYERS):
+        raise InputError(hv.NO_PLAN)
     rulebook.require_group("harvest")
     ctx = harvest_context(layers, rulebook)
     found = run_group(rulebook, "harvest", ctx)
     derived = {
         "buffer_strips": ctx.buffers.strips,
+        "possible_buffer_strips": ctx.buffers.possible,
         "grade_runs": tr.grade_runs_layer(ctx.terrain, layers.crs),
         "water_bars": tr.water_bars_layer(ctx.terrain, layers.crs),
         "contours": ctx.contours,
@@ -542,6 +551,12 @@ def check_harvest(layers: Layers, rulebook: Rulebook) -> Result:
         )
     for kind, why in ctx.buffers.missing.items():
         result.notes.append(f"{kind.replace('_', ' ')} buffer strips not built: {why}.")
+    if warn := ctx.stream_kinds.warning():
+        log.warning(warn)
+        result.notes.append(warn[0].upper() + warn[1:] + ".")
+    if layers.get_layer("harvest_area") is None:
+        result.notes.append("No harvest_area layer: the rules about harvest areas (HRV-001, HRV-020..023) are not "
+                            "evaluated.")
     return result
 
 

@@ -118,6 +118,7 @@ def test_row_polygons_use_row_width_or_default() -> None:
     # flat ends: 1000 x 60 and 1000 x 50
     assert list(rows.area) == pytest.approx([60_000, 50_000])
     assert list(rows["row_width_ft"]) == [60.0, 50.0]
+    assert list(rows["width_assumed"]) == [False, True]  # R2 has no width: the default, and said so
 
 
 def _town() -> dict[str, gpd.GeoDataFrame]:
@@ -249,3 +250,19 @@ def test_row_polygons_widen_the_part_of_a_road_outside_every_row() -> None:
     assert set(rows.index) == {"W1", "R2"}
     assert rows.geometry["R2"].area == pytest.approx(25_000, rel=1e-9)
     assert rows.loc["R2", "measured_from"] == "road centre line"
+
+
+def test_possible_strips_of_unknown_districts() -> None:
+    # D3 lies in no parcel: its district is unknown, it may be RR -> the strip it would have (pi 100^2)
+    parcels = _town()["parcels"]
+    dw = layer(["D1", "D2", "D3"], [Point(500, 500), Point(500, -500), Point(9000, 9000)])
+    maybe = bf.dwelling_buffers(dw, 100, districts=["RR"], parcels=parcels, unknown_districts=True)
+    assert list(maybe["source_id"]) == ["D3"] and maybe["measured_from"].iloc[0] == "dwelling in district unknown"
+    assert maybe.area.iloc[0] == pytest.approx(ARC * math.pi * 100**2, rel=1e-6)
+    # P2 (RA-1) loses its zoning value: reading (a) builds its ring as a possible strip, none as a certain one
+    parcels.loc[parcels["feature_id"] == "P2", "zoning"] = None
+    assert len(bf.property_line_buffers(parcels, 100, districts=["RA-1"], reading="a")) == 0
+    a = bf.property_line_buffers(parcels, 100, districts=["RA-1"], reading="a", unknown_districts=True)
+    assert list(a["source_id"]) == ["P2"] and a["measured_from"].iloc[0] == "property line of a district unknown parcel"
+    # the ring of a 1000-ft square buffered 100 ft both sides: 1,200^2 - 800^2 + the corners' arcs
+    assert a.area.iloc[0] == pytest.approx(1_000_000 + 400_000 + ARC * math.pi * 10_000 - 640_000, rel=1e-6)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import rasterio
+from common import NY_FT, ROOT, X0, Y0
 from pyproj import CRS, Transformer
 from rasterio.transform import from_origin
 from shapely import affinity
@@ -29,10 +30,7 @@ from geoconstraints.io.layers import Layers
 from geoconstraints.rulebook.loader import load_rulebook
 from geoconstraints.units import FT_PER_M, SQFT_PER_ACRE
 
-NY_FT = "EPSG:2261"
-X0, Y0 = 964_988.0, 758_256.0
 ARC = 0.5 * 64 * math.sin(2 * math.pi / 64) / math.pi  # buffer circle (64 segments) / true circle
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -125,15 +123,32 @@ def base(vestal):
 # input guard, structure
 
 
-def test_refuses_without_harvest_area(vestal) -> None:
-    with pytest.raises(InputError, match="harvest_area"):
-        check_harvest(scene(harvest_area=None), vestal)
+def test_plan_without_harvest_area_runs(vestal) -> None:
+    # a forester checking haul roads alone: the rules about harvest areas name the missing layer,
+    # the others run (HRV-025: L3 105 ft from the right-of-way, as with the harvest areas)
+    res = check_harvest(scene(harvest_area=None), vestal)
+    for rid in ("HRV-001", "HRV-020", "HRV-021", "HRV-022", "HRV-023"):
+        f = pick(res, rid)
+        assert list(f["status"]) == ["not_evaluated"], rid
+        assert "no harvest_area layer given" in f["message"].iloc[0], rid
+    assert one(res, "HRV-003", "", "not_evaluated")["subject_layer"] == "harvest_area"
+    assert one(res, "HRV-025", "L3")["status"] == "violation"
+    assert one(res, "HRV-027", "L2")["status"] == "violation"
+    st = dict(zip(pick(res, "HRV-002")["subject_id"], pick(res, "HRV-002")["status"]))
+    assert st["a"] == "not_evaluated" and "not supplied: harvest_area" in one(res, "HRV-002", "a")["message"]
+    assert "pass" not in set(pick(res, "HRV-001")["status"])
+    assert any("No harvest_area layer" in n for n in res.notes)
+
+
+def test_refuses_a_plan_without_any_plan_layer(vestal) -> None:
+    with pytest.raises(InputError, match="harvest_area, landings, haul_roads, skid_trails"):
+        check_harvest(scene(harvest_area=None, landings=None, haul_roads=None, skid_trails=None), vestal)
 
 
 def test_every_rule_reports_and_derived_layers(base, vestal) -> None:
     ids = {r.id for r in vestal.group("harvest")}
     assert set(base.findings["rule_id"]) == ids
-    assert set(base.derived) == {"buffer_strips", "grade_runs", "water_bars", "contours"}
+    assert set(base.derived) == {"buffer_strips", "possible_buffer_strips", "grade_runs", "water_bars", "contours"}
     assert {"kind", "rule_id", "source_id", "width_ft", "measured_from"} <= set(
         base.derived["buffer_strips"].columns
     )
@@ -225,6 +240,7 @@ def test_missing_sources_not_evaluated(vestal) -> None:
         "harvest_area",
         "landings",
         "haul_roads",
+        "skid_trails",  # the whole proposed plan (§ 44-VI-6(G)(c)(3))
     }
     assert one(no_zoning, "HRV-021", "H1")["status"] == "not_evaluated"
 
@@ -355,23 +371,44 @@ def test_stream_crossings(base) -> None:
 
 
 def test_commercial_volume(base, vestal) -> None:
-    # H1 (15 cords) and H2 (10 cords) touch and have one owner: 25 > 20 cords
+    # H1 (15 cords) and H2 (10 cords) both lie on parcel P1: 25 > 20 cords
     h1 = one(base, "HRV-001", "H1")
     assert (h1["status"], h1["measured"], h1["threshold"]) == ("review", 25.0, 20.0)
+    assert "on parcel P1" in h1["message"]
+    # A (2,560 cu ft = 20 cords, not greater than 20) and B (no volume) are both on P1: the
+    # parcel's sum is unknown; A alone on P1 would pass
     ha = layer(["A", "B"], [box(0, 0, 100, 100), box(500, 0, 600, 100)], cubic_feet=[2560.0, np.nan])
     res = check_harvest(scene(harvest_area=ha), vestal)
-    # 2,560 cu ft is not greater than 2,560: pass (20 cords equivalent); B has no volume
     a = one(res, "HRV-001", "A")
-    assert (a["status"], a["measured"]) == ("pass", 20.0)
-    assert one(res, "HRV-001", "B")["status"] == "not_evaluated"
+    assert (a["status"], a["measured"]) == ("not_evaluated", 20.0) and "volume not given for B" in a["message"]
+    res = check_harvest(scene(harvest_area=layer(["A"], [box(0, 0, 100, 100)], cubic_feet=[2560.0])), vestal)
+    assert (one(res, "HRV-001", "A")["status"], one(res, "HRV-001", "A")["measured"]) == ("pass", 20.0)
 
 
 def test_site_plan_checklist(base, vestal) -> None:
     f = pick(base, "HRV-002")
     st = dict(zip(f["subject_id"], f["status"]))
     assert st["b"] == "not_evaluated"  # no DEM
-    assert st["f"] == "not_evaluated"  # no utility easement role
-    assert st["a"] == st["c"] == st["d"] == st["j"] == "info"
+    assert st["f"] == "not_evaluated" and "not supplied: easements" in one(base, "HRV-002", "f")["message"]
+    assert "not supplied: ponds, wetlands" in one(base, "HRV-002", "h")["message"]
+    assert st["a"] == st["d"] == st["g"] == st["i"] == st["j"] == "info"
+    # c: the parcels (the districts' source) leave land within 300 ft of H1 + H2 = [0,1500]x[0,1000]
+    # uncovered. Parcels cover u in [-200,2400], v in [-600,1005]; the ROW of R1 [-100,1600]x[1005,1055].
+    # West (u < -200): 100 x 1000 + 2 half circular segments of r 300 cut 200 from the centre
+    #   (300^2 acos(2/3) - 200 sqrt(300^2 - 200^2)) / 2 = 15,487.4 each -> 130,974.8 sq ft.
+    # North (v > 1005, u >= -200): 1500 x 295 + right corner (quarter disk 70,685.8 - strip 5 x 300)
+    #   + left corner (70,685.8 - 15,487.4 - 5 x 200) - ROW 1700 x 50 = 480,884.2 sq ft.
+    # 611,859 sq ft = 14.05 acres (64-segment arcs: within 0.2 %)
+    c = one(base, "HRV-002", "c")
+    assert c["status"] == "not_evaluated" and "acres within 300 ft of the harvest area not covered" in c["message"]
+    from geoconstraints.commands import harvest_context
+    from geoconstraints.rules.harvest import _zoning_frame, zoning_gaps
+
+    ctx = harvest_context(scene(), vestal)
+    z, _ = _zoning_frame(ctx)
+    gap = zoning_gaps(ctx, [box(X0, Y0, X0 + 1500, Y0 + 1000)], z, 300, 50)[0]
+    assert gap == pytest.approx(611_859, rel=2e-3)
+    assert f"{gap / SQFT_PER_ACRE:,.2f} acres" in c["message"]
     assert st["scale"] == "info" and "1 in = 500 ft" in one(base, "HRV-002", "scale")["message"]
     lic = pick(base, "HRV-040")
     assert set(lic["status"]) == {"info"} and sorted(lic["subject_id"]) == sorted(
@@ -630,11 +667,15 @@ def test_cli_harvest(runner, tmp_path, grade_dem) -> None:
     res = runner.invoke(main, ["harvest", str(plan), "--out", str(tmp_path / "o2"), "--fail-on", "violation"])
     assert res.exit_code == 1
     bad = tmp_path / "bad.gpkg"
-    scene().frames["landings"].rename(columns={"feature_id": "id"}).to_file(
-        bad, layer="landings", driver="GPKG"
-    )
+    scene().frames["parcels"].rename(columns={"feature_id": "id"}).to_file(bad, layer="parcels", driver="GPKG")
     res = runner.invoke(main, ["harvest", str(bad), "--out", str(tmp_path / "o3")])
-    assert res.exit_code == 2 and "harvest_area" in res.stderr
+    assert res.exit_code == 2 and "harvest_area, landings, haul_roads, skid_trails" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+    # landings alone (no harvest area) is a plan: it runs
+    only = tmp_path / "only.gpkg"
+    scene().frames["landings"].rename(columns={"feature_id": "id"}).to_file(only, layer="landings", driver="GPKG")
+    res = runner.invoke(main, ["harvest", str(only), "--out", str(tmp_path / "o4")])
+    assert res.exit_code == 0, res.output
 
 
 # ------------------------------------------------------------------------------------------
@@ -883,3 +924,374 @@ def test_unstated_constructed_flag_follows_the_switch(tmp_path) -> None:
     assert st1["status"] == "pass" and "constructed not stated, read as random individual tree skidding" in st1["message"]
     assert np.isnan(st1["measured"])
     assert "not a constructed skid trail" in one(res, "HRV-011", "ST2")["message"]
+
+
+# ------------------------------------------------------------------------------------------
+# streams of any kind: the rulebook's vocabulary (issue 10 item 5)
+
+
+def test_stream_vocabulary_reads_nhd_osm_and_free_text(vestal) -> None:
+    from geoconstraints.rules.harvest import classify_streams, stream_vocabulary
+
+    streams = gpd.GeoDataFrame(
+        {"feature_id": [f"s{i}" for i in range(9)],
+         "kind": ["Perennial", "river", None, None, None, None, "swale", None, "intermittent"],
+         "FCODE": [None, None, 46003, 46007, 56600, None, None, None, 46006],
+         "Waterway": [None, None, None, None, None, "canal", None, "dam", None]},
+        geometry=[LineString([(0, i), (10, i)]) for i in range(9)])
+    out, kinds = classify_streams(streams, stream_vocabulary(vestal))
+    # s4 (FCODE 56600 coastline) and s7 (OSM dam) are not streams; the kind field wins over FCODE (s8)
+    assert out["feature_id"].tolist() == ["s0", "s1", "s2", "s3", "s5", "s6", "s8"]
+    assert out["kind"].tolist() == ["perennial", "perennial", "intermittent", "ephemeral", None, None, "intermittent"]
+    assert kinds.unmapped == ["kind=swale (1)"] and kinds.blank == 0
+    t = kinds.table.set_index(["field", "value"])["kind"]
+    assert t[("FCODE", "46003")] == "intermittent" and t[("waterway", "canal")] == "unknown"
+    assert "kind=swale (1)" in kinds.warning() and "counted as streams" in kinds.warning()
+
+
+def test_streams_of_any_kind_count_never_dropped_silently(vestal) -> None:
+    # S1 (u=200) "river" -> perennial; S2 (u=800) "canal" -> unknown flow, a stream; S3 (u=1300, in H2)
+    # "swale" is not in the vocabulary -> a stream, with a warning; S4 (u=600) FCODE 46007 ephemeral: none.
+    # Each counted stream makes a 100-ft strip across the 1,000-ft-high areas: 100,000 sq ft each
+    streams = layer(["S1", "S2", "S3", "S4"],
+                    [LineString([(u, -100), (u, 1100)]) for u in (200, 800, 1300, 600)],
+                    kind=["river", "canal", "swale", None], FCODE=[None, None, None, 46007])
+    res = check_harvest(scene(streams=streams), vestal)
+    h1 = pick(res, "HRV-020", "H1")
+    h1 = h1[h1["message"].str.contains("stream buffer")].iloc[0]
+    assert h1["measured"] * SQFT_PER_ACRE == pytest.approx(200_000, rel=1e-9)  # S1 + S2, not S4
+    h2 = pick(res, "HRV-020", "H2")
+    assert h2[h2["message"].str.contains("stream buffer")].iloc[0]["measured"] * SQFT_PER_ACRE == pytest.approx(
+        100_000, rel=1e-9)  # S3
+    assert any("kind=swale (1)" in n for n in res.notes)
+    # HR3 (u 500..625 at v=890) crosses the ephemeral S4 at u=600: not a stream crossing
+    assert pick(res, "HRV-013", "HR3", "review").empty
+    # a skid trail along inside the canal's channel is skidding in it
+    trails = layer(["T"], [LineString([(802, 100), (802, 400)])])
+    assert one(check_harvest(scene(streams=streams, skid_trails=trails), vestal), "HRV-012", "T")["status"] == \
+        "violation"
+
+
+def test_layers_command_shows_the_stream_vocabulary(runner, tmp_path) -> None:
+    s = gpd.GeoDataFrame({"id": ["a", "b", "c"], "FCODE": [46003, 46006, 42800], "kind": [None, None, None]},
+                         geometry=[LineString([(X0, Y0 + i), (X0 + 100, Y0 + i)]) for i in range(3)], crs=NY_FT)
+    path = tmp_path / "streams.gpkg"
+    s.to_file(path, layer="streams", driver="GPKG")
+    res = runner.invoke(main, ["layers", str(path)])
+    assert res.exit_code == 0, res.output
+    assert "FCODE=46003 -> intermittent (1 feature)" in res.stdout
+    assert "FCODE=42800 -> not mapped: counted as a stream of unknown kind (1 feature)" in res.stdout
+
+
+# ------------------------------------------------------------------------------------------
+# HRV-001: one parcel or a series of contiguous parcels in the same ownership (§ 44-VI-6(B), (C))
+
+
+def _volume_scene(ha, parcels=None) -> Layers:
+    f = {"harvest_area": ha}
+    if parcels is not None:
+        f["parcels"] = parcels
+    return Layers(frames=f, crs=CRS.from_user_input(NY_FT))
+
+
+TWO_AREAS = [box(0, 0, 100, 100), box(300, 0, 400, 100)]  # 200 ft apart
+"""Two 100-ft squares 200 ft apart (u 100..300 between them)."""
+
+
+def test_volume_summed_per_parcel_not_per_touching_polygon(vestal) -> None:
+    # A and B (15 cords each) lie 200 ft apart on one parcel P: 15 + 15 = 30 > 20 cords
+    ha = layer(["A", "B"], TWO_AREAS, cords=[15.0, 15.0])
+    res = check_harvest(_volume_scene(ha, layer(["P"], [box(-50, -50, 450, 150)])), vestal)
+    a = one(res, "HRV-001", "A")
+    assert (a["status"], a["measured"]) == ("review", 30.0) and "on parcel P" in a["message"]
+    # the same, named by the areas' parcel_id instead of a parcels layer
+    ha2 = layer(["A", "B"], TWO_AREAS, cords=[15.0, 15.0], parcel_id=["P", "P"])
+    assert one(check_harvest(_volume_scene(ha2), vestal), "HRV-001", "B")["measured"] == 30.0
+
+
+def test_volume_summed_over_contiguous_parcels_of_one_owner(vestal) -> None:
+    # P1 = u -50..200 and P2 = u 200..450 touch at u=200; A on P1, B on P2
+    parcels = layer(["P1", "P2"], [box(-50, -50, 200, 150), box(200, -50, 450, 150)], owner=["Smith", " SMITH "])
+    ha = layer(["A", "B"], TWO_AREAS, cords=[15.0, 15.0])
+    a = one(check_harvest(_volume_scene(ha, parcels), vestal), "HRV-001", "A")
+    assert (a["status"], a["measured"]) == ("review", 30.0)
+    assert "contiguous parcels of one owner (P1, P2)" in a["message"]
+    # two owners: each parcel holds 15 cords, not more than 20: no licence
+    parcels2 = layer(["P1", "P2"], [box(-50, -50, 200, 150), box(200, -50, 450, 150)], owner=["Smith", "Jones"])
+    res = check_harvest(_volume_scene(ha, parcels2), vestal)
+    assert one(res, "HRV-001", "A")["status"] == one(res, "HRV-001", "B")["status"] == "pass"
+    # one owner but the parcels do not touch (a 10-ft gap): not a series of contiguous parcels
+    parcels3 = layer(["P1", "P2"], [box(-50, -50, 195, 150), box(205, -50, 450, 150)], owner=["Smith", "Smith"])
+    assert one(check_harvest(_volume_scene(ha, parcels3), vestal), "HRV-001", "A")["status"] == "pass"
+
+
+def test_volume_when_ownership_cannot_be_told(vestal) -> None:
+    # no parcels layer, no parcel_id: A and B may lie on one owner's land -> review, saying so
+    ha = layer(["A", "B"], TWO_AREAS, cords=[15.0, 15.0])
+    a = one(check_harvest(_volume_scene(ha), vestal), "HRV-001", "A")
+    assert (a["status"], a["measured"]) == ("review", 30.0)
+    assert "which the inputs cannot tell" in a["message"] and "no parcels layer" in a["message"]
+    # parcels touching but no owner field: the same
+    parcels = layer(["P1", "P2"], [box(-50, -50, 200, 150), box(200, -50, 450, 150)])
+    a = one(check_harvest(_volume_scene(ha, parcels), vestal), "HRV-001", "A")
+    assert a["status"] == "review" and "owner not stated" in a["message"]
+    # 10 + 10 = 20 cords, not more than 20, however they are grouped: pass, saying what was summed
+    small = layer(["A", "B"], TWO_AREAS, cords=[10.0, 10.0])
+    a = one(check_harvest(_volume_scene(small), vestal), "HRV-001", "A")
+    assert (a["status"], a["measured"]) == ("pass", 20.0) and "may lie on one owner's land" in a["message"]
+    # different stated owners on the areas themselves: never one ownership
+    owned = layer(["A", "B"], TWO_AREAS, cords=[15.0, 15.0], owner=["Smith", "Jones"])
+    assert one(check_harvest(_volume_scene(owned), vestal), "HRV-001", "A")["status"] == "pass"
+
+
+# ------------------------------------------------------------------------------------------
+# HRV-012 / HRV-013: crossing or skidding in the channel, by geometry (one reading for both)
+
+CHANNEL_STREAMS = {
+    # a stream line along v=0 (channel v -5..5) and a 60-ft river polygon v 300..360
+    "SL": LineString([(-500, 0), (2500, 0)]),
+    "SP": box(-500, 300, 2500, 360),
+}
+
+CHANNEL_TRAILS = {
+    # id: (geometry, crossing?, length inside the channel, ft)
+    "T1": (LineString([(0, -50), (0, 50)]), True, 10.0),  # straight across the line channel
+    "T2": (LineString([(200, -50), (200, -2), (249, -2), (249, -50)]), False, 3 + 49 + 3),  # 49 ft along, same bank
+    "T2b": (LineString([(400, -50), (400, -2), (449, -2), (449, 50)]), False, 3 + 49 + 7),  # 49 ft along, other bank
+    "T3": (LineString([(600, 250), (600, 420)]), True, 60.0),  # straight across the 60-ft river
+    "T4": (LineString([(800, 250), (970, 420)]), True, 60 * math.sqrt(2)),  # 45 degrees: 84.9 <= 2 x 60
+    "T5": (LineString([(1000 - 50 / math.tan(math.radians(20)), -50), (1000 + 50 / math.tan(math.radians(20)), 50)]),
+           False, 10 / math.sin(math.radians(20))),  # 20 degrees: 29.2 > 2 x 10 ft
+    "T6": (LineString([(1200, 250), (1200, 330)]), False, 30.0),  # ends in the river
+    "T7": (LineString([(1400, 250), (1420, 310), (1440, 250)]), False, 2 * math.hypot(10 / 3, 10)),  # dips in, out
+    "T8": (LineString([(1600, 100), (1600, 200)]), None, 0.0),  # meets no channel
+}
+
+
+def _channel_result(vestal):
+    trails = layer(list(CHANNEL_TRAILS), [g for g, _, _ in CHANNEL_TRAILS.values()])
+    roads = layer(["HR1", "HR2"], [LineString([(1800, 250), (1800, 330), (2100, 330), (2100, 420)]),
+                                   LineString([(2200, -50), (2200, 50)])])
+    streams = layer(list(CHANNEL_STREAMS), list(CHANNEL_STREAMS.values()), kind=["perennial", "perennial"])
+    return check_harvest(Layers(frames={"skid_trails": trails, "haul_roads": roads, "streams": streams},
+                                crs=CRS.from_user_input(NY_FT)), vestal)
+
+
+def test_crossing_or_skidding_is_one_of_the_two_for_every_trail(vestal) -> None:
+    res = _channel_result(vestal)
+    for tid, (_, crossing, inside) in CHANNEL_TRAILS.items():
+        h12, h13 = one(res, "HRV-012", tid), pick(res, "HRV-013", tid)
+        crossings = h13[h13["status"] == "review"]
+        if crossing is None:
+            assert h12["status"] == "pass" and list(h13["status"]) == ["pass"], tid
+            continue
+        # exactly one of the two: a crossing (HRV-013 review, HRV-012 pass) or skidding (HRV-012 violation)
+        assert (len(crossings), h12["status"]) == ((1, "pass") if crossing else (0, "violation")), tid
+        assert h12["measured"] == pytest.approx(inside, abs=1e-5), tid  # the edge is in: +1e-6 ft a side
+    t3 = one(res, "HRV-013", "T3", "review")  # at the middle of the part across: (600, 330), 80 ft along
+    assert (t3.geometry.x - X0, t3.geometry.y - Y0, t3["measured"]) == pytest.approx((600, 330, 80))
+    assert "along the channel, not across it" in one(res, "HRV-012", "T2b")["message"]
+    assert "ends inside the channel" in one(res, "HRV-012", "T6")["message"]
+    assert "leaves by the bank it entered" in one(res, "HRV-012", "T7")["message"]
+    # haul roads: the crossing and the stretch along inside the river both listed for review
+    hr1 = one(res, "HRV-013", "HR1", "review")
+    assert "runs along inside the channel" in hr1["message"]
+    assert "crossing of stream SL" in one(res, "HRV-013", "HR2", "review")["message"]
+
+
+# ------------------------------------------------------------------------------------------
+# missing data is never no constraint (issue 10 item 6)
+
+
+def test_zoning_layer_gap_is_not_a_pass(vestal) -> None:
+    # a zoning layer covering u -400..1900, v -400..1000 only: the land north of v=1055 (beyond the
+    # road's right-of-way v 1005..1055) within 300 ft of H1 is not covered -> not_evaluated, with acres.
+    # L1 at (500,500): its 300-ft circle reaches v=800, covered -> pass
+    zoning = layer(["Z1"], [box(-400, -400, 1900, 1000)], district=["RR"])
+    zoning2 = layer(["Z1", "Z2"], [box(-400, -400, 1900, 1000), box(-400, 1000, 1900, 1400)], district=["RR", "C-1"])
+    res = check_harvest(scene(zoning=zoning), vestal)
+    l1 = one(res, "HRV-003", "L1")
+    assert l1["status"] == "pass"
+    hr1 = one(res, "HRV-003", "HR1")  # HR1 from (500,500) to (500,1030): its 300-ft ring reaches v=1330
+    # uncovered: v 1055..1330 less the ring's rounded top; the strip v 1000..1005 is zoning up to 1000 and
+    # ROW from 1005: 5 ft x 600 (u 200..800) = 3,000 sq ft of it uncovered too
+    assert hr1["status"] == "not_evaluated" and "not covered by the zoning layer" in hr1["message"]
+    full = check_harvest(scene(zoning=zoning2), vestal)
+    assert one(full, "HRV-003", "HR1")["status"] == "pass"
+
+
+def test_dwelling_of_unknown_district_makes_a_possible_strip(vestal) -> None:
+    # D3 at (500,620) lies outside every parcel: its district is unknown, it may be RR. L1 at (500,500) is
+    # 120 ft from it, inside its would-be 100-ft strip? No: 120 > 100. Move it to (500,580): 80 ft -> review.
+    dw = layer(["D1", "D2", "D3"], [Point(900, 600), Point(2000, 0), Point(500, 580)])
+    parcels = layer(["P1", "P2", "P3"], [box(-200, -50, 450, 1005), box(-200, -600, 1600, -50),
+                                         box(1600, -600, 2400, 1005)], zoning=["RR", "RA-1", "C-1"])
+    res = check_harvest(scene(dwellings=dw, parcels=parcels), vestal)
+    l1 = one(res, "HRV-024", "L1")
+    assert l1["status"] == "review" and "district unknown" in l1["message"] and "D3" in l1["message"]
+    h1 = one(res, "HRV-022", "H1")
+    assert h1["status"] == "not_evaluated" and "D3" in h1["message"]
+    assert set(res.derived["possible_buffer_strips"]["source_id"]) >= {"D3"}
+    assert one(res, "HRV-023", "H1")["status"] == "info"  # it holds known strips too
+    # the landing table says not known rather than outside
+    assert res.tables["landings"].set_index("landing_id").loc["L1", "in_buffer"] is None
+
+
+def test_parcel_of_unknown_district_makes_property_line_strips_possible(vestal) -> None:
+    # P2 (south of H1, 50 ft away) has no zoning value: it may be RA-1; its would-be 100-ft strip reaches
+    # 50 ft into H1 and H2 -> HRV-021 not_evaluated, naming it
+    parcels = layer(["P1", "P2", "P3"], [box(-200, -50, 1600, 1005), box(-200, -600, 1600, -50),
+                                         box(1600, -600, 2400, 1005)], zoning=["RR", None, "C-1"])
+    res = check_harvest(scene(parcels=parcels), vestal)
+    h1 = one(res, "HRV-021", "H1")
+    assert h1["status"] == "not_evaluated" and "P2" in h1["message"]
+    # 1000 x 50 = 50,000 sq ft = 1.15 acres possible inside H1
+    assert f"{50_000 / SQFT_PER_ACRE:.2f} acres" in h1["message"]
+
+
+# ------------------------------------------------------------------------------------------
+# HRV-030: water bars from the road's net grade, stable under reprojection and noise
+
+
+def _muncy_variants(tmp_path):
+    """The Muncy lidar DEM (EPSG:2271, feet), the same reprojected with rasterio to UTM 18N at 5 m with z
+    in metres, and the same with seeded uniform noise of +-0.5 ft per cell."""
+    from common import MUNCY_DEM
+    from rasterio.warp import Resampling, calculate_default_transform, reproject
+
+    with rasterio.open(MUNCY_DEM) as src:
+        arr = src.read(1).astype("float64")
+        t, w, h = calculate_default_transform(src.crs, "EPSG:32618", src.width, src.height, *src.bounds, resolution=5.0)
+        utm = np.full((h, w), -9999.0)
+        reproject(arr, utm, src_transform=src.transform, src_crs=src.crs, dst_transform=t, dst_crs="EPSG:32618",
+                  resampling=Resampling.bilinear, dst_nodata=-9999.0)
+        with rasterio.open(tmp_path / "utm.tif", "w", driver="GTiff", width=w, height=h, count=1, dtype="float64",
+                           crs="EPSG:32618", transform=t, nodata=-9999.0) as dst:
+            dst.write(np.where(utm == -9999.0, utm, utm * 0.3048), 1)
+            dst.units = ("m",)
+        prof = dict(src.profile, dtype="float64")
+        with rasterio.open(tmp_path / "noisy.tif", "w", **prof) as dst:
+            dst.write(arr + np.random.default_rng(7).uniform(-0.5, 0.5, arr.shape), 1)
+    return {"ft": open_dem(MUNCY_DEM, z_units="ft"), "utm_m": open_dem(tmp_path / "utm.tif"),
+            "noisy": open_dem(tmp_path / "noisy.tif", z_units="ft")}
+
+
+MUNCY_ROADS = {
+    "level": LineString([(2234000, 383000), (2235500, 383000)]),  # valley floor: 3 ft of relief in 1,500 ft
+    "west-ridge": LineString([(2220300, 386000), (2224000, 381000)]),
+    "se-hills": LineString([(2228000, 373500), (2230500, 371500), (2234000, 372200), (2237500, 370800)]),
+    "transect": LineString([(2221000, 380000), (2239000, 375000)]),
+}
+
+
+def test_water_bars_stable_on_real_lidar_reprojected_and_noisy(tmp_path, vestal) -> None:
+    dems = _muncy_variants(tmp_path)
+    hr = gpd.GeoDataFrame({"feature_id": list(MUNCY_ROADS)}, geometry=list(MUNCY_ROADS.values()), crs="EPSG:2271")
+    counts = {}
+    for name, dem in dems.items():
+        res = check_harvest(Layers(frames={"haul_roads": hr}, crs=CRS.from_user_input("EPSG:2271"), dem=dem), vestal)
+        counts[name] = {fid: one(res, "HRV-030", fid)["measured"] for fid in MUNCY_ROADS}
+        level = one(res, "HRV-030", "level")
+        assert (level["status"], level["measured"]) == ("pass", 0.0), name  # net grade under 2 % throughout
+    for fid in MUNCY_ROADS:
+        ref = counts["ft"][fid]
+        for name in ("utm_m", "noisy"):
+            assert abs(counts[name][fid] - ref) <= max(2, 0.2 * ref), (fid, name, counts)
+    assert counts["ft"]["se-hills"] >= 20  # the hills call for bars: never a vacuous comparison
+
+
+def _pitch_dem(path: Path, noise: float = 0.0) -> Path:
+    # level at 1,000 ft except a 200-ft pitch at 12 % (u 4000..4200, rising 24 ft), 5-ft cells
+    return write_dem(path, lambda u, v: 1000 + 0.12 * np.clip(u - 4000, 0, 200)
+                     + noise * np.random.default_rng(3).uniform(-1, 1, np.shape(u)), bounds=(-50, -50, 8300, 50))
+
+
+def test_water_bars_of_a_level_road_with_one_pitch(tmp_path, vestal) -> None:
+    # 8,200 ft level but for the pitch. Candidate spacings 100 / 200 / 300 ft (shorter ends). The walk
+    # moves on 100 ft at a time while every stretch ahead is level (net 0 %); at p = 3,800:
+    # [3800, 4100] rises 12 ft: 12 / 300 = 4 % -> band 2-5 %, spacing 300 -> bar at 4,100. At 4,100:
+    # [4100, 4400] rises 12 ft: 4 % -> 300 ft allowed -> bar at 4,400. Then level: 2 bars. With +-0.5 ft
+    # of noise the level stretches stay under 2 % (at most 1 ft in 100 ft = 1 %): still about 2.
+    hr = layer(["R"], [LineString([(0, 0), (8200, 0)])])
+    counts = []
+    for noise in (0.0, 0.5):
+        dem = open_dem(_pitch_dem(tmp_path / f"pitch{noise}.tif", noise))
+        res = check_harvest(Layers(frames={"haul_roads": hr}, crs=CRS.from_user_input(NY_FT), dem=dem), vestal)
+        r = one(res, "HRV-030", "R")
+        counts.append(r["measured"])
+        if not noise:
+            wb = res.derived["water_bars"]
+            assert sorted(wb["dist_ft"]) == pytest.approx([4100, 4400], abs=1e-6)  # ft along the road
+            assert "2 at 300 ft for 2-5 % (table range 300-500 ft)" in r["message"]
+    assert counts[0] == 2 and abs(counts[1] - counts[0]) <= 2
+
+
+def test_water_bar_message_spacing_band_and_range_agree(tmp_path, vestal) -> None:
+    # 300 ft at 4 % then 12 %: from 0, [0,300] is 4 % (300 ft allowed) but the bar still goes at 300;
+    # from 300, [300,400] 12 % -> band 11-15 %, 100 ft, and so on. A bar closer than its own band's
+    # spacing (a steeper stretch ahead) is said so: never "at 100 ft for 2-5 % (300-500 ft)".
+    p = write_dem(tmp_path / "g.tif", lambda u, v: 1000 + 0.04 * np.minimum(u, 200) + 0.12 * np.clip(u - 200, 0, None),
+                  bounds=(-50, -50, 1100, 150))
+    hr = layer(["R"], [LineString([(0, 0), (1000, 0)])])
+    res = check_harvest(Layers(frames={"haul_roads": hr}, crs=CRS.from_user_input(NY_FT), dem=open_dem(p)), vestal)
+    msg = one(res, "HRV-030", "R")["message"]
+    wb = res.derived["water_bars"]
+    for row in wb.itertuples():
+        if not row.shortened:
+            assert row.min_spacing_ft <= row.spacing_ft <= row.max_spacing_ft
+    # [0,100] 4 %: 300 allowed; [0,200] 4 %: 300 allowed; [0,300] (8 + 12) / 300 = 6.7 % -> 200 < 300: no.
+    # So the first bar goes at 200 ft with the 2-5 % band: closer than 300, because a steeper stretch follows
+    assert wb["dist_ft"].iloc[0] == pytest.approx(200, abs=1e-6) and bool(wb["shortened"].iloc[0])
+    assert "1 at 200 ft, closer than the 2-5 % band's spacing (table range 300-500 ft) because a steeper" in msg
+
+
+# ------------------------------------------------------------------------------------------
+# HRV-002: every element a-k named when not supplied; the new roles; the site plan agrees
+
+
+def test_site_plan_elements_from_the_new_roles(runner, tmp_path, vestal) -> None:
+    plan = _to_gpkg(tmp_path / "plan.gpkg", scene())
+    extra = tmp_path / "extra.gpkg"
+    layer(["W1"], [box(100, 100, 150, 150)]).rename(columns={"feature_id": "id"}).to_file(extra, layer="wet")
+    layer(["PO1"], [box(300, 300, 320, 320)]).rename(columns={"feature_id": "id"}).to_file(extra, layer="pond")
+    layer(["E1"], [LineString([(0, 950), (1500, 950)])]).rename(columns={"feature_id": "id"}).to_file(extra, layer="gas")
+    out = tmp_path / "out"
+    res = runner.invoke(main, ["harvest", str(plan), "--wetlands", f"{extra}:wet", "--ponds", f"{extra}:pond",
+                               "--easements", f"{extra}:gas", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    fc = json.loads((out / "findings.geojson").read_text("utf-8"))
+    st = {f["properties"]["subject_id"]: f["properties"]["status"] for f in fc["features"]
+          if f["properties"]["rule_id"] == "HRV-002"}
+    assert st["f"] == st["h"] == "info"
+    # role-named layers in the GeoPackage work the same
+    for name, src in (("wetlands", "wet"), ("ponds", "pond"), ("easements", "gas")):
+        gpd.read_file(extra, layer=src).to_file(plan, layer=name, driver="GPKG")
+    from geoconstraints.io.layers import load_layers
+
+    lay = load_layers(plan)
+    assert {"wetlands", "ponds", "easements"} <= set(lay.frames)
+    assert one(check_harvest(lay, vestal), "HRV-002", "f")["status"] == "info"
+
+
+def test_site_plan_pdf_lists_what_hrv002_finds_missing(tmp_path, vestal) -> None:
+    from geoconstraints import load_layers, sample_path
+    from geoconstraints.output import siteplan as sp
+
+    res = check_harvest(load_layers(sample_path("vestal_sample.gpkg")), vestal)  # no DEM: b and k missing too
+    plan = sp.prepare_plan(res, 500)
+    sp.load_frames(plan, plan.extent)
+    pdf_missing = {el.key for el, _, m in plan.elements if m}
+    f = pick(res, "HRV-002", status="not_evaluated")
+    assert pdf_missing == set(f["subject_id"]) == {"b", "f", "h", "k"}
+    names = {el.key: m for el, _, m in plan.elements}
+    assert names["b"] == names["k"] == ["dem"] and names["f"] == ["easements"] and names["h"] == ["ponds", "wetlands"]
+
+
+def test_stream_vocabulary_with_an_unknown_kind_is_refused(tmp_path) -> None:
+    from geoconstraints.errors import RulebookError
+
+    rb = tmp_path / "rb.yaml"
+    rb.write_text("extends: vestal\nrules:\n  - id: HRV-020\n    params:\n      stream_kind_vocabulary:\n"
+                  "        - {field: kind, values: {creek: seasonal}}\n")
+    with pytest.raises(RulebookError, match="seasonal"):
+        check_harvest(scene(), load_rulebook(rb))

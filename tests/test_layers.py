@@ -372,11 +372,14 @@ def test_wrong_geometry_kind(tmp_path):
         load_layers(write_gpkg(tmp_path / "t.gpkg", {"haul_roads": pts}))
 
 
-def test_streams_kind_from_fcode(tmp_path):
-    s = gpd.GeoDataFrame({"id": ["s1", "s2", "s3"], "FCODE": [46006, 46003, 46006], "kind": [None, None, "Intermittent"]},
+def test_streams_keep_their_raw_kind_and_fcode(tmp_path):
+    # io keeps what the file says (kind trimmed, lower case; FCODE as given): reading FCODE or OSM
+    # tags as a kind is the rulebook's (rules.harvest.classify_streams, tested in test_harvest)
+    s = gpd.GeoDataFrame({"id": ["s1", "s2", "s3"], "FCODE": [46006, 46003, 46006], "kind": [None, " Canal ", "Intermittent"]},
                          geometry=[LineString([(X0, Y0), (X0 + 100, Y0)])] * 3, crs=NY_FT)
     g = load_layers(write_gpkg(tmp_path / "t.gpkg", {"streams": s}))["streams"]
-    assert g["kind"].tolist() == ["perennial", "intermittent", "intermittent"]  # explicit kind wins
+    assert g["kind"].tolist() == [None, "canal", "intermittent"]
+    assert g["FCODE"].tolist() == [46006, 46003, 46006]
 
 
 # ------------------------------------------------------------------------------------------

@@ -121,3 +121,34 @@ def test_plan_contours_clipped_and_empty_off_the_dem(tmp_path) -> None:
     assert [g.length for g in c.geometry] == pytest.approx([205.0, 205.0, 205.0])
     assert len(plan_contours(dem, box(X0 + 5000, Y0, X0 + 6000, Y0 + 100), 10.0, CRS)) == 0
     assert len(plan_contours(None, ext, 10.0, CRS)) == 0 and len(plan_contours(dem, None, 10.0, CRS)) == 0
+
+
+def test_build_buffers_keeps_possible_strips_apart() -> None:
+    # D1 in the RR parcel makes a strip; D2 in the parcel without a zoning value makes a possible one
+    plan = [gdf(["H"], [box(X0, Y0, X0 + 1000, Y0 + 1000)])]
+    parcels = gdf(["P1", "P2"], [box(X0 - 200, Y0 - 200, X0 + 500, Y0 + 1200), box(X0 + 500, Y0 - 200, X0 + 1200,
+                                                                                   Y0 + 1200)], zoning=["RR", None])
+    dw = gdf(["D1", "D2"], [Point(X0 + 200, Y0 + 500), Point(X0 + 800, Y0 + 500)])
+    b = build_buffers({"parcels": parcels, "dwellings": dw}, {"dwelling": _s(100.0, districts=["RR"])}, plan=plan,
+                      crs=CRS)
+    assert b.strips["source_id"].tolist() == ["D1"] and b.possible["source_id"].tolist() == ["D2"]
+    assert b.possible.crs.to_epsg() == 2261 and b.missing == {}
+
+
+def test_road_terrain_window_from_the_cell_size_and_net_grade(tmp_path) -> None:
+    # 5-ft (US survey) cells: 3 cells = 15.00003 ft, narrower than a 20-ft window; 10 % plane: the
+    # steepest net grade of any stretch the water-bar walk weighs is 10 %
+    dem = _plane_dem(tmp_path / "p.tif", 10.0)
+    grade = {"max_grade_pct": 25.0, "max_run_ft": 200.0, "smoothing_window_ft": 20.0, "smoothing_window_cells": 3,
+             "run_length": "horizontal"}
+    bars = {"table": [{"min_grade_pct": 2, "max_grade_pct": None, "min_spacing_ft": 100, "max_spacing_ft": 100}],
+            "min_grade_pct": 2.0, "spacing_end": "shorter", "between_bands": "steeper"}
+    t = roads_terrain(dem, {"haul_roads": gdf(["UP"], [LineString([(X0, Y0 + 100), (X0 + 300, Y0 + 100)])])}, CRS,
+                      grade=grade, water_bars=bars)
+    up = t[("haul_roads", "UP")]
+    assert up.window_ft == 20.0 and up.window_note == "running median of the grades over 20.0 ft"
+    assert up.steepest_net_grade_pct == pytest.approx(10.0 / 1.000002, rel=1e-6)  # z ft over ftUS
+    wide = dict(grade, smoothing_window_cells=5)  # 5 cells of 5.00001 ft: 25.00005 ft > 20 ft
+    up = roads_terrain(dem, {"haul_roads": gdf(["UP"], [LineString([(X0, Y0 + 100), (X0 + 300, Y0 + 100)])])}, CRS,
+                       grade=wide)[("haul_roads", "UP")]
+    assert up.window_ft == pytest.approx(25.0, rel=1e-5) and "5 DEM cells of 5.0 ft" in up.window_note

@@ -357,7 +357,7 @@ def test_no_dem_no_contours(tmp_path):
     layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"))
     res = check_harvest(layers, gc.load_rulebook("vestal"))
     path, plan = sp.write_siteplan(res, tmp_path)
-    assert plan.missing[0] == "b (contours)"
+    assert plan.missing[0] == "b (dem)"  # the input (role) that would supply it, as HRV-002 says
     assert "b contours, 10 ft (DEM): NOT SUPPLIED" in " ".join(pdf_text(path).split())
 
 

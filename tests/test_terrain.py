@@ -33,6 +33,8 @@ from geoconstraints.geometry.terrain import (
     Profile,
     contours,
     densify,
+    effective_window_ft,
+    filter_grades,
     grade_runs,
     highest_adjacent_grade,
     line_profile,
@@ -384,19 +386,95 @@ def test_slope_length_switch(tmp_path):
         grade_runs(p, max_grade_pct=25, max_run_ft=200, run_length="ground")
 
 
-def test_smoothing_removes_a_one_cell_spike(tmp_path):
+def test_grade_filter_removes_a_one_cell_spike(tmp_path):
     # 5 % road with one 3-ft bump at x=500. Raw: 490->500 rises 0.5 + 3 = 3.5 ft in 10 ft
     # = 35 % (a run); 500->510 falls 3 - 0.5 = 2.5 ft = 25 % (not steeper than 25 %).
-    # A 50-ft moving average (5 samples at 10 ft) spreads the bump to 0.6 ft per sample:
-    # grades at most 5 + 6 = 11 %.
+    # A 50-ft running median (5 segments of 10 ft around each) sees at most the two bumped
+    # segments among five: the median is the road's 5 % everywhere.
     kx = np.array([0, 490, 500, 510, 1000.0])
     kz = 0.05 * kx + np.array([0, 0, 3, 0, 0])
     dem = open_dem(write_dem(tmp_path / "s.tif", piecewise(kx, kz), nx=110, ny=10))
     p = line_profile(dem, LineString([(0, 45), (1000, 45)]), NY_FT, step_ft=10)
     raw = grade_runs(p, max_grade_pct=25, max_run_ft=5)
     smooth = grade_runs(p, max_grade_pct=25, max_run_ft=5, smoothing_window_ft=50)
-    assert len(raw.runs) == 1 and raw.max_grade_pct == pytest.approx(35, abs=0.01)
-    assert smooth.runs == [] and smooth.max_grade_pct == pytest.approx(11, abs=0.01)
+    k = 1.000002  # z in ft over x in ftUS: grades are 1.000002 times smaller in ft per ft
+    assert len(raw.runs) == 1 and raw.max_grade_pct == pytest.approx(35 / k, abs=1e-3)
+    assert smooth.runs == [] and smooth.max_grade_pct == pytest.approx(5 / k, abs=1e-3)
+    assert smooth.window_ft == 50
+
+
+def _weighted_median_brute(values, weights):
+    """Weighted median by brute force: sort, walk the cumulative weight; the mean of the two
+    middle values when the cumulative weight hits exactly one half."""
+    pairs = sorted((v, w) for v, w in zip(values, weights) if w > 0)
+    total = sum(w for _, w in pairs)
+    acc = 0.0
+    for k, (v, w) in enumerate(pairs):
+        acc += w
+        if abs(acc - total / 2) <= 1e-9 * total and k + 1 < len(pairs):
+            return (v + pairs[k + 1][0]) / 2
+        if acc > total / 2:
+            return v
+    return pairs[-1][0]
+
+
+def brute_filter(d, z, window):
+    """filter_grades written as loops: each segment's window centred on its middle, half-width
+    min(window/2, distance to the ends of its stretch of valid segments), neighbours weighted by
+    their overlap with it."""
+    n = len(d) - 1
+    g = [abs(z[i + 1] - z[i]) / (d[i + 1] - d[i]) * 100 for i in range(n)]
+    ok = [math.isfinite(x) for x in g]
+    out = [math.nan] * n
+    for i in range(n):
+        if not ok[i]:
+            continue
+        a = i
+        while a > 0 and ok[a - 1]:
+            a -= 1
+        b = i
+        while b < n - 1 and ok[b + 1]:
+            b += 1
+        mid = (d[i] + d[i + 1]) / 2
+        h = min(window / 2, mid - d[a], d[b + 1] - mid)
+        vals, ws = [], []
+        for j in range(a, b + 1):
+            w = min(mid + h, d[j + 1]) - max(mid - h, d[j])
+            if w > 0:
+                vals.append(g[j])
+                ws.append(w)
+        out[i] = _weighted_median_brute(vals, ws) if window > 0 and ws else g[i]
+    return np.array(out)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.floats(-8, 8, allow_nan=False), min_size=2, max_size=60),
+       st.lists(st.floats(1, 15), min_size=60, max_size=60), st.floats(0, 80), st.booleans())
+def test_filter_grades_matches_brute_force(dzs, steps, window, hole):
+    z = np.concatenate([[100.0], 100 + np.cumsum(dzs)])
+    d = np.concatenate([[0.0], np.cumsum(steps[: len(z) - 1])])
+    if hole and len(z) > 6:
+        z[len(z) // 2] = np.nan
+    np.testing.assert_allclose(filter_grades(d, z, window), brute_filter(d, z, window), atol=1e-9)
+
+
+def test_filter_keeps_a_slope_break_where_it_is():
+    # 5 % for 100 ft then 40 % for 100 ft, samples every 10 ft. A moving average of the elevations
+    # over 30 ft ramps the grade from 5 to 40 % across 90..110 ft; the running median over 30 ft
+    # keeps every segment's grade: the 40 % run starts at 100 ft whatever the window.
+    d = np.arange(0.0, 210.0, 10.0)
+    z = np.interp(d, [0, 100, 200], [0, 5, 45])
+    for w in (0, 15, 30, 60, 150):
+        r = grade_runs(synthetic_profile([(100, 5), (100, 40)]), max_grade_pct=25, max_run_ft=50, smoothing_window_ft=w)
+        assert [(x.start_ft, x.end_ft) for x in r.runs] == [(100.0, 200.0)], w
+        assert r.runs[0].mean_grade_pct == pytest.approx(40.0)
+        np.testing.assert_allclose(filter_grades(d, z, w), [5.0] * 10 + [40.0] * 10)
+
+
+def test_effective_window_from_the_cell_size():
+    # 3 cells of 16.4 ft = 49.2 ft > 15 ft; 3 cells of 1 m = 9.84 ft < 15 ft: the rulebook's 15 ft
+    assert effective_window_ft(15, 3, 16.4) == pytest.approx(49.2)
+    assert effective_window_ft(15, 3, FT_PER_M) == 15
 
 
 @settings(max_examples=60, deadline=None)
@@ -413,7 +491,7 @@ def test_runs_match_brute_force(dzs, limit, max_run):
     runs, cur = [], None
     for i in range(len(z) - 1):
         g = abs(z[i + 1] - z[i]) / 10 * 100
-        if np.isfinite(g) and g > limit:
+        if np.isfinite(g) and g > limit + 1e-9 * max(limit, 1.0):  # at the limit within float noise: not over
             cur = [d[i], d[i + 1]] if cur is None else [cur[0], d[i + 1]]
         elif cur is not None:
             runs.append(tuple(cur))
@@ -421,7 +499,7 @@ def test_runs_match_brute_force(dzs, limit, max_run):
     if cur is not None:
         runs.append(tuple(cur))
     assert run_spans(r) == runs
-    assert [x.exceeds for x in r.runs] == [(e - s) > max_run for s, e in runs]
+    assert [x.exceeds for x in r.runs] == [(e - s) > max_run * (1 + 1e-9) for s, e in runs]
     n_nan = int(np.sum(~np.isfinite(np.diff(z))))
     assert r.evaluated_length_ft == pytest.approx(d[-1] - 10 * n_nan)
 
@@ -715,14 +793,13 @@ def test_muncy_grade_runs_match_brute_force(muncy, line, window):
     dem, arr, gt = muncy
     prof = line_profile(dem, line, "EPSG:2271")
     r = grade_runs(prof, max_grade_pct=25, max_run_ft=200, smoothing_window_ft=window)
-    # Independent: scipy elevations, brute-force moving average and run finding in Python.
+    # Independent: scipy elevations, the running median written as loops, run finding in Python.
     d = prof.dist_ft
     z = independent_profile(arr, gt, prof.x, prof.y)
-    if window:
-        z = np.array([z[np.abs(d - di) <= window / 2].mean() for di in d])
+    gf = brute_filter(d, z, window)
     runs, cur = [], None
     for i in range(len(d) - 1):
-        g = abs(z[i + 1] - z[i]) / (d[i + 1] - d[i]) * 100
+        g = gf[i]
         if g > 25:
             cur = [i, i + 1] if cur is None else [cur[0], i + 1]
         elif cur is not None:
@@ -734,11 +811,10 @@ def test_muncy_grade_runs_match_brute_force(muncy, line, window):
     for got, (a, b) in zip(r.runs, runs):
         assert got.start_ft == pytest.approx(d[a], abs=1e-6)
         assert got.end_ft == pytest.approx(d[b], abs=1e-6)
-        mean = abs(np.diff(z[a : b + 1])).sum() / (d[b] - d[a]) * 100
+        mean = (gf[a:b] * np.diff(d[a : b + 1])).sum() / (d[b] - d[a])
         assert got.mean_grade_pct == pytest.approx(mean, abs=1e-6)
         assert got.exceeds == (d[b] - d[a] > 200)
-    g_all = np.abs(np.diff(z)) / np.diff(d) * 100
-    assert r.max_grade_pct == pytest.approx(g_all.max(), abs=1e-6)
+    assert r.max_grade_pct == pytest.approx(gf.max(), abs=1e-6)
     assert r.not_evaluated == [] and r.evaluated_length_ft == pytest.approx(d[-1])
 
 
@@ -753,3 +829,82 @@ def test_muncy_contours_and_hag(muncy):
     z = independent_profile(arr, gt, xs, ys)
     assert frac == 1.0 and hi == pytest.approx(z.max(), abs=1e-6)
     assert lo == pytest.approx(z.min(), abs=1e-6)
+
+
+# --------------------------------------------------------------------------------------------
+# HRV-010: a run's length does not depend on the grade filter (planes, exact grades and lengths)
+# --------------------------------------------------------------------------------------------
+
+K_US = 1200 / 3937 / M_PER_FT
+"""Feet per US survey foot (1.000002): EPSG:2261 coordinates are US survey feet."""
+
+PLANE_CELLS = {"1 m": 1 / M_PER_FT, "3 m": 3 / M_PER_FT, "10 m": 10 / M_PER_FT, "5 ft": 5.0, "16.4 ft": 16.4}
+"""Cell sizes, in feet."""
+
+GRADE = {"max_grade_pct": 25, "max_run_ft": 200, "smoothing_window_ft": 15, "smoothing_window_cells": 3,
+         "run_length": "horizontal"}
+"""The vestal rulebook's HRV-010 numbers (the filter window: 15 ft or 3 cells, the wider)."""
+
+
+def plane_case(tmp_path, units, cell_ft, grade_pct, stretches):
+    """A plane rising ``grade_pct`` % along +u and a road of ``stretches`` on it: (length ft, grade %)
+    pieces, each drawn in the direction whose grade on the plane is that grade (cos angle =
+    grade / plane grade), the steep ones straight up the plane. In feet: EPSG:2261 (US survey
+    feet), z in feet; in metres: UTM 18N, z in metres. Returns (dem, line, crs)."""
+    crs, k = (NY_FT, K_US) if units == "ft" else (UTM18, FT_PER_M)  # feet per CRS unit
+    x0, y0 = (964_988.0, 758_256.0) if units == "ft" else (416_000.0, 4_658_000.0)
+    u, v, pts = 0.0, 0.0, [(0.0, 0.0)]
+    for length, g in stretches:
+        c = min(g / grade_pct, 1.0)
+        u, v = u + length * c, v + length * math.sqrt(1 - c * c)
+        pts.append((u, v))
+    cell = cell_ft / k  # CRS units
+    umin, umax = -3 * cell_ft - 10, u + 3 * cell_ft + 10
+    vmax = v + 3 * cell_ft + 10
+    nx, ny = math.ceil((umax - umin) / cell_ft) + 1, math.ceil((vmax + 3 * cell_ft + 10) / cell_ft) + 1
+    ox, oy = x0 + umin / k, y0 + vmax / k
+    z_per_unit = grade_pct / 100 * k / (1 if units == "ft" else FT_PER_M)  # z units per CRS unit of x
+    dem = open_dem(write_dem(tmp_path / f"plane_{units}.tif", lambda X, Y: 100 + z_per_unit * (X - x0), cell=cell,
+                             nx=nx, ny=ny, x0=ox, ytop=oy, crs=crs, units="ft" if units == "ft" else "m"))
+    line = LineString([(x0 + a / k, y0 + b / k) for a, b in pts])
+    return dem, line, crs
+
+
+# (plane grade %, road stretches (length ft, grade %), expected run length ft or None, exceeds)
+# 25.0 % is not steeper than 25 %: no run at all; 25.1 % for 199 / 200 ft is not more than 200 ft;
+# 201 ft is. A steep stretch between 5 % ones keeps its exact length (the median keeps the breaks).
+PLANE_CASES = {
+    "uniform 25.0 % 201 ft": (25.0, [(201, 25.0)], None, False),
+    "uniform 25.1 % 199 ft": (25.1, [(199, 25.1)], 199.0, False),
+    "uniform 25.1 % 200 ft": (25.1, [(200, 25.1)], 200.0, False),
+    "uniform 25.1 % 201 ft": (25.1, [(201, 25.1)], 201.0, True),
+    "26 % 201 ft between 5 %": (26.0, [(100, 5), (201, 26.0), (100, 5)], 201.0, True),
+    "26 % 199 ft between 5 %": (26.0, [(100, 5), (199, 26.0), (100, 5)], 199.0, False),
+    "40 % 210 ft between 5 %": (40.0, [(100, 5), (210, 40.0), (100, 5)], 210.0, True),
+    "40 % 190 ft between 5 %": (40.0, [(100, 5), (190, 40.0), (100, 5)], 190.0, False),
+    "25.0 % 201 ft between 5 %": (25.0, [(100, 5), (201, 25.0), (100, 5)], None, False),
+}
+
+
+@pytest.mark.parametrize("units", ["ft", "m"])
+@pytest.mark.parametrize("cell", list(PLANE_CELLS))
+@pytest.mark.parametrize("case", list(PLANE_CASES))
+def test_run_length_exact_on_planes_whatever_the_cell_and_units(tmp_path, units, cell, case):
+    from geoconstraints.geometry.terrain import road_terrain
+
+    plane, stretches, length, exceeds = PLANE_CASES[case]
+    dem, line, crs = plane_case(tmp_path, units, PLANE_CELLS[cell], plane, stretches)
+    rt = road_terrain(dem, line, crs, layer="haul_roads", feature_id="R", grade=GRADE)
+    assert rt.fully_evaluated
+    # the window is 15 ft or 3 cells, the wider, and the findings say which
+    assert rt.window_ft == pytest.approx(max(15.0, 3 * PLANE_CELLS[cell]), rel=1e-5)
+    if length is None:
+        assert rt.runs == []
+        return
+    assert len(rt.runs) == 1
+    run = rt.runs[0]
+    # exact: the steep stretch is a straight segment between two vertices (samples) of the line
+    assert run.length_ft == pytest.approx(length, abs=1e-6)
+    assert run.mean_grade_pct == pytest.approx(plane, abs=1e-6)
+    assert run.exceeds is exceeds
+    assert run.geometry.length * (K_US if units == "ft" else FT_PER_M) == pytest.approx(length, abs=1e-6)

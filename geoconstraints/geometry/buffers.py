@@ -225,7 +225,9 @@ def row_polygons(
     -------
     GeoDataFrame
         ``source_layer`` (``row``/``roads``), ``source_id``, ``row_width_ft`` (NaN for ``row``
-        polygons), ``measured_from`` (``right-of-way line`` or ``road centre line``), geometry.
+        polygons), ``measured_from`` (``right-of-way line`` or ``road centre line``),
+        ``width_assumed`` (the road has no ``row_width_ft``: ``default_row_width_ft`` was used),
+        geometry.
     """
     crs = _crs_of(row, roads)
     parts: list[gpd.GeoDataFrame] = []
@@ -237,6 +239,7 @@ def row_polygons(
                     "source_id": row["feature_id"].astype(str).to_numpy(),
                     "row_width_ft": np.nan,
                     "measured_from": "right-of-way line",
+                    "width_assumed": False,
                 },
                 geometry=row.geometry.values,
                 crs=crs,
@@ -251,7 +254,8 @@ def row_polygons(
             width = pd.to_numeric(rest["row_width_ft"], errors="coerce").to_numpy(dtype="float64")
         else:
             width = np.full(len(rest), np.nan)
-        width = np.where(np.isfinite(width) & (width > 0), width, default_row_width_ft)
+        assumed = ~(np.isfinite(width) & (width > 0))
+        width = np.where(assumed, default_row_width_ft, width)
         geoms = shapely.buffer(outside, width / 2.0, cap_style="flat", quad_segs=_QUAD_SEGS)
         parts.append(
             gpd.GeoDataFrame(
@@ -260,6 +264,7 @@ def row_polygons(
                     "source_id": rest["feature_id"].astype(str).to_numpy(),
                     "row_width_ft": width,
                     "measured_from": "road centre line",
+                    "width_assumed": assumed,
                 },
                 geometry=geoms,
                 crs=crs,
@@ -267,7 +272,7 @@ def row_polygons(
         )
     if not parts:
         return gpd.GeoDataFrame(
-            {"source_layer": [], "source_id": [], "row_width_ft": [], "measured_from": []},
+            {"source_layer": [], "source_id": [], "row_width_ft": [], "measured_from": [], "width_assumed": []},
             geometry=[],
             crs=crs,
         )
@@ -414,6 +419,7 @@ def property_line_buffers(
     extent: BaseGeometry | None = None,
     touch_tolerance_ft: float = 1.0,
     rule_id: str = "HRV-021",
+    unknown_districts: bool = False,
 ) -> gpd.GeoDataFrame:
     """Buffer strips within ``width_ft`` of property lines in RA-1/RA-2/RC districts (HRV-021).
 
@@ -435,12 +441,16 @@ def property_line_buffers(
         Clip to this area.
     touch_tolerance_ft : float
         Gap still counted as "bordering" (digitising slivers).
+    unknown_districts : bool, default False
+        Instead, the strips the parcels of *unknown* district would have if their district were
+        a listed one (possible strips: no data is not no district).
 
     Returns
     -------
     GeoDataFrame
         :data:`BUFFER_COLUMNS`; ``measured_from`` says ``property line of a <district> parcel``
-        or ``property line bordering <district> parcel <id>``.
+        or ``property line bordering <district> parcel <id>`` (``district unknown`` for the
+        possible strips).
     """
     if reading not in PROPERTY_LINE_READINGS:
         raise InputError(
@@ -463,7 +473,9 @@ def property_line_buffers(
     )
     pool = parcels.iloc[ring]
     dist = parcel_districts(pool, zoning)
-    zoned = dist.isin(want).to_numpy()
+    zoned = dist.isna().to_numpy() if unknown_districts else dist.isin(want).to_numpy()
+    if unknown_districts:
+        dist = dist.astype(object).where(dist.notna(), "district unknown")
     in_near = pool["feature_id"].astype(str).isin(set(near["feature_id"].astype(str))).to_numpy()
     frames: list[gpd.GeoDataFrame] = []
     if reading in ("a", "c"):
@@ -515,12 +527,15 @@ def dwelling_buffers(
     parcels: gpd.GeoDataFrame | None = None,
     extent: BaseGeometry | None = None,
     rule_id: str = "HRV-022",
+    unknown_districts: bool = False,
 ) -> gpd.GeoDataFrame:
     """Buffer strips within ``width_ft`` of residential dwellings in RR districts (HRV-022).
 
     A dwelling's district is the one at its representative point (``zoning`` layer, else the
     ``zoning`` field of the parcel holding it). A dwelling in another (or an unknown) district
-    makes no buffer. A dwelling polygon is buffered from its walls.
+    makes no buffer. A dwelling polygon is buffered from its walls. With ``unknown_districts``,
+    the strips of the dwellings whose district is unknown instead (possible strips: such a
+    dwelling may be in RR).
 
     Returns
     -------
@@ -533,8 +548,8 @@ def dwelling_buffers(
         return empty_buffers(crs)
     want = {str(d).strip().upper() for d in districts}
     dist = point_districts(sel.geometry, zoning=zoning, parcels=parcels)
-    keep = dist.isin(want).to_numpy()
-    sel, dist = sel.loc[keep], dist.loc[keep]
+    keep = dist.isna().to_numpy() if unknown_districts else dist.isin(want).to_numpy()
+    sel, dist = sel.loc[keep], dist.loc[keep].astype(object).where(dist.loc[keep].notna(), "district unknown")
     return _frame(
         "dwelling",
         rule_id,
@@ -602,9 +617,13 @@ class BufferBuild:
     ----------
     strips : GeoDataFrame
         :data:`BUFFER_COLUMNS` + geometry, clipped around the plan.
+    possible : GeoDataFrame
+        The strips that dwellings and parcels of unknown district would have if their district
+        were a listed one (same columns; ``measured_from`` says ``district unknown``).
     missing : dict[str, str]
-        Buffer kind -> why it was not built (an input layer missing, or a reason the caller
-        adds: the rule is not in the rulebook), in :data:`BUFFER_KINDS` order.
+        Buffer kind -> why it was not built, or not built whole (an input layer missing: road
+        strips from right-of-way polygons without the roads layer are partial; or a reason the
+        caller adds: the rule is not in the rulebook), in :data:`BUFFER_KINDS` order.
     notes : dict[str, str]
         Buffer kind -> how it was measured (for finding details).
     """
@@ -612,6 +631,7 @@ class BufferBuild:
     strips: gpd.GeoDataFrame
     missing: dict[str, str] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
+    possible: gpd.GeoDataFrame = field(default_factory=empty_buffers)
 
 
 def _stream_and_road(inputs: Mapping[str, Any], s: Mapping[str, Any], kinds: Sequence[str],
@@ -635,6 +655,46 @@ def _stream_and_road(inputs: Mapping[str, Any], s: Mapping[str, Any], kinds: Seq
             out.notes["road"] = ("measured from the right-of-way line (row layer); stretches of road outside every "
                                  "row polygon from their centre line" if row is not None
                                  else "measured from the road centre line (no row layer)")
+            if roads is None:  # built from the row polygons, but a road without one is not known
+                out.missing["road"] = ("no roads layer: only the right-of-way polygons given, a public road "
+                                       "without one is not known")
+
+
+def _district_strips(inputs: Mapping[str, Any], settings: Mapping[str, Mapping[str, Any]], plan: list,
+                     out: BufferBuild, frames: list, crs: Any) -> None:
+    """The property-line and dwelling strips (and the possible ones of unknown districts) into
+    ``frames`` and ``out.possible``; why a kind cannot be built into ``out.missing``."""
+    parcels, zoning = inputs.get("parcels"), inputs.get("zoning")
+    zsrc = zoning_source(zoning, parcels)
+    maybe: list[gpd.GeoDataFrame] = []
+    if "property_line" in settings:
+        s = settings["property_line"]
+        if parcels is None:
+            out.missing["property_line"] = "no parcels layer"
+        elif zsrc is None:
+            out.missing["property_line"] = "no zoning layer and no parcels.zoning field"
+        else:
+            kw = {"districts": s["districts"], "reading": str(s["reading"]), "zoning": zoning,
+                  "extent": plan_extent(plan, s["clip_margin_ft"]), "touch_tolerance_ft": s["touch_tolerance_ft"],
+                  "rule_id": s["rule_id"]}
+            frames.append(property_line_buffers(parcels, s["width_ft"], **kw))
+            maybe.append(property_line_buffers(parcels, s["width_ft"], unknown_districts=True, **kw))
+            out.notes["property_line"] = f"districts from the {zsrc}; reading {s['reading']}"
+    if "dwelling" in settings:
+        s, dw = settings["dwelling"], inputs.get("dwellings")
+        if dw is None:
+            out.missing["dwelling"] = "no dwellings layer"
+        elif zsrc is None:
+            out.missing["dwelling"] = "no zoning layer and no parcels.zoning field"
+        else:
+            kw = {"districts": s["districts"], "zoning": zoning, "parcels": parcels,
+                  "extent": plan_extent(plan, s["clip_margin_ft"]), "rule_id": s["rule_id"]}
+            frames.append(dwelling_buffers(dw, s["width_ft"], **kw))
+            maybe.append(dwelling_buffers(dw, s["width_ft"], unknown_districts=True, **kw))
+            out.notes["dwelling"] = f"district at each dwelling from the {zsrc}"
+    maybe = [f for f in maybe if len(f)]
+    if maybe:
+        out.possible = gpd.GeoDataFrame(pd.concat(maybe, ignore_index=True), geometry="geometry", crs=crs)
 
 
 def build_buffers(
@@ -645,6 +705,10 @@ def build_buffers(
     crs: Any,
 ) -> BufferBuild:
     """Buffer strips of every kind in ``settings`` that the inputs allow.
+
+    Property-line and dwelling strips come with the *possible* strips of the parcels and
+    dwellings whose district is unknown (:attr:`BufferBuild.possible`): no data is not "not in
+    a listed district".
 
     Parameters
     ----------
@@ -675,37 +739,14 @@ def build_buffers(
     >>> round(float(b.strips.area.sum())), b.missing
     (100000, {})
     """
-    out = BufferBuild(empty_buffers(crs))
+    out = BufferBuild(empty_buffers(crs), possible=empty_buffers(crs))
     frames: list[gpd.GeoDataFrame] = []
     plan = list(plan)
     sr = [k for k in ("stream", "road") if k in settings]
     if sr:
         s = settings[sr[0]]
         _stream_and_road(inputs, s, sr, plan_extent(plan, s["clip_margin_ft"]), out, frames)
-    parcels, zoning = inputs.get("parcels"), inputs.get("zoning")
-    zsrc = zoning_source(zoning, parcels)
-    if "property_line" in settings:
-        s = settings["property_line"]
-        if parcels is None:
-            out.missing["property_line"] = "no parcels layer"
-        elif zsrc is None:
-            out.missing["property_line"] = "no zoning layer and no parcels.zoning field"
-        else:
-            frames.append(property_line_buffers(
-                parcels, s["width_ft"], districts=s["districts"], reading=str(s["reading"]), zoning=zoning,
-                extent=plan_extent(plan, s["clip_margin_ft"]), touch_tolerance_ft=s["touch_tolerance_ft"],
-                rule_id=s["rule_id"]))
-            out.notes["property_line"] = f"districts from the {zsrc}; reading {s['reading']}"
-    if "dwelling" in settings:
-        s, dw = settings["dwelling"], inputs.get("dwellings")
-        if dw is None:
-            out.missing["dwelling"] = "no dwellings layer"
-        elif zsrc is None:
-            out.missing["dwelling"] = "no zoning layer and no parcels.zoning field"
-        else:
-            frames.append(dwelling_buffers(dw, s["width_ft"], districts=s["districts"], zoning=zoning, parcels=parcels,
-                                           extent=plan_extent(plan, s["clip_margin_ft"]), rule_id=s["rule_id"]))
-            out.notes["dwelling"] = f"district at each dwelling from the {zsrc}"
+    _district_strips(inputs, settings, plan, out, frames, crs)
     frames = [f for f in frames if len(f)]
     if frames:
         out.strips = gpd.GeoDataFrame(pd.concat(frames, ignore_index=True), geometry="geometry", crs=crs)

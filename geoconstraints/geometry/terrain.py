@@ -250,11 +250,11 @@ class Run:
     length_ft : float
         Horizontal (map) length.
     slope_length_ft : float
-        Length along the ground, sum of sqrt(dh² + dz²).
+        Length along the ground, sum of dh × sqrt(1 + grade²) over its segments.
     mean_grade_pct : float
-        Length-weighted mean |grade| = total |dz| / horizontal length × 100.
+        Length-weighted mean of the segments' filtered |grade| (:func:`filter_grades`).
     max_grade_pct : float
-        Steepest segment.
+        Steepest segment (filtered grade).
     exceeds : bool
         The compared length (horizontal or slope, per ``run_length``) is more than ``max_run_ft``.
     geometry : LineString or None
@@ -294,9 +294,11 @@ class RunResult:
     evaluated_length_ft, total_length_ft : float
         Horizontal lengths.
     max_grade_pct : float
-        Steepest evaluated segment (NaN when nothing was evaluated).
+        Steepest evaluated segment, filtered grade (NaN when nothing was evaluated).
     run_length : str
         ``'horizontal'`` or ``'slope'``: the length compared with the limit.
+    window_ft : float
+        Window of the grade filter used (:func:`filter_grades`; 0 = raw grades).
     """
 
     runs: list[Run]
@@ -305,6 +307,7 @@ class RunResult:
     total_length_ft: float
     max_grade_pct: float
     run_length: str = "horizontal"
+    window_ft: float = 0.0
 
     @property
     def exceeding(self) -> list[Run]:
@@ -320,6 +323,112 @@ class RunResult:
 def segment_grades(dist_ft, z_ft) -> np.ndarray:
     """|dz| / dh × 100 between consecutive samples (NaN where either end is NaN)."""
     return np.abs(np.diff(z_ft)) / np.diff(dist_ft) * 100.0
+
+
+_REL_TOL = 1e-9
+"""Relative tolerance of the limit comparisons (numerical, not law): a plane of exactly 25 % or a
+run of exactly 200 ft sampled in floating point is at the limit, not over it."""
+
+
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Row-wise weighted median (NaN values carry weight 0); the mean of the two middle values on a tie."""
+    v = np.where(weights > 0, values, np.inf)
+    order = np.argsort(v, axis=1, kind="stable")
+    v = np.take_along_axis(v, order, axis=1)
+    cw = np.cumsum(np.take_along_axis(weights, order, axis=1), axis=1)
+    half = cw[:, -1:] / 2.0
+    k = v.shape[1] - 1
+    lo = np.minimum((cw < half * (1 - _REL_TOL)).sum(axis=1), k)
+    hi = np.minimum((cw <= half * (1 + _REL_TOL)).sum(axis=1), k)
+    rows = np.arange(v.shape[0])
+    return 0.5 * (v[rows, lo] + v[rows, np.maximum(hi, lo)])
+
+
+def filter_grades(dist_ft, z_ft, window_ft: float) -> np.ndarray:
+    """The |grade| of each segment of a profile, cleaned of DEM noise without moving slope breaks.
+
+    Each segment's grade (|dz| / dh × 100) is replaced by the running median of the segment
+    grades over a window of ``window_ft`` centred on the segment's middle, each neighbour
+    weighted by the length it has inside the window. Near a line end or a nodata gap the window
+    shrinks symmetrically, so it never reaches past them. A median keeps a step in grade where
+    it is (more than half of a centred window lies on the segment's own side of the break) and
+    leaves a monotone stretch unchanged, so a run of steep segments keeps its exact length
+    whatever the window (unlike a moving average of the elevations, which turns every slope
+    break into a ramp and cuts about one window off every run); a pitch or a dip shorter than
+    half the window, what single-cell DEM noise looks like, is removed.
+
+    Parameters
+    ----------
+    dist_ft, z_ft : array-like
+        Increasing distances and elevations (feet), NaN where there is no DEM data.
+    window_ft : float
+        Full window (>= 0); 0 returns the raw segment grades.
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per segment (``len(dist_ft) - 1``), NaN where a segment touches a NaN sample.
+
+    Examples
+    --------
+    A 3-ft bump on a 5 % road sampled every 10 ft: raw grades 35 % and 25 % either side of it,
+    gone with a 50-ft window; a 5 %/40 % slope break stays exactly where it is:
+
+    >>> d = np.arange(0.0, 110.0, 10.0)
+    >>> z = 0.05 * d + np.where(d == 50, 3.0, 0.0)
+    >>> np.round(filter_grades(d, z, 0)[3:7], 2)
+    array([ 5., 35., 25.,  5.])
+    >>> np.round(filter_grades(d, z, 50)[3:7], 2)
+    array([5., 5., 5., 5.])
+    >>> z = np.interp(d, [0, 50, 100], [0, 2.5, 22.5])
+    >>> filter_grades(d, z, 50).round(2).tolist()
+    [5.0, 5.0, 5.0, 5.0, 5.0, 40.0, 40.0, 40.0, 40.0, 40.0]
+    """
+    d = np.asarray(dist_ft, dtype="float64")
+    z = np.asarray(z_ft, dtype="float64")
+    if not window_ft >= 0:
+        raise InputError(f"grade filter window must be >= 0 ft, got {window_ft!r}")
+    if d.size < 2:
+        return np.zeros(0)
+    raw = segment_grades(d, z)
+    valid = np.isfinite(raw)
+    if window_ft == 0 or not valid.any():
+        return raw
+    first, last = _valid_stretch_bounds(valid)
+    mid = 0.5 * (d[:-1] + d[1:])
+    h = np.minimum(window_ft / 2.0, np.minimum(mid - d[np.clip(first, 0, raw.size - 1)],
+                                               d[np.clip(last, 0, raw.size - 1) + 1] - mid))
+    a, b = mid - h, mid + h
+    lo = np.searchsorted(d[1:], a, side="right")  # first segment ending after a
+    hi = np.searchsorted(d[:-1], b, side="left") - 1  # last segment starting before b
+    idx = np.flatnonzero(valid)
+    out = np.full(raw.size, np.nan)
+    width = int((hi[idx] - lo[idx]).max()) + 1
+    for s in range(0, idx.size, max(1, 2_000_000 // width)):  # rows in blocks: bounded memory
+        rows = idx[s: s + max(1, 2_000_000 // width)]
+        j = lo[rows, None] + np.arange(width)[None, :]
+        inside = j <= hi[rows, None]
+        j = np.minimum(j, raw.size - 1)
+        w = np.clip(np.minimum(b[rows, None], d[j + 1]) - np.maximum(a[rows, None], d[j]), 0.0, None)
+        w = np.where(inside & valid[j], w, 0.0)
+        # a window too small to hold any length (float underflow): the segment's own grade
+        out[rows] = np.where(w.sum(axis=1) > 0, _weighted_median(np.where(w > 0, raw[j], 0.0), w), raw[rows])
+    return out
+
+
+def effective_window_ft(window_ft: float, cells: float, cell_size_ft: float) -> float:
+    """The grade filter's window: ``window_ft``, or ``cells`` DEM cells when that is wider.
+
+    A window shorter than about three samples (one sample per DEM cell) leaves the median of a
+    segment's own grade and its neighbours' and does nothing; the cell count keeps the filter
+    working on coarse DEMs (3 cells of a 10 m DEM: 98.4 ft).
+
+    >>> effective_window_ft(15, 3, 16.404)
+    49.212
+    >>> effective_window_ft(15, 3, 3.2808)
+    15
+    """
+    return max(window_ft, cells * cell_size_ft)
 
 
 def _true_stretches(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -347,9 +456,12 @@ def grade_runs(
     """Find stretches of a road steeper than a grade for longer than a length (HRV-010).
 
     The grade is measured *along the line*: |dz| / dh between consecutive samples, so uphill and
-    downhill both count and a road on the contour of a steep hillside has ~0 % grade. A run is a
-    maximal contiguous stretch of segments with grade > ``max_grade_pct``; a gentler segment
+    downhill both count and a road on the contour of a steep hillside has ~0 % grade, then
+    cleaned of DEM noise by :func:`filter_grades` (a running median that keeps slope breaks in
+    place, so a run's length does not depend on the window). A run is a maximal contiguous
+    stretch of segments whose filtered grade is over ``max_grade_pct``; a gentler segment
     splits it. Segments touching a NaN sample are not evaluated (reported apart, never gentle).
+    A grade or length equal to its limit (within 1e-9 of it, relative, float noise) is not over it.
 
     Parameters
     ----------
@@ -360,30 +472,29 @@ def grade_runs(
     max_run_ft : float
         Length limit (200 for Vestal); a run longer than this exceeds.
     smoothing_window_ft : float, default 0
-        Moving-average window applied to elevations first (:func:`smooth_profile`).
+        Window of the grade filter (:func:`filter_grades`); 0 takes the raw grades.
     run_length : {'horizontal', 'slope'}
         Length compared with ``max_run_ft``: map length (default) or ground (slope) length.
 
     Returns
     -------
     RunResult
+        Run lengths, mean and max grades and slope lengths from the filtered grades.
     """
     _check_option("run_length", run_length, RUN_LENGTHS)
     d = np.asarray(profile.dist_ft, dtype="float64")
-    z = smooth_profile(d, profile.z_ft, smoothing_window_ft)
     total = float(d[-1]) if d.size else 0.0
     if d.size < 2:
-        return RunResult([], [], 0.0, total, float("nan"), run_length)
+        return RunResult([], [], 0.0, total, float("nan"), run_length, smoothing_window_ft)
     dh = np.diff(d)
-    dz = np.abs(np.diff(z))
-    evaluated = np.isfinite(dz)
-    grade = np.where(evaluated, dz / dh * 100.0, np.nan)
-    steep = evaluated & (grade > max_grade_pct)
-    dz0 = np.where(evaluated, dz, 0.0)
-    cum_dz = np.concatenate([[0.0], np.cumsum(dz0)])
-    cum_sl = np.concatenate([[0.0], np.cumsum(np.hypot(dh, dz0))])
+    grade = filter_grades(d, profile.z_ft, smoothing_window_ft)
+    evaluated = np.isfinite(grade)
+    steep = evaluated & (grade > max_grade_pct + _REL_TOL * max(abs(max_grade_pct), 1.0))
+    g0 = np.where(evaluated, grade, 0.0)
+    cum_gl = np.concatenate([[0.0], np.cumsum(g0 * dh)])
+    cum_sl = np.concatenate([[0.0], np.cumsum(dh * np.hypot(1.0, g0 / 100.0))])
 
-    runs = _steep_runs(profile, d, steep, grade, cum_dz, cum_sl, max_run_ft, run_length)
+    runs = _steep_runs(profile, d, steep, grade, cum_gl, cum_sl, max_run_ft, run_length)
     gaps: list[Stretch] = []
     g_starts, g_stops = _true_stretches(~evaluated)
     for a, b in zip(g_starts, g_stops):
@@ -400,10 +511,10 @@ def grade_runs(
         evaluated_len,
         total,
     )
-    return RunResult(runs, gaps, evaluated_len, total, max_grade, run_length)
+    return RunResult(runs, gaps, evaluated_len, total, max_grade, run_length, smoothing_window_ft)
 
 
-def _steep_runs(profile: Profile, d: np.ndarray, steep: np.ndarray, grade: np.ndarray, cum_dz: np.ndarray,
+def _steep_runs(profile: Profile, d: np.ndarray, steep: np.ndarray, grade: np.ndarray, cum_gl: np.ndarray,
                 cum_sl: np.ndarray, max_run_ft: float, run_length: str) -> list[Run]:
     """The maximal stretches of steep segments as :class:`Run` (lengths, grades, whether they exceed)."""
     starts, stops = _true_stretches(steep)
@@ -411,10 +522,10 @@ def _steep_runs(profile: Profile, d: np.ndarray, steep: np.ndarray, grade: np.nd
         return []
     length = d[stops] - d[starts]
     slope_len = cum_sl[stops] - cum_sl[starts]
-    mean_g = (cum_dz[stops] - cum_dz[starts]) / length * 100.0
+    mean_g = (cum_gl[stops] - cum_gl[starts]) / length
     max_g = np.maximum.reduceat(np.where(steep, grade, -np.inf), starts)
     compared = length if run_length == "horizontal" else slope_len
-    exceeds = compared > max_run_ft
+    exceeds = compared > max_run_ft * (1 + _REL_TOL)
     runs = []
     for i in range(starts.size):
         s, e = float(d[starts[i]]), float(d[stops[i]])
@@ -474,19 +585,106 @@ def _parse_table(table: list[dict]) -> _Bands:
     )
 
 
-_GRADE_EPS = 1e-9
-"""Grades within this of a band's upper bound are in the band (float noise on exact planes)."""
+_GRADE_EPS = 1e-7
+"""Grades within this (percent) of a band's bound, or of ``min_grade_pct``, are at it (float noise
+on exact planes): 2 % computed as 1.99999999 % is 2 %."""
 
 
 def _band_index(bands: _Bands, grade: np.ndarray, between_bands: str) -> np.ndarray:
     """Band index for each grade; -1 below the first band. Gaps go to the steeper/shallower band."""
     g = np.asarray(grade, dtype="float64")
-    i = np.searchsorted(bands.lo, g, side="right") - 1
+    i = np.searchsorted(bands.lo, g + _GRADE_EPS, side="right") - 1
     safe = np.clip(i, 0, None)
     in_gap = (i >= 0) & (g > bands.hi[safe] + _GRADE_EPS)
     if between_bands == "steeper":
         i = np.where(in_gap, np.minimum(i + 1, bands.lo.size - 1), i)
     return np.where(np.isnan(g), -1, i)
+
+
+WATER_BAR_COLUMNS_PLACED = ["dist_ft", "x", "y", "grade_pct", "band", "spacing_ft", "min_spacing_ft",
+                            "max_spacing_ft", "shortened"]
+"""Columns of :func:`place_water_bars` (plus point geometry)."""
+
+
+@dataclass
+class WaterBarWalk:
+    """What :func:`walk_water_bars` found along one profile.
+
+    Attributes
+    ----------
+    bars : list of tuple
+        ``(distance ft, net grade % of the stretch drained, band index, spacing ft, shortened)``
+        per bar; ``shortened`` when the spacing is under the band's own (a steeper stretch follows).
+    steepest_grade_pct : float
+        Steepest net grade of any stretch the walk weighed (NaN when none had DEM data).
+    """
+
+    bars: list[tuple[float, float, int, float, bool]]
+    steepest_grade_pct: float
+
+
+def _net_grades(d: np.ndarray, z: np.ndarray, bad_cum: np.ndarray, p: float, ends: np.ndarray) -> np.ndarray:
+    """Net grade |z(end) - z(p)| / (end - p) × 100 of each stretch [p, end]; NaN where the
+    stretch (with the samples either side of its ends) touches a sample without DEM data."""
+    i0 = max(int(np.searchsorted(d, p, side="right")) - 1, 0)
+    i1 = np.minimum(np.searchsorted(d, ends, side="left"), d.size - 1)
+    gap = bad_cum[i1 + 1] - bad_cum[i0] > 0
+    zp, ze = np.interp(p, d, z), np.interp(ends, d, z)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        g = np.abs(ze - zp) / (ends - p) * 100.0
+    return np.where(gap | ~(ends > p), np.nan, g)
+
+
+def walk_water_bars(d: np.ndarray, z: np.ndarray, *, table: list[dict], min_grade_pct: float = 2,
+                    spacing_end: str = "shorter", between_bands: str = "steeper") -> tuple[WaterBarWalk, _Bands]:
+    """Walk a profile (distances ``d``, elevations ``z``, feet) from its start placing water bars.
+
+    At each bar ``p`` (the road start first), the candidate spacings are the table's spacings at
+    ``spacing_end``. A candidate ``s`` is allowed when the *net* grade of the stretch it drains,
+    |z(p + s) - z(p)| / s (rise over run), falls in a band whose spacing is at least ``s``; the
+    next bar goes at the longest allowed candidate. Rise over run over at least the shortest
+    spacing (100 ft in the model-law table) is what the road's grade is: summing the absolute
+    steps of a DEM profile instead adds up its noise (half a foot of noise per cell makes a
+    level road look like 5 %). A stretch whose net grade is under ``min_grade_pct`` needs no
+    bar: the walk moves on by the shortest spacing. Stretches touching a sample without DEM
+    data are skipped the same way (the caller reports them as not evaluated).
+
+    Returns
+    -------
+    (WaterBarWalk, _Bands)
+        The bars and the parsed table.
+    """
+    _check_option("spacing_end", spacing_end, SPACING_ENDS)
+    _check_option("between_bands", between_bands, BETWEEN_BANDS)
+    bands = _parse_table(table)
+    band_sp = bands.min_sp if spacing_end == "shorter" else bands.max_sp
+    candidates = np.unique(band_sp)  # ascending
+    step_min = float(candidates[0])
+    bad_cum = np.concatenate([[0], np.cumsum(~np.isfinite(z))])
+    total = float(d[-1]) if d.size else 0.0
+    bars: list[tuple[float, float, int, float, bool]] = []
+    steepest = np.nan
+    p = 0.0
+    while p + step_min < total:
+        ends = np.minimum(p + candidates, total)
+        g = _net_grades(d, z, bad_cum, p, ends)
+        if np.isfinite(g).any():
+            steepest = max(float(np.nanmax(g)), steepest) if np.isfinite(steepest) else float(np.nanmax(g))
+        b = _band_index(bands, g, between_bands)
+        no_bar = (g < min_grade_pct - _GRADE_EPS) | (b < 0)
+        required = np.where(no_bar, np.inf, band_sp[np.clip(b, 0, None)])
+        required[np.isnan(g)] = np.nan
+        fits = np.flatnonzero(required >= candidates)  # NaN never fits
+        if not fits.size or no_bar[fits[-1]]:
+            p += step_min  # no DEM data ahead, or flatter than min_grade_pct: no bar
+            continue
+        k = int(fits[-1])
+        s = float(candidates[k])
+        if p + s >= total - _END_TOL_FT:
+            break
+        p += s
+        bars.append((p, float(g[k]), int(b[k]), s, bool(required[k] > s)))
+    return WaterBarWalk(bars, float(steepest)), bands
 
 
 def place_water_bars(
@@ -500,20 +698,15 @@ def place_water_bars(
 ) -> gpd.GeoDataFrame:
     """Place water bars along a haul road from its DEM profile (HRV-030).
 
-    Walking from the road start, each next bar goes at the *longest* candidate spacing ``s``
-    (the table spacings at ``spacing_end``) such that the stretch it drains, ``[p, p + s]``,
-    allows it: the length-weighted mean |grade| of that stretch selects a band whose spacing is
-    at least ``s``. The mean over the drained stretch (rather than the grade at one point) is
-    robust to DEM noise, and checking every candidate means a steep pitch ahead shortens the
-    spacing. Readings (the rulebook's switches):
+    See :func:`walk_water_bars` for the walk (net grade of the stretch each bar drains, the
+    longest table spacing that stretch allows). Readings (the rulebook's switches):
 
-    * a stretch whose mean grade is under ``min_grade_pct`` needs no bar: the walk moves on by
-      the shortest spacing without placing one;
+    * a stretch whose net grade is under ``min_grade_pct`` needs no bar;
     * a grade between two bands (5.5 %) takes the steeper band (``between_bands='steeper'``);
     * the spacing is the shorter end of the band's range (``spacing_end='shorter'``), reported
-      with the range;
-    * no bar is placed at (within 0.1 ft of) or beyond the road end; stretches without DEM data are skipped (the
-      caller reports them as not evaluated, see :func:`grade_runs`).
+      with the range; a bar closer than its band's spacing because a steeper stretch follows
+      is flagged ``shortened``;
+    * no bar is placed at (within 0.1 ft of) or beyond the road end.
 
     Parameters
     ----------
@@ -531,66 +724,28 @@ def place_water_bars(
     Returns
     -------
     geopandas.GeoDataFrame
-        One row per bar: ``dist_ft``, ``x``, ``y``, ``grade_pct`` (mean grade of the stretch
+        One row per bar: ``dist_ft``, ``x``, ``y``, ``grade_pct`` (net grade of the stretch
         from the previous bar), ``band``, ``spacing_ft``, ``min_spacing_ft``,
-        ``max_spacing_ft``, point geometry, in the profile's CRS.
+        ``max_spacing_ft``, ``shortened``, point geometry, in the profile's CRS; the steepest
+        net grade weighed is in ``attrs["steepest_grade_pct"]``.
     """
-    _check_option("spacing_end", spacing_end, SPACING_ENDS)
-    _check_option("between_bands", between_bands, BETWEEN_BANDS)
-    bands = _parse_table(table)
     line = profile.line if line is None else _as_linestring(line)
     if line is None:
         raise InputError("place_water_bars needs the road line (profile.line is not set)")
-    band_sp = bands.min_sp if spacing_end == "shorter" else bands.max_sp
-    d = np.asarray(profile.dist_ft, dtype="float64")
+    walk, bands = walk_water_bars(np.asarray(profile.dist_ft, dtype="float64"),
+                                  np.asarray(profile.z_ft, dtype="float64"), table=table,
+                                  min_grade_pct=min_grade_pct, spacing_end=spacing_end, between_bands=between_bands)
     rows: list[dict] = []
-    for p, grade, bi, s in _walk_bars(d, np.asarray(profile.z_ft, dtype="float64"), bands, band_sp,
-                                      min_grade_pct, between_bands):
+    for p, grade, bi, s, short in walk.bars:
         pt = line.interpolate(p / profile.ft_per_unit)
         rows.append({"dist_ft": p, "x": pt.x, "y": pt.y, "grade_pct": grade, "band": bands.labels[bi],
                      "spacing_ft": s, "min_spacing_ft": float(bands.min_sp[bi]),
-                     "max_spacing_ft": float(bands.max_sp[bi])})
-    columns = ["dist_ft", "x", "y", "grade_pct", "band", "spacing_ft", "min_spacing_ft", "max_spacing_ft"]
+                     "max_spacing_ft": float(bands.max_sp[bi]), "shortened": short})
     geoms = [Point(r["x"], r["y"]) for r in rows]
-    return gpd.GeoDataFrame(rows, columns=columns, geometry=geoms, crs=profile.crs)
-
-
-def _walk_bars(d: np.ndarray, z: np.ndarray, bands: _Bands, band_sp: np.ndarray, min_grade_pct: float,
-               between_bands: str) -> list[tuple[float, float, int, float]]:
-    """Walk the profile (distances ``d``, elevations ``z``) from its start: ``(distance, mean grade
-    of the drained stretch, band index, spacing)`` of each bar (see :func:`place_water_bars`)."""
-    candidates = np.unique(band_sp)  # ascending
-    step_min = float(candidates[0])
-    dz = np.abs(np.diff(z))
-    ok = np.isfinite(dz)
-    cum_dz = np.concatenate([[0.0], np.cumsum(np.where(ok, dz, 0.0))])
-    cum_eval = np.concatenate([[0.0], np.cumsum(np.where(ok, np.diff(d), 0.0))])
-    total = float(d[-1]) if d.size else 0.0
-    bars: list[tuple[float, float, int, float]] = []
-    p = 0.0
-    while p + step_min < total:
-        ends = np.minimum(p + candidates, total)
-        ev = np.interp(ends, d, cum_eval) - np.interp(p, d, cum_eval)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            g = np.where(ev > 0, (np.interp(ends, d, cum_dz) - np.interp(p, d, cum_dz)) / ev * 100.0, np.nan)
-        b = _band_index(bands, g, between_bands)
-        no_bar = (g < min_grade_pct) | (b < 0)
-        required = np.where(no_bar, np.inf, band_sp[np.clip(b, 0, None)])
-        required[np.isnan(g)] = np.nan
-        fits = np.flatnonzero(required >= candidates)  # NaN never fits
-        if not fits.size:
-            p += step_min  # no DEM data ahead: nothing to base a bar on
-            continue
-        k = int(fits[-1])
-        if no_bar[k]:
-            p += step_min  # the stretch ahead is flatter than min_grade_pct: no bar needed
-            continue
-        s = float(candidates[k])
-        if p + s >= total - _END_TOL_FT:
-            break
-        p += s
-        bars.append((p, float(g[k]), int(b[k]), s))
-    return bars
+    out = gpd.GeoDataFrame(rows, columns=WATER_BAR_COLUMNS_PLACED, geometry=geoms, crs=profile.crs)
+    out["shortened"] = out["shortened"].astype(bool)
+    out.attrs["steepest_grade_pct"] = walk.steepest_grade_pct
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -750,9 +905,17 @@ class RoadTerrain:
     gaps : list of Stretch
         Stretches off the DEM or on nodata cells.
     max_grade_pct, mean_grade_pct : float
-        Steepest segment; total |dz| over the evaluated length (NaN when nothing evaluated).
+        Steepest segment and length-weighted mean, of the filtered grades (:func:`filter_grades`;
+        NaN when nothing evaluated).
+    window_ft : float
+        Window of the grade filter used (0 = raw grades).
+    window_note : str
+        How the window was chosen (the rulebook's, or widened to a number of DEM cells).
     water_bars : GeoDataFrame or None
         Bars placed along it (:func:`place_water_bars`), None when none were asked for.
+    steepest_net_grade_pct : float
+        Steepest net grade (rise over run) of any stretch the water-bar walk weighed (NaN when
+        none was weighed: no bars asked for, no DEM data, or a road shorter than the spacing).
     error : str
         Why the road could not be profiled at all (no DEM, a line the DEM cannot take).
     """
@@ -765,13 +928,32 @@ class RoadTerrain:
     evaluated_length_ft: float = 0.0
     max_grade_pct: float = float("nan")
     mean_grade_pct: float = float("nan")
+    window_ft: float = 0.0
+    window_note: str = ""
     water_bars: gpd.GeoDataFrame | None = None
+    steepest_net_grade_pct: float = float("nan")
     error: str = ""
 
     @property
     def fully_evaluated(self) -> bool:
         """True when the DEM covered the whole road."""
         return not self.error and not self.gaps
+
+
+def grade_window(dem: Dem, grade: Mapping[str, Any] | None) -> tuple[float, str]:
+    """The grade filter's window for ``dem`` from the settings (``smoothing_window_ft`` and
+    ``smoothing_window_cells``), and a sentence saying how it was chosen."""
+    if grade is None:
+        return 0.0, "raw grades (no filter)"
+    w = float(grade.get("smoothing_window_ft", 0.0))
+    cells = float(grade.get("smoothing_window_cells", 0.0))
+    if w == 0 and cells == 0:
+        return 0.0, "raw grades (no filter)"
+    eff = effective_window_ft(w, cells, dem.cell_size_ft)
+    how = (f"running median of the grades over {eff:,.1f} ft"
+           + (f" ({cells:g} DEM cells of {dem.cell_size_ft:,.1f} ft; the rulebook's {w:g} ft window is "
+              f"smaller than that)" if eff > w else ""))
+    return eff, how
 
 
 def road_terrain(
@@ -796,8 +978,9 @@ def road_terrain(
     layer, feature_id : str
         Recorded on the result.
     grade : mapping, optional
-        Keyword arguments of :func:`grade_runs` (``max_grade_pct``, ``max_run_ft``,
-        ``smoothing_window_ft``, ``run_length``); None measures grades without a limit.
+        ``max_grade_pct``, ``max_run_ft``, ``run_length`` of :func:`grade_runs`, and the grade
+        filter's ``smoothing_window_ft`` and ``smoothing_window_cells`` (the window is the wider
+        of the two, :func:`grade_window`); None measures raw grades without a limit.
     water_bars : mapping, optional
         Keyword arguments of :func:`place_water_bars` (``table``, ``min_grade_pct``,
         ``spacing_end``, ``between_bands``); None places none.
@@ -811,10 +994,14 @@ def road_terrain(
         rt.error = "no DEM given (--dem)"
         return rt
     merged = shapely.line_merge(line) if line.geom_type == "MultiLineString" else line
-    limits = dict(grade) if grade is not None else {"max_grade_pct": np.inf, "max_run_ft": np.inf}
+    rt.window_ft, rt.window_note = grade_window(dem, grade)
+    limits = {"max_grade_pct": np.inf, "max_run_ft": np.inf}
+    if grade is not None:
+        limits = {k: grade[k] for k in ("max_grade_pct", "max_run_ft", "run_length") if k in grade}
     bars: list[gpd.GeoDataFrame] = []
     maxg: list[float] = []
-    dz_sum = ev_sum = 0.0
+    gl_sum = ev_sum = 0.0
+    steepest = np.nan
     for part in shapely.get_parts(merged):
         if part.length == 0:
             continue
@@ -823,20 +1010,24 @@ def road_terrain(
         except GeometryError as exc:
             rt.error = str(exc)
             break
-        res = grade_runs(prof, **limits)
+        res = grade_runs(prof, **limits, smoothing_window_ft=rt.window_ft)
         rt.runs.extend(res.runs)
         rt.gaps.extend(res.not_evaluated)
         rt.evaluated_length_ft += res.evaluated_length_ft
         if np.isfinite(res.max_grade_pct):
             maxg.append(res.max_grade_pct)
-        dz = np.abs(np.diff(prof.z_ft))
-        ok = np.isfinite(dz)
-        dz_sum += float(dz[ok].sum())
+        g = filter_grades(prof.dist_ft, prof.z_ft, rt.window_ft)
+        ok = np.isfinite(g)
+        gl_sum += float((g[ok] * np.diff(prof.dist_ft)[ok]).sum())
         ev_sum += float(np.diff(prof.dist_ft)[ok].sum())
         if water_bars is not None:
-            bars.append(place_water_bars(prof, **water_bars))
+            wb = place_water_bars(prof, **water_bars)
+            st = float(wb.attrs.get("steepest_grade_pct", np.nan))
+            steepest = st if not np.isfinite(steepest) else max(steepest, st) if np.isfinite(st) else steepest
+            bars.append(wb)
     rt.max_grade_pct = max(maxg) if maxg else float("nan")
-    rt.mean_grade_pct = dz_sum / ev_sum * 100.0 if ev_sum > 0 else float("nan")
+    rt.mean_grade_pct = gl_sum / ev_sum if ev_sum > 0 else float("nan")
+    rt.steepest_net_grade_pct = float(steepest)
     if bars:
         rt.water_bars = pd.concat(bars, ignore_index=True) if len(bars) > 1 else bars[0]
     return rt
@@ -881,9 +1072,11 @@ def roads_terrain(
 
 GRADE_RUN_COLUMNS = ["road_layer", "road_id", "start_ft", "end_ft", "length_ft", "slope_length_ft",
                      "mean_grade_pct", "max_grade_pct", "exceeds"]
-WATER_BAR_COLUMNS = ["road_id", "dist_ft", "grade_pct", "band", "spacing_ft", "min_spacing_ft", "max_spacing_ft"]
+WATER_BAR_COLUMNS = ["road_id", "dist_ft", "grade_pct", "band", "spacing_ft", "min_spacing_ft", "max_spacing_ft",
+                     "shortened"]
 ROAD_TABLE_COLUMNS = ["road_layer", "road_id", "length_ft", "evaluated_length_ft", "max_grade_pct",
-                      "mean_grade_pct", "steep_runs", "runs_over_limit", "not_evaluated_ft", "water_bars", "note"]
+                      "mean_grade_pct", "grade_window_ft", "steep_runs", "runs_over_limit", "not_evaluated_ft",
+                      "water_bars", "note"]
 
 
 def grade_runs_layer(terrain: Mapping[tuple[str, str], RoadTerrain], crs: Any) -> gpd.GeoDataFrame:
@@ -915,7 +1108,7 @@ def road_table(terrain: Mapping[tuple[str, str], RoadTerrain]) -> pd.DataFrame:
     rows = [{
         "road_layer": layer, "road_id": fid, "length_ft": rt.length_ft,
         "evaluated_length_ft": rt.evaluated_length_ft, "max_grade_pct": rt.max_grade_pct,
-        "mean_grade_pct": rt.mean_grade_pct, "steep_runs": len(rt.runs),
+        "mean_grade_pct": rt.mean_grade_pct, "grade_window_ft": rt.window_ft, "steep_runs": len(rt.runs),
         "runs_over_limit": sum(bool(r.exceeds) for r in rt.runs),
         "not_evaluated_ft": float(sum(s.length_ft for s in rt.gaps)),
         "water_bars": None if layer != "haul_roads" else (len(rt.water_bars) if rt.water_bars is not None else 0),

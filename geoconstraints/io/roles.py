@@ -58,6 +58,11 @@ ROLES: dict[str, RoleSpec] = {
     "impaired_waters": RoleSpec(("line", "polygon"), ("id",), (), ("name",),
                                 "303(d) impaired waters / TMDL"),
     "footprints": RoleSpec(("polygon",), ("id",), (), ("use",), "proposed structure footprints"),
+    "wetlands": RoleSpec(("polygon",), ("id",), (), ("name",), "wetlands and swamps (site plan element h)"),
+    "ponds": RoleSpec(("polygon",), ("id",), (), ("name",), "ponds (site plan element h)"),
+    "easements": RoleSpec(("polygon", "line"), ("id",), (), ("name", "utility"),
+                          "utility easements and rights-of-way: pipelines, water, sewer, electric, "
+                          "communication lines (site plan element f)"),
 }
 
 PLAN_ROLES: tuple[str, ...] = ("harvest_area", "landings", "haul_roads", "skid_trails")

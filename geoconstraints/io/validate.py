@@ -14,7 +14,7 @@ import shapely
 
 from geoconstraints.errors import FieldError, GeometryError, InputError
 from geoconstraints.io.roles import NFHL_SENTINEL, ROLES, LayerSource, RoleSpec
-from geoconstraints.text import id_list, truthy
+from geoconstraints.text import id_list, is_blank, truthy
 
 log = logging.getLogger(__name__)
 
@@ -204,14 +204,12 @@ def nfhl_sentinels(gdf: pd.DataFrame, spec: RoleSpec) -> pd.DataFrame:
 
 
 def normalize_role_fields(gdf: gpd.GeoDataFrame, role: str) -> gpd.GeoDataFrame:
-    """Role-specific derived columns (stream kind from FCODE, SFHA_TF from FLD_ZONE, ...)."""
-    if role == "streams":
-        kind = gdf["kind"].astype(object) if "kind" in gdf.columns else pd.Series(None, index=gdf.index, dtype=object)
-        if "FCODE" in gdf.columns:
-            code = pd.to_numeric(gdf["FCODE"], errors="coerce")
-            from_code = code.map({46006: "perennial", 46003: "intermittent", 46007: "ephemeral"})
-            kind = kind.where(kind.notna(), from_code)
-        gdf["kind"] = kind.map(lambda v: str(v).strip().lower() if isinstance(v, str) and v.strip() else None)
+    """Role-specific derived columns (SFHA_TF from FLD_ZONE, ...). A stream's ``kind`` is kept as
+    given (trimmed, lower case) beside its raw ``FCODE``: reading them is the rulebook's
+    (``rules.harvest.classify_streams``)."""
+    if role == "streams" and "kind" in gdf.columns:
+        kind = gdf["kind"].map(lambda v: None if is_blank(v) else str(v).strip().lower()).astype(object)
+        gdf["kind"] = kind.where(kind.notna(), None)
     if role in ("flood_zones", "flood_zones_preliminary"):
         gdf["FLD_ZONE"] = gdf["FLD_ZONE"].map(lambda v: str(v).strip().upper() if v is not None and pd.notna(v) else None)
         if "ZONE_SUBTY" not in gdf.columns:

@@ -57,6 +57,7 @@ from geoconstraints.geometry import terrain
 from geoconstraints.output import files, styles
 from geoconstraints.result import Result
 from geoconstraints.rulebook.findings import STATUS_RANK
+from geoconstraints.rules.harvest import DERIVED_ELEMENT_KEYS, site_plan_inputs
 from geoconstraints.units import ft_per_unit
 
 log = logging.getLogger(__name__)
@@ -376,7 +377,7 @@ def elements_of(rule: Any, districts: list[str], search_ft: float, interval_ft: 
         Element("c", f"{where} property within {num_text(search_ft)} ft", ("zoning",)),
         Element("d", "landings", ("landings",)),
         Element("e", "haul roads to the public road", ("haul_roads", "roads")),
-        Element("f", "utility easements, rights-of-way", ("easements",), ("utility_easements",)),
+        Element("f", "utility easements, rights-of-way", ("easements",)),
         Element("g", "major skid trails", ("skid_trails",)),
         Element("h", "streams, ponds, swamps, wetlands", ("streams", "ponds", "wetlands"), ("swamps",)),
         Element("i", "critical slopes", ("critical_slopes",)),
@@ -462,8 +463,8 @@ def _near_districts(frames: dict[str, gpd.GeoDataFrame], districts: list[str], r
                             geometry=part[keep], crs=src.crs)
 
 
-_DRAWN = ("parcels", "zoning", "stream_corridor", "critical_slopes", "buffer_strips", "wetlands", "swamps", "ponds",
-          "row", "roads", "streams", "easements", "utility_easements", "harvest_area", "skid_trails", "haul_roads",
+_DRAWN = ("parcels", "zoning", "stream_corridor", "critical_slopes", "buffer_strips", "wetlands", "ponds",
+          "row", "roads", "streams", "easements", "harvest_area", "skid_trails", "haul_roads",
           "landings", "water_bars", "dwellings")
 """Layers of the plan drawn on the sheets (inputs by role, derived layers by name), bottom first."""
 
@@ -529,18 +530,25 @@ def load_frames(plan: PlanData, cover: tuple[float, float, float, float]) -> Non
 
 
 def element_status(plan: PlanData, rule: Any) -> list[tuple[Element, list[str], list[str]]]:
-    """For each element a-k: the layers drawn for it and the layers the inputs did not supply."""
+    """For each element a-k: the layers drawn for it and the inputs (roles) that do not supply it.
+
+    The missing inputs are HRV-002's (:func:`~geoconstraints.rules.harvest.site_plan_inputs`, the
+    same function its check reads); an element whose supply HRV-002 also judges from derived data
+    (:data:`~geoconstraints.rules.harvest.DERIVED_ELEMENT_KEYS`: the DEM not covering the plan,
+    zoning gaps, unbuilt buffer strips) and found not evaluated is listed too, pointing to its finding.
+    """
+    layers = plan.result.layers
+    supplied = {e.key: e for e in site_plan_inputs(layers, rule)} if layers is not None else {}
+    f = plan.result.findings
+    unsure = set(f.loc[(f["rule_id"] == rule.id) & (f["status"] == "not_evaluated"), "subject_id"].astype(str))
     out = []
     for el in elements_of(rule, plan.districts, plan.search_ft, plan.contour_interval_ft or 0.0):
         present = [n for n in el.layers + el.optional if n in plan.frames]
         if el.key == "c" and "zoning" not in present and "zoning_near" in plan.frames:
             present.append("parcels.zoning")
-        if el.key == "f" and "utility_easements" in present and "easements" not in present:
-            missing: list[str] = []
-        else:
-            missing = [n for n in el.layers if n not in present]
-            if el.key == "c" and present:
-                missing = []
+        missing = list(supplied[el.key].missing) if el.key in supplied else []
+        if not missing and el.key in unsure and el.key in DERIVED_ELEMENT_KEYS:
+            missing = [f"see {rule.id} {el.key}"]
         out.append((el, present, missing))
     return out
 

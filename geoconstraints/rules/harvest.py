@@ -2,15 +2,15 @@
 
 Each rule is one function decorated with :func:`~geoconstraints.rulebook.registry.check`
 returning one findings frame. :func:`geoconstraints.commands.check_harvest` builds the
-:class:`HarvestContext` (the layers, and the buffer strips, road terrain and contours it
-derives with :mod:`geoconstraints.geometry` from the numbers the helpers below read from the
-rulebook) and runs them.
+:class:`HarvestContext` (the layers, the streams classified by the rulebook's vocabulary, and
+the buffer strips, road terrain and contours it derives with :mod:`geoconstraints.geometry` from
+the numbers the helpers below read from the rulebook) and runs them.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import geopandas as gpd
@@ -21,7 +21,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from shapely.geometry import MultiPoint, Polygon
 
-from geoconstraints.errors import InputError
+from geoconstraints.errors import RulebookError
 from geoconstraints.geometry import buffers as bf
 from geoconstraints.geometry import terrain as tr
 from geoconstraints.io.layers import Layers
@@ -30,7 +30,7 @@ from geoconstraints.rulebook.findings import concat_findings
 from geoconstraints.rulebook.model import FindingRows, Rule, Rulebook
 from geoconstraints.rulebook.registry import check
 from geoconstraints.rulebook.render import fmt_num
-from geoconstraints.text import id_list, truthy
+from geoconstraints.text import id_list, is_blank, truthy
 from geoconstraints.units import sqft_to_acres
 
 log = logging.getLogger(__name__)
@@ -38,9 +38,13 @@ log = logging.getLogger(__name__)
 ROAD_LAYERS: tuple[str, ...] = ("haul_roads", "skid_trails")
 """Line layers whose grades are measured (HRV-010)."""
 
-NO_HARVEST_AREA = (
-    "layer harvest_area is missing or empty: the harvest command needs the plan's harvest areas. "
-    "Add a polygon layer named harvest_area to the GeoPackage or pass --harvest-area PATH[:LAYER]"
+PLAN_LAYERS: tuple[str, ...] = ("harvest_area", "landings", "haul_roads", "skid_trails")
+"""The layers of a harvest plan: a plan needs at least one of them."""
+
+NO_PLAN = (
+    "the harvest command needs a plan: none of the layers harvest_area, landings, haul_roads, skid_trails "
+    "was given (or all are empty). Add them to the GeoPackage by those names or pass --harvest-area, "
+    "--landings, --haul-roads, --skid-trails PATH[:LAYER]"
 )
 
 BUFFER_RULES: dict[str, str] = {"stream": "HRV-020", "road": "HRV-020", "property_line": "HRV-021",
@@ -53,6 +57,34 @@ USERS: dict[str, tuple[str, ...]] = {
     "contours": ("HRV-002",),
 }
 """The rules that read each derived thing: it is computed only when one of them is in the rulebook."""
+
+STREAM_CLASSES: tuple[str, ...] = ("perennial", "intermittent", "ephemeral", "unknown", "not_stream")
+"""What a stream vocabulary maps a value to. ``unknown`` (a watercourse whose flow regime the
+value does not tell) counts as a stream under every rule, the cautious reading; ``ephemeral``
+and ``not_stream`` (a dam, a coastline) never do."""
+
+CHANNEL_RULE = "HRV-012"
+"""The rule whose numbers define a stream channel (HRV-012 and HRV-013 share them)."""
+
+_TOL_FT = 1e-6
+"""Numerical tolerance of distance comparisons, feet (not law): coordinates of ~1e6 ft carry
+~1e-9 ft of float noise, and a distance exactly at a limit must stay at it."""
+
+_TOL_SQFT = 1e-3
+"""Numerical tolerance of area comparisons, square feet (not law): areas of polygons ~1e6 ft from
+the origin carry ~1e-4 sq ft of float noise."""
+
+_REL_TOL = 1e-9
+"""Relative tolerance of volume comparisons (numerical, not law): 2,560 cu ft / 128 is 20 cords."""
+
+_ON_BANK_FT = 1e-3
+"""An end of a line's part inside a channel this close to the bank is on the bank (numerical: the
+ends of an intersection lie on the boundary to float precision)."""
+
+_BANK_ARC_RATIO = 2.0
+"""A piece of line inside a polygon channel leaves by the bank it entered when the shorter way
+round the bank between its two ends is under this many times the straight distance between them
+(a definition of "the same bank", not law)."""
 
 
 # ------------------------------------------------------------------------------------------
@@ -80,7 +112,7 @@ def buffer_settings(rulebook: Rulebook) -> tuple[dict[str, dict[str, Any]], dict
             s["include_intermittent"] = truthy(r.s("include_intermittent")) is True
         elif kind == "property_line":
             s.update(districts=list(r.p("districts")), reading=str(r.s("property_line_reading")),
-                     touch_tolerance_ft=r.t("touch_tolerance_ft"))
+                     touch_tolerance_ft=r.t("touch_tolerance_ft") + _TOL_FT)
         elif kind == "dwelling":
             s["districts"] = list(r.p("districts"))
         settings[kind] = s
@@ -88,12 +120,14 @@ def buffer_settings(rulebook: Rulebook) -> tuple[dict[str, dict[str, Any]], dict
 
 
 def grade_settings(rulebook: Rulebook) -> dict[str, Any] | None:
-    """The grade limits of :func:`geoconstraints.geometry.terrain.grade_runs` (HRV-010), or None."""
+    """The grade limits and grade filter of :func:`geoconstraints.geometry.terrain.road_terrain`
+    (HRV-010), or None."""
     r = rulebook.rules.get("HRV-010")
     if r is None:
         return None
     return {"max_grade_pct": r.t("max_grade_pct"), "max_run_ft": r.t("max_run_ft"),
-            "smoothing_window_ft": r.t("smoothing_window_ft"), "run_length": str(r.s("run_length"))}
+            "smoothing_window_ft": r.t("smoothing_window_ft"),
+            "smoothing_window_cells": r.t("smoothing_window_cells_count"), "run_length": str(r.s("run_length"))}
 
 
 def water_bar_settings(rulebook: Rulebook) -> dict[str, Any] | None:
@@ -111,6 +145,129 @@ def contour_settings(rulebook: Rulebook) -> tuple[float, float] | None:
     return None if r is None else (r.t("contour_interval_ft"), r.t("contour_margin_ft"))
 
 
+def channel_settings(rulebook: Rulebook) -> dict[str, float] | None:
+    """Channel width and the longest crossing (times the width) from :data:`CHANNEL_RULE`, or None."""
+    r = rulebook.rules.get(CHANNEL_RULE)
+    if r is None:
+        return None
+    return {"width_ft": r.t("channel_width_ft"), "ratio": r.t("max_crossing_length_ratio")}
+
+
+# ------------------------------------------------------------------------------------------
+# stream kinds: the rulebook's vocabulary (NHD FCODE, OSM waterway / fclass, free text)
+
+
+def stream_vocabulary(rulebook: Rulebook) -> list[dict[str, Any]]:
+    """The ``stream_kind_vocabulary`` param (HRV-020 ships it; the first rule holding it wins)."""
+    for r in rulebook:
+        voc = r.params.get("stream_kind_vocabulary")
+        if voc:
+            return list(voc)
+    return []
+
+
+def _norm_value(v: Any) -> str | None:
+    """A field value as vocabulary text: stripped, lower case, whole numbers without ``.0``."""
+    if is_blank(v):
+        return None
+    if isinstance(v, (int, np.integer)) or (isinstance(v, (float, np.floating)) and float(v).is_integer()):
+        return str(int(v))
+    return str(v).strip().lower()
+
+
+@dataclass(frozen=True)
+class StreamKinds:
+    """How the streams layer's values were read: one row per (field, value) met.
+
+    Attributes
+    ----------
+    table : DataFrame
+        ``field``, ``value``, ``kind`` (a :data:`STREAM_CLASSES` value, ``unmapped`` when the
+        vocabulary does not know it), ``count`` (features read by that value).
+    unmapped : list of str
+        ``field=value (n)`` of the values no vocabulary entry maps: counted as streams.
+    blank : int
+        Features with no value in any vocabulary field: counted as streams.
+    """
+
+    table: pd.DataFrame
+    unmapped: list[str] = field(default_factory=list)
+    blank: int = 0
+
+    def warning(self) -> str:
+        """One sentence on the values read as streams of unknown kind ('' when none)."""
+        parts = []
+        if self.unmapped:
+            parts.append(f"stream values the rulebook's vocabulary does not map: {id_list(self.unmapped)}")
+        if self.blank:
+            parts.append(f"{self.blank} stream feature(s) without any kind value")
+        return ("; ".join(parts) + "; counted as streams of unknown kind (the cautious reading: buffers, "
+                "channels and crossings)") if parts else ""
+
+
+def classify_streams(streams: gpd.GeoDataFrame | None,
+                     vocabulary: list[dict[str, Any]]) -> tuple[gpd.GeoDataFrame | None, StreamKinds]:
+    """Each stream's kind from the first vocabulary field whose value the vocabulary maps.
+
+    Fields are matched case-insensitively; values compared stripped and lower case (whole
+    numbers as integers: FCODE 46006.0 is ``46006``). A value no entry maps, and a feature with
+    no value at all, is a stream of unknown kind (counted as a stream). Features mapped to
+    ``not_stream`` are dropped.
+
+    Returns
+    -------
+    (GeoDataFrame or None, StreamKinds)
+        The streams with ``kind`` = perennial / intermittent / ephemeral / None (unknown: counts
+        as a stream), the raw ``kind`` kept as ``kind_given``; and how each value was read.
+
+    Examples
+    --------
+    >>> voc = [{"field": "kind", "values": {"perennial": "perennial"}},
+    ...        {"field": "FCODE", "values": {"46003": "intermittent", "56600": "not_stream"}}]
+    >>> s = gpd.GeoDataFrame({"kind": ["Perennial", None, "canal", None], "FCode": [None, 46003.0, None, 56600]},
+    ...                      geometry=[shapely.LineString([(0, 0), (1, 0)])] * 4)
+    >>> out, kinds = classify_streams(s, voc)
+    >>> out["kind"].tolist(), kinds.unmapped
+    (['perennial', 'intermittent', None], ['kind=canal (1)'])
+    """
+    bad = sorted({str(v) for e in vocabulary for v in (e.get("values") or {}).values()} - set(STREAM_CLASSES))
+    if bad:
+        raise RulebookError(f"the rulebook's stream_kind_vocabulary maps values to {', '.join(bad)}: each must be "
+                            f"one of {', '.join(STREAM_CLASSES)}. Fix the rulebook")
+    empty = StreamKinds(pd.DataFrame(columns=["field", "value", "kind", "count"]))
+    if streams is None:
+        return None, empty
+    n = len(streams)
+    cols = {str(c).lower(): c for c in streams.columns if c != streams.geometry.name}
+    kind, src_field, src_value, unm_field, unm_value = (np.full(n, None, dtype=object) for _ in range(5))
+    for entry in vocabulary:
+        col = cols.get(str(entry.get("field", "")).lower())
+        if col is None:
+            continue
+        values = {str(k).strip().lower(): str(v) for k, v in (entry.get("values") or {}).items()}
+        raw = streams[col].map(_norm_value)
+        mapped = raw.map(values).astype(object).where(raw.map(values).notna(), None).to_numpy(dtype=object)
+        raw = raw.astype(object).where(raw.notna(), None).to_numpy(dtype=object)
+        take = (kind == None) & (mapped != None)
+        kind[take], src_field[take], src_value[take] = mapped[take], entry["field"], raw[take]
+        new = (raw != None) & (mapped == None) & (unm_field == None)
+        unm_field[new], unm_value[new] = entry["field"], raw[new]
+    known = kind != None
+    read = np.where(known, kind, np.where(unm_field != None, "unmapped", None))
+    rows = pd.DataFrame({"field": np.where(known, src_field, unm_field), "value": np.where(known, src_value, unm_value),
+                         "kind": read})
+    table = (rows.dropna(subset=["kind"]).groupby(["field", "value", "kind"], sort=True).size()
+             .rename("count").reset_index())
+    unmapped = [f"{r.field}={r.value} ({r.count})" for r in table.itertuples() if r.kind == "unmapped"]
+    blank = int((read == None).sum())
+    out = streams.copy()
+    if "kind" in out.columns:
+        out["kind_given"] = out["kind"]
+    out["kind"] = pd.Series([None if k in (None, "unknown") else k for k in kind], index=out.index, dtype=object)
+    out = out.loc[(kind != "not_stream")]
+    return out, StreamKinds(table, unmapped, blank)
+
+
 # ------------------------------------------------------------------------------------------
 # context
 
@@ -124,18 +281,27 @@ class HarvestContext:
     layers : Layers
         Inputs in the working CRS (feet); ``layers.dem`` is the DEM or None.
     buffers : BufferBuild
-        Buffer strips of HRV-020..022 and why a kind is missing.
+        Buffer strips of HRV-020..022, the possible ones (districts unknown) and why a kind is missing.
     terrain : dict
         :class:`~geoconstraints.geometry.terrain.RoadTerrain` per ``(layer, feature_id)`` of the
         haul roads and skid trails (empty when no rule reads it).
     contours : GeoDataFrame
         Contour lines around the plan at the HRV-002 interval (empty without DEM).
+    streams : GeoDataFrame or None
+        The streams with ``kind`` read through the rulebook's vocabulary (:func:`classify_streams`).
+    stream_kinds : StreamKinds
+        How the streams' values were read.
+    channel : dict or None
+        :func:`channel_settings` (None when the rule defining a channel is not in the rulebook).
     """
 
     layers: Layers
     buffers: bf.BufferBuild
     terrain: dict[tuple[str, str], tr.RoadTerrain]
     contours: gpd.GeoDataFrame
+    streams: gpd.GeoDataFrame | None = None
+    stream_kinds: StreamKinds = field(default_factory=lambda: StreamKinds(pd.DataFrame()))
+    channel: dict[str, float] | None = None
 
     @property
     def crs(self) -> Any:
@@ -143,16 +309,19 @@ class HarvestContext:
         return self.layers.crs
 
     def get(self, role: str) -> gpd.GeoDataFrame | None:
-        """The layer of ``role`` or None when not given or empty."""
+        """The layer of ``role`` or None when not given or empty (streams: the classified ones)."""
+        if role == "streams":
+            return self.streams if self.streams is not None and len(self.streams) else None
         return self.layers.get_layer(role)
 
+    def given(self, role: str) -> bool:
+        """True when the inputs hold a layer for ``role``, even an empty one (a plan showing none)."""
+        return role in self.layers.frames
+
     @property
-    def harvest_area(self) -> gpd.GeoDataFrame:
-        """The harvest areas (always present: :func:`check_harvest` refuses a plan without)."""
-        g = self.get("harvest_area")
-        if g is None:
-            raise InputError(NO_HARVEST_AREA)
-        return g
+    def harvest_area(self) -> gpd.GeoDataFrame | None:
+        """The harvest areas, or None (a plan of haul roads alone)."""
+        return self.get("harvest_area")
 
 
 # ------------------------------------------------------------------------------------------
@@ -186,140 +355,233 @@ def _joined(idx: np.ndarray, labels: np.ndarray, n: int) -> list[str]:
     return out
 
 
+def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Connected component of each of ``n`` nodes joined by the edges ``a[i] - b[i]``."""
+    a, b = np.asarray(a, dtype=int), np.asarray(b, dtype=int)
+    graph = coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n))
+    return connected_components(graph, directed=False)[1]
+
+
 # ------------------------------------------------------------------------------------------
-# HRV-001 commercial threshold
+# HRV-001 commercial threshold: one parcel or a series of contiguous parcels of one owner
 
 
-def _volume_groups(ha: gpd.GeoDataFrame, rule: Rule) -> pd.DataFrame:
-    """Per harvest area: its group's summed cords (cu ft as cords) and board feet, and unknowns."""
+def _owners(g: gpd.GeoDataFrame | None, n: int) -> np.ndarray:
+    """Owner of each feature, upper case without surrounding blanks; None where not stated."""
+    if g is None or "owner" not in g.columns:
+        return np.full(n, None, dtype=object)
+    return g["owner"].map(lambda v: None if is_blank(v) else " ".join(str(v).split()).upper()).to_numpy(dtype=object)
+
+
+@dataclass
+class _Ownership:
+    """The graph of harvest areas, parcels and parcel keys: ``certain`` and ``possible`` groups."""
+
+    certain: np.ndarray  # component of each area in the certain graph
+    possible: np.ndarray  # ... in the graph where unknown ownership may join
+    parcels: list[str]  # the parcels of each area
+    parcel_of_comp: dict[int, list[str]]  # certain component -> its parcels
+    why_unknown: str  # what the inputs do not tell ('' when ownership is known throughout)
+
+
+def _area_parcel_links(ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None) -> tuple[np.ndarray, np.ndarray]:
+    """(area index, parcel index): the area's ``parcel_id`` names the parcel, or it overlaps it."""
+    ai, pj = np.array([], int), np.array([], int)
+    if parcels is None:
+        return ai, pj
+    a, p = parcels.sindex.query(ha.geometry.values, predicate="intersects")
+    inner = ~shapely.touches(ha.geometry.values[a], parcels.geometry.values[p])
+    ai, pj = a[inner], p[inner]
+    if "parcel_id" in ha.columns:
+        pos = pd.Series(np.arange(len(parcels)), index=parcels["feature_id"].astype(str))
+        named = ha["parcel_id"].map(lambda v: None if is_blank(v) else str(v).strip())
+        hit = named.isin(pos.index).to_numpy()
+        ai = np.concatenate([ai, np.flatnonzero(hit)])
+        pj = np.concatenate([pj, pos.loc[named[hit]].to_numpy()])
+    return ai, pj
+
+
+def _ownership(ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None, tol: float) -> _Ownership:
+    """Group the harvest areas by parcel and same-owner contiguity (§ 44-VI-6(B), (C)).
+
+    Nodes: the areas, the parcels, and the ``parcel_id`` values no parcel has. Certain edges:
+    an area on a parcel (overlap or ``parcel_id``); two parcels touching (gap up to ``tol``) with
+    one stated owner; two areas touching with one stated owner. Possible edges add what unknown
+    ownership could join: touching parcels where an owner is not stated, and an area on no parcel
+    of the parcels layer (none given, or its ``parcel_id`` not in it) with every area of the same
+    or an unstated owner.
+    """
     n = len(ha)
+    m = 0 if parcels is None else len(parcels)
+    ai, pj = _area_parcel_links(ha, parcels)
+    keys = ha["parcel_id"].map(lambda v: None if is_blank(v) else str(v).strip()) if "parcel_id" in ha.columns \
+        else pd.Series([None] * n)
+    known_pids = set() if parcels is None else set(parcels["feature_id"].astype(str))
+    free = sorted({k for k in keys.dropna() if k not in known_pids})  # parcel keys without a parcel feature
+    kpos = {k: n + m + i for i, k in enumerate(free)}
+    ka = np.array([i for i, k in enumerate(keys) if k in kpos], dtype=int)
+    kb = np.array([kpos[keys.iloc[i]] for i in ka], dtype=int)
+    a_own, p_own = _owners(ha, n), _owners(parcels, m)
+    ea, eb = [ai, ka], [pj + n, kb]
+    pa = pb = np.array([], int)
+    if m:
+        pa, pb = parcels.sindex.query(parcels.geometry.values, predicate="dwithin", distance=tol + _TOL_FT)
+        same = (p_own[pa] != None) & (p_own[pa] == p_own[pb])
+        ea.append(pa[same] + n)
+        eb.append(pb[same] + n)
+    xa, xb = ha.sindex.query(ha.geometry.values, predicate="dwithin", distance=tol + _TOL_FT)
+    same = (a_own[xa] != None) & (a_own[xa] == a_own[xb])
+    ea.append(xa[same])
+    eb.append(xb[same])
+    total = n + m + len(free)
+    certain = _components(total, np.concatenate(ea), np.concatenate(eb))
+    # what unknown ownership could join
+    unk_parcel = ~np.isin(np.arange(n), ai)  # no parcel feature: contiguity and owner cannot be told
+    if m:
+        loose = (p_own[pa] == None) | (p_own[pb] == None)
+        ea.append(pa[loose] + n)
+        eb.append(pb[loose] + n)
+    ui, uj = np.meshgrid(np.flatnonzero(unk_parcel), np.arange(n), indexing="ij")
+    ui, uj = ui.ravel(), uj.ravel()
+    could = (a_own[ui] == None) | (a_own[uj] == None) | (a_own[ui] == a_own[uj])
+    ea.append(ui[could])
+    eb.append(uj[could])
+    possible = _components(total, np.concatenate(ea), np.concatenate(eb))
+    pids = [] if parcels is None else parcels["feature_id"].astype(str).tolist()
+    names = pids + free
+    area_parcels: list[list[str]] = [[] for _ in range(n)]
+    for a_, p_ in zip(np.concatenate([ai, ka]), np.concatenate([pj, kb - n])):
+        area_parcels[a_].append(names[p_])
+    comps = set(certain[:n].tolist())
+    comp_parcels: dict[int, list[str]] = {}
+    for node in np.flatnonzero(np.isin(certain, list(comps)))[:]:
+        if node >= n:
+            comp_parcels.setdefault(int(certain[node]), []).append(names[node - n])
+    why = []
+    if unk_parcel.any():
+        why.append(("no parcels layer" if parcels is None else "no parcel of the parcels layer")
+                   + " for harvest area(s) " + id_list(_plan_ids(ha)[unk_parcel])
+                   + ": contiguity and ownership cannot be told")
+    if m and (p_own == None).any():
+        why.append("owner not stated for " + ("any parcel (no parcels.owner field)" if "owner" not in parcels.columns
+                                               else f"{int((p_own == None).sum())} parcel(s)"))
+    return _Ownership(certain[:n], possible[:n], [sorted(set(p)) for p in area_parcels],
+                      comp_parcels, "; ".join(why))
+
+
+def _volumes(ha: gpd.GeoDataFrame, rule: Rule) -> pd.DataFrame:
+    """Per harvest area: cords (cu ft as cords), board feet; NaN where not given."""
 
     def num(name: str) -> pd.Series:
         v = pd.to_numeric(ha[name], errors="coerce") if name in ha.columns else np.nan
         return pd.Series(v, index=ha.index, dtype="float64").reset_index(drop=True)
 
-    cords_eq = num("cords").fillna(num("cubic_feet") / rule.t("standard_cord_cuft"))
-    bfeet = num("board_feet")
-    # contiguous groups of the same owner (connected components of the touch graph)
-    a, b = ha.sindex.query(ha.geometry.values, predicate="intersects")
-    owner = ha["owner"].astype(str).to_numpy() if "owner" in ha.columns else np.array([""] * n)
-    same = owner[a] == owner[b]
-    graph = coo_matrix((np.ones(int(same.sum())), (a[same], b[same])), shape=(n, n))
-    _, comp = connected_components(graph, directed=False)
-    vols = pd.DataFrame({"c": cords_eq, "b": bfeet, "nc": cords_eq.isna(), "nb": bfeet.isna()})
-    by = vols.groupby(comp)
-    grp = pd.DataFrame({"c": by["c"].sum(min_count=1), "b": by["b"].sum(min_count=1), "nc": by["nc"].sum(),
-                        "nb": by["nb"].sum()})
-    g = grp.loc[comp].reset_index(drop=True)
-    ids = pd.Series(_plan_ids(ha))
-    g["members"] = ids.groupby(comp).agg(lambda x: ", ".join(x)).loc[comp].to_numpy()
-    g["no_volume"] = (cords_eq.isna() & bfeet.isna()).to_numpy()
-    return g
+    cords = num("cords").fillna(num("cubic_feet") / rule.t("standard_cord_cuft"))
+    return pd.DataFrame({"c": cords, "b": num("board_feet")})
 
 
-def _volume_detail(rule: Rule, ha: gpd.GeoDataFrame, g: pd.DataFrame, status: np.ndarray) -> np.ndarray:
-    lim_c, lim_cuft, lim_bf = (rule.t(k) for k in ("volume_limit_cords", "volume_limit_cuft", "volume_limit_bf"))
-    cord_cuft = rule.t("standard_cord_cuft")
-    have = [f for f in ("cords", "cubic_feet", "board_feet") if f in ha.columns]
-    no_volume = set(_plan_ids(ha)[g["no_volume"].to_numpy()])
-    own = "same owner" if "owner" in ha.columns else "no owner field, all contiguous areas taken as one ownership"
+def _group_sums(vol: pd.DataFrame, comp: np.ndarray) -> pd.DataFrame:
+    """Per area: its group's summed cords and board feet (known part), and how many members lack each."""
+    by = vol.groupby(comp)
+    g = pd.DataFrame({"c": by["c"].sum(min_count=1), "b": by["b"].sum(min_count=1),
+                      "nc": by["c"].apply(lambda s: int(s.isna().sum())),
+                      "nb": by["b"].apply(lambda s: int(s.isna().sum()))})
+    return g.loc[comp].reset_index(drop=True)
+
+
+def _over(g: pd.DataFrame, rule: Rule) -> np.ndarray:
+    """The known part of each group's volume exceeds a limit (the law: "greater than")."""
+    c, b = np.nan_to_num(g["c"].to_numpy()), np.nan_to_num(g["b"].to_numpy())
+    return ((c > rule.t("volume_limit_cords") * (1 + _REL_TOL))
+            | (c * rule.t("standard_cord_cuft") > rule.t("volume_limit_cuft") * (1 + _REL_TOL))
+            | (b > rule.t("volume_limit_bf") * (1 + _REL_TOL)))
+
+
+def _volume_text(rule: Rule, c: float, b: float) -> str:
+    parts = []
+    if not np.isnan(c):
+        parts.append(f"{c:,.6g} cords = {c * rule.t('standard_cord_cuft'):,.0f} cu ft (limits "
+                     f"{rule.t('volume_limit_cords'):,.0f} cords, {rule.t('volume_limit_cuft'):,.0f} cu ft)")
+    if not np.isnan(b):
+        parts.append(f"{b:,.0f} board feet (limit {rule.t('volume_limit_bf'):,.0f})")
+    return "; ".join(parts) or "no volume given (fields cords, cubic_feet, board_feet)"
+
+
+def _volume_detail(rule: Rule, ids: np.ndarray, own: _Ownership, sums: pd.DataFrame, status: np.ndarray,
+                   over_c: np.ndarray, no_volume: np.ndarray) -> list[str]:
+    """The sentence of each area: the sum compared, over which areas and parcels, and why."""
     exempt = "; ".join(f"{str(e.get('text', e.get('key', ''))).rstrip('.')} ({e.get('citation', rule.citation)})"
                        for e in rule.p("exemptions", []))
-    details = []
-    for i, (s_c, s_b, members) in enumerate(zip(g["c"], g["b"], g["members"])):  # a few harvest areas
-        parts = []
-        if not np.isnan(s_c):
-            parts.append(f"{s_c:,.6g} cords = {s_c * cord_cuft:,.0f} cu ft (limits {lim_c:,.0f} cords, "
-                         f"{lim_cuft:,.0f} cu ft)")
-        if not np.isnan(s_b):
-            parts.append(f"{s_b:,.0f} board feet (limit {lim_bf:,.0f})")
-        txt = "; ".join(parts) if parts else "fields cords, cubic_feet, board_feet " + ("empty" if have else "absent")
-        mem = members.split(", ")
-        if len(mem) > 1:
-            txt += f"; summed over contiguous harvest areas {members} ({own})"
-        if status[i] == "not_evaluated" and parts:
-            lack = [m for m in mem if m in no_volume]
-            txt += (f"; volume not given for {id_list(lack)}" if lack
-                    else "; cords / cu ft and board feet given for different areas, no common sum")
+    out = []
+    for i in range(len(ids)):  # the plan's harvest areas (a handful)
+        comp = own.certain if over_c[i] else own.possible
+        members = comp == comp[i]
+        txt = _volume_text(rule, sums["c"].iloc[i], sums["b"].iloc[i])
+        if members.sum() > 1:
+            txt += f"; summed over harvest areas {id_list(ids[members])}"
+        joined = not over_c[i] and bool((members & (own.certain != own.certain[i])).any())
+        where = own.parcel_of_comp.get(int(own.certain[i]), [])
+        if where and not joined:
+            txt += (f" on parcel {where[0]}" if len(where) == 1 else
+                    f" on contiguous parcels of one owner ({id_list(where)})")
+        if joined and status[i] == "review":
+            txt += (": a licence is needed if they lie on one parcel or contiguous parcels of one owner, which the "
+                    f"inputs cannot tell ({own.why_unknown})")
+        elif joined:
+            txt += f", which may lie on one owner's land ({own.why_unknown})"
+        lack = ids[members & no_volume]
+        if status[i] == "not_evaluated":
+            txt += (f"; volume not given for {id_list(lack)}" if len(lack) else
+                    "; cords / cu ft and board feet given for different areas, no common sum")
         if status[i] == "review" and exempt:
             txt += f"; exemptions not assessed: {exempt}"
-        details.append(txt)
-    return np.array(details, dtype=object)
+        out.append(txt)
+    return out
 
 
 @check("HRV-001")
 def check_commercial_volume(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
-    """Licence required when the harvest volume exceeds any of the commercial limits.
+    """Licence required when the volume on one parcel or contiguous parcels of one owner exceeds a limit.
 
-    Volumes are summed over contiguous harvest areas of the same owner (all contiguous areas
-    when there is no ``owner`` field). ``cords`` and ``cubic_feet`` are one measure (a cubic
-    foot is 1 / ``standard_cord_cuft`` cord; an area's ``cords`` wins when it has both) and are
-    summed together; ``board_feet`` is summed apart. A group is ``review`` when a known part of
-    its volume already exceeds a limit, ``pass`` only when every member's volume is known in
-    one measure, else ``not_evaluated``.
+    Harvest areas are grouped by :func:`_ownership`: the areas on one parcel (overlap or the
+    area's ``parcel_id``), on touching parcels of one stated owner (``parcels.owner``), or
+    touching with one stated ``owner`` of their own. ``cords`` and ``cubic_feet`` are one measure
+    (a cubic foot is 1 / ``standard_cord_cuft`` cord; an area's ``cords`` wins when it has both)
+    summed together; ``board_feet`` is summed apart. An area is ``review`` when the known part of
+    its group's volume exceeds a limit, or when the areas that unknown ownership could join
+    (no parcel known, owner not stated) together exceed it, saying so; ``pass`` only when every
+    volume of that widest group is known in one measure and none exceeds; else ``not_evaluated``.
     """
     ha = ctx.harvest_area
-    g = _volume_groups(ha, rule)
-    s_c, s_b = g["c"].to_numpy(), g["b"].to_numpy()
+    if ha is None:
+        return _missing_layer(ctx, rule, "harvest_area")
+    ids = _plan_ids(ha)
+    own = _ownership(ha, ctx.get("parcels"), rule.t("contiguity_tolerance_ft"))
+    vol = _volumes(ha, rule)
+    cert, poss = _group_sums(vol, own.certain), _group_sums(vol, own.possible)
+    over_c, over_p = _over(cert, rule), _over(poss, rule)
+    complete = (poss["nc"].to_numpy() == 0) | (poss["nb"].to_numpy() == 0)
+    status = np.where(over_c | over_p, "review", np.where(complete, "pass", "not_evaluated"))
+    sums = pd.DataFrame(np.where(over_c[:, None], cert[["c", "b"]], poss[["c", "b"]]), columns=["c", "b"])
+    c_arr, b_arr = sums["c"].to_numpy(dtype=float), sums["b"].to_numpy(dtype=float)
     lim_c, lim_bf = rule.t("volume_limit_cords"), rule.t("volume_limit_bf")
-    over_c = (np.nan_to_num(s_c) > lim_c) | (np.nan_to_num(s_c) * rule.t("standard_cord_cuft") > rule.t("volume_limit_cuft"))
-    over_b = np.nan_to_num(s_b) > lim_bf
-    complete = (g["nc"].to_numpy() == 0) | (g["nb"].to_numpy() == 0)
-    status = np.where(over_c | over_b, "review", np.where(complete, "pass", "not_evaluated"))
-    use_bf = np.isnan(s_c) | (~over_c & over_b)
-    return rule.findings(status, subject_layer="harvest_area", subject_id=_plan_ids(ha),
-                         measured=np.where(use_bf, s_b, s_c), threshold=np.where(use_bf, lim_bf, lim_c),
-                         unit=np.where(use_bf, "bf", "cords"), geometry=ha.geometry.values, crs=ctx.crs,
-                         detail=_volume_detail(rule, ha, g, status))
+    c_over = (np.nan_to_num(c_arr) > lim_c) | (np.nan_to_num(c_arr) * rule.t("standard_cord_cuft")
+                                               > rule.t("volume_limit_cuft"))
+    use_bf = np.isnan(c_arr) | (~c_over & (np.nan_to_num(b_arr) > lim_bf))
+    no_volume = (vol["c"].isna() & vol["b"].isna()).to_numpy()
+    f = rule.findings(status, subject_layer="harvest_area", subject_id=ids,
+                      measured=np.where(use_bf, b_arr, c_arr), threshold=np.where(use_bf, lim_bf, lim_c),
+                      unit=np.where(use_bf, "bf", "cords"), geometry=ha.geometry.values, crs=ctx.crs,
+                      detail=_volume_detail(rule, ids, own, sums, status, over_c, no_volume))
+    f["parcels"] = [", ".join(p) for p in own.parcels]
+    return f
 
 
 # ------------------------------------------------------------------------------------------
-# HRV-002 site plan contents + contours
+# zoning around the plan (HRV-002 c, HRV-003)
 
 
-def _element(ctx: HarvestContext, rule: Rule, el: dict[str, Any]) -> tuple[str, str]:
-    """(status, detail) of one site-plan element."""
-    key, text, roles = el["key"], el["text"], list(el.get("roles") or [])
-    zsrc = bf.zoning_source(ctx.get("zoning"), ctx.get("parcels"))
-    present = [r for r in roles if (ctx.layers.dem is not None if r == "dem" else zsrc is not None
-                                    if r == "zoning" else ctx.get(r) is not None)]
-    missing = [r for r in roles if r not in present]
-    status = "info" if not missing else "not_evaluated"
-    detail = f"{text} Layers: {', '.join(present) or 'none'}" + (f"; missing: {', '.join(missing)}" if missing else "")
-    if key == "b" and not missing:
-        c = ctx.contours
-        detail = (f"{text} {len(c)} contour levels at {fmt_num(rule.t('contour_interval_ft'))} ft derived from "
-                  f"the DEM (layer contours)")
-        if not len(c):
-            status, detail = "not_evaluated", f"{text} The DEM does not cover the plan: no contours"
-    if key == "j":
-        bb = ctx.buffers
-        built = sorted({k for k in bf.BUFFER_KINDS if k not in bb.missing})
-        status = "info" if not bb.missing else "not_evaluated"
-        detail = (f"{text} Buffer strips built: {', '.join(built) or 'none'} (layer buffer_strips, "
-                  f"{len(bb.strips)} strips)")
-        if bb.missing:
-            detail += "; not built: " + "; ".join(f"{k} ({v})" for k, v in bb.missing.items())
-    return status, detail
-
-
-@check("HRV-002")
-def check_site_plan(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
-    """Checklist of site-plan elements a..k; contours at the rulebook interval from the DEM."""
-    els = list(rule.p("elements"))
-    found = [_element(ctx, rule, el) for el in els]
-    status = [s for s, _ in found] + ["info"]
-    detail = [d for _, d in found] + [(f"print the site plan at 1 in = {fmt_num(rule.t('min_scale_ft_per_in'))} ft "
-                                      f"or larger")]
-    return rule.findings(status, subject_layer="site_plan", subject_id=[el["key"] for el in els] + ["scale"],
-                         crs=ctx.crs, detail=detail)
-
-
-# ------------------------------------------------------------------------------------------
-# HRV-003 RA-1/RA-2/RC property within the distance
-
-
-def _zoning_frame(ctx: HarvestContext, rule: Rule) -> tuple[gpd.GeoDataFrame | None, str | None]:
+def _zoning_frame(ctx: HarvestContext) -> tuple[gpd.GeoDataFrame | None, str | None]:
     """Zoning polygons (or parcels) with a normalised district ``_d``, and where they come from."""
     zoning, parcels = ctx.get("zoning"), ctx.get("parcels")
     src = bf.zoning_source(zoning, parcels)
@@ -328,6 +590,25 @@ def _zoning_frame(ctx: HarvestContext, rule: Rule) -> tuple[gpd.GeoDataFrame | N
     if src is not None and parcels is not None:
         return parcels.assign(_d=bf.norm_district(parcels["zoning"])), src
     return None, src
+
+
+def zoning_gaps(ctx: HarvestContext, geoms: Any, zsrc: gpd.GeoDataFrame, distance_ft: float,
+                row_width_ft: float) -> np.ndarray:
+    """Square feet within ``distance_ft`` of each geometry that no zoning polygon (or parcel, when
+    districts come from the parcels) covers, public rights-of-way left out (a right-of-way is not
+    "property zoned" RA-1..., and parcels layers leave the roads out)."""
+    geoms = np.asarray(geoms, dtype=object)
+    ring = shapely.buffer(geoms, distance_ft)
+    gi, zi = zsrc.sindex.query(ring, predicate="intersects")
+    rows = bf.row_polygons(ctx.get("roads"), ctx.get("row"), default_row_width_ft=row_width_ft)
+    ri, rj = (rows.sindex.query(ring, predicate="intersects") if len(rows)
+              else (np.array([], int), np.array([], int)))
+    out = np.zeros(len(geoms))
+    for i in range(len(geoms)):  # the plan's features (a handful)
+        cover = np.concatenate([zsrc.geometry.values[zi[gi == i]], rows.geometry.values[rj[ri == i]]])
+        left = shapely.difference(ring[i], shapely.union_all(cover)) if len(cover) else ring[i]
+        out[i] = shapely.area(left)
+    return out
 
 
 def _zoning_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: str, zsrc: gpd.GeoDataFrame,
@@ -339,7 +620,7 @@ def _zoning_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: s
     unk = zsrc.loc[zsrc["_d"].isna().to_numpy()]
     dmin, nearest, names = np.full(n, np.nan), np.full(n, np.nan), [""] * n
     if len(ra):
-        gi, zi = ra.sindex.query(g.geometry.values, predicate="dwithin", distance=dist_ft)
+        gi, zi = ra.sindex.query(g.geometry.values, predicate="dwithin", distance=dist_ft + _TOL_FT)
         dmin = _first_per_group(gi, shapely.distance(g.geometry.values[gi], ra.geometry.values[zi]), n)
         names = _joined(gi, ra["_d"].to_numpy()[zi], n)
         near_idx, near_d = ra.sindex.nearest(g.geometry.values, return_distance=True, return_all=False)
@@ -347,20 +628,26 @@ def _zoning_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: s
     ui, uj = (unk.sindex.query(g.geometry.values, predicate="dwithin", distance=dist_ft) if len(unk)
               else (np.array([], int),) * 2)
     unknown = _joined(ui, unk["feature_id"].astype(str).to_numpy()[uj], n)
-    within = np.isfinite(dmin)
+    gap = zoning_gaps(ctx, g.geometry.values, zsrc, dist_ft, rule.t("default_row_width_ft"))
+    gapped = gap > rule.t("coverage_gap_tolerance_sqft") + _TOL_SQFT
+    within = np.isfinite(dmin) & (dmin <= dist_ft + _TOL_FT)
     measured = np.where(within, dmin, nearest)
-    status = np.where(within, "review", np.where([bool(u) for u in unknown], "not_evaluated", "pass"))
+    status = np.where(within, "review", np.where(np.array([bool(u) for u in unknown]) | gapped, "not_evaluated", "pass"))
     where = "zoning polygons" if src == "zoning layer" else "parcels"
     detail = []
     for i in range(n):  # the plan's features
         if within[i]:
-            txt = f"{measured[i]:,.0f} ft to {names[i]} property ({src})"
+            txt = f"{measured[i]:,.2f} ft to {names[i]} property ({src})"
         elif np.isfinite(measured[i]):
-            txt = f"nearest {dtext} property {measured[i]:,.0f} ft away ({src})"
+            txt = f"nearest {dtext} property {measured[i]:,.2f} ft away ({src})"
         else:
             txt = f"the {src} has no {dtext} district"
         if not within[i] and unknown[i]:
             txt += f"; district unknown for {where} {unknown[i]} within {fmt_num(dist_ft)} ft"
+        if not within[i] and gapped[i]:
+            txt += (f"; {sqft_to_acres(gap[i]):,.2f} acres within {fmt_num(dist_ft)} ft not covered by the "
+                    f"{'zoning layer' if src == 'zoning layer' else 'parcels'} (outside public rights-of-way): "
+                    f"no data is not no district")
         detail.append(txt)
     return rule.findings(status, subject_layer=layer, subject_id=ids, measured=measured, threshold=dist_ft,
                          unit="ft", geometry=g.geometry.values, crs=ctx.crs, districts=dtext, detail=detail)
@@ -370,11 +657,13 @@ def _zoning_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: s
 def check_zoning_proximity(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     """Town board review for each plan element within the distance of the listed districts.
 
-    ``pass`` only when every district within the distance is known: a zoning polygon or
-    parcel without a district there makes the element ``not_evaluated``.
+    ``pass`` only when every district within the distance is known: a zoning polygon or parcel
+    without a district there, or land there that the zoning layer (or the parcels) does not
+    cover beyond ``coverage_gap_tolerance_sqft`` (public rights-of-way aside), makes the element
+    ``not_evaluated``, naming the gap.
     """
     out = []
-    zsrc, src = _zoning_frame(ctx, rule)
+    zsrc, src = _zoning_frame(ctx)
     dtext = ", ".join(str(d).upper() for d in rule.p("districts"))
     for layer in rule.p("plan_elements"):
         g = ctx.get(layer)
@@ -390,6 +679,115 @@ def check_zoning_proximity(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
 
 
 # ------------------------------------------------------------------------------------------
+# HRV-002 site plan contents + contours
+
+
+DERIVED_ELEMENT_KEYS: frozenset[str] = frozenset({"b", "c", "j"})
+"""Site-plan elements whose supply HRV-002 also judges from derived data (contours over the plan,
+the zoning's coverage, the buffer strips), beyond their layers being given."""
+
+
+@dataclass(frozen=True)
+class ElementInputs:
+    """Which inputs supply one site-plan element (:func:`site_plan_inputs`)."""
+
+    key: str
+    text: str
+    present: list[str]
+    missing: list[str]
+
+
+def _role_given(layers: Layers, spec: str) -> bool:
+    """A role spec is supplied: ``dem``; ``role.field`` (the layer with a value in that field);
+    ``a|b`` (either); else the role given, even as an empty layer (a plan showing none)."""
+    if "|" in spec:
+        return any(_role_given(layers, s) for s in spec.split("|"))
+    if spec == "dem":
+        return layers.dem is not None
+    if "." in spec:
+        role, fld = spec.split(".", 1)
+        g = layers.frames.get(role)
+        return g is not None and fld in g.columns and bool(g[fld].map(lambda v: not is_blank(v)).any())
+    return spec in layers.frames
+
+
+def site_plan_inputs(layers: Layers, rule: Rule) -> list[ElementInputs]:
+    """For each element a..k of HRV-002 (param ``elements``), the role specs the inputs supply and
+    those they do not (``a|b`` names alternatives, written ``a or b``).
+
+    The site plan renderer lists the same missing inputs (output/siteplan.py).
+    """
+    out = []
+    for el in rule.p("elements"):
+        specs = list(el.get("roles") or [])
+        present = [s.replace("|", " or ") for s in specs if _role_given(layers, s)]
+        missing = [s.replace("|", " or ") for s in specs if not _role_given(layers, s)]
+        out.append(ElementInputs(str(el["key"]), str(el["text"]), present, missing))
+    return out
+
+
+def _empty_given(ctx: HarvestContext, present: list[str]) -> list[str]:
+    return [p for p in present if p in ctx.layers.frames and not len(ctx.layers.frames[p])]
+
+
+def _derived_gaps(ctx: HarvestContext, rule: Rule, key: str) -> str:
+    """Why an element whose layers are all given is still not supplied ('' when it is)."""
+    if key == "b" and not len(ctx.contours):
+        return "the DEM does not cover the plan: no contours"
+    if key == "c":
+        ha = ctx.harvest_area
+        zsrc, src = _zoning_frame(ctx)
+        if ha is None or zsrc is None:
+            return "" if ha is None else "no district known (zoning layer or parcels.zoning)"
+        dist = rule.t("zoning_search_distance_ft")
+        gap = zoning_gaps(ctx, [shapely.union_all(ha.geometry.values)], zsrc, dist, rule.t("default_row_width_ft"))
+        unk = zsrc.loc[zsrc["_d"].isna().to_numpy()]
+        near = unk.iloc[unk.sindex.query(shapely.union_all(ha.geometry.values), predicate="dwithin",
+                                         distance=dist)] if len(unk) else unk
+        why = []
+        if gap[0] > rule.t("coverage_gap_tolerance_sqft") + _TOL_SQFT:
+            why.append(f"{sqft_to_acres(gap[0]):,.2f} acres within {fmt_num(dist)} ft of the harvest area not covered "
+                       f"by the {src} (outside public rights-of-way)")
+        if len(near):
+            why.append(f"district unknown for {id_list(_plan_ids(near))}")
+        return "; ".join(why)
+    if key == "j":
+        bb = ctx.buffers
+        why = [f"{k.replace('_', ' ')} buffer not built ({v})" for k, v in bb.missing.items()]
+        if len(bb.possible):
+            why.append("district unknown for " + id_list(sorted(set(bb.possible["source_id"].astype(str))))
+                       + " (a strip if in a listed district)")
+        return "; ".join(why)
+    return ""
+
+
+@check("HRV-002")
+def check_site_plan(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
+    """For each site-plan element a..k: ``info`` when the inputs supply it, else ``not_evaluated``
+    naming the layer (role) that would; contours at the rulebook interval from the DEM (b), the
+    zoning's coverage around the harvest area (c) and the buffer strips (j) checked too."""
+    status, detail, keys = [], [], []
+    for el in site_plan_inputs(ctx.layers, rule):
+        why = "; ".join([f"not supplied: {', '.join(el.missing)}"] if el.missing else []) \
+            or _derived_gaps(ctx, rule, el.key)
+        txt = f"{el.text} Layers: {', '.join(el.present) or 'none'}"
+        if empty := _empty_given(ctx, el.present):
+            txt += f" ({', '.join(empty)} given with no feature: none on the plan)"
+        if el.key == "b" and not why:
+            txt += (f"; {len(ctx.contours)} contour levels at {fmt_num(rule.t('contour_interval_ft'))} ft derived "
+                    f"from the DEM (layer contours)")
+        if el.key == "j" and not why:
+            txt += f"; {len(ctx.buffers.strips)} buffer strips (layer buffer_strips)"
+        keys.append(el.key)
+        status.append("not_evaluated" if why else "info")
+        detail.append(txt + (f"; {why}" if why else ""))
+    keys.append("scale")
+    status.append("info")
+    detail.append(f"print the site plan at 1 in = {fmt_num(rule.t('min_scale_ft_per_in'))} ft or larger")
+    return rule.findings(status, subject_layer="site_plan", subject_id=keys, crs=ctx.crs, detail=detail)
+
+
+# ------------------------------------------------------------------------------------------
 # HRV-010 grade runs
 
 
@@ -401,9 +799,9 @@ def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, max_run: floa
     for run in rt.runs:
         if run.exceeds:
             rows.add("violation", **at, geometry=run.geometry, detail=(
-                f"from {run.start_ft:,.0f} to {run.end_ft:,.0f} ft along the line; horizontal {run.length_ft:,.0f} ft, "
-                f"slope length {run.slope_length_ft:,.0f} ft; mean grade {run.mean_grade_pct:.1f} %, max "
-                f"{run.max_grade_pct:.1f} %"),
+                f"from {run.start_ft:,.1f} to {run.end_ft:,.1f} ft along the line; horizontal "
+                f"{run.length_ft:,.1f} ft, slope length {run.slope_length_ft:,.1f} ft; mean grade "
+                f"{run.mean_grade_pct:.1f} %, max {run.max_grade_pct:.1f} %; {rt.window_note}"),
                 measured=run.length_ft if mode == "horizontal" else run.slope_length_ft, threshold=max_run, unit="ft")
     for gap in rt.gaps:
         rows.add("not_evaluated", **at, geometry=gap.geometry, detail=(
@@ -412,16 +810,18 @@ def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, max_run: floa
     if rt.fully_evaluated and not any(r.exceeds for r in rt.runs):
         longest = max((r.length_ft if mode == "horizontal" else r.slope_length_ft for r in rt.runs), default=0.0)
         rows.add("pass", **at, geometry=geom, detail=(
-            f"max grade {rt.max_grade_pct:.1f} %, {len(rt.runs)} steep stretch(es), longest {longest:,.0f} ft; "
-            f"{rt.length_ft:,.0f} ft evaluated"), measured=longest, threshold=max_run, unit="ft")
+            f"max grade {rt.max_grade_pct:.1f} %, {len(rt.runs)} steep stretch(es), longest {longest:,.1f} ft; "
+            f"{rt.length_ft:,.0f} ft evaluated; {rt.window_note}"), measured=longest, threshold=max_run, unit="ft")
 
 
 @check("HRV-010")
 def check_grade_runs(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     """Each run steeper than the grade limit for longer than the length limit is a violation.
 
-    Off-DEM or nodata stretches are ``not_evaluated`` findings with their geometry; a road is
-    ``pass`` only when the DEM covered all of it and no run exceeds.
+    Grades are the DEM profile's along the line, cleaned by a running median that keeps slope
+    breaks in place (:func:`~geoconstraints.geometry.terrain.filter_grades`), so a run's length
+    does not depend on the window. Off-DEM or nodata stretches are ``not_evaluated`` findings
+    with their geometry; a road is ``pass`` only when the DEM covered all of it and no run exceeds.
     """
     out = []
     rows = FindingRows(rule, ctx.crs)
@@ -501,7 +901,7 @@ def check_designated_slopes(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     cover = str(rule.s("covered_layers"))
     wanted = ["critical_slopes", "stream_corridor"] if cover == "both" else [cover]
     present: dict[str, gpd.GeoDataFrame] = {r: g for r in wanted if (g := ctx.get(r)) is not None}
-    absent = [r for r in wanted if r not in present]
+    absent = [r for r in wanted if r not in present]  # an empty layer is not a map showing none
     out = []
     for layer in ROAD_LAYERS:
         g = ctx.get(layer)
@@ -511,7 +911,7 @@ def check_designated_slopes(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
 
 
 # ------------------------------------------------------------------------------------------
-# HRV-012 skidding in channels, HRV-013 crossings
+# HRV-012 skidding in channels, HRV-013 crossings: one reading of the channel for both
 
 
 def _hit_ids(poly: gpd.GeoDataFrame, geom: Any) -> np.ndarray:
@@ -519,105 +919,201 @@ def _hit_ids(poly: gpd.GeoDataFrame, geom: Any) -> np.ndarray:
 
 
 def _select_kinds(streams: gpd.GeoDataFrame, kinds: list[str]) -> gpd.GeoDataFrame:
+    """Streams of ``kinds`` and of unknown kind (None: counted as streams, the cautious reading)."""
     k = streams["kind"] if "kind" in streams.columns else pd.Series(None, index=streams.index, dtype=object)
     return streams.loc[(k.isna() | k.isin(kinds)).to_numpy()]
 
 
-def _channel_parts(g: gpd.GeoDataFrame, sel: gpd.GeoDataFrame, width: float) -> tuple[np.ndarray, np.ndarray]:
-    """The line parts of each skid trail inside the stream channels, and the trail of each part."""
-    sg = sel.geometry.values
+@dataclass
+class ChannelPieces:
+    """The parts of lines inside stream channels, each a crossing or not (:func:`channel_pieces`)."""
+
+    line: np.ndarray  # index of the line of each piece
+    geom: np.ndarray  # the piece (a LineString inside the channel)
+    length: np.ndarray  # its length, ft
+    crossing: np.ndarray  # True: a crossing; False: along or inside the channel (skidding in it)
+    station: np.ndarray  # distance of its middle along the line, ft
+    point: np.ndarray  # its middle
+    streams: list[str]  # the stream features it lies in
+    kinds: list[str]  # their kinds
+    why: list[str]  # what makes it a crossing or not
+
+
+def _opposite_banks(piece: Any, part: Any, centre: Any, on_poly: bool) -> bool:
+    """The piece leaves the channel by the other bank: it crosses the centre line of a line stream
+    an odd number of times; in a polygon channel, the shorter way round the bank between its
+    ends is longer than :data:`_BANK_ARC_RATIO` times the straight distance between them (or
+    the ends lie on different rings: bank and island)."""
+    a, b = shapely.get_point(piece, 0), shapely.get_point(piece, -1)
+    if not on_poly and centre is not None:
+        hits = shapely.get_parts(shapely.intersection(piece, centre))
+        return int(np.sum(shapely.get_type_id(hits) == 0)) % 2 == 1
+    rings = [part.exterior, *part.interiors]
+    ra = int(np.argmin(shapely.distance(np.array(rings, dtype=object), a)))
+    rb = int(np.argmin(shapely.distance(np.array(rings, dtype=object), b)))
+    if ra != rb:
+        return True
+    ring = shapely.LineString(rings[ra].coords)
+    arc = abs(ring.project(a) - ring.project(b))
+    return min(arc, ring.length - arc) > _BANK_ARC_RATIO * a.distance(b)
+
+
+def _local_width(piece: Any, bank: Any) -> float:
+    """Twice the farthest the piece gets from the banks: the channel's width where it runs."""
+    pts = shapely.points(shapely.get_coordinates(shapely.segmentize(piece, max(piece.length / 200.0, 0.05))))
+    return 2.0 * float(shapely.distance(pts, bank).max())
+
+
+def channel_pieces(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, width_ft: float,
+                   ratio: float) -> ChannelPieces:
+    """Split the lines into their parts inside the stream channels and tell crossings from the rest.
+
+    The channel is the stream polygon (bank to bank), or the stream line widened to ``width_ft``
+    (flat ends). A part of a line inside the channel is a *crossing* when it enters by one bank,
+    leaves by the other (:func:`_opposite_banks`) and is no longer than ``ratio`` times the
+    channel's width where it runs (:func:`_local_width`): a straight crossing at an angle of at
+    least asin(1 / ``ratio``) to the stream. Anything else (a line running along inside the
+    channel, leaving by the bank it entered, or ending in the channel) is not a crossing.
+    """
+    empty = ChannelPieces(*(np.array([], dtype=object) for _ in range(6)), [], [], [])
+    if not len(lines) or not len(streams):
+        return empty
+    near = streams.iloc[np.unique(streams.sindex.query(lines.geometry.values, predicate="dwithin",
+                                                       distance=width_ft)[1])]
+    if not len(near):
+        return empty
+    sg = near.geometry.values
     is_poly = np.isin(shapely.get_type_id(sg), (3, 6))
-    channel = np.where(is_poly, sg, shapely.buffer(sg, width / 2.0, cap_style="flat"))
-    u = shapely.union_all(channel) if len(channel) else Polygon()
-    inter = shapely.intersection(g.geometry.values, u)
+    # the edge belongs to the channel: widened by the numerical tolerance, so a line exactly on it is in it
+    channel = np.where(is_poly, sg, shapely.buffer(sg, width_ft / 2.0 + _TOL_FT, cap_style="flat"))
+    u = shapely.union_all(channel)
+    bank = shapely.boundary(u)
+    polys = shapely.union_all(sg[is_poly]) if is_poly.any() else None
+    centre = shapely.union_all(sg[~is_poly]) if (~is_poly).any() else None
+    inter = shapely.intersection(lines.geometry.values, u)
     multi = shapely.get_type_id(inter) == 5
     inter = np.where(multi, shapely.line_merge(np.where(multi, inter, None)), inter)
     parts, idx = shapely.get_parts(inter, return_index=True)
-    line = np.isin(shapely.get_type_id(parts), (1, 2)) & ~shapely.is_empty(parts)
-    return parts[line], idx[line]
+    keep = np.isin(shapely.get_type_id(parts), (1, 2)) & (shapely.length(parts) > _TOL_FT)
+    parts, idx = parts[keep], idx[keep]
+    kinds_col = near["kind"] if "kind" in near.columns else pd.Series(None, index=near.index, dtype=object)
+    crossing, why, sids, skinds = [], [], [], []
+    upart = shapely.get_parts(u)
+    tree = shapely.STRtree(channel)
+    for piece in parts:  # the places where a plan line meets a channel (a handful)
+        mid = shapely.line_interpolate_point(piece, 0.5, normalized=True)
+        part = upart[int(np.argmin(shapely.distance(upart, mid)))]
+        ends_on_bank = bool(np.all(shapely.distance(np.array([shapely.get_point(piece, 0),
+                                                               shapely.get_point(piece, -1)]), bank) <= _ON_BANK_FT))
+        on_poly = polys is not None and bool(shapely.intersects(piece, polys))
+        opposite = ends_on_bank and _opposite_banks(piece, part, centre, on_poly)
+        w = _local_width(piece, bank)
+        short = piece.length <= ratio * w * (1 + _REL_TOL)
+        crossing.append(ends_on_bank and opposite and short)
+        why.append(f"{piece.length:,.1f} ft inside a channel {w:,.1f} ft wide "
+                   + ("(bank to bank, a crossing)" if crossing[-1] else
+                      "(ends inside the channel)" if not ends_on_bank else
+                      "(leaves by the bank it entered)" if not opposite else
+                      f"(more than {fmt_num(ratio)} times the width: along the channel, not across it)"))
+        hit = tree.query(piece, predicate="intersects")
+        sids.append(", ".join(sorted(set(near["feature_id"].astype(str).to_numpy()[hit]))))
+        skinds.append(", ".join(sorted({"kind unknown" if is_blank(k) else str(k)
+                                        for k in kinds_col.to_numpy()[hit]})))
+    pts = shapely.line_interpolate_point(parts, 0.5, normalized=True) if len(parts) else np.array([], dtype=object)
+    station = shapely.line_locate_point(lines.geometry.values[idx], pts) if len(parts) else np.array([])
+    order = np.lexsort((station, idx)) if len(parts) else np.array([], int)
+    return ChannelPieces(idx[order], parts[order], shapely.length(parts)[order], np.array(crossing, bool)[order],
+                         station[order], pts[order], [sids[i] for i in order], [skinds[i] for i in order],
+                         [why[i] for i in order])
+
+
+def _channel_streams(ctx: HarvestContext, kinds: list[str]) -> gpd.GeoDataFrame | None:
+    s = ctx.get("streams")
+    return None if s is None else _select_kinds(s, kinds)
 
 
 @check("HRV-012")
 def check_skidding_in_channel(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
-    """A skid trail inside a stream channel for longer than a crossing is skidding in the channel."""
+    """A skid trail inside a stream channel other than to cross it is skidding in the channel.
+
+    Crossing or not is decided by geometry (:func:`channel_pieces`), never by length alone: a
+    trail running 49 ft along inside a channel skids in it; a straight crossing of a 60-ft-wide
+    stream polygon is a crossing (listed by HRV-013).
+    """
     g = ctx.get("skid_trails")
     if g is None:
         return _missing_layer(ctx, rule, "skid_trails")
     ids, n = _plan_ids(g), len(g)
-    streams = ctx.get("streams")
+    streams = _channel_streams(ctx, list(rule.p("stream_kinds")))
     if streams is None:
         return rule.findings("not_evaluated", subject_layer="skid_trails", subject_id=ids,
                              geometry=g.geometry.values, crs=ctx.crs, detail="no streams layer")
-    width, max_len = rule.t("channel_width_ft"), rule.t("max_crossing_length_ft")
-    parts, idx = _channel_parts(g, _select_kinds(streams, list(rule.p("stream_kinds"))), width)
-    ln = shapely.length(parts)
-    bad = ln > max_len
-    bad_len = _first_per_group(idx[bad], ln[bad], n, "sum")
-    inside = _first_per_group(idx, ln, n, "sum")
-    crossings = np.bincount(idx[~bad], minlength=n)
+    width, ratio = rule.t("channel_width_ft"), rule.t("max_crossing_length_ratio")
+    cp = channel_pieces(g, streams, width, ratio)
+    along = ~cp.crossing.astype(bool)
+    bad_len = _first_per_group(cp.line[along].astype(int), cp.length[along].astype(float), n, "sum")
+    inside = _first_per_group(cp.line.astype(int), cp.length.astype(float), n, "sum")
     status = np.where(np.nan_to_num(bad_len) > 0, "violation", "pass")
     geom = np.array(g.geometry.values, dtype=object)
-    for i in np.flatnonzero(status == "violation"):
-        geom[i] = shapely.union_all(parts[(idx == i) & bad])
-    head = f"channel taken as {fmt_num(width)} ft wide along stream lines; "
-    detail = [head + (f"{int((idx[bad] == i).sum())} stretch(es) inside the channel longer than {fmt_num(max_len)} ft"
-                      if status[i] == "violation" else
-                      f"{crossings[i]} crossing(s), {np.nan_to_num(inside[i]):,.0f} ft inside the channel in all")
-              for i in range(n)]
+    detail = []
+    for i in range(n):  # the plan's skid trails
+        mine = np.flatnonzero(cp.line == i)
+        if status[i] == "violation":
+            geom[i] = shapely.union_all(cp.geom[mine[along[mine]]])
+        txt = "; ".join(f"stream {cp.streams[j]} ({cp.kinds[j]}) at {cp.station[j]:,.0f} ft: {cp.why[j]}"
+                        for j in mine) or "not in any stream channel"
+        detail.append(f"channel: the stream polygon, or {fmt_num(width)} ft wide along stream lines; {txt}")
     return rule.findings(status, subject_layer="skid_trails", subject_id=ids,
-                         measured=np.where(status == "violation", bad_len, np.nan_to_num(inside)), threshold=max_len,
+                         measured=np.where(status == "violation", bad_len, np.nan_to_num(inside)),
                          unit="ft", geometry=geom, crs=ctx.crs, detail=detail)
 
 
-def _crossings(g: gpd.GeoDataFrame, sel: gpd.GeoDataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
-    """Crossing points of each line with the streams: (points, line index, station ft, detail),
-    ordered by line and station."""
-    n = len(g)
-    _, si = sel.sindex.query(g.geometry.values, predicate="intersects") if len(sel) else (np.array([], int),) * 2
-    # the streams as one network: a crossing where two stream features meet (split at a junction,
-    # or two parts of one stream) is one crossing, not one per feature
-    net = shapely.union_all(sel.geometry.values[np.unique(si)]) if len(si) else None
-    inter = (shapely.intersection(g.geometry.values, net) if net is not None
-             else np.array([shapely.Point()] * n, dtype=object))
-    parts, road_i = shapely.get_parts(inter, return_index=True)
-    keep = ~shapely.is_empty(parts)
-    parts, road_i = parts[keep], road_i[keep]
-    tid = shapely.get_type_id(parts)
-    lines = np.isin(tid, (1, 2))
-    pts = np.where(lines, shapely.line_interpolate_point(np.where(lines, parts, None), 0.5, normalized=True), parts)
-    station = shapely.line_locate_point(g.geometry.values[road_i], pts) if len(pts) else np.array([])
-    # the stream feature(s) at each crossing: the nearest ones (all of them at a joint)
-    pi, sj = sel.sindex.nearest(pts, return_all=True) if len(pts) else (np.array([], int),) * 2
-    sids = _joined(pi, sel["feature_id"].astype(str).to_numpy()[sj], len(pts))
-    kcol = sel["kind"] if "kind" in sel.columns else pd.Series(None, index=sel.index, dtype=object)
-    skind = _joined(pi, kcol.fillna("kind unknown").astype(str).to_numpy()[sj], len(pts))
-    order = np.lexsort((station, road_i)) if len(pts) else np.array([], int)
-    detail = [f"crossing of stream {sids[j]} ({skind[j]}) at {station[j]:,.0f} ft along the line" for j in order]
-    return pts[order], road_i[order], station[order], detail
+def _crossings_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: str,
+                     streams: gpd.GeoDataFrame, kinds_txt: str) -> list[gpd.GeoDataFrame]:
+    ids = _plan_ids(g)
+    ch = ctx.channel or {}
+    cp = channel_pieces(g, streams, ch["width_ft"], ch["ratio"])
+    listed = cp.crossing.astype(bool) | (layer != "skid_trails")  # a skid trail along a channel is HRV-012's
+    sel = np.flatnonzero(listed)
+    detail = [(f"crossing of stream {cp.streams[j]} ({cp.kinds[j]}) at {cp.station[j]:,.0f} ft along the line"
+               if cp.crossing[j] else
+               f"runs along inside the channel of stream {cp.streams[j]} ({cp.kinds[j]}) at {cp.station[j]:,.0f} ft: "
+               f"{cp.why[j]}; any work in the stream bed falls under the same statutes") for j in sel]
+    out = [rule.findings("review", subject_layer=layer, subject_id=ids[cp.line[sel].astype(int)], unit="ft",
+                         measured=cp.station[sel].astype(float), geometry=cp.point[sel], crs=ctx.crs, detail=detail)]
+    none = np.setdiff1d(np.arange(len(g)), cp.line[sel].astype(int))
+    note = [f"{kinds_txt} checked" + (
+        f"; {cp.length[cp.line == i].sum():,.0f} ft inside a channel other than to cross it (HRV-012)"
+        if (cp.line == i).any() else "") for i in none]
+    out.append(rule.findings("pass", subject_layer=layer, subject_id=ids[none], geometry=g.geometry.values[none],
+                             crs=ctx.crs, detail=note))
+    return out
 
 
 @check("HRV-013")
 def check_stream_crossings(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
-    """Each crossing of a haul road or skid trail with a stream is a ``review`` at the crossing."""
+    """Each crossing of a haul road or skid trail with a stream is a ``review`` at the crossing.
+
+    The crossings are those of :func:`channel_pieces` with the channel of HRV-012 (one reading
+    for both rules: a place where a skid trail meets a channel is either a crossing here or
+    skidding in the channel there). A haul road running along inside a channel is listed too.
+    """
     out = []
-    streams = ctx.get("streams")
-    kinds = ["perennial", "intermittent"] if truthy(rule.s("include_intermittent")) is True else ["perennial"]
+    inter = truthy(rule.s("include_intermittent")) is True
+    kinds = ["perennial", "intermittent"] if inter else ["perennial"]
+    kinds_txt = f"{' and '.join(kinds)} streams and streams of unknown kind"
+    streams = _channel_streams(ctx, kinds)
     for layer in ROAD_LAYERS:
         g = ctx.get(layer)
         if g is None:
             out.append(_missing_layer(ctx, rule, layer))
-            continue
-        ids = _plan_ids(g)
-        if streams is None:
-            out.append(rule.findings("not_evaluated", subject_layer=layer, subject_id=ids, geometry=g.geometry.values,
-                                     crs=ctx.crs, detail="no streams layer"))
-            continue
-        pts, road_i, station, detail = _crossings(g, _select_kinds(streams, kinds))
-        out.append(rule.findings("review", subject_layer=layer, subject_id=ids[road_i], unit="ft", measured=station,
-                                 geometry=pts, crs=ctx.crs, detail=detail))
-        none = np.setdiff1d(np.arange(len(g)), road_i)
-        out.append(rule.findings("pass", subject_layer=layer, subject_id=ids[none], geometry=g.geometry.values[none],
-                                 crs=ctx.crs, detail=f"{' or '.join(kinds)} streams and streams of unknown kind checked"))
+        elif streams is None or ctx.channel is None:
+            out.append(rule.findings("not_evaluated", subject_layer=layer, subject_id=_plan_ids(g),
+                                     geometry=g.geometry.values, crs=ctx.crs,
+                                     detail="no streams layer" if streams is None else
+                                     f"rule {CHANNEL_RULE}, whose numbers define a stream channel, is not in the rulebook"))
+        else:
+            out.extend(_crossings_layer(ctx, rule, g, layer, streams, kinds_txt))
     return concat_findings(out, ctx.crs)
 
 
@@ -625,25 +1121,37 @@ def check_stream_crossings(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
 # HRV-020..023 buffer strips
 
 
+def _possible_note(pos: gpd.GeoDataFrame, inside_acres: float) -> str:
+    return (f"a further {inside_acres:.2f} acres lie within the strips of {id_list(sorted(set(pos['source_id'])))}, "
+            f"whose district is unknown (a strip if the district is listed)")
+
+
 def _buffer_findings(ctx: HarvestContext, rule: Rule, kind: str, **values: Any) -> gpd.GeoDataFrame:
     ha = ctx.harvest_area
+    if ha is None:
+        return _missing_layer(ctx, rule, "harvest_area")
     ids, n = _plan_ids(ha), len(ha)
     bb = ctx.buffers
     label = kind.replace("_", " ")
-    if kind in bb.missing:
+    strips = bb.strips[bb.strips["kind"] == kind]
+    if kind in bb.missing and not len(strips):
         return rule.findings("not_evaluated", subject_layer="harvest_area", subject_id=ids,
                              geometry=ha.geometry.values, crs=ctx.crs, detail=f"{label} buffer: {bb.missing[kind]}",
                              **values)
-    strips = bb.strips[bb.strips["kind"] == kind]
     inside = polygonal_parts(bf.buffers_inside(ha, strips))
     acres = sqft_to_acres(shapely.area(inside))
+    pos = bb.possible[bb.possible["kind"] == kind]
+    extra = sqft_to_acres(shapely.area(polygonal_parts(shapely.difference(
+        polygonal_parts(bf.buffers_inside(ha, pos)), inside)))) if len(pos) else np.zeros(n)
     hi, si = (strips.sindex.query(ha.geometry.values, predicate="intersects") if len(strips)
               else (np.array([], int), np.array([], int)))
     srcs = _joined(hi, strips["source_id"].to_numpy()[si], n)
     detail = [f"{label} buffer, {acres[i]:.2f} acres inside the harvest area" + (f" (from {srcs[i]})" if srcs[i] else "")
-              + f"; {bb.notes.get(kind, '')}" for i in range(n)]
+              + f"; {bb.notes.get(kind, '')}" + (f"; {_possible_note(pos, extra[i])}" if extra[i] > 0 else "")
+              + (f"; not whole: {bb.missing[kind]}" if kind in bb.missing else "") for i in range(n)]
+    status = np.where((extra > 0) | (kind in bb.missing), "not_evaluated", "info")
     # the strip inside the area, else (no strip there) the harvest area itself
-    return rule.findings("info", subject_layer="harvest_area", subject_id=ids, measured=acres, unit="acres",
+    return rule.findings(status, subject_layer="harvest_area", subject_id=ids, measured=acres, unit="acres",
                          geometry=np.where(acres > 0, inside, ha.geometry.values), crs=ctx.crs, detail=detail,
                          **values)
 
@@ -651,18 +1159,22 @@ def _buffer_findings(ctx: HarvestContext, rule: Rule, kind: str, **values: Any) 
 @check("HRV-020")
 def check_stream_road_buffers(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     """Buffer strips along streams and public roads: acres inside each harvest area, per kind."""
+    if ctx.harvest_area is None:
+        return _missing_layer(ctx, rule, "harvest_area")
     return concat_findings([_buffer_findings(ctx, rule, "stream"), _buffer_findings(ctx, rule, "road")], ctx.crs)
 
 
 @check("HRV-021")
 def check_property_line_buffers(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
-    """Buffer strips along property lines in the listed districts: acres inside each area."""
+    """Buffer strips along property lines in the listed districts: acres inside each area
+    (``not_evaluated`` where parcels of unknown district could add strips)."""
     return _buffer_findings(ctx, rule, "property_line")
 
 
 @check("HRV-022")
 def check_dwelling_buffers(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
-    """Buffer strips around dwellings in the listed districts: acres inside each harvest area."""
+    """Buffer strips around dwellings in the listed districts: acres inside each harvest area
+    (``not_evaluated`` where dwellings of unknown district could add strips)."""
     return _buffer_findings(ctx, rule, "dwelling")
 
 
@@ -670,48 +1182,67 @@ def check_dwelling_buffers(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
 def check_buffer_cutting(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     """Buffer acres (all kinds, overlaps once) inside each harvest area, for the stump-diameter rule."""
     ha = ctx.harvest_area
+    if ha is None:
+        return _missing_layer(ctx, rule, "harvest_area")
     bb = ctx.buffers
     inside = polygonal_parts(bf.buffers_inside(ha, bb.strips))
     acres = sqft_to_acres(shapely.area(inside))
+    maybe = sqft_to_acres(shapely.area(polygonal_parts(bf.buffers_inside(ha, bb.possible)))) if len(bb.possible) \
+        else np.zeros(len(ha))
     miss = "; ".join(f"{k.replace('_', ' ')} buffer not built ({v})" for k, v in bb.missing.items())
-    status = np.where(acres > 0, "info", "not_evaluated" if bb.missing else "pass")
+    unsure = bool(bb.missing) | (maybe > 0)
+    status = np.where(acres > 0, "info", np.where(unsure, "not_evaluated", "pass"))
     kinds = ", ".join(sorted(set(bb.strips["kind"]))) or "none"
+    extra = [f"; strips of unknown district ({id_list(sorted(set(bb.possible['source_id'])))}) reach {m:.2f} acres "
+             f"of it" if m > 0 else "" for m in maybe]
     return rule.findings(status, subject_layer="harvest_area", subject_id=_plan_ids(ha), measured=acres, unit="acres",
                          geometry=np.where(acres > 0, inside, ha.geometry.values), crs=ctx.crs,
-                         detail=f"buffer kinds: {kinds}" + (f"; {miss}" if miss else ""))
+                         detail=[f"buffer kinds: {kinds}" + (f"; {miss}" if miss else "") + e for e in extra])
 
 
 # ------------------------------------------------------------------------------------------
 # HRV-024..027 landings and access
 
 
+def _strip_hits(lg: gpd.GeoDataFrame, strips: gpd.GeoDataFrame) -> tuple[np.ndarray, list[str], list[str]]:
+    """(hit, labels, kinds) of each landing against ``strips``."""
+    n = len(lg)
+    if not len(strips):
+        return np.zeros(n, dtype=bool), [""] * n, [""] * n
+    li, si = strips.sindex.query(lg.geometry.values, predicate="dwithin", distance=_TOL_FT)
+    labels = strips["kind"].to_numpy()[si] + " buffer of " + strips["source_id"].astype(str).to_numpy()[si]
+    hit = np.zeros(n, dtype=bool)
+    hit[li] = True
+    return hit, _joined(li, labels, n), _joined(li, strips["kind"].to_numpy()[si], n)
+
+
 @check("HRV-024")
 def check_landing_in_buffer(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     """No landing inside (intersecting) any buffer strip of the listed buffer rules.
 
-    Extra columns for the ``landings`` table: ``in_buffer`` (None when not hit but some strips
-    could not be built) and ``buffer_kinds``.
+    A landing inside only the strip a dwelling or parcel of unknown district would have is
+    ``review`` (the district may be a listed one). Extra columns for the ``landings`` table:
+    ``in_buffer`` (None when not known) and ``buffer_kinds``.
     """
     lg = ctx.get("landings")
     if lg is None:
         return _missing_layer(ctx, rule, "landings")
     ids, n = _plan_ids(lg), len(lg)
     bb = ctx.buffers
-    strips = bb.strips[bb.strips["rule_id"].isin(set(rule.p("buffer_rules")))]
-    if len(strips):
-        li, si = strips.sindex.query(lg.geometry.values, predicate="intersects")
-        dist = shapely.distance(lg.geometry.values, shapely.union_all(strips.geometry.values))
-    else:
-        li, si, dist = np.array([], int), np.array([], int), np.full(n, np.nan)
-    labels = strips["kind"].to_numpy()[si] + " buffer of " + strips["source_id"].astype(str).to_numpy()[si]
-    inside, kinds = _joined(li, labels, n), _joined(li, strips["kind"].to_numpy()[si], n)
-    hit = np.zeros(n, dtype=bool)
-    hit[li] = True
+    rules = set(rule.p("buffer_rules"))
+    strips = bb.strips[bb.strips["rule_id"].isin(rules)]
+    pos = bb.possible[bb.possible["rule_id"].isin(rules)]
+    hit, inside, kinds = _strip_hits(lg, strips)
+    maybe, maybe_in, _ = _strip_hits(lg, pos)
+    maybe &= ~hit
+    dist = (shapely.distance(lg.geometry.values, shapely.union_all(strips.geometry.values)) if len(strips)
+            else np.full(n, np.nan))
     miss = "; ".join(f"{k.replace('_', ' ')} ({v})" for k, v in bb.missing.items())
-    status = np.where(hit, "violation", "not_evaluated" if bb.missing else "pass")
-    near = np.where(np.isfinite(dist), [f"nearest buffer strip {d:,.0f} ft away" for d in dist], "no buffer strip nearby")
+    status = np.where(hit, "violation", np.where(maybe, "review", "not_evaluated" if bb.missing else "pass"))
+    near = np.where(np.isfinite(dist), [f"nearest buffer strip {d:,.2f} ft away" for d in dist], "no buffer strip nearby")
     detail = np.where(hit, ["inside " + t for t in inside],
-                      [t + (f"; buffer strips not built: {miss}" if miss else "") for t in near])
+                      [(f"inside {m} (district unknown: a strip if it is a listed district); " if m else "") + t
+                       + (f"; buffer strips not built: {miss}" if miss else "") for m, t in zip(maybe_in, near)])
     geom = np.array(lg.geometry.values, dtype=object)
     if hit.any():
         cut = shapely.intersection(geom[hit], shapely.union_all(strips.geometry.values))
@@ -719,8 +1250,7 @@ def check_landing_in_buffer(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     f = rule.findings(status, subject_layer="landings", subject_id=ids, measured=np.where(hit, 0.0, dist), unit="ft",
                       geometry=geom, crs=ctx.crs, detail=detail)
     in_buffer = hit.astype(object)
-    if bb.missing:
-        in_buffer[~hit] = None  # not inside a strip built, but some strips could not be built
+    in_buffer[~hit & (maybe | bool(bb.missing))] = None  # not inside a strip built, but not known to be outside
     f["in_buffer"] = in_buffer
     f["buffer_kinds"] = kinds
     return f
@@ -728,7 +1258,9 @@ def check_landing_in_buffer(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
 
 def _row_note(src: pd.Series) -> str:
     how = ("right-of-way polygon" if src["source_layer"] == "row"
-           else f"road centre line widened by half its {fmt_num(src['row_width_ft'])} ft right-of-way")
+           else f"road centre line widened by half its {fmt_num(src['row_width_ft'])} ft right-of-way"
+           + (" (no row_width_ft given: the rulebook's default_row_width_ft)" if bool(src.get("width_assumed"))
+              else ""))
     return f"nearest: {src['source_layer']} {src['source_id']} ({how})"
 
 
@@ -752,7 +1284,14 @@ def check_landing_row_distance(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFr
     dist[li] = d
     near = np.empty(n, dtype=object)
     near[li] = [_row_note(rows.iloc[r]) for r in ri]
-    f = rule.findings(np.where(dist < limit, "violation", "pass"), subject_layer="landings", subject_id=ids,
+    # without the roads layer only the mapped rights-of-way are known: a landing far from them may be
+    # near a public road that has none
+    unsure = ctx.get("roads") is None
+    status = np.where(dist < limit - _TOL_FT, "violation", "not_evaluated" if unsure else "pass")
+    if unsure:
+        near = np.array([f"{t}; no roads layer: a public road without a right-of-way polygon is not known"
+                         for t in near], dtype=object)
+    f = rule.findings(status, subject_layer="landings", subject_id=ids,
                       measured=dist, threshold=limit, unit="ft", geometry=lg.geometry.values, crs=ctx.crs,
                       detail=near)
     f["row_distance_ft"] = dist
@@ -764,7 +1303,12 @@ def _public_roads(ctx: HarvestContext, near: Any = None, margin_ft: float = 0.0)
     (``roads R1`` / ``row W1``); with ``near``, only those within ``margin_ft`` of it, clipped
     to its bounding box grown by ``margin_ft``."""
     geoms, ids = [], []
-    clip = None if near is None else shapely.box(*shapely.total_bounds(near)).buffer(margin_ft, join_style="mitre")
+    # the bounding box grown by the margin, built from its corners (buffering the box of a vertical or
+    # horizontal line, a polygon of no width, gives nothing)
+    clip = None
+    if near is not None:
+        x0, y0, x1, y1 = shapely.total_bounds(near)
+        clip = shapely.box(x0 - margin_ft, y0 - margin_ft, x1 + margin_ft, y1 + margin_ft)
     for role in ("roads", "row"):
         g = ctx.get(role)
         if g is None:
@@ -794,7 +1338,7 @@ def check_access_points(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
         return _missing_layer(ctx, rule, "haul_roads", "no roads or row layer")
     tol = rule.t("snap_tolerance_ft")
     pub, _ = _public_roads(ctx, hr.geometry.values, 2 * tol)
-    zone = shapely.buffer(shapely.union_all(pub), tol) if len(pub) else Polygon()
+    zone = shapely.buffer(shapely.union_all(pub), tol + _TOL_FT) if len(pub) else Polygon()
     parts = shapely.get_parts(shapely.intersection(hr.geometry.values, zone))
     parts = parts[~shapely.is_empty(parts)]
     clusters = shapely.get_parts(shapely.union_all(shapely.buffer(parts, tol))) if len(parts) else np.array([])
@@ -814,9 +1358,9 @@ def _network(hr: gpd.GeoDataFrame, pub: np.ndarray, pub_ids: np.ndarray,
     reach a public road, the public roads each reaches and the roads of each component."""
     m = len(hr)
     hg = hr.geometry.values
-    a, b = hr.sindex.query(hg, predicate="dwithin", distance=tol)
+    a, b = hr.sindex.query(hg, predicate="dwithin", distance=tol + _TOL_FT)
     _, comp = connected_components(coo_matrix((np.ones(len(a)), (a, b)), shape=(m, m)), directed=False)
-    hi, pi = shapely.STRtree(pub).query(hg, predicate="dwithin", distance=tol)
+    hi, pi = shapely.STRtree(pub).query(hg, predicate="dwithin", distance=tol + _TOL_FT)
     reaches = np.zeros(comp.max() + 1, dtype=bool)
     reaches[comp[hi]] = True
     comp_roads = (pd.DataFrame({"c": comp[hi], "p": pub_ids[pi]}).groupby("c")["p"]
@@ -842,7 +1386,7 @@ def check_landing_connected(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
                              crs=ctx.crs, detail="no haul_roads layer" if hr is None else "no roads or row layer")
     tol = rule.t("snap_tolerance_ft")
     comp, reaches, comp_roads, members = _network(hr, pub, pub_ids, tol)
-    li, hj = hr.sindex.query(lg.geometry.values, predicate="dwithin", distance=tol)
+    li, hj = hr.sindex.query(lg.geometry.values, predicate="dwithin", distance=tol + _TOL_FT)
     status, detail, via = [], [], []
     for i in range(n):  # the plan's landings
         cs = np.unique(comp[hj[li == i]])
@@ -864,26 +1408,38 @@ def check_landing_connected(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
 # HRV-030 water bars, HRV-040 licence checklist
 
 
-def _water_bar_row(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, min_g: float) -> None:
+def _bar_groups(wb: gpd.GeoDataFrame) -> str:
+    """The bars grouped by band and spacing, each group's spacing within its band's table range
+    or marked as shortened ahead of a steeper stretch."""
+    parts = []
+    short = wb["shortened"].astype(bool) if "shortened" in wb.columns else pd.Series(False, index=wb.index)
+    keys = ["band", "spacing_ft", "min_spacing_ft", "max_spacing_ft"]
+    for (band, sp, lo, hi, sh), k in wb.assign(_s=short).groupby([*keys, "_s"], sort=False).size().items():
+        rng = f"table range {fmt_num(lo)}-{fmt_num(hi)} ft" if lo != hi else f"table spacing {fmt_num(lo)} ft"
+        parts.append(f"{k} at {fmt_num(sp)} ft for {band} ({rng})" if not sh else
+                     f"{k} at {fmt_num(sp)} ft, closer than the {band} band's spacing ({rng}) because a steeper "
+                     f"stretch follows")
+    return "; ".join(parts)
+
+
+def _water_bar_row(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule) -> None:
     at = {"subject_layer": "haul_roads", "subject_id": rt.feature_id}
     if rt.error:
         rows.add("not_evaluated", **at, geometry=geom, detail=rt.error)
         return
+    min_g = rule.t("min_grade_pct")
     wb = rt.water_bars if rt.water_bars is not None else gpd.GeoDataFrame()
     count = len(wb)
-    if count:
-        bands = wb.groupby(["band", "spacing_ft", "min_spacing_ft", "max_spacing_ft"], sort=False).size()
-        txt = "; ".join(f"{k} at {fmt_num(sp)} ft for {band} (table range {fmt_num(lo)}-{fmt_num(hi)} ft)"
-                        for (band, sp, lo, hi), k in bands.items())
-        detail = f"{count} water bars: {txt} (layer water_bars)"
-    else:
-        detail = f"0 water bars (mean grade {rt.mean_grade_pct:.1f} %, length {rt.length_ft:,.0f} ft)"
+    steep = rt.steepest_net_grade_pct
+    grade_txt = (f"steepest net grade (rise over run between bar positions) {steep:.1f} %" if np.isfinite(steep)
+                 else "no stretch as long as the shortest spacing")
+    detail = f"{count} water bars: {_bar_groups(wb)} (layer water_bars)" if count else f"0 water bars ({grade_txt})"
     gap = sum(s.length_ft for s in rt.gaps)
     if gap > 0:
         status = "not_evaluated"
         detail += f"; {gap:,.0f} ft off the DEM or on nodata, no bars placed there"
-    elif count == 0 and rt.mean_grade_pct < min_g:
-        status, detail = "pass", f"mean grade {rt.mean_grade_pct:.1f} %"
+    elif count == 0 and np.isfinite(steep) and steep < min_g:
+        status, detail = "pass", f"{grade_txt}, the DEM covering the whole road"
     else:
         status = "info"
     rows.add(status, **at, geometry=MultiPoint(list(wb.geometry.values)) if count else geom, detail=detail,
@@ -892,13 +1448,14 @@ def _water_bar_row(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, min_g: floa
 
 @check("HRV-030")
 def check_water_bars(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
-    """Water bars placed along each haul road from its DEM profile (derived layer ``water_bars``)."""
+    """Water bars placed along each haul road from its DEM profile (derived layer ``water_bars``):
+    the band of each stretch from its net grade (rise over run), stable under DEM noise."""
     hr = ctx.get("haul_roads")
     if hr is None:
         return _missing_layer(ctx, rule, "haul_roads")
     rows = FindingRows(rule, ctx.crs)
     for fid, geom in zip(hr["feature_id"].astype(str), hr.geometry.values):  # the plan's haul roads
-        _water_bar_row(rows, ctx.terrain[("haul_roads", fid)], geom, rule.t("min_grade_pct"))
+        _water_bar_row(rows, ctx.terrain[("haul_roads", fid)], geom, rule)
     return rows.frame()
 
 

@@ -6,10 +6,12 @@ findings exist; 2 bad input or usage (one line on stderr, never a traceback).
 
 from __future__ import annotations
 
+import errno
 import functools
 import io
 import logging
 import os
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -45,6 +47,7 @@ from geoconstraints.output.siteplan import (
 )
 from geoconstraints.rulebook.loader import load_rulebook
 from geoconstraints.rules.seqr import action_types
+from geoconstraints.units import number_problem
 
 log = logging.getLogger("geoconstraints")
 
@@ -88,7 +91,8 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        debug = click.get_current_context().find_root().params.get("debug", False)
+        ctx = click.get_current_context()
+        debug = ctx.find_root().params.get("debug", False)
         try:
             out = fn(*args, **kwargs)
             sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
@@ -106,10 +110,104 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         except Exception as exc:
             if debug:
                 raise
-            _fail(f"could not complete ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}). "
+            _fail(known_failure(exc, ctx.params.get("out_dir")) or
+                  f"could not complete ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}). "
                   f"Check the inputs; rerun with --debug for the details and report it if the inputs are fine")
 
     return wrapper
+
+
+LOW_DISK_BYTES = 16 << 20
+"""A failed write where the output folder's disk has less free space than this (16 MiB) is
+reported as a full disk (GDAL's own message, e.g. "Cannot write feature", does not say so)."""
+
+
+def known_failure(exc: BaseException, out_dir: str | None) -> str:
+    """One line for a failure of the machine rather than a bug: a full disk, a name too long,
+    no permission, no memory; '' for anything else (a real bug: the generic line and --debug)."""
+    code = getattr(exc, "errno", None)
+    where = getattr(exc, "filename", None) or out_dir or "the outputs"
+    if isinstance(exc, MemoryError):
+        return ("ran out of memory. Run on a smaller area (clip the layers to it), or on a machine "
+                "with more memory")
+    if code in (errno.ENOSPC, errno.EDQUOT) or (out_dir and _writing_failure(exc) and _low_disk(out_dir)):
+        return f"no space left on device writing {where}. Free some space or choose another --out"
+    if code == errno.ENAMETOOLONG:
+        return (f"file name too long: {str(where)[:80]}... (a name in the path is over the system's limit, "
+                f"usually 255 bytes). Choose a shorter --out")
+    if code in (errno.EACCES, errno.EPERM, errno.EROFS):
+        why = "read-only file system" if code == errno.EROFS else "permission denied"
+        return f"cannot write {where} ({why}). Choose another --out, a folder you can write to"
+    return ""
+
+
+def _writing_failure(exc: BaseException) -> bool:
+    """An OSError, or a GDAL/pyogrio write error (they do not carry errno)."""
+    return isinstance(exc, OSError) or type(exc).__module__.startswith(("pyogrio", "fiona", "rasterio", "sqlite3"))
+
+
+def _low_disk(out_dir: str) -> bool:
+    path = Path(out_dir).absolute()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        return shutil.disk_usage(path).free < LOW_DISK_BYTES
+    except OSError:
+        return False
+
+
+class Number(click.ParamType):
+    """A finite number for an option: NaN and infinity refused (they compare false with every
+    limit and would read as a pass), and values under ``minimum`` (meaningless negatives) too.
+
+    Shared by every command: ``type=Number(minimum=0)`` for a size or a cost, ``Number()`` for
+    an elevation (which may be negative), ``Number(minimum=0, integer=True)`` for a count.
+    """
+
+    name = "number"
+
+    def __init__(self, *, minimum: float | None = None, above: bool = False, integer: bool = False) -> None:
+        self.minimum, self.above, self.integer = minimum, above, integer
+        self.name = "integer" if integer else "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value:
+            text = repr(value)
+        else:
+            text = str(value).strip()
+        why = number_problem(text, minimum=self.minimum, above=self.above)
+        if not why and self.integer and not float(text).is_integer():
+            why = f"{text} is not a whole number"
+        if why:
+            self.fail(f"{why}. {self._fix(param)}", param, ctx)
+        x = float(text)
+        return int(x) if self.integer else x
+
+    def _fix(self, param: click.Parameter | None) -> str:
+        opt = param.opts[0] if param is not None and getattr(param, "opts", None) else "the option"
+        if self.integer:
+            return f"Give a whole number of 0 or more, e.g. {opt} 2"
+        if self.minimum is not None:
+            return f"Give a number {'over' if self.above else 'of at least'} {self.minimum:g}, e.g. {opt} 100"
+        return f"Give a number, e.g. {opt} 812.5"
+
+
+class OneLineGroup(click.Group):
+    """Usage errors (a bad option value, a missing option) as one ``error:`` line, exit code 2."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            rv = super().main(*args, standalone_mode=False, **kwargs)
+        except click.UsageError as exc:
+            hint = f" See '{exc.ctx.command_path} --help'." if exc.ctx is not None else ""
+            _fail(exc.format_message() + hint, exc.exit_code)
+        except click.ClickException as exc:
+            _fail(exc.format_message(), exc.exit_code)
+        except click.exceptions.Abort:
+            _fail("interrupted", 2)
+        sys.exit(rv if isinstance(rv, int) else 0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -154,9 +252,10 @@ def _overrides(kwargs: dict[str, Any]) -> dict[str, str]:
 def _load(source: str | None, kwargs: dict[str, Any], **extra: Any) -> Any:
 
     overrides = _overrides(kwargs)
+    strict = bool(click.get_current_context().find_root().params.get("strict"))
     layers = load_layers(source, overrides=overrides, project=kwargs.pop("project", None),
                          crs=kwargs.pop("crs", None), dem=kwargs.pop("dem", None),
-                         dem_z_units=kwargs.pop("dem_z_units", None), **extra)
+                         dem_z_units=kwargs.pop("dem_z_units", None), strict=strict, **extra)
     out_dir = click.get_current_context().params.get("out_dir")
     if out_dir:  # refuse a bad --out before the (possibly long) check runs
 
@@ -180,12 +279,15 @@ def _finish(result: Any, out_dir: str, offline: bool, fail_on: str | None, parce
 # ---------------------------------------------------------------------------------------------
 # commands
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.group(cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
 @click.version_option(package_name="geoconstraints")
 @click.option("-v", "--verbose", count=True, help="More messages (-vv for debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors.")
 @click.option("--debug", is_flag=True, help="Show tracebacks (for bug reports).")
-def main(verbose: int, quiet: bool, debug: bool) -> None:
+@click.option("--strict", is_flag=True,
+              help="Refuse layers with duplicate or blank feature ids (by default they are told apart as "
+                   "'ID (row N)' with a warning).")
+def main(verbose: int, quiet: bool, debug: bool, strict: bool) -> None:
     """geoconstraints: a linter for land. Checks GIS layers against flood, stream-corridor,
     timber-harvest and stormwater law and reports findings with citations and map locations."""
     _setup_logging(verbose, quiet)
@@ -304,12 +406,12 @@ def siteplan_cmd(plan: str | None, rulebook: str, scale: str | None, paper: str,
 @dem_options
 @output_options
 @click.option("--parcel", default=None, help="Also write a one-parcel report for this parcel id.")
-@click.option("--map-max-features", type=click.IntRange(min=0), default=None,
+@click.option("--map-max-features", type=Number(minimum=0, integer=True), default=None,
               help="Most features map.html draws (default 20,000); above it pass/info findings and large layers "
                    "are left out, with a note in the legend (all are in results.gpkg).")
-@click.option("--report-max-parcels", type=click.IntRange(min=0), default=None,
+@click.option("--report-max-parcels", type=Number(minimum=0, integer=True), default=None,
               help="Rows of the parcels table in report.html (default 5,000, most severe first; all are in parcels.csv).")
-@click.option("--report-max-findings", type=click.IntRange(min=0), default=None,
+@click.option("--report-max-findings", type=Number(minimum=0, integer=True), default=None,
               help="Non-pass findings listed per rule in report.html (default 1,000; all are in findings.geojson).")
 @guarded
 def screen_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline: bool, fail_on: str | None,
@@ -334,14 +436,14 @@ def screen_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline: bo
 @dem_options
 @output_options
 @click.option("--use", type=click.Choice(["residential", "nonresidential", "manufactured"]), required=True)
-@click.option("--lowest-floor-ft", type=float, default=None, help="Proposed lowest floor elevation (ft, BFE datum).")
-@click.option("--bfe-ft", type=float, default=None, help="BFE from other data where the FIRM gives none (ft).")
-@click.option("--enclosed-sqft", type=float, default=None, help="Enclosed area below the lowest floor (sq ft).")
-@click.option("--openings-sqin", type=float, default=None, help="Total net area of flood openings (sq in).")
-@click.option("--openings", type=int, default=None, help="Number of flood openings.")
-@click.option("--opening-bottom-ft", type=float, default=None, help="Height of the openings' bottoms above grade (ft).")
-@click.option("--improvement-cost", type=float, default=None, help="Cost of the improvement ($).")
-@click.option("--market-value", type=float, default=None, help="Market value before the improvement ($).")
+@click.option("--lowest-floor-ft", type=Number(), default=None, help="Proposed lowest floor elevation (ft, BFE datum).")
+@click.option("--bfe-ft", type=Number(), default=None, help="BFE from other data where the FIRM gives none (ft).")
+@click.option("--enclosed-sqft", type=Number(minimum=0), default=None, help="Enclosed area below the lowest floor (sq ft).")
+@click.option("--openings-sqin", type=Number(minimum=0), default=None, help="Total net area of flood openings (sq in).")
+@click.option("--openings", type=Number(minimum=0, integer=True), default=None, help="Number of flood openings.")
+@click.option("--opening-bottom-ft", type=Number(minimum=0), default=None, help="Height of the openings' bottoms above grade (ft).")
+@click.option("--improvement-cost", type=Number(minimum=0), default=None, help="Cost of the improvement ($).")
+@click.option("--market-value", type=Number(minimum=0, above=True), default=None, help="Market value before the improvement ($).")
 @click.option("--no-rise-evaluation", is_flag=True, help="A no-rise technical evaluation is supplied (floodway).")
 @guarded
 def flood_site_cmd(footprint: str, rulebook: str, out_dir: str, offline: bool, fail_on: str | None,
@@ -387,14 +489,14 @@ def stormwater_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline
 @click.option("--action-type", required=True, help="Kind of action (see --list-actions).")
 @click.option("--list-actions", is_flag=True, is_eager=True, expose_value=False,
               callback=lambda ctx, _p, v: _list_actions(ctx, v), help="List the action types and exit.")
-@click.option("--units", type=int, default=None, help="Dwelling units.")
-@click.option("--lots", type=int, default=None, help="Lots / houses in a subdivision.")
-@click.option("--expansion-pct", type=float, default=None, help="Expansion over the original size (%).")
-@click.option("--acres", type=float, default=None, help="Acres (property sales, right-of-way per mile...).")
+@click.option("--units", type=Number(minimum=0, integer=True), default=None, help="Dwelling units.")
+@click.option("--lots", type=Number(minimum=0, integer=True), default=None, help="Lots / houses in a subdivision.")
+@click.option("--expansion-pct", type=Number(minimum=0), default=None, help="Expansion over the original size (%).")
+@click.option("--acres", type=Number(minimum=0), default=None, help="Acres (property sales, right-of-way per mile...).")
 @click.option("--district", default=None, help="Zoning district (C-1, C-2, CD ...).")
 @click.option("--board-approval/--no-board-approval", default=None, help="Needs planning/zoning board approval.")
 @click.option("--affects", multiple=True, help="Resources affected (wetlands, parklands, floodplains, historic).")
-@click.option("--lanes", type=int, default=None, help="Travel lanes added (highway repaving, reconstruction).")
+@click.option("--lanes", type=Number(minimum=0, integer=True), default=None, help="Travel lanes added (highway repaving, reconstruction).")
 @click.option("--rulebook", default="vestal", show_default=True)
 @click.option("--out", "out_dir", default=None, type=click.Path(), help="Also write the outputs here.")
 @guarded

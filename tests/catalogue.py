@@ -354,12 +354,24 @@ def nfhl_sentinels(folder: Path) -> Case:
 
 @entry
 def duplicate_ids(folder: Path) -> Case:
-    """Two parcels with the same parcel_id: refused, naming the duplicated id."""
+    """Two parcels with the same parcel_id and --strict: refused, naming the duplicated id."""
     p = parcels()
     p.loc[2, "parcel_id"] = "P1"
     gpkg = write_gpkg(folder / "town.gpkg", {"parcels": p})
-    return Case(screen(folder, gpkg), 2, ("layer parcels (town.gpkg:parcels)", "duplicate ids in field parcel_id: P1",
-                                          "Each feature needs its own id"), out_dir=folder / "out")
+    return Case(["--strict", *screen(folder, gpkg)], 2, ("layer parcels (town.gpkg:parcels)",
+                                                         "duplicate ids in field parcel_id: P1",
+                                                         "Each feature needs its own id"), out_dir=folder / "out")
+
+
+@entry
+def duplicate_ids_told_apart(folder: Path) -> Case:
+    """Cambridge MA's parcels repeat ids ('---' x2, '--R' x4): the run goes on, the features are
+    'ID (row N)', one warning gives the count and examples and names --strict."""
+    p = parcels(6)
+    p["parcel_id"] = ["---", "--R", "---", "--R", "--R", "--R"]
+    gpkg = write_gpkg(folder / "town.gpkg", {"parcels": p})
+    return Case(["layers", str(gpkg)], 0, ("6 feature(s) share an id in field parcel_id (--- (2x), --R (4x))",
+                                           "'ID (row N)'", "--strict"))
 
 
 @entry
@@ -368,7 +380,7 @@ def blank_ids(folder: Path) -> Case:
     p = parcels()
     p.loc[1, "parcel_id"] = None
     gpkg = write_gpkg(folder / "town.gpkg", {"parcels": p})
-    return Case(["layers", str(gpkg)], 0, ("id field parcel_id is empty in rows 2", "row number"))
+    return Case(["layers", str(gpkg)], 0, ("id field parcel_id is empty in rows 2 (1 feature(s))", "row number"))
 
 
 # ------------------------------------------------------------------------------------------

@@ -106,10 +106,10 @@ def test_input_errors_come_before_domain_import(runner, tmp_path, monkeypatch):
     p = parcels()
     p.loc[2, "parcel_id"] = "P1"
     gpkg = write_gpkg(tmp_path / "t.gpkg", {"parcels": p})
-    res = runner.invoke(main, ["screen", str(gpkg), "--out", str(tmp_path / "out")])
+    res = runner.invoke(main, ["--strict", "screen", str(gpkg), "--out", str(tmp_path / "out")])
     assert res.exit_code == 2
     assert "duplicate ids in field parcel_id: P1" in res.stderr
-    res = runner.invoke(main, ["harvest", str(gpkg), "--out", str(tmp_path / "out")])
+    res = runner.invoke(main, ["--strict", "harvest", str(gpkg), "--out", str(tmp_path / "out")])
     assert "duplicate ids" in res.stderr
 
 

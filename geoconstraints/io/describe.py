@@ -19,7 +19,8 @@ from geoconstraints.io.layers import load_layers
 from geoconstraints.io.postgis import is_db_source, parse_db_source, read_postgis
 from geoconstraints.io.projection import lonlat_bounds
 from geoconstraints.io.roles import ROLES, LayerSource
-from geoconstraints.io.sources import check_file, list_layers
+from geoconstraints.io.paths import check_file
+from geoconstraints.io.sources import list_layers
 
 RASTER_SUFFIXES = (".tif", ".tiff", ".gtiff")
 

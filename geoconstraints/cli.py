@@ -9,15 +9,18 @@ from __future__ import annotations
 import errno
 import functools
 import io
+import json
 import logging
 import os
 import shutil
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from geoconstraints.commands import (
     check_harvest,
@@ -28,10 +31,10 @@ from geoconstraints.commands import (
 )
 from geoconstraints.demo import run_demo
 from geoconstraints.errors import GeoConstraintsError
-from geoconstraints.io.describe import describe_file
+from geoconstraints.io.describe import as_lines, describe, describe_project
 from geoconstraints.io.layers import load_layers
 from geoconstraints.io.roles import ROLES, role_option
-from geoconstraints.io.sources import parse_path_layer, sources_from_geopackage
+from geoconstraints.io.sources import parse_path_layer, read_project_file, sources_from_geopackage
 from geoconstraints.output import write_result
 from geoconstraints.output.field import FIELD_NAMES, write_field_files
 from geoconstraints.output.files import check_out_dir
@@ -45,6 +48,7 @@ from geoconstraints.output.siteplan import (
     site_plan_rule,
     write_siteplan,
 )
+from geoconstraints.rulebook import registry
 from geoconstraints.rulebook.loader import load_rulebook
 from geoconstraints.rules.seqr import action_types
 from geoconstraints.units import number_problem
@@ -65,6 +69,27 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
     root.propagate = False
     root.setLevel(logging.ERROR if quiet else (logging.DEBUG if verbose > 1 else
                                                logging.INFO if verbose else logging.WARNING))
+    for name in GDAL_LOGGERS:  # GDAL's messages through pyogrio/rasterio: one line each, as ours
+        other = logging.getLogger(name)
+        other.handlers[:] = [handler]
+        other.propagate = False
+        other.setLevel(logging.ERROR if quiet else logging.DEBUG if verbose > 1 else logging.WARNING)
+    warnings.showwarning = _warning_line
+
+
+GDAL_LOGGERS = ("pyogrio", "rasterio", "fiona")
+"""Loggers through which GDAL speaks (``rasterio._env``, ``pyogrio._err``...)."""
+
+
+def _warning_line(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+    """A library's ``warnings.warn`` (GDAL through pyogrio, say) as one ``warning:`` line, never
+    the file and source line Python prints by default; deprecation notes only with -vv."""
+    text = str(message).strip().splitlines()[0] if str(message).strip() else category.__name__
+    if issubclass(category, (DeprecationWarning, PendingDeprecationWarning, FutureWarning)):
+        log.debug("%s: %s", category.__name__, text)
+    else:
+        log.warning("%s", text)
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -263,6 +288,19 @@ def _load(source: str | None, kwargs: dict[str, Any], **extra: Any) -> Any:
     return layers
 
 
+def _book(rulebook: str, source: str | None, kwargs: dict[str, Any]) -> Any:
+    """The rulebook: ``--rulebook`` when given, else the project file's ``rulebook``, else the default."""
+    ctx = click.get_current_context()
+    if ctx.get_parameter_source("rulebook") is ParameterSource.DEFAULT:
+        project = kwargs.get("project") or (source if source and str(source).lower().endswith(".toml") else None)
+        if project is not None:
+            named = read_project_file(Path(project))[1].get("rulebook")
+            if named:
+                log.info("rulebook %s (from the project file %s)", named, Path(project).name)
+                return load_rulebook(named)
+    return load_rulebook(rulebook)
+
+
 def _finish(result: Any, out_dir: str, offline: bool, fail_on: str | None, parcel: str | None = None,
             **limits: Any) -> None:
     written = write_result(result, out_dir, offline=offline, parcel=parcel, **limits)
@@ -291,6 +329,7 @@ def main(verbose: int, quiet: bool, debug: bool, strict: bool) -> None:
     """geoconstraints: a linter for land. Checks GIS layers against flood, stream-corridor,
     timber-harvest and stormwater law and reports findings with citations and map locations."""
     _setup_logging(verbose, quiet)
+    registry.RERAISE = debug  # a failing check: its traceback with --debug, else a not_evaluated finding
 
 
 @main.command("rules")
@@ -328,18 +367,26 @@ def _has_tabulate() -> bool:
 
 
 @main.command("layers")
-@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.argument("files", nargs=-1, type=click.Path())
+@click.option("--project", type=click.Path(dir_okay=False), default=None,
+              help="Dry-run a project file: what each role maps to, the fields found and missing, problems.")
+@click.option("--json", "as_json", is_flag=True, help="Print the description as JSON.")
 @guarded
-def layers_cmd(files: tuple[str, ...]) -> None:
-    """List what each FILE holds per role: count, CRS, fields, problems."""
+def layers_cmd(files: tuple[str, ...], project: str | None, as_json: bool) -> None:
+    """List what each FILE (or the --project file) holds per role: count, CRS, fields, problems."""
 
-    bad = False
-    for f in files:
-        rows, ok = describe_file(Path(f))
-        bad = bad or not ok
-        for line in rows:
-            click.echo(line)
-    if bad:
+    if not files and project is None:
+        raise click.UsageError("give one or more FILEs, or --project FILE")
+    described = [describe_project(project)] if project is not None else []
+    described += [describe(f) for f in files]
+    if as_json:
+        click.echo(json.dumps(described if len(described) > 1 else described[0], indent=1, default=str))
+    else:
+        for d in described:
+            for line in as_lines(d):
+                click.echo(line)
+    if any(not d["ok"] or (d["kind"] == "project" and (d["problem"] or any(e["problem"] for e in d["layers"])))
+           for d in described):
         sys.exit(2)
 
 
@@ -353,7 +400,7 @@ def harvest_cmd(plan: str | None, rulebook: str, out_dir: str, offline: bool, fa
     """Validate a timber-harvest site PLAN (GeoPackage with harvest_area, landings, haul_roads,
     skid_trails and context layers) against the HRV rules."""
 
-    rb = load_rulebook(rulebook)
+    rb = _book(rulebook, plan, kwargs)
     layers = _load(plan, kwargs, primary=("harvest_area", "parcels"))
     _finish(check_harvest(layers, rb), out_dir, offline, fail_on)
 
@@ -380,7 +427,7 @@ def siteplan_cmd(plan: str | None, rulebook: str, scale: str | None, paper: str,
     true-scale, georeferenced vector PDF (tiled with a key map when it needs several sheets), plus
     field.kml / field.gpx for crews and plots/*.png (road profiles)."""
 
-    rb = load_rulebook(rulebook)
+    rb = _book(rulebook, plan, kwargs)
     rule = site_plan_rule(rb)
     ft = check_scale(rule.t("min_scale_ft_per_in") if scale is None else scale, rule)
     layers = _load(plan, kwargs, primary=("harvest_area", "parcels"))
@@ -423,7 +470,7 @@ def screen_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline: bo
     parcels.csv hold everything; report.html and map.html summarise and say what they leave out.
     """
 
-    rb = load_rulebook(rulebook)
+    rb = _book(rulebook, layers_file, kwargs)
     layers = _load(layers_file, kwargs, primary=("parcels",))
     _finish(screen_parcels(layers, rb), out_dir, offline, fail_on, parcel=parcel,
             map_max_features=map_max_features, report_max_parcels=report_max_parcels,
@@ -459,7 +506,7 @@ def flood_site_cmd(footprint: str, rulebook: str, out_dir: str, offline: bool, f
         source = str(p)
     elif kwargs.get("footprints") is None:
         kwargs["footprints"] = footprint
-    rb = load_rulebook(rulebook)
+    rb = _book(rulebook, source, kwargs)
     layers = _load(source, kwargs, primary=("footprints", "parcels"))
     _finish(check_site(layers, rb, **opts), out_dir, offline, fail_on)
 
@@ -478,7 +525,7 @@ def stormwater_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline
                    larger_common_plan: bool, **kwargs: Any) -> None:
     """Stormwater permits (SWP rules): disturbed acreage, Conditions A/B/C, phasing, inspections."""
 
-    rb = load_rulebook(rulebook)
+    rb = _book(rulebook, layers_file, kwargs)
     layers = _load(layers_file, kwargs, primary=("disturbance", "parcels"))
     res = check_stormwater(layers, rb, rainfall=rainfall, inspection_log=inspection_log,
                            approved_swppp=approved_swppp, larger_common_plan=larger_common_plan)

@@ -147,11 +147,12 @@ def read_project_file(path: Path) -> tuple[dict[str, LayerSource], dict[str, Any
 
 def file_source(role: str, value: str | os.PathLike[str]) -> LayerSource:
     """The source of ``role`` from ``PATH[:LAYER]`` (a GDAL virtual path or URL kept as given)."""
-    p, layer = parse_path_layer(value)
-    uri = gdal_path(str(p)) if is_virtual(os.fspath(value)) else None
-    if uri is not None:
-        p = Path(split_virtual_layer(os.fspath(value))[0])
-    return LayerSource(role, p, layer, uri=uri)
+    text = os.fspath(value)
+    if is_virtual(text):
+        head, layer = split_virtual_layer(text)
+        return LayerSource(role, Path(head), layer, uri=gdal_path(head))
+    p, layer = parse_path_layer(text)
+    return LayerSource(role, p, layer)
 
 
 def resolve_sources(
@@ -179,7 +180,7 @@ def resolve_sources(
         fields, id_field = (dict(prev.fields), prev.id_field) if prev else ({}, None)
         if isinstance(value, gpd.GeoDataFrame):
             sources[role] = LayerSource(role, Path("GeoDataFrame"), None, fields, id_field, frame=value)
-        elif is_db_source(value):
+        elif isinstance(value, (str, os.PathLike)) and is_db_source(value):
             sources[role] = _db_layer_source(role, parse_db_source(os.fspath(value)), fields, id_field)
         elif isinstance(value, (str, os.PathLike)):
             src = file_source(role, value)

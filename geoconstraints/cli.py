@@ -155,11 +155,12 @@ def known_failure(exc: BaseException, out_dir: str | None) -> str:
     if isinstance(exc, MemoryError):
         return ("ran out of memory. Run on a smaller area (clip the layers to it), or on a machine "
                 "with more memory")
+    if code == errno.ENAMETOOLONG:
+        opt = "--out " if out_dir and Path(out_dir).name[:40] in str(where) else ""
+        return (f"{opt}{str(where)[:60]}...: a name in this path is longer than the system allows (usually 255 "
+                f"bytes). Choose a shorter {'--out folder' if opt else 'name'}")
     if code in (errno.ENOSPC, errno.EDQUOT) or (out_dir and _writing_failure(exc) and _low_disk(out_dir)):
         return f"no space left on device writing {where}. Free some space or choose another --out"
-    if code == errno.ENAMETOOLONG:
-        return (f"file name too long: {str(where)[:80]}... (a name in the path is over the system's limit, "
-                f"usually 255 bytes). Choose a shorter --out")
     if code in (errno.EACCES, errno.EPERM, errno.EROFS):
         why = "read-only file system" if code == errno.EROFS else "permission denied"
         return f"cannot write {where} ({why}). Choose another --out, a folder you can write to"
@@ -172,10 +173,10 @@ def _writing_failure(exc: BaseException) -> bool:
 
 
 def _low_disk(out_dir: str) -> bool:
-    path = Path(out_dir).absolute()
-    while not path.exists() and path != path.parent:
-        path = path.parent
     try:
+        path = Path(out_dir).absolute()
+        while not path.exists() and path != path.parent:
+            path = path.parent
         return shutil.disk_usage(path).free < LOW_DISK_BYTES
     except OSError:
         return False
@@ -226,8 +227,9 @@ class OneLineGroup(click.Group):
         try:
             rv = super().main(*args, standalone_mode=False, **kwargs)
         except click.UsageError as exc:
+            text = exc.format_message().rstrip()
             hint = f" See '{exc.ctx.command_path} --help'." if exc.ctx is not None else ""
-            _fail(exc.format_message() + hint, exc.exit_code)
+            _fail(text + ("" if text.endswith((".", "?", "!")) else ".") + hint, exc.exit_code)
         except click.ClickException as exc:
             _fail(exc.format_message(), exc.exit_code)
         except click.exceptions.Abort:
@@ -317,7 +319,7 @@ def _finish(result: Any, out_dir: str, offline: bool, fail_on: str | None, parce
 # ---------------------------------------------------------------------------------------------
 # commands
 
-@click.group(cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.group(name="geoconstraints", cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
 @click.version_option(package_name="geoconstraints")
 @click.option("-v", "--verbose", count=True, help="More messages (-vv for debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors.")

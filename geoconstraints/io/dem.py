@@ -222,7 +222,7 @@ class Dem:
         Points are transformed to the DEM CRS with pyproj, then interpolated between the four
         surrounding cell centres. Within the outer half cell of the DEM (outside the outermost
         cell centres but inside its footprint) the edge cells are extended. Only the window of
-        cells around the points is read.
+        cells around the points is read (in pieces along a long line).
 
         Parameters
         ----------
@@ -245,14 +245,22 @@ class Dem:
         out = np.full(np.shape(col), np.nan)
         if not inside.any():
             return out
-        ci, ri = col[inside], row[inside]
+        out[inside] = self._sample_cells(col[inside], row[inside])
+        return out
+
+    def _sample_cells(self, ci: np.ndarray, ri: np.ndarray) -> np.ndarray:
+        """Bilinear values at fractional cells (all on the DEM), read window by window: points
+        whose window would exceed :data:`MAX_WINDOW_CELLS` are split in halves, in their order
+        (the points of a long road profile are in order along it, so each half stays narrow)."""
         r0 = max(math.floor(ri.min()) - 1, 0)
         c0 = max(math.floor(ci.min()) - 1, 0)
         r1 = min(math.ceil(ri.max()) + 1, self.height)
         c1 = min(math.ceil(ci.max()) + 1, self.width)
+        if (r1 - r0) * (c1 - c0) > MAX_WINDOW_CELLS // 4 and len(ci) > 1:
+            half = len(ci) // 2
+            return np.concatenate([self._sample_cells(ci[:half], ri[:half]), self._sample_cells(ci[half:], ri[half:])])
         z = self.read_ft(((r0, r1), (c0, c1)))
-        out[inside] = _bilinear(z, ci, ri, (r0, c0), (self.height, self.width))
-        return out
+        return _bilinear(z, ci, ri, (r0, c0), (self.height, self.width))
 
     def bounds_polygon(self, crs=None) -> Polygon:
         """The DEM footprint (outer cell edges) as a polygon in ``crs`` (default: the DEM CRS).

@@ -34,6 +34,7 @@ from geoconstraints.io.sources import read_source, resolve_sources, sha256_file
 from geoconstraints.io.validate import (
     assign_ids,
     canonical_fields,
+    check_numbers,
     clean_geometries,
     nfhl_sentinels,
     normalize_role_fields,
@@ -257,6 +258,7 @@ def _read_role(role: str, src: LayerSource, warn: list[str], *, strict: bool = F
     gdf = assign_ids(gdf, src, spec, warn, strict=strict)
     gdf = clean_geometries(gdf, role, src.label, warn)
     gdf = nfhl_sentinels(gdf, spec)
+    check_numbers(gdf, role, src.label)
     gdf = normalize_role_fields(gdf, role)
     if len(gdf) == 0:
         warn.append(f"{what}: has no features; rules that need {role} are not evaluated")

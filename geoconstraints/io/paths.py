@@ -74,7 +74,7 @@ def label(text: str) -> str:
     return redact(text)
 
 
-def check_file(path: Path, what: str) -> None:
+def check_file(path: Path, what: str, *, allow_empty: bool = False) -> None:
     """Refuse a path that is missing, empty, a folder (but a File Geodatabase) or a special file.
 
     Parameters
@@ -97,7 +97,7 @@ def check_file(path: Path, what: str) -> None:
     if not stat.S_ISREG(st.st_mode):
         raise LayerReadError(f"{what}{path} is not a regular file ({_kind(st.st_mode)}). Give a data file saved "
                              f"on disk")
-    if st.st_size == 0:
+    if st.st_size == 0 and not allow_empty:
         raise LayerReadError(f"{what}file {path} is empty (0 bytes). Export the layer again")
     if not os.access(path, os.R_OK):
         raise LayerReadError(f"{what}file {path} cannot be read (permission denied). Check its permissions")
@@ -121,7 +121,7 @@ def read_small_text(path: Path, what: str, *, limit: int = MAX_TEXT_BYTES,
     never more than ``limit + 1`` bytes.
     """
     try:
-        check_file(path, what)
+        check_file(path, what, allow_empty=True)
     except LayerReadError as exc:
         raise error(str(exc)) from None
     try:

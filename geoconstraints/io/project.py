@@ -72,31 +72,54 @@ class Project(_Strict):
 PROJECT_KEYS = tuple(Project.model_fields)
 
 
+def _data_loc(loc: tuple[Any, ...], data: Any) -> tuple[list[Any], Any]:
+    """The part of a pydantic ``loc`` that is a path in ``data`` (union members pydantic tried,
+    ``str``, ``LayerSpec``..., dropped) and the value found there."""
+    path, cur = [], data
+    for p in loc:
+        if isinstance(cur, dict) and p in cur:
+            path.append(p)
+            cur = cur[p]
+    return path, cur
+
+
+def _best(errors: list[dict[str, Any]], data: Any) -> dict[str, Any]:
+    """The error to report: for a table the error inside it (not "is not text"), else the first."""
+    for err in errors:
+        path, value = _data_loc(err["loc"], data)
+        if isinstance(value, dict) or err["type"] in ("extra_forbidden", "literal_error", "missing"):
+            if err["type"] != "string_type":
+                return err
+    return errors[0]
+
+
 def _message(err: dict[str, Any], data: dict[str, Any]) -> str:
-    loc = [p for p in err["loc"] if not (isinstance(p, str) and (p in ("str", "int", "DemSpec", "LayerSpec")
-                                                                 or "[" in p))]
+    loc, got = _data_loc(err["loc"], data)
     typ = err["type"]
     if typ == "extra_forbidden":
         parent, key = loc[:-1], str(loc[-1])
-        options = {0: PROJECT_KEYS, 1: tuple(DemSpec.model_fields)}.get(len(parent), tuple(LayerSpec.model_fields))
-        if parent and parent[0] == "layers":
+        if not parent:
+            options: tuple[str, ...] = PROJECT_KEYS
+        elif parent[0] == "layers":
             options = tuple(k for k in LayerSpec.model_fields if k != "where")
+        else:
+            options = tuple(DemSpec.model_fields)
         close = difflib.get_close_matches(key, options, n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         table = "[" + ".".join(map(str, parent)) + "] " if parent else ""
         return f"{table}unknown key {key!r}{hint}; keys are {', '.join(options)}"
+    if typ == "missing":
+        where = "[" + ".".join(map(str, loc)) + "]"
+        return f"{where} needs {err['loc'][-1]} = \"...\""
     key = ".".join(map(str, loc))
-    got = data
-    for p in err["loc"]:
-        got = got.get(p, got) if isinstance(got, dict) else got
     if len(loc) == 2 and loc[0] == "layers":
         return (f"{key} = {got!r} is not a layer: give {loc[1]} = \"FILE[:LAYER]\" under [layers], or a table "
                 f"[layers.{loc[1]}] with path = \"FILE\"")
-    if typ == "missing":
-        return f"{key} is missing"
     if typ == "literal_error":
         return f"{key} = {got!r} is not one of ft, m"
-    return f"{key} = {got!r} is not {'a path or ' if loc[-1] == 'dem' else ''}text in quotes ({err['msg']})"
+    if loc == ["dem"]:
+        return f"dem = {got!r} is not a path: give dem = \"FILE.tif\" or a [dem] table with path and z_units"
+    return f"{key} = {got!r} is not text in quotes"
 
 
 def parse_project(text: str, where: str) -> Project:
@@ -111,7 +134,7 @@ def parse_project(text: str, where: str) -> Project:
         project = Project.model_validate(data)
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
-        raise InputError(f"project file {where}: {_message(errors[0], data)}. Fix the file") from None
+        raise InputError(f"project file {where}: {_message(_best(errors, data), data)}. Fix the file") from None
     unknown = [r for r in project.layers if r not in ROLES]
     if unknown:
         close = difflib.get_close_matches(unknown[0], list(ROLES), n=1, cutoff=0.6)

@@ -119,6 +119,9 @@ def parse_crs(value: str | int | CRS, *, what: str = "--crs") -> CRS:
 
 def check_working_crs(crs: CRS, *, what: str = "--crs") -> CRS:
     """Refuse a working CRS that is not projected in feet."""
+    if crs.is_engineering or not (crs.is_projected or crs.is_geographic):
+        raise CRSError(f"{what} {crs.name!r} is a local engineering system (LOCAL_CS), not tied to the earth. "
+                       f"Use a State Plane CRS in US survey feet, e.g. EPSG:2261, or leave --crs out")
     if not crs.is_projected:
         raise CRSError(
             f"{what} {crs.to_string()} is geographic (degrees): distances and areas need a "

@@ -282,6 +282,34 @@ def nfhl_sentinels(gdf: pd.DataFrame, spec: RoleSpec) -> pd.DataFrame:
     return gdf
 
 
+NUMBER_FIELDS: dict[str, dict[str, bool]] = {
+    "harvest_area": {"cords": True, "cubic_feet": True, "board_feet": True},
+    "roads": {"row_width_ft": True},
+    "flood_zones": {"STATIC_BFE": False, "DEPTH": True, "VELOCITY": True},
+    "flood_zones_preliminary": {"STATIC_BFE": False, "DEPTH": True, "VELOCITY": True},
+    "bfe_lines": {"ELEV": False},
+}
+"""Numeric fields a rule reads, per role: ``True`` where a negative value means nothing (a
+volume, a width, a depth). Infinity is refused in all of them (NaN is a missing value)."""
+
+
+def check_numbers(gdf: gpd.GeoDataFrame, role: str, label: str) -> None:
+    """Refuse an infinite value, or a negative one where it means nothing, in a numeric field a
+    rule reads (:data:`NUMBER_FIELDS`), naming the layer, the field and the features."""
+    what = f"layer {role} ({label})"
+    for name, nonneg in NUMBER_FIELDS.get(role, {}).items():
+        if name not in gdf.columns:
+            continue
+        vals = pd.to_numeric(gdf[name], errors="coerce").to_numpy(dtype="float64")
+        bad = np.isinf(vals) | ((vals < 0) & nonneg)
+        if bad.any():
+            ids = gdf["feature_id"].to_numpy()[bad].astype(str)
+            first = vals[bad][0]
+            why = "is not a finite number" if np.isinf(first) else "is negative, which means nothing here"
+            raise FieldError(f"{what}: field {name} = {first:g} {why} (feature{'s' if len(ids) > 1 else ''} "
+                             f"{id_list(ids)}). Correct the value, or leave it empty where it is not known")
+
+
 def normalize_role_fields(gdf: gpd.GeoDataFrame, role: str) -> gpd.GeoDataFrame:
     """Role-specific derived columns (stream kind from FCODE, SFHA_TF from FLD_ZONE, ...)."""
     if role == "streams":

@@ -254,8 +254,8 @@ class Dem:
         (the points of a long road profile are in order along it, so each half stays narrow)."""
         r0 = max(math.floor(ri.min()) - 1, 0)
         c0 = max(math.floor(ci.min()) - 1, 0)
-        r1 = min(math.ceil(ri.max()) + 1, self.height)
-        c1 = min(math.ceil(ci.max()) + 1, self.width)
+        r1 = min(math.floor(ri.max()) + 2, self.height)  # the lower/right neighbours (even of weight 0)
+        c1 = min(math.floor(ci.max()) + 2, self.width)
         if (r1 - r0) * (c1 - c0) > MAX_WINDOW_CELLS // 4 and len(ci) > 1:
             half = len(ci) // 2
             return np.concatenate([self._sample_cells(ci[:half], ri[:half]), self._sample_cells(ci[half:], ri[half:])])

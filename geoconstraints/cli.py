@@ -11,6 +11,7 @@ import functools
 import io
 import json
 import logging
+import math
 import os
 import shutil
 import sys
@@ -197,7 +198,7 @@ class Number(click.ParamType):
         self.name = "integer" if integer else "number"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value):
             text = repr(value)
         else:
             text = str(value).strip()
@@ -221,11 +222,12 @@ class Number(click.ParamType):
 class OneLineGroup(click.Group):
     """Usage errors (a bad option value, a missing option) as one ``error:`` line, exit code 2."""
 
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
-            rv = super().main(*args, standalone_mode=False, **kwargs)
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.UsageError as exc:
             text = exc.format_message().rstrip()
             hint = f" See '{exc.ctx.command_path} --help'." if exc.ctx is not None else ""

@@ -6,6 +6,7 @@ the one PROJ and the EPSG registry use for every CRS.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pyproj
@@ -108,7 +109,7 @@ def number_problem(value: Any, *, minimum: float | None = None, above: bool = Fa
         x = float(value)
     except (TypeError, ValueError):
         return f"{value!r} is not a number"
-    if x != x or x in (float("inf"), float("-inf")):
+    if not math.isfinite(x):
         return f"{value} is not a finite number (NaN and infinity are refused)"
     if minimum is not None and (x <= minimum if above else x < minimum):
         return f"{value} is not more than {minimum:g}" if above else (

@@ -154,7 +154,7 @@ def test_sample_path_works_from_an_installed_wheel(tmp_path):
     wheels = tmp_path / "wheels"
     build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
                             "-q", "-w", str(wheels), str(ROOT)], capture_output=True, text=True, timeout=600,
-                           cwd=tmp_path)
+                           cwd=tmp_path, check=False)
     assert build.returncode == 0, build.stderr[-2000:]
     wheel = next(wheels.glob("geoconstraints-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
@@ -162,7 +162,8 @@ def test_sample_path_works_from_an_installed_wheel(tmp_path):
             "geoconstraints/rulebook/vestal.yaml"} <= set(names)
     target = tmp_path / "site"
     inst = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target",
-                           str(target), str(wheel)], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+                           str(target), str(wheel)], capture_output=True, text=True, timeout=600, cwd=tmp_path,
+                          check=False)
     assert inst.returncode == 0, inst.stderr[-2000:]
     code = ("import geoconstraints as gc, json; p = gc.sample_path(); d = gc.sample_path('dem.tif'); "
             "print(json.dumps([gc.__file__, str(p), p.is_file(), d.stat().st_size, "
@@ -170,7 +171,7 @@ def test_sample_path_works_from_an_installed_wheel(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "GEOCONSTRAINTS_SAMPLE"}
     env["PYTHONPATH"] = str(target)
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path,
-                         env=env)
+                         env=env, check=False)
     assert run.returncode == 0, run.stderr[-2000:]
     file, path, is_file, dem_size, epsg = json.loads(run.stdout)
     assert file.startswith(str(target)) and path.startswith(str(target))  # imported from the install

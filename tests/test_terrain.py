@@ -13,7 +13,6 @@ linear profiles with breakpoints on multiples of ``c`` are sampled exactly.
 
 from __future__ import annotations
 
-import logging
 import math
 from pathlib import Path
 

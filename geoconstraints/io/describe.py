@@ -98,8 +98,9 @@ def _loaded(role: str, layers: Any) -> dict[str, Any]:
 def _entry_lines(what: str, e: dict[str, Any]) -> list[str]:
     n = e["features"]
     kinds = ", ".join(e["geometry_types"]) or "no geometries"
-    lines = [f"  {what} -> role {e['role']}: {n} feature{'' if n == 1 else 's'} ({kinds}), CRS {e['crs']}, "
-             f"working CRS {e['working_crs']} ({e['working_crs_reason']})"]
+    head = (f"  {what} -> role {e['role']}: {n} feature{'' if n == 1 else 's'} ({kinds}), CRS {e['crs']}, "
+            f"working CRS {e['working_crs']} ({e['working_crs_reason']})")
+    lines = [head]
     if e["extent_lonlat"]:
         w, s_, east, n_ = e["extent_lonlat"]
         lines.append(f"    extent: lon {w:.5f} to {east:.5f}, lat {s_:.5f} to {n_:.5f} "
@@ -346,10 +347,11 @@ def _raster_lines(d: dict[str, Any]) -> list[str]:
     e = d["layers"][0]
     if e["problem"] is not None:
         r = e["raw"]
-        return [d["source"], f"  raster {r['width']}x{r['height']}, CRS {r['crs']}, nodata {r['nodata']}, "
-                             f"dtype {r['dtype']}", f"  role dem: problem: {e['problem']}"]
-    return [d["source"], f"  role dem: raster {e['width']}x{e['height']}, CRS {e['crs']}, cell {e['cell_size_ft']:.3f} "
-                         f"ft, z in {e['z_units']} ({e['z_units_source']}), nodata {e['nodata']}"]
+        raw = f"  raster {r['width']}x{r['height']}, CRS {r['crs']}, nodata {r['nodata']}, dtype {r['dtype']}"
+        return [d["source"], raw, f"  role dem: problem: {e['problem']}"]
+    line = (f"  role dem: raster {e['width']}x{e['height']}, CRS {e['crs']}, cell {e['cell_size_ft']:.3f} "
+            f"ft, z in {e['z_units']} ({e['z_units_source']}), nodata {e['nodata']}")
+    return [d["source"], line]
 
 
 def describe_file(path: str | Path) -> tuple[list[str], bool]:

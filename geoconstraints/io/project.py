@@ -86,10 +86,10 @@ def _data_loc(loc: tuple[Any, ...], data: Any) -> tuple[list[Any], Any]:
 def _best(errors: list[dict[str, Any]], data: Any) -> dict[str, Any]:
     """The error to report: for a table the error inside it (not "is not text"), else the first."""
     for err in errors:
-        path, value = _data_loc(err["loc"], data)
-        if isinstance(value, dict) or err["type"] in ("extra_forbidden", "literal_error", "missing"):
-            if err["type"] != "string_type":
-                return err
+        _, value = _data_loc(err["loc"], data)
+        inside = isinstance(value, dict) or err["type"] in ("extra_forbidden", "literal_error", "missing")
+        if inside and err["type"] != "string_type":
+            return err
     return errors[0]
 
 

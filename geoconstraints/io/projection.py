@@ -12,7 +12,6 @@ import re
 
 import pyproj
 from pyproj import CRS
-from pyproj.aoi import AreaOfInterest
 from pyproj.database import query_crs_info
 from pyproj.enums import PJType
 

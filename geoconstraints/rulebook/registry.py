@@ -92,7 +92,7 @@ def run_group(rulebook: Rulebook, group: str, ctx: Any) -> gpd.GeoDataFrame:
                                 f"{type(res).__name__}, not a findings frame built with Rule.findings")
         except (GeoConstraintsError, MemoryError):
             raise
-        except Exception as exc:  # noqa: BLE001 - a bug in one check must not take the run down
+        except Exception as exc:  # a bug in one check must not take the run down
             if RERAISE:
                 raise
             res = failed_check(rule, exc, getattr(ctx, "crs", None))

@@ -257,8 +257,8 @@ def _read_role(role: str, src: LayerSource, warn: list[str], *, strict: bool = F
     absent = [f for f in spec.optional if f not in gdf.columns]
     gdf = assign_ids(gdf, src, spec, warn, strict=strict)
     gdf = clean_geometries(gdf, role, src.label, warn)
+    check_numbers(gdf, role, src.label, warn)
     gdf = nfhl_sentinels(gdf, spec)
-    check_numbers(gdf, role, src.label)
     gdf = normalize_role_fields(gdf, role)
     if len(gdf) == 0:
         warn.append(f"{what}: has no features; rules that need {role} are not evaluated")

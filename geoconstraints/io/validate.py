@@ -14,7 +14,7 @@ import shapely
 
 from geoconstraints.errors import FieldError, GeometryError, InputError
 from geoconstraints.io.roles import NFHL_SENTINEL, ROLES, LayerSource, RoleSpec
-from geoconstraints.text import id_list, truthy
+from geoconstraints.text import id_list, is_blank, truthy
 
 log = logging.getLogger(__name__)
 
@@ -293,14 +293,24 @@ NUMBER_FIELDS: dict[str, dict[str, bool]] = {
 volume, a width, a depth). Infinity is refused in all of them (NaN is a missing value)."""
 
 
-def check_numbers(gdf: gpd.GeoDataFrame, role: str, label: str) -> None:
+def check_numbers(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[str] | None = None) -> None:
     """Refuse an infinite value, or a negative one where it means nothing, in a numeric field a
-    rule reads (:data:`NUMBER_FIELDS`), naming the layer, the field and the features."""
+    rule reads (:data:`NUMBER_FIELDS`), naming the layer, the field and the features; text that
+    is no number (other than NFHL's ``NP``) is a warning: that value counts as not given."""
     what = f"layer {role} ({label})"
     for name, nonneg in NUMBER_FIELDS.get(role, {}).items():
         if name not in gdf.columns:
             continue
-        vals = pd.to_numeric(gdf[name], errors="coerce").to_numpy(dtype="float64")
+        raw = gdf[name]
+        vals = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", copy=True)
+        given = ~raw.map(is_blank).to_numpy(dtype=bool) & (raw.astype(str).str.strip().str.upper() != "NP").to_numpy()
+        text = np.isnan(vals) & given
+        if name in ROLES[role].sentinel_fields:
+            vals[vals == NFHL_SENTINEL] = np.nan  # NFHL's "none"
+        if text.any() and warn is not None:
+            ids = gdf["feature_id"].to_numpy()[text].astype(str)
+            warn.append(f"{what}: field {name} holds text that is no number ({raw[text].iloc[0]!r}) in "
+                        f"{id_list(ids)}; those values count as not given")
         bad = np.isinf(vals) | ((vals < 0) & nonneg)
         if bad.any():
             ids = gdf["feature_id"].to_numpy()[bad].astype(str)
@@ -320,13 +330,14 @@ def normalize_role_fields(gdf: gpd.GeoDataFrame, role: str) -> gpd.GeoDataFrame:
             kind = kind.where(kind.notna(), from_code)
         gdf["kind"] = kind.map(lambda v: str(v).strip().lower() if isinstance(v, str) and v.strip() else None)
     if role in ("flood_zones", "flood_zones_preliminary"):
-        gdf["FLD_ZONE"] = gdf["FLD_ZONE"].map(lambda v: str(v).strip().upper() if v is not None and pd.notna(v) else None)
+        gdf["FLD_ZONE"] = gdf["FLD_ZONE"].map(lambda v: None if is_blank(v) else str(v).strip().upper()).astype(object)
         if "ZONE_SUBTY" not in gdf.columns:
             gdf["ZONE_SUBTY"] = None
         gdf["ZONE_SUBTY"] = gdf["ZONE_SUBTY"].map(lambda v: str(v).strip().upper() if isinstance(v, str) and v.strip() else None)
         if "SFHA_TF" not in gdf.columns:
             gdf["SFHA_TF"] = None
-        derived = gdf["FLD_ZONE"].map(lambda z: "T" if z and z.startswith(("A", "V")) and z != "AREA NOT INCLUDED" else "F")
+        derived = gdf["FLD_ZONE"].map(lambda z: "T" if isinstance(z, str) and z.startswith(("A", "V"))
+                                      and z != "AREA NOT INCLUDED" else "F")
         sfha = gdf["SFHA_TF"].map(lambda v: str(v).strip().upper()[:1] if isinstance(v, str) and v.strip() else None)
         gdf["SFHA_TF"] = sfha.where(sfha.isin(["T", "F"]), derived)
     if role == "skid_trails" and "constructed" in gdf.columns:

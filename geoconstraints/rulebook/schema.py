@@ -69,6 +69,12 @@ def number_problem(key: str, value: Any) -> str:
     ('= -1 is negative: a count is 0 or more', '')
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
+        try:
+            as_number = float(value) if isinstance(value, str) else None
+        except ValueError:
+            as_number = None
+        if as_number is not None and math.isfinite(as_number):  # YAML reads 1e12 as text
+            return f"= {value!r} is text to YAML, not a number; write it as {as_number!r}"
         return f"= {value!r} is not a number"
     if not math.isfinite(value):
         return f"= {value!r} is not a finite number (NaN and infinity are refused)"
@@ -242,7 +248,7 @@ class RulebookFile(_Strict):
     extends: _Text | None = None
     notes: _Text | None = None
     rules: list[RulePart] | None = None
-    waive: dict[_Text, Any] | None = None
+    waive: dict[_Text, _Text | None] | None = None
 
     @field_validator("version")
     @classmethod

@@ -1243,6 +1243,29 @@ def dem_local_engineering_crs(folder: Path) -> Case:
                 out_dir=folder / "out")
 
 
+@entry
+def dem_inside_a_zip(folder: Path) -> Case:
+    """A DEM read in place from a zip (/vsizip/): the run completes, the zip is hashed for the report."""
+    import zipfile
+
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})
+    dem = write_dem(folder / "dem.tif", units="ft")
+    zpath = folder / "lidar.zip"
+    with zipfile.ZipFile(zpath, "w") as z:
+        z.write(dem, "dem.tif")
+    dem.unlink()
+    return Case(harvest(folder, gpkg, "--dem", f"/vsizip/{zpath}/dem.tif"), 0, ("harvest:", "outputs in"))
+
+
+@entry
+def dem_url(folder: Path) -> Case:
+    """--dem https://...: a DEM must be on this machine (its SHA-256 goes in the report); nothing fetched."""
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})
+    return Case(harvest(folder, gpkg, "--dem", "http://127.0.0.1:9/dem.tif"), 2,
+                ("DEM http://127.0.0.1:9/dem.tif", "must be a file on this machine", "Download it"),
+                out_dir=folder / "out")
+
+
 # ------------------------------------------------------------------------------------------
 # tables: rainfall
 
@@ -1294,3 +1317,16 @@ def out_name_too_long(folder: Path) -> Case:
     """--out with a 300-character folder name: was an OSError; now named."""
     return Case(screen(folder, sample_gpkg(folder))[:-2] + ["--out", str(folder / ("x" * 300))], 2,
                 ("--out", "longer than the system allows", "Choose a shorter --out folder"))
+
+
+@entry
+def refused_run_keeps_the_previous_outputs(folder: Path) -> Case:
+    """An --out folder holding last week's results and a refused input: the old files stay as they were."""
+    out = folder / "out"
+    out.mkdir()
+    (out / "findings.geojson").write_text('{"type": "FeatureCollection", "features": []}\n')
+    (out / "report.html").write_text("<html>last week</html>\n")
+    p = parcels()
+    p.loc[0, "geometry"] = Polygon([(X0, Y0), (X0 + 200, Y0), (float("inf"), Y0 + 200)])
+    gpkg = write_gpkg(folder / "town.gpkg", {"parcels": p})
+    return Case(screen(folder, gpkg), 2, ("feature P1 has vertices without coordinates",))

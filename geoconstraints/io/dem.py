@@ -22,7 +22,7 @@ from rasterio.windows import Window
 from shapely.geometry import Polygon
 
 from geoconstraints.errors import CRSError, DemError, LayerReadError
-from geoconstraints.io.paths import check_file, gdal_path, is_virtual
+from geoconstraints.io.paths import check_file, gdal_path, is_virtual, local_archive
 from geoconstraints.text import redact
 from geoconstraints.units import FT_PER_M, ft_per_unit, normalize_length_unit
 
@@ -177,11 +177,17 @@ class Dem:
         return self._read(key)
 
     def _read(self, key: tuple[int, int, int, int]) -> np.ndarray:
-        """One window from the file (cached: the focus and the last few windows)."""
+        """One window from the file, cached: the focus, and the last windows read while all of
+        them hold at most 2 x :data:`MAX_WINDOW_CELLS` cells."""
         if key not in self._cache:
-            if len(self._cache) >= _CACHED_WINDOWS:
-                self._cache.pop(next(k for k in self._cache if k != self.focus))
-            self._cache[key] = _read_window_ft(self, key)
+            z = _read_window_ft(self, key)
+            while self._cache and (len(self._cache) >= _CACHED_WINDOWS
+                                   or sum(a.size for a in self._cache.values()) + z.size > 2 * MAX_WINDOW_CELLS):
+                old = next((k for k in self._cache if k != self.focus), None)
+                if old is None:
+                    break
+                del self._cache[old]
+            self._cache[key] = z
         return self._cache[key]
 
     def set_focus(self, bounds: tuple[float, float, float, float], crs: Any, margin_ft: float = 0.0) -> bool:
@@ -438,6 +444,13 @@ def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
     text = os.fspath(path)
     uri = gdal_path(text) if is_virtual(text) else None
     path = Path(text)
+    if uri is not None:  # the provenance hashes the DEM's file: it must be on this machine
+        archive = local_archive(text)
+        if archive is None or not archive.is_file():
+            raise DemError(f"DEM {redact(text)}: a DEM must be a file on this machine (a GeoTIFF, or one inside a "
+                           f"local .zip through /vsizip/), so the report can record its SHA-256. Download it and "
+                           f"give its path")
+        path = archive
     name = path.name
     user_unit = _user_z_units(name, z_units)
     meta = _read_dem_header(path, uri)

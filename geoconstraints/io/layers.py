@@ -26,10 +26,10 @@ from pyproj import CRS
 from geoconstraints.errors import CRSError, InputError
 from geoconstraints.io import projection
 from geoconstraints.io.dem import Dem, open_dem
-from geoconstraints.io.paths import label, local_archive
+from geoconstraints.io.paths import is_virtual, label, local_archive
 from geoconstraints.io.postgis import is_db_source, read_postgis
 from geoconstraints.io.projection import crs_label
-from geoconstraints.io.roles import ROLES, LayerSource
+from geoconstraints.io.roles import PLAN_ROLES, ROLES, SITE_ROLES, LayerSource
 from geoconstraints.io.sources import read_source, resolve_sources, sha256_file
 from geoconstraints.io.validate import (
     assign_ids,
@@ -98,7 +98,9 @@ class Layers(Mapping[str, gpd.GeoDataFrame]):
 
     def input_paths(self) -> set[Path]:
         """Resolved paths of every input file (outputs must never overwrite one)."""
-        paths = {Path(i.path).resolve() for i in self.info.values() if not is_db_source(i.path)}
+        paths = {Path(i.path).resolve() for i in self.info.values()
+                 if not is_db_source(i.path) and not is_virtual(i.path) and i.path != "GeoDataFrame"}
+        paths |= {a.resolve() for i in self.info.values() if is_virtual(i.path) and (a := local_archive(i.path))}
         if self.dem is not None:
             paths.add(Path(self.dem.path).resolve())
         return paths
@@ -228,13 +230,15 @@ def _apply_mapping(sources: dict[str, LayerSource], ids: Mapping[str, str] | Non
 
 def _open_dem(dem: Any, dem_z_units: str | None, settings: dict[str, Any], frames: dict[str, gpd.GeoDataFrame],
               working: CRS) -> Dem | None:
-    """The DEM (given, or the project's), read only around the layers' extent plus a margin."""
+    """The DEM (given, or the project's), read in one window around the plan (the harvest plan's or
+    the site plan's layers, else all layers) plus :data:`DEM_MARGIN_FT`; elsewhere window by window."""
     cfg: dict[str, Any] = settings.get("dem") or {}
     path = dem if dem is not None else cfg.get("path")
     if path is None:
         return None
     obj = open_dem(path, z_units=dem_z_units or cfg.get("z_units"))
-    bounds = [g.total_bounds for g in frames.values() if len(g)]
+    plan = [r for r in (*PLAN_ROLES, *SITE_ROLES) if r in frames and len(frames[r])]
+    bounds = [frames[r].total_bounds for r in plan] or [g.total_bounds for g in frames.values() if len(g)]
     if bounds:
         b = np.array(bounds)
         obj.set_focus((b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()), working, DEM_MARGIN_FT)

@@ -145,12 +145,13 @@ class Inputs(_Strict):
                         + ", ".join(ROLES))
         return roles
 
-    @model_validator(mode="after")
-    def _fields_of_roles(self) -> Inputs:
-        stray = [r for r in self.fields if r not in self.roles]
-        if stray:
-            raise _fail(f"inputs.fields: role {stray[0]!r} is not in inputs.roles; add it there")
-        return self
+    @field_validator("fields")
+    @classmethod
+    def _fields_of_known_roles(cls, fields: dict[str, list[str]]) -> dict[str, list[str]]:
+        unknown = [r for r in fields if r not in ROLES]
+        if unknown:
+            raise _fail(f"inputs.fields: {unknown[0]!r} is not an input role{_did_you_mean(unknown[0], ROLES)}")
+        return fields
 
 
 class RulePart(_Strict):

@@ -19,6 +19,7 @@ Quick start (Jupyter)::
 
     import geoconstraints as gc
     layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"), dem=gc.sample_path("dem.tif"))
+    # or role by role, paths or GeoDataFrames (never modified): gc.load_layers(parcels=gdf, ids={"parcels": "LOC_ID"})
     result = gc.check_harvest(layers, gc.load_rulebook("vestal"))
     result.findings                 # GeoDataFrame, one row per finding
     gc.explore(result)              # interactive map

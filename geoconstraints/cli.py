@@ -7,17 +7,23 @@ findings exist; 2 bad input or usage (one line on stderr, never a traceback).
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import io
+import json
 import logging
+import math
 import os
+import shutil
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 from tqdm import tqdm
 
 from geoconstraints.commands import (
@@ -30,10 +36,15 @@ from geoconstraints.commands import (
 )
 from geoconstraints.demo import run_demo
 from geoconstraints.errors import GeoConstraintsError
-from geoconstraints.io.describe import RASTER_SUFFIXES, describe_file, role_of_layer
+from geoconstraints.io.describe import RASTER_SUFFIXES, as_lines, describe, describe_project, role_of_layer
 from geoconstraints.io.layers import load_layers
 from geoconstraints.io.roles import ROLES, role_option
-from geoconstraints.io.sources import list_layers, parse_path_layer, sources_from_geopackage
+from geoconstraints.io.sources import (
+    list_layers,
+    parse_path_layer,
+    read_project_file,
+    sources_from_geopackage,
+)
 from geoconstraints.output import write_result
 from geoconstraints.output.database import parse_db_target, write_database
 from geoconstraints.output.field import FIELD_NAMES, write_field_files
@@ -48,9 +59,11 @@ from geoconstraints.output.siteplan import (
     site_plan_rule,
     write_siteplan,
 )
+from geoconstraints.rulebook import registry
 from geoconstraints.rulebook.loader import load_rulebook
 from geoconstraints.rules.harvest import classify_streams, stream_vocabulary
 from geoconstraints.rules.seqr import action_types
+from geoconstraints.units import number_problem
 
 log = logging.getLogger("geoconstraints")
 
@@ -68,6 +81,27 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
     root.propagate = False
     root.setLevel(logging.ERROR if quiet else (logging.DEBUG if verbose > 1 else
                                                logging.INFO if verbose else logging.WARNING))
+    for name in GDAL_LOGGERS:  # GDAL's messages through pyogrio/rasterio: one line each, as ours
+        other = logging.getLogger(name)
+        other.handlers[:] = [handler]
+        other.propagate = False
+        other.setLevel(logging.ERROR if quiet else logging.DEBUG if verbose > 1 else logging.WARNING)
+    warnings.showwarning = _warning_line
+
+
+GDAL_LOGGERS = ("pyogrio", "rasterio", "fiona")
+"""Loggers through which GDAL speaks (``rasterio._env``, ``pyogrio._err``...)."""
+
+
+def _warning_line(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+    """A library's ``warnings.warn`` (GDAL through pyogrio, say) as one ``warning:`` line, never
+    the file and source line Python prints by default; deprecation notes only with -vv."""
+    text = str(message).strip().splitlines()[0] if str(message).strip() else category.__name__
+    if issubclass(category, (DeprecationWarning, PendingDeprecationWarning, FutureWarning)):
+        log.debug("%s: %s", category.__name__, text)
+    else:
+        log.warning("%s", text)
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -94,7 +128,8 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        debug = click.get_current_context().find_root().params.get("debug", False)
+        ctx = click.get_current_context()
+        debug = ctx.find_root().params.get("debug", False)
         try:
             out = fn(*args, **kwargs)
             sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
@@ -112,7 +147,8 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         except Exception as exc:
             if debug:
                 raise
-            _fail(f"could not complete ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}). "
+            _fail(known_failure(exc, ctx.params.get("out_dir")) or
+                  f"could not complete ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}). "
                   f"Check the inputs; rerun with --debug for the details and report it if the inputs are fine")
 
     return wrapper
@@ -152,6 +188,102 @@ def _tty() -> bool:
         return sys.stderr.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+LOW_DISK_BYTES = 16 << 20
+"""A failed write where the output folder's disk has less free space than this (16 MiB) is
+reported as a full disk (GDAL's own message, e.g. "Cannot write feature", does not say so)."""
+
+
+def known_failure(exc: BaseException, out_dir: str | None) -> str:
+    """One line for a failure of the machine rather than a bug: a full disk, a name too long,
+    no permission, no memory; '' for anything else (a real bug: the generic line and --debug)."""
+    code = getattr(exc, "errno", None)
+    where = getattr(exc, "filename", None) or out_dir or "the outputs"
+    if isinstance(exc, MemoryError):
+        return ("ran out of memory. Run on a smaller area (clip the layers to it), or on a machine "
+                "with more memory")
+    if code == errno.ENAMETOOLONG:
+        opt = "--out " if out_dir and Path(out_dir).name[:40] in str(where) else ""
+        return (f"{opt}{str(where)[:60]}...: a name in this path is longer than the system allows (usually 255 "
+                f"bytes). Choose a shorter {'--out folder' if opt else 'name'}")
+    if code in (errno.ENOSPC, errno.EDQUOT) or (out_dir and _writing_failure(exc) and _low_disk(out_dir)):
+        return f"no space left on device writing {where}. Free some space or choose another --out"
+    if code in (errno.EACCES, errno.EPERM, errno.EROFS):
+        why = "read-only file system" if code == errno.EROFS else "permission denied"
+        return f"cannot write {where} ({why}). Choose another --out, a folder you can write to"
+    return ""
+
+
+def _writing_failure(exc: BaseException) -> bool:
+    """An OSError, or a GDAL/pyogrio write error (they do not carry errno)."""
+    return isinstance(exc, OSError) or type(exc).__module__.startswith(("pyogrio", "fiona", "rasterio", "sqlite3"))
+
+
+def _low_disk(out_dir: str) -> bool:
+    try:
+        path = Path(out_dir).absolute()
+        while not path.exists() and path != path.parent:
+            path = path.parent
+        return shutil.disk_usage(path).free < LOW_DISK_BYTES
+    except OSError:
+        return False
+
+
+class Number(click.ParamType):
+    """A finite number for an option: NaN and infinity refused (they compare false with every
+    limit and would read as a pass), and values under ``minimum`` (meaningless negatives) too.
+
+    Shared by every command: ``type=Number(minimum=0)`` for a size or a cost, ``Number()`` for
+    an elevation (which may be negative), ``Number(minimum=0, integer=True)`` for a count.
+    """
+
+    name = "number"
+
+    def __init__(self, *, minimum: float | None = None, above: bool = False, integer: bool = False) -> None:
+        self.minimum, self.above, self.integer = minimum, above, integer
+        self.name = "integer" if integer else "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value):
+            text = repr(value)
+        else:
+            text = str(value).strip()
+        why = number_problem(text, minimum=self.minimum, above=self.above)
+        if not why and self.integer and not float(text).is_integer():
+            why = f"{text} is not a whole number"
+        if why:
+            self.fail(f"{why}. {self._fix(param)}", param, ctx)
+        x = float(text)
+        return int(x) if self.integer else x
+
+    def _fix(self, param: click.Parameter | None) -> str:
+        opt = param.opts[0] if param is not None and getattr(param, "opts", None) else "the option"
+        if self.integer:
+            return f"Give a whole number of 0 or more, e.g. {opt} 2"
+        if self.minimum is not None:
+            return f"Give a number {'over' if self.above else 'of at least'} {self.minimum:g}, e.g. {opt} 100"
+        return f"Give a number, e.g. {opt} 812.5"
+
+
+class OneLineGroup(click.Group):
+    """Usage errors (a bad option value, a missing option) as one ``error:`` line, exit code 2."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.UsageError as exc:
+            text = exc.format_message().rstrip()
+            hint = f" See '{exc.ctx.command_path} --help'." if exc.ctx is not None else ""
+            _fail(text + ("" if text.endswith((".", "?", "!")) else ".") + hint, exc.exit_code)
+        except click.ClickException as exc:
+            _fail(exc.format_message(), exc.exit_code)
+        except click.exceptions.Abort:
+            _fail("interrupted", 2)
+        sys.exit(rv if isinstance(rv, int) else 0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -200,14 +332,28 @@ def _overrides(kwargs: dict[str, Any]) -> dict[str, str]:
 def _load(source: str | None, kwargs: dict[str, Any], **extra: Any) -> Any:
 
     overrides = _overrides(kwargs)
+    strict = bool(click.get_current_context().find_root().params.get("strict"))
     layers = load_layers(source, overrides=overrides, project=kwargs.pop("project", None),
                          crs=kwargs.pop("crs", None), dem=kwargs.pop("dem", None),
-                         dem_z_units=kwargs.pop("dem_z_units", None), **extra)
+                         dem_z_units=kwargs.pop("dem_z_units", None), strict=strict, **extra)
     out_dir = click.get_current_context().params.get("out_dir")
     if out_dir:  # refuse a bad --out before the (possibly long) check runs
 
         check_out_dir(out_dir, layers.input_paths())
     return layers
+
+
+def _book(rulebook: str, source: str | None, kwargs: dict[str, Any]) -> Any:
+    """The rulebook: ``--rulebook`` when given, else the project file's ``rulebook``, else the default."""
+    ctx = click.get_current_context()
+    if ctx.get_parameter_source("rulebook") is ParameterSource.DEFAULT:
+        project = kwargs.get("project") or (source if source and str(source).lower().endswith(".toml") else None)
+        if project is not None:
+            named = read_project_file(Path(project))[1].get("rulebook")
+            if named:
+                log.info("rulebook %s (from the project file %s)", named, Path(project).name)
+                return load_rulebook(named)
+    return load_rulebook(rulebook)
 
 
 def _finish(result: Any, out_dir: str, offline: bool, fail_on: str | None, parcel: str | None = None,
@@ -241,15 +387,19 @@ def _check_out_db(out_db: str | None) -> None:
 # ---------------------------------------------------------------------------------------------
 # commands
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.group(name="geoconstraints", cls=OneLineGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
 @click.version_option(package_name="geoconstraints")
 @click.option("-v", "--verbose", count=True, help="More messages (-vv for debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors.")
 @click.option("--debug", is_flag=True, help="Show tracebacks (for bug reports).")
-def main(verbose: int, quiet: bool, debug: bool) -> None:
+@click.option("--strict", is_flag=True,
+              help="Refuse layers with duplicate or blank feature ids (by default they are told apart as "
+                   "'ID (row N)' with a warning).")
+def main(verbose: int, quiet: bool, debug: bool, strict: bool) -> None:
     """geoconstraints: a linter for land. Checks GIS layers against flood, stream-corridor,
     timber-harvest and stormwater law and reports findings with citations and map locations."""
     _setup_logging(verbose, quiet)
+    registry.RERAISE = debug  # a failing check: its traceback with --debug, else a not_evaluated finding
 
 
 @main.command("rules")
@@ -318,22 +468,34 @@ def _stream_kind_lines(path: Path, rulebook: Any) -> list[str]:
 
 
 @main.command("layers")
-@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.argument("files", nargs=-1, type=click.Path())
+@click.option("--project", type=click.Path(dir_okay=False), default=None,
+              help="Dry-run a project file: what each role maps to, the fields found and missing, problems.")
+@click.option("--json", "as_json", is_flag=True, help="Print the description as JSON.")
 @click.option("--rulebook", default="vestal", show_default=True,
               help="Rulebook whose stream vocabulary reads the streams' kinds (NHD FCODE, OSM waterway).")
 @guarded
-def layers_cmd(files: tuple[str, ...], rulebook: str) -> None:
-    """List what each FILE holds per role: count, CRS, fields, problems, and how the streams'
-    kinds are read."""
+def layers_cmd(files: tuple[str, ...], project: str | None, as_json: bool, rulebook: str) -> None:
+    """List what each FILE (or the --project file) holds per role: count, CRS, fields, problems,
+    and how the rulebook reads the streams' kinds."""
 
+    if not files and project is None:
+        raise click.UsageError("give one or more FILEs, or --project FILE")
+    described = [describe_project(project)] if project is not None else []
+    described += [describe(f) for f in files]
     rb = load_rulebook(rulebook)
-    bad = False
-    for f in files:
-        rows, ok = describe_file(Path(f))
-        bad = bad or not ok
-        for line in rows + (_stream_kind_lines(Path(f), rb) if ok else []):
-            click.echo(line)
-    if bad:
+    kinds = {f: _stream_kind_lines(Path(f), rb) for f in files}
+    if as_json:
+        for d, f in zip(described[len(described) - len(files):], files):
+            d["stream_kinds"] = [line.strip() for line in kinds[f]]
+        click.echo(json.dumps(described if len(described) > 1 else described[0], indent=1, default=str))
+    else:
+        for i, d in enumerate(described):
+            f = files[i - (len(described) - len(files))] if i >= len(described) - len(files) else None
+            for line in as_lines(d) + (kinds[f] if f is not None and d["ok"] else []):
+                click.echo(line)
+    if any(not d["ok"] or (d["kind"] == "project" and (d["problem"] or any(e["problem"] for e in d["layers"])))
+           for d in described):
         sys.exit(2)
 
 
@@ -349,7 +511,7 @@ def harvest_cmd(plan: str | None, rulebook: str, out_dir: str, offline: bool, fa
 
     out_db = kwargs.pop("out_db")
     _check_out_db(out_db)
-    rb = load_rulebook(rulebook)
+    rb = _book(rulebook, plan, kwargs)
     layers = _load(plan, kwargs, primary=("harvest_area", "parcels"))
     _finish(check_harvest(layers, rb), out_dir, offline, fail_on, out_db=out_db)
 
@@ -376,7 +538,7 @@ def siteplan_cmd(plan: str | None, rulebook: str, scale: str | None, paper: str,
     true-scale, georeferenced vector PDF (tiled with a key map when it needs several sheets), plus
     field.kml / field.gpx for crews and plots/*.png (road profiles)."""
 
-    rb = load_rulebook(rulebook)
+    rb = _book(rulebook, plan, kwargs)
     rule = site_plan_rule(rb)
     ft = check_scale(rule.t("min_scale_ft_per_in") if scale is None else scale, rule)
     layers = _load(plan, kwargs, primary=("harvest_area", "parcels"))
@@ -402,12 +564,12 @@ def siteplan_cmd(plan: str | None, rulebook: str, scale: str | None, paper: str,
 @dem_options
 @output_options
 @click.option("--parcel", default=None, help="Also write a one-parcel report for this parcel id.")
-@click.option("--map-max-features", type=click.IntRange(min=0), default=None,
+@click.option("--map-max-features", type=Number(minimum=0, integer=True), default=None,
               help="Most features map.html draws (default 20,000); above it pass/info findings and large layers "
                    "are left out, with a note in the legend (all are in results.gpkg).")
-@click.option("--report-max-parcels", type=click.IntRange(min=0), default=None,
+@click.option("--report-max-parcels", type=Number(minimum=0, integer=True), default=None,
               help="Rows of the parcels table in report.html (default 5,000, most severe first; all are in parcels.csv).")
-@click.option("--report-max-findings", type=click.IntRange(min=0), default=None,
+@click.option("--report-max-findings", type=Number(minimum=0, integer=True), default=None,
               help="Non-pass findings listed per rule in report.html (default 1,000; all are in findings.geojson).")
 @click.option("--engine", type=click.Choice(list(ENGINES)), default="default", show_default=True,
               help="default: the overlay on threads on this machine; dask: on a dask cluster (pip install "
@@ -430,7 +592,7 @@ def screen_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline: bo
 
     _check_out_db(out_db)
     st = Stages(["load", "check", "write outputs"] + (["write database"] if out_db else []))
-    rb = load_rulebook(rulebook)
+    rb = _book(rulebook, layers_file, kwargs)
     with st("load"):
         layers = _load(layers_file, kwargs, primary=("parcels",))
     with st("check"):
@@ -446,14 +608,14 @@ def screen_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline: bo
 @dem_options
 @output_options
 @click.option("--use", type=click.Choice(["residential", "nonresidential", "manufactured"]), required=True)
-@click.option("--lowest-floor-ft", type=float, default=None, help="Proposed lowest floor elevation (ft, BFE datum).")
-@click.option("--bfe-ft", type=float, default=None, help="BFE from other data where the FIRM gives none (ft).")
-@click.option("--enclosed-sqft", type=float, default=None, help="Enclosed area below the lowest floor (sq ft).")
-@click.option("--openings-sqin", type=float, default=None, help="Total net area of flood openings (sq in).")
-@click.option("--openings", type=int, default=None, help="Number of flood openings.")
-@click.option("--opening-bottom-ft", type=float, default=None, help="Height of the openings' bottoms above grade (ft).")
-@click.option("--improvement-cost", type=float, default=None, help="Cost of the improvement ($).")
-@click.option("--market-value", type=float, default=None, help="Market value before the improvement ($).")
+@click.option("--lowest-floor-ft", type=Number(), default=None, help="Proposed lowest floor elevation (ft, BFE datum).")
+@click.option("--bfe-ft", type=Number(), default=None, help="BFE from other data where the FIRM gives none (ft).")
+@click.option("--enclosed-sqft", type=Number(minimum=0), default=None, help="Enclosed area below the lowest floor (sq ft).")
+@click.option("--openings-sqin", type=Number(minimum=0), default=None, help="Total net area of flood openings (sq in).")
+@click.option("--openings", type=Number(minimum=0, integer=True), default=None, help="Number of flood openings.")
+@click.option("--opening-bottom-ft", type=Number(minimum=0), default=None, help="Height of the openings' bottoms above grade (ft).")
+@click.option("--improvement-cost", type=Number(minimum=0), default=None, help="Cost of the improvement ($).")
+@click.option("--market-value", type=Number(minimum=0, above=True), default=None, help="Market value before the improvement ($).")
 @click.option("--no-rise-evaluation", is_flag=True, help="A no-rise technical evaluation is supplied (floodway).")
 @guarded
 def flood_site_cmd(footprint: str, rulebook: str, out_dir: str, offline: bool, fail_on: str | None,
@@ -471,7 +633,7 @@ def flood_site_cmd(footprint: str, rulebook: str, out_dir: str, offline: bool, f
         kwargs["footprints"] = footprint
     out_db = kwargs.pop("out_db")
     _check_out_db(out_db)
-    rb = load_rulebook(rulebook)
+    rb = _book(rulebook, source, kwargs)
     layers = _load(source, kwargs, primary=("footprints", "parcels"))
     _finish(check_site(layers, rb, **opts), out_dir, offline, fail_on, out_db=out_db)
 
@@ -497,7 +659,7 @@ def stormwater_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline
 
     out_db = kwargs.pop("out_db")
     _check_out_db(out_db)
-    rb = load_rulebook(rulebook)
+    rb = _book(rulebook, layers_file, kwargs)
     layers = _load(layers_file, kwargs, primary=("disturbance", "parcels"))
     res = check_stormwater(layers, rb, rainfall=rainfall, inspection_log=inspection_log,
                            approved_swppp=approved_swppp, larger_common_plan=larger_common_plan)
@@ -508,10 +670,10 @@ def stormwater_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline
 @click.option("--action-type", required=True, help="Kind of action (see --list-actions).")
 @click.option("--list-actions", is_flag=True, is_eager=True, expose_value=False,
               callback=lambda ctx, _p, v: _list_actions(ctx, v), help="List the action types and exit.")
-@click.option("--units", type=int, default=None, help="Dwelling units.")
-@click.option("--lots", type=int, default=None, help="Lots / houses in a subdivision.")
-@click.option("--expansion-pct", type=float, default=None, help="Expansion over the original size (%).")
-@click.option("--acres", type=float, default=None, help="Acres (property sales, right-of-way per mile...).")
+@click.option("--units", type=Number(minimum=0, integer=True), default=None, help="Dwelling units.")
+@click.option("--lots", type=Number(minimum=0, integer=True), default=None, help="Lots / houses in a subdivision.")
+@click.option("--expansion-pct", type=Number(minimum=0), default=None, help="Expansion over the original size (%).")
+@click.option("--acres", type=Number(minimum=0), default=None, help="Acres (property sales, right-of-way per mile...).")
 @click.option("--district", default=None, help="Zoning district (C-1, C-2, CD ...).")
 @click.option("--board-approval/--no-board-approval", default=None, help="Needs planning/zoning board approval.")
 @click.option("--affects", multiple=True, metavar="RESOURCE",
@@ -519,7 +681,7 @@ def stormwater_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline
 @click.option("--no-effect-on", multiple=True, metavar="RESOURCE",
               help="A resource the action does NOT significantly affect; repeatable; 'all' for every one. Highway "
                    "reconstruction is Type II only when each resource is stated.")
-@click.option("--lanes", type=int, default=None, help="Travel lanes added (highway repaving, reconstruction).")
+@click.option("--lanes", type=Number(minimum=0, integer=True), default=None, help="Travel lanes added (highway repaving, reconstruction).")
 @click.option("--eis-completed/--eis-not-completed", default=None,
               help="Whether an environmental impact statement has been completed (C-1/C-2/CD construction).")
 @click.option("--type-i/--not-type-i", "type_i", default=None,

@@ -6,6 +6,7 @@ the one PROJ and the EPSG registry use for every CRS.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pyproj
@@ -90,3 +91,27 @@ def normalize_length_unit(name: str | None) -> str | None:
     if name is None:
         return None
     return _LENGTH_UNIT_ALIASES.get(str(name).strip().lower())
+
+
+def number_problem(value: Any, *, minimum: float | None = None, above: bool = False) -> str:
+    """Why ``value`` is not a usable number ('' when it is): not a number, NaN or infinity (which
+    compare false with every limit and would turn a violation into a pass), or under ``minimum``
+    (``above=True``: at or under it).
+
+    Examples
+    --------
+    >>> number_problem("nan"), number_problem(-800, minimum=0), number_problem(0, minimum=0, above=True)
+    ('nan is not a finite number (NaN and infinity are refused)', '-800 is negative', '0 is not more than 0')
+    >>> number_problem("1e400"), number_problem("12.5", minimum=0)
+    ('1e400 is not a finite number (NaN and infinity are refused)', '')
+    """
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return f"{value!r} is not a number"
+    if not math.isfinite(x):
+        return f"{value} is not a finite number (NaN and infinity are refused)"
+    if minimum is not None and (x <= minimum if above else x < minimum):
+        return f"{value} is not more than {minimum:g}" if above else (
+            f"{value} is negative" if minimum == 0 else f"{value} is less than {minimum:g}")
+    return ""

@@ -354,12 +354,24 @@ def nfhl_sentinels(folder: Path) -> Case:
 
 @entry
 def duplicate_ids(folder: Path) -> Case:
-    """Two parcels with the same parcel_id: refused, naming the duplicated id."""
+    """Two parcels with the same parcel_id and --strict: refused, naming the duplicated id."""
     p = parcels()
     p.loc[2, "parcel_id"] = "P1"
     gpkg = write_gpkg(folder / "town.gpkg", {"parcels": p})
-    return Case(screen(folder, gpkg), 2, ("layer parcels (town.gpkg:parcels)", "duplicate ids in field parcel_id: P1",
-                                          "Each feature needs its own id"), out_dir=folder / "out")
+    return Case(["--strict", *screen(folder, gpkg)], 2, ("layer parcels (town.gpkg:parcels)",
+                                                         "duplicate ids in field parcel_id: P1",
+                                                         "Each feature needs its own id"), out_dir=folder / "out")
+
+
+@entry
+def duplicate_ids_told_apart(folder: Path) -> Case:
+    """Cambridge MA's parcels repeat ids ('---' x2, '--R' x4): the run goes on, the features are
+    'ID (row N)', one warning gives the count and examples and names --strict."""
+    p = parcels(6)
+    p["parcel_id"] = ["---", "--R", "---", "--R", "--R", "--R"]
+    gpkg = write_gpkg(folder / "town.gpkg", {"parcels": p})
+    return Case(["layers", str(gpkg)], 0, ("6 feature(s) share an id in field parcel_id (--- (2x), --R (4x))",
+                                           "'ID (row N)'", "--strict"))
 
 
 @entry
@@ -368,7 +380,7 @@ def blank_ids(folder: Path) -> Case:
     p = parcels()
     p.loc[1, "parcel_id"] = None
     gpkg = write_gpkg(folder / "town.gpkg", {"parcels": p})
-    return Case(["layers", str(gpkg)], 0, ("id field parcel_id is empty in rows 2", "row number"))
+    return Case(["layers", str(gpkg)], 0, ("id field parcel_id is empty in rows 2 (1 feature(s))", "row number"))
 
 
 # ------------------------------------------------------------------------------------------
@@ -534,3 +546,787 @@ def out_would_overwrite_input(folder: Path) -> Case:
     parcels(crs=4326).to_file(gj, driver="GeoJSON", engine="pyogrio")
     return Case(screen(folder, None, "--parcels", str(gj))[:-2] + ["--out", str(folder)], 2,
                 ("findings.geojson", "is one of the inputs", "Choose another --out folder"))
+
+
+# ------------------------------------------------------------------------------------------
+# numbers: NaN, infinity and meaningless negatives are refused, never read as a pass
+
+def flood_site(folder: Path, *extra: str) -> list[str]:
+    """``geoconstraints flood-site`` on one footprint inside the AE zone, with ``extra`` options."""
+    fp = gpd.GeoDataFrame({"id": ["F1"]}, geometry=[box(X0 + 20, Y0 + 20, X0 + 80, Y0 + 70)], crs=NY_FT)
+    gpkg = write_gpkg(folder / "site.gpkg", {"footprints": fp, "parcels": parcels(), "flood_zones": flood_zones()})
+    return ["flood-site", str(gpkg), "--use", "residential", *extra, "--out", str(folder / "out")]
+
+
+def _option_case(folder: Path, option: str, value: str, *fragments: str) -> Case:
+    return Case(flood_site(folder, option, value), 2, (f"'{option}'", *fragments, "--help"), out_dir=folder / "out")
+
+
+@entry
+def option_improvement_cost_nan(folder: Path) -> Case:
+    """--improvement-cost nan: NaN compares false with the 50 % limit and made FLD-008 pass."""
+    return _option_case(folder, "--improvement-cost", "nan", "nan is not a finite number", "at least 0")
+
+
+@entry
+def option_openings_sqin_nan(folder: Path) -> Case:
+    """--openings-sqin nan: made FLD-007 pass."""
+    return _option_case(folder, "--openings-sqin", "nan", "nan is not a finite number")
+
+
+@entry
+def option_enclosed_sqft_negative(folder: Path) -> Case:
+    """--enclosed-sqft -800: a negative area made FLD-007's required opening area negative (pass)."""
+    return _option_case(folder, "--enclosed-sqft", "-800", "-800 is negative", "at least 0")
+
+
+@entry
+def option_lowest_floor_nan(folder: Path) -> Case:
+    """--lowest-floor-ft nan: was read as 'below the BFE'."""
+    return _option_case(folder, "--lowest-floor-ft", "nan", "nan is not a finite number", "Give a number")
+
+
+@entry
+def option_lowest_floor_infinite(folder: Path) -> Case:
+    """--lowest-floor-ft inf: an infinitely high floor is no elevation."""
+    return _option_case(folder, "--lowest-floor-ft", "inf", "inf is not a finite number")
+
+
+@entry
+def option_market_value_zero(folder: Path) -> Case:
+    """--market-value 0: the improvement share would divide by zero."""
+    return _option_case(folder, "--market-value", "0", "0 is not more than 0")
+
+
+@entry
+def option_openings_not_whole(folder: Path) -> Case:
+    """--openings 2.5: a count of openings is whole."""
+    return _option_case(folder, "--openings", "2.5", "2.5 is not a whole number")
+
+
+@entry
+def option_not_a_number(folder: Path) -> Case:
+    """--bfe-ft ten: not a number."""
+    return _option_case(folder, "--bfe-ft", "ten", "'ten' is not a number")
+
+
+@entry
+def seqr_units_negative(folder: Path) -> Case:
+    """seqr --units -3: a negative number of dwelling units."""
+    return Case(["seqr", "--action-type", "multiple_residence", "--units", "-3"], 2,
+                ("'--units'", "-3 is negative", "whole number of 0 or more"))
+
+
+@entry
+def seqr_acres_infinite(folder: Path) -> Case:
+    """seqr --acres 1e400 (infinity once parsed)."""
+    return Case(["seqr", "--action-type", "surplus_property", "--acres", "1e400"], 2,
+                ("'--acres'", "1e400 is not a finite number"))
+
+
+@entry
+def screen_limit_negative(folder: Path) -> Case:
+    """--report-max-parcels -1: refused before any work, one line."""
+    return Case(screen(folder, sample_gpkg(folder), "--report-max-parcels", "-1"), 2,
+                ("'--report-max-parcels'", "-1 is negative"), out_dir=folder / "out")
+
+
+@entry
+def siteplan_scale_nan(folder: Path) -> Case:
+    """siteplan --scale nan: refused naming --scale and the law's minimum."""
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})
+    return Case(["siteplan", str(gpkg), "--scale", "nan", "--out", str(folder / "out")], 2, ("--scale",),
+                out_dir=folder / "out")
+
+
+# ------------------------------------------------------------------------------------------
+# usage errors: one line, naming the option
+
+@entry
+def usage_missing_out(folder: Path) -> Case:
+    """No --out: click's usage text becomes one line."""
+    return Case(["screen", str(sample_gpkg(folder))], 2, ("Missing option '--out'", "geoconstraints screen --help"))
+
+
+@entry
+def usage_option_typo(folder: Path) -> Case:
+    """--outt: the message suggests --out."""
+    return Case(["screen", str(sample_gpkg(folder)), "--outt", "x"], 2, ("No such option", "'--out'"))
+
+
+@entry
+def usage_dem_is_a_folder(folder: Path) -> Case:
+    """--dem given a folder."""
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})
+    return Case(harvest(folder, gpkg, "--dem", str(folder)), 2, ("'--dem'", "is a directory"),
+                out_dir=folder / "out")
+
+
+# ------------------------------------------------------------------------------------------
+# rulebooks: the schema (types, ranges, unknown keys), bounded YAML
+
+def rulebook_run(folder: Path, text: str, name: str = "mine.yaml") -> list[str]:
+    """``geoconstraints rules --rulebook FILE`` with a user rulebook holding ``text``."""
+    y = folder / name
+    y.write_text(text, "utf-8")
+    return ["rules", "--rulebook", str(y)]
+
+
+@entry
+def rulebook_threshold_nan(folder: Path) -> Case:
+    """min_distance_ft: .nan made every HRV-025 distance 'not under' NaN: violations became passes."""
+    return Case(rulebook_run(folder, "extends: vestal\nrules:\n  - id: HRV-025\n    thresholds:\n"
+                                     "      min_distance_ft: .nan\n"), 2,
+                ("mine.yaml", "rule HRV-025 threshold min_distance_ft = nan is not a finite number"))
+
+
+@entry
+def rulebook_threshold_negative(folder: Path) -> Case:
+    """buffer_width_ft: -50: a negative buffer holds nothing."""
+    return Case(rulebook_run(folder, "extends: vestal\nrules:\n  - id: HRV-020\n    thresholds:\n"
+                                     "      buffer_width_ft: -50\n"), 2,
+                ("rule HRV-020 threshold buffer_width_ft = -50 is negative", "a length in feet is 0 or more"))
+
+
+@entry
+def rulebook_threshold_infinite(folder: Path) -> Case:
+    """max_grade_pct: .inf: no grade is over it."""
+    return Case(rulebook_run(folder, "extends: vestal\nrules:\n  - id: HRV-010\n    thresholds:\n"
+                                     "      max_grade_pct: .inf\n"), 2,
+                ("rule HRV-010 threshold max_grade_pct = inf is not a finite number",))
+
+
+@entry
+def rulebook_negative_percentage(folder: Path) -> Case:
+    """substantial_improvement_pct: -5."""
+    return Case(rulebook_run(folder, "extends: vestal\nrules:\n  - id: FLD-008\n    thresholds:\n"
+                                     "      substantial_improvement_pct: -5\n"), 2,
+                ("threshold substantial_improvement_pct = -5 is negative: a percentage is 0 or more",))
+
+
+@entry
+def rulebook_threshold_text(folder: Path) -> Case:
+    """max_grade_pct: '30 %' (text, not a number)."""
+    return Case(rulebook_run(folder, "extends: vestal\nrules:\n  - id: HRV-010\n    thresholds:\n"
+                                     "      max_grade_pct: '30 %'\n"), 2,
+                ("threshold max_grade_pct = '30 %' is not a number",))
+
+
+@entry
+def rulebook_key_typo(folder: Path) -> Case:
+    """threshold: (for thresholds:) was silently ignored: the rule ran with the town's numbers."""
+    return Case(rulebook_run(folder, "extends: vestal\nrules:\n  - id: HRV-010\n    threshold:\n"
+                                     "      max_grade_pct: 30\n"), 2,
+                ("rule HRV-010: unknown key 'threshold' (did you mean 'thresholds'?)", "Keys of a rule are id"))
+
+
+@entry
+def rulebook_top_key_typo(folder: Path) -> Case:
+    """rule: (for rules:) at the top."""
+    return Case(rulebook_run(folder, "extends: vestal\nrule:\n  - id: HRV-010\n"), 2,
+                ("unknown key 'rule' (did you mean 'rules'?)", "Keys of a rulebook are"))
+
+
+@entry
+def rulebook_thresholds_not_a_mapping(folder: Path) -> Case:
+    """thresholds: 5."""
+    return Case(rulebook_run(folder, "extends: vestal\nrules:\n  - id: HRV-010\n    thresholds: 5\n"), 2,
+                ("rule HRV-010 thresholds = 5 is not a mapping",))
+
+
+@entry
+def rulebook_switch_key_typo(folder: Path) -> Case:
+    """A switch with choice: (for choices:)."""
+    return Case(rulebook_run(folder, "extends: vestal\nrules:\n  - id: HRV-010\n    switches:\n      run_length:\n"
+                                     "        value: slope\n        choice: [horizontal, slope]\n"), 2,
+                ("unknown key 'choice' (did you mean 'choices'?)", "value, choices, doc"))
+
+
+@entry
+def rulebook_param_nan(folder: Path) -> Case:
+    """A NaN inside a free-form param."""
+    return Case(rulebook_run(folder, "extends: vestal\nrules:\n  - id: FLD-003\n    params:\n"
+                                     "      extra: [{freeboard_ft: .nan}]\n"), 2,
+                ("rule FLD-003 params.extra[0].freeboard_ft = nan is not a finite number",))
+
+
+@entry
+def rulebook_inputs_unknown_role(folder: Path) -> Case:
+    """inputs: {roles: [parcel]}: the rule-level inputs key is checked too."""
+    return Case(rulebook_run(folder, "extends: vestal\nrules:\n  - id: FLD-001\n    inputs:\n"
+                                     "      roles: [parcel, flood_zones]\n"), 2,
+                ("rule FLD-001 inputs.roles: 'parcel' is not an input role (did you mean 'parcels'?)",))
+
+
+@entry
+def rulebook_rule_twice(folder: Path) -> Case:
+    """The same rule listed twice: the second silently won."""
+    return Case(rulebook_run(folder, "extends: vestal\nrules:\n  - id: HRV-010\n    thresholds: {max_grade_pct: 30}\n"
+                                     "  - id: HRV-010\n    thresholds: {max_run_ft: 100}\n"), 2,
+                ("rule HRV-010 is listed twice",))
+
+
+@entry
+def rulebook_billion_laughs(folder: Path) -> Case:
+    """A 9-level 'billion laughs' (a few hundred bytes expanding to 9^9 values): refused at once."""
+    levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for prev, cur in zip("abcdefgh", "bcdefghi"):
+        levels.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
+    text = "extends: vestal\nnotes: x\n" + "\n".join(levels) + "\n"
+    return Case(rulebook_run(folder, text), 2, ("mine.yaml", "expands to more than 200,000 values"))
+
+
+@entry
+def rulebook_recursive_alias(folder: Path) -> Case:
+    """An alias inside its own anchor."""
+    return Case(rulebook_run(folder, "extends: vestal\nrules: &r [*r]\n"), 2, ("mine.yaml", "alias inside its own anchor"))
+
+
+@entry
+def rulebook_too_many_aliases(folder: Path) -> Case:
+    """More than 100 aliases."""
+    text = "extends: vestal\nx: &x 1\ny: [" + ",".join(["*x"] * 150) + "]\n"
+    return Case(rulebook_run(folder, text), 2, ("mine.yaml", "more than 100 aliases"))
+
+
+@entry
+def rulebook_nested_too_deeply(folder: Path) -> Case:
+    """[[[[...]]]] 50,000 deep: Python's recursion limit, named."""
+    return Case(rulebook_run(folder, "rules: " + "[" * 50_000 + "]" * 50_000 + "\n"), 2,
+                ("mine.yaml", "nested too deeply"))
+
+
+@entry
+def rulebook_too_large(folder: Path) -> Case:
+    """A 2 MiB rulebook: over the 1 MiB limit, refused before parsing."""
+    return Case(rulebook_run(folder, "extends: vestal\n" + "# filler\n" * 262_144), 2,
+                ("mine.yaml", "larger than 1024 kB"))
+
+
+@entry
+def rulebook_not_utf8(folder: Path) -> Case:
+    """A rulebook saved in another encoding (Latin-1 bytes)."""
+    y = folder / "mine.yaml"
+    y.write_bytes("extends: vestal\ntitle: Vestal \u00a7 6\n".encode("latin-1"))
+    return Case(["rules", "--rulebook", str(y)], 2, ("mine.yaml", "not UTF-8 text", "Save it as UTF-8"))
+
+
+@entry
+def rulebook_fifo(folder: Path) -> Case:
+    """A named pipe as --rulebook: refused without opening it (reading it would hang)."""
+    import os
+
+    fifo = folder / "mine.yaml"
+    os.mkfifo(fifo)
+    return Case(["rules", "--rulebook", str(fifo)], 2, ("mine.yaml is not a regular file (a named pipe)",))
+
+
+@entry
+def rulebook_template_attribute_lookup(folder: Path) -> Case:
+    """A message template reaching into Python objects ({subject_id.__class__})."""
+    return Case(rulebook_run(folder, "extends: vestal\nrules:\n  - id: HRV-025\n    messages:\n"
+                                     "      violation: '{subject_id.__class__.__mro__}'\n"), 2,
+                ("HRV-025 messages.violation", "is not a plain name"))
+
+
+@entry
+def rulebook_template_huge_width(folder: Path) -> Case:
+    """A template asking for a field 999,999,999 characters wide (gigabytes per message)."""
+    return Case(rulebook_run(folder, "extends: vestal\nrules:\n  - id: HRV-025\n    messages:\n"
+                                     "      violation: '{subject_id:>999999999}'\n"), 2,
+                ("HRV-025 messages.violation", "only alignment and a width of at most 80"))
+
+
+# ------------------------------------------------------------------------------------------
+# special files, sizes, URLs, GDAL virtual paths
+
+@entry
+def fifo_as_parcels(folder: Path) -> Case:
+    """A named pipe as --parcels: hung forever; now refused before it is opened."""
+    import os
+
+    fifo = folder / "parcels.gpkg"
+    os.mkfifo(fifo)
+    return Case(screen(folder, None, "--parcels", str(fifo)), 2,
+                ("layer parcels (parcels.gpkg)", "is not a regular file (a named pipe)"), out_dir=folder / "out")
+
+
+@entry
+def device_as_project(folder: Path) -> Case:
+    """--project /dev/zero: grew to 6.7 GB in 12 s; now refused without reading a byte."""
+    return Case(screen(folder, None, "--project", "/dev/zero"), 2,
+                ("project file", "/dev/zero is not a regular file (a device)"), out_dir=folder / "out")
+
+
+@entry
+def device_as_dem(folder: Path) -> Case:
+    """--dem /dev/zero."""
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})
+    return Case(harvest(folder, gpkg, "--dem", "/dev/zero", "--dem-z-units", "ft"), 2,
+                ("DEM", "/dev/zero is not a regular file (a device)"), out_dir=folder / "out")
+
+
+@entry
+def project_too_large(folder: Path) -> Case:
+    """A 2 MiB project file: over the 1 MiB limit."""
+    proj = folder / "project.toml"
+    proj.write_text("# filler\n" * 262_144)
+    return Case(screen(folder, None, "--project", str(proj)), 2, ("project file", "larger than 1024 kB"),
+                out_dir=folder / "out")
+
+
+@entry
+def folder_as_parcels(folder: Path) -> Case:
+    """A folder of shapefiles given as --parcels."""
+    sub = folder / "shapes"
+    sub.mkdir()
+    parcels().to_file(sub / "parcels.shp", engine="pyogrio")
+    return Case(screen(folder, None, "--parcels", str(sub)), 2, ("shapes is a folder", "Give the file inside it"),
+                out_dir=folder / "out")
+
+
+@entry
+def url_unreachable(folder: Path) -> Case:
+    """--parcels http://127.0.0.1:9/...: passed to GDAL (/vsicurl/), refused cleanly (nothing listens there)."""
+    return Case(screen(folder, None, "--parcels", "http://127.0.0.1:9/parcels.geojson"), 2,
+                ("layer parcels (/vsicurl/http://127.0.0.1:9/parcels.geojson)", "read over the network by GDAL",
+                 "download the file"), out_dir=folder / "out")
+
+
+@entry
+def vsizip_shapefile(folder: Path) -> Case:
+    """A zipped shapefile read in place with /vsizip/: handled, exit 0."""
+    import zipfile
+
+    sub = folder / "shp"
+    sub.mkdir()
+    parcels().to_file(sub / "parcels.shp", engine="pyogrio")
+    zpath = folder / "parcels.zip"
+    with zipfile.ZipFile(zpath, "w") as z:
+        for f in sorted(sub.iterdir()):
+            z.write(f, f.name)
+    return Case(["layers", f"/vsizip/{zpath}/parcels.shp"], 0, ("role parcels: 3 features (Polygon), CRS EPSG:2261",))
+
+
+@entry
+def vsizip_without_data(folder: Path) -> Case:
+    """/vsizip/ of a zip holding no vector data."""
+    import zipfile
+
+    zpath = folder / "notes.zip"
+    with zipfile.ZipFile(zpath, "w") as z:
+        z.writestr("readme.txt", "no shapes here\n")
+    return Case(screen(folder, None, "--parcels", f"/vsizip/{zpath}/readme.txt"), 2,
+                ("layer parcels (/vsizip/", "cannot be read"), out_dir=folder / "out")
+
+
+# ------------------------------------------------------------------------------------------
+# project files: a schema, never a traceback
+
+def project(folder: Path, text: str) -> Path:
+    """``project.toml`` in ``folder`` holding ``text`` (with a valid town.gpkg beside it)."""
+    sample_gpkg(folder)
+    proj = folder / "project.toml"
+    proj.write_text(text, "utf-8")
+    return proj
+
+
+@entry
+def project_layer_wrong_type(folder: Path) -> Case:
+    """[layers] parcels = 5: was a TypeError."""
+    proj = project(folder, "[layers]\nparcels = 5\n")
+    return Case(screen(folder, None, "--project", str(proj)), 2,
+                ("project file", "layers.parcels = 5 is not a layer", '[layers.parcels] with path = "FILE"'),
+                out_dir=folder / "out")
+
+
+@entry
+def project_table_typo(folder: Path) -> Case:
+    """[layer.parcels] (for [layers.parcels]) was ignored: the run had no parcels."""
+    proj = project(folder, '[layer.parcels]\npath = "town.gpkg"\n')
+    return Case(screen(folder, None, "--project", str(proj)), 2,
+                ("unknown key 'layer' (did you mean 'layers'?)",), out_dir=folder / "out")
+
+
+@entry
+def project_layer_key_typo(folder: Path) -> Case:
+    """[layers.parcels] feilds = {...}."""
+    proj = project(folder, '[layers.parcels]\npath = "town.gpkg"\nlayer = "parcels"\nfeilds = { zoning = "Z" }\n')
+    return Case(screen(folder, None, "--project", str(proj)), 2,
+                ("[layers.parcels] unknown key 'feilds' (did you mean 'fields'?)",), out_dir=folder / "out")
+
+
+@entry
+def project_crs_nan(folder: Path) -> Case:
+    """crs = nan (TOML has nan): not a CRS."""
+    proj = project(folder, "crs = nan\n")
+    return Case(screen(folder, None, "--project", str(proj)), 2, ("project file", "crs = nan is not"),
+                out_dir=folder / "out")
+
+
+@entry
+def project_dem_z_units_unknown(folder: Path) -> Case:
+    """[dem] z_units = "yards"."""
+    proj = project(folder, '[dem]\npath = "dem.tif"\nz_units = "yards"\n')
+    return Case(screen(folder, None, "--project", str(proj)), 2, ("dem.z_units = 'yards' is not one of ft, m",),
+                out_dir=folder / "out")
+
+
+@entry
+def project_dem_as_text(folder: Path) -> Case:
+    """dem = "dem.tif" (a plain string) was ignored; it is the DEM's path now (layers --project shows it)."""
+    proj = project(folder, 'dem = "dem.tif"\n[layers.parcels]\npath = "town.gpkg"\nlayer = "parcels"\n')
+    write_dem(folder / "dem.tif", units="ft")
+    return Case(["layers", "--project", str(proj)], 0, ("role parcels <- town.gpkg:parcels",
+                                                          "z_units ft", "dem.tif", "working CRS EPSG:2261"))
+
+
+@entry
+def project_where_on_a_file(folder: Path) -> Case:
+    """where = ... on a file layer (only PostGIS has tables)."""
+    proj = project(folder, '[layers.parcels]\npath = "town.gpkg"\nwhere = "1=1"\n')
+    return Case(screen(folder, None, "--project", str(proj)), 2,
+                ("[layers.parcels] where is only for a PostGIS path",), out_dir=folder / "out")
+
+
+@entry
+def project_missing_layer_file(folder: Path) -> Case:
+    """A project mapping a role to a file that is not there."""
+    proj = project(folder, '[layers.parcels]\npath = "town.gpkg"\nlayer = "parcels"\n'
+                           '[layers.flood_zones]\npath = "nfhl.gpkg"\n')
+    return Case(screen(folder, None, "--project", str(proj)), 2, ("layer flood_zones (nfhl.gpkg)", "does not exist"),
+                out_dir=folder / "out")
+
+
+@entry
+def project_dry_run_fields(folder: Path) -> Case:
+    """layers --project: what each role maps to, the fields found and the optional ones missing."""
+    proj = project(folder, '[layers.parcels]\npath = "town.gpkg"\nlayer = "parcels"\nid = "parcel_id"\n'
+                           'fields = { land_use = "zoning" }\n')
+    return Case(["layers", "--project", str(proj)], 0, ("role parcels <- town.gpkg:parcels, id field parcel_id",
+                                                        "mapped: land_use <- zoning", "optional fields missing: zoning, owner"))
+
+
+# ------------------------------------------------------------------------------------------
+# geometry, fields and ids as counties have them
+
+@entry
+def nan_vertices(folder: Path) -> Case:
+    """A parcel with a NaN vertex (a corrupt export): was a GEOS error; now named."""
+    import warnings
+
+    p = parcels()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p.loc[1, "geometry"] = Polygon([(X0 + 200, Y0), (X0 + 400, Y0), (float("nan"), Y0 + 100), (X0 + 200, Y0 + 200)])
+        gpkg = write_gpkg(folder / "town.gpkg", {"parcels": p})
+    return Case(screen(folder, gpkg), 2, ("layer parcels (town.gpkg:parcels)", "feature P2 has vertices without coordinates",
+                                          "NaN or infinite"), out_dir=folder / "out")
+
+
+@entry
+def local_engineering_crs(folder: Path) -> Case:
+    """A shapefile whose .prj is a LOCAL_CS (a site survey grid): refused, naming it."""
+    shp = folder / "parcels.shp"
+    parcels().to_file(shp, engine="pyogrio")
+    shp.with_suffix(".prj").write_text('LOCAL_CS["Site grid",LOCAL_DATUM["Arbitrary",32767],UNIT["Foot_US",'
+                                       '0.3048006096012192],AXIS["X",EAST],AXIS["Y",NORTH]]')
+    return Case(screen(folder, None, "--parcels", str(shp)), 2,
+                ("layer parcels (parcels.shp)", "local engineering system", "-a_srs"), out_dir=folder / "out")
+
+
+@entry
+def local_engineering_working_crs(folder: Path) -> Case:
+    """--crs LOCAL_CS[...]: not a working CRS."""
+    wkt = 'LOCAL_CS["Site grid",LOCAL_DATUM["Arbitrary",32767],UNIT["Foot_US",0.3048006096012192]]'
+    return Case(screen(folder, sample_gpkg(folder), "--crs", wkt), 2, ("--crs 'Site grid' is a local engineering",),
+                out_dir=folder / "out")
+
+
+@entry
+def coordinates_far_off(folder: Path) -> Case:
+    """Coordinates of 1e15 ft in EPSG:2261."""
+    p = parcels()
+    p["geometry"] = [box(1e15, 1e15, 1e15 + 200, 1e15 + 200)] * 3
+    return Case(screen(folder, write_gpkg(folder / "town.gpkg", {"parcels": p})), 2,
+                ("layer parcels (town.gpkg:parcels)", "do not lie where its CRS EPSG:2261"), out_dir=folder / "out")
+
+
+@entry
+def id_fields_differ_in_case(folder: Path) -> Case:
+    """Both parcel_id and PARCEL_ID (a GeoJSON merged from two sources): was a pandas error."""
+    p = parcels()
+    p["PARCEL_ID"] = ["X1", "X2", "X3"]
+    gj = folder / "parcels.geojson"
+    p.to_file(gj, driver="GeoJSON", engine="pyogrio")
+    return Case(screen(folder, None, "--parcels", str(gj)), 2,
+                ("fields parcel_id and PARCEL_ID differ only in case", 'id = "parcel_id"'), out_dir=folder / "out")
+
+
+@entry
+def id_field_missing(folder: Path) -> Case:
+    """No id field: a warning says features are identified by row number."""
+    gpkg = write_gpkg(folder / "town.gpkg", {"parcels": parcels().drop(columns=["parcel_id"])})
+    return Case(["layers", str(gpkg)], 0, ("no id field (parcel_id or SWIS_SBL_ID or SBL or PRINTKEY)",
+                                           "identified by row number"))
+
+
+@entry
+def blank_ids_strict(folder: Path) -> Case:
+    """A blank parcel_id with --strict: refused."""
+    p = parcels()
+    p.loc[1, "parcel_id"] = " "
+    gpkg = write_gpkg(folder / "town.gpkg", {"parcels": p})
+    return Case(["--strict", *screen(folder, gpkg)], 2, ("id field parcel_id is empty in rows 2", "--strict"),
+                out_dir=folder / "out")
+
+
+@entry
+def mapped_id_field_absent(folder: Path) -> Case:
+    """A project naming an id field the layer does not have."""
+    proj = project(folder, '[layers.parcels]\npath = "town.gpkg"\nlayer = "parcels"\nid = "PRINTKEY"\n')
+    return Case(screen(folder, None, "--project", str(proj)), 2, ("id field 'PRINTKEY' not found", "parcel_id"),
+                out_dir=folder / "out")
+
+
+@entry
+def shapefile_without_dbf(folder: Path) -> Case:
+    """A shapefile copied without its .dbf: GDAL reads shapes without fields; now a warning says so."""
+    shp = folder / "parcels.shp"
+    parcels().to_file(shp, engine="pyogrio")
+    shp.with_suffix(".dbf").unlink()
+    return Case(["layers", str(shp)], 0, ("no parcels.dbf beside it", "no ids, no attributes",
+                                          "identified by row number"))
+
+
+@entry
+def m_values(folder: Path) -> Case:
+    """A shapefile of measured polygons (PolygonM): the M values are dropped with a warning, no raw
+    pyogrio warning with a source line."""
+    import numpy as np
+    import shapely
+    from pyogrio.raw import write
+
+    geoms = [shapely.from_wkt(f"POLYGON M (({X0 + 200 * i} {Y0} 1, {X0 + 200 * i + 200} {Y0} 2, "
+                              f"{X0 + 200 * i + 200} {Y0 + 200} 3, {X0 + 200 * i} {Y0} 1))") for i in range(2)]
+    wkb = np.array([shapely.to_wkb(g, flavor="iso") for g in geoms], dtype=object)
+    shp = folder / "parcels.shp"
+    write(str(shp), wkb, [np.array(["P1", "P2"], dtype=object)], fields=["parcel_id"], geometry_type="Unknown",
+          crs=NY_FT, driver="ESRI Shapefile")
+    return Case(["layers", str(shp)], 0, ("M (measure) values dropped",), forbid=("UserWarning", "pyogrio/"))
+
+
+@entry
+def infinite_attribute(folder: Path) -> Case:
+    """A harvest area with cords = inf (or negative): refused, naming the field and feature."""
+    h = harvest_area()
+    h["cords"] = [float("inf")]
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": h})
+    return Case(harvest(folder, gpkg), 2, ("layer harvest_area (plan.gpkg:harvest_area)", "field cords = inf",
+                                           "feature H1"), out_dir=folder / "out")
+
+
+@entry
+def negative_road_width(folder: Path) -> Case:
+    """A road with row_width_ft = -50."""
+    roads = gpd.GeoDataFrame({"id": ["R1"], "row_width_ft": [-50.0]},
+                             geometry=[LineString([(X0 - 500, Y0 - 50), (X0 + 900, Y0 - 50)])], crs=NY_FT)
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area(), "roads": roads})
+    return Case(harvest(folder, gpkg), 2, ("layer roads", "row_width_ft = -50 is negative", "R1"),
+                out_dir=folder / "out")
+
+
+@entry
+def gpkg_attribute_table_as_role(folder: Path) -> Case:
+    """A GeoPackage attribute table (no geometry) named parcels."""
+    import pandas as pd
+
+    gpkg = folder / "town.gpkg"
+    pd.DataFrame({"parcel_id": ["P1"]}).pipe(lambda df: __import__("pyogrio").write_dataframe(df, gpkg, layer="parcels"))
+    return Case(screen(folder, gpkg), 2, ("layer parcels (town.gpkg:parcels)", "no geometry column"),
+                out_dir=folder / "out")
+
+
+# ------------------------------------------------------------------------------------------
+# DEMs: windows, caps, values, units
+
+def big_sparse_dem(path: Path, *, size: int = 60_000, cell: float = 1.0) -> Path:
+    """A GeoTIFF declaring ``size`` x ``size`` float32 cells of ``cell`` ft around the sample plan,
+    with data only in a 1,000 x 1,000 block around the harvest area (a few hundred kB on disk)."""
+    import rasterio
+    from affine import Affine
+    from rasterio.windows import Window
+
+    x_left, y_top = X0 - size * cell / 2, Y0 + size * cell / 2
+    with rasterio.open(path, "w", driver="GTiff", width=size, height=size, count=1, dtype="float32", crs=NY_FT,
+                       transform=Affine(cell, 0, x_left, 0, -cell, y_top), nodata=-9999.0, tiled=True,
+                       blockxsize=512, blockysize=512, compress="deflate", sparse_ok=True) as dst:
+        c0, r0 = int((X0 - 250 - x_left) / cell), int((y_top - Y0 - 650) / cell)
+        block = (800.0 + np.add.outer(np.arange(1000), np.arange(1000)) * 0.01).astype("float32")
+        dst.write(block, 1, window=Window(c0, r0, 1000, 1000))
+        dst.update_tags(1, UNITTYPE="ft")
+    return path
+
+
+@entry
+def dem_declares_60000_square(folder: Path) -> Case:
+    """A small file declaring 60,000 x 60,000 cells (13.4 GiB as float32): only the plan's window is
+    read, the run completes."""
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})
+    dem = big_sparse_dem(folder / "big.tif")
+    return Case(harvest(folder, gpkg, "--dem", str(dem)), 0, ("harvest:", "outputs in"))
+
+
+@entry
+def dem_window_over_the_cap(folder: Path) -> Case:
+    """A plan spanning 50,000 ft of a 1-ft DEM: its contour window (2.5e9 cells) is over the cap."""
+    far = gpd.GeoDataFrame({"id": ["H1", "H2"]}, geometry=[box(X0 - 25_000, Y0 - 25_000, X0 - 24_500, Y0 - 24_600),
+                                                           box(X0 + 24_500, Y0 + 24_600, X0 + 25_000, Y0 + 25_000)],
+                           crs=NY_FT)
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": far})
+    dem = big_sparse_dem(folder / "big.tif")
+    return Case(harvest(folder, gpkg, "--dem", str(dem)), 2,
+                ("DEM big.tif: the area needed is", "more than the 25,000,000 read at once", "Clip the DEM"),
+                out_dir=folder / "out")
+
+
+def _dem_with(folder: Path, values: float, *, nodata: float | None = None, units: str | None = "ft") -> Path:
+    dem = write_dem(folder / "dem.tif", units=units, nodata=nodata)
+    import rasterio
+
+    with rasterio.open(dem, "r+") as dst:
+        z = dst.read(1)
+        z[10:12, 10:12] = values
+        dst.write(z, 1)
+    return dem
+
+
+@entry
+def dem_infinite_cells(folder: Path) -> Case:
+    """A DEM with inf cells under the plan: was a numpy error; now named."""
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})
+    dem = _dem_with(folder, float("inf"))
+    return Case(harvest(folder, gpkg, "--dem", str(dem)), 2, ("DEM dem.tif", "hold infinity", "nodata"),
+                out_dir=folder / "out")
+
+
+@entry
+def dem_undeclared_fill_value(folder: Path) -> Case:
+    """-3.4e38 cells and no nodata declared (a float DEM exported without its nodata)."""
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})
+    dem = _dem_with(folder, -3.4028234663852886e38)
+    return Case(harvest(folder, gpkg, "--dem", str(dem)), 2, ("DEM dem.tif", "no elevation", "gdal_edit.py -a_nodata"),
+                out_dir=folder / "out")
+
+
+@entry
+def dem_z_units_contradict_metadata(folder: Path) -> Case:
+    """--dem-z-units ft on a DEM whose metadata says metre: refused naming both (4 grade violations became 0)."""
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})
+    dem = write_dem(folder / "dem.tif", units="metre")
+    return Case(harvest(folder, gpkg, "--dem", str(dem), "--dem-z-units", "ft"), 2,
+                ("DEM dem.tif", "--dem-z-units ft contradicts", "'metre' (m)"), out_dir=folder / "out")
+
+
+@entry
+def dem_local_engineering_crs(folder: Path) -> Case:
+    """A DEM in a LOCAL_CS."""
+    import rasterio
+    from rasterio.crs import CRS as RioCRS
+
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})
+    dem = write_dem(folder / "dem.tif", units="ft")
+    with rasterio.open(dem, "r+") as dst:
+        dst.crs = RioCRS.from_wkt('LOCAL_CS["Site grid",LOCAL_DATUM["Arbitrary",32767],UNIT["Foot_US",0.3048006096012192],'
+                                  'AXIS["X",EAST],AXIS["Y",NORTH]]')
+    return Case(harvest(folder, gpkg, "--dem", str(dem)), 2, ("DEM dem.tif", "local engineering system"),
+                out_dir=folder / "out")
+
+
+@entry
+def dem_inside_a_zip(folder: Path) -> Case:
+    """A DEM read in place from a zip (/vsizip/): the run completes, the zip is hashed for the report."""
+    import zipfile
+
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})
+    dem = write_dem(folder / "dem.tif", units="ft")
+    zpath = folder / "lidar.zip"
+    with zipfile.ZipFile(zpath, "w") as z:
+        z.write(dem, "dem.tif")
+    dem.unlink()
+    return Case(harvest(folder, gpkg, "--dem", f"/vsizip/{zpath}/dem.tif"), 0, ("harvest:", "outputs in"))
+
+
+@entry
+def dem_url(folder: Path) -> Case:
+    """--dem https://...: a DEM must be on this machine (its SHA-256 goes in the report); nothing fetched."""
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})
+    return Case(harvest(folder, gpkg, "--dem", "http://127.0.0.1:9/dem.tif"), 2,
+                ("DEM http://127.0.0.1:9/dem.tif", "must be a file on this machine", "Download it"),
+                out_dir=folder / "out")
+
+
+# ------------------------------------------------------------------------------------------
+# tables: rainfall
+
+def stormwater(folder: Path, rainfall: Path) -> list[str]:
+    dist = gpd.GeoDataFrame({"id": ["D1"], "phase": [1], "start": ["2024-04-01"], "stabilized": ["2024-04-20"]},
+                            geometry=[box(X0, Y0, X0 + 300, Y0 + 300)], crs=NY_FT)
+    gpkg = write_gpkg(folder / "site.gpkg", {"disturbance": dist})
+    return ["stormwater", str(gpkg), "--rainfall", str(rainfall), "--out", str(folder / "out")]
+
+
+def _rain(folder: Path, bad: str) -> Path:
+    days = [f"2024-03-{d:02d}" for d in range(25, 32)] + [f"2024-04-{d:02d}" for d in range(1, 31)]
+    rows = ["date,precip_in"] + [f"{d},{bad if i == 10 else '0.1'}" for i, d in enumerate(days)]
+    path = folder / "rain.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+@entry
+def rainfall_infinite(folder: Path) -> Case:
+    """A rainfall value 'inf': made a storm of 'inf' inches."""
+    return Case(stormwater(folder, _rain(folder, "inf")), 2, ("rain.csv line 12", "precip_in 'inf' is not a finite number"),
+                out_dir=folder / "out")
+
+
+@entry
+def rainfall_overflow(folder: Path) -> Case:
+    """A rainfall value 1e400 (infinity once parsed)."""
+    return Case(stormwater(folder, _rain(folder, "1e400")), 2, ("rain.csv line 12", "'1e400' is not a finite number"),
+                out_dir=folder / "out")
+
+
+@entry
+def rainfall_fifo(folder: Path) -> Case:
+    """A named pipe as --rainfall."""
+    import os
+
+    fifo = folder / "rain.csv"
+    os.mkfifo(fifo)
+    return Case(stormwater(folder, fifo), 2, ("rainfall file", "rain.csv is not a regular file (a named pipe)"),
+                out_dir=folder / "out")
+
+
+# ------------------------------------------------------------------------------------------
+# outputs the machine refuses
+
+@entry
+def out_name_too_long(folder: Path) -> Case:
+    """--out with a 300-character folder name: was an OSError; now named."""
+    return Case(screen(folder, sample_gpkg(folder))[:-2] + ["--out", str(folder / ("x" * 300))], 2,
+                ("--out", "longer than the system allows", "Choose a shorter --out folder"))
+
+
+@entry
+def refused_run_keeps_the_previous_outputs(folder: Path) -> Case:
+    """An --out folder holding last week's results and a refused input: the old files stay as they were."""
+    out = folder / "out"
+    out.mkdir()
+    (out / "findings.geojson").write_text('{"type": "FeatureCollection", "features": []}\n')
+    (out / "report.html").write_text("<html>last week</html>\n")
+    p = parcels()
+    p.loc[0, "geometry"] = Polygon([(X0, Y0), (X0 + 200, Y0), (float("inf"), Y0 + 200)])
+    gpkg = write_gpkg(folder / "town.gpkg", {"parcels": p})
+    return Case(screen(folder, gpkg), 2, ("feature P1 has vertices without coordinates",))

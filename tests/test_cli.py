@@ -6,6 +6,7 @@ a traceback; 141 when the reader of stdout goes away (``geoconstraints rules | h
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -106,10 +107,10 @@ def test_input_errors_come_before_domain_import(runner, tmp_path, monkeypatch):
     p = parcels()
     p.loc[2, "parcel_id"] = "P1"
     gpkg = write_gpkg(tmp_path / "t.gpkg", {"parcels": p})
-    res = runner.invoke(main, ["screen", str(gpkg), "--out", str(tmp_path / "out")])
+    res = runner.invoke(main, ["--strict", "screen", str(gpkg), "--out", str(tmp_path / "out")])
     assert res.exit_code == 2
     assert "duplicate ids in field parcel_id: P1" in res.stderr
-    res = runner.invoke(main, ["harvest", str(gpkg), "--out", str(tmp_path / "out")])
+    res = runner.invoke(main, ["--strict", "harvest", str(gpkg), "--out", str(tmp_path / "out")])
     assert "duplicate ids" in res.stderr
 
 
@@ -201,3 +202,139 @@ def test_harvest_from_role_options_only_never_passes_what_it_cannot_check(tmp_pa
     props = [f["properties"] for f in json.loads((out / "findings.geojson").read_text())["features"]]
     assert props and not [p for p in props if p["status"] == "pass"]
     assert {p["status"] for p in props if p["rule_id"] == "HRV-010"} == {"not_evaluated"}
+
+
+# ------------------------------------------------------------------------------------------
+# the machine's refusals: a full disk, no permission
+
+def test_disk_full_is_named(runner, tmp_path, monkeypatch):
+    # a real ENOSPC from the kernel: /dev/full refuses every write
+    def write_to_full_disk(result, out, **kw):
+        with open("/dev/full", "w") as fh:
+            fh.write("x" * 100_000)
+            fh.flush()
+
+    monkeypatch.setattr(cli, "write_result", write_to_full_disk)
+    res = runner.invoke(main, screen(tmp_path, sample_gpkg(tmp_path)))
+    assert res.exit_code == 2
+    assert res.stderr == f"error: no space left on device writing {tmp_path / 'out'}. Free some space or choose another --out\n"
+
+
+def test_gdal_write_failure_on_a_nearly_full_disk_is_named(runner, tmp_path, monkeypatch):
+    # GDAL says only "Cannot write feature" when the disk fills: the free space of --out tells
+    import pyogrio.errors
+
+    def gdal_fails(result, out, **kw):
+        raise pyogrio.errors.FeatureError("Could not add feature to layer at index 341: Cannot write feature")
+
+    monkeypatch.setattr(cli, "write_result", gdal_fails)
+    monkeypatch.setattr(cli.shutil, "disk_usage", lambda p: type("U", (), {"free": 200_000})())
+    res = runner.invoke(main, screen(tmp_path, sample_gpkg(tmp_path)))
+    assert res.exit_code == 2 and "no space left on device writing" in res.stderr
+    monkeypatch.setattr(cli.shutil, "disk_usage", lambda p: type("U", (), {"free": 50 << 30})())
+    res = runner.invoke(main, screen(tmp_path, sample_gpkg(tmp_path)))
+    assert res.exit_code == 2 and res.stderr.startswith("error: could not complete (FeatureError")
+
+
+def test_read_only_out_is_named(runner, tmp_path, monkeypatch):
+    import errno
+
+    def denied(result, out, **kw):
+        raise PermissionError(errno.EACCES, "Permission denied", str(tmp_path / "out" / "findings.geojson"))
+
+    monkeypatch.setattr(cli, "write_result", denied)
+    res = runner.invoke(main, screen(tmp_path, sample_gpkg(tmp_path)))
+    assert res.exit_code == 2 and "cannot write" in res.stderr and "(permission denied)" in res.stderr
+
+
+# ------------------------------------------------------------------------------------------
+# layers --project (dry run) and --json
+
+def test_layers_project_dry_run_lists_roles_fields_and_problems(runner, tmp_path):
+    sample_gpkg(tmp_path)
+    proj = tmp_path / "p.toml"
+    proj.write_text('[layers.parcels]\npath = "town.gpkg"\nlayer = "parcels"\nfields = { owner = "zoning" }\n'
+                    '[layers.flood_zones]\npath = "town.gpkg"\nlayer = "flood_zones"\nfields = { FLD_ZONE = "ZONE" }\n')
+    res = runner.invoke(main, ["layers", "--project", str(proj)])
+    assert res.exit_code == 2  # a role has a problem
+    out = res.stdout
+    assert "p.toml: project file, 2 roles" in out
+    assert "role parcels <- town.gpkg:parcels" in out and "mapped: owner <- zoning" in out
+    assert "fields found: parcel_id, owner" in out and "optional fields missing: zoning, land_use" in out
+    assert "role flood_zones <- town.gpkg:flood_zones" in out and "field 'ZONE' (mapped to FLD_ZONE) not found" in out
+    res = runner.invoke(main, ["layers", "--project", str(proj), "--json"])
+    d = json.loads(res.stdout)
+    roles = {e["role"]: e for e in d["layers"]}
+    assert roles["parcels"]["mapped"] == {"owner": "zoning"} and roles["parcels"]["problem"] is None
+    assert "not found" in roles["flood_zones"]["problem"] and d["working_crs"] is None
+
+
+def test_layers_json_describes_every_file(runner, tmp_path):
+    gpkg = write_gpkg(tmp_path / "town.gpkg", {"parcels": parcels(), "lots": parcels(2)})
+    res = runner.invoke(main, ["layers", "--json", str(gpkg), str(tmp_path / "missing.gpkg")])
+    assert res.exit_code == 2  # the missing file
+    files = json.loads(res.stdout)
+    assert [f["source"] for f in files] == ["town.gpkg", "missing.gpkg"]
+    town, missing = files
+    assert town["ok"] and not missing["ok"] and "does not exist" in missing["problem"]
+    by_layer = {e["layer"]: e for e in town["layers"]}
+    assert by_layer["parcels"]["role"] == "parcels" and by_layer["parcels"]["features"] == 3
+    assert by_layer["parcels"]["working_crs"] == "EPSG:2261" and by_layer["parcels"]["fields"] == ["parcel_id", "zoning"]
+    w, s, e, n = by_layer["parcels"]["extent_lonlat"]
+    assert -76.06 < w < e < -76.04 and 42.07 < s < n < 42.09
+    assert by_layer["lots"]["role"] is None and by_layer["lots"]["raw"]["features"] == 2
+
+
+def test_layers_needs_a_file_or_a_project(runner):
+    res = runner.invoke(main, ["layers"])
+    assert res.exit_code == 2 and res.stderr.startswith("error: give one or more FILEs, or --project FILE")
+
+
+# ------------------------------------------------------------------------------------------
+# the project's rulebook, the --strict option, GDAL's warnings
+
+def test_project_rulebook_is_used_unless_rulebook_is_given(runner, tmp_path):
+    from catalogue import harvest_area
+
+    write_gpkg(tmp_path / "site.gpkg", {"disturbance": harvest_area()})
+    proj = tmp_path / "p.toml"
+    proj.write_text('rulebook = "lockport"\n[layers.disturbance]\npath = "site.gpkg"\nlayer = "disturbance"\n')
+    res = runner.invoke(main, ["stormwater", "--project", str(proj), "--out", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    props = json.loads((tmp_path / "a" / "findings.geojson").read_text())["features"][0]["properties"]
+    assert props["rulebook"] == "lockport"
+    res = runner.invoke(main, ["stormwater", "--project", str(proj), "--rulebook", "vestal", "--out", str(tmp_path / "b")])
+    props = json.loads((tmp_path / "b" / "findings.geojson").read_text())["features"][0]["properties"]
+    assert props["rulebook"] == "vestal"
+
+
+def test_strict_is_a_global_option(runner, tmp_path):
+    p = parcels()
+    p.loc[1, "parcel_id"] = "P1"
+    gpkg = write_gpkg(tmp_path / "t.gpkg", {"parcels": p, "flood_zones": flood_zones()})
+    res = runner.invoke(main, screen(tmp_path, gpkg))
+    assert res.exit_code == 0, res.output
+    assert "warning: layer parcels (t.gpkg:parcels): 2 feature(s) share an id in field parcel_id (P1 (2x))" in res.stderr
+    csv = (tmp_path / "out" / "parcels.csv").read_text("utf-8")
+    assert "P1 (row 1)" in csv and "P1 (row 2)" in csv and "P3" in csv
+    res = runner.invoke(main, ["--strict", *screen(tmp_path, gpkg)])
+    assert res.exit_code == 2 and "duplicate ids in field parcel_id: P1" in res.stderr
+
+
+def test_library_warnings_are_one_line(runner, tmp_path, monkeypatch):
+    # a pyogrio UserWarning (as for measured shapefiles) reaches stderr as one 'warning:' line,
+    # never as "path/to/file.py:123: UserWarning:" and its source line; deprecations only with -vv
+    import warnings
+
+    def noisy(result, out, **kw):
+        warnings.warn("Measured (M) geometry types are not supported.", UserWarning, stacklevel=1)
+        warnings.warn("old API", DeprecationWarning, stacklevel=1)
+        return {}
+
+    monkeypatch.setattr(cli, "write_result", noisy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        res = runner.invoke(main, screen(tmp_path, sample_gpkg(tmp_path)))
+    assert res.exit_code == 0, res.output
+    assert "warning: Measured (M) geometry types are not supported." in res.stderr
+    assert "UserWarning" not in res.stderr and ".py:" not in res.stderr and "old API" not in res.stderr

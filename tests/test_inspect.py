@@ -51,7 +51,7 @@ def test_describe_real_bfe_shapefile():
     assert ok
     text = "\n".join(lines)
     assert "layer S_BFE -> role bfe_lines: 510 features (LineString), CRS EPSG:4269, working CRS" in text
-    assert "UTM zone" in text
+    assert "State Plane zone for the data's location: EPSG:2284 NAD83 / Virginia South (ftUS)" in text
     assert "510 feature(s) repeat another feature exactly" in text
 
 

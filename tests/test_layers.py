@@ -45,12 +45,12 @@ def lexington_bfe():
     return load_layers(overrides={"bfe_lines": str(S_BFE)})
 
 
-def test_bfe_working_crs_is_utm_feet_outside_new_york(lexington_bfe):
+def test_bfe_working_crs_is_virginia_state_plane(lexington_bfe):
     crs = lexington_bfe.crs
-    # Lexington is at about lon -79.45: UTM zone int((-79.45 + 180) / 6) + 1 = 17, North
-    assert crs.utm_zone == "17N"
+    # Lexington (Rockbridge County) is in the Virginia South zone, NAD83 / Virginia South (ftUS)
+    assert crs.to_epsg() == 2284
     assert crs.axis_info[0].unit_name == "US survey foot"
-    assert "UTM" in lexington_bfe.crs_reason
+    assert "State Plane zone" in lexington_bfe.crs_reason and "EPSG:2284" in lexington_bfe.crs_reason
     assert lexington_bfe.info["bfe_lines"].source_crs == "EPSG:4269"
 
 
@@ -64,8 +64,8 @@ def test_bfe_lengths_in_feet_match_geodesic(lexington_bfe):
     key_raw = pd.Series([shapely.to_wkb(x) for x in raw.geometry])
     assert key_raw.duplicated().sum() == len(raw) - len(g) == 510  # every line is in the file twice
     keep = ~key_raw.duplicated().to_numpy()
-    # US survey ft are 2 ppm longer than international ft; UTM scale at 1.5 deg from the central
-    # meridian is ~0.99984, so the two agree to well under 0.5 %
+    # US survey ft are 2 ppm longer than international ft; the Lambert zone's scale error is under
+    # 1/10,000, so the two agree to well under 0.5 %
     ours = g.geometry.length.to_numpy() * CRS(g.crs).axis_info[0].unit_conversion_factor / 0.3048
     ratio = ours / geodesic_ft[keep]
     assert np.all(np.abs(ratio - 1) < 0.005), ratio.min()
@@ -137,7 +137,7 @@ def test_tompkins_working_crs_chosen_by_location(tompkins):
     # EPSG:3857 is projected but in metres with a scale of 1/cos(lat): not used; Ulysses, NY
     # (lon -76.6) is in the Central zone
     assert tompkins.crs.to_epsg() == 2261
-    assert "NY State Plane" in tompkins.crs_reason
+    assert "State Plane zone" in tompkins.crs_reason and "New York Central" in tompkins.crs_reason
     assert tompkins.info["parcels"].source_crs == "EPSG:3857"
 
 
@@ -257,11 +257,23 @@ def test_resolve_sources_unknown_role():
         resolve_sources(overrides={"parcel": "x.gpkg"})
 
 
-def test_duplicate_ids_refused(tmp_path):
+def test_duplicate_ids_told_apart_by_row(tmp_path):
+    # real county layers repeat ids (Cambridge MA: '---' twice, '--R' four times): the run goes on
+    p = parcels(6)
+    p["parcel_id"] = ["---", "A", "---", "--R", "--R", "B"]
+    layers = load_layers(write_gpkg(tmp_path / "t.gpkg", {"parcels": p}))
+    assert layers["parcels"]["feature_id"].tolist() == ["--- (row 1)", "A", "--- (row 3)", "--R (row 4)",
+                                                        "--R (row 5)", "B"]
+    dup = [w for w in layers.warnings if "share an id" in w]
+    assert len(dup) == 1 and "4 feature(s) share an id in field parcel_id (--- (2x), --R (2x))" in dup[0]
+    assert "--strict" in dup[0]
+
+
+def test_duplicate_ids_refused_when_strict(tmp_path):
     p = parcels(4)
     p["parcel_id"] = ["A", "B", "A", "B"]
     with pytest.raises(InputError, match=r"duplicate ids in field parcel_id: A, B\. Each feature"):
-        load_layers(write_gpkg(tmp_path / "t.gpkg", {"parcels": p}))
+        load_layers(write_gpkg(tmp_path / "t.gpkg", {"parcels": p}), strict=True)
 
 
 def test_exact_duplicate_record_dropped(tmp_path):
@@ -275,7 +287,8 @@ def test_same_id_different_shape_is_refused(tmp_path):
     p = parcels(2)
     p.loc[1, "parcel_id"] = "P1"
     with pytest.raises(InputError, match="duplicate ids in field parcel_id: P1"):
-        load_layers(write_gpkg(tmp_path / "t.gpkg", {"parcels": p}))
+        load_layers(write_gpkg(tmp_path / "t.gpkg", {"parcels": p}), strict=True)
+    assert load_layers(tmp_path / "t.gpkg")["parcels"]["feature_id"].tolist() == ["P1 (row 1)", "P1 (row 2)"]
 
 
 def test_numeric_ids_as_text(tmp_path):
@@ -285,14 +298,17 @@ def test_numeric_ids_as_text(tmp_path):
     assert g["feature_id"].tolist() == ["101", "102"]
 
 
-def test_mapped_id_field_blank_is_an_error(tmp_path):
+def test_mapped_id_field_blank_is_an_error_when_strict(tmp_path):
     p = parcels(3)
     p.loc[2, "parcel_id"] = ""
     write_gpkg(tmp_path / "t.gpkg", {"parcels": p})
     proj = tmp_path / "p.toml"
     proj.write_text('[layers.parcels]\npath = "t.gpkg"\nid = "parcel_id"\n')
     with pytest.raises(FieldError, match="id field parcel_id is empty in rows 3. Fill in the ids"):
-        load_layers(project=proj)
+        load_layers(project=proj, strict=True)
+    layers = load_layers(project=proj)  # by default: that feature is 'row 3', the others keep their ids
+    assert layers["parcels"]["feature_id"].tolist() == ["P1", "P2", "row 3"]
+    assert any("id field parcel_id is empty in rows 3 (1 feature(s))" in w for w in layers.warnings)
 
 
 def test_no_id_field_uses_row_numbers(tmp_path):

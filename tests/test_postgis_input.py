@@ -252,12 +252,15 @@ def test_cli_errors_are_one_line_without_the_password(town, runner, tmp_path) ->
     assert not Path(out).exists()
 
 
-def test_srid_0_and_duplicate_ids_are_refused(town) -> None:
+def test_srid_0_refused_and_duplicate_ids_told_apart(town) -> None:
     with pytest.raises(CRSError, match=r"geometry column geom has SRID 0 \(no CRS\).*UpdateGeometrySRID") as e:
         load_layers(overrides={"parcels": _url(table="parcels_nosrid")})
     assert PASSWORD not in str(e.value) and f"table {SCHEMA}.parcels_nosrid" in str(e.value)
+    dup = load_layers(overrides={"parcels": _url(table="parcels_dup")})  # a table is validated like a file
+    assert dup["parcels"]["feature_id"].tolist() == ["D-1 (row 1)", "D-1 (row 2)"]
+    assert any("2 feature(s) share an id in field parcel_id (D-1 (2x))" in w for w in dup.warnings)
     with pytest.raises(InputError, match="duplicate ids in field parcel_id: D-1"):
-        load_layers(overrides={"parcels": _url(table="parcels_dup")})
+        load_layers(overrides={"parcels": _url(table="parcels_dup")}, strict=True)
     with pytest.raises(GeometryError, match="no geometry column 'nope'; geometry columns are geom"):
         load_layers(overrides={"parcels": _url() + "&geometry=nope"})
     with pytest.raises(LayerReadError):

@@ -10,11 +10,10 @@ from geoconstraints.io.projection import (
     check_location,
     check_working_crs,
     choose_working_crs,
+    feet_crs_at,
     is_feet,
     lonlat_bounds,
-    ny_state_plane,
     parse_crs,
-    utm_feet,
 )
 from geoconstraints.units import FT_PER_M, M_PER_FT, ft_per_unit
 
@@ -22,32 +21,39 @@ from geoconstraints.units import FT_PER_M, M_PER_FT, ft_per_unit
 @pytest.mark.parametrize(
     ("place", "lon", "lat", "epsg"),
     [
-        ("Vestal (Broome County)", -76.05, 42.08, "EPSG:2261"),
-        ("Ithaca (Tompkins County)", -76.50, 42.44, "EPSG:2261"),
-        ("Lockport (Niagara County)", -78.69, 43.17, "EPSG:2262"),
-        ("Buffalo (Erie County)", -78.88, 42.89, "EPSG:2262"),
-        ("Albany", -73.76, 42.65, "EPSG:2260"),
-        ("Manhattan", -73.97, 40.78, "EPSG:2263"),
-        ("Riverhead (Long Island)", -72.66, 40.92, "EPSG:2263"),
+        ("Vestal (Broome County)", -76.05, 42.08, 2261),
+        ("Ithaca (Tompkins County)", -76.50, 42.44, 2261),
+        ("Lockport (Niagara County)", -78.69, 43.17, 2262),
+        ("Buffalo (Erie County)", -78.88, 42.89, 2262),
+        ("Albany", -73.76, 42.65, 2260),
+        ("Manhattan", -73.97, 40.78, 2263),
+        ("Riverhead (Long Island)", -72.66, 40.92, 2263),
+        ("Muncy PA", -76.80, 41.20, 2271),               # NAD83 / Pennsylvania North (ftUS)
+        ("Hartford CT", -72.70, 41.76, 2234),            # NAD83 / Connecticut (ftUS)
+        ("Cambridge MA", -71.11, 42.37, 2249),           # NAD83 / Massachusetts Mainland (ftUS)
+        ("Lexington VA", -79.45, 37.78, 2284),           # NAD83 / Virginia South (ftUS)
+        ("Chicago IL", -87.63, 41.88, 3435),             # NAD83 / Illinois East (ftUS)
+        ("Seattle WA", -122.33, 47.61, 2285),            # NAD83 / Washington North (ftUS)
     ],
 )
-def test_ny_state_plane_zone_by_location(place, lon, lat, epsg):
-    assert ny_state_plane(lon, lat) == epsg, place
+def test_state_plane_zone_from_the_epsg_database(place, lon, lat, epsg):
+    # the zone comes from PROJ's EPSG database by area of use (the codes checked against epsg.io's
+    # names in the comments), in NY and outside it
+    crs, why = feet_crs_at(lon, lat)
+    assert crs.to_epsg() == epsg, (place, crs.name)
+    assert is_feet(crs) and f"EPSG:{epsg}" in why and "State Plane" in why
 
 
-@pytest.mark.parametrize(("lon", "lat"), [(-79.45, 37.78), (-76.8, 41.2), (-72.7, 41.76), (-80.0, 42.5)])
-def test_outside_new_york_is_none(lon, lat):
-    # Lexington VA; Muncy PA; Hartford CT; Erie PA
-    assert ny_state_plane(lon, lat) is None
-
-
-def test_utm_feet():
-    crs = utm_feet(-79.45, 37.78)
-    assert crs.utm_zone == "17N"
-    assert is_feet(crs)
-    # US survey foot = 1200/3937 m
+def test_utm_in_feet_where_no_state_plane_zone_in_feet():
+    # Anchorage: Alaska's zones have no feet version in EPSG; the UTM zone in US survey feet does
+    crs, why = feet_crs_at(-149.9, 61.2)
+    assert crs.to_epsg() == 4426 and crs.name == "NAD83 / BLM 6N (ftUS)" and "UTM" in why
     assert crs.axis_info[0].unit_conversion_factor == pytest.approx(1200 / 3937)
-    assert utm_feet(151.2, -33.9).utm_zone == "56S"
+
+
+def test_no_feet_crs_outside_the_us_is_refused():
+    with pytest.raises(CRSError, match=r"no State Plane or UTM zone in feet.*lon 151\.2000.*Give --crs"):
+        feet_crs_at(151.2, -33.9)
 
 
 def test_feet_helpers():
@@ -75,7 +81,7 @@ def test_choose_order():
     crs, why = choose_working_crs(primary_crs=CRS.from_epsg(3857), lonlat_bounds=(-73.8, 42.6, -73.7, 42.7))
     assert crs.to_epsg() == 2260 and "State Plane" in why
     crs, why = choose_working_crs(lonlat_bounds=(-79.5, 37.7, -79.4, 37.8))
-    assert crs.utm_zone == "17N" and "UTM" in why
+    assert crs.to_epsg() == 2284 and "Virginia South" in why
     with pytest.raises(CRSError, match="Give --crs"):
         choose_working_crs()
 

@@ -272,8 +272,13 @@ def test_a_check_must_return_a_findings_frame(monkeypatch):
     for rule in rb:
         check(rule.id)(lambda ctx, rule: rule.findings("pass", subject_id="D1"))
     registry["SWP-003"] = lambda ctx, rule: [rule.findings("pass", subject_id="D1")]  # a list, not a frame
+    monkeypatch.setattr("geoconstraints.rulebook.registry.RERAISE", True)  # as with --debug
     with pytest.raises(TypeError, match="the check of SWP-003 .* returned list, not a findings frame"):
         run_group(rb, "stormwater", None)
+    monkeypatch.setattr("geoconstraints.rulebook.registry.RERAISE", False)  # a run: that rule is not evaluated
+    f = run_group(rb, "stormwater", None)
+    row = f[f["rule_id"] == "SWP-003"]
+    assert row["status"].tolist() == ["not_evaluated"] and "returned list, not a findings frame" in row["message"].iloc[0]
 
 
 def test_double_registration_refused(monkeypatch):

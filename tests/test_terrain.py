@@ -13,7 +13,6 @@ linear profiles with breakpoints on multiples of ``c`` are sampled exactly.
 
 from __future__ import annotations
 
-import logging
 import math
 from pathlib import Path
 
@@ -208,12 +207,13 @@ def test_unknown_metadata_unit_refused(tmp_path):
         open_dem(p)
 
 
-def test_user_z_units_win_with_warning(tmp_path, caplog):
+def test_user_z_units_contradicting_metadata_refused(tmp_path):
+    # a metre DEM read as feet turns grade violations into passes: refuse, naming both units
     p = write_dem(tmp_path / "w.tif", lambda X, Y: X * 0, units="metre")
-    with caplog.at_level(logging.WARNING, logger="geoconstraints.terrain"):
-        dem = open_dem(p, z_units="ft")
-    assert dem.z_units == "ft" and dem.z_units_source == "user"
-    assert any("metre" in r.getMessage() for r in caplog.records)
+    with pytest.raises(DemError, match=r"--dem-z-units ft contradicts the DEM's own metadata.*'metre' \(m\)"):
+        open_dem(p, z_units="ft")
+    dem = open_dem(p, z_units="m")  # agreeing with the metadata is fine
+    assert dem.z_units == "m" and dem.z_units_source == "user"
 
 
 def test_invalid_z_units(tmp_path):

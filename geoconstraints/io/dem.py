@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from rasterio.windows import Window
 from shapely.geometry import Polygon
 
 from geoconstraints.errors import CRSError, DemError, LayerReadError
+from geoconstraints.io.paths import check_file, gdal_path, is_virtual, local_archive
+from geoconstraints.text import redact
 from geoconstraints.units import FT_PER_M, ft_per_unit, normalize_length_unit
 
 logger = logging.getLogger(__name__)
@@ -111,7 +114,13 @@ class Dem:
     z_units: str
     z_units_source: str
     xy_unit_ft: float | None
-    _z_ft: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
+    uri: str | None = None
+    """A GDAL virtual path or URL the DEM is read from (``path`` is then its text, for messages)."""
+    focus: tuple[int, int, int, int] | None = field(default=None, repr=False, compare=False)
+    """``(row0, row1, col0, col1)``: the area the run needs (the layers' extent plus a margin,
+    set by :meth:`set_focus`); read once, and every window inside it is a slice of it."""
+    _cache: dict[tuple[int, int, int, int], np.ndarray] = field(default_factory=dict, init=False, repr=False,
+                                                                 compare=False)
 
     @property
     def cell_size_ft(self) -> float:
@@ -133,36 +142,93 @@ class Dem:
         return 1.0 if self.z_units == "ft" else FT_PER_M
 
     def read_ft(self, window: Window | tuple | None = None) -> np.ndarray:
-        """Elevations in feet as float64, NaN where nodata (or masked).
-
-        The full array is read once and cached (DEMs here are small-ish); the returned array is
-        read-only (a view of the cache).
+        """Elevations in feet as float32 (float64 for a float64 DEM), NaN where nodata (or masked),
+        read from the file window by window (never the whole band unless asked and small enough).
 
         Parameters
         ----------
         window : rasterio.windows.Window or ((row_start, row_stop), (col_start, col_stop)), optional
-            Sub-array to return; the whole DEM when omitted.
+            The cells to read (clipped to the DEM); the whole DEM when omitted.
 
         Returns
         -------
         numpy.ndarray
-            ``(rows, cols)`` float64 elevations in feet.
+            ``(rows, cols)`` elevations in feet, read-only: float32, which holds the integer and
+            float32 cells of lidar DEMs exactly (float64 only for a float64 DEM).
+
+        Raises
+        ------
+        DemError
+            The window holds more than :data:`MAX_WINDOW_CELLS` cells, or infinite or impossible
+            values (a fill value the DEM does not declare as nodata).
         """
-        if self._z_ft is None:
-            self._z_ft = _read_band_ft(self.path, self.z_factor_ft)
-        z = self._z_ft
         if window is None:
-            return z
-        win = window if isinstance(window, Window) else Window.from_slices(*window)
-        (r0, r1), (c0, c1) = win.toranges()
-        return z[max(r0, 0) : max(r1, 0), max(c0, 0) : max(c1, 0)]
+            r0, r1, c0, c1 = 0, self.height, 0, self.width
+        else:
+            win = window if isinstance(window, Window) else Window.from_slices(*window)
+            (r0, r1), (c0, c1) = win.toranges()
+        r0, r1 = min(max(r0, 0), self.height), min(max(r1, 0), self.height)
+        c0, c1 = min(max(c0, 0), self.width), min(max(c1, 0), self.width)
+        key = (r0, max(r1, r0), c0, max(c1, c0))
+        f = self.focus
+        if f is not None and f[0] <= key[0] and key[1] <= f[1] and f[2] <= key[2] and key[3] <= f[3]:
+            z = self._read(f)
+            return z[key[0] - f[0]:key[1] - f[0], key[2] - f[2]:key[3] - f[2]]
+        return self._read(key)
+
+    def _read(self, key: tuple[int, int, int, int]) -> np.ndarray:
+        """One window from the file, cached: the focus, and the last windows read while all of
+        them hold at most 2 x :data:`MAX_WINDOW_CELLS` cells."""
+        if key not in self._cache:
+            z = _read_window_ft(self, key)
+            while self._cache and (len(self._cache) >= _CACHED_WINDOWS
+                                   or sum(a.size for a in self._cache.values()) + z.size > 2 * MAX_WINDOW_CELLS):
+                old = next((k for k in self._cache if k != self.focus), None)
+                if old is None:
+                    break
+                del self._cache[old]
+            self._cache[key] = z
+        return self._cache[key]
+
+    def set_focus(self, bounds: tuple[float, float, float, float], crs: Any, margin_ft: float = 0.0) -> bool:
+        """Read only around ``bounds`` (in ``crs``) plus ``margin_ft``: windows inside it come from
+        one read. Not set (and False returned) when that area is off the DEM or larger than
+        :data:`MAX_WINDOW_CELLS` (each window is then read on its own)."""
+        win = self.window_of(bounds, crs, margin_ft)
+        if win is None or (win[1] - win[0]) * (win[3] - win[2]) > MAX_WINDOW_CELLS:
+            self.focus = None
+            return False
+        self.focus = win
+        return True
+
+    def window_of(self, bounds: tuple[float, float, float, float], crs: Any,
+                  margin_ft: float = 0.0) -> tuple[int, int, int, int] | None:
+        """``(row0, row1, col0, col1)`` of the cells covering ``bounds`` (in ``crs``) plus
+        ``margin_ft`` and one cell, clipped to the DEM; None when it misses the DEM."""
+        xmin, ymin, xmax, ymax = bounds
+        if not all(math.isfinite(v) for v in bounds):
+            return None
+        xs = np.linspace(xmin, xmax, 21)
+        ys = np.linspace(ymin, ymax, 21)
+        ex = np.concatenate([xs, xs, np.full(21, xmin), np.full(21, xmax)])
+        ey = np.concatenate([np.full(21, ymin), np.full(21, ymax), ys, ys])
+        dx, dy = _transform_xy(ex, ey, to_pyproj(crs), self.crs)
+        col, row = apply_transform(~self.transform, np.asarray(dx), np.asarray(dy))
+        if not (np.isfinite(col).all() and np.isfinite(row).all()):
+            return None
+        pad = 1 + (margin_ft / self.cell_size_ft if margin_ft > 0 else 0)
+        r0, r1 = math.floor(row.min() - pad), math.ceil(row.max() + pad)
+        c0, c1 = math.floor(col.min() - pad), math.ceil(col.max() + pad)
+        r0, r1, c0, c1 = max(r0, 0), min(r1, self.height), max(c0, 0), min(c1, self.width)
+        return (r0, r1, c0, c1) if r0 < r1 and c0 < c1 else None
 
     def sample(self, x, y, crs) -> np.ndarray:
         """Bilinear elevations in feet at points given in ``crs``.
 
         Points are transformed to the DEM CRS with pyproj, then interpolated between the four
         surrounding cell centres. Within the outer half cell of the DEM (outside the outermost
-        cell centres but inside its footprint) the edge cells are extended.
+        cell centres but inside its footprint) the edge cells are extended. Only the window of
+        cells around the points is read (in pieces along a long line).
 
         Parameters
         ----------
@@ -180,7 +246,27 @@ class Dem:
         x = np.asarray(x, dtype="float64")
         y = np.asarray(y, dtype="float64")
         xd, yd = _transform_xy(x, y, to_pyproj(crs), self.crs)
-        return _bilinear(self.read_ft(), self.transform, np.asarray(xd), np.asarray(yd))
+        col, row = apply_transform(~self.transform, np.asarray(xd, dtype="float64"), np.asarray(yd, dtype="float64"))
+        inside = np.isfinite(col) & np.isfinite(row) & (col >= 0) & (col <= self.width) & (row >= 0) & (row <= self.height)
+        out = np.full(np.shape(col), np.nan)
+        if not inside.any():
+            return out
+        out[inside] = self._sample_cells(col[inside], row[inside])
+        return out
+
+    def _sample_cells(self, ci: np.ndarray, ri: np.ndarray) -> np.ndarray:
+        """Bilinear values at fractional cells (all on the DEM), read window by window: points
+        whose window would exceed :data:`MAX_WINDOW_CELLS` are split in halves, in their order
+        (the points of a long road profile are in order along it, so each half stays narrow)."""
+        r0 = max(math.floor(ri.min()) - 1, 0)
+        c0 = max(math.floor(ci.min()) - 1, 0)
+        r1 = min(math.floor(ri.max()) + 2, self.height)  # the lower/right neighbours (even of weight 0)
+        c1 = min(math.floor(ci.max()) + 2, self.width)
+        if (r1 - r0) * (c1 - c0) > MAX_WINDOW_CELLS // 4 and len(ci) > 1:
+            half = len(ci) // 2
+            return np.concatenate([self._sample_cells(ci[:half], ri[:half]), self._sample_cells(ci[half:], ri[half:])])
+        z = self.read_ft(((r0, r1), (c0, c1)))
+        return _bilinear(z, ci, ri, (r0, c0), (self.height, self.width))
 
     def bounds_polygon(self, crs=None) -> Polygon:
         """The DEM footprint (outer cell edges) as a polygon in ``crs`` (default: the DEM CRS).
@@ -210,36 +296,85 @@ def apply_transform(t: affine.Affine, x, y):
     return t.a * x + t.b * y + t.c, t.d * x + t.e * y + t.f
 
 
-def _read_band_ft(path: Path, factor: float) -> np.ndarray:
-    """Read band 1 as float64 feet with NaN where masked (nodata or a GDAL mask band)."""
+MAX_WINDOW_CELLS = 25_000_000
+"""Most DEM cells read at once (100 MB as float32: 5,000 x 5,000 cells, 1-m lidar over 5 km x 5 km).
+A larger window (a plan or road spanning more of a fine DEM) is refused with a clear message."""
+
+_CACHED_WINDOWS = 8
+"""Windows kept in memory besides the focus (a road's profile window is read once per road)."""
+
+MAX_ELEVATION_FT = 1e7
+"""A cell further from sea level than this (3,000 km) is no elevation but a fill value (-3.4e38...)."""
+
+_FILL_VALUES = (-9999.0, -32768.0, -32767.0, -3.4028234663852886e38)
+"""Common "no data" fills: refused when the DEM declares no nodata value."""
+
+
+def _read_window_ft(dem: Dem, key: tuple[int, int, int, int]) -> np.ndarray:
+    """Read cells ``(row0, row1, col0, col1)`` of band 1 as float32 feet (float64 for a float64
+    DEM), NaN where masked."""
+    r0, r1, c0, c1 = key
+    cells = (r1 - r0) * (c1 - c0)
+    name = dem.path.name
+    if cells > MAX_WINDOW_CELLS:
+        raise DemError(
+            f"DEM {name}: the area needed is {r1 - r0:,} x {c1 - c0:,} cells, more than the {MAX_WINDOW_CELLS:,} "
+            f"read at once. Clip the DEM to the plan's area (gdalwarp -te ...) or resample it to coarser cells"
+        )
     try:
-        with rasterio.open(path) as src:
-            band = src.read(1, masked=True)
-    except rasterio.errors.RasterioError as exc:
+        with rasterio.open(dem.uri or dem.path) as src:
+            dtype = "float64" if src.dtypes[0] == "float64" else "float32"  # float32 is exact for the rest
+            band = src.read(1, window=Window(c0, r0, c1 - c0, r1 - r0), masked=True, out_dtype=dtype)
+    except (rasterio.errors.RasterioError, MemoryError) as exc:
         raise LayerReadError(
-            f"DEM {path}: cannot be read ({exc}). Check the file is a complete GeoTIFF."
-        ) from exc
-    z = np.ma.filled(band.astype("float64"), np.nan)
-    if factor != 1.0:
-        z *= factor
+            f"DEM {name}: cannot be read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}). "
+            f"Check the file is a complete GeoTIFF."
+        ) from None
+    z = np.ma.filled(band, np.nan)
+    _check_values(z, dem)
+    if dem.z_factor_ft != 1.0:
+        z *= z.dtype.type(dem.z_factor_ft)
     z.flags.writeable = False
     return z
 
 
-def _bilinear(z: np.ndarray, transform: affine.Affine, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Vectorized bilinear interpolation of grid ``z`` (cell-centre values) at map points."""
-    h, w = z.shape
-    col, row = apply_transform(~transform, x, y)
-    inside = np.isfinite(col) & np.isfinite(row) & (col >= 0) & (col <= w) & (row >= 0) & (row <= h)
-    fc = np.clip(np.where(inside, col, 0.5) - 0.5, 0.0, w - 1.0)
-    fr = np.clip(np.where(inside, row, 0.5) - 0.5, 0.0, h - 1.0)
+def _check_values(z: np.ndarray, dem: Dem) -> None:
+    """Refuse infinite cells and fill values the DEM does not declare (they are no elevation)."""
+    name = dem.path.name
+    inf = np.isinf(z)
+    if inf.any():
+        raise DemError(f"DEM {name}: {int(inf.sum()):,} cell(s) in the area needed hold infinity, which is no "
+                       f"elevation. Set them to nodata (e.g. gdal_calc.py) or fix the DEM")
+    if not np.isfinite(z).any():
+        return
+    lo, hi = float(np.nanmin(z)), float(np.nanmax(z))
+    fill = next((f for f in _FILL_VALUES if lo == np.float32(f)), None) if dem.nodata is None else None
+    limit = MAX_ELEVATION_FT / dem.z_factor_ft
+    if fill is not None or max(abs(lo), abs(hi)) > limit:
+        bad = fill if fill is not None else (lo if abs(lo) > abs(hi) else hi)
+        raise DemError(f"DEM {name}: cells in the area needed hold {bad:g}, which is no elevation (a no-data fill "
+                       f"the DEM does not declare?). Declare it: gdal_edit.py -a_nodata {bad:g} {name}")
+
+
+def _bilinear(z: np.ndarray, col: np.ndarray, row: np.ndarray, origin: tuple[int, int],
+              shape: tuple[int, int]) -> np.ndarray:
+    """Vectorized bilinear interpolation of cell-centre values at fractional (col, row) of the whole
+    DEM (``shape`` rows x cols), from the window ``z`` whose first cell is ``origin`` (row, col).
+
+    Points must lie on the DEM (0 <= col <= width, 0 <= row <= height); within the outer half
+    cell the edge cells are extended.
+    """
+    h, w = shape
+    fc = np.clip(col - 0.5, 0.0, w - 1.0)
+    fr = np.clip(row - 0.5, 0.0, h - 1.0)
     c0 = np.floor(fc).astype(np.intp)
     r0 = np.floor(fr).astype(np.intp)
     c1 = np.minimum(c0 + 1, w - 1)
     r1 = np.minimum(r0 + 1, h - 1)
     tx = fc - c0
     ty = fr - r0
-    out = np.zeros(x.shape, dtype="float64")
+    orow, ocol = origin
+    out = np.zeros(col.shape, dtype="float64")
     for rr, cc, wt in (
         (r0, c0, (1 - tx) * (1 - ty)),
         (r0, c1, tx * (1 - ty)),
@@ -247,8 +382,7 @@ def _bilinear(z: np.ndarray, transform: affine.Affine, x: np.ndarray, y: np.ndar
         (r1, c1, tx * ty),
     ):
         # A neighbour with zero weight (point on a cell-centre line) does not matter, even if nodata.
-        out += np.where(wt > 0, z[rr, cc] * wt, 0.0)
-    out[~inside] = np.nan
+        out += np.where(wt > 0, z[rr - orow, cc - ocol].astype("float64") * wt, 0.0)
     return out
 
 
@@ -284,8 +418,9 @@ def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
     path : str or Path
         The GeoTIFF.
     z_units : {'ft', 'm'}, optional
-        Vertical unit of the stored values. Wins over metadata (a warning is logged when they
-        disagree). Required when the file's metadata does not say.
+        Vertical unit of the stored values. Required when the file's metadata does not say;
+        refused when it contradicts the metadata (one of the two is wrong: a metre DEM read as
+        feet turns grades over the limit into grades under it).
 
     Returns
     -------
@@ -294,9 +429,10 @@ def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
     Raises
     ------
     LayerReadError
-        Missing, zero-byte, corrupt or non-raster file.
+        Missing, zero-byte, corrupt or non-raster file, or not a regular file (a pipe, a device).
     DemError
-        No CRS, vertical units unknown, or an invalid ``z_units``.
+        No CRS, a local (engineering) CRS, vertical units unknown, an invalid ``z_units`` or one
+        that contradicts the metadata.
 
     Examples
     --------
@@ -305,21 +441,34 @@ def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
     >>> dem.crs.to_epsg(), dem.z_units, dem.z_units_source
     (2261, 'ft', 'metadata')
     """
-    path = Path(path)
+    text = os.fspath(path)
+    uri = gdal_path(text) if is_virtual(text) else None
+    path = Path(text)
+    if uri is not None:  # the provenance hashes the DEM's file: it must be on this machine
+        archive = local_archive(text)
+        if archive is None or not archive.is_file():
+            raise DemError(f"DEM {redact(text)}: a DEM must be a file on this machine (a GeoTIFF, or one inside a "
+                           f"local .zip through /vsizip/), so the report can record its SHA-256. Download it and "
+                           f"give its path")
+        path = archive
     name = path.name
     user_unit = _user_z_units(name, z_units)
-    meta = _read_dem_header(path)
+    meta = _read_dem_header(path, uri)
     if meta["crs"] is None:
         raise DemError(
             f"DEM {name}: has no coordinate reference system. Assign the one it was made in "
             f"(e.g. gdal_edit.py -a_srs EPSG:2261 {name}) and run again."
         )
     crs = pyproj.CRS.from_wkt(meta["crs"].to_wkt())
-    unit, source = _z_units_and_source(name, user_unit, meta["unit"], meta["raw_unit"])
+    if crs.is_engineering or not (crs.is_projected or crs.is_geographic):
+        raise DemError(f"DEM {name}: its CRS ({crs.name}) is a local engineering system, not tied to the earth, "
+                       f"so it cannot be placed under the layers. Assign the real CRS (gdal_edit.py -a_srs EPSG:XXXX "
+                       f"{name})")
     nodata = meta["nodata"]
+    unit, source = _z_units_and_source(name, user_unit, meta["unit"], meta["raw_unit"])
     dem = Dem(path=path, crs=crs, transform=meta["transform"], width=int(meta["width"]),
               height=int(meta["height"]), nodata=None if nodata is None else float(nodata),
-              z_units=unit, z_units_source=source, xy_unit_ft=ft_per_unit(crs))
+              z_units=unit, z_units_source=source, xy_unit_ft=ft_per_unit(crs), uri=uri)
     logger.info("DEM %s: %dx%d cells of %.3f ft, z in %s (%s), nodata=%s",
                 name, dem.width, dem.height, dem.cell_size_ft, unit, source, dem.nodata)
     return dem
@@ -338,19 +487,24 @@ def _user_z_units(name: str, z_units: str | None) -> str | None:
     return norm
 
 
-def _read_dem_header(path: Path) -> dict[str, Any]:
+def _read_dem_header(path: Path, uri: str | None = None) -> dict[str, Any]:
     """CRS, transform, size, nodata and the metadata's vertical unit of a GeoTIFF (no pixels read)."""
-    if not path.exists():
-        raise LayerReadError(
-            f"DEM {path}: cannot be read (no such file). Check the file is a GeoTIFF and the path is right."
-        )
-    if path.is_file() and path.stat().st_size == 0:
-        raise LayerReadError(
-            f"DEM {path}: cannot be read (the file is empty, 0 bytes). Check the file is a "
-            "GeoTIFF and copy it again."
-        )
+    if uri is None:
+        if not path.exists():
+            raise LayerReadError(
+                f"DEM {path}: cannot be read (no such file). Check the file is a GeoTIFF and the path is right."
+            )
+        if path.is_file() and path.stat().st_size == 0:
+            raise LayerReadError(
+                f"DEM {path}: cannot be read (the file is empty, 0 bytes). Check the file is a "
+                "GeoTIFF and copy it again."
+            )
+        try:
+            check_file(path, "DEM")
+        except LayerReadError as exc:
+            raise LayerReadError(f"{exc} (a GeoTIFF)") from None
     try:
-        with rasterio.open(path) as src:
+        with rasterio.open(uri or path) as src:
             if src.count < 1:
                 raise LayerReadError(
                     f"DEM {path}: cannot be read (it has no raster band). Check the file is a GeoTIFF DEM."
@@ -360,19 +514,22 @@ def _read_dem_header(path: Path) -> dict[str, Any]:
                     "width": src.width, "height": src.height, "nodata": src.nodata}
     except rasterio.errors.RasterioError as exc:
         raise LayerReadError(
-            f"DEM {path}: cannot be read ({exc}). Check the file is a GeoTIFF (not a zero-byte, "
-            "truncated or renamed file)."
-        ) from exc
+            f"DEM {redact(uri) if uri else path}: cannot be read ({str(exc).splitlines()[0][:200]}). Check the file "
+            "is a GeoTIFF (not a zero-byte, truncated or renamed file)."
+        ) from None
 
 
 def _z_units_and_source(name: str, user_unit: str | None, meta_unit: str | None,
                         raw_unit: str | None) -> tuple[str, str]:
-    """The vertical unit and where it came from: the user's (a warning when the metadata
-    disagrees), else the metadata's; neither is an error (never guessed)."""
+    """The vertical unit and where it came from: the user's, else the metadata's; neither, or the
+    two contradicting each other, is an error (never guessed)."""
     if user_unit is not None:
         if meta_unit is not None and meta_unit != user_unit:
-            logger.warning("DEM %s: metadata says vertical unit %r but z_units=%r was given; using %r.",
-                           name, raw_unit, user_unit, user_unit)
+            raise DemError(
+                f"DEM {name}: --dem-z-units {user_unit} contradicts the DEM's own metadata, which says its "
+                f"elevations are in {raw_unit!r} ({meta_unit}). One of them is wrong: leave --dem-z-units out to use "
+                f"the metadata, or fix the metadata (gdal_edit.py -units) if it is wrong"
+            )
         return user_unit, "user"
     if meta_unit is not None:
         return meta_unit, "metadata"

@@ -9,6 +9,7 @@ geometries, and NFHL -9999 sentinels turned into missing values.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from collections.abc import Iterator, Mapping
@@ -22,16 +23,18 @@ import pandas as pd
 import shapely
 from pyproj import CRS
 
-from geoconstraints.errors import CRSError
+from geoconstraints.errors import CRSError, InputError
 from geoconstraints.io import projection
-from geoconstraints.io.dem import open_dem
+from geoconstraints.io.dem import Dem, open_dem
+from geoconstraints.io.paths import is_virtual, label, local_archive
 from geoconstraints.io.postgis import is_db_source, read_postgis
 from geoconstraints.io.projection import crs_label
-from geoconstraints.io.roles import ROLES, LayerSource
+from geoconstraints.io.roles import PLAN_ROLES, ROLES, SITE_ROLES, LayerSource
 from geoconstraints.io.sources import read_source, resolve_sources, sha256_file
 from geoconstraints.io.validate import (
     assign_ids,
     canonical_fields,
+    check_numbers,
     clean_geometries,
     nfhl_sentinels,
     normalize_role_fields,
@@ -95,7 +98,9 @@ class Layers(Mapping[str, gpd.GeoDataFrame]):
 
     def input_paths(self) -> set[Path]:
         """Resolved paths of every input file (outputs must never overwrite one)."""
-        paths = {Path(i.path).resolve() for i in self.info.values() if not is_db_source(i.path)}
+        paths = {Path(i.path).resolve() for i in self.info.values()
+                 if not is_db_source(i.path) and not is_virtual(i.path) and i.path != "GeoDataFrame"}
+        paths |= {a.resolve() for i in self.info.values() if is_virtual(i.path) and (a := local_archive(i.path))}
         if self.dem is not None:
             paths.add(Path(self.dem.path).resolve())
         return paths
@@ -112,16 +117,25 @@ class Layers(Mapping[str, gpd.GeoDataFrame]):
         return head + self.summary().to_html(index=False, escape=True)
 
 
+DEM_MARGIN_FT = 1_000.0
+"""Margin around the layers' extent within which the DEM is read in one window (contours,
+profiles and the highest adjacent grade stay inside it)."""
+
+
 def load_layers(
     source: str | os.PathLike[str] | None = None,
     *,
-    overrides: Mapping[str, str | os.PathLike[str] | None] | None = None,
+    overrides: Mapping[str, Any] | None = None,
     project: str | os.PathLike[str] | None = None,
     crs: str | CRS | None = None,
     dem: str | os.PathLike[str] | None = None,
     dem_z_units: str | None = None,
     roles: tuple[str, ...] | None = None,
     primary: tuple[str, ...] = ("parcels", "harvest_area"),
+    ids: Mapping[str, str] | None = None,
+    fields: Mapping[str, Mapping[str, str]] | None = None,
+    strict: bool = False,
+    **by_role: Any,
 ) -> Layers:
     """Load every layer by role into one working CRS in feet.
 
@@ -130,17 +144,26 @@ def load_layers(
     source : path, optional
         A GeoPackage whose layer names are role names, or a project ``.toml`` file.
     overrides : mapping, optional
-        ``role -> "PATH[:LAYER]"``; overrides layers found in ``source``.
+        ``role -> "PATH[:LAYER]"`` (or a GeoDataFrame); overrides layers found in ``source``.
     project : path, optional
         A project TOML file mapping roles to files, layers, id and field names.
     crs : str, optional
-        Working CRS; must be projected in feet. Default: see :mod:`geoconstraints.projection`.
+        Working CRS; must be projected in feet. Default: see :mod:`geoconstraints.io.projection`.
     dem, dem_z_units : optional
         DEM GeoTIFF and its vertical units (``ft``/``m``) when its metadata does not say.
     roles : tuple of str, optional
         Load only these roles (others found in ``source`` are ignored).
     primary : tuple of str
         Roles whose own CRS is preferred as working CRS.
+    ids : mapping, optional
+        ``role -> id field`` (``{"parcels": "LOC_ID"}``), as ``id =`` in a project file.
+    fields : mapping, optional
+        ``role -> {canonical: source field}`` (``{"flood_zones": {"FLD_ZONE": "ZONE"}}``).
+    strict : bool
+        Refuse duplicate or blank feature ids (by default they become ``ID (row N)`` with a warning).
+    **by_role : path or GeoDataFrame
+        A role's layer by its name (``parcels=gdf``, ``flood_zones="nfhl.gpkg:S_FLD_HAZ_AR"``);
+        a GeoDataFrame is copied, never modified.
 
     Returns
     -------
@@ -149,7 +172,7 @@ def load_layers(
     Raises
     ------
     InputError (and subclasses)
-        Unreadable file, missing CRS, wrong geometry type, missing field, duplicate ids.
+        Unreadable file, missing CRS, wrong geometry type, missing field, an unknown role.
 
     Examples
     --------
@@ -157,15 +180,24 @@ def load_layers(
     >>> layers = load_layers(sample_path("vestal_sample.gpkg"), roles=("parcels",))
     >>> layers.crs.to_epsg()
     2261
+    >>> import geopandas as gpd
+    >>> parcels = gpd.read_file(sample_path("vestal_sample.gpkg"), layer="parcels").head(3)
+    >>> load_layers(parcels=parcels)["parcels"]["feature_id"].tolist() == parcels["parcel_id"].tolist()
+    True
     """
-    sources, settings = resolve_sources(source, overrides, project)
+    unknown = [r for r in by_role if r not in ROLES]
+    if unknown:
+        raise InputError(f"load_layers: {unknown[0]!r} is not a role or option; roles are {', '.join(ROLES)}")
+    given = {**(overrides or {}), **{r: v for r, v in by_role.items() if v is not None}}
+    sources, settings = resolve_sources(source, given, project)
+    _apply_mapping(sources, ids, fields)
     if roles is not None:
         sources = {r: s for r, s in sources.items() if r in roles}
     warn: list[str] = []
     raw: dict[str, gpd.GeoDataFrame] = {}
     info: dict[str, LayerInfo] = {}
     for role, src in sources.items():
-        raw[role], info[role] = _read_role(role, src, warn)
+        raw[role], info[role] = _read_role(role, src, warn, strict=strict)
     working, reason = _working_crs(raw, crs if crs is not None else settings.get("crs"), primary)
     frames = {role: _to_working(role, gdf, working) for role, gdf in raw.items()}
     source_crs = {role: info[role].source_crs for role in raw}
@@ -173,17 +205,48 @@ def load_layers(
         warn.append(f"layers come in {len(set(source_crs.values()))} CRSs ("
                     + "; ".join(f"{r} {c}" for r, c in source_crs.items())
                     + f"); all were reprojected to {crs_label(working)} ({reason})")
-    dem_cfg: dict[str, Any] = settings["dem"] if isinstance(settings.get("dem"), dict) else {}
-    dem_path = dem if dem is not None else dem_cfg.get("path")
-    dem_obj = None
-    if dem_path is not None:
-        dem_obj = open_dem(Path(dem_path), z_units=dem_z_units or dem_cfg.get("z_units"))
+    dem_obj = _open_dem(dem, dem_z_units, settings, frames, working)
     for w in warn:
         log.warning(w)
     return Layers(frames, working, reason, info, warn, dem_obj, settings)
 
 
-def _read_role(role: str, src: LayerSource, warn: list[str]) -> tuple[gpd.GeoDataFrame, LayerInfo]:
+def _apply_mapping(sources: dict[str, LayerSource], ids: Mapping[str, str] | None,
+                   fields: Mapping[str, Mapping[str, str]] | None) -> None:
+    """Set the id field and field mapping of the roles named in ``ids`` / ``fields``."""
+    for what, mapping in (("ids", ids or {}), ("fields", fields or {})):
+        for role, value in mapping.items():
+            if role not in sources:
+                raise InputError(f"load_layers: {what} names role {role!r}, which was not given "
+                                 f"(given: {', '.join(sources) or 'none'})")
+            if what == "ids":
+                sources[role].id_field = str(value)
+            elif not isinstance(value, Mapping):
+                raise InputError(f"load_layers: fields[{role!r}] must map canonical names to the layer's field "
+                                 f"names, e.g. {{'FLD_ZONE': 'ZONE'}}")
+            else:
+                sources[role].fields.update({str(k): str(v) for k, v in value.items()})
+
+
+def _open_dem(dem: Any, dem_z_units: str | None, settings: dict[str, Any], frames: dict[str, gpd.GeoDataFrame],
+              working: CRS) -> Dem | None:
+    """The DEM (given, or the project's), read in one window around the plan (the harvest plan's or
+    the site plan's layers, else all layers) plus :data:`DEM_MARGIN_FT`; elsewhere window by window."""
+    cfg: dict[str, Any] = settings.get("dem") or {}
+    path = dem if dem is not None else cfg.get("path")
+    if path is None:
+        return None
+    obj = open_dem(path, z_units=dem_z_units or cfg.get("z_units"))
+    plan = [r for r in (*PLAN_ROLES, *SITE_ROLES) if r in frames and len(frames[r])]
+    bounds = [frames[r].total_bounds for r in plan] or [g.total_bounds for g in frames.values() if len(g)]
+    if bounds:
+        b = np.array(bounds)
+        obj.set_focus((b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()), working, DEM_MARGIN_FT)
+    return obj
+
+
+def _read_role(role: str, src: LayerSource, warn: list[str], *, strict: bool = False,
+               ) -> tuple[gpd.GeoDataFrame, LayerInfo]:
     """Read one role's layer and validate it (CRS present, fields, ids, geometries, NFHL
     sentinels, location); warnings are appended to ``warn``."""
     spec = ROLES[role]
@@ -191,19 +254,14 @@ def _read_role(role: str, src: LayerSource, warn: list[str]) -> tuple[gpd.GeoDat
     if src.db is not None:
         gdf, digest = read_postgis(src)
     else:
-        gdf = read_source(src)
+        gdf = read_source(src, warn)
     what = f"layer {role} ({src.label})"
-    if gdf.crs is None:
-        hint = ""
-        b = gdf.total_bounds if len(gdf) else None
-        if b is not None and np.all(np.abs(b) <= 360):
-            hint = " Its coordinates look like longitude/latitude (EPSG:4326 or 4269)."
-        raise CRSError(f"{what}: has no CRS (no .prj or SRS).{hint} Assign the right CRS in "
-                       f"your GIS or with ogr2ogr -a_srs EPSG:XXXX, then try again")
+    _check_crs(gdf, what)
     gdf = canonical_fields(gdf, src, spec)
     absent = [f for f in spec.optional if f not in gdf.columns]
-    gdf = assign_ids(gdf, src, spec, warn)
+    gdf = assign_ids(gdf, src, spec, warn, strict=strict)
     gdf = clean_geometries(gdf, role, src.label, warn)
+    check_numbers(gdf, role, src.label, warn)
     gdf = nfhl_sentinels(gdf, spec)
     gdf = normalize_role_fields(gdf, role)
     if len(gdf) == 0:
@@ -214,9 +272,40 @@ def _read_role(role: str, src: LayerSource, warn: list[str]) -> tuple[gpd.GeoDat
     source_crs = crs_label(CRS(gdf.crs))
     if src.db is not None:  # no file: the redacted URL, the table, and a hash of the rows read
         return gdf, LayerInfo(role, src.db.redacted, src.db.qualified, len(gdf), source_crs, digest, 0, kept, absent)
-    st = src.path.stat()
-    return gdf, LayerInfo(role, str(src.path), src.layer, len(gdf), source_crs,
-                          sha256_file(src.path) if src.path.is_file() else "", st.st_size, kept, absent)
+    if src.frame is not None:  # no file: a hash of the frame's rows
+        return gdf, LayerInfo(role, "GeoDataFrame", None, len(gdf), source_crs, frame_digest(src.frame), 0, kept,
+                              absent)
+    file = local_archive(src.uri) if src.uri is not None else src.path
+    size = file.stat().st_size if file is not None and file.is_file() else 0
+    digest = sha256_file(file) if file is not None and file.is_file() else ""
+    return gdf, LayerInfo(role, label(src.uri) if src.uri is not None else str(src.path), src.layer, len(gdf),
+                          source_crs, digest, size, kept, absent)
+
+
+def _check_crs(gdf: gpd.GeoDataFrame, what: str) -> None:
+    """Refuse a layer without a CRS, or with a local (engineering) one that no map can place."""
+    if gdf.crs is None:
+        hint = ""
+        b = gdf.total_bounds if len(gdf) else None
+        if b is not None and np.all(np.abs(b) <= 360):
+            hint = " Its coordinates look like longitude/latitude (EPSG:4326 or 4269)."
+        raise CRSError(f"{what}: has no CRS (no .prj or SRS).{hint} Assign the right CRS in "
+                       f"your GIS or with ogr2ogr -a_srs EPSG:XXXX, then try again")
+    crs = CRS(gdf.crs)
+    if crs.is_engineering or not (crs.is_projected or crs.is_geographic):
+        raise CRSError(f"{what}: its CRS ({crs.name}) is a local engineering system (LOCAL_CS), not tied to the "
+                       f"earth, so it cannot be placed with the other layers or the law's maps. Assign the real "
+                       f"CRS with ogr2ogr -a_srs EPSG:XXXX (the State Plane zone the survey used)")
+
+
+def frame_digest(frame: gpd.GeoDataFrame) -> str:
+    """SHA-256 of a GeoDataFrame's rows (attributes as text, geometries as WKB), for the provenance."""
+    h = hashlib.sha256()
+    attrs = frame.drop(columns=[frame.geometry.name])
+    h.update(attrs.astype(str).to_csv(index=False).encode("utf-8"))
+    for wkb in shapely.to_wkb(frame.geometry.values):
+        h.update(wkb or b"")
+    return h.hexdigest()
 
 
 def _working_crs(raw: dict[str, gpd.GeoDataFrame], user_crs: str | CRS | None,
@@ -234,7 +323,7 @@ def _working_crs(raw: dict[str, gpd.GeoDataFrame], user_crs: str | CRS | None,
         own = next((CRS(g.crs) for g in raw.values() if projection.is_feet(CRS(g.crs))), None)
         if own is not None:
             return own, "the layers' own projected CRS (feet); no layer has features"
-        return CRS.from_epsg(2261), "default EPSG:2261 (no layer has features)"
+        return CRS.from_epsg(2261), "default EPSG:2261 (no layer has features to locate)"
     return projection.choose_working_crs(user_crs=user_crs, primary_crs=prim, lonlat_bounds=lonlat)
 
 

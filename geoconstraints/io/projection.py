@@ -1,34 +1,54 @@
-"""Choosing and checking the working CRS: projected, in feet (NY State Plane by location,
-else UTM in US feet); a geographic or unknown CRS never reaches a distance.
+"""Choosing and checking the working CRS: projected, in feet (a State Plane zone, else a UTM
+zone in US feet, from PROJ's EPSG database by area of use); a geographic, local or unknown CRS
+never reaches a distance.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
+import re
 
 import pyproj
 from pyproj import CRS
-from shapely.geometry import Point, Polygon
+from pyproj.database import query_crs_info
+from pyproj.enums import PJType
 
 from geoconstraints.errors import CRSError
 
 log = logging.getLogger(__name__)
 
-# A coarse outline of New York State (lon, lat), good to a few miles: enough to pick a State
-# Plane zone. Data near the state line should name --crs explicitly.
-_NY_OUTLINE = Polygon([
-    (-79.76, 42.00), (-75.36, 42.00), (-75.07, 41.80), (-74.98, 41.48), (-74.69, 41.36),
-    (-74.21, 41.13), (-73.90, 40.99), (-74.26, 40.50), (-73.95, 40.53), (-72.00, 40.95),
-    (-71.85, 41.07), (-72.30, 41.20), (-73.66, 40.98), (-73.49, 41.21), (-73.55, 41.30),
-    (-73.48, 42.05), (-73.26, 42.75), (-73.27, 43.57), (-73.41, 45.01), (-74.74, 45.00),
-    (-75.30, 44.85), (-76.35, 44.20), (-76.20, 43.55), (-77.50, 43.30), (-79.06, 43.30),
-    (-79.07, 43.08), (-78.90, 42.90), (-79.76, 42.27),
-])
-# Counties west of about 77.4°W are in the West zone, east of about 75.1°W in the East zone
-# (Long Island: south of 41.1°N and east of 74.05°W). Approximate county lines.
-_NY_WEST_OF = -77.40
-_NY_EAST_OF = -75.10
+_STATE_PLANE = re.compile(r"^NAD83 / (?!BLM|UTM|Conus|Great Lakes|NCRS).+\((ftUS|ft)\)$")
+"""NAD83 State Plane zones in feet (``NAD83 / New York Central (ftUS)``)."""
+_LATER_NAD83 = re.compile(r"^NAD83\((HARN|NSRS2007|2011)\) / (?!BLM|UTM).+\((ftUS|ft)\)$")
+"""Zones in feet of a later NAD83 realization (``NAD83(2011) / Alabama West (ftUS)``)."""
+_UTM_FEET = re.compile(r"^NAD83 / BLM \d+N \(ftUS\)$")
+"""UTM zones in US survey feet (EPSG calls them BLM zones)."""
+
+Box = tuple[float, float, float, float]
+
+
+@functools.lru_cache(maxsize=1)
+def _feet_zones() -> tuple[tuple[str, str, str, Box, int], ...]:
+    """(EPSG code, name, state, area-of-use box, kind) of every feet CRS a working CRS may be:
+    kind 0 NAD83 State Plane, 1 a later NAD83 realization, 2 UTM in US feet."""
+    out = []
+    for info in query_crs_info(auth_name="EPSG", pj_types=PJType.PROJECTED_CRS, allow_deprecated=False):
+        aou = info.area_of_use
+        kind = next((k for k, pat in enumerate((_STATE_PLANE, _LATER_NAD83, _UTM_FEET)) if pat.match(info.name)), None)
+        if kind is None or aou is None:
+            continue
+        parts = aou.name.split(" - ")  # "United States (USA) - New York - counties of ..."
+        state = parts[1] if kind < 2 and len(parts) > 1 else info.name
+        out.append((info.code, info.name, state, (aou.west, aou.south, aou.east, aou.north), kind))
+    return tuple(out)
+
+
+def _centrality(box: Box, lon: float, lat: float) -> float:
+    """How central ``lon, lat`` lies in ``box``: 1 at its centre, 0 on its edge, < 0 outside."""
+    w, s, e, n = box
+    return min(min(lon - w, e - lon) / max((e - w) / 2, 1e-9), min(lat - s, n - lat) / max((n - s) / 2, 1e-9))
 
 
 def crs_unit(crs: CRS) -> str:
@@ -41,25 +61,51 @@ def is_feet(crs: CRS) -> bool:
     return bool(crs.is_projected and "foot" in crs_unit(crs).lower())
 
 
-def ny_state_plane(lon: float, lat: float) -> str | None:
-    """EPSG code of the NY State Plane zone (ftUS) at ``lon, lat``, or None outside New York."""
-    if not _NY_OUTLINE.contains(Point(lon, lat)):
-        return None
-    if lat < 41.1 and lon > -74.05:
-        return "EPSG:2263"
-    if lon < _NY_WEST_OF:
-        return "EPSG:2262"
-    if lon > _NY_EAST_OF:
-        return "EPSG:2260"
-    return "EPSG:2261"
+def feet_crs_at(lon: float, lat: float) -> tuple[CRS, str]:
+    """The projected CRS in feet for data centred at ``lon, lat``, from PROJ's EPSG database.
 
+    The candidates are the EPSG CRSs in feet whose area of use contains the point: NAD83 State
+    Plane zones first, then zones of a later NAD83 realization (for states whose NAD83 zones
+    are in metres only), then UTM zones in US survey feet (EPSG's "BLM" zones). Areas of use
+    are rectangles, and a state's rectangle overlaps its neighbours': the state chosen is the
+    one whose whole extent (its zones' areas together) has the point most central, then its
+    zone with the point most central (ftUS before ft). Within a few miles of a state line the
+    neighbouring state's zone may still be chosen (it measures there to a few parts per
+    million as well); give ``--crs`` to choose yourself.
 
-def utm_feet(lon: float, lat: float) -> CRS:
-    """The UTM zone at ``lon, lat`` on NAD83 (North America) or WGS 84, in US survey feet."""
-    zone = int((lon + 180) // 6) + 1
-    south = " +south" if lat < 0 else ""
-    datum = "+datum=NAD83" if (-170 < lon < -50 and lat > 0) else "+datum=WGS84"
-    return CRS.from_proj4(f"+proj=utm +zone={zone}{south} {datum} +units=us-ft +no_defs +type=crs")
+    Returns
+    -------
+    (CRS, str)
+        The CRS (always with an EPSG code) and the reason, for the provenance.
+
+    Raises
+    ------
+    CRSError
+        No such CRS covers the point (outside the United States): give ``--crs``.
+
+    Examples
+    --------
+    >>> [feet_crs_at(lon, lat)[0].to_epsg() for lon, lat in [(-76.05, 42.08), (-71.11, 42.37), (-104.99, 39.74)]]
+    [2261, 2249, 2232]
+    """
+    zones = _feet_zones()
+    for kind, what in ((0, "State Plane zone"), (1, "State Plane zone"), (2, "UTM zone in US survey feet")):
+        here = [z for z in zones if z[4] == kind and _centrality(z[3], lon, lat) >= 0]
+        if not here:
+            continue
+        extent: dict[str, Box] = {}
+        for _, _, state, (w, s, e, n), k in zones:
+            if k == kind:
+                b = extent.get(state, (w, s, e, n))
+                extent[state] = (min(b[0], w), min(b[1], s), max(b[2], e), max(b[3], n))
+        state = max({z[2] for z in here}, key=lambda st: _centrality(extent[st], lon, lat))
+        code, name, *_ = max((z for z in here if z[2] == state),
+                             key=lambda z: (round(_centrality(z[3], lon, lat), 6), "(ftUS)" in z[1]))
+        crs = CRS.from_epsg(int(code))
+        if is_feet(crs):
+            return crs, f"{what} for the data's location: EPSG:{code} {name} (by EPSG area of use)"
+    raise CRSError(f"no State Plane or UTM zone in feet in the EPSG database covers the data (lon {lon:.4f}, "
+                   f"lat {lat:.4f}). Give --crs, a projected CRS in feet for that place")
 
 
 def parse_crs(value: str | int | CRS, *, what: str = "--crs") -> CRS:
@@ -72,6 +118,9 @@ def parse_crs(value: str | int | CRS, *, what: str = "--crs") -> CRS:
 
 def check_working_crs(crs: CRS, *, what: str = "--crs") -> CRS:
     """Refuse a working CRS that is not projected in feet."""
+    if crs.is_engineering or not (crs.is_projected or crs.is_geographic):
+        raise CRSError(f"{what} {crs.name!r} is a local engineering system (LOCAL_CS), not tied to the earth. "
+                       f"Use a State Plane CRS in US survey feet, e.g. EPSG:2261, or leave --crs out")
     if not crs.is_projected:
         raise CRSError(
             f"{what} {crs.to_string()} is geographic (degrees): distances and areas need a "
@@ -115,11 +164,7 @@ def choose_working_crs(
     if lonlat_bounds is None:
         raise CRSError("cannot choose a working CRS: no layer has a usable location. Give --crs")
     w, s, e, n = lonlat_bounds
-    lon, lat = (w + e) / 2, (s + n) / 2
-    code = ny_state_plane(lon, lat)
-    if code:
-        return CRS.from_user_input(code), f"NY State Plane zone for the data's location ({code})"
-    return utm_feet(lon, lat), "UTM zone of the data's location, in US survey feet"
+    return feet_crs_at((w + e) / 2, (s + n) / 2)
 
 
 def lonlat_bounds(bounds: tuple[float, float, float, float], crs: CRS) -> tuple[float, float, float, float]:

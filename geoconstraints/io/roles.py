@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from geoconstraints.text import redact
+
 log = logging.getLogger(__name__)
 
 NFHL_SENTINEL = -9999.0
@@ -87,10 +89,18 @@ class LayerSource:
     id_field: str | None = None
     db: Any = None
     """The PostGIS table when the layer comes from a database (``path`` is then unused)."""
+    uri: str | None = None
+    """A GDAL virtual path or URL (``/vsizip/...``, ``/vsicurl/https://...``) given to GDAL as it is
+    (``path`` is then only its text, for messages)."""
+    frame: Any = None
+    """A GeoDataFrame given in Python (``load_layers(parcels=gdf)``): read from memory, never modified."""
 
     @property
     def label(self) -> str:
         """``file.gpkg:layer`` (or ``HOST:PORT/DB table SCHEMA.TABLE``, no password) for messages."""
         if self.db is not None:
             return self.db.label
-        return f"{self.path.name}:{self.layer}" if self.layer else self.path.name
+        if self.frame is not None:
+            return "GeoDataFrame"
+        name = redact(self.uri) if self.uri is not None else self.path.name
+        return f"{name}:{self.layer}" if self.layer else name

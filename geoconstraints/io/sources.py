@@ -4,12 +4,12 @@ files (TOML); reading one layer as it is on disk.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
-import tomllib
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +17,11 @@ import geopandas as gpd
 import pyogrio
 
 from geoconstraints.errors import GeometryError, InputError, LayerReadError
+from geoconstraints.io.paths import check_file, gdal_path, is_virtual, label, split_virtual_layer
 from geoconstraints.io.postgis import PgSource, is_db_source, parse_db_source, read_postgis
+from geoconstraints.io.project import LayerSpec, beside, dem_setting, read_project
 from geoconstraints.io.roles import ROLES, LayerSource
+from geoconstraints.text import redact
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +36,12 @@ def parse_path_layer(value: str | os.PathLike[str]) -> tuple[Path, str | None]:
 
     A database URL (``postgresql://...``) is never split on its colons: it comes back unsplit,
     with no layer; callers test :func:`is_db_source` first and give it to :func:`parse_db_source`.
+    A GDAL virtual path or URL is split by :func:`~geoconstraints.io.paths.split_virtual_layer`.
     """
     text = os.fspath(value)
+    if is_virtual(text):
+        head, layer = split_virtual_layer(text)
+        return Path(head), layer
     if is_db_source(text) or Path(text).exists() or ":" not in text:
         return Path(text), None
     head, _, tail = text.rpartition(":")
@@ -43,130 +50,168 @@ def parse_path_layer(value: str | os.PathLike[str]) -> tuple[Path, str | None]:
     return Path(text), None
 
 
-def check_file(path: Path, what: str) -> None:
-    what = "" if what == str(path) else f"{what}: "  # do not name the file twice
-    if not path.exists():
-        raise LayerReadError(f"{what}file {path} does not exist. Check the path")
-    if path.is_dir() and path.suffix.lower() not in (".gdb",):
-        raise LayerReadError(f"{what}{path} is a folder, not a data file. Give the file inside it")
-    if path.is_file() and path.stat().st_size == 0:
-        raise LayerReadError(f"{what}file {path} is empty (0 bytes). Export the layer again")
-
-
-def list_layers(path: Path) -> list[str]:
-    """Layer names in a vector file; LayerReadError when it cannot be opened."""
-    check_file(path, str(path))
+def list_layers(path: Path | str) -> list[str]:
+    """Layer names in a vector file (or GDAL virtual path); LayerReadError when it cannot be opened."""
+    if not is_virtual(str(path)):
+        check_file(Path(path), str(path))
     try:
-        return [str(r[0]) for r in pyogrio.list_layers(path)]
+        with gdal_quiet() as said:
+            names = [str(r[0]) for r in pyogrio.list_layers(gdal_path(str(path)))]
     except Exception as exc:  # noqa: BLE001 - GDAL raises several kinds
         raise LayerReadError(
-            f"{path}: cannot be read as vector data ({_short(exc)}). Is it a GeoPackage, "
-            f"shapefile or GeoJSON, and not corrupt?"
+            f"{label(str(path))}: cannot be read as vector data ({_short(exc)}). Is it a GeoPackage, "
+            f"shapefile or GeoJSON, and not corrupt?{_net_hint(str(path))}"
         ) from None
+    if not names:
+        raise LayerReadError(f"{label(str(path))}: holds no vector layer{'; ' + said[0] if said else ''}. "
+                             f"Is it a GeoPackage, shapefile or GeoJSON?")
+    return names
+
+
+def _net_hint(text: str) -> str:
+    return (" A URL is read over the network by GDAL: check it is reachable, or download the file and "
+            "give its path" if "/vsicurl/" in gdal_path(text) else "")
 
 
 def _short(exc: BaseException) -> str:
     text = str(exc).strip().split("; It might help to specify")[0]  # GDAL's driver-prefix hint
     if "sqlite3_" in text and "failed: " in text:  # keep SQLite's reason, not the query it ran
         text = text.rsplit("failed: ", 1)[1].split(";")[0]
-    return text.splitlines()[0][:200] if text else type(exc).__name__
+    return redact(text.splitlines()[0][:200]) if text else type(exc).__name__
 
 
-def sources_from_geopackage(path: Path) -> dict[str, LayerSource]:
+@contextlib.contextmanager
+def gdal_quiet() -> Iterator[list[str]]:
+    """Keep GDAL's and pyogrio's warnings (``warnings.warn`` with a source line) off stderr; the
+    list yielded receives their messages, one line each, for the caller to word as its own."""
+    said: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield said
+        finally:
+            said.extend(dict.fromkeys(str(w.message).splitlines()[0] for w in caught
+                                      if issubclass(w.category, (UserWarning, RuntimeWarning))))
+
+
+def sources_from_geopackage(path: Path | str) -> dict[str, LayerSource]:
     """Roles found in a file whose layer names are role names (case-insensitive)."""
     found: dict[str, LayerSource] = {}
-    for name in list_layers(path):
+    text = os.fspath(path)
+    uri = gdal_path(text) if is_virtual(text) else None
+    for name in list_layers(text if uri else Path(path)):
         role = name.lower().replace("-", "_")
         if role in ROLES:
-            found[role] = LayerSource(role, path, name)
+            found[role] = LayerSource(role, Path(text), name, uri=uri)
     return found
 
 
 def read_project_file(path: Path) -> tuple[dict[str, LayerSource], dict[str, Any]]:
-    """Read a project TOML: ``[layers.ROLE] path, layer, id, fields = {canonical = "SRC"}``.
+    """Read a project TOML (see :mod:`geoconstraints.io.project`): the sources and the other
+    settings (``crs``, ``rulebook``, ``dem`` as ``{"path", "z_units"}``).
 
-    Returns the sources and the other settings (``crs``, ``rulebook``, ``[dem]`` path/z_units).
     Paths are relative to the project file. A ``path`` that is a PostGIS URL may come with
     ``table = "SCHEMA.TABLE"`` and ``geometry = "COLUMN"`` (no ``where``: free SQL is not accepted;
     filter with a view in the database and name the view as the table).
     """
-    check_file(path, "project file")
-    try:
-        data = tomllib.loads(path.read_text("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"project file {path}: not valid TOML ({exc}). Fix the file") from None
+    proj = read_project(path)
     base = path.parent
     sources: dict[str, LayerSource] = {}
-    for role, spec in (data.get("layers") or {}).items():
-        if role not in ROLES:
-            raise InputError(f"project file {path}: unknown role {role!r}; roles are {', '.join(ROLES)}")
+    for role, spec in proj.layers.items():
         if isinstance(spec, str):
-            spec = {"path": spec}
-        if "path" not in spec:
-            raise InputError(f"project file {path}: [layers.{role}] needs a path")
-        if is_db_source(spec["path"]):
-            if "where" in spec:
+            spec = LayerSpec(path=spec)
+        if is_db_source(spec.path):
+            if spec.where is not None:
                 raise InputError(f"project file {path}: [layers.{role}] where is not supported (free SQL "
                                  f"could do anything in the database). Create a view that filters the "
                                  f"rows and give it as table")
-            pg = parse_db_source(spec["path"], spec.get("table") or spec.get("layer"), spec.get("geometry"))
-            sources[role] = _db_layer_source(role, pg, dict(spec.get("fields") or {}), spec.get("id"))
+            pg = parse_db_source(spec.path, spec.table or spec.layer, spec.geometry)
+            sources[role] = _db_layer_source(role, pg, dict(spec.fields), spec.id)
             continue
-        p, lyr = parse_path_layer(spec["path"])
-        p = p if p.is_absolute() else base / p
-        sources[role] = LayerSource(role, p, spec.get("layer", lyr), dict(spec.get("fields") or {}),
-                                    spec.get("id"))
-    settings = {k: v for k, v in data.items() if k != "layers"}
-    if "dem" in settings and isinstance(settings["dem"], dict) and settings["dem"].get("path"):
-        dp = Path(settings["dem"]["path"])
-        settings["dem"]["path"] = str(dp if dp.is_absolute() else base / dp)
+        if spec.where is not None or spec.table is not None or spec.geometry is not None:
+            key = "where" if spec.where is not None else "table" if spec.table is not None else "geometry"
+            raise InputError(f"project file {path}: [layers.{role}] {key} is only for a PostGIS path "
+                             f"(postgresql://...); for a file give layer = \"NAME\"")
+        src = file_source(role, beside(base, spec.path))
+        src.layer = spec.layer or src.layer
+        src.fields, src.id_field = dict(spec.fields), spec.id
+        sources[role] = src
+    settings: dict[str, Any] = {k: v for k, v in (("crs", proj.crs), ("rulebook", proj.rulebook)) if v is not None}
+    if proj.rulebook is not None and proj.rulebook.lower().endswith((".yaml", ".yml")):
+        settings["rulebook"] = beside(base, proj.rulebook)
+    dem = dem_setting(proj, base)
+    if dem:
+        settings["dem"] = dem
     return sources, settings
+
+
+def file_source(role: str, value: str | os.PathLike[str]) -> LayerSource:
+    """The source of ``role`` from ``PATH[:LAYER]`` (a GDAL virtual path or URL kept as given)."""
+    text = os.fspath(value)
+    if is_virtual(text):
+        head, layer = split_virtual_layer(text)
+        return LayerSource(role, Path(head), layer, uri=gdal_path(head))
+    p, layer = parse_path_layer(text)
+    return LayerSource(role, p, layer)
 
 
 def resolve_sources(
     source: str | os.PathLike[str] | None = None,
-    overrides: Mapping[str, str | os.PathLike[str] | None] | None = None,
+    overrides: Mapping[str, Any] | None = None,
     project: str | os.PathLike[str] | None = None,
 ) -> tuple[dict[str, LayerSource], dict[str, Any]]:
-    """Combine (c) project file, (a) a role-named GeoPackage, (b) per-role overrides, in that order."""
+    """Combine (c) project file, (a) a role-named GeoPackage, (b) per-role overrides, in that order.
+
+    An override is ``PATH[:LAYER]``, a PostGIS URL, or a GeoDataFrame (read from memory).
+    """
     sources: dict[str, LayerSource] = {}
     settings: dict[str, Any] = {}
     if project is not None:
         s, settings = read_project_file(Path(project))
         sources.update(s)
     if source is not None:
-        if is_db_source(source):
-            raise InputError("a PostGIS database is not a role-named GeoPackage: give each role's table, "
-                             "e.g. --parcels 'postgresql://USER@HOST:PORT/DB?table=SCHEMA.TABLE', or map "
-                             "roles to tables in a project file")
-        p, layer = parse_path_layer(source)
-        if p.suffix.lower() == ".toml":
-            s, settings = read_project_file(p)
-            sources.update(s)
-        elif layer:
-            raise InputError(f"{source}: give the whole GeoPackage, or use --ROLE PATH:LAYER")
-        else:
-            found = sources_from_geopackage(p)
-            if not found:
-                raise InputError(
-                    f"{p}: none of its layers is named after a role ({', '.join(ROLES)}). "
-                    f"Rename the layers or map them with --ROLE PATH:LAYER or a project file"
-                )
-            sources.update(found)
+        sources.update(_sources_of(source, settings))
     for role, value in (overrides or {}).items():
         if value is None:
             continue
         if role not in ROLES:
             raise InputError(f"unknown role {role!r}; roles are {', '.join(ROLES)}")
         prev = sources.get(role)
-        if is_db_source(value):
-            sources[role] = _db_layer_source(role, parse_db_source(os.fspath(value)),
-                                             dict(prev.fields) if prev else {}, prev.id_field if prev else None)
-            continue
-        p, layer = parse_path_layer(value)
-        sources[role] = LayerSource(role, p, layer, dict(prev.fields) if prev else {},
-                                    prev.id_field if prev else None)
+        fields, id_field = (dict(prev.fields), prev.id_field) if prev else ({}, None)
+        if isinstance(value, gpd.GeoDataFrame):
+            sources[role] = LayerSource(role, Path("GeoDataFrame"), None, fields, id_field, frame=value)
+        elif isinstance(value, (str, os.PathLike)) and is_db_source(value):
+            sources[role] = _db_layer_source(role, parse_db_source(os.fspath(value)), fields, id_field)
+        elif isinstance(value, (str, os.PathLike)):
+            src = file_source(role, value)
+            src.fields, src.id_field = fields, id_field
+            sources[role] = src
+        else:
+            raise InputError(f"{role}: {type(value).__name__} is not a layer; give a path (PATH[:LAYER]), a "
+                             f"PostGIS URL or a GeoDataFrame")
     return sources, settings
+
+
+def _sources_of(source: str | os.PathLike[str], settings: dict[str, Any]) -> dict[str, LayerSource]:
+    """The sources of the positional SOURCE: a project file or a role-named GeoPackage."""
+    if is_db_source(source):
+        raise InputError("a PostGIS database is not a role-named GeoPackage: give each role's table, "
+                         "e.g. --parcels 'postgresql://USER@HOST:PORT/DB?table=SCHEMA.TABLE', or map "
+                         "roles to tables in a project file")
+    p, layer = parse_path_layer(source)
+    if p.suffix.lower() == ".toml" and not is_virtual(os.fspath(source)):
+        s, more = read_project_file(p)
+        settings.update(more)
+        return s
+    if layer:
+        raise InputError(f"{source}: give the whole GeoPackage, or use --ROLE PATH:LAYER")
+    found = sources_from_geopackage(os.fspath(source) if is_virtual(os.fspath(source)) else p)
+    if not found:
+        raise InputError(
+            f"{label(os.fspath(source))}: none of its layers is named after a role ({', '.join(ROLES)}). "
+            f"Rename the layers or map them with --ROLE PATH:LAYER or a project file"
+        )
+    return found
 
 
 def _db_layer_source(role: str, pg: PgSource, fields: dict[str, str], id_field: str | None) -> LayerSource:
@@ -185,32 +230,59 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def read_source(src: LayerSource) -> gpd.GeoDataFrame:
+def read_source(src: LayerSource, warn: list[str] | None = None) -> gpd.GeoDataFrame:
     """Read one layer as it is on disk (no reprojection); LayerReadError when unreadable.
 
-    A PostGIS source is read by :func:`read_postgis`.
+    A PostGIS source is read by :func:`read_postgis`; a GeoDataFrame source is copied (the
+    caller's frame is never modified). GDAL's warnings become lines of ``warn``: an M (measure)
+    dimension dropped, a shapefile without its ``.dbf`` (no attributes), anything else GDAL says.
     """
     if src.db is not None:
         return read_postgis(src)[0]
     what = f"layer {src.role} ({src.label})"
-    check_file(src.path, what)
+    if src.frame is not None:
+        return _frame_copy(src.frame, what)
+    target = src.uri if src.uri is not None else src.path
+    if src.uri is None:
+        check_file(src.path, what)
+        _missing_dbf(src.path, what, warn)
     if src.layer is not None:
-        names = list_layers(src.path)
+        names = list_layers(target)
         if src.layer not in names:
             raise LayerReadError(
                 f"{what}: {src.path.name} has no layer {src.layer!r}; it has {', '.join(names)}"
             )
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            gdf = gpd.read_file(src.path, layer=src.layer, engine="pyogrio")
+        with gdal_quiet() as said:
+            gdf = gpd.read_file(target, layer=src.layer, engine="pyogrio")
     except Exception as exc:  # noqa: BLE001 - any GDAL failure is an unreadable input
         raise LayerReadError(
             f"{what}: cannot be read ({_short(exc)}). Check the file is not corrupt and is a "
-            f"format GDAL reads (GeoPackage, shapefile with .shx/.dbf, GeoJSON)"
+            f"format GDAL reads (GeoPackage, shapefile with .shx/.dbf, GeoJSON){_net_hint(str(target))}"
         ) from None
+    for line in said:
+        if "Measured (M)" in line:
+            line = "M (measure) values dropped (they are not used by any rule)"
+        if warn is not None:
+            warn.append(f"{what}: {line if line.startswith('M (') else 'GDAL: ' + line}")
     if not isinstance(gdf, gpd.GeoDataFrame) or gdf.geometry is None:
         raise GeometryError(f"{what}: has no geometry column (an attribute table is not a map layer). "
                             f"Give the layer with its shapes (the .shp beside the .dbf, or the GeoPackage layer)")
     return gdf
 
+
+def _missing_dbf(path: Path, what: str, warn: list[str] | None) -> None:
+    """Warn when a shapefile comes without its ``.dbf`` (GDAL then reads shapes without fields)."""
+    if path.suffix.lower() != ".shp" or warn is None:
+        return
+    stems = {p.name.lower() for p in path.parent.glob(path.stem + ".*")}
+    if f"{path.stem.lower()}.dbf" not in stems:
+        warn.append(f"{what}: the shapefile has no {path.stem}.dbf beside it, so its features have no fields "
+                    f"(no ids, no attributes): copy the .dbf with the .shp and .shx")
+
+
+def _frame_copy(frame: gpd.GeoDataFrame, what: str) -> gpd.GeoDataFrame:
+    """A deep copy of a caller's GeoDataFrame (checked to have a geometry column)."""
+    if not isinstance(frame, gpd.GeoDataFrame) or frame._geometry_column_name not in frame.columns:
+        raise GeometryError(f"{what}: has no active geometry column. Call set_geometry() on it first")
+    return frame.copy(deep=True).reset_index(drop=True)

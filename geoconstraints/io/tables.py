@@ -14,11 +14,15 @@ import numpy as np
 import pandas as pd
 
 from geoconstraints.errors import FieldError, InputError, LayerReadError
+from geoconstraints.io.paths import check_file
 from geoconstraints.text import day_text, fixed, id_list, is_blank
 
 log = logging.getLogger(__name__)
 
 PRECIP_TOL_IN = 1e-9
+
+MAX_TABLE_BYTES = 64 << 20
+"""Largest rainfall series or inspection log read (64 MiB: a century of days is 2 MB)."""
 
 DAY = pd.Timedelta(days=1)
 
@@ -65,8 +69,12 @@ def _read_table(source: str | os.PathLike[str] | pd.DataFrame, what: str) -> tup
     else:
         path = Path(source)
         label, is_file = path.name, True
-        if not path.is_file():
+        if not path.exists():
             raise LayerReadError(f"{what} file {path} does not exist. Give the path of a CSV file")
+        check_file(path, f"{what} file")
+        if path.stat().st_size > MAX_TABLE_BYTES:
+            raise InputError(f"{what} file {path}: larger than {MAX_TABLE_BYTES >> 20} MiB, the most read for a "
+                             f"table of days. Is it the right file?")
         try:
             df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -129,6 +137,10 @@ def read_rainfall(source: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
     if len(nonnum):
         raise InputError(f"{_where(label, is_file, nonnum)}: precip_in {raw_p.iloc[nonnum[0]]!r} is not a "
                          f"number. Give inches as a number (0 for a dry day or a trace)")
+    inf = np.flatnonzero(~np.isfinite(precip.to_numpy(dtype="float64")))
+    if len(inf):
+        raise InputError(f"{_where(label, is_file, inf)}: precip_in {raw_p.iloc[inf[0]]!r} is not a finite number. "
+                         f"Give inches as a number (0 for a dry day)")
     neg = np.flatnonzero((precip < 0).to_numpy())
     if len(neg):
         raise InputError(f"{_where(label, is_file, neg)}: precip_in {precip.iloc[neg[0]]:g} is negative. "

@@ -20,84 +20,146 @@ log = logging.getLogger(__name__)
 
 
 def canonical_fields(gdf: gpd.GeoDataFrame, src: LayerSource, spec: RoleSpec) -> gpd.GeoDataFrame:
-    """Rename fields to canonical names: explicit mapping first, then case-insensitive match."""
+    """Rename fields to canonical names: explicit mapping first, then a case-insensitive match.
+
+    A name that matches two fields differing only in case (``parcel_id`` and ``PARCEL_ID``) is
+    refused unless the mapping names one exactly; a field already called like a mapped canonical
+    name is kept as ``NAME_1``.
+    """
     what = f"layer {src.role} ({src.label})"
+    cols = [str(c) for c in gdf.columns if c != gdf.geometry.name]
     rename: dict[str, str] = {}
-    lower = {c.lower(): c for c in gdf.columns if c != gdf.geometry.name}
     for canon, source_name in src.fields.items():
-        real = lower.get(str(source_name).lower())
+        real = _match(cols, str(source_name), what, f"{source_name!r} (mapped to {canon})", explicit=True)
         if real is None:
-            raise FieldError(
-                f"{what}: field {source_name!r} (mapped to {canon}) not found; fields are "
-                f"{', '.join(lower.values())}"
-            )
+            raise FieldError(f"{what}: field {source_name!r} (mapped to {canon}) not found; fields are "
+                             f"{', '.join(cols)}")
         rename[real] = canon
-    wanted = (*spec.required, *spec.optional, *spec.id_fields)
-    for canon in wanted:
-        if canon in rename.values():
+    if src.id_field:
+        _match(cols, src.id_field, what, f"{src.id_field!r} (the id field)", explicit=True)
+    for canon in (*spec.required, *spec.optional, *spec.id_fields):
+        if canon in rename.values() or (src.id_field and src.id_field.lower() == canon.lower()):
             continue
-        real = lower.get(canon.lower())
+        real = _match(cols, canon, what, canon, explicit=False)
         if real is not None and real not in rename:
             rename[real] = canon
-    gdf = gdf.rename(columns=rename)
+    taken = set(rename.values())
+    clash = {c: _free_name(c, cols) for c in cols if c in taken and c not in rename}
+    gdf = gdf.rename(columns={**clash, **rename})
     missing = [f for f in spec.required if f not in gdf.columns]
     if missing:
         have = [c for c in gdf.columns if c != gdf.geometry.name]
         raise FieldError(
-            f"{what}: required field {', '.join(missing)} missing (fields: {', '.join(have) or 'none'}). "
+            f"{what}: required field {', '.join(missing)} missing (fields: {', '.join(map(str, have)) or 'none'}). "
             f"Map it in a project file: [layers.{src.role}] fields = {{ {missing[0]} = \"YOUR_FIELD\" }}"
         )
     return gdf
 
 
-def assign_ids(gdf: gpd.GeoDataFrame, src: LayerSource, spec: RoleSpec, warn: list[str]) -> gpd.GeoDataFrame:
+def _match(cols: list[str], name: str, what: str, label: str, *, explicit: bool) -> str | None:
+    """The field ``name`` among ``cols``: the exact name when mapped explicitly, else the one
+    field equal to it ignoring case; two fields differing only in case are refused."""
+    if explicit and name in cols:
+        return name
+    hits = [c for c in cols if c.lower() == name.lower()]
+    if len(hits) > 1:
+        raise FieldError(f"{what}: fields {' and '.join(hits)} differ only in case, so {label} is ambiguous. "
+                         f"Rename or delete one, or name the one to use exactly in a project file "
+                         f"(id = \"{hits[0]}\" or fields = {{ ... = \"{hits[0]}\" }})")
+    return hits[0] if hits else None
+
+
+def _free_name(name: str, cols: list[str]) -> str:
+    i = 1
+    while f"{name}_{i}" in cols:
+        i += 1
+    return f"{name}_{i}"
+
+
+def assign_ids(gdf: gpd.GeoDataFrame, src: LayerSource, spec: RoleSpec, warn: list[str], *,
+               strict: bool = False) -> gpd.GeoDataFrame:
+    """Add the string column ``feature_id``: the id field's value, told apart when it is not unique.
+
+    Real county layers have blank and repeated ids (Cambridge MA's parcels: ``---`` twice,
+    ``--R`` four times). They do not stop a run: a repeated id becomes ``ID (row N)`` and a
+    blank one ``row N`` (N the feature's row in the file, counting from 1), with one warning
+    giving the count and examples. ``strict=True`` (``--strict``) refuses them instead. A layer
+    without an id field is identified by row number, with a warning. Exact copies of a feature
+    (same id, attributes and geometry, as in FEMA's Lexington S_BFE) are one feature: the copies
+    are dropped with a warning.
+    """
     what = f"layer {src.role} ({src.label})"
-    id_field = src.id_field
-    if id_field:
-        match = {c.lower(): c for c in gdf.columns}.get(id_field.lower())
-        if match is None:
-            raise FieldError(f"{what}: id field {id_field!r} not found; fields are "
-                             f"{', '.join(c for c in gdf.columns if c != gdf.geometry.name)}")
-        id_field = match
-    else:
-        id_field = next((f for f in spec.id_fields if f in gdf.columns), None)
+    id_field = _id_field(gdf, src, spec, what)
     row_no = np.arange(len(gdf)) + 1  # 1-based row numbers in the file, kept through any drop
     if id_field is None:
+        if len(gdf):
+            warn.append(f"{what}: no id field ({' or '.join(spec.id_fields)}); features are identified by row "
+                        f"number (row 1, row 2 ...). Name the id field with id = \"...\" in a project file")
         gdf["feature_id"] = [f"row {i}" for i in row_no]
         return gdf
     if gdf[id_field].duplicated(keep=False).any():
-        # the same record twice (same id, every attribute and geometry), as in FEMA's Lexington
-        # S_BFE, is one feature: drop the copies with a warning; differing features stay an error
-        key = pd.DataFrame({c: gdf[c].astype(str).to_numpy() for c in gdf.columns if c != gdf.geometry.name})
-        key["__wkb"] = shapely.to_wkb(gdf.geometry.values)
-        copies = key.duplicated(keep="first").to_numpy()
-        if copies.any():
-            shown = gdf.loc[copies, id_field].astype(str).tolist()
-            warn.append(f"{what}: {int(copies.sum())} feature(s) repeat another feature exactly (same "
-                        f"{id_field}, attributes and geometry); the copies were dropped: {id_list(shown)}")
-            gdf, row_no = gdf.loc[~copies].copy(), row_no[~copies]
+        gdf, row_no = _drop_copies(gdf, id_field, row_no, what, warn)
     ids = gdf[id_field]
     blank = (ids.isna() | ids.map(lambda v: isinstance(v, str) and not v.strip())).to_numpy()
-    if blank.any() and not src.id_field:
-        rows = [str(i) for i in row_no[blank][:10]]
-        warn.append(f"{what}: id field {id_field} is empty in rows {', '.join(rows)}; features are "
-                    f"identified by row number instead (map an id field with id = \"...\" in a project file)")
-        gdf["feature_id"] = [f"row {i}" for i in row_no]
-        return gdf
+    as_text = ids.map(lambda v: str(int(v)) if isinstance(v, float) and float(v).is_integer() else str(v)).to_numpy()
+    as_text = np.where(blank, "", as_text).astype(object)
+    dup = ~blank & pd.Series(as_text).duplicated(keep=False).to_numpy()
+    if strict and (blank.any() or dup.any()):
+        _refuse_ids(what, id_field, as_text, row_no, blank, dup)
     if blank.any():
-        rows = [str(i) for i in row_no[blank][:10]]
-        raise FieldError(f"{what}: id field {id_field} is empty in rows {', '.join(rows)}. Fill in the ids")
-    as_text = ids.map(lambda v: str(int(v)) if isinstance(v, float) and float(v).is_integer() else str(v))
-    dup = as_text[as_text.duplicated(keep=False)]
-    if len(dup):
-        shown = sorted(set(dup))[:10]
-        raise InputError(
-            f"{what}: duplicate ids in field {id_field}: {', '.join(shown)}"
-            f"{' ...' if dup.nunique() > 10 else ''}. Each feature needs its own id: fix them, or "
-            f"name a unique id field with id = \"...\" in a project file"
-        )
-    gdf["feature_id"] = as_text.astype(object).to_numpy()
+        warn.append(f"{what}: id field {id_field} is empty in rows {id_list(row_no[blank].astype(str), 5)} "
+                    f"({int(blank.sum())} feature(s)); they are identified by row number ('row N'). Fill in the "
+                    f"ids, or use --strict to refuse such a layer")
+    if dup.any():
+        shown = [f"{v} ({int((as_text[dup] == v).sum())}x)" for v in pd.unique(as_text[dup])]
+        warn.append(f"{what}: {int(dup.sum())} feature(s) share an id in field {id_field} ({id_list(shown, 5)}); "
+                    f"they are identified as 'ID (row N)'. Fix the ids, name a unique id field with id = \"...\" "
+                    f"in a project file, or use --strict to refuse such a layer")
+    rows = row_no.astype(str)
+    out = np.where(blank, np.char.add("row ", rows).astype(object), as_text)
+    tagged = as_text[dup].astype(str)
+    out[dup] = [f"{v} (row {r})" for v, r in zip(tagged, rows[dup])]
+    gdf["feature_id"] = out.astype(object)
     return gdf
+
+
+def _id_field(gdf: gpd.GeoDataFrame, src: LayerSource, spec: RoleSpec, what: str) -> str | None:
+    """The id column: the one named in the source (case-insensitive), else the role's first candidate."""
+    if not src.id_field:
+        return next((f for f in spec.id_fields if f in gdf.columns), None)
+    cols = [str(c) for c in gdf.columns if c != gdf.geometry.name]
+    match = _match(cols, src.id_field, what, f"{src.id_field!r} (the id field)", explicit=True)
+    if match is None:
+        raise FieldError(f"{what}: id field {src.id_field!r} not found; fields are "
+                         f"{', '.join(str(c) for c in gdf.columns if c != gdf.geometry.name)}")
+    return match
+
+
+def _drop_copies(gdf: gpd.GeoDataFrame, id_field: str, row_no: np.ndarray, what: str,
+                 warn: list[str]) -> tuple[gpd.GeoDataFrame, np.ndarray]:
+    """Drop exact copies of a feature (same id, every attribute and geometry), with a warning."""
+    key = pd.DataFrame({c: gdf[c].astype(str).to_numpy() for c in gdf.columns if c != gdf.geometry.name})
+    key["__wkb"] = shapely.to_wkb(gdf.geometry.values)
+    copies = key.duplicated(keep="first").to_numpy()
+    if not copies.any():
+        return gdf, row_no
+    shown = gdf.loc[copies, id_field].astype(str).tolist()
+    warn.append(f"{what}: {int(copies.sum())} feature(s) repeat another feature exactly (same "
+                f"{id_field}, attributes and geometry); the copies were dropped: {id_list(shown)}")
+    return gdf.loc[~copies].copy(), row_no[~copies]
+
+
+def _refuse_ids(what: str, id_field: str, as_text: np.ndarray, row_no: np.ndarray, blank: np.ndarray,
+                dup: np.ndarray) -> None:
+    """The ``--strict`` refusal of blank or repeated ids."""
+    if dup.any():
+        shown = sorted(set(as_text[dup]))
+        raise InputError(
+            f"{what}: duplicate ids in field {id_field}: {id_list(shown)}. Each feature needs its own id "
+            f"(--strict): fix them, or name a unique id field with id = \"...\" in a project file"
+        )
+    raise FieldError(f"{what}: id field {id_field} is empty in rows {id_list(row_no[blank].astype(str))}. "
+                     f"Fill in the ids (--strict)")
 
 
 def clean_geometries(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[str]) -> gpd.GeoDataFrame:
@@ -108,10 +170,13 @@ def clean_geometries(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[st
     spec = ROLES[role]
     what = f"layer {role} ({label})"
     geom = gdf.geometry.values
-    if shapely.has_z(geom).any():
+    has_m = shapely.has_m(geom).any() if hasattr(shapely, "has_m") else False
+    if shapely.has_z(geom).any() or has_m:
         gdf = gdf.set_geometry(shapely.force_2d(geom), crs=gdf.crs)
-        warn.append(f"{what}: Z coordinates dropped (elevations come from the DEM, not the layer)")
+        dims = " and ".join(d for d, has in (("Z coordinates", shapely.has_z(geom).any()), ("M values", has_m)) if has)
+        warn.append(f"{what}: {dims} dropped (elevations come from the DEM, not the layer)")
     geom = gdf.geometry.values
+    _refuse_nonfinite(gdf, what)
     empty = shapely.is_missing(geom) | shapely.is_empty(geom)
     if empty.any():
         ids = gdf.loc[empty, "feature_id"].astype(str).tolist()
@@ -152,6 +217,20 @@ def clean_geometries(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[st
             f"feature(s) {id_list(ids)}. Remove them or give the right layer for {role}"
         )
     return gdf
+
+
+def _refuse_nonfinite(gdf: gpd.GeoDataFrame, what: str) -> None:
+    """Refuse features with a NaN or infinite coordinate (a corrupt export): no distance or area
+    of them means anything, and GEOS may fail on them."""
+    xy, idx = shapely.get_coordinates(gdf.geometry.values, return_index=True)
+    bad = ~np.isfinite(xy).all(axis=1)
+    if bad.any():
+        feats = pd.unique(idx[bad])
+        ids = gdf["feature_id"].to_numpy()[feats].astype(str)
+        raise GeometryError(f"{what}: feature{'s' if len(feats) > 1 else ''} {id_list(ids)} "
+                            f"{'have' if len(feats) > 1 else 'has'} vertices without coordinates (NaN or infinite "
+                            f"x/y). Fix or delete {'them' if len(feats) > 1 else 'it'} in a GIS (e.g. check geometry "
+                            f"validity in QGIS) and export the layer again")
 
 
 _KIND_TYPE_IDS: dict[str, tuple[int, ...]] = {"polygon": (3, 6), "line": (1, 2, 5), "point": (0, 4)}
@@ -203,6 +282,44 @@ def nfhl_sentinels(gdf: pd.DataFrame, spec: RoleSpec) -> pd.DataFrame:
     return gdf
 
 
+NUMBER_FIELDS: dict[str, dict[str, bool]] = {
+    "harvest_area": {"cords": True, "cubic_feet": True, "board_feet": True},
+    "roads": {"row_width_ft": True},
+    "flood_zones": {"STATIC_BFE": False, "DEPTH": True, "VELOCITY": True},
+    "flood_zones_preliminary": {"STATIC_BFE": False, "DEPTH": True, "VELOCITY": True},
+    "bfe_lines": {"ELEV": False},
+}
+"""Numeric fields a rule reads, per role: ``True`` where a negative value means nothing (a
+volume, a width, a depth). Infinity is refused in all of them (NaN is a missing value)."""
+
+
+def check_numbers(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[str] | None = None) -> None:
+    """Refuse an infinite value, or a negative one where it means nothing, in a numeric field a
+    rule reads (:data:`NUMBER_FIELDS`), naming the layer, the field and the features; text that
+    is no number (other than NFHL's ``NP``) is a warning: that value counts as not given."""
+    what = f"layer {role} ({label})"
+    for name, nonneg in NUMBER_FIELDS.get(role, {}).items():
+        if name not in gdf.columns:
+            continue
+        raw = gdf[name]
+        vals = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64", copy=True)
+        given = ~raw.map(is_blank).to_numpy(dtype=bool) & (raw.astype(str).str.strip().str.upper() != "NP").to_numpy()
+        text = np.isnan(vals) & given
+        if name in ROLES[role].sentinel_fields:
+            vals[vals == NFHL_SENTINEL] = np.nan  # NFHL's "none"
+        if text.any() and warn is not None:
+            ids = gdf["feature_id"].to_numpy()[text].astype(str)
+            warn.append(f"{what}: field {name} holds text that is no number ({raw[text].iloc[0]!r}) in "
+                        f"{id_list(ids)}; those values count as not given")
+        bad = np.isinf(vals) | ((vals < 0) & nonneg)
+        if bad.any():
+            ids = gdf["feature_id"].to_numpy()[bad].astype(str)
+            first = vals[bad][0]
+            why = "is not a finite number" if np.isinf(first) else "is negative, which means nothing here"
+            raise FieldError(f"{what}: field {name} = {first:g} {why} (feature{'s' if len(ids) > 1 else ''} "
+                             f"{id_list(ids)}). Correct the value, or leave it empty where it is not known")
+
+
 def normalize_role_fields(gdf: gpd.GeoDataFrame, role: str) -> gpd.GeoDataFrame:
     """Role-specific derived columns (SFHA_TF from FLD_ZONE, ...). A stream's ``kind`` is kept as
     given (trimmed, lower case) beside its raw ``FCODE``: reading them is the rulebook's
@@ -211,13 +328,14 @@ def normalize_role_fields(gdf: gpd.GeoDataFrame, role: str) -> gpd.GeoDataFrame:
         kind = gdf["kind"].map(lambda v: None if is_blank(v) else str(v).strip().lower()).astype(object)
         gdf["kind"] = kind.where(kind.notna(), None)
     if role in ("flood_zones", "flood_zones_preliminary"):
-        gdf["FLD_ZONE"] = gdf["FLD_ZONE"].map(lambda v: str(v).strip().upper() if v is not None and pd.notna(v) else None)
+        gdf["FLD_ZONE"] = gdf["FLD_ZONE"].map(lambda v: None if is_blank(v) else str(v).strip().upper()).astype(object)
         if "ZONE_SUBTY" not in gdf.columns:
             gdf["ZONE_SUBTY"] = None
         gdf["ZONE_SUBTY"] = gdf["ZONE_SUBTY"].map(lambda v: str(v).strip().upper() if isinstance(v, str) and v.strip() else None)
         if "SFHA_TF" not in gdf.columns:
             gdf["SFHA_TF"] = None
-        derived = gdf["FLD_ZONE"].map(lambda z: "T" if z and z.startswith(("A", "V")) and z != "AREA NOT INCLUDED" else "F")
+        derived = gdf["FLD_ZONE"].map(lambda z: "T" if isinstance(z, str) and z.startswith(("A", "V"))
+                                      and z != "AREA NOT INCLUDED" else "F")
         sfha = gdf["SFHA_TF"].map(lambda v: str(v).strip().upper()[:1] if isinstance(v, str) and v.strip() else None)
         gdf["SFHA_TF"] = sfha.where(sfha.isin(["T", "F"]), derived)
     if role == "skid_trails" and "constructed" in gdf.columns:

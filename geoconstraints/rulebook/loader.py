@@ -13,11 +13,75 @@ from typing import Any
 import yaml
 
 from geoconstraints.errors import RulebookError
+from geoconstraints.io.paths import MAX_TEXT_BYTES, read_small_text
+from geoconstraints.rulebook import schema
 from geoconstraints.rulebook.findings import STATUSES
-from geoconstraints.rulebook.model import GROUPS, RULE_ID_PATTERN, UNIT_SUFFIXES, Rule, Rulebook, unit_of
+from geoconstraints.rulebook.model import Rule, Rulebook
 from geoconstraints.rulebook.render import STANDARD_FIELDS, check_template
 
 log = logging.getLogger(__name__)
+
+MAX_YAML_ALIASES = 100
+"""Most aliases (``*name``) a rulebook may use (the shipped ones use none)."""
+
+MAX_YAML_NODES = 200_000
+"""Most values a rulebook may hold with every alias expanded (Vestal's: about 3,000). Bounds a
+"billion laughs" file: a few hundred bytes of nested aliases that expand to 10^9 values."""
+
+
+class BoundedLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses more than :data:`MAX_YAML_ALIASES` aliases, a recursive
+    alias, or more than :data:`MAX_YAML_NODES` values once aliases are expanded."""
+
+    aliases = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            self.aliases += 1
+            if self.aliases > MAX_YAML_ALIASES:
+                raise RulebookError(f"uses more than {MAX_YAML_ALIASES} aliases (*name); write the values out")
+        return super().compose_node(parent, index)
+
+    def get_single_data(self) -> Any:
+        node = self.get_single_node()
+        if node is None:
+            return None
+        expanded_size(node)
+        return self.construct_document(node)
+
+
+def expanded_size(root: yaml.Node) -> int:
+    """Number of values under ``root`` with every alias expanded; RulebookError over
+    :data:`MAX_YAML_NODES` or for an alias inside itself. Linear in the distinct nodes."""
+    size: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        children = _children(node)
+        if done:
+            on_path.discard(id(node))
+            size[id(node)] = 1 + sum(size[id(c)] for c in children)
+            if size[id(node)] > MAX_YAML_NODES:
+                raise RulebookError(f"expands to more than {MAX_YAML_NODES:,} values (nested aliases); "
+                                    f"write the values out")
+            continue
+        if id(node) in size:
+            continue
+        if id(node) in on_path:
+            raise RulebookError("has an alias inside its own anchor (a recursive value); write the values out")
+        on_path.add(id(node))
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if id(c) not in size)
+    return size[id(root)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for kv in node.value for n in kv]
+    return []
 
 
 # ------------------------------------------------------------------------------------------
@@ -31,7 +95,11 @@ def available_rulebooks() -> list[str]:
 
 def _read_yaml(text: str, where: str) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=BoundedLoader)  # a SafeLoader subclass: plain data only
+    except RulebookError as exc:
+        raise RulebookError(f"rulebook {where}: {exc}") from None
+    except RecursionError:
+        raise RulebookError(f"rulebook {where}: nested too deeply to be a rulebook. Fix the file") from None
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc).strip().splitlines()[0]
         mark = getattr(exc, "problem_mark", None)
@@ -54,15 +122,12 @@ def _raw_rulebook(name_or_path: str | Path, _seen: tuple[str, ...] = ()) -> tupl
         return _read_yaml(text, key), key
     path = Path(key)
     if path.suffix.lower() in (".yaml", ".yml") or path.exists():
-        if not path.is_file():
+        if not path.exists():
             raise RulebookError(
                 f"rulebook file {path} does not exist. Available rulebooks: {', '.join(shipped)}, "
                 f"or a path to a .yaml file"
             )
-        try:
-            text = path.read_text("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RulebookError(f"rulebook file {path}: cannot be read ({exc})") from None
+        text = read_small_text(path, "rulebook file", limit=MAX_TEXT_BYTES, error=RulebookError)
         return _read_yaml(text, str(path)), str(path)
     raise RulebookError(
         f"unknown rulebook {key!r}. Available rulebooks: {', '.join(shipped)} "
@@ -97,11 +162,18 @@ def _merge_rule(base: dict[str, Any], over: dict[str, Any], where: str) -> dict[
 
 def _resolve(name_or_path: str | Path, _seen: tuple[str, ...] = ()) -> dict[str, Any]:
     raw, where = _raw_rulebook(name_or_path, _seen)
-    rules_raw = raw.get("rules", [])
+    rules_raw = raw.get("rules") or []
     if isinstance(rules_raw, dict):  # allow {ID: {...}} in user files
+        bad = next((k for k, v in rules_raw.items() if v is not None and not isinstance(v, dict)), None)
+        if bad is not None:
+            raise RulebookError(f"rulebook {where}: rule {bad} must be a mapping of its keys (thresholds: ...), "
+                                f"not {rules_raw[bad]!r}. Fix the rulebook")
         rules_raw = [{"id": k, **(v or {})} for k, v in rules_raw.items()]
-    if not isinstance(rules_raw, list):
-        raise RulebookError(f"rulebook {where}: 'rules' must be a list of rules")
+    schema.check_file({**raw, "rules": rules_raw}, where)
+    ids = [r["id"] for r in rules_raw]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise RulebookError(f"rulebook {where}: rule {twice[0]} is listed twice; merge the two entries")
     parent = raw.get("extends")
     shipped = available_rulebooks()
     user_file = where not in shipped
@@ -143,35 +215,10 @@ def _resolve(name_or_path: str | Path, _seen: tuple[str, ...] = ()) -> dict[str,
 
 
 def _build_rule(d: dict[str, Any], book: str, where: str) -> Rule:
+    schema.check_rule(d, where)  # types, ranges, unknown keys, required keys, switch choices
     rid = d["id"]
-    if not RULE_ID_PATTERN.match(str(rid)):
-        raise RulebookError(f"rulebook {where}: rule id {rid!r} is not like 'HRV-010'")
-    for key in ("title", "group", "citation"):
-        if not d.get(key):
-            raise RulebookError(f"rulebook {where}: rule {rid} needs a {key!r}")
-    if d["group"] not in GROUPS:
-        raise RulebookError(
-            f"rulebook {where}: rule {rid} group {d['group']!r} is not one of {', '.join(GROUPS)}"
-        )
     thresholds = dict(d.get("thresholds") or {})
-    for k, v in thresholds.items():
-        if not unit_of(k):
-            raise RulebookError(
-                f"rulebook {where}: rule {rid} threshold {k!r} must end with a unit suffix "
-                f"({', '.join(UNIT_SUFFIXES)})"
-            )
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
-            raise RulebookError(f"rulebook {where}: rule {rid} threshold {k} = {v!r} is not a number")
-    switches: dict[str, dict] = {}
-    for k, v in (d.get("switches") or {}).items():
-        sw = dict(v) if isinstance(v, dict) else {"value": v}
-        choices = sw.get("choices")
-        if choices is not None and sw.get("value") not in choices:
-            raise RulebookError(
-                f"rulebook {where}: rule {rid} switch {k} = {sw.get('value')!r} is not one of "
-                f"{', '.join(map(str, choices))}"
-            )
-        switches[k] = sw
+    switches = {k: dict(v) if isinstance(v, dict) else {"value": v} for k, v in (d.get("switches") or {}).items()}
     params = dict(d.get("params") or {})
     messages = _check_texts(d, rid, where, set(thresholds) | set(params) | set(switches))
     try:

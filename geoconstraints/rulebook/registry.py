@@ -26,7 +26,7 @@ from typing import Any
 
 import geopandas as gpd
 
-from geoconstraints.errors import RulebookError
+from geoconstraints.errors import GeoConstraintsError, RulebookError
 from geoconstraints.rulebook.findings import FINDING_COLUMNS, concat_findings
 from geoconstraints.rulebook.model import Rule, Rulebook
 
@@ -54,12 +54,22 @@ def check_of(rule_id: str) -> CheckFn | None:
     return CHECKS.get(rule_id)
 
 
+RERAISE = False
+"""Let a failing check's exception through (``geoconstraints --debug`` sets it, for the traceback)."""
+
+
 def run_group(rulebook: Rulebook, group: str, ctx: Any) -> gpd.GeoDataFrame:
     """Run every rule of ``group`` in ``rulebook`` against ``ctx``; stack their findings.
 
     Every rule runs (none stops the others). A rule with no registered check is an error
-    naming the rule, since it would otherwise be silently skipped; so is a check that returns
-    anything but a findings frame.
+    naming the rule, since it would otherwise be silently skipped.
+
+    Where the line is: a :class:`~geoconstraints.errors.GeoConstraintsError` raised by a check
+    is about the input (a field or layer the user must fix) and stops the run (exit code 2 from
+    the CLI), like any input error. Any other exception, or a check returning something other
+    than a findings frame, is a bug in that check: its rule becomes one run-wide
+    ``not_evaluated`` finding whose message gives the error, a warning is logged, and the
+    other rules still run (set :data:`RERAISE` to get the exception instead).
 
     Returns
     -------
@@ -75,9 +85,28 @@ def run_group(rulebook: Rulebook, group: str, ctx: Any) -> gpd.GeoDataFrame:
                 f"function; register one with @geoconstraints.rulebook.check({rule.id!r})"
             )
         log.debug("running %s", rule.id)
-        res = fn(ctx, rule)
-        if not isinstance(res, gpd.GeoDataFrame) or not set(FINDING_COLUMNS) <= set(res.columns):
-            raise TypeError(f"the check of {rule.id} ({getattr(fn, '__qualname__', fn)}) returned "
-                            f"{type(res).__name__}, not a findings frame built with Rule.findings")
+        try:
+            res = fn(ctx, rule)
+            if not isinstance(res, gpd.GeoDataFrame) or not set(FINDING_COLUMNS) <= set(res.columns):
+                raise TypeError(f"the check of {rule.id} ({getattr(fn, '__qualname__', fn)}) returned "
+                                f"{type(res).__name__}, not a findings frame built with Rule.findings")
+        except (GeoConstraintsError, MemoryError):
+            raise
+        except Exception as exc:  # a bug in one check must not take the run down
+            if RERAISE:
+                raise
+            res = failed_check(rule, exc, getattr(ctx, "crs", None))
         frames.append(res)
     return concat_findings(frames)
+
+
+def failed_check(rule: Rule, exc: BaseException, crs: Any = None) -> gpd.GeoDataFrame:
+    """The one run-wide ``not_evaluated`` finding of a rule whose check failed, naming the error."""
+    what = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else 'no message'}"
+    log.warning("rule %s could not be evaluated: its check failed (%s); the other rules ran. This is a bug: "
+                "rerun with --debug and report it", rule.id, what)
+    f = rule.findings("not_evaluated", subject_layer="", subject_id="", crs=crs,
+                      detail=f"the check failed ({what})")
+    f["message"] = (f"{rule.id} not evaluated: its check failed ({what}). This is a bug in geoconstraints, not "
+                    f"in the inputs: rerun with --debug and report it")
+    return f

@@ -1,0 +1,170 @@
+"""Tests for geoconstraints.rulebook.schema (pydantic v2) and its use by the loader: every shipped
+rulebook passes, the rule-level ``inputs`` key and new thresholds/params/switches/tables are
+accepted generically, and every kind of bad value or key is refused with one line naming the
+file, the rule and the key; the YAML itself is bounded (aliases, size, depth)."""
+
+from __future__ import annotations
+
+import copy
+import time
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from geoconstraints.errors import RulebookError
+from geoconstraints.rulebook import loader, schema
+from geoconstraints.rulebook.loader import available_rulebooks, load_rulebook
+from geoconstraints.rulebook.model import UNIT_SUFFIXES
+
+SHIPPED = Path(loader.__file__).parent
+
+
+def shipped(name: str) -> dict:
+    return yaml.safe_load((SHIPPED / f"{name}.yaml").read_text("utf-8"))
+
+
+@pytest.mark.parametrize("name", available_rulebooks())
+def test_shipped_rulebooks_pass_the_schema(name):
+    data = shipped(name)
+    schema.check_file(data, name)
+    for rule in data["rules"]:
+        schema.check_rule(rule, name)
+    # and the exported JSON Schema (for editors) agrees with the shipped file
+    jsonschema.validate(data, schema.json_schema())
+
+
+def test_inputs_key_and_new_names_are_accepted(tmp_path):
+    # what the other helpers are adding: a rule-level inputs key on every rule, new params,
+    # switches, tables and thresholds with any name (thresholds need a unit suffix)
+    data = shipped("vestal")
+    for rule in data["rules"]:
+        rule["inputs"] = {"roles": ["parcels", "flood_zones"], "fields": {"flood_zones": ["FLD_ZONE"]},
+                          "dem": False, "options": ["lowest_floor_ft"]}
+    rule = data["rules"][0]
+    rule["thresholds"]["brand_new_limit_sqft"] = 0
+    rule["params"]["anything"] = {"nested": [1, "two", {"three_ft": 3.5}], "none": None}
+    rule["switches"] = {"new_reading": {"value": "a", "choices": ["a", "b"], "doc": "why"}}
+    rule["tables"] = {"bands": [{"min_grade_pct": 0, "max_grade_pct": None, "spacing_ft": 250}]}
+    path = tmp_path / "full.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), "utf-8")
+    rb = load_rulebook(path)
+    assert rb[rule["id"]].t("brand_new_limit_sqft") == 0.0 and rb[rule["id"]].s("new_reading") == "a"
+    # inputs only: the role list may be just roles
+    (tmp_path / "u.yaml").write_text("extends: vestal\nrules:\n  - id: HRV-010\n    inputs: {roles: [haul_roads], "
+                                     "dem: true}\n")
+    assert "HRV-010" in load_rulebook(tmp_path / "u.yaml")
+
+
+@pytest.mark.parametrize("suffix", UNIT_SUFFIXES)
+def test_every_unit_suffix_refuses_negative_nan_and_inf(suffix, tmp_path):
+    name = f"limit{suffix}"
+    for value, words in (("-1", "is negative"), (".nan", "is not a finite number"), ("-.inf", "is not a finite number")):
+        p = tmp_path / "r.yaml"
+        p.write_text(f"extends: vestal\nrules:\n  - id: HRV-010\n    thresholds:\n      {name}: {value}\n")
+        with pytest.raises(RulebookError, match=f"rule HRV-010 threshold {name} = .* {words}"):
+            load_rulebook(p)
+    p.write_text(f"extends: vestal\nrules:\n  - id: HRV-010\n    thresholds:\n      {name}: 0\n")
+    assert load_rulebook(p)["HRV-010"].t(name) == 0.0  # zero is a value (FLD-003 min_freeboard_ft: 0)
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    ("extends: vestal\nrules:\n  - id: HRV-010\n    threshold: {max_grade_pct: 30}\n",
+     r"rule HRV-010: unknown key 'threshold' \(did you mean 'thresholds'\?\)"),
+    ("extends: vestal\nrulse: []\n", r"unknown key 'rulse' \(did you mean 'rules'\?\)"),
+    ("extends: vestal\nrules:\n  - id: HRV-010\n    thresholds: 5\n", "rule HRV-010 thresholds = 5 is not a mapping"),
+    ("extends: vestal\nrules: 5\n", "rules = 5 is not a list"),
+    ("extends: 5\n", "extends = 5 is not text"),
+    ("extends: vestal\nrules:\n  - id: HRV-010\n    title: [a, b]\n", r"rule HRV-010 title = \['a', 'b'\] is not text"),
+    ("extends: vestal\nrules:\n  - id: HRV-010\n    switches:\n      run_length: [slope]\n",
+     r"switches.run_length = \['slope'\] is not a switch"),
+    ("extends: vestal\nrules:\n  - id: HRV-010\n    switches:\n      run_length: {value: slope, choise: [a]}\n",
+     r"unknown key 'choise' \(did you mean 'choices'\?\)"),
+    ("extends: vestal\nrules:\n  - id: HRV-010\n    inputs: {roles: [haul_roads], dem: maybe}\n",
+     "inputs.dem = 'maybe' is not true or false"),
+    ("extends: vestal\nrules:\n  - id: HRV-010\n    inputs: {roles: [haul_roads], fields: {stream: [kind]}}\n",
+     r"inputs.fields: 'stream' is not an input role \(did you mean 'streams'\?\)"),
+    ("extends: vestal\nrules:\n  - id: HRV-010\n    inputs: {role: [haul_roads]}\n",
+     r"unknown key 'role' \(did you mean 'roles'\?\)"),
+    ("extends: vestal\nrules:\n  - id: HRV-010\n    inputs: {roles: [haul_roads], options: [lowest floor]}\n",
+     "is not a plain name"),
+    ("extends: vestal\nrules:\n  - id: HRV-030\n    tables:\n      water_bar_spacing: [{min_grade_pct: -2}]\n",
+     r"tables.water_bar_spacing\[0\].min_grade_pct = -2 is negative"),
+    ("extends: vestal\nrules:\n  - id: HRV-010\n    messages: {passed: x}\n", "messages.passed: not a status"),
+    ("extends: vestal\nversion: .nan\n", "is not a version"),
+    ("extends: vestal\nrules:\n  HRV-010: 5\n", "rule HRV-010 must be a mapping"),
+])
+def test_bad_values_and_keys_are_named(tmp_path, text, match):
+    p = tmp_path / "mine.yaml"
+    p.write_text(text)
+    with pytest.raises(RulebookError, match=match) as info:
+        load_rulebook(p)
+    msg = str(info.value)
+    assert msg.startswith(f"rulebook {p}: ") and "\n" not in msg and msg.endswith("Fix the rulebook")
+
+
+def test_checked_before_and_after_extends(tmp_path):
+    # before merging: a user file's own values (here a NaN) are refused even for a rule it only changes
+    (tmp_path / "a.yaml").write_text("extends: vestal\nrules:\n  - id: HRV-025\n    thresholds: {min_distance_ft: .nan}\n")
+    with pytest.raises(RulebookError, match="a.yaml: rule HRV-025 threshold min_distance_ft = nan"):
+        load_rulebook(tmp_path / "a.yaml")
+    # after merging: a switch value is checked against the choices the base rulebook gives
+    (tmp_path / "b.yaml").write_text("extends: vestal\nrules:\n  - id: HRV-010\n    switches: {run_length: diagonal}\n")
+    with pytest.raises(RulebookError, match="switch run_length = 'diagonal' is not one of horizontal, slope"):
+        load_rulebook(tmp_path / "b.yaml")
+    # after merging: a new rule must be complete
+    (tmp_path / "c.yaml").write_text("extends: vestal\nrules:\n  - id: LOC-001\n    title: t\n    group: harvest\n")
+    with pytest.raises(RulebookError, match="rule LOC-001 needs a 'citation'"):
+        load_rulebook(tmp_path / "c.yaml")
+    # a chain: the middle file is checked too
+    (tmp_path / "mid.yaml").write_text("extends: vestal\nrules:\n  - id: HRV-020\n    thresholds: {buffer_width_ft: -50}\n")
+    (tmp_path / "top.yaml").write_text("extends: mid.yaml\n")
+    with pytest.raises(RulebookError, match="mid.yaml: rule HRV-020 threshold buffer_width_ft = -50 is negative"):
+        load_rulebook(tmp_path / "top.yaml")
+
+
+def test_errors_count_further_problems():
+    data = {"extends": "vestal", "rules": [{"id": "HRV-010", "thresholdz": {}, "titel": "x"}]}
+    with pytest.raises(RulebookError, match=r"\(and 1 more problem\)"):
+        schema.check_file(data, "x.yaml")
+
+
+def test_original_data_is_not_changed_by_validation():
+    data = shipped("lockport")
+    before = copy.deepcopy(data)
+    schema.check_file(data, "lockport")
+    assert data == before
+
+
+# ------------------------------------------------------------------------------------------
+# the YAML is bounded
+
+def test_billion_laughs_is_refused_fast(tmp_path):
+    levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for prev, cur in zip("abcdefgh", "bcdefghi"):
+        levels.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
+    p = tmp_path / "lol.yaml"
+    p.write_text("extends: vestal\n" + "\n".join(levels) + "\n")
+    assert p.stat().st_size < 600
+    t0 = time.perf_counter()
+    with pytest.raises(RulebookError, match=r"expands to more than 200,000 values"):
+        load_rulebook(p)
+    assert time.perf_counter() - t0 < 2.0  # was 78 s then MemoryError
+
+
+def test_aliases_within_the_limits_are_fine(tmp_path):
+    p = tmp_path / "ok.yaml"
+    p.write_text("extends: vestal\nrules:\n  - id: HRV-021\n    params:\n      districts: &d [RA-1, RA-2, RC]\n"
+                 "  - id: HRV-022\n    params:\n      districts: *d\n")
+    rb = load_rulebook(p)
+    assert rb["HRV-022"].p("districts") == ["RA-1", "RA-2", "RC"]
+    assert loader.expanded_size(yaml.compose((SHIPPED / "vestal.yaml").read_text("utf-8"))) < loader.MAX_YAML_NODES / 50
+
+
+def test_size_limit_is_stated(tmp_path):
+    p = tmp_path / "big.yaml"
+    p.write_bytes(b"extends: vestal\n" + b"#" * (loader.MAX_TEXT_BYTES + 1))
+    with pytest.raises(RulebookError, match="larger than 1024 kB"):
+        load_rulebook(p)
+    assert (SHIPPED / "vestal.yaml").stat().st_size < loader.MAX_TEXT_BYTES / 10

@@ -80,8 +80,10 @@ def _rgba(light: np.ndarray, altitude: float) -> np.ndarray:
     bright = np.clip((light - flat) / (1 - flat), 0, 1) * LIGHT_ALPHA
     up = light > flat
     out[..., :3] = np.where(up, 255, 0)[..., None]
-    out[..., 3] = np.round(np.where(up, bright, dark) * 255).astype(np.uint8)
-    out[np.isnan(light)] = 0
+    alpha = np.where(up, bright, dark) * 255
+    nodata = np.isnan(light)
+    out[..., 3] = np.round(np.where(nodata, 0.0, alpha)).astype(np.uint8)  # NaN never reaches the cast
+    out[nodata] = 0
     return out
 
 

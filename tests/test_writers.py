@@ -308,13 +308,17 @@ def _result(tmp_path, folder="in"):
 def test_result_write(tmp_path):
     res, d = _result(tmp_path)
     before = tree_hashes(d)
-    written = write_result(res, tmp_path / "out" / "run1")
+    written = write_result(res, tmp_path / "out" / "run1", findings="all")
     assert {"findings.geojson", "results.gpkg", "parcels.csv", "report.html", "map.html"} <= set(written)
     data = _strict_json((tmp_path / "out" / "run1" / "findings.geojson").read_text())
     assert [ft["properties"]["status"] for ft in data["features"]] == ["violation", "pass", "pass"]
+    # a screening's default: only what needs a person
+    write_result(res, tmp_path / "out" / "run2")
+    data = _strict_json((tmp_path / "out" / "run2" / "findings.geojson").read_text())
+    assert [ft["properties"]["status"] for ft in data["features"]] == ["violation"]
     # 200 ft x 200 ft = 40,000 sq ft = 0.9183 acres
     assert data["features"][0]["properties"]["measured"] == pytest.approx(40_000 / 43_560)
-    assert {n for n, _ in pyogrio.list_layers(written["results.gpkg"])} >= {"findings", "parcels"}
+    assert {n for n, _ in pyogrio.list_layers(written["results.gpkg"])} >= {"findings_polygon", "parcels"}
     assert tree_hashes(d) == before
 
 
@@ -324,7 +328,7 @@ def test_result_write_refuses_input_folder_collision(tmp_path):
     # make findings.geojson one of the inputs by registering it like a layer file
     res.layers.info["parcels"].path = str(d / "findings.geojson")
     before = tree_hashes(d)
-    with pytest.raises(OutputError, match="findings.geojson is one of the inputs"):
+    with pytest.raises(OutputError, match="is one of the inputs and lies inside --out"):
         write_result(res, d)
     assert tree_hashes(d) == before
     assert not (d / "results.gpkg").exists()  # nothing written before the refusal

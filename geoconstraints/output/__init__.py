@@ -54,6 +54,8 @@ def _geojson(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder:
 
 def _gpkg(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Path) -> dict[str, Path]:
     layers: dict[str, pd.DataFrame] = dict(files.split_findings(shown))
+    if result.crs is None:  # nothing has a place (a SEQR classification): no empty layer without a CRS
+        layers = {k: v for k, v in layers.items() if len(v) or k == files.FINDINGS_LAYERS["none"]}
     gtypes = files.findings_geometry_types(layers)
     families = {name: fam for fam, name in files.FINDINGS_LAYERS.items() if fam != "none"}
     layers.update(result.derived)

@@ -214,6 +214,10 @@ def _gpkg_ready(df: pd.DataFrame) -> gpd.GeoDataFrame:
     return out
 
 
+GPKG_VERSION = "1.2"
+"""GeoPackage version of results.gpkg (see :func:`write_gpkg`)."""
+
+
 def write_gpkg(layers: dict[str, pd.DataFrame], target: Path, *, crs: Any = None,
                finalize: Callable[[Path], Any] | None = None, geometry_types: dict[str, str] | None = None,
                metadata: dict[str, str] | None = None) -> Path:
@@ -229,7 +233,10 @@ def write_gpkg(layers: dict[str, pd.DataFrame], target: Path, *, crs: Any = None
     import pyogrio
 
     geometry_types = geometry_types or {}
-    md = {"dataset_metadata": metadata} if metadata else {}
+    # GeoPackage 1.2 (GDAL's default is 1.4): read without a warning by older GDAL, QGIS 3.22 (Debian
+    # 12) and ArcGIS; the layers, styles and metadata here need nothing newer
+    md: dict[str, Any] = {"dataset_options": {"VERSION": GPKG_VERSION},
+                          **({"dataset_metadata": metadata} if metadata else {})}
     with atomic_path(target) as tmp:
         for name, df in layers.items():
             if df is None:
@@ -239,7 +246,7 @@ def write_gpkg(layers: dict[str, pd.DataFrame], target: Path, *, crs: Any = None
             if spatial and gdf.crs is None and crs is None and gdf.geometry.isna().all() and name not in geometry_types:
                 # e.g. a SEQR classification: no place on the map, so an attribute table
                 gdf, spatial = pd.DataFrame(gdf.drop(columns=gdf.geometry.name)), False
-            kw: dict[str, Any] = {**md, "layer_metadata": metadata} if metadata else {}
+            kw: dict[str, Any] = {**md, **({"layer_metadata": metadata} if metadata else {})}
             if spatial:
                 if gdf.crs is None and crs is not None:
                     gdf = gdf.set_crs(crs)
@@ -253,8 +260,7 @@ def write_gpkg(layers: dict[str, pd.DataFrame], target: Path, *, crs: Any = None
         if not tmp.exists():  # nothing written: an empty but valid file with the findings schema
             empty = gpd.GeoDataFrame({c: pd.Series(dtype=object) for c in FINDING_COLUMNS},
                                      geometry=gpd.GeoSeries([], crs=crs))
-            pyogrio.write_dataframe(empty, tmp, layer="findings", driver="GPKG", geometry_type="Unknown",
-                                    **({"dataset_metadata": metadata} if metadata else {}))
+            pyogrio.write_dataframe(empty, tmp, layer="findings", driver="GPKG", geometry_type="Unknown", **md)
         if finalize is not None:
             finalize(tmp)
     return target
@@ -456,10 +462,11 @@ def csv_ready(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_csv(df: pd.DataFrame, target: Path) -> Path:
-    """Write a table as CSV atomically (UTF-8; see :func:`csv_ready`: no geometry, rounded, formula-safe)."""
+    """Write a table as CSV atomically (UTF-8, RFC 4180 CRLF rows, so a cell holding a line break of
+    either kind is quoted; see :func:`csv_ready`: no geometry, rounded, formula-safe)."""
     table = csv_ready(df)
     with atomic_path(target) as tmp:
-        table.to_csv(tmp, index=False)
+        table.to_csv(tmp, index=False, lineterminator="\r\n")
     return target
 
 

@@ -164,14 +164,14 @@ def read_provenance(out: Path) -> dict[str, Any] | None:
 
 
 def _entries(out: Path) -> tuple[list[str], list[str]]:
-    """(regular files, other entries) under ``out``, as POSIX paths relative to it; symlinks are 'other'."""
+    """(regular files, other entries: folders and symlinks) under ``out``, as POSIX paths relative to it."""
     files_: list[str] = []
     other: list[str] = []
     for root, dirs, names in os.walk(out):
         base = Path(root)
         for d in list(dirs):
+            other.append((base / d).relative_to(out).as_posix())
             if (base / d).is_symlink():
-                other.append((base / d).relative_to(out).as_posix())
                 dirs.remove(d)
         for n in names:
             p = base / n

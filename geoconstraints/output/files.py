@@ -415,13 +415,16 @@ def neutralise(values: pd.Series) -> pd.Series:
 
     Examples
     --------
-    >>> neutralise(pd.Series(["=1+1", "P-1", "-x", None, 3])).tolist()
+    >>> neutralise(pd.Series(["=1+1", "P-1", "-x", None, 3], dtype=object)).tolist()
     ["'=1+1", 'P-1', "'-x", None, 3]
     """
+    if pd.api.types.is_string_dtype(values.dtype) and not values.dtype == object:
+        bad = values.str.startswith(FORMULA_START).fillna(False).to_numpy(dtype=bool)  # pandas' string dtype
+        return values.where(~bad, "'" + values) if bad.any() else values
     kind = pd.api.types.infer_dtype(values, skipna=True)
     if kind in ("string", "empty"):
         is_text = values.notna().to_numpy(dtype=bool)
-    elif kind == "mixed" or kind.startswith("mixed"):
+    elif kind.startswith("mixed"):
         is_text = values.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
     else:
         return values
@@ -442,21 +445,22 @@ def csv_ready(df: pd.DataFrame) -> pd.DataFrame:
     (:data:`CSV_DECIMALS`), every text cell (and header) that a spreadsheet would run as a
     formula neutralised (:func:`neutralise`)."""
     geom = getattr(df, "_geometry_column_name", None)
-    out = pd.DataFrame({c: df[c].to_numpy() for c in df.columns if c != geom and c != "geometry"})
-    unit = out["unit"].astype(str) if {"unit", "measured"} <= set(out.columns) else None
+    out = pd.DataFrame(df.drop(columns=[c for c in df.columns if c in (geom, "geometry")]))
+    dec_of_unit = (out["unit"].map(CSV_DECIMALS).to_numpy(dtype="float64", na_value=np.nan)
+                   if {"unit", "measured"} <= set(out.columns) else None)
     for c in out.columns:
         col = out[c]
         if pd.api.types.is_float_dtype(col.dtype):
-            if unit is not None and c in ("measured", "threshold"):
-                dec = unit.map(lambda u: CSV_DECIMALS.get(u, -1)).to_numpy()
-                vals = col.to_numpy(dtype="float64").copy()
-                for d in np.unique(dec[dec >= 0]):
-                    vals[dec == d] = np.round(vals[dec == d], int(d))
+            if dec_of_unit is not None and c in ("measured", "threshold"):
+                vals = col.to_numpy(dtype="float64", copy=True)
+                for d in np.unique(dec_of_unit[~np.isnan(dec_of_unit)]):
+                    sel = dec_of_unit == d
+                    vals[sel] = np.round(vals[sel], int(d))
                 out[c] = vals
             elif (d := _decimals_of(c)) is not None:
                 out[c] = col.round(d)
-        elif col.dtype == object or pd.api.types.is_string_dtype(col.dtype):
-            out[c] = neutralise(col.astype(object))
+        elif pd.api.types.is_string_dtype(col.dtype) or col.dtype == object:
+            out[c] = neutralise(col)
     out.columns = [("'" + c) if isinstance(c, str) and c.startswith(FORMULA_START) else c for c in out.columns]
     return out
 

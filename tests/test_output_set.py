@@ -383,3 +383,44 @@ def test_provenance_json_never_holds_a_password(tmp_path):
     assert not any(SECRET in str(r) for r in con.execute("SELECT * FROM gpkg_metadata"))
     con.close()
     assert gpd.read_file(tmp_path / "out" / "results.gpkg", layer="findings_polygon").crs.to_epsg() == 2261
+
+
+# ------------------------------------------------------------------------------------------
+# every command that writes --out writes a set
+
+def test_siteplan_writes_a_set_and_needs_overwrite(town, runner):
+    import geoconstraints as gc
+
+    _, out = town  # a screening's set
+    args = ["siteplan", str(gc.sample_path("vestal_sample.gpkg")), "--dem", str(gc.sample_path("dem.tif")),
+            "--out", str(out)]
+    res = runner.invoke(main, args)
+    assert res.exit_code == 2 and "holds the outputs of an earlier run (screen, " in res.stderr
+    res = runner.invoke(main, [*args, "--overwrite"])
+    assert res.exit_code == 0, res.output
+    prov = json.loads((out / "provenance.json").read_text("utf-8"))
+    listed = {o["path"] for o in prov["outputs"]}
+    assert {"siteplan.pdf", "field.kml", "field.gpx"} <= listed and "plots/profile_haul_roads_H-1.png" in listed
+    assert {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} == listed | {"provenance.json"}
+    assert prov["command"] == "harvest" and not (out / "parcels.csv").exists()
+
+
+def test_findings_option_and_the_defaults_per_command(tmp_path, runner):
+    # seqr (a plan-level command): all findings by default, its one pass included
+    res = runner.invoke(main, ["seqr", "--action-type", "small_subdivision", "--lots", "12",
+                               "--out", str(tmp_path / "seqr")])
+    assert res.exit_code == 0, res.output
+    data = json.loads((tmp_path / "seqr" / "findings.geojson").read_text("utf-8"))
+    assert [f["properties"]["status"] for f in data["features"]] == ["pass"]
+    assert data["geoconstraints"]["findings"] == "all"
+    res = runner.invoke(main, ["seqr", "--action-type", "small_subdivision", "--lots", "12", "--findings", "person",
+                               "--out", str(tmp_path / "seqr"), "--overwrite"])
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "seqr" / "findings.geojson").read_text("utf-8"))["features"] == []
+    prov = json.loads((tmp_path / "seqr" / "provenance.json").read_text("utf-8"))
+    assert prov["findings_scope"] == "person" and prov["findings_total"]["pass"] == 1
+    assert sum(prov["findings_written"].values()) == 0
+    assert [n for n, _ in pyogrio.list_layers(tmp_path / "seqr" / "results.gpkg")] == ["findings_nogeom", "layer_styles"]
+    res = runner.invoke(main, ["seqr", "--action-type", "small_subdivision", "--findings", "some",
+                               "--out", str(tmp_path / "x")])
+    assert res.exit_code == 2 and "'some' is not one of 'person', 'all'" in res.stderr

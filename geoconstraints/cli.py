@@ -8,6 +8,7 @@ keeps its earlier contents: the outputs are swapped in only when all are written
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import logging
@@ -105,8 +106,6 @@ def _catch_sigterm(ctx: click.Context) -> None:
 
 def _out_lock(out_dir: str | None) -> Any:
     """The lock of ``--out`` for the whole command, so a second run is refused before it works."""
-    import contextlib
-
     return outset.out_lock(out_dir) if out_dir else contextlib.nullcontext()
 
 

@@ -418,7 +418,7 @@ def neutralise(values: pd.Series) -> pd.Series:
     >>> neutralise(pd.Series(["=1+1", "P-1", "-x", None, 3], dtype=object)).tolist()
     ["'=1+1", 'P-1', "'-x", None, 3]
     """
-    if pd.api.types.is_string_dtype(values.dtype) and not values.dtype == object:
+    if pd.api.types.is_string_dtype(values.dtype) and values.dtype != object:
         bad = values.str.startswith(FORMULA_START).fillna(False).to_numpy(dtype=bool)  # pandas' string dtype
         return values.where(~bad, "'" + values) if bad.any() else values
     kind = pd.api.types.infer_dtype(values, skipna=True)

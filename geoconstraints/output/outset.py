@@ -22,7 +22,6 @@ import contextlib
 import ctypes
 import datetime as dt
 import errno
-import fcntl
 import hashlib
 import json
 import logging
@@ -39,6 +38,12 @@ from typing import Any
 
 from geoconstraints.errors import OutputError
 from geoconstraints.text import redact_all
+
+try:  # POSIX
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: msvcrt's byte-range lock, also dropped when the process dies
+    fcntl = None  # type: ignore[assignment]
+    import msvcrt
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +125,14 @@ def out_lock(out_dir: str | os.PathLike[str]) -> Iterator[Path]:
         os.close(fd)
 
 
+def _try_lock(fd: int) -> None:
+    """An exclusive, non-blocking lock on ``fd``; ``OSError`` (EWOULDBLOCK/EACCES) when held elsewhere."""
+    if fcntl is not None:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    else:  # pragma: no cover
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+
+
 def _acquire(path: Path, shown: str) -> int:
     for _ in range(100):
         try:
@@ -127,7 +140,7 @@ def _acquire(path: Path, shown: str) -> int:
         except OSError as exc:
             raise OutputError(f"--out {shown}: cannot create the lock file {path} ({exc.strerror})") from None
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _try_lock(fd)
         except OSError as exc:
             os.close(fd)
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
@@ -281,7 +294,7 @@ def _exchange(a: Path, b: Path) -> bool:
     """Swap two existing paths atomically (Linux ``renameat2``); ``False`` where unsupported."""
     try:
         fn = ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):  # not Linux, or a C library without renameat2
         return False
     fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
     if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
@@ -456,7 +469,12 @@ def output_set(out_dir: str | os.PathLike[str], inputs: Iterable[Path] = (), *, 
             yield s
             s.step(PROVENANCE_NAME, lambda f: {PROVENANCE_NAME: write_provenance(f, s.provenance)})
             os.chmod(folder, 0o777 & ~_umask())  # as a plain mkdir would have made it
-            swap_in(folder, out)
+            try:
+                swap_in(folder, out)
+            except OSError as exc:
+                raise OutputError(f"--out {shown}: cannot put the new outputs in place ({exc.strerror}); they were "
+                                  f"removed and --out is unchanged. If --out is a mount point, choose a folder "
+                                  f"inside it") from None
         finally:
             if folder.exists():
                 shutil.rmtree(folder, ignore_errors=True)

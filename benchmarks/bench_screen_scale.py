@@ -61,8 +61,8 @@ def timed(module: Any, attr: str, name: str) -> None:
     @functools.wraps(fn)
     def wrapper(*a: Any, **kw: Any) -> Any:
         label = name
-        if name == "csv" and a:
-            label = f"csv {Path(a[1]).name}" if len(a) > 1 else name
+        if name in ("csv", "parquet") and a:
+            label = f"{name} {Path(a[1]).name}" if len(a) > 1 else name
         with stage(label):
             return fn(*a, **kw)
 
@@ -72,12 +72,16 @@ def timed(module: Any, attr: str, name: str) -> None:
 def instrument() -> None:
     """Time each writer inside ``Result.write`` (they are looked up as module attributes)."""
     from geoconstraints.output import files as writers
-    from geoconstraints.output import overview, report, styles, webmap
+    from geoconstraints.output import outset, overview, plots, report, styles, webmap
 
     timed(writers, "write_geojson", "findings.geojson")
     timed(writers, "write_gpkg", "results.gpkg (incl. styles)")
     timed(styles, "add_layer_styles", "  of which layer styles")
     timed(writers, "write_csv", "csv")
+    timed(writers, "write_parquet", "parquet")
+    timed(plots, "write_plots", "plots/*.png")
+    timed(outset, "write_provenance", "provenance.json (SHA-256 of every file)")
+    timed(outset, "swap_in", "swap the set in (and remove the earlier one)")
     timed(report, "render_report", "report.html render (incl. PNG)")
     timed(overview, "overview_data_uri", "  of which overview PNG")
     timed(webmap, "build_map", "map.html build")
@@ -101,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", choices=["check", "write"], default=None,
                     help="print a cProfile of one stage")
     ap.add_argument("--no-write", action="store_true", help="stop after the check (time load + check only)")
+    ap.add_argument("--findings", choices=["person", "all"], default=None,
+                    help="findings in the findings files (default: screen's, person)")
     args = ap.parse_args(argv)
 
     from geoconstraints import load_layers, load_rulebook
@@ -130,9 +136,9 @@ def main(argv: list[str] | None = None) -> int:
         instrument()
         t0 = time.perf_counter()
         if args.profile == "write":
-            written = profile(lambda: write_result(res, out))
+            written = profile(lambda: write_result(res, out, findings=args.findings, overwrite=True))
         else:
-            written = write_result(res, out)
+            written = write_result(res, out, findings=args.findings, overwrite=True)
         TIMES.append((t0, "Result.write total", time.perf_counter() - t0, peak_mib()))
 
         n_par, n_find = len(res.tables["parcels"]), len(res.findings)

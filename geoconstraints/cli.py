@@ -1,7 +1,9 @@
 """The ``geoconstraints`` command line: click options over the Python API, no logic.
 
 Exit codes: 0 run completed (with or without findings); 1 only with ``--fail-on`` when such
-findings exist; 2 bad input or usage (one line on stderr, never a traceback).
+findings exist; 2 bad input or usage, another run writing the same ``--out``, a write error, or
+interrupted (SIGINT) / terminated (SIGTERM) (one line on stderr, never a traceback; ``--out``
+keeps its earlier contents: the outputs are swapped in only when all are written).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import logging
 import math
 import os
 import shutil
+import signal
 import sys
 import time
 import warnings
@@ -45,10 +48,10 @@ from geoconstraints.io.sources import (
     read_project_file,
     sources_from_geopackage,
 )
-from geoconstraints.output import write_result
+from geoconstraints.output import outset, write_result
 from geoconstraints.output.database import parse_db_target, write_database
-from geoconstraints.output.field import FIELD_NAMES, write_field_files
-from geoconstraints.output.files import check_out_dir
+from geoconstraints.output.field import write_field_files
+from geoconstraints.output.files import FINDINGS_SCOPES
 from geoconstraints.output.plots import write_plots
 from geoconstraints.output.siteplan import (
     ORIENTATIONS,
@@ -123,15 +126,39 @@ def _quiet_broken_pipe() -> None:
     sys.exit(141)
 
 
+class Terminated(BaseException):
+    """Raised in the main thread by SIGTERM, so cleanup (``finally``, context managers) runs."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
+def _catch_sigterm(ctx: click.Context) -> None:
+    """SIGTERM raises :class:`Terminated` while a command runs (the earlier handler is restored after)."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread (an embedding application): leave signals alone
+        return
+    ctx.call_on_close(lambda: signal.signal(signal.SIGTERM, previous))
+
+
+def _out_lock(out_dir: str | None) -> Any:
+    """The lock of ``--out`` for the whole command, so a second run is refused before it works."""
+    return outset.out_lock(out_dir) if out_dir else contextlib.nullcontext()
+
+
 def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn any error into one line on stderr and exit code 2 (``--debug`` re-raises)."""
+    """Turn any error into one line on stderr and exit code 2 (``--debug`` re-raises); hold the
+    lock of ``--out`` while the command runs."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         ctx = click.get_current_context()
         debug = ctx.find_root().params.get("debug", False)
         try:
-            out = fn(*args, **kwargs)
+            with _out_lock(kwargs.get("out_dir")):
+                out = fn(*args, **kwargs)
             sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
             return out
         except BrokenPipeError:
@@ -144,6 +171,8 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise
         except KeyboardInterrupt:
             _fail("interrupted", 2)
+        except Terminated:
+            _fail("terminated (SIGTERM)", 2)
         except Exception as exc:
             if debug:
                 raise
@@ -308,11 +337,26 @@ def dem_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+def overwrite_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--overwrite", is_flag=True,
+                        help="Replace the outputs of an earlier run in --out (the whole earlier set). A folder "
+                             "holding files geoconstraints did not write is never emptied.")(fn)
+
+
+def findings_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--findings", "findings", type=click.Choice(list(FINDINGS_SCOPES)), default=None,
+                        help="Findings in findings.geojson/.csv/.parquet and results.gpkg: person = violation, "
+                             "review, not_evaluated; all = pass and info too. Default: person for screen (every "
+                             "outcome is in parcels.csv's status_<rule> columns), all for the other commands.")(fn)
+
+
 def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option("--out-db", default=None, metavar="postgresql://USER@HOST:PORT/DB[?schema=NAME]",
                       help="Also write the findings and tables into this PostGIS schema (default geoconstraints), "
                            "replacing the previous run's tables in one transaction. Give the password in "
                            "PGPASSWORD or ~/.pgpass.")(fn)
+    fn = overwrite_option(fn)
+    fn = findings_option(fn)
     fn = click.option("--fail-on", type=click.Choice(["violation", "review"]), default=None,
                       help="Exit 1 when findings of this status (or worse) exist.")(fn)
     fn = click.option("--offline/--cdn", default=True, show_default=True,
@@ -336,10 +380,9 @@ def _load(source: str | None, kwargs: dict[str, Any], **extra: Any) -> Any:
     layers = load_layers(source, overrides=overrides, project=kwargs.pop("project", None),
                          crs=kwargs.pop("crs", None), dem=kwargs.pop("dem", None),
                          dem_z_units=kwargs.pop("dem_z_units", None), strict=strict, **extra)
-    out_dir = click.get_current_context().params.get("out_dir")
-    if out_dir:  # refuse a bad --out before the (possibly long) check runs
-
-        check_out_dir(out_dir, layers.input_paths())
+    params = click.get_current_context().params
+    if params.get("out_dir"):  # refuse a bad --out before the (possibly long) check runs
+        outset.check_out_folder(params["out_dir"], layers.input_paths(), overwrite=params.get("overwrite", False))
     return layers
 
 
@@ -358,13 +401,19 @@ def _book(rulebook: str, source: str | None, kwargs: dict[str, Any]) -> Any:
 
 def _finish(result: Any, out_dir: str, offline: bool, fail_on: str | None, parcel: str | None = None,
             out_db: str | None = None, stages: Stages | None = None, **limits: Any) -> None:
+    params = click.get_current_context().params
     st = stages or Stages(["write outputs"] + (["write database"] if out_db else []))
-    with st("write outputs"):
-        written = write_result(result, out_dir, offline=offline, parcel=parcel, **limits)
     rows: dict[str, int] = {}
-    if out_db:
+
+    def database(folder: Path) -> dict[str, Path]:  # inside the output set: a failure leaves --out as it was
         with st("write database"):
-            rows = write_database(result, out_db)
+            rows.update(write_database(result, out_db))
+        return {}
+
+    with st("write outputs"):
+        written = write_result(result, out_dir, offline=offline, parcel=parcel, findings=params.get("findings"),
+                               overwrite=params.get("overwrite", False),
+                               steps=[("database", database)] if out_db else [], **limits)
     st.close()
     counts = result.counts()
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
@@ -400,6 +449,7 @@ def main(verbose: int, quiet: bool, debug: bool, strict: bool) -> None:
     timber-harvest and stormwater law and reports findings with citations and map locations."""
     _setup_logging(verbose, quiet)
     registry.RERAISE = debug  # a failing check: its traceback with --debug, else a not_evaluated finding
+    _catch_sigterm(click.get_current_context())
 
 
 @main.command("rules")
@@ -531,9 +581,10 @@ def harvest_cmd(plan: str | None, rulebook: str, out_dir: str, offline: bool, fa
               help="Sheet orientation; auto takes the one needing fewer sheets.")
 @click.option("--applicant", default=None, help="Applicant printed in the title block (else 'not stated').")
 @click.option("--out", "out_dir", required=True, type=click.Path(), help="Output folder (created if missing).")
+@overwrite_option
 @guarded
 def siteplan_cmd(plan: str | None, rulebook: str, scale: str | None, paper: str, orientation: str,
-                 applicant: str | None, out_dir: str, **kwargs: Any) -> None:
+                 applicant: str | None, out_dir: str, overwrite: bool, **kwargs: Any) -> None:
     """Draw the timber-harvest site PLAN for filing (Vestal § 44-VI-6(E)(4) a-k): siteplan.pdf, a
     true-scale, georeferenced vector PDF (tiled with a key map when it needs several sheets), plus
     field.kml / field.gpx for crews and plots/*.png (road profiles)."""
@@ -542,13 +593,23 @@ def siteplan_cmd(plan: str | None, rulebook: str, scale: str | None, paper: str,
     rule = site_plan_rule(rb)
     ft = check_scale(rule.t("min_scale_ft_per_in") if scale is None else scale, rule)
     layers = _load(plan, kwargs, primary=("harvest_area", "parcels"))
-    check_out_dir(out_dir, layers.input_paths(), names=(SITEPLAN_NAME, *FIELD_NAMES))
     result = check_harvest(layers, rb)
-    path, sp = write_siteplan(result, out_dir, scale_ft_per_in=ft, paper=paper, orientation=orientation,
-                              applicant=applicant)
-    written = {SITEPLAN_NAME: path}
-    written.update(write_field_files(result, out_dir))
-    written.update(write_plots(result, out_dir))
+    written: dict[str, Path] = {}
+    plans = []
+    with outset.output_set(out_dir, layers.input_paths(), overwrite=overwrite, run_id=result.run_id,
+                           provenance=result.provenance()) as s:  # all or nothing, as write_result
+
+        def pdf(folder: Path) -> dict[str, Path]:
+            path, plan_pdf = write_siteplan(result, folder, scale_ft_per_in=ft, paper=paper,
+                                            orientation=orientation, applicant=applicant)
+            plans.append(plan_pdf)
+            return {SITEPLAN_NAME: path}
+
+        written.update(s.step(SITEPLAN_NAME, pdf))
+        written.update(s.step("field.kml", lambda folder: write_field_files(result, folder)))
+        written.update(s.step("plots", lambda folder: write_plots(result, folder)))
+    written[outset.PROVENANCE_NAME] = s.out / outset.PROVENANCE_NAME
+    sp = plans[0]
     maps = sum(not s.key_map for s in sp.sheets)
     key = " and a key map" if maps < len(sp.sheets) else ""
     click.echo(f"siteplan: {maps} sheet(s) at 1 in = {num_text(ft)} ft{key} on {paper} "
@@ -690,8 +751,10 @@ def stormwater_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline
               help="Whether the subdivision's houses are developed in accordance with chapter 24.")
 @click.option("--rulebook", default="vestal", show_default=True)
 @click.option("--out", "out_dir", default=None, type=click.Path(), help="Also write the outputs here.")
+@findings_option
+@overwrite_option
 @guarded
-def seqr_cmd(rulebook: str, out_dir: str | None, **kwargs: Any) -> None:
+def seqr_cmd(rulebook: str, out_dir: str | None, findings: str | None, overwrite: bool, **kwargs: Any) -> None:
     """Classify an action under SEQR (SQR-001): exempt, Type II, or a determination is needed."""
 
     rb = load_rulebook(rulebook)
@@ -699,7 +762,7 @@ def seqr_cmd(rulebook: str, out_dir: str | None, **kwargs: Any) -> None:
     for _, f in res.findings.iterrows():
         click.echo(f"{f['rule_id']} {f['status']}: {f['message']}")
     if out_dir:
-        write_result(res, out_dir)
+        write_result(res, out_dir, findings=findings, overwrite=overwrite)
         click.echo(f"outputs in {out_dir}")
 
 
@@ -716,7 +779,8 @@ def _list_actions(ctx: click.Context, value: bool) -> None:
 @click.option("--out", "out_dir", default="demo-out", show_default=True, type=click.Path())
 @guarded
 def demo_cmd(out_dir: str) -> None:
-    """Run every capability on the bundled sample town and say where the outputs are."""
+    """Run every capability on the bundled sample town and say where the outputs are (an earlier
+    demo's outputs in the same folder are replaced)."""
 
     for line in run_demo(Path(out_dir)):
         click.echo(line)

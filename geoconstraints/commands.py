@@ -60,7 +60,7 @@ from geoconstraints.io.tables import (
     read_inspection_log,
     read_rainfall,
 )
-from geoconstraints.result import Result, make_result
+from geoconstraints.result import Result, add_rule_status_columns, make_result
 from geoconstraints.rulebook.findings import worst_status_by
 from geoconstraints.rulebook.model import Rulebook
 from geoconstraints.rulebook.registry import run_group
@@ -246,8 +246,9 @@ def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUN
         (a GeoDataFrame, one row per parcel: ``parcel_id, area_acres, sfha_acres, sfha_share,
         floodway_acres, floodway_share, flood_zones, flood_data, uncovered_acres,
         slivers_ignored, bfe_ft, bfe_method, bfe_datum, bfe_note, stream_distance_ft`` (empty where no stream
-        is within FLD-003's ``bfe_search_radius_ft``), ``
-        stream_corridor_acres, critical_slope_acres, zoning_districts, worst_status`` and, with a
+        is within FLD-003's ``bfe_search_radius_ft``), ``stream_corridor_acres, critical_slope_acres,
+        zoning_districts``, one status column per rule (``status_FLD_001`` ..., see
+        :func:`~geoconstraints.result.rule_status_columns`), ``worst_status`` and, with a
         preliminary map, ``prelim_flood_zones, prelim_sfha_acres, sfha_acres_change,
         zone_change``); ``tables["map_comparison"]`` (parcels whose zone or SFHA acres change);
         derived layers ``sfha_overlaps`` and ``floodway_overlaps``.
@@ -290,6 +291,7 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
     ctx = FloodContext("screen", layers, _measured(table, "parcel_id", m), "parcels", flood is not None, overlaps)
     found = run_group(rulebook, "flood", ctx)
     table["worst_status"] = _worst_per_subject(found, "parcels", table["parcel_id"])
+    table = add_rule_status_columns(table, found, "parcels", "parcel_id")  # status_FLD_001 ... per parcel
     tables: dict[str, pd.DataFrame] = {}
     notes = [("Areas are exact intersections in the working CRS; overlapping flood polygons are dissolved per "
               "class before measuring. An interpolated BFE is a screening estimate, not a surveyed BFE.")]

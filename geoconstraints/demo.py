@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 from geoconstraints.commands import (
@@ -16,7 +17,7 @@ from geoconstraints.commands import (
 )
 from geoconstraints.io.layers import load_layers
 from geoconstraints.io.sample import sample_path
-from geoconstraints.output import write_result
+from geoconstraints.output import write_result as _write_result
 from geoconstraints.rulebook.loader import load_rulebook
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,12 @@ def _line(name: str, result, folder: Path) -> str:
 
 def run_demo(out_dir: Path) -> Iterator[str]:
     """Run harvest, screen (with the preliminary-map comparison), flood-site, stormwater and
-    seqr on the sample town; yield one line per capability naming its output folder."""
+    seqr on the sample town; yield one line per capability naming its output folder.
+
+    Each capability's folder is one output set; an earlier demo's set there is replaced (a
+    folder holding anything else is refused, see :func:`geoconstraints.output.write_result`).
+    """
+    write_result = partial(_write_result, overwrite=True)
 
     gpkg = sample_path("vestal_sample.gpkg")
     dem = sample_path("dem.tif")

@@ -7,26 +7,30 @@ notebooks display it. It imports no writer.
 from __future__ import annotations
 
 import datetime as dt
+import html
 import logging
 import platform
+import re
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
+import numpy as np
 import pandas as pd
 
 from geoconstraints._version import __version__
 from geoconstraints.io.layers import Layers
 from geoconstraints.io.postgis import is_db_source
 from geoconstraints.io.sources import sha256_file
-from geoconstraints.rulebook.findings import STATUSES, findings_frame, status_counts
+from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES, findings_frame, status_counts
 from geoconstraints.rulebook.model import Rulebook
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
+@dataclass(repr=False)
 class Result:
     """What one command produced.
 
@@ -45,6 +49,10 @@ class Result:
         Per-feature tables (``parcels``, ``landings`` ...), also written as CSV.
     extra_inputs : dict[str, Path]
         Non-layer inputs (rainfall CSV, inspection log) for the provenance stamp.
+    run_id : str
+        A random UUID (version 4) naming this run. Every output of the run records it
+        (``provenance.json``, findings.geojson, results.gpkg metadata, the Parquet files,
+        report.html and map.html), so a folder of outputs can be checked for coming from one run.
     """
 
     command: str
@@ -57,6 +65,7 @@ class Result:
     options: dict[str, Any] = field(default_factory=dict)
     started: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
     notes: list[str] = field(default_factory=list)
+    run_id: str = field(default_factory=lambda: str(uuid.uuid4()))
 
     @property
     def crs(self) -> Any:
@@ -105,6 +114,7 @@ class Result:
         crs = self.crs
         return {
             "toolkit": "geoconstraints", "version": __version__, "command": self.command,
+            "run_id": self.run_id,
             "run_time_utc": self.started.strftime("%Y-%m-%d %H:%M:%S UTC"),
             "python": platform.python_version(),
             "rulebook": self.rulebook.name, "rulebook_version": self.rulebook.version,
@@ -117,7 +127,18 @@ class Result:
         }
 
     def summary(self) -> pd.DataFrame:
-        """Findings per rule and status."""
+        """Findings per rule and status: the per-rule count table.
+
+        Counted from the complete :attr:`findings` (whatever a writer leaves out of a file), so
+        its totals are :meth:`counts` and, for the rules about the parcels of a screening, the
+        counts of each ``status_<rule>`` column of ``tables["parcels"]``
+        (:func:`rule_status_columns`).
+
+        Returns
+        -------
+        DataFrame
+            Columns ``rule_id``, ``title``, then one count column per status of :data:`STATUSES`.
+        """
         if not len(self.findings):
             return pd.DataFrame(columns=["rule_id", "title", *STATUSES])
         t = pd.crosstab([self.findings["rule_id"], self.findings["title"]], self.findings["status"])
@@ -126,12 +147,107 @@ class Result:
                 t[s] = 0
         return t[list(STATUSES)].reset_index()
 
-    def _repr_html_(self) -> str:
+    def _count_text(self) -> str:
         c = self.counts()
-        head = ", ".join(f"{v} {k}" for k, v in c.items() if v)
-        return (f"<p><b>geoconstraints {self.command}</b> with rulebook {self.rulebook.name}: "
-                f"{len(self.findings)} findings ({head or 'none'})</p>"
+        return ", ".join(f"{v:,} {k}" for k, v in c.items() if v) or "none"
+
+    def _frames_text(self) -> tuple[str, str]:
+        tables = ", ".join(f"{k} ({len(v):,} rows)" for k, v in self.tables.items()) or "none"
+        derived = ", ".join(f"{k} ({len(v):,})" for k, v in self.derived.items()) or "none"
+        return tables, derived
+
+    def __repr__(self) -> str:
+        tables, derived = self._frames_text()
+        return (f"<Result {self.command}: rulebook {self.rulebook.name} {self.rulebook.version}, run {self.run_id}\n"
+                f"  findings: {len(self.findings):,} ({self._count_text()})\n"
+                f"  tables: {tables}\n  derived layers: {derived}>")
+
+    def _repr_html_(self) -> str:
+        e = html.escape
+        tables, derived = self._frames_text()
+        return (f"<p><b>geoconstraints {e(self.command)}</b> with rulebook {e(self.rulebook.name)} "
+                f"{e(str(self.rulebook.version))}: {len(self.findings):,} findings ({e(self._count_text())})<br>"
+                f"tables: {e(tables)}<br>derived layers: {e(derived)}<br>"
+                f"<small>run {e(self.run_id)}</small></p>"
                 + self.summary().to_html(index=False, escape=True))
+
+
+STATUS_COLUMN_PREFIX = "status_"
+"""Prefix of the per-rule status columns of a subject table (``status_FLD_001``)."""
+
+
+def status_column(rule_id: str) -> str:
+    """The name of a rule's status column: ``status_`` + the id with ``-`` (and any character
+    other than a letter, digit or ``_``) as ``_``; typed as is in QGIS expressions, SQL and
+    spreadsheets, and a valid Python identifier for ``table.status_FLD_001``.
+
+    Examples
+    --------
+    >>> status_column("FLD-001")
+    'status_FLD_001'
+    """
+    return STATUS_COLUMN_PREFIX + re.sub(r"[^0-9A-Za-z_]", "_", str(rule_id))
+
+
+def rule_status_columns(findings: pd.DataFrame, subject_layer: str, ids: Any) -> pd.DataFrame:
+    """One status column per rule about ``subject_layer``, one row per id of ``ids``.
+
+    The column of a rule (:func:`status_column`) holds the status of the rule's finding about
+    each subject (the most severe when a rule has several about one subject), ``""`` for a
+    subject the rule has no finding about. Rules with only run-wide findings (empty
+    ``subject_id``) get no column. Vectorized: one group-by over the findings.
+
+    Parameters
+    ----------
+    findings : DataFrame
+        The complete findings of the run (``rule_id``, ``status``, ``subject_layer``, ``subject_id``).
+    subject_layer : str
+        ``parcels``, ``footprints`` ...
+    ids : array-like
+        The subject ids, in the order of the table.
+
+    Returns
+    -------
+    DataFrame
+        Index 0..n-1 aligned with ``ids``; columns in rule-id order.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"rule_id": ["FLD-001", "FLD-001", "FLD-002"], "status": ["review", "pass", "info"],
+    ...                   "subject_layer": "parcels", "subject_id": ["P1", "P2", "P1"]})
+    >>> rule_status_columns(f, "parcels", ["P1", "P2"]).to_dict("list")
+    {'status_FLD_001': ['review', 'pass'], 'status_FLD_002': ['info', '']}
+    """
+    ids = pd.Index(np.asarray(ids, dtype=object).astype(str))
+    mine = findings[(findings["subject_layer"] == subject_layer) & (findings["subject_id"] != "")]
+    if not len(mine):
+        return pd.DataFrame(index=pd.RangeIndex(len(ids)))
+    rank = mine["status"].map(STATUS_RANK).fillna(STATUS_RANK["not_evaluated"]).astype(int)
+    worst = rank.groupby([mine["rule_id"].to_numpy(), mine["subject_id"].astype(str).to_numpy()]).min()
+    grid = worst.unstack(level=0).reindex(ids)
+    names = np.array(STATUSES, dtype=object)
+    out = {}
+    for rule_id in sorted(grid.columns):
+        col = grid[rule_id].to_numpy()
+        has = ~pd.isna(col)
+        vals = np.full(len(ids), "", dtype=object)
+        vals[has] = names[col[has].astype(int)]
+        out[status_column(rule_id)] = vals
+    return pd.DataFrame(out)
+
+
+def add_rule_status_columns(table: pd.DataFrame, findings: pd.DataFrame, subject_layer: str,
+                            id_column: str) -> pd.DataFrame:
+    """``table`` with :func:`rule_status_columns` inserted before its ``worst_status`` (else at the end).
+
+    Earlier status columns of the same names are replaced.
+    """
+    cols = rule_status_columns(findings, subject_layer, table[id_column])
+    out = table.drop(columns=[c for c in cols.columns if c in table.columns])
+    at = list(out.columns).index("worst_status") if "worst_status" in out.columns else len(out.columns)
+    for i, c in enumerate(cols.columns):
+        out.insert(at + i, c, cols[c].to_numpy())
+    return out
 
 
 def make_result(command: str, rulebook: Rulebook, items: list, layers: Layers | None, **kw: Any) -> Result:

@@ -7,6 +7,8 @@ bash scripts/setup.sh
 . .venv/bin/activate
 if [ -f scripts/browser_deps.sh ]; then bash scripts/browser_deps.sh; fi
 if [ -f scripts/pdf_deps.sh ]; then bash scripts/pdf_deps.sh; fi
+# Debian's QGIS for tests/test_qgis.py (opens results.gpkg with QGIS's own Python, headless)
+if [ -f scripts/qgis_deps.sh ]; then bash scripts/qgis_deps.sh; fi
 if [ -f scripts/postgis.sh ]; then
   # prints `export GEOCONSTRAINTS_PG_URL=...`
   eval "$(bash scripts/postgis.sh)"

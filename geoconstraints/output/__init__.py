@@ -1,72 +1,209 @@
-"""Outputs of a run: files (GeoJSON, GeoPackage with QGIS styles, CSV), the report and the web map.
+"""Outputs of a run: files (GeoJSON, GeoPackage with QGIS styles, CSV, GeoParquet, KML/GPX, PNG
+plots), the report and the web map, written as one set.
 
-:func:`write_result` writes the whole set for a :class:`~geoconstraints.result.Result`;
-:func:`explore` gives the interactive map in a notebook.
+:func:`write_result` writes the whole set for a :class:`~geoconstraints.result.Result`, all or
+nothing (:mod:`geoconstraints.output.outset`); :func:`explore` gives the interactive map in a
+notebook.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from geoconstraints.output import files, report, styles, webmap
+from geoconstraints.output import field, files, outset, plots, report, styles, webmap
 from geoconstraints.result import Result
+from geoconstraints.rulebook.findings import status_counts
+
+Step = Callable[[Path], dict[str, Path]]
+"""A writer step: ``step(folder) -> {name: path}`` writes its outputs into ``folder`` (the set being written)."""
+
+RUN_ID_META = "geoconstraints-run-id"
+"""``<meta name=...>`` of report.html and map.html holding the run id."""
 
 
-def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bool = True,
-                 parcel: str | None = None, map_max_features: int | None = None,
-                 report_max_parcels: int | None = None,
-                 report_max_findings: int | None = None) -> dict[str, Path]:
-    """Write every output of ``result`` into ``out_dir`` atomically; return name -> path.
-
-    ``findings.geojson`` (every finding), ``results.gpkg`` (every finding, derived layer
-    and table, with QGIS styles), one CSV per table, ``report.html`` and ``map.html``;
-    with ``parcel``, also the one-parcel report ``report_parcel_<id>.html``. The folder
-    is created if missing; an input is never overwritten.
-
-    For a whole town or county the report and the map summarise, and say so: at most
-    ``report_max_parcels`` rows of the parcels table and ``report_max_findings``
-    non-pass findings per rule in report.html (defaults
-    :data:`geoconstraints.output.report.MAX_PARCEL_ROWS`,
-    :data:`~geoconstraints.output.report.MAX_FINDING_ROWS`), at most ``map_max_features``
-    features in map.html (default :data:`geoconstraints.output.webmap.MAX_FEATURES`).
-    """
-    if parcel is not None:
-        report.parcel_row(result, str(parcel))  # an unknown parcel id fails before anything is written
+def _inputs(result: Result) -> set[Path]:
     inputs = result.layers.input_paths() if result.layers is not None else set()
-    inputs |= {Path(p).resolve() for p in result.extra_inputs.values()}
-    out = files.prepare_out_dir(out_dir, inputs)
-    written: dict[str, Path] = {}
+    return inputs | {Path(p).resolve() for p in result.extra_inputs.values()}
 
-    def target(name: str) -> Path:
-        t = out / name
-        files.guard_target(t, inputs)
-        return t
 
-    written["findings.geojson"] = files.write_geojson(result.findings, target("findings.geojson"))
-    gpkg_layers: dict[str, pd.DataFrame] = {"findings": result.findings}
-    gpkg_layers.update(result.derived)
-    gpkg_layers.update(result.tables)
-    written["results.gpkg"] = files.write_gpkg(
-        gpkg_layers, target("results.gpkg"), crs=result.crs,
-        finalize=lambda tmp: styles.add_layer_styles(tmp, gpkg_layers))
+def _stamp(result: Result, scope: str) -> dict[str, Any]:
+    """What every file of the set records about its run (GeoJSON member, GPKG and Parquet metadata)."""
+    return {"run_id": result.run_id, "command": result.command, "rulebook": result.rulebook.name,
+            "rulebook_version": str(result.rulebook.version), "run_time_utc": result.started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "findings": scope, "provenance": outset.PROVENANCE_NAME}
+
+
+def stamp_html(page: str, run_id: str) -> str:
+    """``page`` with ``<meta name="geoconstraints-run-id" content="...">`` as the first element of its head."""
+    meta = f'<meta name="{RUN_ID_META}" content="{run_id}">'
+    page, n = re.subn(r"(<head\b[^>]*>)", lambda m: m.group(1) + meta, page, count=1, flags=re.IGNORECASE)
+    return page if n else meta + page
+
+
+def _geojson(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Path) -> dict[str, Path]:
+    t = folder / "findings.geojson"
+    return {t.name: files.write_geojson(shown, t, members={"geoconstraints": stamp})}
+
+
+def _gpkg(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Path) -> dict[str, Path]:
+    layers: dict[str, pd.DataFrame] = dict(files.split_findings(shown))
+    if result.crs is None:  # nothing has a place (a SEQR classification): no empty layer without a CRS
+        layers = {k: v for k, v in layers.items() if len(v) or k == files.FINDINGS_LAYERS["none"]}
+    gtypes = files.findings_geometry_types(layers)
+    families = {name: fam for fam, name in files.FINDINGS_LAYERS.items() if fam != "none"}
+    layers.update(result.derived)
+    layers.update(result.tables)
+    meta = {f"GEOCONSTRAINTS_{k.upper()}": str(v) for k, v in stamp.items()}
+    t = folder / "results.gpkg"
+    files.write_gpkg(layers, t, crs=result.crs, geometry_types=gtypes, metadata=meta,
+                     finalize=lambda tmp: styles.add_layer_styles(tmp, layers, families))
+    return {t.name: t}
+
+
+def _csvs(result: Result, shown: pd.DataFrame, folder: Path) -> dict[str, Path]:
+    out = {"findings.csv": files.write_csv(shown, folder / "findings.csv")}
     for name, table in result.tables.items():
-        written[f"{name}.csv"] = files.write_csv(table, target(f"{name}.csv"))
+        out[f"{name}.csv"] = files.write_csv(table, folder / f"{name}.csv")
+    return out
+
+
+def _parquet(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Path) -> dict[str, Path]:
+    out = {"findings.parquet": files.write_parquet(shown, folder / "findings.parquet", metadata=stamp)}
+    if result.tables.get("parcels") is not None:
+        out["parcels.parquet"] = files.write_parquet(result.tables["parcels"], folder / "parcels.parquet",
+                                                     metadata=stamp)
+    return out
+
+
+def _html(result: Result, name: str, folder: Path, **kw: Any) -> dict[str, Path]:
+    """report.html (or a parcel's handout) and the same report laid out as a PDF beside it."""
+    t = folder / name
+    page = stamp_html(report.render_report(result, **kw), result.run_id)
+    out = {name: files.write_text(t, page)}
+    parcel = kw.get("parcel")
+    pdf = report.parcel_pdf_name(parcel) if parcel is not None else name[: -len(".html")] + ".pdf"
+    out[pdf] = report.write_report_pdf(result, folder / pdf, parcel=parcel,
+                                       page=None if parcel is not None else page)
+    return out
+
+
+def _map(result: Result, folder: Path, *, offline: bool, **kw: Any) -> dict[str, Path]:
+    t = webmap.write_map(result, folder / "map.html", offline=offline, **kw)
+    files.write_text(t, stamp_html(t.read_text(encoding="utf-8"), result.run_id))
+    return {"map.html": t}
+
+
+def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str | None = None,
+               map_max_features: int | None = None, report_max_parcels: int | None = None,
+               report_max_findings: int | None = None) -> list[tuple[str, Step]]:
+    """The writer steps of :func:`write_result`, in order: ``(name, step)``, ``name`` being the
+    file a failure is reported against."""
+    shown = files.findings_in_scope(result.findings, scope)
+    stamp = _stamp(result, scope)
     limits: dict[str, Any] = {}
     if report_max_parcels is not None:
         limits["max_parcel_rows"] = int(report_max_parcels)
     if report_max_findings is not None:
         limits["max_finding_rows"] = int(report_max_findings)
-    written["report.html"] = files.write_text(target("report.html"), report.render_report(result, **limits))
+    map_kw: dict[str, Any] = {} if map_max_features is None else {"max_features": int(map_max_features)}
+    steps: list[tuple[str, Step]] = [
+        ("findings.geojson", partial(_geojson, result, shown, stamp)),
+        ("results.gpkg", partial(_gpkg, result, shown, stamp)),
+        ("findings.csv", partial(_csvs, result, shown)),
+        ("findings.parquet", partial(_parquet, result, shown, stamp)),
+        ("report.html", partial(_html, result, "report.html", **limits)),
+    ]
     if parcel is not None:  # the one-parcel report a clerk hands to the owner
         name = report.parcel_report_name(parcel)
-        written[name] = files.write_text(target(name), report.render_report(result, parcel=parcel))
-    map_kw = {} if map_max_features is None else {"max_features": int(map_max_features)}
-    written["map.html"] = webmap.write_map(result, target("map.html"), offline=offline, **map_kw)
-    return written
+        steps.append((name, partial(_html, result, name, parcel=parcel)))
+    steps.append(("map.html", partial(_map, result, offline=offline, **map_kw)))
+    if result.command == "harvest":  # landings, water bars and crossings for the crews' GPS
+        steps.append(("field.kml", partial(field.write_field_files, result)))
+    steps.append((plots.PLOTS_DIR, partial(plots.write_plots, result)))
+    return steps
+
+
+def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bool = True,
+                 parcel: str | None = None, map_max_features: int | None = None,
+                 report_max_parcels: int | None = None, report_max_findings: int | None = None,
+                 findings: str | None = None, overwrite: bool = False,
+                 steps: Sequence[tuple[str, Step]] = ()) -> dict[str, Path]:
+    """Write every output of ``result`` into ``out_dir`` as one set; return name -> path.
+
+    The set: ``findings.geojson`` (RFC 7946), ``findings.csv`` and ``findings.parquet``
+    (GeoParquet), ``results.gpkg`` (findings in ``findings_point``, ``findings_line``,
+    ``findings_polygon`` and the table ``findings_nogeom``, every derived layer and table, each
+    with a default QGIS style), one ``<table>.csv`` per table (``parcels.csv`` ...),
+    ``parcels.parquet`` for a screening, ``report.html`` and ``map.html`` (with ``parcel``, also
+    ``report_parcel_<id>.html``), ``field.kml`` / ``field.gpx`` for a harvest check,
+    ``plots/*.png`` when a plot applies, and ``provenance.json`` (the run id, the provenance,
+    every file with its size and SHA-256). Every file records the run id
+    (:attr:`Result.run_id`).
+
+    All or nothing: the set is written into a folder beside ``out_dir`` and swapped in only
+    when complete; on any failure ``out_dir`` is left as it was. One run at a time per folder.
+
+    Parameters
+    ----------
+    result : Result
+    out_dir : path
+        The folder (created if missing). A folder holding files that no earlier run of
+        geoconstraints wrote is refused (never emptied); one holding an earlier run's set is
+        refused unless ``overwrite``.
+    offline : bool
+        map.html with Leaflet inlined (default) or from a CDN.
+    parcel : str, optional
+        Also write the one-parcel report of this parcel id.
+    map_max_features, report_max_parcels, report_max_findings : int, optional
+        For a whole town or county the report and the map summarise, and say so: at most
+        ``report_max_parcels`` rows of the parcels table and ``report_max_findings`` non-pass
+        findings per rule in report.html (defaults :data:`geoconstraints.output.report.MAX_PARCEL_ROWS`,
+        :data:`~geoconstraints.output.report.MAX_FINDING_ROWS`), at most ``map_max_features``
+        features in map.html (default :data:`geoconstraints.output.webmap.MAX_FEATURES`).
+    findings : {"person", "all"}, optional
+        Which findings findings.geojson/.csv/.parquet and the findings layers carry: ``person``
+        (violation, review, not_evaluated) or ``all`` (pass and info too). Default
+        :func:`~geoconstraints.output.files.findings_scope`: ``person`` for ``screen`` (every
+        outcome is in the parcels table's ``status_<rule>`` columns), ``all`` for the plan-level
+        commands. ``result.findings``, the report's counts and provenance.json's counts are
+        always of every finding.
+    overwrite : bool
+        Replace the set of an earlier run in ``out_dir`` (the whole set: nothing of it stays).
+    steps : sequence of (name, step)
+        More writer steps, run after the files and before the set is swapped in (a failure
+        leaves ``out_dir`` unchanged); ``step(folder) -> {name: path}``. The hook for
+        writers beyond the files (a database).
+
+    Raises
+    ------
+    OutputError
+        ``out_dir`` refused (see above), another run writing it, an unknown parcel id, a full
+        disk ("no space left on device writing PATH") or another write error; ``out_dir`` is
+        then unchanged.
+    """
+    if parcel is not None:
+        report.parcel_row(result, str(parcel))  # an unknown parcel id fails before anything is written
+    scope = files.findings_scope(result.command, findings)
+    shown = files.findings_in_scope(result.findings, scope)
+    prov = result.provenance()
+    prov.update(findings_scope=scope, findings_total=status_counts(result.findings),
+                findings_written=status_counts(shown))
+    kw: dict[str, Any] = {"offline": offline, "parcel": parcel, "map_max_features": map_max_features,
+                          "report_max_parcels": report_max_parcels, "report_max_findings": report_max_findings}
+    written: dict[str, Path] = {}
+    with outset.output_set(out_dir, _inputs(result), overwrite=overwrite, run_id=result.run_id,
+                           provenance=prov) as s:
+        for name, step in [*file_steps(result, scope=scope, **kw), *steps]:
+            written.update(s.step(name, step))
+    written[outset.PROVENANCE_NAME] = s.folder / outset.PROVENANCE_NAME
+    return {name: s.final(path) for name, path in written.items()}
 
 
 def explore(result: Result, **kwargs: Any) -> Any:
@@ -74,4 +211,4 @@ def explore(result: Result, **kwargs: Any) -> Any:
     return webmap.build_map(result, **kwargs)
 
 
-__all__ = ["explore", "write_result"]
+__all__ = ["explore", "file_steps", "stamp_html", "write_result"]

@@ -1,5 +1,6 @@
-"""File writers: GeoJSON (RFC 7946, by GDAL), GeoPackage, CSV and text, each written atomically
-and never over an input; the output-folder guard.
+"""File writers: GeoJSON (RFC 7946, by GDAL), GeoPackage (findings split by geometry type),
+CSV (rounded, formula-safe), GeoParquet and text, each written atomically and never over an
+input; which findings a file carries (:func:`findings_in_scope`); the output-folder guard.
 """
 
 from __future__ import annotations
@@ -25,8 +26,30 @@ from geoconstraints.rulebook.findings import FINDING_COLUMNS
 log = logging.getLogger(__name__)
 
 
-OUTPUT_NAMES: tuple[str, ...] = ("findings.geojson", "results.gpkg", "report.html", "map.html")
-"""Files every run writes into its output folder (plus one ``<table>.csv`` per table)."""
+OUTPUT_NAMES: tuple[str, ...] = (
+    "findings.geojson", "results.gpkg", "findings.csv", "findings.parquet", "report.html", "report.pdf", "map.html",
+    "provenance.json", "field.kml", "field.gpx", "plots",
+)
+"""Names a run may write into its output folder (plus ``<table>.csv`` per table, ``parcels.parquet``
+and ``report_parcel_<id>.html`` / ``.pdf``): field.kml / field.gpx for a harvest check, plots/ when a plot applies."""
+
+FINDINGS_SCOPES: tuple[str, ...] = ("person", "all")
+"""Which findings the findings files carry: ``person`` those that need a person
+(:data:`PERSON_STATUSES`), ``all`` every finding, pass and info included."""
+
+PERSON_STATUSES: tuple[str, ...] = ("violation", "review", "not_evaluated")
+"""The statuses that need a person: kept by ``--findings person``."""
+
+DEFAULT_SCOPE: dict[str, str] = {"screen": "person"}
+"""Default findings scope per command (others: ``all``). A screening has a pass and an info for
+most rules and parcels (a county: millions), and its parcels table has every outcome in its status
+columns; a plan-level check (harvest, flood-site, stormwater, seqr) has tens of findings, and its
+pass findings document what was examined, so they stay."""
+
+FINDINGS_LAYERS: dict[str, str] = {"point": "findings_point", "line": "findings_line",
+                                   "polygon": "findings_polygon", "none": "findings_nogeom"}
+"""Layers of results.gpkg holding the findings, by geometry family (``none``: an attribute table of
+the findings without a place)."""
 
 
 def check_out_dir(out_dir: str | os.PathLike[str], inputs: Iterable[Path] = (),
@@ -120,17 +143,19 @@ def geojson_ready(findings: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     return gpd.GeoDataFrame(out, geometry=gpd.GeoSeries(geom, crs=crs if crs is not None else 4326))
 
 
-def _write_geojson_to(findings: gpd.GeoDataFrame, dest: Any, precision: int) -> None:
+def _write_geojson_to(findings: gpd.GeoDataFrame, dest: Any, precision: int,
+                      members: dict[str, Any] | None = None) -> None:
     import pyogrio
 
+    opts = {**GEOJSON_LAYER_OPTIONS, "COORDINATE_PRECISION": str(int(precision))}
+    if members:
+        opts["FOREIGN_MEMBERS_COLLECTION"] = json.dumps(members, ensure_ascii=False, default=str)
     pyogrio.write_dataframe(geojson_ready(findings), dest, layer="findings", driver="GeoJSON",
-                            geometry_type="Unknown",
-                            layer_options={**GEOJSON_LAYER_OPTIONS, "COORDINATE_PRECISION": str(int(precision))},
-                            **_arrow_kw())
+                            geometry_type="Unknown", layer_options=opts, **_arrow_kw())
 
 
 def write_geojson(findings: gpd.GeoDataFrame, target: Path, *, precision: int = 7,
-                  inputs: Iterable[Path] = ()) -> Path:
+                  inputs: Iterable[Path] = (), members: dict[str, Any] | None = None) -> Path:
     """Write ``findings.geojson``: every finding as an RFC 7946 FeatureCollection, atomically.
 
     GDAL's GeoJSON driver (through pyogrio) writes it with ``RFC7946=YES``: WGS 84
@@ -149,6 +174,9 @@ def write_geojson(findings: gpd.GeoDataFrame, target: Path, *, precision: int = 
         Decimals of the coordinates (7: about 1 cm).
     inputs : iterable of Path
         Input files: ``target`` is refused when it is one of them.
+    members : dict, optional
+        Foreign members of the FeatureCollection (RFC 7946 section 6.1), e.g.
+        ``{"geoconstraints": {"run_id": ...}}``: readers that do not know them ignore them.
 
     Raises
     ------
@@ -157,7 +185,7 @@ def write_geojson(findings: gpd.GeoDataFrame, target: Path, *, precision: int = 
     """
     guard_target(Path(target), inputs)
     with atomic_path(Path(target)) as tmp:
-        _write_geojson_to(findings, tmp, precision)
+        _write_geojson_to(findings, tmp, precision, members)
     return Path(target)
 
 
@@ -186,38 +214,53 @@ def _gpkg_ready(df: pd.DataFrame) -> gpd.GeoDataFrame:
     return out
 
 
+GPKG_VERSION = "1.2"
+"""GeoPackage version of results.gpkg (see :func:`write_gpkg`)."""
+
+
 def write_gpkg(layers: dict[str, pd.DataFrame], target: Path, *, crs: Any = None,
-               finalize: Callable[[Path], Any] | None = None) -> Path:
+               finalize: Callable[[Path], Any] | None = None, geometry_types: dict[str, str] | None = None,
+               metadata: dict[str, str] | None = None) -> Path:
     """Write several layers (GeoDataFrames or plain tables) into one GeoPackage atomically.
 
     ``finalize(tmp_path)``, when given, runs on the complete temporary file before it is moved
-    into place (e.g. :func:`geoconstraints.styles.add_layer_styles`), so it is part of the
-    atomic write.
+    into place (e.g. :func:`geoconstraints.output.styles.add_layer_styles`), so it is part of the
+    atomic write. ``geometry_types`` declares the geometry type of a layer by name (an empty
+    layer, or one that must keep its type whatever its rows); ``metadata`` is stored as GDAL
+    metadata of the GeoPackage and of every layer (``gpkg_metadata``; QGIS shows it under
+    Layer Properties > Information).
     """
     import pyogrio
 
+    geometry_types = geometry_types or {}
+    # GeoPackage 1.2 (GDAL's default is 1.4): read without a warning by older GDAL, QGIS 3.22 (Debian
+    # 12) and ArcGIS; the layers, styles and metadata here need nothing newer
+    md: dict[str, Any] = {"dataset_options": {"VERSION": GPKG_VERSION},
+                          **({"dataset_metadata": metadata} if metadata else {})}
     with atomic_path(target) as tmp:
         for name, df in layers.items():
             if df is None:
                 continue
             gdf = _gpkg_ready(df)
             spatial = isinstance(df, gpd.GeoDataFrame) and df.geometry.name in df.columns
-            if spatial and gdf.crs is None and crs is None and gdf.geometry.isna().all():
+            if spatial and gdf.crs is None and crs is None and gdf.geometry.isna().all() and name not in geometry_types:
                 # e.g. a SEQR classification: no place on the map, so an attribute table
                 gdf, spatial = pd.DataFrame(gdf.drop(columns=gdf.geometry.name)), False
+            kw: dict[str, Any] = {**md, **({"layer_metadata": metadata} if metadata else {})}
             if spatial:
                 if gdf.crs is None and crs is not None:
                     gdf = gdf.set_crs(crs)
-                geom_type = _geometry_type(gdf)
+                geom_type = geometry_types.get(name) or _geometry_type(gdf)
                 pyogrio.write_dataframe(gdf, tmp, layer=name, driver="GPKG", geometry_type=geom_type,
                                         promote_to_multi=geom_type.startswith("Multi") if geom_type else None,
-                                        **_arrow_kw())
+                                        **kw, **_arrow_kw())
             else:
-                pyogrio.write_dataframe(pd.DataFrame(gdf), tmp, layer=name, driver="GPKG", **_arrow_kw())
+                pyogrio.write_dataframe(pd.DataFrame(gdf), tmp, layer=name, driver="GPKG", **kw, **_arrow_kw())
+            md = {}  # the dataset's metadata once, with its first layer
         if not tmp.exists():  # nothing written: an empty but valid file with the findings schema
             empty = gpd.GeoDataFrame({c: pd.Series(dtype=object) for c in FINDING_COLUMNS},
                                      geometry=gpd.GeoSeries([], crs=crs))
-            pyogrio.write_dataframe(empty, tmp, layer="findings", driver="GPKG", geometry_type="Unknown")
+            pyogrio.write_dataframe(empty, tmp, layer="findings", driver="GPKG", geometry_type="Unknown", **md)
         if finalize is not None:
             finalize(tmp)
     return target
@@ -244,10 +287,217 @@ def _geometry_type(gdf: gpd.GeoDataFrame) -> str:
     return f"Multi{base}" if any(t.startswith("Multi") for t in types) else base
 
 
+# ------------------------------------------------------------------------------------------
+# which findings, split by geometry type
+
+def findings_scope(command: str, scope: str | None = None) -> str:
+    """The findings scope of a run: ``scope`` when given, else the command's default
+    (:data:`DEFAULT_SCOPE`: ``person`` for ``screen``, ``all`` for the plan-level commands).
+
+    Raises
+    ------
+    OutputError
+        ``scope`` is not one of :data:`FINDINGS_SCOPES`.
+
+    Examples
+    --------
+    >>> findings_scope("screen"), findings_scope("harvest"), findings_scope("screen", "all")
+    ('person', 'all', 'all')
+    """
+    if scope is None:
+        return DEFAULT_SCOPE.get(command, "all")
+    if scope not in FINDINGS_SCOPES:
+        raise OutputError(f"--findings {scope!r}: choose one of {', '.join(FINDINGS_SCOPES)}")
+    return scope
+
+
+def findings_in_scope(findings: gpd.GeoDataFrame, scope: str) -> gpd.GeoDataFrame:
+    """The findings a file carries: those of :data:`PERSON_STATUSES` for ``person``, all for ``all``."""
+    if scope == "all":
+        return findings
+    return findings[findings["status"].isin(PERSON_STATUSES).to_numpy()]
+
+
+_FAMILY_OF_TYPE = np.array(["point", "line", "line", "polygon", "point", "line", "polygon", "collection"],
+                           dtype=object)  # by shapely type id 0..7
+
+
+def _highest_parts(geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(family, multi-geometry) of geometry collections: their parts of the highest dimension."""
+    parts, owner = shapely.get_parts(geoms, return_index=True)
+    dim = shapely.get_dimensions(parts)
+    top = pd.Series(dim).groupby(owner).transform("max").to_numpy()
+    keep = (dim == top) & ~shapely.is_empty(parts)
+    fam = np.full(len(geoms), "none", dtype=object)
+    out = np.full(len(geoms), None, dtype=object)
+    for d, family, make in ((0, "point", shapely.multipoints), (1, "line", shapely.multilinestrings),
+                            (2, "polygon", shapely.multipolygons)):
+        sel = keep & (top == d)
+        if sel.any():
+            idx = np.unique(owner[sel])
+            out[idx] = make(parts[sel], indices=np.searchsorted(idx, owner[sel]))
+            fam[idx] = family
+    return fam, out
+
+
+def split_findings(findings: gpd.GeoDataFrame) -> dict[str, pd.DataFrame]:
+    """The findings as the layers of results.gpkg, one per geometry family (:data:`FINDINGS_LAYERS`).
+
+    QGIS and ArcGIS draw a layer of one geometry type; a findings table mixes points (a water
+    bar), lines (a haul road) and polygons (a parcel). Each finding goes to exactly one layer:
+    ``findings_point``, ``findings_line``, ``findings_polygon`` (GeoDataFrames, multi-part types
+    where any part is multi-part) or ``findings_nogeom`` (a plain table: findings without a place,
+    or with an empty geometry). A geometry collection keeps its parts of the highest dimension
+    (the polygons of a polygon-and-stray-point intersection). Every layer is present, empty or not.
+
+    Examples
+    --------
+    >>> from shapely.geometry import Point, LineString
+    >>> f = gpd.GeoDataFrame({"rule_id": ["A", "B", "C"]}, geometry=[Point(0, 0), LineString([(0, 0), (1, 1)]), None])
+    >>> {k: len(v) for k, v in split_findings(f).items()}
+    {'findings_point': 1, 'findings_line': 1, 'findings_polygon': 0, 'findings_nogeom': 1}
+    """
+    geoms = np.asarray(findings.geometry.values, dtype=object)
+    tid = shapely.get_type_id(geoms)
+    fam = np.where(tid >= 0, _FAMILY_OF_TYPE[np.clip(tid, 0, 7)], "none").astype(object)
+    fam[(tid >= 0) & shapely.is_empty(geoms)] = "none"
+    gc = fam == "collection"
+    if gc.any():
+        geoms = geoms.copy()
+        fam[gc], geoms[gc] = _highest_parts(geoms[gc])
+    attrs = pd.DataFrame({c: findings[c].to_numpy() for c in findings.columns if c != findings.geometry.name})
+    out: dict[str, pd.DataFrame] = {}
+    for family, name in FINDINGS_LAYERS.items():
+        sel = fam == family
+        part = attrs[sel].reset_index(drop=True)
+        if family == "none":
+            out[name] = part
+        else:
+            out[name] = gpd.GeoDataFrame(part, geometry=gpd.GeoSeries(geoms[sel], crs=findings.crs), crs=findings.crs)
+    return out
+
+
+def findings_geometry_types(layers: dict[str, pd.DataFrame]) -> dict[str, str]:
+    """GeoPackage geometry types of the :func:`split_findings` layers (multi-part where any row is)."""
+    base = {"findings_point": "Point", "findings_line": "LineString", "findings_polygon": "Polygon"}
+    out = {}
+    for name, t in base.items():
+        g = layers.get(name)
+        multi = g is not None and len(g) and bool(g.geometry.geom_type.str.startswith("Multi").any())
+        out[name] = f"Multi{t}" if multi else t
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# CSV for spreadsheets
+
+CSV_DECIMALS: dict[str, int] = {"acres": 4, "share": 4, "fraction": 4, "ft": 2, "in": 2, "pct": 2, "sqft": 1,
+                                "sqin": 1, "m": 2}
+"""Decimals of a number in the CSV files by its unit: the last of these words in a column name
+(``sfha_acres_change`` -> acres, ``precip_in`` -> in), or the ``unit`` of a finding for its
+``measured`` and ``threshold``. Other numbers (counts, ids, values without a unit) are written as
+they are; GeoJSON, GeoPackage and Parquet keep full precision."""
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""A cell beginning with one of these is a formula to Excel, LibreOffice and Google Sheets
+(OWASP "CSV injection"): :func:`csv_ready` writes it with a leading ``'``."""
+
+
+def _decimals_of(name: str) -> int | None:
+    for word in reversed(str(name).lower().split("_")):
+        if word in CSV_DECIMALS:
+            return CSV_DECIMALS[word]
+    return None
+
+
+def neutralise(values: pd.Series) -> pd.Series:
+    """Text cells beginning with ``=``, ``+``, ``-``, ``@``, tab or CR get a leading ``'`` (vectorized).
+
+    Examples
+    --------
+    >>> neutralise(pd.Series(["=1+1", "P-1", "-x", None, 3], dtype=object)).tolist()
+    ["'=1+1", 'P-1', "'-x", None, 3]
+    """
+    if pd.api.types.is_string_dtype(values.dtype) and values.dtype != object:
+        bad = values.str.startswith(FORMULA_START).fillna(False).to_numpy(dtype=bool)  # pandas' string dtype
+        return values.where(~bad, "'" + values) if bad.any() else values
+    kind = pd.api.types.infer_dtype(values, skipna=True)
+    if kind in ("string", "empty"):
+        is_text = values.notna().to_numpy(dtype=bool)
+    elif kind.startswith("mixed"):
+        is_text = values.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
+    else:
+        return values
+    if not is_text.any():
+        return values
+    text = values[is_text].astype(str)
+    bad = text.str.startswith(FORMULA_START).to_numpy(dtype=bool)
+    if not bad.any():
+        return values
+    out = values.copy().astype(object)
+    idx = np.flatnonzero(is_text)[bad]
+    out.iloc[idx] = "'" + text[bad].to_numpy(dtype=object)
+    return out
+
+
+def csv_ready(df: pd.DataFrame) -> pd.DataFrame:
+    """A table as the CSV files hold it: geometry dropped, numbers rounded by unit
+    (:data:`CSV_DECIMALS`), every text cell (and header) that a spreadsheet would run as a
+    formula neutralised (:func:`neutralise`)."""
+    geom = getattr(df, "_geometry_column_name", None)
+    out = pd.DataFrame(df.drop(columns=[c for c in df.columns if c in (geom, "geometry")]))
+    dec_of_unit = (out["unit"].map(CSV_DECIMALS).to_numpy(dtype="float64", na_value=np.nan)
+                   if {"unit", "measured"} <= set(out.columns) else None)
+    for c in out.columns:
+        col = out[c]
+        if pd.api.types.is_float_dtype(col.dtype):
+            if dec_of_unit is not None and c in ("measured", "threshold"):
+                vals = col.to_numpy(dtype="float64", copy=True)
+                for d in np.unique(dec_of_unit[~np.isnan(dec_of_unit)]):
+                    sel = dec_of_unit == d
+                    vals[sel] = np.round(vals[sel], int(d))
+                out[c] = vals
+            elif (d := _decimals_of(c)) is not None:
+                out[c] = col.round(d)
+        elif pd.api.types.is_string_dtype(col.dtype) or col.dtype == object:
+            out[c] = neutralise(col)
+    out.columns = [("'" + c) if isinstance(c, str) and c.startswith(FORMULA_START) else c for c in out.columns]
+    return out
+
+
 def write_csv(df: pd.DataFrame, target: Path) -> Path:
-    """Write a table (geometry dropped) as CSV atomically."""
-    table = pd.DataFrame(df.drop(columns=[c for c in df.columns if c == "geometry"]))
+    """Write a table as CSV atomically (UTF-8, RFC 4180 CRLF rows, so a cell holding a line break of
+    either kind is quoted; see :func:`csv_ready`: no geometry, rounded, formula-safe)."""
+    table = csv_ready(df)
     with atomic_path(target) as tmp:
-        table.to_csv(tmp, index=False)
+        table.to_csv(tmp, index=False, lineterminator="\r\n")
     return target
 
+
+# ------------------------------------------------------------------------------------------
+# GeoParquet
+
+def write_parquet(df: pd.DataFrame, target: Path, *, metadata: dict[str, Any] | None = None) -> Path:
+    """Write a table as (Geo)Parquet atomically, with pyarrow.
+
+    A GeoDataFrame becomes GeoParquet 1.1 (WKB geometry, its CRS as PROJJSON in the ``geo``
+    metadata; read back with :func:`geopandas.read_parquet`); a plain table, Parquet.
+    ``metadata`` is stored as JSON under the file's ``geoconstraints`` key (the run id...).
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from geopandas.io.arrow import _geopandas_to_arrow  # the table GeoDataFrame.to_parquet writes
+
+    spatial = isinstance(df, gpd.GeoDataFrame) and df.geometry.name in df.columns
+    frame = _gpkg_ready(df)  # object columns of mixed types as text, as in the GeoPackage
+    if spatial:
+        table = _geopandas_to_arrow(frame, index=False)
+    else:
+        table = pa.Table.from_pandas(pd.DataFrame(frame), preserve_index=False)
+    if metadata:
+        md = dict(table.schema.metadata or {})
+        md[b"geoconstraints"] = json.dumps(metadata, ensure_ascii=False, default=str).encode("utf-8")
+        table = table.replace_schema_metadata(md)
+    with atomic_path(target) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+    return target

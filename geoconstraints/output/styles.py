@@ -285,44 +285,76 @@ def status_style(status: str, family: str) -> LayerStyle:
     return LayerStyle(c, c, 0.9, weight, 1.0, radius=6, label=STATUS_LABELS.get(status, status))
 
 
-def qml_for(name: str, df: pd.DataFrame) -> str:
+STATUS_FIELDS: tuple[str, ...] = ("status", "worst_status")
+"""Columns a layer is categorized by, first found first: a finding's ``status``, a subject's ``worst_status``."""
+
+
+def status_field(df: pd.DataFrame) -> str | None:
+    """The column of :data:`STATUS_FIELDS` whose values are finding statuses (or empty), if any.
+
+    An empty layer with such a column counts (the four findings layers are always written).
+    """
+    for c in STATUS_FIELDS:
+        if c in df.columns:
+            vals = set(df[c].dropna().astype(str).unique())
+            if not vals or (vals - {""}) <= set(STATUSES):
+                return c
+    return None
+
+
+def _renderer(root: ET.Element, kind: str, attr: str | None = None) -> ET.Element:
+    a = {"type": kind, "symbollevels": "0", "forceraster": "0", "enableorderby": "0", "referencescale": "-1"}
+    if attr is not None:
+        a["attr"] = attr
+    return ET.SubElement(root, "renderer-v2", a)
+
+
+def _status_renderer(root: ET.Element, attr: str, family: str) -> None:
+    """A categorized renderer on ``attr``: one category per status in :data:`STATUS_COLORS`,
+    most severe drawn last (on top; QGIS draws categories in order), and ``""`` (QGIS: all
+    other values) in the not-evaluated grey for a value that is none of them."""
+    r = _renderer(root, "categorizedSymbol", attr)
+    cats, syms = ET.SubElement(r, "categories"), ET.SubElement(r, "symbols")
+    other = replace(status_style("not_evaluated", family), label="other / no finding")
+    entries = [("", "other / no finding", other)] + [
+        (st, STATUS_LABELS[st], status_style(st, family)) for st in reversed(STATUSES)]
+    for i, (value, label, st) in enumerate(entries):
+        ET.SubElement(cats, "category", {"render": "true", "symbol": str(i), "value": value,
+                                         "label": label, "type": "string"})
+        _symbol_xml(syms, str(i), family, st)
+    _symbol_xml(r, "0", family, status_style("not_evaluated", family), tag="source-symbol")
+
+
+def qml_for(name: str, df: pd.DataFrame, family: str | None = None) -> str:
     """A QGIS style (QML document) for layer ``name`` holding ``df``.
 
-    Findings (and any layer with a ``status`` column of finding statuses) are categorized by
-    ``status`` with :data:`STATUS_COLORS`; flood zones by ``FLD_ZONE``; other layers get a
-    single symbol from :func:`style_for`. A table without geometry gets a style with field
-    aliases only.
+    Findings (a ``status`` column of finding statuses) are categorized by ``status``, and a
+    table of subjects (parcels, footprints, landings) by ``worst_status``, with
+    :data:`STATUS_COLORS`; flood zones by ``FLD_ZONE``; other layers get a single symbol from
+    :func:`style_for`. A table without geometry gets a style with field aliases only.
 
     Parameters
     ----------
     name : str
         Layer name in the GeoPackage.
     df : DataFrame or GeoDataFrame
+    family : {"point", "line", "polygon"}, optional
+        The layer's geometry family, when ``df`` cannot tell (an empty layer); default
+        :func:`geom_family`.
 
     Returns
     -------
     str
         The QML XML text (``<!DOCTYPE qgis ...><qgis ...>``).
     """
-    family = geom_family(df)
+    family = family or geom_family(df)
     root = ET.Element("qgis", {"version": "3.28.0", "styleCategories": "Symbology|Fields"})
     if family is not None:
-        has_status = "status" in df.columns and df["status"].astype(str).isin(STATUSES).any()
-        if has_status:
-            r = ET.SubElement(root, "renderer-v2", {"type": "categorizedSymbol", "attr": "status",
-                                                    "symbollevels": "0", "forceraster": "0",
-                                                    "enableorderby": "0", "referencescale": "-1"})
-            cats, syms = ET.SubElement(r, "categories"), ET.SubElement(r, "symbols")
-            # most severe drawn last (on top): QGIS draws categories in order
-            for i, status in enumerate(reversed(STATUSES)):
-                ET.SubElement(cats, "category", {"render": "true", "symbol": str(i), "value": status,
-                                                 "label": STATUS_LABELS[status], "type": "string"})
-                _symbol_xml(syms, str(i), family, status_style(status, family))
-            _symbol_xml(r, "0", family, status_style("not_evaluated", family), tag="source-symbol")
+        attr = status_field(df)
+        if attr is not None:
+            _status_renderer(root, attr, family)
         elif "FLD_ZONE" in df.columns:
-            r = ET.SubElement(root, "renderer-v2", {"type": "categorizedSymbol", "attr": "FLD_ZONE",
-                                                    "symbollevels": "0", "forceraster": "0",
-                                                    "enableorderby": "0", "referencescale": "-1"})
+            r = _renderer(root, "categorizedSymbol", "FLD_ZONE")
             cats, syms = ET.SubElement(r, "categories"), ET.SubElement(r, "symbols")
             zones = sorted(df["FLD_ZONE"].dropna().astype(str).unique())
             for i, z in enumerate(zones):
@@ -331,12 +363,8 @@ def qml_for(name: str, df: pd.DataFrame) -> str:
                                                  "label": f"Zone {z}", "type": "string"})
                 _symbol_xml(syms, str(i), family, LayerStyle(col, col, 0.35, 0.8, 0.9))
         else:
-            st = style_for(name, family)
-            r = ET.SubElement(root, "renderer-v2", {"type": "singleSymbol", "symbollevels": "0",
-                                                    "forceraster": "0", "enableorderby": "0",
-                                                    "referencescale": "-1"})
-            syms = ET.SubElement(r, "symbols")
-            _symbol_xml(syms, "0", family, st)
+            r = _renderer(root, "singleSymbol")
+            _symbol_xml(ET.SubElement(r, "symbols"), "0", family, style_for(name, family))
         ET.SubElement(root, "layerGeometryType").text = _GEOM_CODE[family]
     aliases = ET.SubElement(root, "aliases")
     geom_name = getattr(df, "_geometry_column_name", None)
@@ -347,12 +375,12 @@ def qml_for(name: str, df: pd.DataFrame) -> str:
     return "<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>\n" + body
 
 
-def sld_for(name: str, df: pd.DataFrame) -> str:
+def sld_for(name: str, df: pd.DataFrame, family: str | None = None) -> str:
     """An OGC SLD 1.1 style equivalent to :func:`qml_for` (for GeoServer and others).
 
     Returns ``""`` for a table without geometry.
     """
-    family = geom_family(df)
+    family = family or geom_family(df)
     if family is None:
         return ""
     ns = {"": "http://www.opengis.net/sld", "se": "http://www.opengis.net/se",
@@ -365,12 +393,14 @@ def sld_for(name: str, df: pd.DataFrame) -> str:
     ET.SubElement(nl, f"{SE}Name").text = name
     fts = ET.SubElement(ET.SubElement(nl, f"{SLD}UserStyle"), f"{SE}FeatureTypeStyle")
 
+    attr = status_field(df)
+
     def rule(st: LayerStyle, title: str, status: str | None) -> None:
         ru = ET.SubElement(fts, f"{SE}Rule")
         ET.SubElement(ru, f"{SE}Name").text = title
         if status is not None:
             f = ET.SubElement(ET.SubElement(ru, f"{OGC}Filter"), f"{OGC}PropertyIsEqualTo")
-            ET.SubElement(f, f"{OGC}PropertyName").text = "status"
+            ET.SubElement(f, f"{OGC}PropertyName").text = attr
             ET.SubElement(f, f"{OGC}Literal").text = status
 
         def param(parent: ET.Element, tag: str, k: str, v: str) -> None:
@@ -399,7 +429,7 @@ def sld_for(name: str, df: pd.DataFrame) -> str:
             param(s, "", "stroke", st.color)
             param(s, "", "stroke-width", f"{st.weight:g}")
 
-    if "status" in df.columns and df["status"].astype(str).isin(STATUSES).any():
+    if attr is not None:
         for status in reversed(STATUSES):
             rule(status_style(status, family), STATUS_LABELS[status], status)
     else:
@@ -419,7 +449,8 @@ LAYER_STYLES_DDL = (
 )
 """The ``layer_styles`` table as QGIS creates it in a GeoPackage."""
 
-def add_layer_styles(gpkg_path: str | os.PathLike[str], layers: Mapping[str, pd.DataFrame]) -> int:
+def add_layer_styles(gpkg_path: str | os.PathLike[str], layers: Mapping[str, pd.DataFrame],
+                     families: Mapping[str, str] | None = None) -> int:
     """Store a default QGIS style for each layer of ``layers`` in the GeoPackage ``gpkg_path``.
 
     Creates the ``layer_styles`` table (QGIS schema) if missing and registers it in
@@ -436,6 +467,8 @@ def add_layer_styles(gpkg_path: str | os.PathLike[str], layers: Mapping[str, pd.
         An existing GeoPackage.
     layers : mapping of str to DataFrame
         Layer name -> the frame written under that name.
+    families : mapping of str to str, optional
+        Layer name -> ``point``, ``line`` or ``polygon`` for layers whose frame cannot tell (empty).
 
     Returns
     -------
@@ -472,8 +505,9 @@ def add_layer_styles(gpkg_path: str | os.PathLike[str], layers: Mapping[str, pd.
             for name, df in layers.items():
                 if df is None or name not in tables or name == "layer_styles":
                     continue
+                fam = (families or {}).get(name) if geom_cols.get(name) else None
                 rows.append(("", "", name, geom_cols.get(name, ""), f"{name} (geoconstraints)",
-                             qml_for(name, df), sld_for(name, df), 1,
+                             qml_for(name, df, fam), sld_for(name, df, fam), 1,
                              f"geoconstraints default style for {name}", "", ""))
             names = [r[2] for r in rows]
             con.executemany("DELETE FROM layer_styles WHERE f_table_name = ? AND styleName LIKE '% (geoconstraints)'",

@@ -1,0 +1,426 @@
+"""The output folder is one set, all or nothing (issue 11 item 2, issue 12 item 9).
+
+Every failure leaves ``--out`` as it was (its files byte for byte): a writer that fails after
+the first file, a folder named like an output, a full disk, SIGKILL, SIGTERM, SIGINT, a second
+run writing the same folder. A complete set is swapped in whole; ``provenance.json`` lists it
+and every file carries the one run id.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import geopandas as gpd
+import pyarrow.parquet as pq
+import pyogrio
+import pytest
+from catalogue import harvest_area, parcels, sample_gpkg, screen, write_gpkg
+from conftest import tree_hashes
+
+from geoconstraints.cli import main
+from geoconstraints.errors import OutputError
+from geoconstraints.output import files, outset
+
+PY = sys.executable
+
+# The CLI in a subprocess with one writer made to stop at a point the test controls: it writes
+# the file named by $GC_TEST_PAUSED (what it was doing) and sleeps until killed. No hook in the
+# package: the wrapper replaces the writer the way a test's monkeypatch does.
+WRAPPER = r'''
+import os, sys, time
+import geoconstraints.output.files as files
+import geoconstraints.output.outset as outset
+
+where = os.environ["GC_TEST_PAUSE_IN"]
+
+def pause(what):
+    with open(os.environ["GC_TEST_PAUSED"], "w") as fh:
+        fh.write(what)
+    time.sleep(600)
+
+if where == "csv":  # the set half written: findings.geojson and results.gpkg are done
+    orig_csv = files.write_csv
+    def write_csv(df, target):
+        out = orig_csv(df, target)
+        pause(str(target))
+        return out
+    files.write_csv = write_csv
+elif where == "swapped":  # the new set just swapped in, the earlier one not yet removed
+    orig_swap = outset.swap_in
+    def swap_in(new, out):
+        orig_swap(new, out)
+        pause(str(out))
+    outset.swap_in = swap_in
+
+from geoconstraints.cli import main
+sys.exit(main(sys.argv[1:], prog_name="geoconstraints"))
+'''
+
+
+@pytest.fixture
+def town(tmp_path):
+    """A 3-parcel town and a complete first set in tmp/out (the 'old' set)."""
+    gpkg = sample_gpkg(tmp_path)
+    from click.testing import CliRunner
+
+    res = CliRunner().invoke(main, screen(tmp_path, gpkg, "--findings", "all"))
+    assert res.exit_code == 0, res.output
+    return gpkg, tmp_path / "out"
+
+
+def _beside(out: Path) -> list[str]:
+    """What a run left beside --out (temporary folders, lock files)."""
+    return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}."))
+
+
+def _consistent(out: Path) -> dict:
+    """The set in ``out`` is complete and of one run: provenance.json lists exactly its files,
+    with their sizes and hashes, and every file carrying a run id carries that one."""
+    prov = json.loads((out / "provenance.json").read_text("utf-8"))
+    listed = {o["path"]: o for o in prov["outputs"]}
+    on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} - {"provenance.json"}
+    assert set(listed) == on_disk
+    hashes = {p.relative_to(out).as_posix(): h for p, h in tree_hashes(out).items()}
+    for rel, o in listed.items():
+        assert o["sha256"] == hashes[rel] and o["bytes"] == (out / rel).stat().st_size, rel
+    rid = prov["run_id"]
+    assert json.loads((out / "findings.geojson").read_text("utf-8"))["geoconstraints"]["run_id"] == rid
+    assert pyogrio.read_info(out / "results.gpkg", layer="parcels")["dataset_metadata"]["GEOCONSTRAINTS_RUN_ID"] == rid
+    for name in ("findings_point", "findings_polygon", "findings_nogeom"):
+        assert pyogrio.read_info(out / "results.gpkg", layer=name)["layer_metadata"]["GEOCONSTRAINTS_RUN_ID"] == rid
+    meta = json.loads(pq.read_schema(out / "findings.parquet").metadata[b"geoconstraints"])
+    assert meta["run_id"] == rid
+    for page in ("report.html", "map.html"):
+        assert f'<meta name="geoconstraints-run-id" content="{rid}">' in (out / page).read_text("utf-8")
+    return prov
+
+
+def test_a_set_is_consistent_and_records_one_run_id(town):
+    _, out = town
+    prov = _consistent(out)
+    assert prov["command"] == "screen" and prov["findings_scope"] == "all"
+    assert {o["path"] for o in prov["outputs"]} >= {
+        "findings.geojson", "results.gpkg", "findings.csv", "findings.parquet", "parcels.csv",
+        "parcels.parquet", "report.html", "map.html"}
+    assert prov["inputs"][0]["sha256"] and prov["output_set_format"] == 1
+    assert _beside(out) == []  # no temporary folder, no lock file
+
+
+def test_injected_failure_after_the_first_write_keeps_the_old_set(town, monkeypatch, runner):
+    gpkg, out = town
+    before = tree_hashes(out)
+    written = []
+    orig = files.write_geojson
+
+    def geojson(*a, **k):
+        written.append(orig(*a, **k))
+        return written[-1]
+
+    def boom(*a, **k):
+        raise RuntimeError("the GeoPackage writer broke")
+
+    monkeypatch.setattr(files, "write_geojson", geojson)
+    monkeypatch.setattr(files, "write_gpkg", boom)
+    res = runner.invoke(main, screen(out.parent, gpkg, "--overwrite"))
+    assert res.exit_code == 2 and "could not complete (RuntimeError: the GeoPackage writer broke)" in res.stderr
+    assert written and not written[0].exists()  # it was written, into the set that was thrown away
+    assert tree_hashes(out) == before
+    assert _beside(out) == []
+
+
+def test_a_folder_named_like_an_output_is_refused_before_any_work(town, runner):
+    gpkg, out = town
+    (out / "results.gpkg").unlink()
+    (out / "results.gpkg").mkdir()  # the earlier set's file is now a folder: not ours
+    before = tree_hashes(out)
+    res = runner.invoke(main, screen(out.parent, gpkg, "--overwrite"))
+    assert res.exit_code == 2
+    assert "holds results.gpkg, which the earlier run there" in res.stderr and "will not be emptied" in res.stderr
+    assert tree_hashes(out) == before and (out / "results.gpkg").is_dir()
+    # a fresh folder holding only such a folder: no provenance, so nothing in it is ours
+    fresh = out.parent / "fresh"
+    (fresh / "results.gpkg").mkdir(parents=True)
+    res = runner.invoke(main, ["screen", str(gpkg), "--out", str(fresh), "--overwrite"])
+    assert res.exit_code == 2 and "holds results.gpkg, which geoconstraints did not write" in res.stderr
+    assert (fresh / "results.gpkg").is_dir() and list(fresh.iterdir()) == [fresh / "results.gpkg"]
+
+
+@pytest.mark.parametrize("how", ["oserror", "gdal"])
+def test_no_space_left_on_device(town, monkeypatch, runner, how):
+    gpkg, out = town
+    before = tree_hashes(out)
+    if how == "oserror":  # the disk fills while parcels.csv is written (the error names the temporary file)
+        orig_csv = files.write_csv
+
+        def write_csv(df, target):
+            if target.name == "parcels.csv":
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(target))
+            return orig_csv(df, target)
+
+        monkeypatch.setattr(files, "write_csv", write_csv)
+        expect = out / "parcels.csv"
+    else:  # GDAL reports it as text inside its own error
+        def write_gpkg(*a, **k):
+            raise pyogrio.errors.DataSourceError("sqlite3_step() failed: database or disk is full")
+
+        monkeypatch.setattr(files, "write_gpkg", write_gpkg)
+        expect = out / "results.gpkg"
+    res = runner.invoke(main, screen(out.parent, gpkg, "--overwrite"))
+    assert res.exit_code == 2, res.output
+    assert f"error: no space left on device writing {expect.resolve()}" in res.stderr
+    assert "nothing in --out" in res.stderr and res.stderr.count("\n") == 1
+    assert tree_hashes(out) == before
+    assert _beside(out) == []
+
+
+def _start(tmp_path: Path, args: list[str], pause_in: str) -> tuple[subprocess.Popen, Path]:
+    script = tmp_path / "wrapper.py"
+    script.write_text(WRAPPER)
+    paused = tmp_path / f"paused-{pause_in}-{time.monotonic_ns()}"
+    env = {**os.environ, "GC_TEST_PAUSE_IN": pause_in, "GC_TEST_PAUSED": str(paused)}
+    proc = subprocess.Popen([PY, str(script), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 120
+    while not paused.exists():
+        if proc.poll() is not None:
+            raise AssertionError(f"the run ended before the pause: {proc.communicate()}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError("the run did not reach the pause in 120 s")
+        time.sleep(0.1)
+    return proc, paused
+
+
+def test_sigkill_mid_write_leaves_the_old_set_and_the_next_run_tidies(town, tmp_path):
+    gpkg, out = town
+    before = tree_hashes(out)
+    old_id = json.loads((out / "provenance.json").read_text())["run_id"]
+    proc, paused = _start(tmp_path, screen(tmp_path, gpkg, "--overwrite"), "csv")
+    assert Path(paused.read_text()).parent.name.startswith(".out.")  # it was writing the new set beside out
+    proc.kill()
+    proc.wait(30)
+    assert tree_hashes(out) == before  # the old set, whole: no new file beside old ones
+    left = _beside(out)
+    assert any(n.endswith(".tmp") for n in left) and ".out.lock" in left  # what SIGKILL cannot tidy
+    # the next run is not blocked by the dead run's lock file and removes its unfinished set
+    from click.testing import CliRunner
+
+    res = CliRunner().invoke(main, screen(tmp_path, gpkg, "--overwrite"))
+    assert res.exit_code == 0, res.output
+    prov = _consistent(out)
+    assert prov["run_id"] != old_id
+    assert _beside(out) == []
+
+
+def test_sigkill_after_the_swap_leaves_the_new_set_complete(town, tmp_path):
+    gpkg, out = town
+    old_id = json.loads((out / "provenance.json").read_text())["run_id"]
+    proc, _ = _start(tmp_path, screen(tmp_path, gpkg, "--overwrite"), "swapped")
+    proc.kill()
+    proc.wait(30)
+    prov = _consistent(out)  # the new set, whole, never mixed with the old
+    assert prov["run_id"] != old_id and prov["findings_scope"] == "person"
+
+
+@pytest.mark.parametrize("sig, text", [(signal.SIGTERM, "terminated (SIGTERM)"), (signal.SIGINT, "interrupted")])
+def test_sigterm_and_sigint_clean_up(town, tmp_path, sig, text):
+    gpkg, out = town
+    before = tree_hashes(out)
+    proc, _ = _start(tmp_path, screen(tmp_path, gpkg, "--overwrite"), "csv")
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    assert err.strip().splitlines()[-1] == f"error: {text}"
+    assert tree_hashes(out) == before
+    assert _beside(out) == []  # no temporary folder, no lock file
+
+
+def test_two_runs_into_one_folder_one_is_refused(town, tmp_path, runner):
+    gpkg, out = town
+    before = tree_hashes(out)
+    first, _ = _start(tmp_path, screen(tmp_path, gpkg, "--overwrite"), "csv")
+    try:
+        res = runner.invoke(main, screen(tmp_path, gpkg, "--overwrite"))
+        assert res.exit_code == 2
+        assert f"--out {out} is being written by another geoconstraints run (pid {first.pid} on" in res.stderr
+        assert tree_hashes(out) == before  # the second run wrote nothing
+        # the library refuses too, whichever thread or process asks
+        with pytest.raises(OutputError, match="being written by another geoconstraints run"), outset.out_lock(out):
+            pass
+    finally:
+        first.terminate()
+        first.communicate(timeout=60)
+    assert first.returncode == 2 and tree_hashes(out) == before and _beside(out) == []
+
+
+# ------------------------------------------------------------------------------------------
+# --overwrite
+
+def test_an_earlier_set_needs_overwrite_and_is_replaced_whole(tmp_path, runner):
+    plan = write_gpkg(tmp_path / "plan.gpkg", {"harvest_area": harvest_area(), "parcels": parcels()})
+    out = tmp_path / "out"
+    res = runner.invoke(main, ["harvest", str(plan), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert (out / "field.kml").exists() and (out / "field.gpx").exists()
+    before = tree_hashes(out)
+    gpkg = sample_gpkg(tmp_path)
+    res = runner.invoke(main, screen(tmp_path, gpkg))
+    assert res.exit_code == 2
+    assert f"--out {out} holds the outputs of an earlier run (harvest, " in res.stderr
+    assert "give --overwrite to replace them" in res.stderr
+    assert tree_hashes(out) == before
+    res = runner.invoke(main, screen(tmp_path, gpkg, "--overwrite"))
+    assert res.exit_code == 0, res.output
+    prov = _consistent(out)
+    assert prov["command"] == "screen"
+    # nothing of the harvest set stays behind: no field files, no roads/landings tables
+    assert not (out / "field.kml").exists() and not (out / "field.gpx").exists()
+    assert not any(p.name.startswith(("roads", "landings", "profile_")) for p in out.rglob("*"))
+
+
+def test_a_folder_with_files_that_are_not_ours_is_never_emptied(town, runner):
+    gpkg, out = town
+    (out / "notes.txt").write_text("the clerk's notes\n")
+    before = tree_hashes(out)
+    res = runner.invoke(main, screen(out.parent, gpkg, "--overwrite"))
+    assert res.exit_code == 2
+    assert "holds notes.txt, which the earlier run there" in res.stderr
+    assert tree_hashes(out) == before
+    # a folder of the user's without any provenance: refused, named, untouched
+    mine = out.parent / "mine"
+    mine.mkdir()
+    (mine / "budget.xlsx").write_bytes(b"PK")
+    res = runner.invoke(main, ["screen", str(gpkg), "--out", str(mine), "--overwrite"])
+    assert res.exit_code == 2 and "holds budget.xlsx, which geoconstraints did not write" in res.stderr
+    assert [p.name for p in mine.iterdir()] == ["budget.xlsx"]
+
+
+def test_an_empty_folder_is_used(tmp_path, runner):
+    gpkg = sample_gpkg(tmp_path)
+    (tmp_path / "out").mkdir()
+    res = runner.invoke(main, screen(tmp_path, gpkg))
+    assert res.exit_code == 0, res.output
+    _consistent(tmp_path / "out")
+
+
+def test_the_same_result_written_again_needs_no_overwrite(tmp_path):
+    from geoconstraints import load_layers, load_rulebook, screen_parcels, write_result
+
+    res = screen_parcels(load_layers(sample_gpkg(tmp_path)), load_rulebook("vestal"))
+    write_result(res, tmp_path / "out")
+    write_result(res, tmp_path / "out", findings="all")  # the same run: its own set is replaced
+    assert _consistent(tmp_path / "out")["findings_scope"] == "all"
+    other = screen_parcels(load_layers(tmp_path / "town.gpkg"), load_rulebook("vestal"))
+    with pytest.raises(OutputError, match="holds the outputs of an earlier run"):
+        write_result(other, tmp_path / "out")
+
+
+def test_an_input_inside_out_is_refused(tmp_path, runner):
+    out = tmp_path / "out"
+    out.mkdir()
+    gpkg = sample_gpkg(out)
+    res = runner.invoke(main, ["screen", str(gpkg), "--out", str(out), "--overwrite"])
+    assert res.exit_code == 2
+    assert f"{gpkg} is one of the inputs and lies inside --out {out}" in res.stderr
+    assert [p.name for p in out.iterdir()] == ["town.gpkg"]
+
+
+# ------------------------------------------------------------------------------------------
+# the parts
+
+def test_swap_without_an_atomic_exchange(tmp_path, monkeypatch):
+    monkeypatch.setattr(outset, "_exchange", lambda a, b: False)
+    out = tmp_path / "out"
+    with outset.output_set(out, provenance={"toolkit": "geoconstraints"}) as s:
+        (s.folder / "a.txt").write_text("1")
+    with outset.output_set(out, overwrite=True, provenance={"toolkit": "geoconstraints"}) as s:
+        (s.folder / "b.txt").write_text("2")
+    assert sorted(p.name for p in out.iterdir()) == ["b.txt", "provenance.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_recover_puts_back_a_set_moved_aside(tmp_path):
+    # a crash between the two renames of the fallback swap: out missing, the earlier set aside
+    out = tmp_path / "out"
+    aside = tmp_path / ".out.0123456789ab.old"
+    aside.mkdir()
+    (aside / "report.html").write_text("old")
+    unfinished = tmp_path / ".out.ba9876543210.tmp"
+    unfinished.mkdir()
+    other = tmp_path / ".out.b.0123456789ab.tmp"  # another folder's (out.b) set: left alone
+    other.mkdir()
+    outset.recover(out)
+    assert (out / "report.html").read_text() == "old"
+    assert not aside.exists() and not unfinished.exists() and other.exists()
+
+
+def test_a_stale_lock_file_does_not_block(tmp_path):
+    out = tmp_path / "out"
+    outset.lock_path(out).write_text('{"pid": 999999, "host": "gone"}')
+    with outset.out_lock(out), outset.out_lock(out):  # and re-entrant in one thread
+        assert outset.lock_path(out).exists()
+    assert not outset.lock_path(out).exists()
+
+
+def test_provenance_json_never_holds_a_password(tmp_path):
+    from browser_util import SECRET, make_synthetic_result
+
+    from geoconstraints.output import write_result
+
+    res = make_synthetic_result(tmp_path / "in")
+    write_result(res, tmp_path / "out")
+    text = (tmp_path / "out" / "provenance.json").read_text("utf-8")
+    assert "clerk:***@db" in text and SECRET not in text
+    con = sqlite3.connect(tmp_path / "out" / "results.gpkg")
+    assert not any(SECRET in str(r) for r in con.execute("SELECT * FROM gpkg_metadata"))
+    con.close()
+    assert gpd.read_file(tmp_path / "out" / "results.gpkg", layer="findings_polygon").crs.to_epsg() == 2261
+
+
+# ------------------------------------------------------------------------------------------
+# every command that writes --out writes a set
+
+def test_siteplan_writes_a_set_and_needs_overwrite(town, runner):
+    import geoconstraints as gc
+
+    _, out = town  # a screening's set
+    args = ["siteplan", str(gc.sample_path("vestal_sample.gpkg")), "--dem", str(gc.sample_path("dem.tif")),
+            "--out", str(out)]
+    res = runner.invoke(main, args)
+    assert res.exit_code == 2 and "holds the outputs of an earlier run (screen, " in res.stderr
+    res = runner.invoke(main, [*args, "--overwrite"])
+    assert res.exit_code == 0, res.output
+    prov = json.loads((out / "provenance.json").read_text("utf-8"))
+    listed = {o["path"] for o in prov["outputs"]}
+    assert {"siteplan.pdf", "field.kml", "field.gpx"} <= listed and "plots/profile_haul_roads_H-1.png" in listed
+    assert {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} == listed | {"provenance.json"}
+    assert prov["command"] == "harvest" and not (out / "parcels.csv").exists()
+
+
+def test_findings_option_and_the_defaults_per_command(tmp_path, runner):
+    # seqr (a plan-level command): all findings by default, its one pass included
+    res = runner.invoke(main, ["seqr", "--action-type", "small_subdivision", "--lots", "12",
+                               "--out", str(tmp_path / "seqr")])
+    assert res.exit_code == 0, res.output
+    data = json.loads((tmp_path / "seqr" / "findings.geojson").read_text("utf-8"))
+    assert [f["properties"]["status"] for f in data["features"]] == ["pass"]
+    assert data["geoconstraints"]["findings"] == "all"
+    res = runner.invoke(main, ["seqr", "--action-type", "small_subdivision", "--lots", "12", "--findings", "person",
+                               "--out", str(tmp_path / "seqr"), "--overwrite"])
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "seqr" / "findings.geojson").read_text("utf-8"))["features"] == []
+    prov = json.loads((tmp_path / "seqr" / "provenance.json").read_text("utf-8"))
+    assert prov["findings_scope"] == "person" and prov["findings_total"]["pass"] == 1
+    assert sum(prov["findings_written"].values()) == 0
+    assert [n for n, _ in pyogrio.list_layers(tmp_path / "seqr" / "results.gpkg")] == ["findings_nogeom", "layer_styles"]
+    res = runner.invoke(main, ["seqr", "--action-type", "small_subdivision", "--findings", "some",
+                               "--out", str(tmp_path / "x")])
+    assert res.exit_code == 2 and "'some' is not one of 'person', 'all'" in res.stderr

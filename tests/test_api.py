@@ -140,7 +140,7 @@ def test_layers_and_run_agree_on_the_working_crs_outside_new_york(runner, tmp_pa
     assert {e["working_crs"] for e in desc["layers"]} == {"EPSG:2249"}
     run = runner.invoke(main, ["screen", str(gpkg), "--out", str(tmp_path / "out")])
     assert run.exit_code == 0, run.output
-    out = gpd.read_file(tmp_path / "out" / "results.gpkg", layer="findings")
+    out = gpd.read_file(tmp_path / "out" / "results.gpkg", layer="findings_polygon")
     assert out.crs.to_epsg() == 2249
     result = gc.screen_parcels(gc.load_layers(gpkg), gc.load_rulebook("vestal"))
     assert result.crs.to_epsg() == 2249

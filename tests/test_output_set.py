@@ -407,13 +407,13 @@ def test_siteplan_writes_a_set_and_needs_overwrite(town, runner):
 
 def test_findings_option_and_the_defaults_per_command(tmp_path, runner):
     # seqr (a plan-level command): all findings by default, its one pass included
-    res = runner.invoke(main, ["seqr", "--action-type", "small_subdivision", "--lots", "12",
+    res = runner.invoke(main, ["seqr", "--action-type", "small_subdivision", "--lots", "12", "--per-chapter-24",
                                "--out", str(tmp_path / "seqr")])
     assert res.exit_code == 0, res.output
     data = json.loads((tmp_path / "seqr" / "findings.geojson").read_text("utf-8"))
     assert [f["properties"]["status"] for f in data["features"]] == ["pass"]
     assert data["geoconstraints"]["findings"] == "all"
-    res = runner.invoke(main, ["seqr", "--action-type", "small_subdivision", "--lots", "12", "--findings", "person",
+    res = runner.invoke(main, ["seqr", "--action-type", "small_subdivision", "--lots", "12", "--per-chapter-24", "--findings", "person",
                                "--out", str(tmp_path / "seqr"), "--overwrite"])
     assert res.exit_code == 0, res.output
     assert json.loads((tmp_path / "seqr" / "findings.geojson").read_text("utf-8"))["features"] == []

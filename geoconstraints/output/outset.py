@@ -138,6 +138,9 @@ def _acquire(path: Path, shown: str) -> int:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:
+                raise OutputError(f"--out {shown[:60]}...: a name in this path is longer than the system allows "
+                                  f"(usually 255 bytes). Choose a shorter --out folder") from None
             raise OutputError(f"--out {shown}: cannot create the lock file {path} ({exc.strerror})") from None
         try:
             _try_lock(fd)

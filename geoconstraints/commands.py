@@ -69,13 +69,42 @@ from geoconstraints.rules.flood import FloodContext, flood_zone_spec
 from geoconstraints.rules.seqr import RULE_ID, Action, norm_key, resources, validate_action
 from geoconstraints.rules.stormwater import StormwaterContext, swp007_applies
 from geoconstraints.text import day_text
-from geoconstraints.units import SQFT_PER_ACRE
+from geoconstraints.units import SQFT_PER_ACRE, number_problem
 
 log = logging.getLogger(__name__)
 
 
 # ------------------------------------------------------------------------------------------
 # entry points
+
+#: Lower bounds of :func:`check_site`'s numbers, as the CLI's ``flood-site`` options have them:
+#: None for an elevation (any finite number), (0, False) for "0 or more", (0, True) for "over 0".
+SITE_NUMBER_BOUNDS: dict[str, tuple[float, bool] | None] = {
+    "lowest_floor_ft": None, "bfe_ft": None, "enclosed_sqft": (0, False), "openings_sqin": (0, False),
+    "openings": (0, False), "opening_bottom_ft": (0, False), "improvement_cost": (0, False),
+    "market_value": (0, True),
+}
+
+
+def refuse_bad_numbers(command: str, values: dict[str, Any], bounds: dict[str, tuple[float, bool] | None]) -> None:
+    """Raise InputError for a NaN, an infinity or a meaningless negative among ``values``
+    (None = not given, allowed): from Python as from the CLI, a NaN never reads as a pass.
+
+    Examples
+    --------
+    >>> refuse_bad_numbers("flood-site", {"market_value": 0}, SITE_NUMBER_BOUNDS)
+    Traceback (most recent call last):
+    ...
+    geoconstraints.errors.InputError: flood-site market_value = 0: 0 is not more than 0. Give a number over 0, or leave it out (None)
+    """
+    for name, value in values.items():
+        if value is None or name not in bounds:
+            continue
+        lower = bounds[name]
+        why = number_problem(value, minimum=None if lower is None else lower[0], above=bool(lower and lower[1]))
+        if why:
+            need = "a finite number" if lower is None else f"a number {'over' if lower[1] else 'of at least'} {lower[0]:g}"
+            raise InputError(f"{command} {name} = {value!r}: {why}. Give {need}, or leave it out (None)")
 
 def _other_cover_layers(layers: Layers, subjects: gpd.GeoDataFrame) -> tuple[list[tuple[str, np.ndarray]], bool]:
     extra: list[tuple[str, np.ndarray]] = []
@@ -368,7 +397,8 @@ def check_site(
     Raises
     ------
     InputError
-        No footprints layer, or an unknown ``use``.
+        No footprints layer, an unknown ``use``, or a number that is NaN, infinite or a meaningless
+        negative (see :data:`SITE_NUMBER_BOUNDS`).
 
     Examples
     --------
@@ -379,6 +409,11 @@ def check_site(
     >>> t["required_lowest_floor_ft"].round(1).tolist(), t["worst_status"].tolist()
     ([849.1, 846.4, 854.9], ['review', 'violation', 'violation'])
     """
+    refuse_bad_numbers("flood-site", {"lowest_floor_ft": lowest_floor_ft, "bfe_ft": bfe_ft,
+                                      "enclosed_sqft": enclosed_sqft, "openings_sqin": openings_sqin,
+                                      "openings": openings, "opening_bottom_ft": opening_bottom_ft,
+                                      "improvement_cost": improvement_cost, "market_value": market_value},
+                       SITE_NUMBER_BOUNDS)
     fps, flood = _site_inputs(layers, rulebook, use)
     m, overlaps = flood_metrics(fps, flood, flood_zone_spec(rulebook, exact=True))
     table = _footprint_table(layers, rulebook, fps, m)

@@ -91,6 +91,29 @@ def test_api_refusals_name_the_problem():
         gc.load_layers(parcels=no_geom)
 
 
+@pytest.mark.parametrize(("name", "value", "why"), [
+    ("improvement_cost", float("nan"), "not a finite number"),
+    ("openings_sqin", float("nan"), "not a finite number"),
+    ("enclosed_sqft", -800, "is negative"),
+    ("lowest_floor_ft", float("nan"), "not a finite number"),
+    ("lowest_floor_ft", float("-inf"), "not a finite number"),
+    ("market_value", 0, "not more than 0"),
+    ("openings", -1, "is negative"),
+])
+def test_check_site_refuses_bad_numbers_from_python(name, value, why):
+    # the CLI's Number option refuses these; the Python API must too, before any rule reads them
+    layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"))
+    with pytest.raises(InputError, match=f"flood-site {name} = .*{why}.*leave it out"):
+        gc.check_site(layers, gc.load_rulebook("vestal"), use="residential", **{name: value})
+
+
+def test_check_site_accepts_the_bounds_themselves():
+    layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"))
+    res = gc.check_site(layers, gc.load_rulebook("vestal"), use="residential", enclosed_sqft=0,
+                        improvement_cost=0, market_value=1, lowest_floor_ft=-5.0)
+    assert set(res.findings["rule_id"]) >= {"FLD-007", "FLD-008"}
+
+
 def test_vsizip_shapefile_passes_through_to_gdal(tmp_path):
     # a zipped shapefile, as counties publish them, read in place through GDAL's /vsizip/
     folder = tmp_path / "shp"

@@ -140,6 +140,11 @@ def test_unknown_action_type_lists_known_ones():
 def test_bad_values():
     with pytest.raises(InputError, match="--units -1"):
         classify_action(RB, action_type="multiple_residence", units=-1)
+    for bad in (float("nan"), float("inf")):  # from Python as from the CLI: never read against a bound
+        with pytest.raises(InputError, match="--units .*not a finite number"):
+            classify_action(RB, action_type="multiple_residence", units=bad)
+        with pytest.raises(InputError, match="--acres .*not a finite number"):
+            classify_action(RB, action_type="highway_reconstruction", acres=bad)
     with pytest.raises(InputError, match="--affects forests"):
         classify_action(RB, action_type="highway_reconstruction", acres=1, affects=("forests",))
     with pytest.raises(InputError, match="--no-effect-on forests"):

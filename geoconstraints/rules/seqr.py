@@ -7,7 +7,6 @@ determination of significance.
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +16,7 @@ from geoconstraints.errors import InputError
 from geoconstraints.rulebook.loader import load_rulebook
 from geoconstraints.rulebook.model import Rule, Rulebook, unit_of
 from geoconstraints.rulebook.registry import check
+from geoconstraints.units import number_problem
 
 log = logging.getLogger(__name__)
 
@@ -261,8 +261,9 @@ def validate_action(rule: Rule, action: Action) -> None:
     both affected and not affected (InputError)."""
     for name in ("units", "lots", "expansion_pct", "acres", "lanes"):
         v = getattr(action, name)
-        if v is not None and (math.isnan(v) or v < 0):
-            raise InputError(f"SEQR --{name.replace('_', '-')} {v}: must be a number of 0 or more")
+        why = "" if v is None else number_problem(v, minimum=0)
+        if why:
+            raise InputError(f"SEQR --{name.replace('_', '-')} {v}: {why}; give a number of 0 or more")
     known = resources(rule)
     for opt, given in (("--affects", action.affects), ("--no-effect-on", action.no_effect_on)):
         bad = [a for a in given if a not in known]

@@ -751,6 +751,25 @@ def rulebook_param_nan(folder: Path) -> Case:
 
 
 @entry
+def rulebook_param_wrong_shape(folder: Path) -> Case:
+    """sfha_zones: 5 (a number where the code iterates a list of zones) fell through to the generic
+    "could not complete (TypeError...)"."""
+    return Case(rulebook_run(folder, "extends: vestal\nrules:\n  - id: FLD-001\n    params:\n"
+                                     "      sfha_zones: 5\n"), 2,
+                ("rule FLD-001 params.sfha_zones = 5 is a number; it must be a list",
+                 "sfha_zones: [A, AE,"))
+
+
+@entry
+def rulebook_param_list_for_text(folder: Path) -> Case:
+    """sfha_field: [SFHA_TF, X] (a list where a field name is expected) was accepted silently."""
+    return Case(rulebook_run(folder, "extends: vestal\nrules:\n  - id: FLD-001\n    params:\n"
+                                     "      sfha_field: [SFHA_TF, X]\n"), 2,
+                ("rule FLD-001 params.sfha_field = ['SFHA_TF', 'X'] is a list; it must be a text",
+                 "(sfha_field: SFHA_TF)"))
+
+
+@entry
 def rulebook_inputs_unknown_role(folder: Path) -> Case:
     """inputs: {roles: [parcel]}: the rule-level inputs key is checked too."""
     return Case(rulebook_run(folder, "extends: vestal\nrules:\n  - id: FLD-001\n    inputs:\n"

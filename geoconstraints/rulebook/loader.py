@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 from importlib import resources
 from pathlib import Path
@@ -253,6 +254,68 @@ def _check_texts(d: dict[str, Any], rid: str, where: str, names: set[str]) -> di
     return {str(k): str(v) for k, v in messages.items()}
 
 
+def value_kind(value: Any) -> str:
+    """The YAML shape of a param value, as a clerk would name it.
+
+    Examples
+    --------
+    >>> value_kind([1]), value_kind("A"), value_kind(5), value_kind(True), value_kind({"a": 1})
+    ('a list', 'a text', 'a number', 'true or false', 'a mapping')
+    """
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "a text" if isinstance(value, str) else type(value).__name__
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_params() -> dict[tuple[str, str], Any]:
+    """(rule id, param) -> the shipped value, for params whose shape every shipped rulebook agrees on."""
+    seen: dict[tuple[str, str], Any] = {}
+    clash: set[tuple[str, str]] = set()
+    for name in available_rulebooks():
+        for rid, d in _resolve(name)["rules"].items():
+            for key, value in (d.get("params") or {}).items():
+                if (rid, key) in seen and value_kind(seen[rid, key]) != value_kind(value):
+                    clash.add((rid, key))
+                seen.setdefault((rid, key), value)
+    return {k: v for k, v in seen.items() if k not in clash and v is not None}
+
+
+def check_param_kinds(rules: dict[str, dict[str, Any]], where: str) -> None:
+    """RulebookError when a user's rulebook gives a shipped rule's param another shape than the
+    code reads (``sfha_zones: 5`` where a list of zones is expected), naming the rule, the key and
+    the shipped value as the example."""
+    shipped = _shipped_params()
+    for rid, d in rules.items():
+        for key, value in (d.get("params") or {}).items():
+            model = shipped.get((rid, key))
+            if model is None or value is None or value_kind(value) == value_kind(model):
+                continue
+            example = value_text_short(model)
+            raise RulebookError(f"rulebook {where}: rule {rid} params.{key} = {value!r} is {value_kind(value)}; "
+                                f"it must be {value_kind(model)}, as in the shipped rulebook ({key}: {example}). "
+                                f"Fix the rulebook")
+
+
+def value_text_short(value: Any, limit: int = 60) -> str:
+    """A YAML-like rendering of ``value`` cut to ``limit`` characters.
+
+    Examples
+    --------
+    >>> value_text_short(["A", "AE"]), value_text_short("SFHA_TF")
+    ('[A, AE]', 'SFHA_TF')
+    """
+    text = yaml.safe_dump(value, default_flow_style=True, width=10_000).strip()
+    text = text.removesuffix("\n...").removesuffix("...").strip()
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def load_rulebook(name_or_path: str | Path = "vestal") -> Rulebook:
     """Load a shipped rulebook by name or a user's rulebook file.
 
@@ -278,6 +341,8 @@ def load_rulebook(name_or_path: str | Path = "vestal") -> Rulebook:
     resolved = _resolve(name_or_path)
     meta, where = resolved["meta"], resolved["meta"]["path"]
     book = str(meta.get("rulebook"))
+    if where not in available_rulebooks():
+        check_param_kinds(resolved["rules"], where)
     rules = {rid: _build_rule(d, book, where) for rid, d in sorted(resolved["rules"].items())}
     for rid, reason in resolved["waive"].items():
         if rid not in rules:

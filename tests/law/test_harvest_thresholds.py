@@ -301,14 +301,26 @@ def test_hrv025_landing_distance(tmp_path, units, d, expected) -> None:
 
 
 @pytest.mark.parametrize("units", UNITS)
-@pytest.mark.parametrize("d,expected", [(174.9, "violation"), (175.0, "pass"), (175.1, "pass")])
+@pytest.mark.parametrize("d,expected", [(174.9, "violation"), (175.0, "review"), (175.1, "review"),
+                                        (199.9, "review"), (200.0, "pass"), (200.1, "pass")])
 def test_hrv025_default_row_width(tmp_path, units, d, expected) -> None:
-    # a road centre line without row_width_ft: its right-of-way is default_row_width_ft = 50 ft wide,
-    # 25 ft each side; a landing d ft from the centre line is d - 25 ft from the right-of-way
+    # a road centre line without row_width_ft: at default_row_width_ft = 50 ft its right-of-way reaches
+    # 25 ft each side, so a landing d ft from the centre line is d - 25 ft from it (violation under
+    # 150: d < 175); the width is not known, so a pass must hold at max_assumed_row_width_ft = 100 ft
+    # too, d - 50 >= 150: d >= 200. Between the two: review, saying the width is not given
     res = run_plan(tmp_path, units, {"landings": [("L", Point(500, 1000 - d), {})],
                                      "roads": [("R", LineString([(-500, 1000), (1500, 1000)]), {})]})
     assert status_of(res, "HRV-025", "L") == expected
-    assert "no row_width_ft given" in rows_of(res, "HRV-025", "L")["message"].iloc[0]
+    row = rows_of(res, "HRV-025", "L").iloc[0]
+    assert "no row_width_ft given" in row["message"]
+    if expected == "review":
+        assert "its width is not given" in row["message"] and "max_assumed_row_width_ft" in row["message"]
+        assert row["measured"] == pytest.approx(d - 25, abs=1e-6)
+    # the same road with its width given: measured at that width, no review
+    given = run_plan(tmp_path / "given", units, {"landings": [("L", Point(500, 1000 - d), {})],
+                                                 "roads": [("R", LineString([(-500, 1000), (1500, 1000)]),
+                                                            {"row_width_ft": 50.0})]})
+    assert status_of(given, "HRV-025", "L") == ("violation" if d < 175 else "pass")
 
 
 # ------------------------------------------------------------------------------------------
@@ -439,6 +451,7 @@ TESTED = {
     ("HRV-012", "channel_width_ft"), ("HRV-012", "max_crossing_length_ratio"),
     ("HRV-020", "buffer_width_ft"), ("HRV-021", "buffer_width_ft"), ("HRV-021", "touch_tolerance_ft"),
     ("HRV-022", "buffer_width_ft"), ("HRV-025", "min_distance_ft"), ("HRV-025", "default_row_width_ft"),
+    ("HRV-025", "max_assumed_row_width_ft"),
     ("HRV-026", "max_access_points_count"), ("HRV-026", "snap_tolerance_ft"), ("HRV-027", "snap_tolerance_ft"),
     ("HRV-030", "min_grade_pct"),
 }

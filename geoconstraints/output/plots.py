@@ -74,8 +74,9 @@ class RoadProfile:
     dist_ft, z_ft : ndarray
         Horizontal distance from the start and DEM elevation (NaN off the DEM), feet.
     grade_pct : ndarray
-        Grade of each segment (between consecutive samples) of the profile smoothed as HRV-010
-        smooths it; NaN where not evaluated.
+        Grade of each segment (between consecutive samples), filtered as HRV-010 filters it (the
+        running median of :func:`~geoconstraints.geometry.terrain.filter_grades` over the same
+        window); NaN where not evaluated.
     runs : DataFrame
         The Result's ``grade_runs`` rows on this part (``start_ft``, ``end_ft``, ``length_ft``,
         ``mean_grade_pct``, ``max_grade_pct``, ``exceeds``).
@@ -106,7 +107,7 @@ class RoadProfile:
 
 
 def grade_classes(result: Result) -> tuple[list[float], float, float, float]:
-    """(class edges, max grade %, max run ft, smoothing window ft) from HRV-010 and HRV-030.
+    """(class edges, max grade %, max run ft, grade filter window ft) from HRV-010 and HRV-030.
 
     The edges are HRV-030's ``min_grade_pct`` and the lower bounds of its water-bar table's
     bands, then HRV-010's ``max_grade_pct``.
@@ -123,6 +124,10 @@ def grade_classes(result: Result) -> tuple[list[float], float, float, float]:
     edges = sorted({e for e in edges if e > 0 and (not np.isfinite(limit) or e <= limit)})
     run = r10.t("max_run_ft") if r10 is not None else float("nan")
     window = r10.t("smoothing_window_ft") if r10 is not None else 0.0
+    if r10 is not None and result.layers is not None and result.layers.dem is not None:
+        # the window HRV-010 used: the rulebook's feet, or its cell count when that is wider
+        window = terrain.effective_window_ft(window, r10.t("smoothing_window_cells_count"),
+                                             result.layers.dem.cell_size_ft)
     return edges, limit, run, window
 
 
@@ -173,8 +178,7 @@ def _profile(result: Result, layer: str, fid: str, i: int, part: Any, runs: pd.D
     layers = result.layers
     assert layers is not None  # road_profiles checked it
     prof = terrain.line_profile(layers.dem, part, layers.crs)
-    zs = terrain.smooth_profile(prof.dist_ft, prof.z_ft, window)
-    grade = terrain.segment_grades(prof.dist_ft, zs)
+    grade = terrain.filter_grades(prof.dist_ft, prof.z_ft, window)  # the grades HRV-010 judges
     cols = ["start_ft", "end_ft", "length_ft", "mean_grade_pct", "max_grade_pct", "exceeds"]
     rsub = pd.DataFrame(columns=cols)
     if runs is not None and len(runs):

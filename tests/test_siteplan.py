@@ -17,6 +17,7 @@ from pathlib import Path
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import pytest
 import rasterio
 import shapely
@@ -351,6 +352,30 @@ def test_wetlands_ponds_easements_drawn_when_given(result, tmp_path):
     for label in ("(h) wetlands", "(h) ponds", "(f) utility easements, rights-of-way"):
         assert label in flat
     assert "All elements a-k supplied by the inputs." in flat
+
+
+@pytest.mark.parametrize(("fcode", "dashed"), [(46003, True), (46006, False)])
+def test_stream_kinds_read_through_the_rulebook_vocabulary(result, tmp_path, fcode, dashed):
+    # NHD flowlines carry no `kind`, only FCODE: 46003 is intermittent, 46006 perennial in the
+    # rulebook's stream_kind_vocabulary; 56600 (coastline) is not a stream and is not drawn
+    layers = result.layers
+    streams = layers.get_layer("streams")
+    nhd = gpd.GeoDataFrame({"feature_id": streams["feature_id"], "FCODE": fcode}, geometry=streams.geometry.values,
+                           crs=streams.crs)
+    coast = gpd.GeoDataFrame({"feature_id": ["C-1"], "FCODE": [56600]}, geometry=[streams.geometry.values[0]],
+                             crs=streams.crs)
+    saved = dict(layers.frames)
+    try:
+        layers.frames["streams"] = pd.concat([nhd, coast], ignore_index=True)
+        path, _ = sp.write_siteplan(result, tmp_path)
+        kinds = sp.prepare_plan(result, 500).sources["streams"]
+    finally:
+        layers.frames.clear()
+        layers.frames.update(saved)
+    assert "C-1" not in set(kinds["feature_id"])
+    assert set(kinds["kind"]) == {"intermittent" if dashed else "perennial"}
+    flat = " ".join(pdf_text(path).split())
+    assert ("intermittent streams" in flat) == dashed
 
 
 def test_no_dem_no_contours(tmp_path):

@@ -57,7 +57,7 @@ from geoconstraints.geometry import terrain
 from geoconstraints.output import files, styles
 from geoconstraints.result import Result
 from geoconstraints.rulebook.findings import STATUS_RANK
-from geoconstraints.rules.harvest import DERIVED_ELEMENT_KEYS, site_plan_inputs
+from geoconstraints.rules.harvest import DERIVED_ELEMENT_KEYS, classify_streams, site_plan_inputs, stream_vocabulary
 from geoconstraints.units import ft_per_unit
 
 log = logging.getLogger(__name__)
@@ -502,6 +502,9 @@ def prepare_plan(result: Result, scale_ft_per_in: float) -> PlanData:
     sources: dict[str, gpd.GeoDataFrame | None] = {n: _working(layers.get_layer(n), crs) for n in _DRAWN}
     for name in ("buffer_strips", "water_bars"):
         sources[name] = _working(result.derived.get(name), crs)
+    # streams read as the rules read them: the rulebook's vocabulary (NHD FCODE, OSM tags...) gives
+    # each its kind, and what it maps to not_stream is not drawn as a stream
+    sources["streams"], _ = classify_streams(sources["streams"], stream_vocabulary(result.rulebook))
     harvest = sources["harvest_area"]
     assert harvest is not None  # checked above
     touched = touched_parcels(sources["parcels"], harvest)
@@ -878,6 +881,7 @@ def _visible(g: gpd.GeoDataFrame | None, box: tuple[float, float, float, float])
 
 
 def _is_intermittent(g: gpd.GeoDataFrame) -> np.ndarray:
+    """Streams whose kind (read through the rulebook's vocabulary by :func:`prepare_plan`) is intermittent."""
     if "kind" not in g.columns:
         return np.zeros(len(g), dtype=bool)
     return g["kind"].astype(str).str.strip().str.lower().eq("intermittent").to_numpy()

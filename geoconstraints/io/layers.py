@@ -185,6 +185,27 @@ def load_layers(
     >>> load_layers(parcels=parcels)["parcels"]["feature_id"].tolist() == parcels["parcel_id"].tolist()
     True
     """
+    sources, settings = _sources(source, overrides, project, roles, ids, fields, by_role)
+    warn: list[str] = []
+    raw: dict[str, gpd.GeoDataFrame] = {}
+    info: dict[str, LayerInfo] = {}
+    for role, src in sources.items():
+        raw[role], info[role] = _read_role(role, src, warn, strict=strict)
+    working, reason = _working_crs(raw, crs if crs is not None else settings.get("crs"), primary)
+    frames = {role: _to_working(role, gdf, working) for role, gdf in raw.items()}
+    warn.extend(_mixed_crs_warning(info, working, reason))
+    dem_obj = _open_dem(dem, dem_z_units, settings, frames, working)
+    for w in warn:
+        log.warning(w)
+    return Layers(frames, working, reason, info, warn, dem_obj, settings)
+
+
+def _sources(source: str | os.PathLike[str] | None, overrides: Mapping[str, Any] | None,
+             project: str | os.PathLike[str] | None, roles: tuple[str, ...] | None,
+             ids: Mapping[str, str] | None, fields: Mapping[str, Mapping[str, str]] | None,
+             by_role: Mapping[str, Any]) -> tuple[dict[str, LayerSource], dict[str, Any]]:
+    """The roles to read (``by_role`` over ``overrides`` over ``source``/``project``), with the id field
+    and field mapping applied and limited to ``roles``, and the project's settings."""
     unknown = [r for r in by_role if r not in ROLES]
     if unknown:
         raise InputError(f"load_layers: {unknown[0]!r} is not a role or option; roles are {', '.join(ROLES)}")
@@ -193,22 +214,17 @@ def load_layers(
     _apply_mapping(sources, ids, fields)
     if roles is not None:
         sources = {r: s for r, s in sources.items() if r in roles}
-    warn: list[str] = []
-    raw: dict[str, gpd.GeoDataFrame] = {}
-    info: dict[str, LayerInfo] = {}
-    for role, src in sources.items():
-        raw[role], info[role] = _read_role(role, src, warn, strict=strict)
-    working, reason = _working_crs(raw, crs if crs is not None else settings.get("crs"), primary)
-    frames = {role: _to_working(role, gdf, working) for role, gdf in raw.items()}
-    source_crs = {role: info[role].source_crs for role in raw}
-    if len(set(source_crs.values())) > 1:
-        warn.append(f"layers come in {len(set(source_crs.values()))} CRSs ("
-                    + "; ".join(f"{r} {c}" for r, c in source_crs.items())
-                    + f"); all were reprojected to {crs_label(working)} ({reason})")
-    dem_obj = _open_dem(dem, dem_z_units, settings, frames, working)
-    for w in warn:
-        log.warning(w)
-    return Layers(frames, working, reason, info, warn, dem_obj, settings)
+    return sources, settings
+
+
+def _mixed_crs_warning(info: Mapping[str, LayerInfo], working: CRS, reason: str) -> list[str]:
+    """One warning when the layers came in more than one CRS (none when they share one)."""
+    source_crs = {role: i.source_crs for role, i in info.items()}
+    if len(set(source_crs.values())) <= 1:
+        return []
+    return [f"layers come in {len(set(source_crs.values()))} CRSs ("
+            + "; ".join(f"{r} {c}" for r, c in source_crs.items())
+            + f"); all were reprojected to {crs_label(working)} ({reason})"]
 
 
 def _apply_mapping(sources: dict[str, LayerSource], ids: Mapping[str, str] | None,

@@ -30,9 +30,8 @@ def vestal():
 
 
 @pytest.fixture(scope="module")
-def harvest(vestal):
-    layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"), dem=gc.sample_path("dem.tif"))
-    return check_harvest(layers, vestal)
+def harvest(sample_harvest):
+    return sample_harvest
 
 
 @pytest.fixture(scope="module")

@@ -26,11 +26,11 @@ from pyproj import CRS
 from geoconstraints.errors import CRSError, InputError
 from geoconstraints.io import projection
 from geoconstraints.io.dem import Dem, open_dem
-from geoconstraints.io.paths import is_virtual, label, local_archive
+from geoconstraints.io.paths import is_virtual, label, local_archive, sha256_file
 from geoconstraints.io.postgis import is_db_source, read_postgis
 from geoconstraints.io.projection import crs_label
 from geoconstraints.io.roles import PLAN_ROLES, ROLES, SITE_ROLES, LayerSource
-from geoconstraints.io.sources import read_source, resolve_sources, sha256_file
+from geoconstraints.io.sources import read_source, resolve_sources
 from geoconstraints.io.validate import (
     assign_ids,
     canonical_fields,

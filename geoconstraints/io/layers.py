@@ -67,11 +67,17 @@ class LayerInfo:
     """Optional fields of the role the source did not have (filled with missing values)."""
 
 
-@dataclass
+@dataclass(repr=False)
 class Layers(Mapping[str, gpd.GeoDataFrame]):
     """Input layers by role, all in one working CRS in feet.
 
     Behaves like a read-only mapping ``role -> GeoDataFrame``; ``dem`` holds the DEM (or None).
+
+    Examples
+    --------
+    >>> from geoconstraints import sample_path
+    >>> load_layers(sample_path("vestal_sample.gpkg"), roles=("parcels", "zoning"), dem=sample_path("dem.tif"))
+    <Layers in EPSG:2261: parcels (2819), zoning (10); dem dem.tif>
     """
 
     frames: dict[str, gpd.GeoDataFrame]
@@ -111,6 +117,11 @@ class Layers(Mapping[str, gpd.GeoDataFrame]):
                  "file": i.path if is_db_source(i.path) else Path(i.path).name,
                  "layer": i.layer or ""} for r, i in self.info.items()]
         return pd.DataFrame(rows, columns=["role", "features", "source_crs", "file", "layer"])
+
+    def __repr__(self) -> str:
+        roles = ", ".join(f"{r} ({len(g)})" for r, g in self.frames.items()) or "none"
+        dem = f"; dem {Path(self.dem.path).name}" if self.dem is not None else ""
+        return f"<Layers in {crs_label(self.crs)}: {roles}{dem}>"
 
     def _repr_html_(self) -> str:
         head = f"<p><b>Layers</b> in {self.crs.name} ({self.crs.to_string()})</p>"

@@ -408,7 +408,7 @@ def _finish(result: Any, out_dir: str, offline: bool, fail_on: str | None, parce
 
     def database(folder: Path) -> dict[str, Path]:  # inside the output set: a failure leaves --out as it was
         with st("write database"):
-            rows.update(write_database(result, out_db))
+            rows.update(write_database(result, str(out_db)))
         return {}
 
     with st("write outputs"):
@@ -509,11 +509,12 @@ def _stream_kind_lines(path: Path, rulebook: Any) -> list[str]:
             continue  # describe_file has already printed the problem
         _, kinds = classify_streams(layers.get_layer("streams"), stream_vocabulary(rulebook))
         out.append(f"  layer {name}: stream kinds as rulebook {rulebook.name} reads them (stream_kind_vocabulary):")
-        for r in kinds.table.itertuples():
-            read = ("not mapped: counted as a stream of unknown kind" if r.kind == "unmapped" else
-                    "a stream of unknown flow: counted as a stream" if r.kind == "unknown" else
-                    "not a stream: left out" if r.kind == "not_stream" else r.kind)
-            out.append(f"    {r.field}={r.value} -> {read} ({r.count} feature{'' if r.count == 1 else 's'})")
+        for fld, value, kind, count in kinds.table[["field", "value", "kind", "count"]].itertuples(index=False,
+                                                                                                 name=None):
+            read = ("not mapped: counted as a stream of unknown kind" if kind == "unmapped" else
+                    "a stream of unknown flow: counted as a stream" if kind == "unknown" else
+                    "not a stream: left out" if kind == "not_stream" else kind)
+            out.append(f"    {fld}={value} -> {read} ({count} feature{'' if count == 1 else 's'})")
         if kinds.blank:
             out.append(f"    no kind value -> counted as a stream of unknown kind ({kinds.blank} features)")
         if warn := kinds.warning():
@@ -545,8 +546,8 @@ def layers_cmd(files: tuple[str, ...], project: str | None, as_json: bool, ruleb
         click.echo(json.dumps(described if len(described) > 1 else described[0], indent=1, default=str))
     else:
         for i, d in enumerate(described):
-            f = files[i - (len(described) - len(files))] if i >= len(described) - len(files) else None
-            for line in as_lines(d) + (kinds[f] if f is not None and d["ok"] else []):
+            name = files[i - (len(described) - len(files))] if i >= len(described) - len(files) else None
+            for line in as_lines(d) + (kinds[name] if name is not None and d["ok"] else []):
                 click.echo(line)
     if any(not d["ok"] or (d["kind"] == "project" and (d["problem"] or any(e["problem"] for e in d["layers"])))
            for d in described):

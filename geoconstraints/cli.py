@@ -66,6 +66,7 @@ from geoconstraints.rulebook import registry
 from geoconstraints.rulebook.loader import load_rulebook
 from geoconstraints.rules.harvest import classify_streams, stream_vocabulary
 from geoconstraints.rules.seqr import action_types
+from geoconstraints.text import is_blank
 from geoconstraints.units import number_problem
 
 log = logging.getLogger("geoconstraints")
@@ -407,7 +408,7 @@ def _finish(result: Any, out_dir: str, offline: bool, fail_on: str | None, parce
 
     def database(folder: Path) -> dict[str, Path]:  # inside the output set: a failure leaves --out as it was
         with st("write database"):
-            rows.update(write_database(result, out_db))
+            rows.update(write_database(result, str(out_db)))
         return {}
 
     with st("write outputs"):
@@ -467,7 +468,7 @@ def rules_cmd(rulebook: str, fmt: str) -> None:
     elif fmt == "json":
         click.echo(cat.to_json(orient="records", indent=1))
     elif fmt == "markdown":
-        click.echo(cat.to_markdown(index=False) if _has_tabulate() else cat.to_string(index=False))
+        click.echo(_markdown_table(cat))
     else:
         for r in rb:
             thr = ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}"
@@ -478,12 +479,15 @@ def rules_cmd(rulebook: str, fmt: str) -> None:
             click.echo(f"{r.id}  {r.title}  |  {r.citation}" + (f"  |  {extra}" if extra else "") + waived)
 
 
-def _has_tabulate() -> bool:
-    try:
-        import tabulate  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def _markdown_table(frame: Any) -> str:
+    """A GitHub-flavoured Markdown table of ``frame`` (``|`` in a cell escaped, no tabulate needed)."""
+
+    def cell(v: Any) -> str:
+        return "" if is_blank(v) else str(v).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join(lines)
 
 
 def _stream_kind_lines(path: Path, rulebook: Any) -> list[str]:
@@ -505,11 +509,12 @@ def _stream_kind_lines(path: Path, rulebook: Any) -> list[str]:
             continue  # describe_file has already printed the problem
         _, kinds = classify_streams(layers.get_layer("streams"), stream_vocabulary(rulebook))
         out.append(f"  layer {name}: stream kinds as rulebook {rulebook.name} reads them (stream_kind_vocabulary):")
-        for r in kinds.table.itertuples():
-            read = ("not mapped: counted as a stream of unknown kind" if r.kind == "unmapped" else
-                    "a stream of unknown flow: counted as a stream" if r.kind == "unknown" else
-                    "not a stream: left out" if r.kind == "not_stream" else r.kind)
-            out.append(f"    {r.field}={r.value} -> {read} ({r.count} feature{'' if r.count == 1 else 's'})")
+        for fld, value, kind, count in kinds.table[["field", "value", "kind", "count"]].itertuples(index=False,
+                                                                                                 name=None):
+            read = ("not mapped: counted as a stream of unknown kind" if kind == "unmapped" else
+                    "a stream of unknown flow: counted as a stream" if kind == "unknown" else
+                    "not a stream: left out" if kind == "not_stream" else kind)
+            out.append(f"    {fld}={value} -> {read} ({count} feature{'' if count == 1 else 's'})")
         if kinds.blank:
             out.append(f"    no kind value -> counted as a stream of unknown kind ({kinds.blank} features)")
         if warn := kinds.warning():
@@ -541,8 +546,8 @@ def layers_cmd(files: tuple[str, ...], project: str | None, as_json: bool, ruleb
         click.echo(json.dumps(described if len(described) > 1 else described[0], indent=1, default=str))
     else:
         for i, d in enumerate(described):
-            f = files[i - (len(described) - len(files))] if i >= len(described) - len(files) else None
-            for line in as_lines(d) + (kinds[f] if f is not None and d["ok"] else []):
+            name = files[i - (len(described) - len(files))] if i >= len(described) - len(files) else None
+            for line in as_lines(d) + (kinds[name] if name is not None and d["ok"] else []):
                 click.echo(line)
     if any(not d["ok"] or (d["kind"] == "project" and (d["problem"] or any(e["problem"] for e in d["layers"])))
            for d in described):
@@ -626,12 +631,12 @@ def siteplan_cmd(plan: str | None, rulebook: str, scale: str | None, paper: str,
 @output_options
 @click.option("--parcel", default=None, help="Also write a one-parcel report for this parcel id.")
 @click.option("--map-max-features", type=Number(minimum=0, integer=True), default=None,
-              help="Most features map.html draws (default 20,000); above it pass/info findings and large layers "
-                   "are left out, with a note in the legend (all are in results.gpkg).")
+              help="Most GeoJSON features of input and derived layers in map.html (default 20,000); a layer "
+                   "over it is left out, named in the legend. Every finding is drawn whatever this is.")
 @click.option("--report-max-parcels", type=Number(minimum=0, integer=True), default=None,
-              help="Rows of the parcels table in report.html (default 5,000, most severe first; all are in parcels.csv).")
+              help="Rows of the parcels table in report.html (default 100, most severe first; all are in parcels.csv).")
 @click.option("--report-max-findings", type=Number(minimum=0, integer=True), default=None,
-              help="Non-pass findings listed per rule in report.html (default 1,000; all are in findings.geojson).")
+              help="Non-pass findings listed per rule in report.html (default 50; all are in findings.geojson).")
 @click.option("--engine", type=click.Choice(list(ENGINES)), default="default", show_default=True,
               help="default: the overlay on threads on this machine; dask: on a dask cluster (pip install "
                    "'geoconstraints[dask]'), the same results.")

@@ -18,6 +18,7 @@ from geoconstraints.commands import (
 from geoconstraints.io.layers import load_layers
 from geoconstraints.io.sample import sample_path
 from geoconstraints.output import write_result as _write_result
+from geoconstraints.output.siteplan import SITEPLAN_NAME, write_siteplan
 from geoconstraints.rulebook.loader import load_rulebook
 
 log = logging.getLogger(__name__)
@@ -29,8 +30,9 @@ def _line(name: str, result, folder: Path) -> str:
 
 
 def run_demo(out_dir: Path) -> Iterator[str]:
-    """Run harvest, screen (with the preliminary-map comparison), flood-site, stormwater and
-    seqr on the sample town; yield one line per capability naming its output folder.
+    """Run harvest (with the site plan PDF), screen (with the preliminary-map comparison),
+    flood-site, stormwater and seqr on the sample town; yield one line per capability naming its
+    output folder.
 
     Each capability's folder is one output set; an earlier demo's set there is replaced (a
     folder holding anything else is refused, see :func:`geoconstraints.output.write_result`).
@@ -48,8 +50,11 @@ def run_demo(out_dir: Path) -> Iterator[str]:
                                 "roads", "row", "parcels", "zoning", "dwellings", "critical_slopes",
                                 "stream_corridor"))
     res = check_harvest(layers, vestal)
-    write_result(res, out_dir / "harvest")
-    yield _line("harvest", res, out_dir / "harvest")
+    # the site plan for filing (`geoconstraints siteplan`) is written into the harvest set
+    harvest = res
+    write_result(res, out_dir / "harvest",
+                 steps=[(SITEPLAN_NAME, lambda folder: {SITEPLAN_NAME: write_siteplan(harvest, folder)[0]})])
+    yield _line("harvest", res, out_dir / "harvest") + f" (with {SITEPLAN_NAME})"
 
     layers = load_layers(gpkg, dem=dem, roles=("parcels", "flood_zones", "flood_zones_preliminary",
                                                "bfe_lines", "streams", "stream_corridor",

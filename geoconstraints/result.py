@@ -22,8 +22,8 @@ import pandas as pd
 
 from geoconstraints._version import __version__
 from geoconstraints.io.layers import Layers
+from geoconstraints.io.paths import sha256_file
 from geoconstraints.io.postgis import is_db_source
-from geoconstraints.io.sources import sha256_file
 from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES, findings_frame, status_counts
 from geoconstraints.rulebook.model import Rulebook
 

@@ -4,8 +4,11 @@
     python scripts/gen_rules_doc.py --check  # exit 1 when either is out of date (used by the tests)
 
 Each rule of docs/RULES.md links to its check function, taken from the check registry
-(``@check("ID")``), and to the tests that name its id (a string holding the id anywhere in a
-test function, its decorators included, found by parsing tests/**/test_*.py).
+(``@check("ID")``), and to the tests that name its id, found by parsing tests/**/test_*.py
+(tests/law/ included): a string holding the id anywhere in a test function, its decorators
+included; the id in the function's name (``test_hrv020_...`` is HRV-020's); or, for a function
+naming no rule, the one rule id the first line of its module's docstring names
+(``tests/law/test_seqr_thresholds.py``: "Every threshold of SQR-001 ...").
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from geoconstraints.rulebook.registry import check_of
 ROOT = Path(__file__).resolve().parents[1]
 START, END = "<!-- rules:start -->", "<!-- rules:end -->"
 RULE_ID = re.compile(r"\b[A-Z]{2,5}-\d{3}\b")
+NAME_ID = re.compile(r"(?:^|_)([a-z]{2,5})_?(\d{3})(?=_|$)")
+"""A rule id in a test function's name: ``test_hrv020_stream_buffer_width``, ``test_fld_001_...``."""
 
 
 def _cell(text: str) -> str:
@@ -44,13 +49,19 @@ def readme_table() -> str:
 def tests_naming_rules(folder: Path = ROOT / "tests") -> dict[str, list[str]]:
     """Rule id -> ``tests/test_x.py::test_name`` of every test function whose strings name it."""
     found: dict[str, list[str]] = defaultdict(list)
+    known = {r.id for name in available_rulebooks() for r in load_rulebook(name)}
     for path in sorted(folder.rglob("test_*.py")):
         tree = ast.parse(path.read_text("utf-8"))
+        about = set(RULE_ID.findall((ast.get_docstring(tree) or "").split("\n", 1)[0])) & known
         for node in tree.body:
             if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test"):
                 continue
             texts = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-            for rid in sorted({m for t in texts for m in RULE_ID.findall(t)}):
+            ids = {m for t in texts for m in RULE_ID.findall(t)}
+            ids |= {f"{a.upper()}-{n}" for a, n in NAME_ID.findall(node.name)} & known
+            if not ids and len(about) == 1:
+                ids = about
+            for rid in sorted(ids):
                 found[rid].append(f"{path.relative_to(ROOT).as_posix()}::{node.name}")
     return found
 
@@ -75,7 +86,12 @@ def test_links(tests: list[str]) -> str:
 def rules_md() -> str:
     intro = ("Generated from the shipped rulebooks by `python scripts/gen_rules_doc.py`; do not edit by hand. "
              "Each rule links to its check function (from the check registry) and to the tests that name "
-             "its id.")
+             "its id (by a string, by the test's name such as `test_hrv020_...`, or by the first line of the "
+             "test module's docstring), tests/law/ included. Every rule is also under the guard, which runs "
+             "every rule without each input it reads and fails on a `pass` earned by the missing input: "
+             "[`tests/law/test_guard.py`](../tests/law/test_guard.py) (every shipped rulebook) and "
+             "[`tests/law/test_harvest_guard.py`](../tests/law/test_harvest_guard.py) (the HRV rules on one "
+             "rich plan).")
     tests = tests_naming_rules()
     out = ["# Rule reference", "", intro, ""]
     for name in available_rulebooks():

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import geopandas as gpd
+import pandas as pd
 from shapely import affinity
 from shapely.geometry import LineString, MultiPolygon, Point, Polygon, box
 from shapely.geometry.base import BaseGeometry
@@ -74,3 +75,12 @@ EDGE_AREAS_SQFT: dict[str, float] = {
     "bowtie": 2 * (200 * 100 / 2), "sliver": 200 * 0.01, "multipart": 2 * 100 * 100, "z": 200 * 200,
 }
 """The area each polygonal edge geometry has once loaded (by hand: triangles, boxes)."""
+
+
+def one_finding(result, rule_id: str, subject_id: str | None = None) -> pd.Series:
+    """The one finding of ``rule_id`` in ``result`` (of ``subject_id`` when given); fails unless exactly one."""
+    f = result.findings[result.findings["rule_id"] == rule_id]
+    if subject_id is not None:
+        f = f[f["subject_id"] == subject_id]
+    assert len(f) == 1, f[["rule_id", "subject_id", "status"]]
+    return f.iloc[0]

@@ -8,11 +8,22 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import geoconstraints as gc
+from geoconstraints.commands import check_harvest
+
 
 @pytest.fixture
 def runner() -> CliRunner:
     """A click test runner (stdout and stderr kept apart: ``result.stdout`` / ``result.stderr``)."""
     return CliRunner()
+
+
+@pytest.fixture(scope="module")
+def sample_harvest():
+    """The harvest check of the sample town with its DEM (``geoconstraints harvest`` on data/sample/),
+    once per test module: the Result the output tests (site plan, field files, plots) draw."""
+    layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"), dem=gc.sample_path("dem.tif"))
+    return check_harvest(layers, gc.load_rulebook("vestal"))
 
 
 def tree_hashes(folder: Path) -> dict[Path, str]:

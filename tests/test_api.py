@@ -23,7 +23,7 @@ from shapely.geometry import box
 import geoconstraints as gc
 from geoconstraints.cli import main
 from geoconstraints.errors import FieldError, InputError, LayerReadError
-from geoconstraints.io.sources import sha256_file
+from geoconstraints.io.paths import sha256_file
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -168,6 +168,16 @@ def test_rules_formats_parse(runner, fmt):
     assert len(table) == 36 and {"id", "title", "citation", "thresholds"} <= set(table.columns)
 
 
+def test_rules_markdown_is_a_table(runner):
+    # a Markdown table with or without tabulate: header, rule line, one row per rule, same cells per row
+    res = runner.invoke(main, ["rules", "--rulebook", "lockport", "--format", "markdown"])
+    assert res.exit_code == 0
+    lines = res.stdout.splitlines()[1:]
+    assert lines[0].startswith("| id | title |") and set(lines[1]) <= set("|-")
+    assert len(lines) == 2 + 8
+    cells = [len(line.replace("\\|", "").split("|")) for line in lines]
+    assert len(set(cells)) == 1 and lines[2].startswith("| SWP-001 |")
+
 
 def test_screen_output_limits(runner, tmp_path):
     # a whole county's report and map summarise; here 3 parcels with tiny limits show the notes

@@ -20,6 +20,9 @@ def test_demo_runs_every_capability(tmp_path) -> None:
         assert (folder / "findings.geojson").is_file(), name
         assert (folder / "report.html").is_file(), name
         assert f"{name} " in r.output or f"{name}\t" in r.output or name in r.output
+    assert (out / "harvest" / "siteplan.pdf").read_bytes()[:5] == b"%PDF-"
+    provenance = json.loads((out / "harvest" / "provenance.json").read_text())
+    assert "siteplan.pdf" in {o["path"] for o in provenance["outputs"]}
     # the deliberate harvest violations of data/sample/README.md are found
     feats = json.loads((out / "harvest" / "findings.geojson").read_text())["features"]
     violations = {(f["properties"]["rule_id"], f["properties"]["subject_id"]) for f in feats

@@ -18,9 +18,8 @@ GPX = "{http://www.topografix.com/GPX/1/1}"
 
 
 @pytest.fixture(scope="module")
-def result():
-    layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"), dem=gc.sample_path("dem.tif"))
-    return check_harvest(layers, gc.load_rulebook("vestal"))
+def result(sample_harvest):
+    return sample_harvest
 
 
 @pytest.fixture(scope="module")

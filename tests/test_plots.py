@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 
 import numpy as np
@@ -30,9 +31,8 @@ def vestal():
 
 
 @pytest.fixture(scope="module")
-def harvest(vestal):
-    layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"), dem=gc.sample_path("dem.tif"))
-    return check_harvest(layers, vestal)
+def harvest(sample_harvest):
+    return sample_harvest
 
 
 @pytest.fixture(scope="module")
@@ -192,6 +192,8 @@ def test_render_plots_per_command(harvest, stormwater, vestal):
                                                           ("skid_trails", "S-2"), ("skid_trails", "S-3"),
                                                           ("skid_trails", "S-4"))}
     assert set(plots.render_plots(stormwater)) == {"disturbance_timeline.png"}
+    # the same layers and DEM checked by another command: no road profiles (flood-site on the sample)
+    assert plots.road_profiles(dataclasses.replace(harvest, command="flood-site")) == []
     assert plots.render_plots(classify_action(vestal, action_type="multiple_residence", units=3)) == {}
 
 

@@ -67,9 +67,8 @@ def ground_box(info: dict, lay: sp.PageLayout) -> tuple[float, float, float, flo
 # fixtures: the sample harvest plan
 
 @pytest.fixture(scope="module")
-def result():
-    layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"), dem=gc.sample_path("dem.tif"))
-    return check_harvest(layers, gc.load_rulebook("vestal"))
+def result(sample_harvest):
+    return sample_harvest
 
 
 @pytest.fixture(scope="module")

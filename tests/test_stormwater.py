@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from common import MUNCY_DEM
+from common import one_finding as finding
 from shapely.geometry import LineString, Point, box
 
 from geoconstraints.cli import main
@@ -69,14 +71,6 @@ def run(tmp_path: Path, disturbance=None, rulebook: str = "vestal", **kw) -> obj
     others = {k: kw.pop(k) for k in list(kw) if k in ("landings", "haul_roads", "impaired_waters", "harvest_area")}
     path = write_layers(tmp_path, disturbance, **others)
     return check_stormwater(load_layers(path, primary=("disturbance",)), load_rulebook(rulebook), **kw)
-
-
-def finding(res, rule_id: str, subject: str | None = None) -> pd.Series:
-    f = res.findings[res.findings["rule_id"] == rule_id]
-    if subject is not None:
-        f = f[f["subject_id"] == subject]
-    assert len(f) == 1, f[["rule_id", "subject_id", "status"]]
-    return f.iloc[0]
 
 
 def dpoly(fid: str, geom, start=None, stab=None, use=None) -> dict:
@@ -694,7 +688,6 @@ def test_flow_path_on_real_lidar_descends_and_off_the_dem_is_not_evaluated(tmp_p
     edge cannot be traced
     completely: its paths run off the DEM, so the finding is not_evaluated, never pass."""
     import rasterio
-    from common import MUNCY_DEM
 
     with rasterio.open(MUNCY_DEM) as src:
         b, crs = src.bounds, src.crs.to_string()

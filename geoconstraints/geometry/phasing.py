@@ -367,7 +367,7 @@ def inspection_gaps(
     log = inspections[(inspections["date"] >= start) & (inspections["date"] <= end)]
     log = log.sort_values("date", kind="stable").drop_duplicates("date")
     dates = pd.DatetimeIndex(log["date"])
-    prev = pd.DatetimeIndex([start]).append(dates[:-1]) if len(dates) else pd.DatetimeIndex([])
+    prev = pd.DatetimeIndex(pd.DatetimeIndex([start]).append(dates[:-1]) if len(dates) else [])
     gap = dates - prev
     met = gap <= step
     rows = pd.DataFrame({

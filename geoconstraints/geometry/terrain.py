@@ -995,7 +995,7 @@ def road_terrain(
         return rt
     merged = shapely.line_merge(line) if line.geom_type == "MultiLineString" else line
     rt.window_ft, rt.window_note = grade_window(dem, grade)
-    limits = {"max_grade_pct": np.inf, "max_run_ft": np.inf}
+    limits: dict[str, Any] = {"max_grade_pct": np.inf, "max_run_ft": np.inf}
     if grade is not None:
         limits = {k: grade[k] for k in ("max_grade_pct", "max_run_ft", "run_length") if k in grade}
     bars: list[gpd.GeoDataFrame] = []

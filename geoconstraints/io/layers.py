@@ -26,11 +26,11 @@ from pyproj import CRS
 from geoconstraints.errors import CRSError, InputError
 from geoconstraints.io import projection
 from geoconstraints.io.dem import Dem, open_dem
-from geoconstraints.io.paths import is_virtual, label, local_archive
+from geoconstraints.io.paths import is_virtual, label, local_archive, sha256_file
 from geoconstraints.io.postgis import is_db_source, read_postgis
 from geoconstraints.io.projection import crs_label
 from geoconstraints.io.roles import PLAN_ROLES, ROLES, SITE_ROLES, LayerSource
-from geoconstraints.io.sources import read_source, resolve_sources, sha256_file
+from geoconstraints.io.sources import read_source, resolve_sources
 from geoconstraints.io.validate import (
     assign_ids,
     canonical_fields,
@@ -67,11 +67,17 @@ class LayerInfo:
     """Optional fields of the role the source did not have (filled with missing values)."""
 
 
-@dataclass
+@dataclass(repr=False)
 class Layers(Mapping[str, gpd.GeoDataFrame]):
     """Input layers by role, all in one working CRS in feet.
 
     Behaves like a read-only mapping ``role -> GeoDataFrame``; ``dem`` holds the DEM (or None).
+
+    Examples
+    --------
+    >>> from geoconstraints import sample_path
+    >>> load_layers(sample_path("vestal_sample.gpkg"), roles=("parcels", "zoning"), dem=sample_path("dem.tif"))
+    <Layers in EPSG:2261: parcels (2819), zoning (10); dem dem.tif>
     """
 
     frames: dict[str, gpd.GeoDataFrame]
@@ -111,6 +117,11 @@ class Layers(Mapping[str, gpd.GeoDataFrame]):
                  "file": i.path if is_db_source(i.path) else Path(i.path).name,
                  "layer": i.layer or ""} for r, i in self.info.items()]
         return pd.DataFrame(rows, columns=["role", "features", "source_crs", "file", "layer"])
+
+    def __repr__(self) -> str:
+        roles = ", ".join(f"{r} ({len(g)})" for r, g in self.frames.items()) or "none"
+        dem = f"; dem {Path(self.dem.path).name}" if self.dem is not None else ""
+        return f"<Layers in {crs_label(self.crs)}: {roles}{dem}>"
 
     def _repr_html_(self) -> str:
         head = f"<p><b>Layers</b> in {self.crs.name} ({self.crs.to_string()})</p>"
@@ -185,6 +196,27 @@ def load_layers(
     >>> load_layers(parcels=parcels)["parcels"]["feature_id"].tolist() == parcels["parcel_id"].tolist()
     True
     """
+    sources, settings = _sources(source, overrides, project, roles, ids, fields, by_role)
+    warn: list[str] = []
+    raw: dict[str, gpd.GeoDataFrame] = {}
+    info: dict[str, LayerInfo] = {}
+    for role, src in sources.items():
+        raw[role], info[role] = _read_role(role, src, warn, strict=strict)
+    working, reason = _working_crs(raw, crs if crs is not None else settings.get("crs"), primary)
+    frames = {role: _to_working(role, gdf, working) for role, gdf in raw.items()}
+    warn.extend(_mixed_crs_warning(info, working, reason))
+    dem_obj = _open_dem(dem, dem_z_units, settings, frames, working)
+    for w in warn:
+        log.warning(w)
+    return Layers(frames, working, reason, info, warn, dem_obj, settings)
+
+
+def _sources(source: str | os.PathLike[str] | None, overrides: Mapping[str, Any] | None,
+             project: str | os.PathLike[str] | None, roles: tuple[str, ...] | None,
+             ids: Mapping[str, str] | None, fields: Mapping[str, Mapping[str, str]] | None,
+             by_role: Mapping[str, Any]) -> tuple[dict[str, LayerSource], dict[str, Any]]:
+    """The roles to read (``by_role`` over ``overrides`` over ``source``/``project``), with the id field
+    and field mapping applied and limited to ``roles``, and the project's settings."""
     unknown = [r for r in by_role if r not in ROLES]
     if unknown:
         raise InputError(f"load_layers: {unknown[0]!r} is not a role or option; roles are {', '.join(ROLES)}")
@@ -193,22 +225,17 @@ def load_layers(
     _apply_mapping(sources, ids, fields)
     if roles is not None:
         sources = {r: s for r, s in sources.items() if r in roles}
-    warn: list[str] = []
-    raw: dict[str, gpd.GeoDataFrame] = {}
-    info: dict[str, LayerInfo] = {}
-    for role, src in sources.items():
-        raw[role], info[role] = _read_role(role, src, warn, strict=strict)
-    working, reason = _working_crs(raw, crs if crs is not None else settings.get("crs"), primary)
-    frames = {role: _to_working(role, gdf, working) for role, gdf in raw.items()}
-    source_crs = {role: info[role].source_crs for role in raw}
-    if len(set(source_crs.values())) > 1:
-        warn.append(f"layers come in {len(set(source_crs.values()))} CRSs ("
-                    + "; ".join(f"{r} {c}" for r, c in source_crs.items())
-                    + f"); all were reprojected to {crs_label(working)} ({reason})")
-    dem_obj = _open_dem(dem, dem_z_units, settings, frames, working)
-    for w in warn:
-        log.warning(w)
-    return Layers(frames, working, reason, info, warn, dem_obj, settings)
+    return sources, settings
+
+
+def _mixed_crs_warning(info: Mapping[str, LayerInfo], working: CRS, reason: str) -> list[str]:
+    """One warning when the layers came in more than one CRS (none when they share one)."""
+    source_crs = {role: i.source_crs for role, i in info.items()}
+    if len(set(source_crs.values())) <= 1:
+        return []
+    return [f"layers come in {len(set(source_crs.values()))} CRSs ("
+            + "; ".join(f"{r} {c}" for r, c in source_crs.items())
+            + f"); all were reprojected to {crs_label(working)} ({reason})"]
 
 
 def _apply_mapping(sources: dict[str, LayerSource], ids: Mapping[str, str] | None,

@@ -6,6 +6,7 @@ Small text inputs (project files, rulebooks) are read with a size limit.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import stat
@@ -136,3 +137,21 @@ def read_small_text(path: Path, what: str, *, limit: int = MAX_TEXT_BYTES,
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise error(f"{what} {path}: not UTF-8 text (byte {exc.start}). Save it as UTF-8") from None
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """SHA-256 of a file (hex), read in 1 MiB blocks so a county-sized file never sits in memory.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile(delete=False) as fh:
+    ...     _ = fh.write(b"abc")
+    >>> sha256_file(fh.name)[:16]
+    'ba7816bf8f01cfea'
+    """
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

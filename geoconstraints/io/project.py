@@ -133,7 +133,7 @@ def parse_project(text: str, where: str) -> Project:
     try:
         project = Project.model_validate(data)
     except ValidationError as exc:
-        errors = exc.errors(include_url=False)
+        errors = [dict(e) for e in exc.errors(include_url=False)]
         raise InputError(f"project file {where}: {_message(_best(errors, data), data)}. Fix the file") from None
     unknown = [r for r in project.layers if r not in ROLES]
     if unknown:

@@ -39,7 +39,7 @@ def _feet_zones() -> tuple[tuple[str, str, str, Box, int], ...]:
         kind = next((k for k, pat in enumerate((_STATE_PLANE, _LATER_NAD83, _UTM_FEET)) if pat.match(info.name)), None)
         if kind is None or aou is None:
             continue
-        parts = aou.name.split(" - ")  # "United States (USA) - New York - counties of ..."
+        parts = (aou.name or "").split(" - ")  # "United States (USA) - New York - counties of ..."
         state = parts[1] if kind < 2 and len(parts) > 1 else info.name
         out.append((info.code, info.name, state, (aou.west, aou.south, aou.east, aou.north), kind))
     return tuple(out)

@@ -5,7 +5,6 @@ files (TOML); reading one layer as it is on disk.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import os
 import warnings
@@ -220,15 +219,6 @@ def _db_layer_source(role: str, pg: PgSource, fields: dict[str, str], id_field: 
 
 # ------------------------------------------------------------------------------------------
 # reading and validating one layer
-
-def sha256_file(path: Path) -> str:
-    """SHA-256 of a file, streamed."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
 
 def read_source(src: LayerSource, warn: list[str] | None = None) -> gpd.GeoDataFrame:
     """Read one layer as it is on disk (no reprojection); LayerReadError when unreadable.

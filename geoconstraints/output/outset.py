@@ -22,7 +22,6 @@ import contextlib
 import ctypes
 import datetime as dt
 import errno
-import hashlib
 import json
 import logging
 import os
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from geoconstraints.errors import OutputError
+from geoconstraints.io.paths import sha256_file
 from geoconstraints.text import redact_all
 
 try:  # POSIX
@@ -322,19 +322,11 @@ def swap_in(new: Path, out: Path) -> None:
     shutil.rmtree(aside, ignore_errors=True)
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def write_provenance(folder: Path, provenance: dict[str, Any]) -> Path:
     """Write ``folder/provenance.json``: ``provenance`` (redacted) plus ``outputs``, every file of
     ``folder`` with its size and SHA-256, and ``output_set_format``."""
     files_, _ = _entries(folder)
-    outputs = [{"path": rel, "bytes": (folder / rel).stat().st_size, "sha256": _sha256(folder / rel)}
+    outputs = [{"path": rel, "bytes": (folder / rel).stat().st_size, "sha256": sha256_file(folder / rel)}
                for rel in files_ if rel != PROVENANCE_NAME]
     data = {**redact_all(provenance), "output_set_format": SET_FORMAT, "outputs": outputs}
     target = folder / PROVENANCE_NAME

@@ -147,11 +147,13 @@ def _road_parts(geom: Any) -> list[Any]:
 def road_profiles(result: Result) -> list[RoadProfile]:
     """The profile of every haul road and skid trail (part) of a harvest check with a DEM.
 
-    Returns an empty list without a DEM or roads. Runs and water bars are the Result's own
-    (derived layers ``grade_runs`` and ``water_bars``), matched to the road part they lie on.
+    Returns an empty list without a DEM or roads, or for another command (a ``flood-site`` or
+    ``stormwater`` run on a GeoPackage that also holds a harvest plan draws no road profiles). Runs
+    and water bars are the Result's own (derived layers ``grade_runs`` and ``water_bars``), matched
+    to the road part they lie on.
     """
     layers = result.layers
-    if layers is None or layers.dem is None:
+    if layers is None or layers.dem is None or result.command != "harvest":
         return []
     k = ft_per_unit(layers.crs) or 1.0
     edges, limit, run, window = grade_classes(result)

@@ -20,6 +20,7 @@ import html
 import json
 import logging
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
@@ -561,15 +562,20 @@ def _add_flood_zone_layers(folium: Any, m: Any, role: str, g4: gpd.GeoDataFrame,
                      detail="dashed, in the colour of each zone; off at first: tick them in the layer control")
 
 
-def _add_input_layers(folium: Any, m: Any, candidates: list[tuple[str, str, gpd.GeoDataFrame]],
-                      plan: LayerPlan, legend: list[dict[str, Any]]) -> None:
-    for kind, role, g in candidates:
-        if kind != "input" or not plan.draw(kind, role):
+def _drawn(candidates: list[tuple[str, str, gpd.GeoDataFrame]], kind: str,
+           plan: LayerPlan) -> Iterator[tuple[str, gpd.GeoDataFrame, list[str]]]:
+    """``(name, frame in WGS 84, attribute columns)`` of each non-empty layer of ``kind`` the plan draws."""
+    for k, name, g in candidates:
+        if k != kind or not plan.draw(k, name):
             continue
         g4 = _to_wgs84(g)
-        if not len(g4):
-            continue
-        cols = _attr_columns(g4)
+        if len(g4):
+            yield name, g4, _attr_columns(g4)
+
+
+def _add_input_layers(folium: Any, m: Any, candidates: list[tuple[str, str, gpd.GeoDataFrame]],
+                      plan: LayerPlan, legend: list[dict[str, Any]]) -> None:
+    for role, g4, cols in _drawn(candidates, "input", plan):
         if role in ("flood_zones", "flood_zones_preliminary") and "FLD_ZONE" in g4.columns:
             _add_flood_zone_layers(folium, m, role, g4, cols, legend)
             continue
@@ -584,13 +590,7 @@ def _add_input_layers(folium: Any, m: Any, candidates: list[tuple[str, str, gpd.
 def _add_derived_layers(folium: Any, m: Any, candidates: list[tuple[str, str, gpd.GeoDataFrame]],
                         plan: LayerPlan, legend: list[dict[str, Any]], *, relief: bool = False) -> None:
     """The derived layers (buffers, grade runs ...); with a hillshade the contours are shown too."""
-    for kind, name, g in candidates:
-        if kind != "derived" or not plan.draw(kind, name):
-            continue
-        g4 = _to_wgs84(g)
-        if not len(g4):
-            continue
-        cols = _attr_columns(g4)
+    for name, g4, cols in _drawn(candidates, "derived", plan):
         st = styles.style_for(name, _kind(g4))
         if relief and name == "contours":
             st = replace(st, show=True)

@@ -355,7 +355,7 @@ def _value_at(data: Any, loc: tuple[Any, ...]) -> Any:
 
 
 def _raise(exc: ValidationError, data: Any, where: str, prefix: tuple[Any, ...] = ()) -> None:
-    errors = [{**e, "loc": prefix + tuple(e["loc"])} for e in exc.errors(include_url=False)]
+    errors: list[dict[str, Any]] = [{**e, "loc": prefix + tuple(e["loc"])} for e in exc.errors(include_url=False)]
     first = _message(errors[0], data)
     n = len({_union_free(e["loc"]) for e in errors}) - 1  # a union's members fail at one place
     more = f" (and {n} more problem{'s' if n > 1 else ''})" if n > 0 else ""

@@ -253,7 +253,7 @@ def classify_streams(streams: gpd.GeoDataFrame | None,
         new = (raw != None) & (mapped == None) & (unm_field == None)
         unm_field[new], unm_value[new] = entry["field"], raw[new]
     known = kind != None
-    read = np.where(known, kind, np.where(unm_field != None, "unmapped", None))
+    read = np.where(known, kind, np.where(unm_field != None, "unmapped", np.array(None, dtype=object)))
     rows = pd.DataFrame({"field": np.where(known, src_field, unm_field), "value": np.where(known, src_value, unm_value),
                          "kind": read})
     table = (rows.dropna(subset=["kind"]).groupby(["field", "value", "kind"], sort=True).size()
@@ -379,7 +379,7 @@ class _Ownership:
 
     certain: np.ndarray  # component of each area in the certain graph
     possible: np.ndarray  # ... in the graph where unknown ownership may join
-    parcels: list[str]  # the parcels of each area
+    parcels: list[list[str]]  # the parcels of each area
     parcel_of_comp: dict[int, list[str]]  # certain component -> its parcels
     why_unknown: str  # what the inputs do not tell ('' when ownership is known throughout)
 
@@ -425,6 +425,7 @@ def _ownership(ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None, tol: floa
     ea, eb = [ai, ka], [pj + n, kb]
     pa = pb = np.array([], int)
     if m:
+        assert parcels is not None  # m counts its features
         pa, pb = parcels.sindex.query(parcels.geometry.values, predicate="dwithin", distance=tol + _TOL_FT)
         same = (p_own[pa] != None) & (p_own[pa] == p_own[pb])
         ea.append(pa[same] + n)
@@ -441,8 +442,8 @@ def _ownership(ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None, tol: floa
         loose = (p_own[pa] == None) | (p_own[pb] == None)
         ea.append(pa[loose] + n)
         eb.append(pb[loose] + n)
-    ui, uj = np.meshgrid(np.flatnonzero(unk_parcel), np.arange(n), indexing="ij")
-    ui, uj = ui.ravel(), uj.ravel()
+    gi, gj = np.meshgrid(np.flatnonzero(unk_parcel), np.arange(n), indexing="ij")
+    ui, uj = gi.ravel(), gj.ravel()
     could = (a_own[ui] == None) | (a_own[uj] == None) | (a_own[ui] == a_own[uj])
     ea.append(ui[could])
     eb.append(uj[could])
@@ -462,7 +463,7 @@ def _ownership(ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None, tol: floa
         why.append(("no parcels layer" if parcels is None else "no parcel of the parcels layer")
                    + " for harvest area(s) " + id_list(_plan_ids(ha)[unk_parcel])
                    + ": contiguity and ownership cannot be told")
-    if m and (p_own == None).any():
+    if parcels is not None and m and (p_own == None).any():
         why.append("owner not stated for " + ("any parcel (no parcels.owner field)" if "owner" not in parcels.columns
                                                else f"{int((p_own == None).sum())} parcel(s)"))
     return _Ownership(certain[:n], possible[:n], [sorted(set(p)) for p in area_parcels],
@@ -975,7 +976,10 @@ def channel_pieces(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, width_ft:
     least asin(1 / ``ratio``) to the stream. Anything else (a line running along inside the
     channel, leaving by the bank it entered, or ending in the channel) is not a crossing.
     """
-    empty = ChannelPieces(*(np.array([], dtype=object) for _ in range(6)), [], [], [])
+    def none() -> np.ndarray:
+        return np.array([], dtype=object)
+
+    empty = ChannelPieces(none(), none(), none(), none(), none(), none(), [], [], [])
     if not len(lines) or not len(streams):
         return empty
     near = streams.iloc[np.unique(streams.sindex.query(lines.geometry.values, predicate="dwithin",

@@ -20,6 +20,7 @@ import pytest
 import rasterio
 from affine import Affine
 from common import ACRE, NY_FT, UTM18, X0, Y0
+from common import one_finding as one
 from shapely.geometry import LineString, Point, box
 
 from geoconstraints import load_layers, load_rulebook
@@ -56,14 +57,6 @@ def run(folder: Path, book: str | Path = "vestal", *, crs: str = NY_FT, dem: Pat
     loaded = load_layers(path, dem=dem, dem_z_units="ft" if dem is not None else None,
                          primary=("disturbance", "landings", "haul_roads"))
     return check_stormwater(loaded, load_rulebook(book), **kw)
-
-
-def one(res, rule: str, sid: str | None = None) -> pd.Series:
-    f = res.findings[res.findings["rule_id"] == rule]
-    if sid is not None:
-        f = f[f["subject_id"] == sid]
-    assert len(f) == 1, f[["rule_id", "subject_id", "status"]]
-    return f.iloc[0]
 
 
 def d(fid: str, geom, start=None, stab=None, use="commercial") -> dict:

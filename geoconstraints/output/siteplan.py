@@ -57,7 +57,12 @@ from geoconstraints.geometry import terrain
 from geoconstraints.output import files, styles
 from geoconstraints.result import Result
 from geoconstraints.rulebook.findings import STATUS_RANK
-from geoconstraints.rules.harvest import DERIVED_ELEMENT_KEYS, classify_streams, site_plan_inputs, stream_vocabulary
+from geoconstraints.rules.harvest import (
+    DERIVED_ELEMENT_KEYS,
+    classify_streams,
+    site_plan_inputs,
+    stream_vocabulary,
+)
 from geoconstraints.units import ft_per_unit
 
 log = logging.getLogger(__name__)

@@ -1277,7 +1277,7 @@ def check_landing_row_distance(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFr
     lg = ctx.get("landings")
     if lg is None:
         return _missing_layer(ctx, rule, "landings")
-    ids, n = _plan_ids(lg), len(lg)
+    ids = _plan_ids(lg)
     limit = rule.t("min_distance_ft")
     rows = bf.row_polygons(ctx.get("roads"), ctx.get("row"), default_row_width_ft=rule.t("default_row_width_ft"))
     if not len(rows):

@@ -71,6 +71,17 @@ def _column(v: Any, n: int, rule_id: str) -> np.ndarray:
     return out
 
 
+def _id_texts(subject_id: Any) -> np.ndarray:
+    """The subject ids as an object array of str (one id: one row); ids that are all text already
+    are taken as they are (a county's parcel ids: no conversion per row)."""
+    if _is_rows(subject_id) and not isinstance(subject_id, gpd.array.GeometryArray):
+        a = np.asarray(subject_id.to_numpy() if isinstance(subject_id, pd.Series) else subject_id, dtype=object)
+        if a.ndim == 1 and pd.api.types.infer_dtype(a, skipna=False) in ("string", "empty"):
+            return a.copy()
+    return pd.Series(list(subject_id) if _is_rows(subject_id) else [subject_id],
+                     dtype=object).astype(str).to_numpy(dtype=object)
+
+
 def _is_rows(v: Any) -> bool:
     """True for per-row values (array, Series, list, tuple), False for one value for all rows."""
     return isinstance(v, (pd.Series, np.ndarray, list, tuple, gpd.array.GeometryArray))
@@ -245,8 +256,7 @@ class Rule:
         >>> f["message"].tolist()[0]
         'landings L1 is 95 ft from a public right-of-way, minimum 150 ft (nearest: roads R1).'
         """
-        ids = pd.Series(list(subject_id) if _is_rows(subject_id) else [subject_id],
-                        dtype=object).astype(str).to_numpy(dtype=object)
+        ids = _id_texts(subject_id)
         n = len(ids)
 
         def col(v: Any) -> np.ndarray:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -261,18 +262,25 @@ def _elev_pair(a: float, b: float, precision_ft: float) -> tuple[str, str]:
     return ta, tb
 
 
+def _floor_frame(ctx: FloodContext, rule: Rule,
+                 one: Callable[[FloodContext, Rule, pd.Series], tuple[str, str, float]]) -> gpd.GeoDataFrame:
+    """The frame of a floor-elevation rule (FLD-003, FLD-004): ``one`` gives (status, detail, required
+    floor) per proposed footprint (a handful: a loop is fine); measured = the lowest floor given."""
+    t = ctx.table
+    floor = ctx.site.get("lowest_floor_ft")
+    found = [one(ctx, rule, t.iloc[i]) for i in range(len(t))]
+    measured = np.full(len(t), np.nan if floor is None else float(floor))
+    return _rule_frame(rule, ctx, np.array([f[0] for f in found], dtype=object), measured=measured,
+                       threshold=np.array([f[2] for f in found], dtype=float), unit="ft",
+                       detail=np.array([f[1] for f in found], dtype=object))
+
+
 @check("FLD-003")
 def check_bfe_floor(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     """FLD-003: lowest floor at or above the BFE where the FIRM gives one (site check only)."""
     if ctx.mode != "site":
         return ctx.none()
-    t = ctx.table
-    floor = ctx.site.get("lowest_floor_ft")
-    found = [_fld003_one(ctx, rule, t.iloc[i]) for i in range(len(t))]  # a handful of proposed footprints
-    measured = np.full(len(t), np.nan if floor is None else float(floor))
-    return _rule_frame(rule, ctx, np.array([f[0] for f in found], dtype=object), measured=measured,
-                       threshold=np.array([f[2] for f in found], dtype=float), unit="ft",
-                       detail=np.array([f[1] for f in found], dtype=object))
+    return _floor_frame(ctx, rule, _fld003_one)
 
 
 def _fld003_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str, float]:
@@ -336,13 +344,7 @@ def check_no_bfe_floor(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     """FLD-004: no BFE on the FIRM: floor >= max(BFE from other data, HAG + hag_freeboard_ft); manufactured homes."""
     if ctx.mode != "site":
         return ctx.none()
-    t = ctx.table
-    floor = ctx.site.get("lowest_floor_ft")
-    found = [_fld004_one(ctx, rule, t.iloc[i]) for i in range(len(t))]  # a handful of proposed footprints
-    measured = np.full(len(t), np.nan if floor is None else float(floor))
-    return _rule_frame(rule, ctx, np.array([f[0] for f in found], dtype=object), measured=measured,
-                       threshold=np.array([f[2] for f in found], dtype=float), unit="ft",
-                       detail=np.array([f[1] for f in found], dtype=object))
+    return _floor_frame(ctx, rule, _fld004_one)
 
 
 def _fld004_required(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[float | None, str, bool]:

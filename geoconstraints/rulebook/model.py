@@ -16,7 +16,7 @@ import pandas as pd
 from shapely.geometry.base import BaseGeometry
 
 from geoconstraints.errors import RulebookError
-from geoconstraints.rulebook.findings import STATUSES
+from geoconstraints.rulebook.findings import FINDING_COLUMNS, STATUSES
 from geoconstraints.rulebook.render import (
     fmt_num,
     num_texts,
@@ -276,12 +276,15 @@ class Rule:
         texts.update({k: value_texts(v) if _is_rows(v) else value_text(v) for k, v in values.items()})
         suffix = f" [waived: {self.waived}]" if self.waived else ""
         msgs = render_messages(self.template, st, texts, where=f"rule {self.id}", suffix=suffix)
-        df = pd.DataFrame({
-            "rule_id": self.id, "rulebook": self.rulebook, "status": st, "citation": self.citation,
-            "subject_layer": layer, "subject_id": ids, "measured": meas, "threshold": thr,
-            "unit": units, "message": msgs, "title": self.title, "reading": self.reading,
-            "waived": self.waived,
-        }, index=range(n))
+        text = {"rule_id": self.id, "rulebook": self.rulebook, "status": st, "citation": self.citation,
+                "subject_layer": layer, "subject_id": ids, "unit": units, "message": msgs, "title": self.title,
+                "reading": self.reading, "waived": self.waived}
+        # text columns stay object arrays here (the same str objects, no conversion per row):
+        # findings_frame sorts the run's findings, then types them as text once
+        nums = {"measured": meas, "threshold": thr}
+        df = pd.DataFrame({c: pd.Series(text[c], dtype=object, index=range(n)) if c in text
+                           else pd.Series(nums[c], dtype="float64", index=range(n)) for c in FINDING_COLUMNS},
+                          index=range(n))
         return gpd.GeoDataFrame(df, geometry=_geometry_array(geometry, n, crs), crs=crs)
 
     def to_dict(self) -> dict[str, Any]:

@@ -140,6 +140,20 @@ def _coverage_note(t: pd.DataFrame) -> np.ndarray:
     return out
 
 
+def _with_note(detail: np.ndarray, note: np.ndarray) -> np.ndarray:
+    """``detail + note``, joined only where there is a note (most subjects have none: no new text for them).
+
+    Examples
+    --------
+    >>> _with_note(np.array(["a", "b"], dtype=object), np.array(["", "; c"], dtype=object)).tolist()
+    ['a', 'b; c']
+    """
+    out = np.array(detail, dtype=object)
+    has = np.asarray(note != "", dtype=bool)
+    out[has] = out[has] + note[has]
+    return out
+
+
 def _rule_frame(rule: Rule, ctx: FloodContext, status: np.ndarray, *, measured: Any = None,
                 threshold: Any = None, unit: str = "", geometry: Any = None,
                 detail: Any = "") -> gpd.GeoDataFrame:
@@ -180,7 +194,7 @@ def check_sfha(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     ne_part = (status == "not_evaluated") & ~nc
     detail[ne_part] = [f"the covered part is outside the SFHA (zones {z or 'n/a'})" for z in zones[ne_part]]
     detail[nc] = _no_flood_detail(ctx)
-    detail = detail + cov_note + sl_note
+    detail = _with_note(_with_note(detail, cov_note), sl_note)
     geom = _geom_or(masked(rv, ctx.overlaps.get("_sfha", np.full(n, None, dtype=object))), t.geometry.values)
     return _rule_frame(rule, ctx, status, measured=np.where(nc, np.nan, acres_of(sfha)), unit="acres",
                         geometry=geom, detail=detail)
@@ -227,7 +241,7 @@ def check_floodway(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
         detail[unknown] = ("the flood layer has no ZONE_SUBTY field (or no value in it), so the floodway cannot be "
                            "told from the rest of the SFHA: give the NFHL S_FLD_HAZ_AR layer with ZONE_SUBTY")
     detail[nc] = _no_flood_detail(ctx)
-    detail = detail + cov + sl
+    detail = _with_note(_with_note(detail, cov), sl)
     geom = _geom_or(masked(in_fw, ctx.overlaps.get("_floodway", np.full(n, None, dtype=object))),
                     t.geometry.values)
     return _rule_frame(rule, ctx, status, measured=measured, unit=unit, geometry=geom, detail=detail)
@@ -427,7 +441,7 @@ def check_bfe_data_large(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     detail[in_sfha & ~big] = f"{lots}: parcel not greater than {lim:g} acres"
     detail[~in_sfha] = "outside the area of special flood hazard"
     detail[~in_sfha & big & partial] = f"over {lim:g} acres, no SFHA on the covered part"
-    detail = detail + _coverage_note(t)
+    detail = _with_note(detail, _coverage_note(t))
     detail[nc] = _no_flood_detail(ctx)
     return _rule_frame(rule, ctx, status, measured=acres, threshold=lim, unit="acres", detail=detail)
 
@@ -505,7 +519,7 @@ def check_encroachment(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
                    "no_elevation_zones): not classified")
     detail[~in_sfha] = "outside the area of special flood hazard: § 6-136(f) does not apply"
     detail[~in_sfha & partial] = "no SFHA on the covered part"
-    detail = detail + _coverage_note(t)
+    detail = _with_note(detail, _coverage_note(t))
     status[nc] = "not_evaluated"
     detail[nc] = _no_flood_detail(ctx)
     return _rule_frame(rule, ctx, status, threshold=rule.t("max_cumulative_rise_ft"), unit="ft", detail=detail)
@@ -630,7 +644,7 @@ def check_variance(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     detail = detail.astype(object)
     detail[in_fw] = detail[in_fw] + "; no variance within the floodway if any increase in flood levels would result"
     detail[~in_sfha & ~nc] = "outside the area of special flood hazard: no flood variance needed"
-    detail = detail + _coverage_note(t)
+    detail = _with_note(detail, _coverage_note(t))
     detail[nc] = _no_flood_detail(ctx)
     return _rule_frame(rule, ctx, status, measured=acres, threshold=lim, unit="acres", detail=detail)
 

@@ -421,16 +421,27 @@ def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
     return "pass", said, req
 
 
+def _by_acres(ctx: FloodContext, rule: Rule, limit: str) -> tuple[pd.DataFrame, np.ndarray, float, np.ndarray,
+                                                                  np.ndarray]:
+    """(table, acres, the rule's acre limit ``limit``, not covered, in the SFHA) of a rule on lot size."""
+    t = ctx.table
+    return t, t["area_acres"].to_numpy(), rule.t(limit), _not_covered(t), t["sfha_sqft"].to_numpy() > 0
+
+
+def _acres_frame(ctx: FloodContext, rule: Rule, status: np.ndarray, detail: np.ndarray, acres: np.ndarray,
+                 lim: float, nc: np.ndarray) -> gpd.GeoDataFrame:
+    """The frame of a rule on lot size: the coverage note added, the no-data detail where not covered."""
+    detail = _with_note(detail, _coverage_note(ctx.table))
+    detail[nc] = _no_flood_detail(ctx)
+    return _rule_frame(rule, ctx, status, measured=acres, threshold=lim, unit="acres", detail=detail)
+
+
 @check("FLD-005")
 def check_bfe_data_large(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     """FLD-005: proposals over max_lots lots or max_acres acres in the SFHA provide BFE data (parcels)."""
     if ctx.mode != "screen":
         return ctx.none()
-    t = ctx.table
-    acres = t["area_acres"].to_numpy()
-    lim = rule.t("max_acres")
-    nc = _not_covered(t)
-    in_sfha = t["sfha_sqft"].to_numpy() > 0
+    t, acres, lim, nc, in_sfha = _by_acres(ctx, rule, "max_acres")
     partial = (t["flood_data"] == "partial").to_numpy()
     big = acres > lim
     status = np.where(nc, "not_evaluated", np.where(in_sfha & big, "review",
@@ -441,9 +452,7 @@ def check_bfe_data_large(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     detail[in_sfha & ~big] = f"{lots}: parcel not greater than {lim:g} acres"
     detail[~in_sfha] = "outside the area of special flood hazard"
     detail[~in_sfha & big & partial] = f"over {lim:g} acres, no SFHA on the covered part"
-    detail = _with_note(detail, _coverage_note(t))
-    detail[nc] = _no_flood_detail(ctx)
-    return _rule_frame(rule, ctx, status, measured=acres, threshold=lim, unit="acres", detail=detail)
+    return _acres_frame(ctx, rule, status, detail, acres, lim, nc)
 
 
 def _in_zones(t: pd.DataFrame, names: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -630,11 +639,7 @@ def check_variance(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     """FLD-009: variance checklist per parcel (info, with the lot size)."""
     if ctx.mode != "screen":
         return ctx.none()
-    t = ctx.table
-    acres = t["area_acres"].to_numpy()
-    lim = rule.t("variance_max_lot_acres")
-    nc = _not_covered(t)
-    in_sfha = t["sfha_sqft"].to_numpy() > 0
+    t, acres, lim, nc, in_sfha = _by_acres(ctx, rule, "variance_max_lot_acres")
     in_fw = t["floodway_sqft"].to_numpy() > 0
     status = np.where(nc, "not_evaluated", "info")
     small = acres <= lim
@@ -644,9 +649,7 @@ def check_variance(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     detail = detail.astype(object)
     detail[in_fw] = detail[in_fw] + "; no variance within the floodway if any increase in flood levels would result"
     detail[~in_sfha & ~nc] = "outside the area of special flood hazard: no flood variance needed"
-    detail = _with_note(detail, _coverage_note(t))
-    detail[nc] = _no_flood_detail(ctx)
-    return _rule_frame(rule, ctx, status, measured=acres, threshold=lim, unit="acres", detail=detail)
+    return _acres_frame(ctx, rule, status, detail, acres, lim, nc)
 
 
 def _date_text(v: Any) -> str:

@@ -34,27 +34,14 @@ import numpy as np
 import shapely
 from shapely.geometry import LineString, box
 
-X0, Y0 = 955_000.0, 740_000.0  # south of Vestal, NY in EPSG:2261 (US survey feet)
-SRID = 2261
-ACRE = 43_560.0
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from town import ACRE, SRID, X0, Y0, parcels_grid
 
 
 def make_town(n_parcels: int, seed: int = 1) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
     """A ``k x k`` grid (k = ceil(sqrt(N))) of jittered 100-ft parcels and flood polygons."""
     rng = np.random.default_rng(seed)
-    k = int(np.ceil(np.sqrt(n_parcels)))
-    cell = 100.0
-    gx, gy = np.meshgrid(np.arange(k + 1) * cell, np.arange(k + 1) * cell)
-    jit = rng.uniform(-0.25, 0.25, size=(2, k + 1, k + 1)) * cell
-    vx, vy = X0 + gx + jit[0], Y0 + gy + jit[1]
-    i, j = np.divmod(np.arange(k * k), k)
-    ring = np.stack([
-        np.stack([vx[i, j], vy[i, j]], -1), np.stack([vx[i, j + 1], vy[i, j + 1]], -1),
-        np.stack([vx[i + 1, j + 1], vy[i + 1, j + 1]], -1), np.stack([vx[i + 1, j], vy[i + 1, j]], -1),
-        np.stack([vx[i, j], vy[i, j]], -1)], axis=1)[:n_parcels]
-    polys = shapely.polygons(ring)
-    parcels = gpd.GeoDataFrame({"parcel_id": [f"P{n:07d}" for n in range(len(polys))]}, geometry=polys, crs=SRID)
-    side = k * cell
+    parcels, side = parcels_grid(n_parcels, rng)
     geoms, zones, subty = [box(X0 - 500, Y0 - 500, X0 + side + 500, Y0 + side + 500)], ["X"], [None]
     t = np.linspace(0, 1, 2000)
     for r in range(3):

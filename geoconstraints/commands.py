@@ -225,8 +225,9 @@ def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray) -> pd.DataF
 
 def _worst_per_subject(found: pd.DataFrame, layer: str, ids: pd.Series) -> np.ndarray:
     """The worst status of each subject's findings (``not_evaluated`` for a subject without any)."""
-    mine = found[(found["subject_layer"] == layer) & (found["subject_id"] != "")]
-    return worst_status_by(mine["subject_id"], mine["status"], index=ids).to_numpy()
+    keep = ((found["subject_layer"] == layer) & (found["subject_id"] != "")).to_numpy()
+    return worst_status_by(found["subject_id"].to_numpy()[keep], found["status"].to_numpy()[keep],
+                           index=ids).to_numpy()
 
 
 def _compare_maps(table: gpd.GeoDataFrame, m_pre: pd.DataFrame, min_sqft: float) -> gpd.GeoDataFrame:

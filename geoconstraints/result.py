@@ -219,7 +219,8 @@ def rule_status_columns(findings: pd.DataFrame, subject_layer: str, ids: Any) ->
     {'status_FLD_001': ['review', 'pass'], 'status_FLD_002': ['info', '']}
     """
     ids = pd.Index(np.asarray(ids, dtype=object).astype(str))
-    mine = findings[(findings["subject_layer"] == subject_layer) & (findings["subject_id"] != "")]
+    keep = ((findings["subject_layer"] == subject_layer) & (findings["subject_id"] != "")).to_numpy()
+    mine = pd.DataFrame(findings[["rule_id", "status", "subject_id"]]).loc[keep]  # not the text columns
     if not len(mine):
         return pd.DataFrame(index=pd.RangeIndex(len(ids)))
     rank = mine["status"].map(STATUS_RANK).fillna(STATUS_RANK["not_evaluated"]).astype(int)

@@ -66,6 +66,27 @@ def test_frame_sorted_typed_and_extra_columns_dropped(vestal):
     assert out.geometry.iloc[0] is None and out.geometry.iloc[1] == Point(1, 1)
 
 
+def test_frame_types_object_and_text_columns_alike(vestal):
+    # Rule.findings hands over object columns (sorted, then typed once); a frame whose columns are
+    # typed as text already, with a None and a number among them, gives the same table
+    r = vestal["FLD-001"]
+    ids = [f"P{i:03d}" for i in range(50, 0, -1)]
+    st = np.where(np.arange(50) % 3 == 0, "review", "pass").astype(object)
+    a = r.findings(st, subject_layer="parcels", subject_id=ids, measured=np.arange(50.0), unit="acres")
+    assert a["message"].dtype == object and a["subject_id"].dtype == object
+    typed = a.copy()
+    for c in FINDING_COLUMNS:
+        if c not in ("measured", "threshold"):
+            typed[c] = typed[c].astype(str)
+    out, out_typed = findings_frame(a), findings_frame(typed)
+    assert out.equals(out_typed) and list(out.dtypes) == list(out_typed.dtypes)
+    assert out["message"].dtype == out_typed["message"].dtype == pd.Series(["x"]).astype(str).dtype
+    assert out["subject_id"].tolist()[:3] == ["P002", "P005", "P008"]  # reviews first, then by id
+    odd = a.iloc[:2].copy()
+    odd["waived"] = pd.Series([None, 7], dtype=object)
+    assert findings_frame(odd)["waived"].tolist() == ["", "7"]  # None -> "", never "None"
+
+
 def test_frame_of_one_frame_and_of_nothing():
     out = findings_frame([], crs="EPSG:2261")
     assert len(out) == 0 and list(out.columns) == FINDING_COLUMNS + ["geometry"]

@@ -186,3 +186,11 @@ def test_hillshade_of_the_dem_window_under_the_map():
     dark, light = img[..., 0] == 0, img[..., 0] == 255
     assert (dark & (alpha > 0)).any() and (light & (alpha > 0)).any()  # shadows and sunlit slopes
     assert "Contours (10 ft)" in page and "hillshade of the DEM" in page
+
+
+def test_raw_element_writes_its_text_as_it_is():
+    # a payload is not a Jinja template: braces, a Jinja comment opener and a trailing newline stay
+    text = '<script type="application/json">{"a": "{{ x }} {% if %} {# c"}</script>\n'
+    m = folium.Map()
+    m.get_root().html.add_child(webmap.raw_element(text), name="raw")
+    assert text in m.get_root().render()

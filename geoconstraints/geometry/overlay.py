@@ -365,6 +365,10 @@ def spatial_order(geoms: np.ndarray) -> np.ndarray:
     return np.argsort(key, kind="stable")
 
 
+ChunkRunner = Callable[[np.ndarray, list[np.ndarray], "CoverIndex", "OverlayParams"], list[pd.DataFrame]]
+"""``run(geoms, chunks, cover, params)`` of :func:`overlay_areas`: the chunks' tables, computed elsewhere."""
+
+
 def overlay_areas(
     subjects: np.ndarray | gpd.GeoSeries,
     cover: CoverIndex,
@@ -374,6 +378,7 @@ def overlay_areas(
     keep_geometry: Iterable[str] | None = None,
     chunk_size: int = CHUNK_SIZE,
     workers: int | None = None,
+    run: ChunkRunner | None = None,
 ) -> pd.DataFrame:
     """Exact areas of intersection of every subject with every key of ``cover``.
 
@@ -395,6 +400,10 @@ def overlay_areas(
         Subjects per chunk.
     workers : int, optional
         Threads (default: :func:`default_workers`, every core).
+    run : callable, optional
+        ``run(geoms, chunks, cover, params) -> list of DataFrame``: runs :func:`overlay_chunk` on
+        each chunk (positions into ``geoms``) elsewhere, e.g. on a dask cluster
+        (:func:`geoconstraints.geometry.overlay_dask.overlay_areas_dask`); default: threads here.
 
     Returns
     -------
@@ -417,8 +426,10 @@ def overlay_areas(
     params = OverlayParams.of(cover, tolerance_ft, min_area_sqft, keep_geometry)
     if chunk_size < 1:
         raise InputError(f"chunk_size must be 1 or more (got {chunk_size})")
-    order = spatial_order(geoms)
+    order = spatial_order(geoms)  # chunks are compact patches of the map (Hilbert order)
     chunks = [order[s:s + chunk_size] for s in range(0, len(geoms), chunk_size)]
+    if run is not None:
+        return sort_overlay(run(geoms, chunks, cover, params) if chunks else [], cover)
     frames = parallel_map(lambda idx: overlay_chunk(geoms[idx], idx, cover, params), chunks, workers)
     return sort_overlay(frames, cover)
 
@@ -696,6 +707,26 @@ def _flood_cover_layers(flood: gpd.GeoDataFrame, spec: FloodZoneSpec) -> tuple[l
     return layers, cls
 
 
+def _coverage_state(geoms: np.ndarray, area: np.ndarray, m: pd.DataFrame, covered: np.ndarray,
+                    tol_ft: float, min_sqft: float) -> np.ndarray:
+    """``full`` / ``partial`` / ``no_data`` per subject: how much of it the flood map covers
+    (uncovered slivers along the map's edge, thinner than ``tol_ft`` or under ``min_sqft``, are ignored)."""
+    cov = m["covered_sqft"].to_numpy()
+    unc_raw = np.clip(area - m["covered_raw_sqft"].to_numpy(), 0.0, None)
+    state = np.where(cov > 0, "full", "no_data").astype(object)
+    check_unc = (cov > 0) & (unc_raw > 1e-9 * np.maximum(area, 1.0))
+    if check_unc.any():
+        ci = np.flatnonzero(check_unc)
+        cg = covered[ci]
+        unc = shapely.difference(geoms[ci], masked(~pd.isna(cg), cg))
+        unc_area = shapely.area(unc)
+        thin = np.zeros(len(ci), dtype=bool)
+        big = unc_area >= min_sqft
+        thin[big] = _thin(unc[big], np.full(int(big.sum()), tol_ft))
+        state[ci[big & ~thin]] = "partial"
+    return state
+
+
 def flood_metrics(
     subjects: gpd.GeoDataFrame,
     flood: gpd.GeoDataFrame | None,
@@ -757,25 +788,8 @@ def flood_metrics(
     m["sliver_zones"] = _joined_keys(ov.assign(area_sqft=np.where(ov["sliver"], 1.0, 0.0)), "zone:", n)
     overlaps = {k: by_key.get(k, n, "geometry") for k in ("_sfha", "_floodway", "_covered")}
 
-    # coverage: full / partial / no_data (uncovered slivers along the map edge are ignored)
-    if flood is None or not len(flood):
-        m["flood_data"] = "no_data"
-    else:
-        cov = m["covered_sqft"].to_numpy()
-        unc_raw = np.clip(area - m["covered_raw_sqft"].to_numpy(), 0.0, None)
-        state = np.where(cov > 0, "full", "no_data").astype(object)
-        check_unc = (cov > 0) & (unc_raw > 1e-9 * np.maximum(area, 1.0))
-        if check_unc.any():
-            ci = np.flatnonzero(check_unc)
-            cg = overlaps["_covered"][ci]
-            unc = shapely.difference(geoms[ci], masked(~pd.isna(cg), cg))
-            unc_area = shapely.area(unc)
-            thin = np.zeros(len(ci), dtype=bool)
-            big = unc_area >= min1
-            thin[big] = _thin(unc[big], np.full(int(big.sum()), tol1))
-            real = big & ~thin
-            state[ci[real]] = "partial"
-        m["flood_data"] = state
+    m["flood_data"] = "no_data" if flood is None or not len(flood) else \
+        _coverage_state(geoms, area, m, overlaps["_covered"], tol1, min1)
     m["uncovered_sqft"] = np.where(m["flood_data"] == "full", 0.0,
                                    np.clip(area - m["covered_sqft"].to_numpy(), 0.0, None))
     for key, _g in extra:

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import math
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import geopandas as gpd
@@ -27,13 +26,11 @@ import pandas as pd
 
 from geoconstraints.errors import InputError
 from geoconstraints.geometry.overlay import (
-    CHUNK_SIZE,
     CoverIndex,
     OverlayParams,
     default_workers,
+    overlay_areas,
     overlay_chunk,
-    sort_overlay,
-    spatial_order,
 )
 
 log = logging.getLogger(__name__)
@@ -90,26 +87,14 @@ def _partition_overlay(part: gpd.GeoDataFrame, cover: CoverIndex, params: Overla
     return overlay_chunk(np.asarray(part.geometry.values, dtype=object), part["subject"].to_numpy(), cover, params)
 
 
-def overlay_areas_dask(
-    subjects: np.ndarray | gpd.GeoSeries,
-    cover: CoverIndex,
-    *,
-    tolerance_ft: float | dict[str, float],
-    min_area_sqft: float | dict[str, float],
-    keep_geometry: Iterable[str] | None = None,
-    chunk_size: int = CHUNK_SIZE,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    client: Any = None,
-) -> pd.DataFrame:
+def overlay_areas_dask(subjects: np.ndarray | gpd.GeoSeries, cover: CoverIndex, *, workers: int | None = None,
+                       scheduler: str | None = None, client: Any = None, **kw: Any) -> pd.DataFrame:
     """:func:`~geoconstraints.geometry.overlay.overlay_areas` on a dask cluster (same rows, same order).
 
     Parameters
     ----------
-    subjects, cover, tolerance_ft, min_area_sqft, keep_geometry
+    subjects, cover
         As for :func:`~geoconstraints.geometry.overlay.overlay_areas`.
-    chunk_size : int
-        Subjects per dask partition.
     workers : int, optional
         Worker processes of the local cluster when no ``scheduler`` is given (default: one per core).
     scheduler : str, optional
@@ -117,6 +102,9 @@ def overlay_areas_dask(
     client : distributed.Client, optional
         A client to use (from :func:`dask_client`), instead of connecting or starting a cluster
         for this call.
+    **kw
+        ``tolerance_ft``, ``min_area_sqft``, ``keep_geometry`` and ``chunk_size`` (subjects per dask
+        partition), as for :func:`~geoconstraints.geometry.overlay.overlay_areas`.
 
     Returns
     -------
@@ -129,17 +117,21 @@ def overlay_areas_dask(
         dask-geopandas or distributed not installed (the message gives the install command), or
         the scheduler cannot be reached.
     """
+    dask_modules()  # missing: say how to install, before any work
+
+    def run(geoms: np.ndarray, chunks: list[np.ndarray], cover: CoverIndex, params: OverlayParams) -> list:
+        return _run_partitions(geoms, chunks, cover, params, client=client, scheduler=scheduler, workers=workers)
+
+    return overlay_areas(subjects, cover, run=run, **kw)
+
+
+def _run_partitions(geoms: np.ndarray, chunks: list[np.ndarray], cover: CoverIndex, params: OverlayParams, *,
+                    client: Any, scheduler: str | None, workers: int | None) -> list[pd.DataFrame]:
+    """The chunks' overlay tables, one dask-geopandas partition per chunk, computed on the cluster."""
     dask, dask_geopandas, _ = dask_modules()
-    geoms = np.asarray(subjects.values if isinstance(subjects, gpd.GeoSeries) else subjects, dtype=object)
-    params = OverlayParams.of(cover, tolerance_ft, min_area_sqft, keep_geometry)
-    if chunk_size < 1:
-        raise InputError(f"chunk_size must be 1 or more (got {chunk_size})")
-    if not len(geoms):
-        return sort_overlay([], cover)
-    order = spatial_order(geoms)  # partitions are compact patches of the map (Hilbert order)
+    order = np.concatenate(chunks)
     frame = gpd.GeoDataFrame({"subject": order}, geometry=gpd.GeoSeries(geoms[order]))
-    nparts = max(1, math.ceil(len(geoms) / chunk_size))
-    parts = dask_geopandas.from_geopandas(frame, npartitions=nparts, sort=False).to_delayed()
+    parts = dask_geopandas.from_geopandas(frame, npartitions=len(chunks), sort=False).to_delayed()
     with contextlib.ExitStack() as stack:
         if client is None:
             client = stack.enter_context(dask_client(scheduler, workers))
@@ -148,5 +140,4 @@ def overlay_areas_dask(
         log.info("dask overlay: %d subjects in %d partitions on %s", len(geoms), len(tasks), client.scheduler.address)
         with warnings.catch_warnings():  # the partitions travel in the graph: they are in memory here
             warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
-            frames = client.gather(client.compute(tasks))
-    return sort_overlay(frames, cover)
+            return client.gather(client.compute(tasks))

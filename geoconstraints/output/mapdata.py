@@ -140,6 +140,10 @@ def _places(located: gpd.GeoDataFrame, crs: Any) -> tuple[np.ndarray, np.ndarray
     return codes, np.asarray(g4, dtype=object)
 
 
+_PAYLOAD_COLUMNS = ("rule_id", "status", "citation", "subject_layer", "subject_id", "measured", "threshold", "unit",
+                    "message", "waived")
+
+
 def encode_findings(findings: gpd.GeoDataFrame, rulebook: Any, *, measured_text: Any = None,
                     max_messages: int = MAX_MESSAGES) -> tuple[dict[str, Any], dict[str, StatusCounts]]:
     """The payload ``assets/gc/findings.js`` draws, and the legend's numbers by status.
@@ -162,7 +166,10 @@ def encode_findings(findings: gpd.GeoDataFrame, rulebook: Any, *, measured_text:
               for s in STATUSES}
     geom = findings.geometry.values if len(findings) else np.array([], dtype=object)
     has_place = ~(shapely.is_missing(geom) | shapely.is_empty(geom)) if len(findings) else np.zeros(0, bool)
-    located = findings[has_place]
+    # the columns the payload reads (the messages only when they are sent), not every text column
+    cols = [c for c in _PAYLOAD_COLUMNS if c in findings.columns
+            and (c != "message" or int(has_place.sum()) <= max_messages)]
+    located = findings.loc[np.asarray(has_place, dtype=bool), cols + [findings.geometry.name]]
     for s in STATUSES:
         counts[s].unlocated = counts[s].total - int((located["status"] == s).sum())
     if not len(located):
@@ -173,7 +180,7 @@ def encode_findings(findings: gpd.GeoDataFrame, rulebook: Any, *, measured_text:
     rank = status + waived * len(STATUSES)
     order = np.lexsort((rank, codes))  # by place, most severe first within a place
     codes, status, waived, rank = codes[order], status[order], waived[order], rank[order]
-    f = located.iloc[order]
+    f = pd.DataFrame(located[cols]).iloc[order]
     n_places = len(g4)
     starts = np.searchsorted(codes, np.arange(n_places + 1))
     top = status[starts[:-1]]  # the most severe finding of each place draws it

@@ -57,7 +57,9 @@ def focus_frames(result: Result) -> list[gpd.GeoDataFrame]:
     parcel screening shows every parcel.
     """
     f = result.findings
-    frames = [f[f.geometry.notna() & ~f.geometry.is_empty]] if len(f) else []
+    g = f.geometry
+    # only the extent is read: the located geometries, without the text columns (a county has millions)
+    frames = [gpd.GeoDataFrame(geometry=g[g.notna() & ~g.is_empty], crs=f.crs)] if len(f) else []
     layers = result.layers
     if layers is None:
         return frames
@@ -525,8 +527,10 @@ def _draw_findings(ax: Axes, findings: gpd.GeoDataFrame, view: Any, handles: lis
                    raster: tuple[tuple[float, float, float, float], tuple[int, int]], *, one_parcel: bool) -> None:
     """Findings by status, most severe on top; where several findings share one geometry (one
     parcel checked by several rules) only the most severe is drawn; a whole town as a raster."""
-    f = findings[findings.geometry.intersects(view)]
-    f = f[f.geometry.notna() & ~f.geometry.is_empty]
+    g = findings.geometry
+    keep = (g.intersects(view) & g.notna() & ~g.is_empty).to_numpy()
+    cols = [c for c in ("status", "waived", "subject_layer") if c in findings.columns]
+    f = findings.loc[keep, cols + [findings.geometry.name]]  # the columns drawn, not the text
     totals = findings["status"].value_counts()
     if len(f) > MAX_VECTOR_FEATURES:  # a whole town: each pixel in its most severe status
         _draw_findings_raster(ax, f, totals, raster, handles)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import jinja2
+import numpy as np
 import pandas as pd
 
 from geoconstraints.errors import InputError, OutputError
@@ -181,18 +182,21 @@ def rule_sections(result: Result, findings: pd.DataFrame, *, max_pass_rows: int 
     rules: list[Rule] = [r for g in groups_run(result) for r in rb.group(g)]
     known = {r.id for r in rules}
     extra = [rid for rid in (findings["rule_id"].unique() if len(findings) else []) if rid not in known]
-    by_rule = {rid: f for rid, f in findings.groupby("rule_id", sort=False)} if len(findings) else {}
+    # positions per rule, in the order of ``findings``; only the rows listed are taken from the frame
+    by_rule = findings.groupby("rule_id", sort=False).indices if len(findings) else {}
+    status_of = findings["status"].to_numpy(dtype=object)
+    waived_of = findings["waived"].to_numpy(dtype=object)
     sections = []
     for rule in rules + [rb[rid] for rid in extra if rid in rb]:
-        f = by_rule.get(rule.id, findings.iloc[0:0])
+        f = np.asarray(by_rule.get(rule.id, np.zeros(0, dtype=np.int64)))
         if only_with_findings and not len(f):
             continue
-        unwaived = f[f["waived"] == ""] if len(f) else f
-        status = worst_status(unwaived["status"]) if len(unwaived) else ("waived" if len(f) else "")
-        counts = {s: int((f["status"] == s).sum()) for s in STATUSES} if len(f) else {}
-        passing = f[f["status"] == "pass"] if len(f) else f
-        other = f[f["status"] != "pass"] if len(f) else f
-        shown = pd.concat([other.iloc[:max_rows], passing.iloc[:max_pass_rows]]) if len(f) else f
+        st = status_of[f]
+        unwaived = st[waived_of[f] == ""]
+        status = worst_status(unwaived) if len(unwaived) else ("waived" if len(f) else "")
+        counts = {s: int((st == s).sum()) for s in STATUSES} if len(f) else {}
+        passing, other = f[st == "pass"], f[st != "pass"]
+        shown = findings.iloc[np.concatenate([other[:max_rows], passing[:max_pass_rows]])]
         sections.append({
             "id": rule.id, "title": rule.title, "citation": rule.citation, "summary": rule.summary,
             "group": rule.group, "status": status, "status_label": STATUS_LABELS.get(status, status),

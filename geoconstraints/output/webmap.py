@@ -126,15 +126,27 @@ def external_resources(page: str) -> list[str]:
     return [m.group(0) for m in _TAG.finditer(page) if _WEB_URL.search(m.group(0))]
 
 
-def _make_offline(m: Any) -> None:
-    """Drop folium's CDN links and inline Leaflet into the page header."""
+def raw_element(text: str) -> Any:
+    """A branca ``Element`` that writes ``text`` as it is.
+
+    ``Element(text)`` compiles its text as a Jinja template: Leaflet's script and a county's
+    findings payload (megabytes of JSON) would be lexed by Jinja on every map, and a ``{{`` in
+    them read as a Jinja expression.
+    """
     from branca.element import Element
 
+    el = Element("{{ this.raw_text }}")
+    el.raw_text = text
+    return el
+
+
+def _make_offline(m: Any) -> None:
+    """Drop folium's CDN links and inline Leaflet into the page header."""
     a = leaflet_assets()
     m.default_js = []  # instance attributes: folium's class lists stay untouched
     m.default_css = []
     m.get_root().header.add_child(
-        Element(f"<style>/* Leaflet {a['version']} (BSD-2-Clause) */\n{a['css']}\n</style>\n"
+        raw_element(f"<style>/* Leaflet {a['version']} (BSD-2-Clause) */\n{a['css']}\n</style>\n"
                 f"<script>\n{a['js']}\n</script>"), name="leaflet_inline", index=0)
 
 
@@ -470,7 +482,6 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
 
 def _new_map(folium: Any, result: Result, *, offline: bool, **kwargs: Any) -> Any:
     """An empty folium Map: no tiles, canvas rendering, Leaflet and the findings script inlined."""
-    from branca.element import Element
 
     kwargs.setdefault("tiles", None)
     kwargs.setdefault("control_scale", False)
@@ -481,7 +492,7 @@ def _new_map(folium: Any, result: Result, *, offline: bool, **kwargs: Any) -> An
         _make_offline(m)
     # in the body: after Leaflet whether it is inlined or linked from a CDN (folium adds CDN links to the
     # header when the page is rendered), before the map's own script that makes the layers
-    m.get_root().html.add_child(Element(f"<script>\n{findings_js()}\n</script>"), name="gc_findings_js")
+    m.get_root().html.add_child(raw_element(f"<script>\n{findings_js()}\n</script>"), name="gc_findings_js")
     prov_title = f"geoconstraints {result.command} · rulebook {result.rulebook.name} {result.rulebook.version}"
     m.get_root().title = html.escape(prov_title)
     m.get_root().header.add_child(folium.Element(
@@ -654,10 +665,9 @@ def _add_finding_layers(folium: Any, m: Any, result: Result, legend: list[dict[s
 
     Returns the legend's numbers (:class:`geoconstraints.output.mapdata.StatusCounts` by status).
     """
-    from branca.element import Element
 
     payload, counts = mapdata.encode_findings(result.findings, result.rulebook)
-    m.get_root().html.add_child(Element(
+    m.get_root().html.add_child(raw_element(
         f'<script type="application/json" id="gc-findings-data">{mapdata.payload_json(payload)}</script>'),
         name="gc_findings_data")
     for status in reversed(STATUSES):  # most severe added last: on top

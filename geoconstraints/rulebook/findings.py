@@ -13,6 +13,7 @@ from typing import Any
 import geopandas as gpd
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 STATUSES: tuple[str, ...] = ("violation", "review", "not_evaluated", "info", "pass")
 """Status values of a finding, most severe first."""
@@ -87,14 +88,30 @@ def findings_frame(items: gpd.GeoDataFrame | Iterable[gpd.GeoDataFrame], crs: An
     missing = [c for c in FINDING_COLUMNS if c not in out.columns]
     if missing:
         raise ValueError(f"findings lack the columns {', '.join(missing)}: build them with Rule.findings")
-    out = gpd.GeoDataFrame(out[FINDING_COLUMNS + ["geometry"]], geometry="geometry", crs=out.crs)
-    for c in _NUMERIC:
-        out[c] = pd.to_numeric(out[c], errors="coerce").astype("float64")
+    key = {c: out[c].fillna("").astype(str).to_numpy() for c in ("rule_id", "status", "subject_id")}
+    order = pd.DataFrame({"r": key["rule_id"], "s": pd.Series(key["status"]).map(STATUS_RANK), "i": key["subject_id"]})
+    pos = order.sort_values(["r", "s", "i"], kind="stable").index.to_numpy()
+    cols: dict[str, pd.Series] = {}
     for c in FINDING_COLUMNS:
-        if c not in _NUMERIC:
-            out[c] = out[c].fillna("").astype(str)
-    order = pd.DataFrame({"r": out["rule_id"], "s": out["status"].map(STATUS_RANK), "i": out["subject_id"]})
-    return out.loc[order.sort_values(["r", "s", "i"], kind="stable").index].reset_index(drop=True)
+        if c in _NUMERIC:
+            cols[c] = pd.Series(pd.to_numeric(out[c], errors="coerce").to_numpy(dtype="float64")[pos])
+            continue
+        # sorted first, typed as text after: the object columns of Rule.findings are taken as pointers
+        v = out[c]
+        cols[c] = _text(v.to_numpy()[pos]) if v.dtype == object else v.take(pos).reset_index(drop=True).fillna("").astype(str)
+    frame = pd.DataFrame(cols)
+    return gpd.GeoDataFrame(frame, geometry=out.geometry.values[pos], crs=out.crs)
+
+
+_TEXT = pd.Series([""]).astype(str).dtype  # pandas' text dtype (pyarrow-backed when pyarrow is installed)
+
+
+def _text(values: np.ndarray) -> pd.Series:
+    """An object array as a text Series (``""`` for None/NaN), built by pyarrow in one pass when
+    every value is a str already (the text columns of :meth:`Rule.findings`)."""
+    if getattr(_TEXT, "storage", "") == "pyarrow" and pd.api.types.infer_dtype(values, skipna=False) == "string":
+        return pd.Series(pd.array(pa.array(values, type=pa.large_string()), dtype=_TEXT))
+    return pd.Series(values, dtype=object).fillna("").astype(str)
 
 
 def status_counts(findings: pd.DataFrame) -> dict[str, int]:
@@ -131,7 +148,8 @@ def worst_status(statuses: Iterable[str]) -> str:
     >>> worst_status([])
     'not_evaluated'
     """
-    rank = _ranks(list(statuses))
+    vals = statuses.to_numpy(dtype=object) if isinstance(statuses, pd.Series) else np.asarray(list(statuses), dtype=object)
+    rank = _ranks(pd.unique(vals)) if len(vals) else np.zeros(0, dtype=int)  # each distinct status once
     return STATUSES[int(rank.min())] if len(rank) else "not_evaluated"
 
 

@@ -16,7 +16,7 @@ import pandas as pd
 from shapely.geometry.base import BaseGeometry
 
 from geoconstraints.errors import RulebookError
-from geoconstraints.rulebook.findings import STATUSES
+from geoconstraints.rulebook.findings import FINDING_COLUMNS, STATUSES
 from geoconstraints.rulebook.render import (
     fmt_num,
     num_texts,
@@ -69,6 +69,17 @@ def _column(v: Any, n: int, rule_id: str) -> np.ndarray:
     out = np.empty(n, dtype=object)
     out[:] = [v] * n
     return out
+
+
+def _id_texts(subject_id: Any) -> np.ndarray:
+    """The subject ids as an object array of str (one id: one row); ids that are all text already
+    are taken as they are (a county's parcel ids: no conversion per row)."""
+    if _is_rows(subject_id) and not isinstance(subject_id, gpd.array.GeometryArray):
+        a = np.asarray(subject_id.to_numpy() if isinstance(subject_id, pd.Series) else subject_id, dtype=object)
+        if a.ndim == 1 and pd.api.types.infer_dtype(a, skipna=False) in ("string", "empty"):
+            return a.copy()
+    return pd.Series(list(subject_id) if _is_rows(subject_id) else [subject_id],
+                     dtype=object).astype(str).to_numpy(dtype=object)
 
 
 def _is_rows(v: Any) -> bool:
@@ -245,8 +256,7 @@ class Rule:
         >>> f["message"].tolist()[0]
         'landings L1 is 95 ft from a public right-of-way, minimum 150 ft (nearest: roads R1).'
         """
-        ids = pd.Series(list(subject_id) if _is_rows(subject_id) else [subject_id],
-                        dtype=object).astype(str).to_numpy(dtype=object)
+        ids = _id_texts(subject_id)
         n = len(ids)
 
         def col(v: Any) -> np.ndarray:
@@ -266,12 +276,15 @@ class Rule:
         texts.update({k: value_texts(v) if _is_rows(v) else value_text(v) for k, v in values.items()})
         suffix = f" [waived: {self.waived}]" if self.waived else ""
         msgs = render_messages(self.template, st, texts, where=f"rule {self.id}", suffix=suffix)
-        df = pd.DataFrame({
-            "rule_id": self.id, "rulebook": self.rulebook, "status": st, "citation": self.citation,
-            "subject_layer": layer, "subject_id": ids, "measured": meas, "threshold": thr,
-            "unit": units, "message": msgs, "title": self.title, "reading": self.reading,
-            "waived": self.waived,
-        }, index=range(n))
+        text = {"rule_id": self.id, "rulebook": self.rulebook, "status": st, "citation": self.citation,
+                "subject_layer": layer, "subject_id": ids, "unit": units, "message": msgs, "title": self.title,
+                "reading": self.reading, "waived": self.waived}
+        # text columns stay object arrays here (the same str objects, no conversion per row):
+        # findings_frame sorts the run's findings, then types them as text once
+        nums = {"measured": meas, "threshold": thr}
+        df = pd.DataFrame({c: pd.Series(text[c], dtype=object, index=range(n)) if c in text
+                           else pd.Series(nums[c], dtype="float64", index=range(n)) for c in FINDING_COLUMNS},
+                          index=range(n))
         return gpd.GeoDataFrame(df, geometry=_geometry_array(geometry, n, crs), crs=crs)
 
     def to_dict(self) -> dict[str, Any]:

@@ -111,6 +111,8 @@ def value_texts(values: Any) -> np.ndarray:
     if arr.dtype.kind in "iub":
         uniq, inverse = np.unique(arr, return_inverse=True)
         return np.array([str(x) for x in uniq.tolist()], dtype=object)[inverse.reshape(-1)]
+    if pd.api.types.infer_dtype(arr, skipna=False) == "string":  # text already (type checks in C)
+        return np.asarray(arr, dtype=object)
     return np.array([v if type(v) is str else value_text(v) for v in arr], dtype=object)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -139,6 +140,20 @@ def _coverage_note(t: pd.DataFrame) -> np.ndarray:
     return out
 
 
+def _with_note(detail: np.ndarray, note: np.ndarray) -> np.ndarray:
+    """``detail + note``, joined only where there is a note (most subjects have none: no new text for them).
+
+    Examples
+    --------
+    >>> _with_note(np.array(["a", "b"], dtype=object), np.array(["", "; c"], dtype=object)).tolist()
+    ['a', 'b; c']
+    """
+    out = np.array(detail, dtype=object)
+    has = np.asarray(note != "", dtype=bool)
+    out[has] = out[has] + note[has]
+    return out
+
+
 def _rule_frame(rule: Rule, ctx: FloodContext, status: np.ndarray, *, measured: Any = None,
                 threshold: Any = None, unit: str = "", geometry: Any = None,
                 detail: Any = "") -> gpd.GeoDataFrame:
@@ -179,7 +194,7 @@ def check_sfha(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     ne_part = (status == "not_evaluated") & ~nc
     detail[ne_part] = [f"the covered part is outside the SFHA (zones {z or 'n/a'})" for z in zones[ne_part]]
     detail[nc] = _no_flood_detail(ctx)
-    detail = detail + cov_note + sl_note
+    detail = _with_note(_with_note(detail, cov_note), sl_note)
     geom = _geom_or(masked(rv, ctx.overlaps.get("_sfha", np.full(n, None, dtype=object))), t.geometry.values)
     return _rule_frame(rule, ctx, status, measured=np.where(nc, np.nan, acres_of(sfha)), unit="acres",
                         geometry=geom, detail=detail)
@@ -226,7 +241,7 @@ def check_floodway(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
         detail[unknown] = ("the flood layer has no ZONE_SUBTY field (or no value in it), so the floodway cannot be "
                            "told from the rest of the SFHA: give the NFHL S_FLD_HAZ_AR layer with ZONE_SUBTY")
     detail[nc] = _no_flood_detail(ctx)
-    detail = detail + cov + sl
+    detail = _with_note(_with_note(detail, cov), sl)
     geom = _geom_or(masked(in_fw, ctx.overlaps.get("_floodway", np.full(n, None, dtype=object))),
                     t.geometry.values)
     return _rule_frame(rule, ctx, status, measured=measured, unit=unit, geometry=geom, detail=detail)
@@ -261,18 +276,25 @@ def _elev_pair(a: float, b: float, precision_ft: float) -> tuple[str, str]:
     return ta, tb
 
 
+def _floor_frame(ctx: FloodContext, rule: Rule,
+                 one: Callable[[FloodContext, Rule, pd.Series], tuple[str, str, float]]) -> gpd.GeoDataFrame:
+    """The frame of a floor-elevation rule (FLD-003, FLD-004): ``one`` gives (status, detail, required
+    floor) per proposed footprint (a handful: a loop is fine); measured = the lowest floor given."""
+    t = ctx.table
+    floor = ctx.site.get("lowest_floor_ft")
+    found = [one(ctx, rule, t.iloc[i]) for i in range(len(t))]
+    measured = np.full(len(t), np.nan if floor is None else float(floor))
+    return _rule_frame(rule, ctx, np.array([f[0] for f in found], dtype=object), measured=measured,
+                       threshold=np.array([f[2] for f in found], dtype=float), unit="ft",
+                       detail=np.array([f[1] for f in found], dtype=object))
+
+
 @check("FLD-003")
 def check_bfe_floor(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     """FLD-003: lowest floor at or above the BFE where the FIRM gives one (site check only)."""
     if ctx.mode != "site":
         return ctx.none()
-    t = ctx.table
-    floor = ctx.site.get("lowest_floor_ft")
-    found = [_fld003_one(ctx, rule, t.iloc[i]) for i in range(len(t))]  # a handful of proposed footprints
-    measured = np.full(len(t), np.nan if floor is None else float(floor))
-    return _rule_frame(rule, ctx, np.array([f[0] for f in found], dtype=object), measured=measured,
-                       threshold=np.array([f[2] for f in found], dtype=float), unit="ft",
-                       detail=np.array([f[1] for f in found], dtype=object))
+    return _floor_frame(ctx, rule, _fld003_one)
 
 
 def _fld003_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str, float]:
@@ -336,13 +358,7 @@ def check_no_bfe_floor(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     """FLD-004: no BFE on the FIRM: floor >= max(BFE from other data, HAG + hag_freeboard_ft); manufactured homes."""
     if ctx.mode != "site":
         return ctx.none()
-    t = ctx.table
-    floor = ctx.site.get("lowest_floor_ft")
-    found = [_fld004_one(ctx, rule, t.iloc[i]) for i in range(len(t))]  # a handful of proposed footprints
-    measured = np.full(len(t), np.nan if floor is None else float(floor))
-    return _rule_frame(rule, ctx, np.array([f[0] for f in found], dtype=object), measured=measured,
-                       threshold=np.array([f[2] for f in found], dtype=float), unit="ft",
-                       detail=np.array([f[1] for f in found], dtype=object))
+    return _floor_frame(ctx, rule, _fld004_one)
 
 
 def _fld004_required(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[float | None, str, bool]:
@@ -405,16 +421,27 @@ def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
     return "pass", said, req
 
 
+def _by_acres(ctx: FloodContext, rule: Rule, limit: str) -> tuple[pd.DataFrame, np.ndarray, float, np.ndarray,
+                                                                  np.ndarray]:
+    """(table, acres, the rule's acre limit ``limit``, not covered, in the SFHA) of a rule on lot size."""
+    t = ctx.table
+    return t, t["area_acres"].to_numpy(), rule.t(limit), _not_covered(t), t["sfha_sqft"].to_numpy() > 0
+
+
+def _acres_frame(ctx: FloodContext, rule: Rule, status: np.ndarray, detail: np.ndarray, acres: np.ndarray,
+                 lim: float, nc: np.ndarray) -> gpd.GeoDataFrame:
+    """The frame of a rule on lot size: the coverage note added, the no-data detail where not covered."""
+    detail = _with_note(detail, _coverage_note(ctx.table))
+    detail[nc] = _no_flood_detail(ctx)
+    return _rule_frame(rule, ctx, status, measured=acres, threshold=lim, unit="acres", detail=detail)
+
+
 @check("FLD-005")
 def check_bfe_data_large(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     """FLD-005: proposals over max_lots lots or max_acres acres in the SFHA provide BFE data (parcels)."""
     if ctx.mode != "screen":
         return ctx.none()
-    t = ctx.table
-    acres = t["area_acres"].to_numpy()
-    lim = rule.t("max_acres")
-    nc = _not_covered(t)
-    in_sfha = t["sfha_sqft"].to_numpy() > 0
+    t, acres, lim, nc, in_sfha = _by_acres(ctx, rule, "max_acres")
     partial = (t["flood_data"] == "partial").to_numpy()
     big = acres > lim
     status = np.where(nc, "not_evaluated", np.where(in_sfha & big, "review",
@@ -425,9 +452,7 @@ def check_bfe_data_large(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     detail[in_sfha & ~big] = f"{lots}: parcel not greater than {lim:g} acres"
     detail[~in_sfha] = "outside the area of special flood hazard"
     detail[~in_sfha & big & partial] = f"over {lim:g} acres, no SFHA on the covered part"
-    detail = detail + _coverage_note(t)
-    detail[nc] = _no_flood_detail(ctx)
-    return _rule_frame(rule, ctx, status, measured=acres, threshold=lim, unit="acres", detail=detail)
+    return _acres_frame(ctx, rule, status, detail, acres, lim, nc)
 
 
 def _in_zones(t: pd.DataFrame, names: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -503,7 +528,7 @@ def check_encroachment(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
                    "no_elevation_zones): not classified")
     detail[~in_sfha] = "outside the area of special flood hazard: § 6-136(f) does not apply"
     detail[~in_sfha & partial] = "no SFHA on the covered part"
-    detail = detail + _coverage_note(t)
+    detail = _with_note(detail, _coverage_note(t))
     status[nc] = "not_evaluated"
     detail[nc] = _no_flood_detail(ctx)
     return _rule_frame(rule, ctx, status, threshold=rule.t("max_cumulative_rise_ft"), unit="ft", detail=detail)
@@ -614,11 +639,7 @@ def check_variance(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     """FLD-009: variance checklist per parcel (info, with the lot size)."""
     if ctx.mode != "screen":
         return ctx.none()
-    t = ctx.table
-    acres = t["area_acres"].to_numpy()
-    lim = rule.t("variance_max_lot_acres")
-    nc = _not_covered(t)
-    in_sfha = t["sfha_sqft"].to_numpy() > 0
+    t, acres, lim, nc, in_sfha = _by_acres(ctx, rule, "variance_max_lot_acres")
     in_fw = t["floodway_sqft"].to_numpy() > 0
     status = np.where(nc, "not_evaluated", "info")
     small = acres <= lim
@@ -628,9 +649,7 @@ def check_variance(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     detail = detail.astype(object)
     detail[in_fw] = detail[in_fw] + "; no variance within the floodway if any increase in flood levels would result"
     detail[~in_sfha & ~nc] = "outside the area of special flood hazard: no flood variance needed"
-    detail = detail + _coverage_note(t)
-    detail[nc] = _no_flood_detail(ctx)
-    return _rule_frame(rule, ctx, status, measured=acres, threshold=lim, unit="acres", detail=detail)
+    return _acres_frame(ctx, rule, status, detail, acres, lim, nc)
 
 
 def _date_text(v: Any) -> str:

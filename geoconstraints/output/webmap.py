@@ -136,7 +136,7 @@ def raw_element(text: str) -> Any:
     from branca.element import Element
 
     el = Element("{{ this.raw_text }}")
-    el.raw_text = text
+    el.raw_text = text  # type: ignore[attr-defined]
     return el
 
 

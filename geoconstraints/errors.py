@@ -51,3 +51,7 @@ class RulebookError(InputError):
 class OutputError(GeoConstraintsError, OSError):
     """An output cannot be written where asked (folder is a file, would overwrite an input)."""
 
+
+class MissingToolError(OutputError):
+    """A library or system package one optional output needs is not installed (WeasyPrint's
+    pango for report.pdf): that output is left out with a warning saying how to install it."""

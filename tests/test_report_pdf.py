@@ -9,6 +9,8 @@ runs it).
 
 from __future__ import annotations
 
+import json
+import logging
 import re
 import shutil
 import subprocess
@@ -19,8 +21,8 @@ import pytest
 from browser_util import XSS_ID, make_synthetic_result
 from pypdf import PdfReader
 
-from geoconstraints.errors import OutputError
-from geoconstraints.output import report
+from geoconstraints.errors import MissingToolError, OutputError
+from geoconstraints.output import report, write_result
 
 LETTER = (612.0, 792.0)
 """US Letter in PDF points."""
@@ -148,3 +150,24 @@ def test_pdf_without_weasyprint_says_how_to_get_it(synthetic, tmp_path, monkeypa
     with pytest.raises(OutputError, match="pip install weasyprint.*pango"):
         report.write_report_pdf(res, tmp_path / "report.pdf")
     assert not (tmp_path / "report.pdf").exists()
+
+
+def test_set_without_pango_is_written_without_report_pdf(synthetic, tmp_path, monkeypatch, caplog):
+    # a machine without pango (WeasyPrint's one system library): the GIS outputs are still written,
+    # report.pdf is left out with a warning saying how to install it, and the set's provenance does
+    # not list it
+    res, _ = synthetic
+    monkeypatch.setitem(sys.modules, "weasyprint", None)
+    with pytest.raises(MissingToolError):
+        report.html_to_pdf("<p>x</p>")
+    out = tmp_path / "out"
+    with caplog.at_level(logging.WARNING):
+        write_result(res, out)
+    assert (out / "report.html").is_file() and (out / "results.gpkg").is_file() and (out / "map.html").is_file()
+    assert not (out / "report.pdf").exists()
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(m.startswith("report.pdf not written: report.pdf needs WeasyPrint and pango") and "pdf_deps.sh" in m
+               for m in warned), warned
+    listed = json.loads((out / "provenance.json").read_text("utf-8"))
+    assert "report.pdf" not in json.dumps(listed.get("outputs", listed))
+    assert "report.html" in json.dumps(listed.get("outputs", listed))

@@ -8,6 +8,7 @@ notebook.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -17,9 +18,12 @@ from typing import Any
 
 import pandas as pd
 
+from geoconstraints.errors import MissingToolError
 from geoconstraints.output import field, files, outset, plots, report, styles, webmap
 from geoconstraints.result import Result
 from geoconstraints.rulebook.findings import status_counts
+
+log = logging.getLogger(__name__)
 
 Step = Callable[[Path], dict[str, Path]]
 """A writer step: ``step(folder) -> {name: path}`` writes its outputs into ``folder`` (the set being written)."""
@@ -89,8 +93,11 @@ def _html(result: Result, name: str, folder: Path, **kw: Any) -> dict[str, Path]
     out = {name: files.write_text(t, page)}
     parcel = kw.get("parcel")
     pdf = report.parcel_pdf_name(parcel) if parcel is not None else name[: -len(".html")] + ".pdf"
-    out[pdf] = report.write_report_pdf(result, folder / pdf, parcel=parcel,
-                                       page=None if parcel is not None else page)
+    try:
+        out[pdf] = report.write_report_pdf(result, folder / pdf, parcel=parcel,
+                                           page=None if parcel is not None else page)
+    except MissingToolError as exc:  # the GIS outputs matter more than a print layout
+        log.warning("%s not written: %s", pdf, exc)
     return out
 
 

@@ -20,7 +20,7 @@ import jinja2
 import numpy as np
 import pandas as pd
 
-from geoconstraints.errors import InputError, OutputError
+from geoconstraints.errors import InputError, MissingToolError
 from geoconstraints.output import plots
 from geoconstraints.output.files import atomic_path
 from geoconstraints.output.overview import overview_data_uri
@@ -428,13 +428,13 @@ def html_to_pdf(page: str) -> Any:
 
     Raises
     ------
-    OutputError
+    MissingToolError
         WeasyPrint or the pango library it needs is missing (the message says how to install them).
     """
     try:
         import weasyprint
     except (ImportError, OSError) as exc:  # OSError: the wheel is there but pango is not
-        raise OutputError(f"report.pdf needs WeasyPrint and pango ({type(exc).__name__}: "
+        raise MissingToolError(f"report.pdf needs WeasyPrint and pango ({type(exc).__name__}: "
                           f"{str(exc).splitlines()[0] if str(exc) else ''}): {PDF_HINT}") from None
     logging.getLogger("weasyprint").setLevel(logging.ERROR)
     logging.getLogger("fontTools").setLevel(logging.ERROR)
@@ -469,7 +469,7 @@ def write_report_pdf(result: Result, path: str | os.PathLike[str], *, parcel: st
 
     Raises
     ------
-    OutputError
+    MissingToolError
         WeasyPrint or pango is missing.
     InputError
         ``parcel`` is not in the parcels table.

@@ -1260,10 +1260,10 @@ def check_landing_in_buffer(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     return f
 
 
-def _row_note(src: pd.Series, assumed: str = "default_row_width_ft") -> str:
+def _row_note(src: pd.Series) -> str:
     how = ("right-of-way polygon" if src["source_layer"] == "row"
            else f"road centre line widened by half its {fmt_num(src['row_width_ft'])} ft right-of-way"
-           + (f" (no row_width_ft given: the rulebook's {assumed})" if bool(src.get("width_assumed"))
+           + (" (no row_width_ft given: the rulebook's default_row_width_ft)" if bool(src.get("width_assumed"))
               else ""))
     return f"nearest: {src['source_layer']} {src['source_id']} ({how})"
 
@@ -1287,13 +1287,12 @@ def check_landing_row_distance(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFr
     # a road without row_width_ft measured again as wide as max_assumed_row_width_ft: a pass must hold
     # whatever the unknown width is, up to that
     wide = bf.row_polygons(ctx.get("roads"), ctx.get("row"), default_row_width_ft=rule.t("max_assumed_row_width_ft"))
-    dist_wide, near_wide = _nearest_row(lg.geometry.values, wide, "max_assumed_row_width_ft")
+    dist_wide, _ = _nearest_row(lg.geometry.values, wide)
     # without the roads layer only the mapped rights-of-way are known: a landing far from them may be
     # near a public road that has none
     unsure = ctx.get("roads") is None
     status = np.where(dist < limit - _TOL_FT, "violation", "not_evaluated" if unsure else
                       np.where(dist_wide < limit - _TOL_FT, "review", "pass"))
-    near = np.where(status == "review", near_wide, near)
     if unsure:
         near = np.array([f"{t}; no roads layer: a public road without a right-of-way polygon is not known"
                          for t in near], dtype=object)
@@ -1304,15 +1303,13 @@ def check_landing_row_distance(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFr
     return f
 
 
-def _nearest_row(geoms: np.ndarray, rows: gpd.GeoDataFrame, assumed: str = "default_row_width_ft",
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Distance (ft) from each geometry to the nearest right-of-way of ``rows`` and a note naming it
-    (``assumed``: the threshold that gave roads without ``row_width_ft`` their width)."""
+def _nearest_row(geoms: np.ndarray, rows: gpd.GeoDataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Distance (ft) from each geometry to the nearest right-of-way of ``rows`` and a note naming it."""
     (li, ri), d = rows.sindex.nearest(geoms, return_distance=True, return_all=False)
     dist = np.full(len(geoms), np.nan)
     dist[li] = d
     near = np.empty(len(geoms), dtype=object)
-    near[li] = [_row_note(rows.iloc[r], assumed) for r in ri]
+    near[li] = [_row_note(rows.iloc[r]) for r in ri]
     return dist, near
 
 

@@ -314,7 +314,9 @@ def test_hrv025_default_row_width(tmp_path, units, d, expected) -> None:
     row = rows_of(res, "HRV-025", "L").iloc[0]
     assert "no row_width_ft given" in row["message"]
     if expected == "review":
-        assert "its width is not given" in row["message"] and "max_assumed_row_width_ft" in row["message"]
+        assert "right-of-way 50 ft wide, minimum 150 ft, but less if the right-of-way is up to 100 ft wide: " \
+               "its width is not given" in row["message"]
+        assert "widened by half its 50 ft right-of-way" in row["message"]  # measured at the default width
         assert row["measured"] == pytest.approx(d - 25, abs=1e-6)
     # the same road with its width given: measured at that width, no review
     given = run_plan(tmp_path / "given", units, {"landings": [("L", Point(500, 1000 - d), {})],

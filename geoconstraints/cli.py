@@ -31,6 +31,7 @@ from tqdm import tqdm
 
 from geoconstraints.commands import (
     ENGINES,
+    SITE_NUMBER_BOUNDS,
     check_harvest,
     check_site,
     check_stormwater,
@@ -294,6 +295,15 @@ class Number(click.ParamType):
         if self.minimum is not None:
             return f"Give a number {'over' if self.above else 'of at least'} {self.minimum:g}, e.g. {opt} 100"
         return f"Give a number, e.g. {opt} 812.5"
+
+
+def site_number(name: str) -> Number:
+    """The option type of ``flood-site``'s number ``name``, with the bounds
+    :func:`~geoconstraints.commands.check_site` applies (:data:`SITE_NUMBER_BOUNDS`): one home for them."""
+    lower = SITE_NUMBER_BOUNDS[name]
+    if lower is None:
+        return Number()
+    return Number(minimum=lower[0], above=lower[1], integer=name == "openings")
 
 
 class OneLineGroup(click.Group):
@@ -674,14 +684,14 @@ def screen_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline: bo
 @dem_options
 @output_options
 @click.option("--use", type=click.Choice(["residential", "nonresidential", "manufactured"]), required=True)
-@click.option("--lowest-floor-ft", type=Number(), default=None, help="Proposed lowest floor elevation (ft, BFE datum).")
-@click.option("--bfe-ft", type=Number(), default=None, help="BFE from other data where the FIRM gives none (ft).")
-@click.option("--enclosed-sqft", type=Number(minimum=0), default=None, help="Enclosed area below the lowest floor (sq ft).")
-@click.option("--openings-sqin", type=Number(minimum=0), default=None, help="Total net area of flood openings (sq in).")
-@click.option("--openings", type=Number(minimum=0, integer=True), default=None, help="Number of flood openings.")
-@click.option("--opening-bottom-ft", type=Number(minimum=0), default=None, help="Height of the openings' bottoms above grade (ft).")
-@click.option("--improvement-cost", type=Number(minimum=0), default=None, help="Cost of the improvement ($).")
-@click.option("--market-value", type=Number(minimum=0, above=True), default=None, help="Market value before the improvement ($).")
+@click.option("--lowest-floor-ft", type=site_number("lowest_floor_ft"), default=None, help="Proposed lowest floor elevation (ft, BFE datum).")
+@click.option("--bfe-ft", type=site_number("bfe_ft"), default=None, help="BFE from other data where the FIRM gives none (ft).")
+@click.option("--enclosed-sqft", type=site_number("enclosed_sqft"), default=None, help="Enclosed area below the lowest floor (sq ft).")
+@click.option("--openings-sqin", type=site_number("openings_sqin"), default=None, help="Total net area of flood openings (sq in).")
+@click.option("--openings", type=site_number("openings"), default=None, help="Number of flood openings.")
+@click.option("--opening-bottom-ft", type=site_number("opening_bottom_ft"), default=None, help="Height of the openings' bottoms above grade (ft).")
+@click.option("--improvement-cost", type=site_number("improvement_cost"), default=None, help="Cost of the improvement ($).")
+@click.option("--market-value", type=site_number("market_value"), default=None, help="Market value before the improvement ($).")
 @click.option("--no-rise-evaluation", is_flag=True, help="A no-rise technical evaluation is supplied (floodway).")
 @guarded
 def flood_site_cmd(footprint: str, rulebook: str, out_dir: str, offline: bool, fail_on: str | None,

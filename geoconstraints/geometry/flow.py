@@ -39,16 +39,14 @@ from typing import Any
 import numpy as np
 import pyproj
 import rasterio
-import rasterio.errors
 import rasterio.features
-import rasterio.windows
 import shapely
 from affine import Affine
 from scipy import ndimage
 from shapely.geometry import LineString, MultiPoint, Point
 from shapely.geometry.base import BaseGeometry
 
-from geoconstraints.errors import DemError, LayerReadError
+from geoconstraints.errors import DemError
 from geoconstraints.io.dem import Dem, same_crs, to_pyproj
 
 log = logging.getLogger(__name__)
@@ -147,13 +145,8 @@ def _read_window(dem: Dem, bounds: tuple[float, float, float, float], margin_ft:
     c1, r1 = min(dem.width, math.ceil(c1)), min(dem.height, math.ceil(r1))
     if c1 <= c0 or r1 <= r0:
         return _Grid(np.zeros((0, 0)), t, dx_ft, dy_ft)
-    win = rasterio.windows.Window(c0, r0, c1 - c0, r1 - r0)
-    try:
-        with rasterio.open(dem.path) as src:
-            band = src.read(1, window=win, masked=True)
-    except rasterio.errors.RasterioError as exc:
-        raise LayerReadError(f"DEM {dem.path}: cannot be read ({exc}). Check the file is a complete GeoTIFF.") from exc
-    z = np.ma.filled(band.astype("float64"), np.nan) * dem.z_factor_ft
+    # the DEM's own reader: GDAL virtual paths, the window size cap, undeclared fill values refused
+    z = dem.read_ft(((r0, r1), (c0, c1))).astype("float64")
     return _Grid(z, Affine(t.a, 0.0, t.c + c0 * t.a, 0.0, t.e, t.f + r0 * t.e), dx_ft, dy_ft)
 
 

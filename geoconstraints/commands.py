@@ -676,6 +676,9 @@ def check_stormwater(
     >>> "disturbance_timeline" in res.tables
     True
     """
+    if not isinstance(larger_common_plan, bool):  # True / False / None, or the plan's aggregate acres
+        refuse_bad_numbers("stormwater", {"larger_common_plan": larger_common_plan},
+                           {"larger_common_plan": (0, False)})
     d = layers.get_layer("disturbance")
     fp, width = _footprints(layers, rulebook)
     dates = phasing_dates(d) if d is not None else None

@@ -107,6 +107,14 @@ def test_check_site_refuses_bad_numbers_from_python(name, value, why):
         gc.check_site(layers, gc.load_rulebook("vestal"), use="residential", **{name: value})
 
 
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -1.0])
+def test_check_stormwater_refuses_a_bad_common_plan_figure(value):
+    # NaN aggregate acres compared false with the 1-acre bound and read as "not land development": pass
+    layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"))
+    with pytest.raises(InputError, match="stormwater larger_common_plan = .*leave it out"):
+        gc.check_stormwater(layers, gc.load_rulebook("vestal"), larger_common_plan=value)
+
+
 def test_check_site_accepts_the_bounds_themselves():
     layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"))
     res = gc.check_site(layers, gc.load_rulebook("vestal"), use="residential", enclosed_sqft=0,

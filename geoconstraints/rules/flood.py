@@ -526,7 +526,7 @@ def check_encroachment(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     detail[odd] = ("zone " + t["flood_zones"].to_numpy()[odd].astype(str) + " is in the area of special flood "
                    "hazard but in none of the rulebook's zone lists (unnumbered_a_zones, bfe_zones, "
                    "no_elevation_zones): not classified")
-    detail[~in_sfha] = "outside the area of special flood hazard: § 6-136(f) does not apply"
+    detail[~in_sfha] = f"outside the area of special flood hazard: {rule.citation} does not apply"
     detail[~in_sfha & partial] = "no SFHA on the covered part"
     detail = _with_note(detail, _coverage_note(t))
     status[nc] = "not_evaluated"

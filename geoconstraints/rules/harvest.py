@@ -81,10 +81,6 @@ _ON_BANK_FT = 1e-3
 """An end of a line's part inside a channel this close to the bank is on the bank (numerical: the
 ends of an intersection lie on the boundary to float precision)."""
 
-_BANK_ARC_RATIO = 2.0
-"""A piece of line inside a polygon channel leaves by the bank it entered when the shorter way
-round the bank between its two ends is under this many times the straight distance between them
-(a definition of "the same bank", not law)."""
 
 
 # ------------------------------------------------------------------------------------------
@@ -150,7 +146,8 @@ def channel_settings(rulebook: Rulebook) -> dict[str, float] | None:
     r = rulebook.rules.get(CHANNEL_RULE)
     if r is None:
         return None
-    return {"width_ft": r.t("channel_width_ft"), "ratio": r.t("max_crossing_length_ratio")}
+    return {"width_ft": r.t("channel_width_ft"), "ratio": r.t("max_crossing_length_ratio"),
+            "bank_arc_ratio": r.t("opposite_bank_arc_ratio")}
 
 
 # ------------------------------------------------------------------------------------------
@@ -626,7 +623,7 @@ def _zoning_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: s
         names = _joined(gi, ra["_d"].to_numpy()[zi], n)
         near_idx, near_d = ra.sindex.nearest(g.geometry.values, return_distance=True, return_all=False)
         nearest[near_idx[0]] = near_d
-    ui, uj = (unk.sindex.query(g.geometry.values, predicate="dwithin", distance=dist_ft) if len(unk)
+    ui, uj = (unk.sindex.query(g.geometry.values, predicate="dwithin", distance=dist_ft + _TOL_FT) if len(unk)
               else (np.array([], int),) * 2)
     unknown = _joined(ui, unk["feature_id"].astype(str).to_numpy()[uj], n)
     gap = zoning_gaps(ctx, g.geometry.values, zsrc, dist_ft, rule.t("default_row_width_ft"))
@@ -744,7 +741,7 @@ def _derived_gaps(ctx: HarvestContext, rule: Rule, key: str) -> str:
         gap = zoning_gaps(ctx, [shapely.union_all(ha.geometry.values)], zsrc, dist, rule.t("default_row_width_ft"))
         unk = zsrc.loc[zsrc["_d"].isna().to_numpy()]
         near = unk.iloc[unk.sindex.query(shapely.union_all(ha.geometry.values), predicate="dwithin",
-                                         distance=dist)] if len(unk) else unk
+                                         distance=dist + _TOL_FT)] if len(unk) else unk
         why = []
         if gap[0] > rule.t("coverage_gap_tolerance_sqft") + _TOL_SQFT:
             why.append(f"{sqft_to_acres(gap[0]):,.2f} acres within {fmt_num(dist)} ft of the harvest area not covered "
@@ -940,10 +937,10 @@ class ChannelPieces:
     why: list[str]  # what makes it a crossing or not
 
 
-def _opposite_banks(piece: Any, part: Any, centre: Any, on_poly: bool) -> bool:
+def _opposite_banks(piece: Any, part: Any, centre: Any, on_poly: bool, bank_arc_ratio: float) -> bool:
     """The piece leaves the channel by the other bank: it crosses the centre line of a line stream
     an odd number of times; in a polygon channel, the shorter way round the bank between its
-    ends is longer than :data:`_BANK_ARC_RATIO` times the straight distance between them (or
+    ends is longer than ``bank_arc_ratio`` times the straight distance between them (or
     the ends lie on different rings: bank and island)."""
     a, b = shapely.get_point(piece, 0), shapely.get_point(piece, -1)
     if not on_poly and centre is not None:
@@ -956,7 +953,7 @@ def _opposite_banks(piece: Any, part: Any, centre: Any, on_poly: bool) -> bool:
         return True
     ring = shapely.LineString(rings[ra].coords)
     arc = abs(ring.project(a) - ring.project(b))
-    return min(arc, ring.length - arc) > _BANK_ARC_RATIO * a.distance(b)
+    return min(arc, ring.length - arc) > bank_arc_ratio * a.distance(b)
 
 
 def _local_width(piece: Any, bank: Any) -> float:
@@ -966,7 +963,7 @@ def _local_width(piece: Any, bank: Any) -> float:
 
 
 def channel_pieces(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, width_ft: float,
-                   ratio: float) -> ChannelPieces:
+                   ratio: float, bank_arc_ratio: float) -> ChannelPieces:
     """Split the lines into their parts inside the stream channels and tell crossings from the rest.
 
     The channel is the stream polygon (bank to bank), or the stream line widened to ``width_ft``
@@ -1010,7 +1007,7 @@ def channel_pieces(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, width_ft:
         ends_on_bank = bool(np.all(shapely.distance(np.array([shapely.get_point(piece, 0),
                                                                shapely.get_point(piece, -1)]), bank) <= _ON_BANK_FT))
         on_poly = polys is not None and bool(shapely.intersects(piece, polys))
-        opposite = ends_on_bank and _opposite_banks(piece, part, centre, on_poly)
+        opposite = ends_on_bank and _opposite_banks(piece, part, centre, on_poly, bank_arc_ratio)
         w = _local_width(piece, bank)
         short = piece.length <= ratio * w * (1 + _REL_TOL)
         crossing.append(ends_on_bank and opposite and short)
@@ -1053,7 +1050,7 @@ def check_skidding_in_channel(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFra
         return rule.findings("not_evaluated", subject_layer="skid_trails", subject_id=ids,
                              geometry=g.geometry.values, crs=ctx.crs, detail="no streams layer")
     width, ratio = rule.t("channel_width_ft"), rule.t("max_crossing_length_ratio")
-    cp = channel_pieces(g, streams, width, ratio)
+    cp = channel_pieces(g, streams, width, ratio, rule.t("opposite_bank_arc_ratio"))
     along = ~cp.crossing.astype(bool)
     bad_len = _first_per_group(cp.line[along].astype(int), cp.length[along].astype(float), n, "sum")
     inside = _first_per_group(cp.line.astype(int), cp.length.astype(float), n, "sum")
@@ -1076,7 +1073,7 @@ def _crossings_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer
                      streams: gpd.GeoDataFrame, kinds_txt: str) -> list[gpd.GeoDataFrame]:
     ids = _plan_ids(g)
     ch = ctx.channel or {}
-    cp = channel_pieces(g, streams, ch["width_ft"], ch["ratio"])
+    cp = channel_pieces(g, streams, ch["width_ft"], ch["ratio"], ch["bank_arc_ratio"])
     listed = cp.crossing.astype(bool) | (layer != "skid_trails")  # a skid trail along a channel is HRV-012's
     sel = np.flatnonzero(listed)
     detail = [(f"crossing of stream {cp.streams[j]} ({cp.kinds[j]}) at {cp.station[j]:,.0f} ft along the line"

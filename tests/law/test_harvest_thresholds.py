@@ -214,6 +214,22 @@ def test_hrv012_longest_crossing(tmp_path, units, ratio, expected) -> None:
     assert rows_of(res, "HRV-012", "T")["measured"].iloc[0] == pytest.approx(10 * ratio, abs=1e-3)
 
 
+@pytest.mark.parametrize("units", UNITS)
+@pytest.mark.parametrize("d,expected", [(29.9, "violation"), (30.0, "violation"), (30.1, "pass")])
+def test_hrv012_opposite_bank_arc_ratio(tmp_path, units, d, expected) -> None:
+    # a stream polygon u 0..1000, v 0..60 and a trail straight across it at u = d: inside it runs from
+    # (d, 0) to (d, 60), 60 ft. The shorter way round the bank between those ends goes round the west
+    # end: d + 60 + d ft, against 60 ft straight. It leaves by the other bank only when that is more
+    # than opposite_bank_arc_ratio (2) times 60: 60 + 2d > 120, d > 30. At or under: it entered and
+    # left by "the same bank", skidding in the channel (HRV-012 violation); over: a crossing
+    # (HRV-012 pass, HRV-013 review)
+    channel = [("S", box(0, 0, 1000, 60), {"kind": "perennial"})]
+    trails = [("T", LineString([(d, -50), (d, 110)]), {})]
+    res = run_plan(tmp_path, units, {"skid_trails": trails, "streams": channel})
+    assert status_of(res, "HRV-012", "T") == expected
+    assert status_of(res, "HRV-013", "T") == ("review" if expected == "pass" else "pass")
+
+
 # ------------------------------------------------------------------------------------------
 # buffer widths (HRV-020 50 ft, HRV-021 / HRV-022 100 ft) through HRV-024: no landing in a strip
 
@@ -450,7 +466,7 @@ TESTED = {
     ("HRV-003", "distance_ft"), ("HRV-003", "coverage_gap_tolerance_sqft"), ("HRV-003", "default_row_width_ft"),
     ("HRV-010", "max_grade_pct"), ("HRV-010", "max_run_ft"), ("HRV-010", "smoothing_window_ft"),
     ("HRV-010", "smoothing_window_cells_count"),
-    ("HRV-012", "channel_width_ft"), ("HRV-012", "max_crossing_length_ratio"),
+    ("HRV-012", "channel_width_ft"), ("HRV-012", "max_crossing_length_ratio"), ("HRV-012", "opposite_bank_arc_ratio"),
     ("HRV-020", "buffer_width_ft"), ("HRV-021", "buffer_width_ft"), ("HRV-021", "touch_tolerance_ft"),
     ("HRV-022", "buffer_width_ft"), ("HRV-025", "min_distance_ft"), ("HRV-025", "default_row_width_ft"),
     ("HRV-025", "max_assumed_row_width_ft"),

@@ -38,7 +38,6 @@ from geoconstraints.geometry.terrain import (
     highest_adjacent_grade,
     line_profile,
     place_water_bars,
-    smooth_profile,
 )
 from geoconstraints.io.dem import Dem, open_dem
 from geoconstraints.units import FT_PER_M, M_PER_FT
@@ -267,21 +266,6 @@ def test_sample_bilinear_and_edges(tmp_path):
     np.testing.assert_allclose(z[:3], [2 * 12.5 + 3 * 33.3 + 7, 2 * 47 + 3 * 81 + 7, 457.0], atol=1e-9)
     assert z[3] == pytest.approx(2 * 0 + 3 * 50 + 7)  # x=-2 clamps to the x=0 centre column
     assert np.isnan(z[4])
-
-
-def test_smooth_profile_matches_brute_force_and_keeps_nan():
-    rng = np.random.default_rng(1)
-    d = np.cumsum(rng.uniform(2, 12, 300))
-    z = rng.normal(0, 5, 300)
-    z[100:110] = np.nan
-    out = smooth_profile(d, z, 40.0)
-    assert np.all(np.isnan(out[100:110]))
-    valid = np.isfinite(z)
-    seg = np.cumsum(~valid)  # samples of one valid stretch share a value (NaNs excluded)
-    for i in np.flatnonzero(valid):  # brute force, one sample at a time
-        near = valid & (np.abs(d - d[i]) <= 20.0) & (seg == seg[i])
-        assert out[i] == pytest.approx(z[near].mean(), abs=1e-9)
-    np.testing.assert_array_equal(smooth_profile(d, z, 0), z)
 
 
 # --------------------------------------------------------------------------------------------

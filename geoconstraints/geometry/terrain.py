@@ -198,42 +198,6 @@ def _valid_stretch_bounds(valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first, last
 
 
-def smooth_profile(dist_ft, z_ft, window_ft: float) -> np.ndarray:
-    """Centred moving average of a profile over a distance window.
-
-    Each sample becomes the mean of the samples within ``window_ft / 2`` on either side, using
-    only the contiguous run of valid (non-NaN) samples it belongs to: smoothing never bridges a
-    nodata hole, and NaN stays NaN.
-
-    Parameters
-    ----------
-    dist_ft, z_ft : array-like
-        Increasing distances and elevations (feet).
-    window_ft : float
-        Full window width; 0 returns a copy of ``z_ft``.
-
-    Returns
-    -------
-    numpy.ndarray
-    """
-    d = np.asarray(dist_ft, dtype="float64")
-    z = np.asarray(z_ft, dtype="float64")
-    if window_ft < 0:
-        raise InputError(f"smoothing window must be >= 0 ft, got {window_ft!r}")
-    if window_ft == 0 or z.size == 0:
-        return z.copy()
-    valid = np.isfinite(z)
-    first, last = _valid_stretch_bounds(valid)
-    lo = np.maximum(np.searchsorted(d, d - window_ft / 2.0, side="left"), first)
-    hi = np.minimum(np.searchsorted(d, d + window_ft / 2.0, side="right") - 1, last)
-    csum = np.concatenate([[0.0], np.cumsum(np.where(valid, z, 0.0))])
-    count = hi - lo + 1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = (csum[hi + 1] - csum[lo]) / count
-    out[~valid] = np.nan
-    return out
-
-
 # --------------------------------------------------------------------------------------------
 # Grade runs (HRV-010)
 # --------------------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from geoconstraints.errors import OutputError
 from geoconstraints.geometry import terrain
 from geoconstraints.output import files, styles
 from geoconstraints.result import Result
+from geoconstraints.rules.harvest import grade_settings
 from geoconstraints.units import ft_per_unit
 
 log = logging.getLogger(__name__)
@@ -124,10 +125,8 @@ def grade_classes(result: Result) -> tuple[list[float], float, float, float]:
     edges = sorted({e for e in edges if e > 0 and (not np.isfinite(limit) or e <= limit)})
     run = r10.t("max_run_ft") if r10 is not None else float("nan")
     window = r10.t("smoothing_window_ft") if r10 is not None else 0.0
-    if r10 is not None and result.layers is not None and result.layers.dem is not None:
-        # the window HRV-010 used: the rulebook's feet, or its cell count when that is wider
-        window = terrain.effective_window_ft(window, r10.t("smoothing_window_cells_count"),
-                                             result.layers.dem.cell_size_ft)
+    if result.layers is not None and result.layers.dem is not None:  # the window HRV-010 used on this DEM
+        window, _ = terrain.grade_window(result.layers.dem, grade_settings(result.rulebook))
     return edges, limit, run, window
 
 

@@ -171,6 +171,13 @@ def parallel_map(fn: Callable[[Any], Any], items: Sequence[Any], workers: int | 
         return list(pool.map(fn, items))
 
 
+def _polygon_parts(geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Polygon parts of ``geoms`` and the index of the geometry each came from."""
+    parts, idx = shapely.get_parts(np.asarray(geoms, dtype=object), return_index=True)
+    keep = np.isin(shapely.get_type_id(parts), POLYGON_TYPES) & ~shapely.is_empty(parts)
+    return parts[keep], idx[keep]
+
+
 def _single_polygons(geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every polygon inside ``geoms`` (multipolygons and collections opened to any depth)."""
     parts, idx = np.asarray(geoms, dtype=object), np.arange(len(geoms))
@@ -468,12 +475,12 @@ def _merge_pieces(pieces: np.ndarray, ginv: np.ndarray, want: np.ndarray, full: 
         return merged
     whole = want & full
     if whole.any():
-        polys, idx = _single_polygons(subjects[whole])
+        polys, idx = _polygon_parts(subjects[whole])
         merged[np.flatnonzero(whole)] = shapely.multipolygons(polys, indices=idx)
     some = want & ~full
     if some.any():
         sel = some[ginv]
-        polys, pidx = _single_polygons(pieces[sel])
+        polys, pidx = _polygon_parts(pieces[sel])
         gid = ginv[sel][pidx]
         order = np.argsort(gid, kind="stable")
         polys, gid = polys[order], gid[order]

@@ -733,7 +733,8 @@ def _flows(layers: Layers, rulebook: Rulebook, sites: tuple[Site, ...]) -> tuple
     for s in sites:  # at most two sites
         near = s.geometry is None or float(shapely.distance(s.geometry, waters.geometry.values).min()) <= limit
         out.append(None if near else trace_flow(layers.dem, s.geometry, geoms, layers.crs,
-                                                max_length_ft=r2.t("max_flow_path_ft")))
+                                                max_length_ft=r2.t("max_flow_path_ft"),
+                                                min_depression_depth_ft=r2.t("min_depression_depth_ft")))
     return tuple(out)
 
 

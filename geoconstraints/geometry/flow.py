@@ -6,7 +6,10 @@ the steepest drop per horizontal foot) until the path reaches a target (an impai
 in a closed depression, runs off the DEM (its edge or a nodata cell), or exceeds a length.
 A flat stretch (cells with no lower neighbour) drains through its outlets, the cells of the same
 elevation at its rim that do have a lower neighbour; a flat with no outlet is a closed
-depression. Only the window of the DEM around the source plus the length limit is read.
+depression. A closed depression shallower than a minimum depth (from its lowest cell to its
+spill point) is first filled to its spill elevation (:func:`fill_shallow_depressions`): a dip
+within the DEM's vertical error holds no runoff and must not end a path. Only the window of the
+DEM around the source plus the length limit is read.
 
 Examples
 --------
@@ -45,6 +48,7 @@ from affine import Affine
 from scipy import ndimage
 from shapely.geometry import LineString, MultiPoint, Point
 from shapely.geometry.base import BaseGeometry
+from skimage.morphology import reconstruction
 
 from geoconstraints.errors import DemError
 from geoconstraints.io.dem import Dem, same_crs, to_pyproj
@@ -80,6 +84,8 @@ class FlowTrace:
     source_cells : int
         DEM cells of the source area.
     cell_size_ft : float
+    filled : int
+        Closed depressions of the window shallower than the minimum depth, filled before tracing.
     """
 
     outcome: str
@@ -89,6 +95,7 @@ class FlowTrace:
     length_ft: float = float("nan")
     source_cells: int = 0
     cell_size_ft: float = float("nan")
+    filled: int = 0
 
     @property
     def reached(self) -> bool:
@@ -160,6 +167,60 @@ def _mask(geoms: list[BaseGeometry], grid: _Grid, *, all_touched: bool) -> np.nd
 
 # ------------------------------------------------------------------------------------------
 # D8 directions, flats and depressions
+
+def fill_shallow_depressions(z: np.ndarray, min_depth_ft: float) -> tuple[np.ndarray, int]:
+    """``z`` with every closed depression shallower than ``min_depth_ft`` filled to its spill elevation.
+
+    The depressions are found by filling every one (morphological reconstruction by erosion from
+    the window's edge and its nodata cells, where water leaves the grid; Soille 2004, as
+    ``scikit-image``'s ``reconstruction``); a depression is a connected (8-neighbour) set of cells
+    the filling raises, its depth the most it raises one. A depression at least ``min_depth_ft``
+    deep stays as it is (a path may end in it); a shallower one takes its filled, flat surface,
+    which drains through its spill point like any flat.
+
+    Parameters
+    ----------
+    z : ndarray
+        Elevations in feet, NaN for nodata.
+    min_depth_ft : float
+        Depth from a depression's lowest cell to its spill point below which it is filled
+        (0: none is).
+
+    Returns
+    -------
+    (ndarray, int)
+        The elevations (a new array; NaN kept) and the number of depressions filled.
+
+    Examples
+    --------
+    A 5 x 5 plane at 10 ft with one cell 0.5 ft lower in the middle:
+
+    >>> z = np.full((5, 5), 10.0); z[2, 2] = 9.5
+    >>> out, n = fill_shallow_depressions(z, 1.0)
+    >>> float(out[2, 2]), n
+    (10.0, 1)
+    >>> float(fill_shallow_depressions(z, 0.5)[0][2, 2])  # exactly the minimum depth: a depression
+    9.5
+    """
+    finite = np.isfinite(z)
+    if min_depth_ft <= 0 or z.size == 0 or not finite.any():
+        return z.copy(), 0
+    low = float(np.min(z[finite])) - 1.0
+    zz = np.where(finite, z, low)  # nodata drains: water leaves the grid there
+    seed = np.full(z.shape, float(np.max(zz)))
+    edge = ~finite
+    edge[0, :] = edge[-1, :] = True
+    edge[:, 0] = edge[:, -1] = True
+    seed[edge] = zz[edge]
+    filled = reconstruction(seed, zz, method="erosion", footprint=np.ones((3, 3), dtype=bool))
+    depth = filled - zz
+    region, n = ndimage.label(depth > 0, structure=np.ones((3, 3), dtype=bool))
+    if not n:
+        return z.copy(), 0
+    deepest = np.asarray(ndimage.maximum(depth, region, index=np.arange(1, n + 1)))
+    shallow = np.concatenate([[False], deepest < min_depth_ft])
+    return np.where(shallow[region] & finite, filled, z), int(shallow.sum())
+
 
 @dataclass
 class _Drainage:
@@ -289,6 +350,7 @@ def trace_flow(
     crs: Any,
     *,
     max_length_ft: float,
+    min_depression_depth_ft: float = 0.0,
 ) -> FlowTrace:
     """Trace the downslope flow paths from ``source`` until they reach one of ``targets``.
 
@@ -306,6 +368,9 @@ def trace_flow(
         CRS of ``source`` and ``targets``; the returned geometries are in it too.
     max_length_ft : float
         Longest path followed (horizontal feet along the cells).
+    min_depression_depth_ft : float
+        Closed depressions of the DEM window shallower than this are filled before tracing
+        (:func:`fill_shallow_depressions`); 0 traces the DEM as it is.
 
     Returns
     -------
@@ -323,6 +388,7 @@ def trace_flow(
     if not sources.any():
         return FlowTrace("edge", {"edge": 1}, cell_size_ft=dem.cell_size_ft)
     target = ndimage.binary_dilation(_mask(tg, grid, all_touched=True), structure=np.ones((3, 3), dtype=bool))
+    grid.z, filled = fill_shallow_depressions(grid.z, min_depression_depth_ft)
     walk = _walk(_drainage(grid), grid, sources, target, max_length_ft)
     counts = {k: len(v) for k, v in walk.ends.items() if v}
     outcome = next(k for k in OUTCOMES if counts.get(k) or k == "pit")
@@ -332,11 +398,12 @@ def trace_flow(
         cells = np.array(walk.ends["target"])
         best = int(cells[np.argmin(walk.dist[cells])])
         return FlowTrace(outcome, counts, back(_path(walk, best, grid)), None, float(walk.dist[best]),
-                         int(sources.sum()), size)
+                         int(sources.sum()), size, filled)
     cells = np.array(sorted({c for v in walk.ends.values() for c in v}), dtype=np.int64)
     far = int(cells[np.argmax(np.where(np.isfinite(walk.dist[cells]), walk.dist[cells], -1))])
     rows, cols = np.divmod(cells, grid.z.shape[1])
     xs, ys = rasterio.transform.xy(grid.transform, rows, cols)
     ends = MultiPoint(np.column_stack([np.atleast_1d(xs), np.atleast_1d(ys)]))
     length = float(walk.dist[far]) if np.isfinite(walk.dist[far]) else 0.0
-    return FlowTrace(outcome, counts, back(_path(walk, far, grid)), back(ends), length, int(sources.sum()), size)
+    return FlowTrace(outcome, counts, back(_path(walk, far, grid)), back(ends), length, int(sources.sum()), size,
+                     filled)

@@ -198,7 +198,8 @@ def condition_a(ctx: StormwaterContext, rule: Rule, k: int) -> tuple[bool | None
     Within ``impaired_water_distance_ft`` of an impaired water: ``review`` (proximity screens for
     discharge; a human confirms the drainage path). Beyond it the law's test, discharge, is
     decided only by the downslope flow path traced on a DEM (``ctx.flows``): ``review`` when it
-    reaches the water; ``pass`` when every path ends in a closed depression or runs
+    reaches the water; ``pass`` when every path ends in a closed depression at least
+    ``min_depression_depth_ft`` deep (shallower ones are filled before tracing) or runs
     ``max_flow_path_ft`` without reaching it (reading ``undrained_path_end``); ``not_evaluated``
     without a DEM or when a path runs off the DEM.
     """
@@ -220,7 +221,9 @@ def condition_a(ctx: StormwaterContext, rule: Rule, k: int) -> tuple[bool | None
         return None, "not_evaluated", (f"{near}, beyond the screening distance of {fmt_num(limit)} ft: discharge not "
                                        f"analysed; {why}"), d, limit, line
     maxl = rule.t("max_flow_path_ft")
-    traced = f"downslope flow path (D8 on the DEM, {flow.source_cells} cells of the site)"
+    shallow = (f"; {flow.filled} closed depression(s) shallower than {fmt_num(rule.t('min_depression_depth_ft'))} ft "
+               f"(min_depression_depth_ft) filled first" if flow.filled else "")
+    traced = f"downslope flow path (D8 on the DEM, {flow.source_cells} cells of the site{shallow})"
     if flow.reached:
         return True, "review", (f"the {traced} reaches impaired water {_reached_label(ctx, flow)} after "
                                 f"{fixed(flow.length_ft, 0)} ft ({near} in a straight line)"), \

@@ -428,3 +428,35 @@ def test_swp008_checklist_numbers(tmp_path, book, texts):
     assert set(f.loc[f["rule_id"] == "SWP-008", "status"]) == {"info"}
     for t in texts:
         assert t in msgs, t
+
+
+# SWP-002 min_depression_depth_ft = 1: a closed depression shallower than it is filled before tracing
+@pytest.mark.parametrize("book", BOOKS)
+@pytest.mark.parametrize("crs", [NY_FT, UTM18])
+@pytest.mark.parametrize("depth, expect", [
+    # The plane falling east 1 ft per 10-ft cell, with the cell at u = 205 on the path's row lowered to
+    # `depth` ft below its spill point, its east neighbour (z = 1000 - 21.5 = 978.5): a one-cell pit.
+    (0.99, "review"),  # under: filled to 978.5, it drains east through its spill point; the path reaches the water
+    (1.0, "pass"),     # at: a closed depression, the path ends in it (undrained_path_end=no_discharge)
+    (1.01, "pass"),    # over: the same
+])
+def test_swp002_min_depression_depth(tmp_path, book, crs, depth, expect):
+    def z_of(u, v):
+        z = 1000.0 - 0.1 * u + 0.0 * v
+        return np.where((np.abs(u - 205.0) < 1) & (np.abs(v - 5.0) < 1), 978.5 - depth, z)
+
+    dem = dem_tif(tmp_path, z_of, crs=crs)
+    res = run(tmp_path, book, crs=crs, dem=dem, disturbance=one_cell_site(crs), impaired_waters=water_metres(605, crs))
+    f = one(res, "SWP-002")
+    assert f["status"] == expect, f["message"]
+    if expect == "review":
+        assert "1 closed depression(s) shallower than 1 ft (min_depression_depth_ft) filled first" in f["message"]
+        assert "reaches impaired water W1" in f["message"]
+    else:
+        pt = f.geometry if f.geometry.geom_type == "Point" else f.geometry.geoms[0]
+        want = Point(X0 + 205.0, Y0 + 5.0)  # the bottom of the pit: the centre of the lowered cell
+        if crs != NY_FT:  # the metre grid's cell, laid out along its own axes from the origin
+            o = gpd.GeoSeries([Point(X0, Y0)], crs=NY_FT).to_crs(crs).iloc[0]
+            want = gpd.GeoSeries([Point(o.x + 205 * 0.3048, o.y + 5 * 0.3048)], crs=crs).to_crs(NY_FT).iloc[0]
+        assert (pt.x, pt.y) == pytest.approx((want.x, want.y), abs=0.05)
+        assert "filled first" not in f["message"]

@@ -28,7 +28,7 @@ from geoconstraints.errors import CRSError, DemError, FieldError, GeometryError,
 from geoconstraints.io.layers import load_layers
 from geoconstraints.io.roles import ROLES
 from geoconstraints.io.sources import LayerSource, parse_path_layer, resolve_sources
-from geoconstraints.io.validate import nfhl_sentinels
+from geoconstraints.io.validate import id_texts, nfhl_sentinels
 from geoconstraints.units import SQFT_PER_ACRE
 
 S_BFE = REAL / "lexington_va" / "S_BFE.shp"
@@ -485,3 +485,29 @@ def test_repaired_polygon_in_mixed_role_stays_polygon(tmp_path):
     g = load_layers(write_gpkg(tmp_path / "t.gpkg", {"streams": s}))["streams"]
     assert g.geom_type.tolist() in (["Polygon"], ["MultiPolygon"])
     assert g.geometry.area.iloc[0] == pytest.approx(10_000.0)
+
+
+@pytest.mark.parametrize("values, dtype", [
+    ([1234.0, 2.5, None, float("nan"), 1e17, -3.0, 0.1, float("inf")], "float64"),
+    ([7, 12, 3000000000], "int64"),
+    ([7, None, 12], "Int64"),
+    (["A-1", "  ", None, "B 2 ", "\t", "", "x"], "object"),
+    (["A-1", "  ", None, "B 2 ", "\u2003", "x"], "string"),
+    (["A-1", 5.0, 5.5, None, "  ", 7], "object"),  # mixed: one value at a time
+])
+def test_id_texts_is_the_value_by_value_reading(values, dtype):
+    # the vectorized reading of ids against the reference, one value at a time: blank = missing or only
+    # white space; a whole-number float reads as an integer; anything else as str()
+    s = pd.Series(values, dtype=dtype)
+    text, blank, _ = id_texts(s)
+
+    def one(v):
+        if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)):
+            return ""
+        if isinstance(v, str) and not v.strip():
+            return ""
+        return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+
+    want = [one(v) for v in s.astype(object)]
+    assert text.tolist() == want
+    assert blank.tolist() == [w == "" for w in want]

@@ -200,8 +200,9 @@ def load_layers(
     warn: list[str] = []
     raw: dict[str, gpd.GeoDataFrame] = {}
     info: dict[str, LayerInfo] = {}
+    digests: dict[str, str] = {}  # the layers of one GeoPackage: its file hashed once
     for role, src in sources.items():
-        raw[role], info[role] = _read_role(role, src, warn, strict=strict)
+        raw[role], info[role] = _read_role(role, src, warn, strict=strict, digests=digests)
     working, reason = _working_crs(raw, crs if crs is not None else settings.get("crs"), primary)
     frames = {role: _to_working(role, gdf, working) for role, gdf in raw.items()}
     warn.extend(_mixed_crs_warning(info, working, reason))
@@ -273,9 +274,10 @@ def _open_dem(dem: Any, dem_z_units: str | None, settings: dict[str, Any], frame
 
 
 def _read_role(role: str, src: LayerSource, warn: list[str], *, strict: bool = False,
-               ) -> tuple[gpd.GeoDataFrame, LayerInfo]:
+               digests: dict[str, str] | None = None) -> tuple[gpd.GeoDataFrame, LayerInfo]:
     """Read one role's layer and validate it (CRS present, fields, ids, geometries, NFHL
-    sentinels, location); warnings are appended to ``warn``."""
+    sentinels, location); warnings are appended to ``warn``. ``digests`` keeps the SHA-256 of
+    the files hashed so far in this load, by path."""
     spec = ROLES[role]
     digest = ""
     if src.db is not None:
@@ -304,7 +306,13 @@ def _read_role(role: str, src: LayerSource, warn: list[str], *, strict: bool = F
                               absent)
     file = local_archive(src.uri) if src.uri is not None else src.path
     size = file.stat().st_size if file is not None and file.is_file() else 0
-    digest = sha256_file(file) if file is not None and file.is_file() else ""
+    digest = ""
+    if file is not None and file.is_file():
+        cache = {} if digests is None else digests
+        key = str(file.resolve())
+        if key not in cache:
+            cache[key] = sha256_file(file)
+        digest = cache[key]
     return gdf, LayerInfo(role, label(src.uri) if src.uri is not None else str(src.path), src.layer, len(gdf),
                           source_crs, digest, size, kept, absent)
 

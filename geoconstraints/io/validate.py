@@ -97,13 +97,15 @@ def assign_ids(gdf: gpd.GeoDataFrame, src: LayerSource, spec: RoleSpec, warn: li
                         f"number (row 1, row 2 ...). Name the id field with id = \"...\" in a project file")
         gdf["feature_id"] = [f"row {i}" for i in row_no]
         return gdf
-    if gdf[id_field].duplicated(keep=False).any():
+    raw_dup: np.ndarray | None = gdf[id_field].duplicated(keep=False).to_numpy()
+    if raw_dup is not None and raw_dup.any():
         gdf, row_no = _drop_copies(gdf, id_field, row_no, what, warn)
-    ids = gdf[id_field]
-    blank = (ids.isna() | ids.map(lambda v: isinstance(v, str) and not v.strip())).to_numpy()
-    as_text = ids.map(lambda v: str(int(v)) if isinstance(v, float) and float(v).is_integer() else str(v)).to_numpy()
-    as_text = np.where(blank, "", as_text).astype(object)
-    dup = ~blank & pd.Series(as_text).duplicated(keep=False).to_numpy()
+        raw_dup = None  # features dropped: counted again below
+    as_text, blank, verbatim = id_texts(gdf[id_field])
+    if verbatim and raw_dup is not None:  # the text is the value itself: the same repeats
+        dup = ~blank & raw_dup
+    else:
+        dup = ~blank & pd.Series(as_text).duplicated(keep=False).to_numpy()
     if strict and (blank.any() or dup.any()):
         _refuse_ids(what, id_field, as_text, row_no, blank, dup)
     if blank.any():
@@ -115,12 +117,49 @@ def assign_ids(gdf: gpd.GeoDataFrame, src: LayerSource, spec: RoleSpec, warn: li
         warn.append(f"{what}: {int(dup.sum())} feature(s) share an id in field {id_field} ({id_list(shown, 5)}); "
                     f"they are identified as 'ID (row N)'. Fix the ids, name a unique id field with id = \"...\" "
                     f"in a project file, or use --strict to refuse such a layer")
-    rows = row_no.astype(str)
-    out = np.where(blank, np.char.add("row ", rows).astype(object), as_text)
-    tagged = as_text[dup].astype(str)
-    out[dup] = [f"{v} (row {r})" for v, r in zip(tagged, rows[dup])]
-    gdf["feature_id"] = out.astype(object)
+    out = as_text.copy()
+    out[blank] = [f"row {r}" for r in row_no[blank]]
+    out[dup] = [f"{v} (row {r})" for v, r in zip(as_text[dup], row_no[dup])]
+    gdf["feature_id"] = out
     return gdf
+
+
+def id_texts(ids: pd.Series) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Each id as text (``""`` where blank), where it is blank, and whether the text is the value itself.
+
+    Blank: missing, or a text of spaces only. A whole-number float id (``1234.0``: a numeric
+    shapefile or GeoPackage field) reads ``1234``. Vectorized for text, integer and float
+    columns; a column of mixed values is converted one value at a time.
+
+    Examples
+    --------
+    >>> t, blank, _ = id_texts(pd.Series([1234.0, 2.5, None]))
+    >>> t.tolist(), blank.tolist()
+    (['1234', '2.5', ''], [False, False, True])
+    >>> t, blank, same = id_texts(pd.Series(["A-1", "  ", None]))
+    >>> t.tolist(), blank.tolist(), same
+    (['A-1', '', ''], [False, True, True], True)
+    """
+    miss = ids.isna().to_numpy()
+    if pd.api.types.is_float_dtype(ids.dtype):
+        v = ids.to_numpy(dtype="float64", na_value=np.nan)
+        text = v.astype(str).astype(object)  # numpy's shortest repr, as str(float)
+        whole = np.isfinite(v) & (np.floor(v) == v) & (np.abs(v) < 2.0 ** 53)
+        text[whole] = v[whole].astype(np.int64).astype(str)
+        big = np.isfinite(v) & (np.floor(v) == v) & ~whole
+        text[big] = [str(int(x)) for x in v[big]]
+        verbatim, blank = False, miss
+    elif pd.api.types.is_integer_dtype(ids.dtype) or pd.api.types.is_bool_dtype(ids.dtype):
+        text, verbatim, blank = ids.astype(str).to_numpy(dtype=object), False, miss
+    elif pd.api.types.is_string_dtype(ids.dtype) and pd.api.types.infer_dtype(ids, skipna=True) in ("string", "empty"):
+        text, verbatim = ids.to_numpy(dtype=object, na_value=""), True
+        blank = miss | ids.str.strip().eq("").fillna(False).to_numpy(dtype=bool)
+    else:  # mixed values in an object column
+        blank = (ids.isna() | ids.map(lambda x: isinstance(x, str) and not x.strip())).to_numpy()
+        text = ids.map(lambda x: str(int(x)) if isinstance(x, float) and float(x).is_integer() else str(x)).to_numpy()
+        verbatim = False
+    text = np.where(blank, "", text).astype(object)
+    return text, np.asarray(blank, dtype=bool), verbatim
 
 
 def _id_field(gdf: gpd.GeoDataFrame, src: LayerSource, spec: RoleSpec, what: str) -> str | None:

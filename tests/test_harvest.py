@@ -28,6 +28,7 @@ from geoconstraints.errors import InputError
 from geoconstraints.io.dem import open_dem
 from geoconstraints.io.layers import Layers
 from geoconstraints.rulebook.loader import load_rulebook
+from geoconstraints.rules import harvest as hv
 from geoconstraints.units import FT_PER_M, SQFT_PER_ACRE
 
 ARC = 0.5 * 64 * math.sin(2 * math.pi / 64) / math.pi  # buffer circle (64 segments) / true circle
@@ -1297,3 +1298,32 @@ def test_stream_vocabulary_with_an_unknown_kind_is_refused(tmp_path) -> None:
                   "        - {field: kind, values: {creek: seasonal}}\n")
     with pytest.raises(RulebookError, match="seasonal"):
         check_harvest(scene(), load_rulebook(rb))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_ownership_groups_equal_those_of_the_whole_layer_self_join(seed, monkeypatch):
+    # HRV-001's grouping searches the parcels outward from the harvest areas' parcels instead of joining
+    # the whole parcels layer with itself; on a 30 x 30 grid of 100-ft parcels with a few owners (some not
+    # stated) and random areas, the groups (which areas go together, and the parcels of each group) are
+    # those of the self-join reference
+    rng = np.random.default_rng(seed)
+    cells = [(c, r) for r in range(30) for c in range(30)]
+    owners = rng.choice(np.array(["SMITH", "JONES", "LEE", None], dtype=object), len(cells), p=[0.4, 0.3, 0.2, 0.1])
+    parcels = layer([f"P{i}" for i in range(len(cells))],
+                    [box(100 * c, 100 * r, 100 * c + 100, 100 * r + 100) for c, r in cells], owner=list(owners))
+    picks = rng.choice(len(cells), 6, replace=False)
+    ha = layer([f"H{k}" for k in range(6)],
+               [box(100 * cells[i][0] + 20, 100 * cells[i][1] + 20, 100 * cells[i][0] + 80, 100 * cells[i][1] + 80)
+                for i in picks], owner=list(rng.choice(np.array(["SMITH", None], dtype=object), 6)))
+    got = hv._ownership(ha, parcels, 1.0)
+    # the reference: every parcel queried against the whole layer, as before
+    monkeypatch.setattr(hv, "_joinable_parcels", lambda p, own, seeds, distance: p.sindex.query(
+        p.geometry.values, predicate="dwithin", distance=distance))
+    want = hv._ownership(ha, parcels, 1.0)
+    for name in ("certain", "possible"):
+        ga, gb = getattr(got, name), getattr(want, name)
+        assert (ga[:, None] == ga[None, :]).tolist() == (gb[:, None] == gb[None, :]).tolist()
+    assert got.parcels == want.parcels and got.why_unknown == want.why_unknown
+    assert {tuple(sorted(got.parcel_of_comp[int(c)])) for c in got.certain} == \
+           {tuple(sorted(want.parcel_of_comp[int(c)])) for c in want.certain}
+    assert max(len(v) for v in got.parcel_of_comp.values()) > 3  # groups of several parcels were found

@@ -398,6 +398,29 @@ def _area_parcel_links(ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None) -
     return ai, pj
 
 
+def _joinable_parcels(parcels: gpd.GeoDataFrame, owners: np.ndarray, seeds: np.ndarray,
+                      distance: float) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of parcels within ``distance`` that contiguity of one owner joins or may join (one
+    owner, or an owner not stated), found outward from ``seeds`` (the parcels of the harvest
+    areas): only the parcels such chains reach are queried, never the whole layer against itself.
+    """
+    geoms = parcels.geometry.values
+    seen = np.zeros(len(parcels), dtype=bool)
+    front = np.unique(np.asarray(seeds, dtype=np.int64))
+    seen[front] = True
+    pa: list[np.ndarray] = [np.array([], dtype=np.int64)]
+    pb: list[np.ndarray] = [np.array([], dtype=np.int64)]
+    while len(front):
+        i, b = parcels.sindex.query(geoms[front], predicate="dwithin", distance=distance)
+        a = front[i]
+        ok = (a != b) & ((owners[a] == None) | (owners[b] == None) | (owners[a] == owners[b]))
+        pa.append(a[ok])
+        pb.append(b[ok])
+        front = np.unique(b[ok][~seen[b[ok]]])
+        seen[front] = True
+    return np.concatenate(pa), np.concatenate(pb)
+
+
 def _ownership(ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None, tol: float) -> _Ownership:
     """Group the harvest areas by parcel and same-owner contiguity (§ 44-VI-6(B), (C)).
 
@@ -423,7 +446,7 @@ def _ownership(ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None, tol: floa
     pa = pb = np.array([], int)
     if m:
         assert parcels is not None  # m counts its features
-        pa, pb = parcels.sindex.query(parcels.geometry.values, predicate="dwithin", distance=tol + _TOL_FT)
+        pa, pb = _joinable_parcels(parcels, p_own, pj, tol + _TOL_FT)
         same = (p_own[pa] != None) & (p_own[pa] == p_own[pb])
         ea.append(pa[same] + n)
         eb.append(pb[same] + n)

@@ -17,11 +17,12 @@ import pyogrio
 from geoconstraints.errors import GeoConstraintsError, LayerReadError
 from geoconstraints.io.dem import open_dem
 from geoconstraints.io.layers import load_layers
-from geoconstraints.io.paths import check_file, is_virtual, label
+from geoconstraints.io.paths import check_file, is_virtual
 from geoconstraints.io.postgis import is_db_source, parse_db_source, read_postgis
 from geoconstraints.io.projection import crs_label, lonlat_bounds
 from geoconstraints.io.roles import ROLES, LayerSource
 from geoconstraints.io.sources import gdal_quiet, list_layers, read_project_file
+from geoconstraints.text import redact
 
 RASTER_SUFFIXES = (".tif", ".tiff", ".gtiff")
 
@@ -126,7 +127,7 @@ def describe(path: str | os.PathLike[str]) -> dict[str, Any]:
         return _describe_db(text)
     virtual = is_virtual(text)
     p = Path(text)
-    name = label(text) if virtual else p.name
+    name = redact(text) if virtual else p.name
     out: dict[str, Any] = {"source": name, "kind": "vector", "ok": True, "problem": None, "layers": [], "notes": []}
     if p.suffix.lower() in RASTER_SUFFIXES:
         return _describe_raster(p, name, text if virtual else None)

@@ -26,7 +26,7 @@ from pyproj import CRS
 from geoconstraints.errors import CRSError, InputError
 from geoconstraints.io import projection
 from geoconstraints.io.dem import Dem, open_dem
-from geoconstraints.io.paths import is_virtual, label, local_archive, sha256_file
+from geoconstraints.io.paths import is_virtual, local_archive, sha256_file
 from geoconstraints.io.postgis import is_db_source, read_postgis
 from geoconstraints.io.projection import crs_label
 from geoconstraints.io.roles import PLAN_ROLES, ROLES, SITE_ROLES, LayerSource
@@ -40,6 +40,7 @@ from geoconstraints.io.validate import (
     normalize_role_fields,
     polygonal_parts,
 )
+from geoconstraints.text import redact
 
 log = logging.getLogger(__name__)
 
@@ -313,7 +314,7 @@ def _read_role(role: str, src: LayerSource, warn: list[str], *, strict: bool = F
         if key not in cache:
             cache[key] = sha256_file(file)
         digest = cache[key]
-    return gdf, LayerInfo(role, label(src.uri) if src.uri is not None else str(src.path), src.layer, len(gdf),
+    return gdf, LayerInfo(role, redact(src.uri) if src.uri is not None else str(src.path), src.layer, len(gdf),
                           source_crs, digest, size, kept, absent)
 
 

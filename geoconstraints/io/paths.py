@@ -13,7 +13,6 @@ import stat
 from pathlib import Path
 
 from geoconstraints.errors import InputError, LayerReadError
-from geoconstraints.text import redact
 
 MAX_TEXT_BYTES = 1 << 20
 """Largest project file or rulebook read (1 MiB; the shipped Vestal rulebook is 71 kB)."""
@@ -68,11 +67,6 @@ def local_archive(text: str) -> Path | None:
     """The local file inside a ``/vsizip/``, ``/vsitar/`` or ``/vsigzip/`` path (None otherwise)."""
     m = re.match(r"^/vsi(?:zip|tar|gzip|7z)/(.+?\.(?:zip|tar|tgz|tar\.gz|gz|7z))(?:/|$)", text, re.IGNORECASE)
     return Path(m.group(1)) if m else None
-
-
-def label(text: str) -> str:
-    """A virtual path or URL for messages: credentials removed."""
-    return redact(text)
 
 
 def check_file(path: Path, what: str, *, allow_empty: bool = False) -> None:

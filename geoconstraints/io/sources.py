@@ -16,7 +16,7 @@ import geopandas as gpd
 import pyogrio
 
 from geoconstraints.errors import GeometryError, InputError, LayerReadError
-from geoconstraints.io.paths import check_file, gdal_path, is_virtual, label, split_virtual_layer
+from geoconstraints.io.paths import check_file, gdal_path, is_virtual, split_virtual_layer
 from geoconstraints.io.postgis import PgSource, is_db_source, parse_db_source, read_postgis
 from geoconstraints.io.project import LayerSpec, beside, dem_setting, read_project
 from geoconstraints.io.roles import ROLES, LayerSource
@@ -58,11 +58,11 @@ def list_layers(path: Path | str) -> list[str]:
             names = [str(r[0]) for r in pyogrio.list_layers(gdal_path(str(path)))]
     except Exception as exc:  # noqa: BLE001 - GDAL raises several kinds
         raise LayerReadError(
-            f"{label(str(path))}: cannot be read as vector data ({_short(exc)}). Is it a GeoPackage, "
+            f"{redact(str(path))}: cannot be read as vector data ({_short(exc)}). Is it a GeoPackage, "
             f"shapefile or GeoJSON, and not corrupt?{_net_hint(str(path))}"
         ) from None
     if not names:
-        raise LayerReadError(f"{label(str(path))}: holds no vector layer{'; ' + said[0] if said else ''}. "
+        raise LayerReadError(f"{redact(str(path))}: holds no vector layer{'; ' + said[0] if said else ''}. "
                              f"Is it a GeoPackage, shapefile or GeoJSON?")
     return names
 
@@ -207,7 +207,7 @@ def _sources_of(source: str | os.PathLike[str], settings: dict[str, Any]) -> dic
     found = sources_from_geopackage(os.fspath(source) if is_virtual(os.fspath(source)) else p)
     if not found:
         raise InputError(
-            f"{label(os.fspath(source))}: none of its layers is named after a role ({', '.join(ROLES)}). "
+            f"{redact(os.fspath(source))}: none of its layers is named after a role ({', '.join(ROLES)}). "
             f"Rename the layers or map them with --ROLE PATH:LAYER or a project file"
         )
     return found

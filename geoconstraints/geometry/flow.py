@@ -228,7 +228,12 @@ class _Drainage:
     step_ft: np.ndarray       # length of the step to it
     region: np.ndarray        # label of the no-descent region of each cell (0: the cell descends)
     region_edge: np.ndarray   # per label: the region touches the DEM's edge or nodata
-    outlets: list[np.ndarray]  # per label: flat indices of its outlets (same elevation, descending)
+    outlet_cells: np.ndarray  # outlets (same elevation, descending) of every region, sorted by label
+    outlet_bounds: np.ndarray  # region k's outlets are outlet_cells[outlet_bounds[k]:outlet_bounds[k + 1]]
+
+    def outlets(self, k: int) -> np.ndarray:
+        """Flat indices of the outlets of region ``k`` (empty: a closed depression)."""
+        return np.unique(self.outlet_cells[self.outlet_bounds[k]:self.outlet_bounds[k + 1]])
 
 
 def _drainage(g: _Grid) -> _Drainage:
@@ -267,9 +272,8 @@ def _drainage(g: _Grid) -> _Drainage:
     lab_all, cell_all = np.concatenate(pairs_r), np.concatenate(pairs_c)
     order = np.argsort(lab_all, kind="stable")
     lab_all, cell_all = lab_all[order], cell_all[order]
-    bounds = np.searchsorted(lab_all, np.arange(n + 2))
-    outlets = [np.unique(cell_all[bounds[k]:bounds[k + 1]]) for k in range(n + 1)]
-    return _Drainage(rec.ravel(), step.ravel(), region.ravel(), region_edge, outlets)
+    bounds = np.searchsorted(lab_all, np.arange(n + 2))  # looked up only for the regions a path meets
+    return _Drainage(rec.ravel(), step.ravel(), region.ravel(), region_edge, cell_all, bounds)
 
 
 # ------------------------------------------------------------------------------------------
@@ -307,7 +311,7 @@ def _walk(dr: _Drainage, g: _Grid, sources: np.ndarray, targets: np.ndarray, max
         lab = dr.region[flat]
         ends["edge"] += list(flat[dr.region_edge[lab]])
         for f, k in zip(flat[~dr.region_edge[lab]], lab[~dr.region_edge[lab]]):  # cells on flats: a few
-            outs = dr.outlets[k]
+            outs = dr.outlets(int(k))
             if not len(outs):
                 ends["pit"].append(int(f))
                 continue

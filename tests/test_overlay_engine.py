@@ -219,6 +219,16 @@ def test_a_stream_inside_a_parcel_is_at_zero_and_bad_bounds_are_refused():
             distance_to_lines([parcel], [inner], max_distance_ft=bad)
 
 
+def test_a_chunk_whose_subjects_all_touch_a_line_needs_no_nearest_search():
+    # two subjects the line crosses (0 ft) and one 25 ft below it (by hand), in chunks of 2; then only
+    # crossed subjects: the nearest search gets no subject at all
+    line = LineString([(5, -5), (5, 20), (100, 20)])
+    crossed = [box(0, 0, 10, 10), box(90, 15, 110, 25)]
+    got = distance_to_lines(crossed + [box(30, -20, 40, -5)], [line], max_distance_ft=100, workers=2, chunk_size=2)
+    assert got.tolist() == [0.0, 0.0, 25.0]
+    assert distance_to_lines(crossed, [line], max_distance_ft=100, workers=1).tolist() == [0.0, 0.0]
+
+
 def test_edge_subjects_match_plain_shapely():
     """Multipart and holed subjects, a holed cover, a missing geometry, a subject touching the cover only."""
     ring = box(0, 0, 1000, 1000).difference(box(400, 400, 600, 600))  # a cover with a hole

@@ -18,6 +18,7 @@ from shapely.geometry.base import BaseGeometry
 from geoconstraints.errors import RulebookError
 from geoconstraints.rulebook.findings import FINDING_COLUMNS, STATUSES
 from geoconstraints.rulebook.render import (
+    fields_of,
     fmt_num,
     num_texts,
     render_messages,
@@ -271,8 +272,8 @@ class Rule:
         layer = value_texts(subject_layer) if _is_rows(subject_layer) else value_text(subject_layer)
         units = value_texts(unit) if _is_rows(unit) else value_text(unit)
         texts: dict[str, Any] = {**self.names(), "detail": ""}
-        texts.update(subject_layer=layer, unit=units, subject_id=ids, measured=num_texts(meas),
-                     threshold=num_texts(thr))
+        texts.update(subject_layer=layer, unit=units, subject_id=ids, measured=self._num_texts_where_used(st, meas,
+                     "measured"), threshold=self._num_texts_where_used(st, thr, "threshold"))
         texts.update({k: value_texts(v) if _is_rows(v) else value_text(v) for k, v in values.items()})
         suffix = f" [waived: {self.waived}]" if self.waived else ""
         msgs = render_messages(self.template, st, texts, where=f"rule {self.id}", suffix=suffix)
@@ -286,6 +287,21 @@ class Rule:
                            else pd.Series(nums[c], dtype="float64", index=range(n)) for c in FINDING_COLUMNS},
                           index=range(n))
         return gpd.GeoDataFrame(df, geometry=_geometry_array(geometry, n, crs), crs=crs)
+
+    def _num_texts_where_used(self, status: np.ndarray, values: np.ndarray, name: str) -> np.ndarray:
+        """:func:`num_texts` of ``values`` on the rows whose status's template uses field ``name``
+        (None on the others: no message reads them; a pass message rarely prints the measure)."""
+        use = [s for s in pd.unique(status) if name in fields_of(self.template(str(s)))]
+        if len(use) == 1:
+            need = status == use[0]
+        else:
+            need = np.isin(status, use) if use else np.zeros(len(status), dtype=bool)
+        if need.all():
+            return num_texts(values)
+        out = np.full(len(values), None, dtype=object)
+        if need.any():
+            out[need] = num_texts(values[need])
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """The rule as plain data (for the catalogue and reports)."""

@@ -72,6 +72,40 @@ def _column(v: Any, n: int, rule_id: str) -> np.ndarray:
     return out
 
 
+def _floats(v: Any, n: int, rule_id: str) -> np.ndarray:
+    """A per-row or one number as float64 (text and None: NaN); a numeric array is taken as it is.
+
+    Examples
+    --------
+    >>> _floats(np.array([1, 2]), 2, "X").tolist(), _floats(["3.5", None], 2, "X").tolist(), _floats(7, 2, "X").tolist()
+    ([1.0, 2.0], [3.5, nan], [7.0, 7.0])
+    """
+    if _is_rows(v) and not isinstance(v, gpd.array.GeometryArray):
+        a = np.asarray(v.to_numpy() if isinstance(v, pd.Series) else v)
+        if a.ndim == 1 and a.dtype.kind in "fiu":
+            if len(a) != n:
+                raise ValueError(f"rule {rule_id}: {len(a)} values for {n} subjects")
+            return a.astype("float64")
+    return pd.to_numeric(pd.Series(_column(v, n, rule_id)), errors="coerce").to_numpy(dtype="float64")
+
+
+def _status_texts(status: Any, n: int, rule_id: str) -> np.ndarray:
+    """The status of each row as an object array of str (each distinct status converted once).
+
+    Examples
+    --------
+    >>> _status_texts(np.array(["pass", "review", "pass"]), 3, "X").tolist(), _status_texts("info", 2, "X").tolist()
+    (['pass', 'review', 'pass'], ['info', 'info'])
+    """
+    col = _column(status, n, rule_id)
+    codes, uniq = pd.factorize(col, use_na_sentinel=False)
+    if not all(type(u) is str for u in uniq):  # not text: as str() of each row
+        return col.astype(str).astype(object)
+    texts = np.empty(len(uniq), dtype=object)
+    texts[:] = list(uniq)
+    return texts[codes]
+
+
 def _id_texts(subject_id: Any) -> np.ndarray:
     """The subject ids as an object array of str (one id: one row); ids that are all text already
     are taken as they are (a county's parcel ids: no conversion per row)."""
@@ -260,15 +294,11 @@ class Rule:
         ids = _id_texts(subject_id)
         n = len(ids)
 
-        def col(v: Any) -> np.ndarray:
-            return _column(v, n, self.id)
-
-        st = col(status).astype(str).astype(object)
+        st = _status_texts(status, n, self.id)
         bad = set(pd.unique(st)) - set(STATUSES)
         if bad:
             raise ValueError(f"status {', '.join(map(repr, sorted(bad)))} is not one of {', '.join(STATUSES)}")
-        meas = pd.to_numeric(pd.Series(col(measured)), errors="coerce").to_numpy(dtype="float64")
-        thr = pd.to_numeric(pd.Series(col(threshold)), errors="coerce").to_numpy(dtype="float64")
+        meas, thr = _floats(measured, n, self.id), _floats(threshold, n, self.id)
         layer = value_texts(subject_layer) if _is_rows(subject_layer) else value_text(subject_layer)
         units = value_texts(unit) if _is_rows(unit) else value_text(unit)
         texts: dict[str, Any] = {**self.names(), "detail": ""}

@@ -570,11 +570,11 @@ def _fld006_detail(rule: Rule, t: pd.DataFrame, unn: np.ndarray, nofw: np.ndarra
     s_nofw = np.where(nofw, f"BFE zone with no floodway determined: the cumulative rise of the base flood with all "
                             f"other existing and anticipated development must be at most {rise} ft ({rc}); a hydraulic "
                             f"analysis is needed", empty)
-    s_fw = empty.copy()
-    s_fw[withfw] = np.where(fw_here[withfw], f"BFE zone whose reach has a regulatory floodway determined: {fc} applies "
-                                             f"(FLD-002); part of this {what} lies in the floodway",
-                            f"BFE zone whose reach has a regulatory floodway determined: {fc} applies (FLD-002); "
-                            f"no floodway lies on this {what}").astype(object)
+    s_fw = empty.copy()  # object arrays throughout: no fixed-width copy of a long sentence per subject
+    s_fw[withfw] = f"BFE zone whose reach has a regulatory floodway determined: {fc} applies (FLD-002); " \
+                   f"no floodway lies on this {what}"
+    s_fw[withfw & fw_here] = f"BFE zone whose reach has a regulatory floodway determined: {fc} applies (FLD-002); " \
+                             f"part of this {what} lies in the floodway"
     s_unk = np.where(fw_unknown, "BFE zone, but the flood layer carries no ZONE_SUBTY values, so whether a floodway "
                                  f"is determined ({fc}) or not ({rc}: at most {rise} ft rise) cannot be told", empty)
     return _join(s_unn, s_noelev, s_nofw, s_fw, s_unk)

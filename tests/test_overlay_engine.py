@@ -23,6 +23,8 @@ from geoconstraints.errors import InputError
 from geoconstraints.geometry.overlay import (
     TILE_MAX_VERTICES,
     CoverIndex,
+    _surely_thick,
+    _thin,
     _tile,
     distance_to_lines,
     overlay_areas,
@@ -189,6 +191,34 @@ def test_spatial_order_keeps_neighbours_together(county):
     assert np.median(step) < 150  # consecutive parcels are mostly neighbours (100 ft apart)
 
 
+def test_partial_geometry_keys_return_the_overlap_only_where_it_is_not_the_whole_subject():
+    cover = CoverIndex.build([("_covered", [box(0, 0, 100, 100)]), ("_sfha", [box(0, 0, 100, 100)])])
+    inside, half = box(10, 10, 20, 20), box(90, 10, 110, 20)  # by hand: 100 sq ft whole, 100 of 200 sq ft
+    ov = overlay_areas([inside, half], cover, tolerance_ft=1.0, min_area_sqft=1.0, workers=1,
+                       partial_geometry=["_covered"])
+    got = {(r.subject, r.key): r for r in ov.itertuples()}
+    assert got[(0, "_covered")].raw_sqft == 100.0 and got[(0, "_covered")].geometry is None
+    assert shapely.equals(got[(0, "_sfha")].geometry, inside)  # not a partial-geometry key: kept
+    assert got[(1, "_covered")].raw_sqft == 100.0 and shapely.equals(got[(1, "_covered")].geometry,
+                                                                     box(90, 10, 100, 20))
+
+
+def test_thin_skips_the_buffer_only_for_polygons_that_cannot_vanish(county):
+    # an independent check: the plain negative buffer of every overlap of a parcel with the AE zones
+    parcels, flood, _ = county
+    ae = shapely.union_all(flood.geometry.values[(flood["FLD_ZONE"] == "AE").to_numpy()])
+    pieces = shapely.intersection(np.asarray(parcels.geometry.values, dtype=object), ae)
+    pieces = pieces[~shapely.is_empty(pieces) & (shapely.area(pieces) > 0)]
+    pieces = np.concatenate([pieces, [box(0, 0, 100, 0.9), box(0, 0, 100, 1.1), box(0, 0, 3, 3)]])
+    for tol in (1.0, 4.0, 30.0):
+        shrunk = shapely.buffer(pieces, -tol / 2, quad_segs=2)
+        want = shapely.is_empty(shrunk) | (shapely.area(shrunk) <= 0)
+        assert want.any() and (~want).any()
+        np.testing.assert_array_equal(_thin(pieces, np.full(len(pieces), tol)), want)
+    skipped = _surely_thick(pieces, np.full(len(pieces), 0.5))
+    assert skipped.sum() > len(pieces) / 2  # most overlaps are not buffered at a 1-ft tolerance
+
+
 # ------------------------------------------------------------------------------------------
 # stream distance
 
@@ -217,6 +247,16 @@ def test_a_stream_inside_a_parcel_is_at_zero_and_bad_bounds_are_refused():
     for bad in (-1.0, math.inf, math.nan):
         with pytest.raises(InputError, match="max_distance_ft"):
             distance_to_lines([parcel], [inner], max_distance_ft=bad)
+
+
+def test_a_chunk_whose_subjects_all_touch_a_line_needs_no_nearest_search():
+    # two subjects the line crosses (0 ft) and one 25 ft below it (by hand), in chunks of 2; then only
+    # crossed subjects: the nearest search gets no subject at all
+    line = LineString([(5, -5), (5, 20), (100, 20)])
+    crossed = [box(0, 0, 10, 10), box(90, 15, 110, 25)]
+    got = distance_to_lines(crossed + [box(30, -20, 40, -5)], [line], max_distance_ft=100, workers=2, chunk_size=2)
+    assert got.tolist() == [0.0, 0.0, 25.0]
+    assert distance_to_lines(crossed, [line], max_distance_ft=100, workers=1).tolist() == [0.0, 0.0]
 
 
 def test_edge_subjects_match_plain_shapely():

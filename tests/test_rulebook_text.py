@@ -98,3 +98,22 @@ def test_a_changed_threshold_renames_the_rule(tmp_path) -> None:
     r = load_rulebook(p)["HRV-025"]
     assert r.title == "Landings at least 200 ft from any public right-of-way"
     assert "200 ft" in r.summary and "150" not in r.summary
+
+
+def test_measured_is_written_only_where_a_message_prints_it() -> None:
+    # pass does not print {measured}: its rows are never formatted; review does (by hand: 1,234.57 and 0.5)
+    rule = Rule(id="ABC-001", title="t", group="flood", citation="c",
+                messages={"review": "{subject_id}: {measured} acres ({detail}).", "pass": "{subject_id}: {detail}"})
+    f = rule.findings(["review", "pass", "review", "pass"], subject_layer="parcels", subject_id=["a", "b", "c", "d"],
+                      measured=[1234.5678, float("nan"), 0.5, 7.0], unit="acres", detail=["x", "", "y", "z  "])
+    assert f["message"].tolist() == ["a: 1,234.57 acres (x).", "b:", "c: 0.5 acres (y).", "d: z"]
+    assert f["measured"].tolist()[::2] == [1234.5678, 0.5]  # the numbers themselves are all kept
+    assert rule.findings("pass", subject_id="e", measured=3.0, detail="w")["message"].tolist() == ["e: w"]
+
+
+def test_messages_without_edge_whitespace_are_not_stripped_and_the_others_are() -> None:
+    rule = Rule(id="ABC-002", title="t", group="flood", citation="c",
+                messages={"pass": "parcels {subject_id}: ok.", "info": "{detail}", "review": " {subject_id} x"})
+    f = rule.findings(["pass", "info", "info", "review"], subject_id=["P 1", "P2", "P3", "P4"],
+                      detail=["", "  two ", "", ""])
+    assert f["message"].tolist() == ["parcels P 1: ok.", "two", "", "P4 x"]

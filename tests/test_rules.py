@@ -4,6 +4,7 @@ registry, and the ``geoconstraints rules`` command."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from shapely.geometry import Point
 
@@ -243,6 +244,10 @@ def test_bad_status_refused():
         r.findings("ok", subject_layer="haul_roads", subject_id="R1")
     with pytest.raises(ValueError, match="2 values for 3 subjects"):
         r.findings(["pass", "pass"], subject_id=["R1", "R2", "R3"])
+    with pytest.raises(ValueError, match="2 values for 3 subjects"):  # a numeric array is checked too
+        r.findings("pass", subject_id=["R1", "R2", "R3"], measured=np.array([1.0, 2.0]))
+    with pytest.raises(ValueError, match="status 'None' is not one of"):
+        r.findings(["pass", None], subject_id=["R1", "R2"])
 
 
 def test_run_group_without_check_names_the_rule(monkeypatch):

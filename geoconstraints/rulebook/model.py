@@ -18,6 +18,7 @@ from shapely.geometry.base import BaseGeometry
 from geoconstraints.errors import RulebookError
 from geoconstraints.rulebook.findings import FINDING_COLUMNS, STATUSES
 from geoconstraints.rulebook.render import (
+    fields_of,
     fmt_num,
     num_texts,
     render_messages,
@@ -69,6 +70,40 @@ def _column(v: Any, n: int, rule_id: str) -> np.ndarray:
     out = np.empty(n, dtype=object)
     out[:] = [v] * n
     return out
+
+
+def _floats(v: Any, n: int, rule_id: str) -> np.ndarray:
+    """A per-row or one number as float64 (text and None: NaN); a numeric array is taken as it is.
+
+    Examples
+    --------
+    >>> _floats(np.array([1, 2]), 2, "X").tolist(), _floats(["3.5", None], 2, "X").tolist(), _floats(7, 2, "X").tolist()
+    ([1.0, 2.0], [3.5, nan], [7.0, 7.0])
+    """
+    if _is_rows(v) and not isinstance(v, gpd.array.GeometryArray):
+        a = np.asarray(v.to_numpy() if isinstance(v, pd.Series) else v)
+        if a.ndim == 1 and a.dtype.kind in "fiu":
+            if len(a) != n:
+                raise ValueError(f"rule {rule_id}: {len(a)} values for {n} subjects")
+            return a.astype("float64")
+    return pd.to_numeric(pd.Series(_column(v, n, rule_id)), errors="coerce").to_numpy(dtype="float64")
+
+
+def _status_texts(status: Any, n: int, rule_id: str) -> np.ndarray:
+    """The status of each row as an object array of str (each distinct status converted once).
+
+    Examples
+    --------
+    >>> _status_texts(np.array(["pass", "review", "pass"]), 3, "X").tolist(), _status_texts("info", 2, "X").tolist()
+    (['pass', 'review', 'pass'], ['info', 'info'])
+    """
+    col = _column(status, n, rule_id)
+    codes, uniq = pd.factorize(col, use_na_sentinel=False)
+    if not all(type(u) is str for u in uniq):  # not text: as str() of each row
+        return col.astype(str).astype(object)
+    texts = np.empty(len(uniq), dtype=object)
+    texts[:] = list(uniq)
+    return texts[codes]
 
 
 def _id_texts(subject_id: Any) -> np.ndarray:
@@ -259,20 +294,16 @@ class Rule:
         ids = _id_texts(subject_id)
         n = len(ids)
 
-        def col(v: Any) -> np.ndarray:
-            return _column(v, n, self.id)
-
-        st = col(status).astype(str).astype(object)
+        st = _status_texts(status, n, self.id)
         bad = set(pd.unique(st)) - set(STATUSES)
         if bad:
             raise ValueError(f"status {', '.join(map(repr, sorted(bad)))} is not one of {', '.join(STATUSES)}")
-        meas = pd.to_numeric(pd.Series(col(measured)), errors="coerce").to_numpy(dtype="float64")
-        thr = pd.to_numeric(pd.Series(col(threshold)), errors="coerce").to_numpy(dtype="float64")
+        meas, thr = _floats(measured, n, self.id), _floats(threshold, n, self.id)
         layer = value_texts(subject_layer) if _is_rows(subject_layer) else value_text(subject_layer)
         units = value_texts(unit) if _is_rows(unit) else value_text(unit)
         texts: dict[str, Any] = {**self.names(), "detail": ""}
-        texts.update(subject_layer=layer, unit=units, subject_id=ids, measured=num_texts(meas),
-                     threshold=num_texts(thr))
+        texts.update(subject_layer=layer, unit=units, subject_id=ids, measured=self._num_texts_where_used(st, meas,
+                     "measured"), threshold=self._num_texts_where_used(st, thr, "threshold"))
         texts.update({k: value_texts(v) if _is_rows(v) else value_text(v) for k, v in values.items()})
         suffix = f" [waived: {self.waived}]" if self.waived else ""
         msgs = render_messages(self.template, st, texts, where=f"rule {self.id}", suffix=suffix)
@@ -286,6 +317,21 @@ class Rule:
                            else pd.Series(nums[c], dtype="float64", index=range(n)) for c in FINDING_COLUMNS},
                           index=range(n))
         return gpd.GeoDataFrame(df, geometry=_geometry_array(geometry, n, crs), crs=crs)
+
+    def _num_texts_where_used(self, status: np.ndarray, values: np.ndarray, name: str) -> np.ndarray:
+        """:func:`num_texts` of ``values`` on the rows whose status's template uses field ``name``
+        (None on the others: no message reads them; a pass message rarely prints the measure)."""
+        use = [s for s in pd.unique(status) if name in fields_of(self.template(str(s)))]
+        if len(use) == 1:
+            need = status == use[0]
+        else:
+            need = np.isin(status, use) if use else np.zeros(len(status), dtype=bool)
+        if need.all():
+            return num_texts(values)
+        out = np.full(len(values), None, dtype=object)
+        if need.any():
+            out[need] = num_texts(values[need])
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """The rule as plain data (for the catalogue and reports)."""

@@ -177,6 +177,17 @@ def check_template(template: str, names: Collection[str], *, where: str) -> tupl
     return parts
 
 
+def fields_of(template: str) -> frozenset[str]:
+    """The field names a template uses (none for a template the loader would refuse).
+
+    Examples
+    --------
+    >>> sorted(fields_of("{subject_id}: {measured} ft, limit {max_run_ft:>6} ft"))
+    ['max_run_ft', 'measured', 'subject_id']
+    """
+    return frozenset(n for _, n, _ in _parse(str(template))[0] if n is not None)
+
+
 def render_text(template: str, texts: Mapping[str, str], *, where: str) -> str:
     """Fill one template (a title, a summary) from name -> text.
 
@@ -234,8 +245,31 @@ def render_messages(
             col = t[rows].tolist()
             columns.append([format(x, spec) for x in col] if spec else col)
             frame += "%s"
-        if columns:
-            out[rows] = [(frame % row).strip() + suffix for row in zip(*columns)]
-        else:
+        if not columns:
             out[rows] = (frame % ()).strip() + suffix
+        elif suffix or _may_strip(frame, columns):
+            out[rows] = [(frame % row).strip() + suffix for row in zip(*columns)]
+        else:  # nothing to strip and no suffix: the row's text as formatted
+            out[rows] = [frame % row for row in zip(*columns)]
     return out
+
+
+def _may_strip(frame: str, columns: list[list[str]]) -> bool:
+    """True when ``(frame % row).strip()`` may differ from ``frame % row`` for some row.
+
+    That happens only when the frame starts or ends with whitespace or with a field (``%s``)
+    whose text may be empty or begin / end with whitespace; a frame that starts and ends with
+    other literal text never needs the strip.
+
+    Examples
+    --------
+    >>> _may_strip("parcels %s: %s.", [["P1"], ["x"]]), _may_strip("%s: %s", [["P1"], [""]])
+    (False, True)
+    >>> _may_strip("%s: %s", [["P1", "P2"], ["a", "b"]]), _may_strip("%s: x", [[" P1"]])
+    (False, True)
+    """
+    head, tail = frame.lstrip(), frame.rstrip()
+    if head != frame or tail != frame or not frame:
+        return True
+    edges = ([columns[0]] if head.startswith("%s") else []) + ([columns[-1]] if tail.endswith("%s") else [])
+    return any(v == "" or v[0].isspace() or v[-1].isspace() for col in edges for v in set(col))

@@ -164,6 +164,20 @@ def _rule_frame(rule: Rule, ctx: FloodContext, status: np.ndarray, *, measured: 
                          crs=t.crs, detail=detail)
 
 
+def _per_value(values: np.ndarray, text: Callable[[Any], str]) -> np.ndarray:
+    """``text(v)`` of every value as an object array, called once per distinct value (zone lists: a few dozen).
+
+    Examples
+    --------
+    >>> _per_value(np.array(["AE", "", "AE"], dtype=object), lambda z: f"zones {z}" if z else "none").tolist()
+    ['zones AE', 'none', 'zones AE']
+    """
+    codes, uniq = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=False)
+    out = np.empty(len(uniq), dtype=object)
+    out[:] = [text(v) for v in uniq]
+    return out[codes]
+
+
 def _not_covered(t: pd.DataFrame) -> np.ndarray:
     return (t["flood_data"] == "no_data").to_numpy()
 
@@ -186,11 +200,9 @@ def check_sfha(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     status = np.where(nc, "not_evaluated", np.where(sfha > 0, "review", np.where(partial, "not_evaluated", "pass")))
     cov_note, sl_note = _coverage_note(t), _sliver_note(t, "sfha")
     zones = t["flood_zones"].to_numpy()
-    detail = np.empty(n, dtype=object)
-    for_review = [f"{s:.1%} of the {ctx.subject_layer[:-1]}, zones {z or 'n/a'}" for s, z in zip(share, zones)]
-    detail[:] = [f"zones {z}" if z else "no mapped zone" for z in zones]
+    detail = _per_value(zones, lambda z: f"zones {z}" if z else "no mapped zone")
     rv = status == "review"
-    detail[rv] = np.array(for_review, dtype=object)[rv]
+    detail[rv] = [f"{s:.1%} of the {ctx.subject_layer[:-1]}, zones {z or 'n/a'}" for s, z in zip(share[rv], zones[rv])]
     ne_part = (status == "not_evaluated") & ~nc
     detail[ne_part] = [f"the covered part is outside the SFHA (zones {z or 'n/a'})" for z in zones[ne_part]]
     detail[nc] = _no_flood_detail(ctx)
@@ -460,21 +472,26 @@ def _in_zones(t: pd.DataFrame, names: frozenset[str]) -> tuple[np.ndarray, np.nd
 
     Reads the ``flood_zones`` text (``'AE; X'``); loops over the few zone names, not the subjects.
     """
-    text = t["flood_zones"].astype(str)
-    hit = np.zeros(len(t), dtype=bool)
-    which = np.full(len(t), "", dtype=object)
+    codes, uniq = pd.factorize(t["flood_zones"].astype(str), use_na_sentinel=False)  # each distinct text once
+    text = pd.Series(uniq, dtype=object).astype(str)
+    hit = np.zeros(len(text), dtype=bool)
+    which = np.full(len(text), "", dtype=object)
     for z in sorted(names):
         m = text.str.contains(rf"(?:^|; ){re.escape(z)}(?:;|$)", regex=True).to_numpy()
         which = np.where(m, np.where(which == "", z, which + ", " + z), which)
         hit |= m
-    return hit, which
+    return hit[codes], which[codes]
 
 
 def _join(*parts: np.ndarray) -> np.ndarray:
     """Element-wise ``'; '``-join of object arrays of sentences, skipping empty ones."""
     out = np.full(len(parts[0]), "", dtype=object)
     for p in parts:
-        out = np.where(p == "", out, np.where(out == "", p, out + "; " + p))
+        p = np.asarray(p, dtype=object)
+        has = p != ""
+        both = has & (out != "")
+        out[has & ~both] = p[has & ~both]
+        out[both] = out[both] + "; " + p[both]  # joined only where both have a sentence
     return out
 
 
@@ -548,14 +565,16 @@ def _fld006_detail(rule: Rule, t: pd.DataFrame, unn: np.ndarray, nofw: np.ndarra
            f"no_elevation_zones_reading=capacity_analysis)" if reading == "capacity_analysis" else
            f"{cap} names only unnumbered A zones, so no encroachment standard is checked here (reading "
            f"no_elevation_zones_reading=not_covered)")
-    s_noelev = np.where(noelev, "zone " + noelev_text + f": no base flood elevations and no floodway on the FIRM; {how}",
-                        empty)
+    s_noelev = empty.copy()
+    s_noelev[noelev] = "zone " + noelev_text[noelev] + f": no base flood elevations and no floodway on the FIRM; {how}"
     s_nofw = np.where(nofw, f"BFE zone with no floodway determined: the cumulative rise of the base flood with all "
                             f"other existing and anticipated development must be at most {rise} ft ({rc}); a hydraulic "
                             f"analysis is needed", empty)
-    s_fw = np.where(withfw, f"BFE zone whose reach has a regulatory floodway determined: {fc} applies (FLD-002); "
-                            + np.where(fw_here, f"part of this {what} lies in the floodway",
-                                       f"no floodway lies on this {what}").astype(object), empty)
+    s_fw = empty.copy()  # object arrays throughout: no fixed-width copy of a long sentence per subject
+    s_fw[withfw] = f"BFE zone whose reach has a regulatory floodway determined: {fc} applies (FLD-002); " \
+                   f"no floodway lies on this {what}"
+    s_fw[withfw & fw_here] = f"BFE zone whose reach has a regulatory floodway determined: {fc} applies (FLD-002); " \
+                             f"part of this {what} lies in the floodway"
     s_unk = np.where(fw_unknown, "BFE zone, but the flood layer carries no ZONE_SUBTY values, so whether a floodway "
                                  f"is determined ({fc}) or not ({rc}: at most {rise} ft rise) cannot be told", empty)
     return _join(s_unn, s_noelev, s_nofw, s_fw, s_unk)
@@ -643,10 +662,10 @@ def check_variance(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     in_fw = t["floodway_sqft"].to_numpy() > 0
     status = np.where(nc, "not_evaluated", "info")
     small = acres <= lim
-    detail = np.where(small, f"{lim:g} acre or less: a variance may generally be considered if contiguous to and "
-                             f"surrounded by lots with existing structures below the base flood level (not checked)",
-                      f"over {lim:g} acre: a variance needs more technical justification as the lot size increases")
-    detail = detail.astype(object)
+    detail = np.full(len(t), f"over {lim:g} acre: a variance needs more technical justification as the lot size "
+                             f"increases", dtype=object)
+    detail[small] = (f"{lim:g} acre or less: a variance may generally be considered if contiguous to and surrounded "
+                     f"by lots with existing structures below the base flood level (not checked)")
     detail[in_fw] = detail[in_fw] + "; no variance within the floodway if any increase in flood levels would result"
     detail[~in_sfha & ~nc] = "outside the area of special flood hazard: no flood variance needed"
     return _acres_frame(ctx, rule, status, detail, acres, lim, nc)

@@ -19,11 +19,10 @@ from pathlib import Path
 
 import pytest
 from browser_util import XSS_ID, make_synthetic_result
+from conftest import tree_hashes
 from pypdf import PdfReader
 
-from conftest import tree_hashes
-
-import geoconstraints.output as output
+from geoconstraints import output
 from geoconstraints.errors import MissingToolError, OutputError
 from geoconstraints.output import report, write_result
 
@@ -225,8 +224,9 @@ def test_child_pdf_is_the_in_process_pdf(synthetic, tmp_path, monkeypatch):
         a, b = child[name], here[name]
         assert a.parent == tmp_path / "child"
         assert len(PdfReader(str(a)).pages) == len(PdfReader(str(b)).pages)
-        text = subprocess.run([_tool("pdftotext"), "-layout", str(a), "-"], capture_output=True, text=True).stdout
-        assert text == subprocess.run([_tool("pdftotext"), "-layout", str(b), "-"], capture_output=True,
+        text = subprocess.run([_tool("pdftotext"), "-layout", str(a), "-"], check=True, capture_output=True,
+                              text=True).stdout
+        assert text == subprocess.run([_tool("pdftotext"), "-layout", str(b), "-"], check=True, capture_output=True,
                                       text=True).stdout
         assert "page 1 of" in text
     assert len(PdfReader(str(child[report.parcel_pdf_name(XSS_ID)])).pages) == 1
@@ -251,10 +251,10 @@ def test_child_without_pango_leaves_report_pdf_out(synthetic, tmp_path, monkeypa
 
 @pytest.mark.parametrize("mode, error, text", [
     # the file named as an in-process writer's error names it: the temporary file beside report.pdf
-    ("nospace", OutputError, r"^no space left on device writing {out}/\.report\.\w+\.tmp\.pdf; nothing in --out {out} "
-                             r"was changed"),
-    ("killed", OutputError, r"^cannot write {out}/report\.pdf \(the process laying out the PDF was killed by "
-                            r"SIGKILL\); nothing in --out {out} was changed$"),
+    ("nospace", OutputError, (r"^no space left on device writing {out}/\.report\.\w+\.tmp\.pdf; nothing in --out {out} "
+                              r"was changed")),
+    ("killed", OutputError, (r"^cannot write {out}/report\.pdf \(the process laying out the PDF was killed by "
+                             r"SIGKILL\); nothing in --out {out} was changed$")),
     ("bug", ValueError, r"^a bug in the layout\nraised in the process laying out the PDF:\nTraceback"),  # + notes
 ])
 def test_a_failing_child_leaves_out_unchanged(synthetic, tmp_path, monkeypatch, mode, error, text):

@@ -110,7 +110,8 @@ def main() -> None:
     """Entry of the child: ``python -I pdfchild.py '<the parent's sys.path as JSON>'``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides: it kills the child
     sys.path[:] = json.loads(sys.argv[1])
-    serve(sys.stdin, sys.stdout)
+    answers, sys.stdout = sys.stdout, sys.stderr  # stdout carries the answers only: a stray print goes to stderr
+    serve(sys.stdin, answers)
 
 
 # -- the parent ---------------------------------------------------------------------------------
@@ -190,10 +191,15 @@ class PdfChild:
         with contextlib.suppress(OSError, ValueError):
             proc.stdin.close()
 
-    def submit(self, name: str, page: str, target: Path, *, max_pages: int | None = None) -> PdfJob:
-        """Have the child lay out ``page`` (HTML) and write the PDF ``target``; returns at once."""
+    def submit(self, name: str, page: str, target: Path, *, max_pages: int | None = None) -> PdfJob | None:
+        """Have the child lay out ``page`` (HTML) and write the PDF ``target``; returns at once.
+        ``None`` when no child can be started (no Python executable: an embedding application)."""
         if self.proc is None:
-            self.proc = self._start()
+            try:
+                self.proc = self._start()
+            except OSError as exc:
+                log.info("no child process for %s (%s): laid out in this process", name, exc)
+                return None
         job = PdfJob(name, Path(target), max_pages, self, len(self.jobs))
         self.jobs.append(job)
         self._queue.put(json.dumps({"page": page, "target": str(target), "max_pages": max_pages}) + "\n")

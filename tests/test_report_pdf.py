@@ -282,3 +282,12 @@ def test_child_handout_over_one_page_is_shortened_in_the_parent(synthetic, tmp_p
     assert out["report.pdf"].read_bytes() == b"%PDF-1.7 from the fake"  # max_pages=None: written as laid out
     handout = out[report.parcel_pdf_name(XSS_ID)]
     assert len(PdfReader(str(handout)).pages) == 1 and XSS_ID in _text(handout, 1)
+
+
+def test_no_child_process_lays_out_here(synthetic, tmp_path, monkeypatch):
+    # an embedding application without a Python executable: report.pdf is laid out in-process
+    res, _ = synthetic
+    monkeypatch.setattr(output, "PDF_CHILD_MIN_CHARS", 0)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python"))
+    out = write_result(res, tmp_path / "out")
+    assert len(PdfReader(str(out["report.pdf"])).pages) >= 2 and "page 1 of" in _text(out["report.pdf"], 1)

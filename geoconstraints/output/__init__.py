@@ -189,7 +189,7 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
     All or nothing: the set is written into a folder beside ``out_dir`` and swapped in only
     when complete; on any failure ``out_dir`` is left as it was. One run at a time per folder.
     The PDFs are laid out in a child process while the other files are written
-    (:data:`PDF_CHILD_MIN_CHARS`); it is killed if the run fails or is interrupted.
+    (:data:`PDF_CHILD_MIN_CHARS`), killed first if the run fails or is interrupted.
 
     Parameters
     ----------
@@ -239,7 +239,6 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
     kw: dict[str, Any] = {"offline": offline, "parcel": parcel, "map_max_features": map_max_features,
                           "report_max_parcels": report_max_parcels, "report_max_findings": report_max_findings}
     written: dict[str, Path] = {}
-    # the child laying out the PDFs is killed and waited for before the set's folder is removed
     with outset.output_set(out_dir, _inputs(result), overwrite=overwrite, run_id=result.run_id,
                            provenance=prov) as s, pdfchild.PdfChild() as pdf:
         for name, step in [*file_steps(result, scope=scope, pdf=pdf, **kw), *steps]:

@@ -59,6 +59,10 @@ elif where == "swapped":  # the new set just swapped in, the earlier one not yet
         orig_swap(new, out)
         pause(str(out))
     outset.swap_in = swap_in
+elif where == "pdf":  # report.pdf laid out by the child process, whose `weasyprint` pauses it
+    import geoconstraints.output as output
+    output.PDF_CHILD_MIN_CHARS = 0
+    sys.path.insert(0, os.environ["GC_TEST_FAKE_WEASYPRINT"])  # the child gets the parent's sys.path
 
 from geoconstraints.cli import main
 sys.exit(main(sys.argv[1:], prog_name="geoconstraints"))
@@ -181,11 +185,29 @@ def test_no_space_left_on_device(town, monkeypatch, runner, how):
     assert _beside(out) == []
 
 
+# the `weasyprint` of the child in the "pdf" pause: it says its pid and sleeps until killed
+PAUSING_WEASYPRINT = """
+import os, time
+class HTML:
+    def __init__(self, string):
+        pass
+    def render(self):
+        with open(os.environ["GC_TEST_PAUSED"] + ".part", "w") as fh:
+            fh.write(str(os.getpid()))
+        os.replace(os.environ["GC_TEST_PAUSED"] + ".part", os.environ["GC_TEST_PAUSED"])
+        time.sleep(600)
+"""
+
+
 def _start(tmp_path: Path, args: list[str], pause_in: str) -> tuple[subprocess.Popen, Path]:
     script = tmp_path / "wrapper.py"
     script.write_text(WRAPPER)
     paused = tmp_path / f"paused-{pause_in}-{time.monotonic_ns()}"
-    env = {**os.environ, "GC_TEST_PAUSE_IN": pause_in, "GC_TEST_PAUSED": str(paused)}
+    fake = tmp_path / "fake_weasyprint"
+    fake.mkdir(exist_ok=True)
+    (fake / "weasyprint.py").write_text(PAUSING_WEASYPRINT)
+    env = {**os.environ, "GC_TEST_PAUSE_IN": pause_in, "GC_TEST_PAUSED": str(paused),
+           "GC_TEST_FAKE_WEASYPRINT": str(fake)}
     proc = subprocess.Popen([PY, str(script), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     deadline = time.monotonic() + 120
@@ -241,6 +263,25 @@ def test_sigterm_and_sigint_clean_up(town, tmp_path, sig, text):
     assert err.strip().splitlines()[-1] == f"error: {text}"
     assert tree_hashes(out) == before
     assert _beside(out) == []  # no temporary folder, no lock file
+
+
+@pytest.mark.parametrize("sig, text", [(signal.SIGTERM, "terminated (SIGTERM)"), (signal.SIGINT, "interrupted")])
+def test_sigterm_and_sigint_while_the_child_lays_out_report_pdf(town, tmp_path, sig, text):
+    # the parent is signalled while its child process lays out report.pdf: the child is killed
+    # (and waited for) before the unfinished set is removed; --out stays as it was
+    gpkg, out = town
+    before = tree_hashes(out)
+    proc, paused = _start(tmp_path, screen(tmp_path, gpkg, "--overwrite"), "pdf")
+    child = int(paused.read_text())
+    assert child != proc.pid
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    assert err.strip().splitlines()[-1] == f"error: {text}"
+    assert tree_hashes(out) == before
+    assert _beside(out) == []
+    with pytest.raises(ProcessLookupError):  # killed and reaped, not left running into the removed folder
+        os.kill(child, 0)
 
 
 def test_two_runs_into_one_folder_one_is_refused(town, tmp_path, runner):

@@ -19,8 +19,10 @@ from pathlib import Path
 
 import pytest
 from browser_util import XSS_ID, make_synthetic_result
+from conftest import tree_hashes
 from pypdf import PdfReader
 
+from geoconstraints import output
 from geoconstraints.errors import MissingToolError, OutputError
 from geoconstraints.output import report, write_result
 
@@ -157,6 +159,7 @@ def test_set_without_pango_is_written_without_report_pdf(synthetic, tmp_path, mo
     # report.pdf is left out with a warning saying how to install it, and the set's provenance does
     # not list it
     res, _ = synthetic
+    monkeypatch.setattr(output, "PDF_CHILD_MIN_CHARS", 10**12)  # laid out in-process
     monkeypatch.setitem(sys.modules, "weasyprint", None)
     with pytest.raises(MissingToolError):
         report.html_to_pdf("<p>x</p>")
@@ -171,3 +174,120 @@ def test_set_without_pango_is_written_without_report_pdf(synthetic, tmp_path, mo
     listed = json.loads((out / "provenance.json").read_text("utf-8"))
     assert "report.pdf" not in json.dumps(listed.get("outputs", listed))
     assert "report.html" in json.dumps(listed.get("outputs", listed))
+
+
+# -- report.pdf laid out in a child process (output/pdfchild.py) --------------------------------
+# The child gets the parent's sys.path, so a fake `weasyprint` put first on it stands in for the
+# real one there (the parent keeps the real one it has imported): a machine without pango, a
+# full disk, a bug in the layout, a child killed, a handout over one page.
+FAKE_WEASYPRINT = """
+import errno, os, signal
+MODE = {mode!r}
+if MODE == "missing":
+    raise OSError("cannot load library 'libpango-1.0-0': libpango-1.0-0: cannot open shared object file")
+class _Doc:
+    pages = [1, 2] if MODE == "long" else [1]
+    def write_pdf(self, target):
+        if MODE == "nospace":
+            raise OSError(errno.ENOSPC, "No space left on device", str(target))
+        with open(target, "wb") as fh:
+            fh.write(b"%PDF-1.7 from the fake")
+class HTML:
+    def __init__(self, string):
+        self.string = string
+    def render(self):
+        if MODE == "killed":
+            os.kill(os.getpid(), signal.SIGKILL)
+        if MODE == "bug":
+            raise ValueError("a bug in the layout")
+        return _Doc()
+"""
+
+
+def _fake_child(tmp_path: Path, monkeypatch, mode: str) -> None:
+    """Every PDF laid out by the child, whose `weasyprint` is the fake in ``mode``."""
+    report.html_to_pdf("<p>x</p>")  # the parent has the real WeasyPrint imported
+    fake = tmp_path / f"fake-{mode}"
+    fake.mkdir()
+    (fake / "weasyprint.py").write_text(FAKE_WEASYPRINT.format(mode=mode))
+    monkeypatch.syspath_prepend(str(fake))
+    monkeypatch.setattr(output, "PDF_CHILD_MIN_CHARS", 0)
+
+
+def test_child_pdf_is_the_in_process_pdf(synthetic, tmp_path, monkeypatch):
+    res, _ = synthetic
+    monkeypatch.setattr(output, "PDF_CHILD_MIN_CHARS", 0)
+    child = write_result(res, tmp_path / "child", parcel=XSS_ID)
+    monkeypatch.setattr(output, "PDF_CHILD_MIN_CHARS", 10**12)
+    here = write_result(res, tmp_path / "here", parcel=XSS_ID)
+    for name in ("report.pdf", report.parcel_pdf_name(XSS_ID)):
+        a, b = child[name], here[name]
+        assert a.parent == tmp_path / "child"
+        assert len(PdfReader(str(a)).pages) == len(PdfReader(str(b)).pages)
+        text = subprocess.run([_tool("pdftotext"), "-layout", str(a), "-"], check=True, capture_output=True,
+                              text=True).stdout
+        assert text == subprocess.run([_tool("pdftotext"), "-layout", str(b), "-"], check=True, capture_output=True,
+                                      text=True).stdout
+        assert "page 1 of" in text
+    assert len(PdfReader(str(child[report.parcel_pdf_name(XSS_ID)])).pages) == 1
+    listed = {o["path"] for o in json.loads((tmp_path / "child" / "provenance.json").read_text("utf-8"))["outputs"]}
+    assert {"report.pdf", report.parcel_pdf_name(XSS_ID)} <= listed
+
+
+def test_child_without_pango_leaves_report_pdf_out(synthetic, tmp_path, monkeypatch, caplog):
+    res, _ = synthetic
+    _fake_child(tmp_path, monkeypatch, "missing")
+    out = tmp_path / "out"
+    with caplog.at_level(logging.WARNING):
+        write_result(res, out)
+    assert (out / "report.html").is_file() and (out / "results.gpkg").is_file()
+    assert not (out / "report.pdf").exists()
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(m.startswith("report.pdf not written: report.pdf needs WeasyPrint and pango (OSError: cannot "
+                            "load library 'libpango-1.0-0'") and "pdf_deps.sh" in m for m in warned), warned
+    listed = {o["path"] for o in json.loads((out / "provenance.json").read_text("utf-8"))["outputs"]}
+    assert "report.pdf" not in listed and "report.html" in listed
+
+
+@pytest.mark.parametrize("mode, error, text", [
+    # the file named as an in-process writer's error names it: the temporary file beside report.pdf
+    ("nospace", OutputError, (r"^no space left on device writing {out}/\.report\.\w+\.tmp\.pdf; nothing in --out {out} "
+                              r"was changed")),
+    ("killed", OutputError, (r"^cannot write {out}/report\.pdf \(the process laying out the PDF was killed by "
+                             r"SIGKILL\); nothing in --out {out} was changed$")),
+    ("bug", ValueError, r"^a bug in the layout\nraised in the process laying out the PDF:\nTraceback"),  # + notes
+])
+def test_a_failing_child_leaves_out_unchanged(synthetic, tmp_path, monkeypatch, mode, error, text):
+    # the child's failure is the failure of the step report.pdf: the earlier set stays, whole
+    res, _ = synthetic
+    out = tmp_path / "out"
+    monkeypatch.setattr(output, "PDF_CHILD_MIN_CHARS", 10**12)
+    write_result(res, out)
+    before = tree_hashes(out)
+    _fake_child(tmp_path, monkeypatch, mode)
+    with pytest.raises(error, match=text.format(out=re.escape(str(out)))) as info:
+        write_result(res, out, overwrite=True)
+    if mode == "bug":  # the error's text is the child's; --debug shows where the child raised it
+        assert str(info.value) == "a bug in the layout" and "in render" in "".join(info.value.__notes__)
+    assert tree_hashes(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".out")) == []
+
+
+def test_child_handout_over_one_page_is_shortened_in_the_parent(synthetic, tmp_path, monkeypatch):
+    # the child lays out the handout as rendered; when it runs over one page it writes nothing and
+    # the parent lays it out again with fewer findings listed (write_report_pdf's steps)
+    res, _ = synthetic
+    _fake_child(tmp_path, monkeypatch, "long")
+    out = write_result(res, tmp_path / "out", parcel=XSS_ID)
+    assert out["report.pdf"].read_bytes() == b"%PDF-1.7 from the fake"  # max_pages=None: written as laid out
+    handout = out[report.parcel_pdf_name(XSS_ID)]
+    assert len(PdfReader(str(handout)).pages) == 1 and XSS_ID in _text(handout, 1)
+
+
+def test_no_child_process_lays_out_here(synthetic, tmp_path, monkeypatch):
+    # an embedding application without a Python executable: report.pdf is laid out in-process
+    res, _ = synthetic
+    monkeypatch.setattr(output, "PDF_CHILD_MIN_CHARS", 0)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python"))
+    out = write_result(res, tmp_path / "out")
+    assert len(PdfReader(str(out["report.pdf"])).pages) >= 2 and "page 1 of" in _text(out["report.pdf"], 1)

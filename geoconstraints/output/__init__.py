@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from geoconstraints.errors import MissingToolError
-from geoconstraints.output import field, files, outset, plots, report, styles, webmap
+from geoconstraints.output import field, files, outset, pdfchild, plots, report, styles, webmap
 from geoconstraints.result import Result
 from geoconstraints.rulebook.findings import status_counts
 
@@ -30,6 +30,15 @@ Step = Callable[[Path], dict[str, Path]]
 
 RUN_ID_META = "geoconstraints-run-id"
 """``<meta name=...>`` of report.html and map.html holding the run id."""
+
+PDF_CHILD_MIN_CHARS = 50_000
+"""report.pdf (and a handout PDF) of a page of at least this many characters is laid out in a
+child process while the other outputs are written (:mod:`~geoconstraints.output.pdfchild`);
+below it, in-process. The child costs 0.2-0.3 s of CPU more than laying out here (a second
+interpreter, WeasyPrint's fonts loaded there) and saves time only while this process has other
+outputs to write: a page this short (a SEQR classification: about 20,000 characters, 3 pages,
+0.5 s of layout, next to nothing else to write) would wait for it. Every report with a map
+(harvest, stormwater, flood-site: 120,000-800,000 characters, 1-8 s of layout) goes to the child."""
 
 
 def _inputs(result: Result) -> set[Path]:
@@ -86,32 +95,55 @@ def _parquet(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder:
     return out
 
 
-def _html(result: Result, name: str, folder: Path, **kw: Any) -> dict[str, Path]:
-    """report.html (or a parcel's handout) and the same report laid out as a PDF beside it."""
+def _html(result: Result, name: str, folder: Path, pdf: pdfchild.PdfChild | None = None,
+          **kw: Any) -> dict[str, Path]:
+    """report.html (or a parcel's handout) and the same report laid out as a PDF beside it: by
+    the child process ``pdf`` when given and the page is long enough (collected by
+    :func:`_collect_pdf`), else here."""
     t = folder / name
     page = stamp_html(report.render_report(result, **kw), result.run_id)
     out = {name: files.write_text(t, page)}
     parcel = kw.get("parcel")
-    pdf = report.parcel_pdf_name(parcel) if parcel is not None else name[: -len(".html")] + ".pdf"
+    pdf_name = report.parcel_pdf_name(parcel) if parcel is not None else name[: -len(".html")] + ".pdf"
+    if (pdf is not None and len(page) >= PDF_CHILD_MIN_CHARS  # the handout must fit one page
+            and pdf.submit(pdf_name, page, folder / pdf_name, max_pages=None if parcel is None else 1)):
+        return out
     try:
-        out[pdf] = report.write_report_pdf(result, folder / pdf, parcel=parcel,
-                                           page=None if parcel is not None else page)
+        out[pdf_name] = report.write_report_pdf(result, folder / pdf_name, parcel=parcel,
+                                                page=None if parcel is not None else page)
     except MissingToolError as exc:  # the GIS outputs matter more than a print layout
-        log.warning("%s not written: %s", pdf, exc)
+        log.warning("%s not written: %s", pdf_name, exc)
     return out
 
 
+def _collect_pdf(result: Result, job: pdfchild.PdfJob, parcel: str | None, folder: Path) -> dict[str, Path]:
+    """The PDF the child laid out (a step of :func:`write_result`): its error raised here, as an
+    in-process writer's would be; WeasyPrint or pango missing there: a warning and no PDF."""
+    try:
+        answer = job.result()
+        if "missing" in answer:
+            raise report.pdf_tool_missing(*answer["missing"])
+        if not answer["written"]:  # a handout over one page: shortened and laid out again, here
+            report.write_report_pdf(result, job.target, parcel=parcel, handout_step=1)
+    except MissingToolError as exc:  # the GIS outputs matter more than a print layout
+        log.warning("%s not written: %s", job.name, exc)
+        return {}
+    return {job.name: job.target}
+
+
 def _map(result: Result, folder: Path, *, offline: bool, **kw: Any) -> dict[str, Path]:
-    t = webmap.write_map(result, folder / "map.html", offline=offline, **kw)
-    files.write_text(t, stamp_html(t.read_text(encoding="utf-8"), result.run_id))
+    t = webmap.write_map(result, folder / "map.html", offline=offline,
+                         finish=partial(stamp_html, run_id=result.run_id), **kw)
     return {"map.html": t}
 
 
 def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str | None = None,
                map_max_features: int | None = None, report_max_parcels: int | None = None,
-               report_max_findings: int | None = None) -> list[tuple[str, Step]]:
+               report_max_findings: int | None = None,
+               pdf: pdfchild.PdfChild | None = None) -> list[tuple[str, Step]]:
     """The writer steps of :func:`write_result`, in order: ``(name, step)``, ``name`` being the
-    file a failure is reported against."""
+    file a failure is reported against. The report comes first: with ``pdf`` (the child process
+    laying out report.pdf), its PDF is laid out while the steps after it run."""
     shown = files.findings_in_scope(result.findings, scope)
     stamp = _stamp(result, scope)
     limits: dict[str, Any] = {}
@@ -120,16 +152,16 @@ def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str 
     if report_max_findings is not None:
         limits["max_finding_rows"] = int(report_max_findings)
     map_kw: dict[str, Any] = {} if map_max_features is None else {"max_features": int(map_max_features)}
-    steps: list[tuple[str, Step]] = [
+    steps: list[tuple[str, Step]] = [("report.html", partial(_html, result, "report.html", pdf=pdf, **limits))]
+    if parcel is not None:  # the one-parcel report a clerk hands to the owner
+        name = report.parcel_report_name(parcel)
+        steps.append((name, partial(_html, result, name, pdf=pdf, parcel=parcel)))
+    steps += [
         ("findings.geojson", partial(_geojson, result, shown, stamp)),
         ("results.gpkg", partial(_gpkg, result, shown, stamp)),
         ("findings.csv", partial(_csvs, result, shown)),
         ("findings.parquet", partial(_parquet, result, shown, stamp)),
-        ("report.html", partial(_html, result, "report.html", **limits)),
     ]
-    if parcel is not None:  # the one-parcel report a clerk hands to the owner
-        name = report.parcel_report_name(parcel)
-        steps.append((name, partial(_html, result, name, parcel=parcel)))
     steps.append(("map.html", partial(_map, result, offline=offline, **map_kw)))
     if result.command == "harvest":  # landings, water bars and crossings for the crews' GPS
         steps.append(("field.kml", partial(field.write_field_files, result)))
@@ -156,6 +188,8 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
 
     All or nothing: the set is written into a folder beside ``out_dir`` and swapped in only
     when complete; on any failure ``out_dir`` is left as it was. One run at a time per folder.
+    The PDFs are laid out in a child process while the other files are written
+    (:data:`PDF_CHILD_MIN_CHARS`), killed first if the run fails or is interrupted.
 
     Parameters
     ----------
@@ -206,9 +240,12 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
                           "report_max_parcels": report_max_parcels, "report_max_findings": report_max_findings}
     written: dict[str, Path] = {}
     with outset.output_set(out_dir, _inputs(result), overwrite=overwrite, run_id=result.run_id,
-                           provenance=prov) as s:
-        for name, step in [*file_steps(result, scope=scope, **kw), *steps]:
+                           provenance=prov) as s, pdfchild.PdfChild() as pdf:
+        for name, step in [*file_steps(result, scope=scope, pdf=pdf, **kw), *steps]:
             written.update(s.step(name, step))
+        for job in pdf.jobs:
+            handout = parcel if job.max_pages is not None else None
+            written.update(s.step(job.name, partial(_collect_pdf, result, job, handout)))
     written[outset.PROVENANCE_NAME] = s.folder / outset.PROVENANCE_NAME
     return {name: s.final(path) for name, path in written.items()}
 

@@ -423,6 +423,12 @@ def _render_handout(result: Result, parcel: str, *, overview: bool, step: int) -
 
 
 # -- PDF ----------------------------------------------------------------------------------------
+def pdf_tool_missing(kind: str, text: str) -> MissingToolError:
+    """The error saying WeasyPrint or pango is missing (``kind``: the import error's type, ``text``
+    its first line), in the parent or in the child process laying out the PDF."""
+    return MissingToolError(f"report.pdf needs WeasyPrint and pango ({kind}: {text}): {PDF_HINT}")
+
+
 def html_to_pdf(page: str) -> Any:
     """Lay out an HTML page for print with WeasyPrint; returns the WeasyPrint ``Document``.
 
@@ -434,15 +440,14 @@ def html_to_pdf(page: str) -> Any:
     try:
         import weasyprint
     except (ImportError, OSError) as exc:  # OSError: the wheel is there but pango is not
-        raise MissingToolError(f"report.pdf needs WeasyPrint and pango ({type(exc).__name__}: "
-                          f"{str(exc).splitlines()[0] if str(exc) else ''}): {PDF_HINT}") from None
+        raise pdf_tool_missing(type(exc).__name__, str(exc).splitlines()[0] if str(exc) else "") from None
     logging.getLogger("weasyprint").setLevel(logging.ERROR)
     logging.getLogger("fontTools").setLevel(logging.ERROR)
     return weasyprint.HTML(string=page).render()
 
 
 def write_report_pdf(result: Result, path: str | os.PathLike[str], *, parcel: str | None = None,
-                     page: str | None = None, **kwargs: Any) -> Path:
+                     page: str | None = None, handout_step: int = 0, **kwargs: Any) -> Path:
     """Write ``report.pdf`` (or, with ``parcel``, the one-page handout of that parcel) atomically.
 
     The PDF is the report's HTML laid out by WeasyPrint for US Letter, with page numbers
@@ -460,6 +465,8 @@ def write_report_pdf(result: Result, path: str | os.PathLike[str], *, parcel: st
     page : str, optional
         report.html already rendered by :func:`render_report` (not for a handout): laid out as
         it is, so the overview map and plots are not drawn twice.
+    handout_step : int
+        The first shortening of the handout to try (0: none; later steps list fewer findings).
     **kwargs
         Passed to :func:`render_report` (``max_parcel_rows``, ``max_finding_rows`` ...).
 
@@ -478,7 +485,7 @@ def write_report_pdf(result: Result, path: str | os.PathLike[str], *, parcel: st
     if parcel is None:
         doc = html_to_pdf(page if page is not None else render_report(result, **kwargs))
     else:
-        for step in range(len(HANDOUT_MAX_ROWS)):
+        for step in range(min(handout_step, len(HANDOUT_MAX_ROWS) - 1), len(HANDOUT_MAX_ROWS)):
             doc = html_to_pdf(render_report(result, parcel=str(parcel), handout_step=step, **kwargs))
             if len(doc.pages) == 1:
                 break
@@ -495,4 +502,4 @@ def parcel_pdf_name(parcel: str) -> str:
 
 
 __all__ = ["MAX_FINDING_ROWS", "MAX_PARCEL_ROWS", "MAX_PASS_ROWS", "ParcelTable", "format_value", "html_to_pdf",
-           "parcel_pdf_name", "parcel_report_name", "render_report", "write_report_pdf"]
+           "parcel_pdf_name", "parcel_report_name", "pdf_tool_missing", "render_report", "write_report_pdf"]

@@ -20,7 +20,7 @@ import html
 import json
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
@@ -721,7 +721,8 @@ def _fit_view(m: Any, result: Result, focus: Any, parcel: str | None) -> None:
         m.fit_bounds([[float(b[1]), float(b[0])], [float(b[3]), float(b[2])]], padding=(20, 20))
 
 
-def write_map(result: Result, target: Path, *, offline: bool = True, **kwargs: Any) -> Path:
+def write_map(result: Result, target: Path, *, offline: bool = True,
+              finish: Callable[[str], str] | None = None, **kwargs: Any) -> Path:
     """Write ``map.html`` atomically.
 
     Parameters
@@ -732,6 +733,9 @@ def write_map(result: Result, target: Path, *, offline: bool = True, **kwargs: A
     offline : bool
         ``True`` (default): one self-contained file with Leaflet inlined and no URL of any
         web server in a ``<script>`` or ``<link>``; checked before writing.
+    finish : callable, optional
+        ``finish(page) -> page``, applied to the page before it is written (the output set
+        stamps its run id so), so the file is written once.
     **kwargs
         Passed to :func:`build_map`.
 
@@ -753,5 +757,5 @@ def write_map(result: Result, target: Path, *, offline: bool = True, **kwargs: A
         if ext:
             raise OutputError(f"{target}: the offline map would load {ext[0]!r} from the web; "
                               f"this is a bug in geoconstraints.webmap, please report it")
-    return write_text(Path(target), page)
+    return write_text(Path(target), page if finish is None else finish(page))
 

@@ -1,0 +1,244 @@
+"""Lay out report PDFs in a child process while the parent writes the other outputs.
+
+WeasyPrint's layout is pure-Python CPU work (7-8 s for a county's report.pdf) while the
+machine's other core sits idle: :class:`PdfChild` starts one child interpreter, hands it each
+page already rendered as HTML and the PDF file to write (in the output set's folder), and
+:meth:`PdfJob.result` later gives back what the child did: the file written, or the error
+raised in the child, raised again in the parent (an ``OSError`` keeps its errno and file
+name, so the output set reports it exactly as an in-process writer's).
+
+How the child starts, deliberately: a fresh interpreter running this file
+(``python -I pdfchild.py``, like :mod:`multiprocessing`'s ``spawn``), never ``fork``. The
+parent has run thread pools (the overlay's, GDAL's, Arrow's): a forked child inherits their
+locks but not the threads holding them and can deadlock. ``spawn``/``forkserver`` would unpickle
+a function of :mod:`geoconstraints.output` in the child, importing the whole package and the
+CLI's script again (about 1.8 s of CPU); this file imports only the standard library at the top
+and WeasyPrint (0.5 s) when the first page arrives, an import the parent then never does.
+The child gets the parent's ``sys.path`` (so it finds the WeasyPrint the parent would), runs in
+its own process group (a Ctrl-C at the terminal reaches the parent only, which kills the child)
+and exits when its input closes, so a parent killed with SIGKILL leaves it running for at most
+one page.
+
+This module imports nothing of geoconstraints: it is run as a script.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import logging
+import os
+import pickle
+import queue
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any, Self
+
+log = logging.getLogger(__name__)
+
+
+# -- the child ----------------------------------------------------------------------------------
+def _write_pdf(doc: Any, target: Path) -> None:
+    """Write the document to ``target`` through a temporary file beside it (never half a PDF)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=".tmp" + target.suffix, dir=target.parent)
+    os.close(fd)
+    try:
+        doc.write_pdf(tmp)
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _lay_out(job: dict[str, Any], weasyprint: Any) -> dict[str, Any]:
+    """Lay out one page; write it unless it runs over ``max_pages``. The answer: pages, written."""
+    doc = weasyprint.HTML(string=job["page"]).render()
+    pages = len(doc.pages)
+    fits = job.get("max_pages") is None or pages <= job["max_pages"]
+    if fits:
+        _write_pdf(doc, Path(job["target"]))
+    return {"pages": pages, "written": fits}
+
+
+def _import_weasyprint() -> tuple[Any, dict[str, Any] | None]:
+    """(weasyprint, None), or (None, the answer saying it is missing: type and first line of the error)."""
+    try:
+        import weasyprint
+    except (ImportError, OSError) as exc:  # OSError: the wheel is there but pango is not
+        return None, {"missing": [type(exc).__name__, str(exc).splitlines()[0] if str(exc) else ""]}
+    logging.getLogger("weasyprint").setLevel(logging.ERROR)
+    logging.getLogger("fontTools").setLevel(logging.ERROR)
+    return weasyprint, None
+
+
+def _failure(exc: BaseException) -> dict[str, Any]:
+    """The answer for an exception: the exception pickled, its type and text, the traceback."""
+    try:
+        blob = base64.b64encode(pickle.dumps(exc)).decode("ascii")
+    except Exception:  # noqa: BLE001 - an exception that does not pickle: its type and text are enough
+        blob = ""
+    return {"error": blob, "type": type(exc).__name__, "text": str(exc),
+            "traceback": "".join(traceback.format_exception(exc))}
+
+
+def serve(stdin: IO[str], stdout: IO[str]) -> None:
+    """The child's loop: one JSON job a line in (``page``, ``target``, ``max_pages``), one JSON
+    answer a line out, until ``stdin`` closes."""
+    weasyprint: Any = None
+    missing: dict[str, Any] | None = None
+    for line in stdin:
+        job = json.loads(line)
+        try:
+            if weasyprint is None and missing is None:
+                weasyprint, missing = _import_weasyprint()
+            answer = missing or _lay_out(job, weasyprint)
+        except Exception as exc:  # noqa: BLE001 - every failure goes back to the parent, raised there
+            answer = _failure(exc)
+        stdout.write(json.dumps(answer) + "\n")
+        stdout.flush()
+
+
+def main() -> None:
+    """Entry of the child: ``python -I pdfchild.py '<the parent's sys.path as JSON>'``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides: it kills the child
+    sys.path[:] = json.loads(sys.argv[1])
+    answers, sys.stdout = sys.stdout, sys.stderr  # stdout carries the answers only: a stray print goes to stderr
+    serve(sys.stdin, answers)
+
+
+# -- the parent ---------------------------------------------------------------------------------
+class ChildError(RuntimeError):
+    """An exception of the child that could not be rebuilt in the parent (its type and text)."""
+
+
+def _rebuild(answer: dict[str, Any]) -> BaseException:
+    """The child's exception, raised again in the parent, its traceback added as a note."""
+    exc: BaseException
+    try:
+        exc = pickle.loads(base64.b64decode(answer["error"]))  # our own child wrote it
+    except Exception:  # noqa: BLE001 - a class the parent cannot import
+        exc = ChildError(f"{answer.get('type')}: {answer.get('text')}")
+    exc.add_note("raised in the process laying out the PDF:\n" + str(answer.get("traceback", "")).rstrip())
+    return exc
+
+
+@dataclass
+class PdfJob:
+    """One PDF the child lays out: ``result()`` waits for it (see :class:`PdfChild`)."""
+
+    name: str
+    target: Path
+    max_pages: int | None
+    owner: PdfChild = field(repr=False)
+    index: int = 0
+
+    def result(self) -> dict[str, Any]:
+        """Wait for the child: ``{"pages": n, "written": bool}``, or ``{"missing": [type, text]}``
+        when WeasyPrint cannot be imported there.
+
+        Raises
+        ------
+        Exception
+            What the child raised (an ``OSError`` with its errno and file name), or
+            ``ChildProcessError`` naming the target when the child died without answering.
+        """
+        answer = self.owner.answer(self.index, self.target)
+        if "error" in answer:
+            raise _rebuild(answer)
+        return answer
+
+
+class PdfChild:
+    """The child process laying out PDFs; a context manager that kills it if the block fails.
+
+    Jobs are sent as they come (:meth:`submit`, which does not wait) and answered in order;
+    leaving the block normally waits for the child to finish, leaving it by an exception (a
+    failed writer, Ctrl-C, the CLI's SIGTERM) kills it first, so nothing writes into the
+    output set's folder once it is removed.
+    """
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[str] | None = None
+        self.jobs: list[PdfJob] = []
+        self._answers: list[dict[str, Any]] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._feeder: threading.Thread | None = None
+
+    def _start(self) -> subprocess.Popen[str]:
+        cmd = [sys.executable, "-I", str(Path(__file__).resolve()), json.dumps(sys.path)]
+        group: dict[str, Any] = {"process_group": 0} if os.name == "posix" else {}
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                encoding="utf-8", **group)
+        self._feeder = threading.Thread(target=self._feed, args=(proc,), name="pdfchild-feed", daemon=True)
+        self._feeder.start()
+        return proc
+
+    def _feed(self, proc: subprocess.Popen[str]) -> None:
+        """Write the queued jobs to the child (a thread: a long page never blocks the parent)."""
+        assert proc.stdin is not None
+        with contextlib.suppress(OSError, ValueError):  # the child died or was killed: its answer says
+            while (line := self._queue.get()) is not None:
+                proc.stdin.write(line)
+                proc.stdin.flush()
+        with contextlib.suppress(OSError, ValueError):
+            proc.stdin.close()
+
+    def submit(self, name: str, page: str, target: Path, *, max_pages: int | None = None) -> PdfJob | None:
+        """Have the child lay out ``page`` (HTML) and write the PDF ``target``; returns at once.
+        ``None`` when no child can be started (no Python executable: an embedding application)."""
+        if self.proc is None:
+            try:
+                self.proc = self._start()
+            except OSError as exc:
+                log.info("no child process for %s (%s): laid out in this process", name, exc)
+                return None
+        job = PdfJob(name, Path(target), max_pages, self, len(self.jobs))
+        self.jobs.append(job)
+        self._queue.put(json.dumps({"page": page, "target": str(target), "max_pages": max_pages}) + "\n")
+        return job
+
+    def answer(self, index: int, target: Path) -> dict[str, Any]:
+        """The child's answer to job ``index`` (waiting for it); no job can be submitted after."""
+        self._queue.put(None)  # every job is in: the child exits after the last answer
+        proc = self.proc
+        assert proc is not None and proc.stdout is not None
+        while len(self._answers) <= index:
+            line = proc.stdout.readline()
+            if not line:
+                code = proc.wait()
+                how = (f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}")
+                raise ChildProcessError(0, f"the process laying out the PDF {how}", str(target))
+            self._answers.append(json.loads(line))
+        return self._answers[index]
+
+    def close(self, *, kill: bool) -> None:
+        """Stop the child: kill it (``kill``) or let it finish its jobs; wait for it either way."""
+        if self.proc is None:
+            return
+        if kill and self.proc.poll() is None:
+            self.proc.kill()
+        self._queue.put(None)
+        self.proc.wait()
+        if self._feeder is not None:
+            self._feeder.join()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close(kill=exc_type is not None or len(self._answers) < len(self.jobs))
+
+
+if __name__ == "__main__":
+    main()

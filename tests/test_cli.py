@@ -188,7 +188,8 @@ def test_screen_output_limits(runner, tmp_path):
     page = (tmp_path / "out" / "report.html").read_text("utf-8")
     assert "This table lists the 1 most severe of the 3 parcels (by worst status" in page
     assert "the other 2 are left out of this report" in page
-    assert 'data-rule="FLD-001" data-left-out="' in page
+    assert 'data-rule="FLD-001" data-left-out="2"' in page  # its 2 review findings; its pass is not in memory:
+    assert 'data-rule="FLD-001" data-omitted="1"' in page  # counted, and the note names status_FLD_001
     page = (tmp_path / "out" / "map.html").read_text("utf-8")
     assert "Not drawn, to keep this page small enough for a browser (over 1 features)" in page
     assert "every finding in findings.geojson" in page

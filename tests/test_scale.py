@@ -24,10 +24,10 @@ from shapely.geometry import LineString, box
 from geoconstraints import load_layers, load_rulebook
 from geoconstraints.commands import screen_parcels
 from geoconstraints.output import report, webmap, write_result
-from geoconstraints.output.files import FINDINGS_LAYERS, PERSON_STATUSES
+from geoconstraints.output.files import FINDINGS_LAYERS
 from geoconstraints.output.styles import STATUS_LABELS
 from geoconstraints.result import status_column
-from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES
+from geoconstraints.rulebook.findings import PERSON_STATUSES, STATUS_RANK, STATUSES
 
 X0, Y0 = 955_000.0, 740_000.0  # EPSG:2261 feet, south of Vestal NY
 K = 142  # a 142 x 142 grid of 100 ft parcels, cut to N

@@ -46,7 +46,7 @@ def empty_omitted() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype="int64" if c == "n" else "object") for c in OMITTED_COLUMNS})
 
 
-def split_scope(findings: pd.DataFrame, scope: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+def split_scope(findings: gpd.GeoDataFrame, scope: str) -> tuple[gpd.GeoDataFrame, pd.DataFrame]:
     """The findings of ``scope`` and the counts of the others (:data:`OMITTED_COLUMNS`).
 
     Only four columns of the rows left out are read (no text column is copied), so a

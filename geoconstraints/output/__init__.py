@@ -186,7 +186,8 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
     offline : bool
         map.html with Leaflet inlined (default) or from a CDN.
     parcel : str, optional
-        Also write the one-parcel report of this parcel id.
+        Also write the one-parcel report of this parcel id (its findings as ``result`` holds them:
+        screen it with ``findings="all"``, as the CLI's ``--parcel`` does, for its pass and info ones).
     map_max_features, report_max_parcels, report_max_findings : int, optional
         For a whole town or county the report and the map summarise, and say so: at most
         ``report_max_parcels`` rows of the parcels table and ``report_max_findings`` non-pass

@@ -46,6 +46,16 @@ def empty_omitted() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype="int64" if c == "n" else "object") for c in OMITTED_COLUMNS})
 
 
+def _groups(cols: dict[str, np.ndarray], keys: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(position of the first row, number of rows, group of each row) of the groups of equal ``keys``."""
+    key = np.zeros(len(cols[keys[0]]), dtype=np.int64)
+    for c in keys:  # one integer key from the codes of the columns
+        codes, uniques = pd.factorize(cols[c], use_na_sentinel=False)
+        key = key * len(uniques) + codes
+    _, first, inverse, n = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
+    return first, n, inverse
+
+
 def split_scope(findings: gpd.GeoDataFrame, scope: str) -> tuple[gpd.GeoDataFrame, pd.DataFrame]:
     """The findings of ``scope`` and the counts of the others (:data:`OMITTED_COLUMNS`).
 
@@ -80,10 +90,13 @@ def split_scope(findings: gpd.GeoDataFrame, scope: str) -> tuple[gpd.GeoDataFram
     if keep.all():
         return findings, empty_omitted()
     drop = ~keep
-    keys = pd.DataFrame({c: findings[c].to_numpy(dtype=object)[drop] for c in OMITTED_COLUMNS[:-1]})
-    keys["waived"] = keys["waived"].where(keys["waived"].notna(), "").astype(str)
-    n = keys.groupby(OMITTED_COLUMNS[:-1], sort=False).size()
-    out = n.rename("n").reset_index()
+    cols = {c: findings[c].to_numpy(dtype=object)[drop] for c in OMITTED_COLUMNS[:-1]}  # pointers, no text copied
+    first, n, group = _groups(cols, ["rule_id", "status"])
+    if not all((cols[c] == cols[c][first][group]).all() for c in ("title", "waived")):  # else group by all four
+        first, n, _ = _groups(cols, OMITTED_COLUMNS[:-1])
+    out = pd.DataFrame({c: v[first] for c, v in cols.items()})
+    out["waived"] = out["waived"].where(out["waived"].notna(), "").astype(str)
+    out["n"] = n.astype("int64")
     rank = out["status"].map(STATUS_RANK).fillna(len(STATUSES))
     out = out.assign(_r=rank).sort_values(["rule_id", "_r"], kind="stable").drop(columns="_r")
     return findings[keep], out.reset_index(drop=True)[OMITTED_COLUMNS]

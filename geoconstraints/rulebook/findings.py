@@ -82,7 +82,7 @@ def in_scope(statuses: Any, scope: str) -> np.ndarray:
     >>> in_scope(["pass", "review", "info", "not_evaluated"], "person").tolist()
     [False, True, False, True]
     """
-    vals = pd.Series(np.asarray(statuses, dtype=object))
+    vals = pd.Series(np.asarray(statuses, dtype=object), dtype=object)  # no conversion to a text dtype
     if scope == "all":
         return np.ones(len(vals), dtype=bool)
     return vals.isin(PERSON_STATUSES).to_numpy()

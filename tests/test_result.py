@@ -111,3 +111,17 @@ def test_status_columns_and_worst_status_come_from_one_group_by():
     sub = f[f["subject_id"] != ""]
     assert out["worst_status"].tolist() == worst_status_by(sub["subject_id"], sub["status"], index=table["parcel_id"]).tolist()
     assert "worst_status" not in add_rule_status_columns(table, f, "parcels", "parcel_id").columns
+
+
+def test_omitted_counts_split_a_rule_whose_title_or_waiver_varies():
+    import pandas as pd
+
+    from geoconstraints.result import split_scope
+
+    f = pd.DataFrame({"rule_id": ["R-1"] * 5, "title": ["a", "a", "b", "a", "a"],
+                      "status": ["pass", "pass", "pass", "info", "review"], "waived": ["", "", "", "w", ""]})
+    kept, omitted = split_scope(f, "person")
+    assert kept["status"].tolist() == ["review"]
+    assert sorted(omitted.values.tolist()) == [["R-1", "a", "info", "w", 1], ["R-1", "a", "pass", "", 2],
+                                               ["R-1", "b", "pass", "", 1]]
+    assert omitted["status"].tolist()[-1] == "pass"  # most severe first within a rule

@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="print a cProfile of one stage")
     ap.add_argument("--no-write", action="store_true", help="stop after the check (time load + check only)")
     ap.add_argument("--findings", choices=["person", "all"], default=None,
-                    help="findings in the findings files (default: screen's, person)")
+                    help="findings kept in memory and in the findings files (default: screen's, person)")
     args = ap.parse_args(argv)
 
     from geoconstraints import load_layers, load_rulebook
@@ -126,9 +126,9 @@ def main(argv: list[str] | None = None) -> int:
         rb = load_rulebook("vestal")
         with stage("screen_parcels (check)"):
             if args.profile == "check":
-                res = profile(lambda: screen_parcels(layers, rb))
+                res = profile(lambda: screen_parcels(layers, rb, findings=args.findings))
             else:
-                res = screen_parcels(layers, rb)
+                res = screen_parcels(layers, rb, findings=args.findings)
         if args.no_write:
             for _, name, sec, rss in sorted(TIMES):
                 print(f"| {name} | {sec:,.2f} | {rss:,.0f} |")
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             written = write_result(res, out, findings=args.findings, overwrite=True)
         TIMES.append((t0, "Result.write total", time.perf_counter() - t0, peak_mib()))
 
-        n_par, n_find = len(res.tables["parcels"]), len(res.findings)
+        n_par, n_find = len(res.tables["parcels"]), res.n_findings  # kept + counted (Result.omitted)
         counts = res.counts()
         print(f"\n{n_par:,} parcels, {n_find:,} findings "
               f"({', '.join(f'{v:,} {k}' for k, v in counts.items() if v)}); "

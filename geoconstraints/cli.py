@@ -52,7 +52,6 @@ from geoconstraints.io.sources import (
 from geoconstraints.output import outset, write_result
 from geoconstraints.output.database import parse_db_target, write_database
 from geoconstraints.output.field import write_field_files
-from geoconstraints.output.files import FINDINGS_SCOPES
 from geoconstraints.output.plots import write_plots
 from geoconstraints.output.siteplan import (
     ORIENTATIONS,
@@ -64,6 +63,7 @@ from geoconstraints.output.siteplan import (
     write_siteplan,
 )
 from geoconstraints.rulebook import registry
+from geoconstraints.rulebook.findings import FINDINGS_SCOPES
 from geoconstraints.rulebook.loader import load_rulebook
 from geoconstraints.rules.harvest import classify_streams, stream_vocabulary
 from geoconstraints.rules.seqr import action_types
@@ -358,7 +358,8 @@ def findings_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--findings", "findings", type=click.Choice(list(FINDINGS_SCOPES)), default=None,
                         help="Findings in findings.geojson/.csv/.parquet and results.gpkg: person = violation, "
                              "review, not_evaluated; all = pass and info too. Default: person for screen (every "
-                             "outcome is in parcels.csv's status_<rule> columns), all for the other commands.")(fn)
+                             "outcome is in parcels.csv's status_<rule> columns), all for the other commands. screen keeps only "
+                             "these findings in memory too (less memory and time for a county).")(fn)
 
 
 def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -428,7 +429,7 @@ def _finish(result: Any, out_dir: str, offline: bool, fail_on: str | None, parce
     st.close()
     counts = result.counts()
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
-    click.echo(f"{result.command}: {len(result.findings)} findings ({summary})")
+    click.echo(f"{result.command}: {result.n_findings} findings ({summary})")
     click.echo(f"outputs in {Path(out_dir)}: {', '.join(written)}")
     if out_db:
         tables = ", ".join(f"{k} ({v:,} rows)" for k, v in rows.items())
@@ -671,8 +672,11 @@ def screen_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline: bo
     rb = _book(rulebook, layers_file, kwargs)
     with st("load"):
         layers = _load(layers_file, kwargs, primary=("parcels",))
+    keep = kwargs.get("findings")
+    if keep is None and (parcel is not None or out_db):  # the handout and the database get every finding
+        keep = "all"
     with st("check"):
-        res = screen_parcels(layers, rb, engine=engine, scheduler=scheduler, workers=workers)
+        res = screen_parcels(layers, rb, engine=engine, scheduler=scheduler, workers=workers, findings=keep)
     _finish(res, out_dir, offline, fail_on, parcel=parcel, out_db=out_db, stages=st,
             map_max_features=map_max_features, report_max_parcels=report_max_parcels,
             report_max_findings=report_max_findings)

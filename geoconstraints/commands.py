@@ -60,8 +60,8 @@ from geoconstraints.io.tables import (
     read_inspection_log,
     read_rainfall,
 )
-from geoconstraints.result import Result, add_rule_status_columns, make_result
-from geoconstraints.rulebook.findings import worst_status_by
+from geoconstraints.result import Result, add_rule_status_columns, make_result, split_scope
+from geoconstraints.rulebook.findings import findings_scope, worst_status_by
 from geoconstraints.rulebook.model import Rulebook
 from geoconstraints.rulebook.registry import run_group
 from geoconstraints.rules import harvest as hv
@@ -246,7 +246,7 @@ def _compare_maps(table: gpd.GeoDataFrame, m_pre: pd.DataFrame, min_sqft: float)
 
 
 def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUNK_SIZE, workers: int | None = None,
-                   engine: str = "default", scheduler: str | None = None) -> Result:
+                   engine: str = "default", scheduler: str | None = None, findings: str | None = None) -> Result:
     """Screen every parcel against the flood maps (command ``screen``).
 
     Parameters
@@ -268,11 +268,21 @@ def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUN
     scheduler : str, optional
         With ``engine="dask"``, the address of a running dask scheduler (``tcp://HOST:8786``);
         without it a local cluster is started for the run.
+    findings : {"person", "all"}, optional
+        Which findings the result keeps in memory (:attr:`Result.scope
+        <geoconstraints.result.Result.scope>`): ``person`` (the default, as ``--findings``:
+        violation, review, not_evaluated) or ``all`` (pass and info too: five findings per
+        parcel, millions for a county). Every outcome is in the parcels table either way; the
+        pass and info findings left out are counted in :attr:`Result.omitted
+        <geoconstraints.result.Result.omitted>` (:meth:`Result.counts`, :meth:`Result.summary`
+        and the report count them). Writing every finding (``write_result(..., findings="all")``)
+        needs ``all`` here.
 
     Returns
     -------
     Result
-        Findings FLD-001, 002, 005, 006, 009 per parcel and FLD-010 once; ``tables["parcels"]``
+        Findings FLD-001, 002, 005, 006, 009 per parcel and FLD-010 once (those of the
+        ``findings`` scope); ``tables["parcels"]``
         (a GeoDataFrame, one row per parcel: ``parcel_id, area_acres, sfha_acres, sfha_share,
         floodway_acres, floodway_share, flood_zones, flood_data, uncovered_acres,
         slivers_ignored, bfe_ft, bfe_method, bfe_datum, bfe_note, stream_distance_ft`` (empty where no stream
@@ -287,21 +297,27 @@ def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUN
     ------
     InputError
         No parcels layer.
+    OutputError
+        ``findings`` is not ``person``, ``all`` or None.
 
     Examples
     --------
     >>> from geoconstraints import load_layers, load_rulebook, sample_path
-    >>> res = screen_parcels(load_layers(sample_path("vestal_sample.gpkg")), load_rulebook("vestal"))
+    >>> layers, rb = load_layers(sample_path("vestal_sample.gpkg")), load_rulebook("vestal")
+    >>> res = screen_parcels(layers, rb)
     >>> res.tables["parcels"]["worst_status"].value_counts().to_dict()
     {'review': 1361, 'info': 1317, 'not_evaluated': 141}
+    >>> res.scope, len(res.findings), res.n_findings, res.counts() == screen_parcels(layers, rb, findings="all").counts()
+    ('person', 2750, 14096, True)
     """
+    scope = findings_scope("screen", findings)
     rulebook.require_group("flood")
     with _overlay_engine(engine, scheduler, workers) as overlay:  # one dask cluster for the whole run
-        return _screen(layers, rulebook, chunk_size=chunk_size, workers=workers, overlay=overlay)
+        return _screen(layers, rulebook, chunk_size=chunk_size, workers=workers, overlay=overlay, scope=scope)
 
 
 def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int | None,
-            overlay: Callable[..., pd.DataFrame] | None) -> Result:
+            overlay: Callable[..., pd.DataFrame] | None, scope: str = "all") -> Result:
     parcels = layers.get_layer("parcels")
     if parcels is None:
         raise InputError("screen needs a parcels layer: give --parcels PATH[:LAYER] or a GeoPackage with a "
@@ -320,8 +336,9 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
                                                    workers)
     ctx = FloodContext("screen", layers, _measured(table, "parcel_id", m), "parcels", flood is not None, overlaps)
     found = run_group(rulebook, "flood", ctx)
-    table["worst_status"] = _worst_per_subject(found, "parcels", table["parcel_id"])
-    table = add_rule_status_columns(table, found, "parcels", "parcel_id")  # status_FLD_001 ... per parcel
+    # status_FLD_001 ... and worst_status per parcel, from every finding, before those out of scope go
+    table = add_rule_status_columns(table, found, "parcels", "parcel_id", worst=True)
+    found, omitted = split_scope(found, scope)  # the pass/info rows are never typed nor sorted
     tables: dict[str, pd.DataFrame] = {}
     notes = [("Areas are exact intersections in the working CRS; overlapping flood polygons are dissolved per "
               "class before measuring. An interpolated BFE is a screening estimate, not a surveyed BFE.")]
@@ -338,7 +355,9 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
                                                     geometry=table.geometry.values[changed.to_numpy()], crs=parcels.crs)
         notes.append(f"Preliminary map compared: {int(changed.sum())} parcel(s) change zone or SFHA acres.")
     tables = {"parcels": table, **tables}
-    res = make_result("screen", rulebook, found, layers, derived=_overlap_layers(overlaps, table), tables=tables)
+    res = make_result("screen", rulebook, found, layers, derived=_overlap_layers(overlaps, table), tables=tables,
+                      scope=scope, omitted=omitted)
+    del found
     res.notes.extend(notes)
     return res
 

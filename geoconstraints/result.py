@@ -24,10 +24,82 @@ from geoconstraints._version import __version__
 from geoconstraints.io.layers import Layers
 from geoconstraints.io.paths import sha256_file
 from geoconstraints.io.postgis import is_db_source
-from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES, findings_frame, status_counts
+from geoconstraints.rulebook.findings import (
+    FINDINGS_SCOPES,
+    STATUS_RANK,
+    STATUSES,
+    findings_frame,
+    in_scope,
+    status_counts,
+)
 from geoconstraints.rulebook.model import Rulebook
 
 log = logging.getLogger(__name__)
+
+OMITTED_COLUMNS: list[str] = ["rule_id", "title", "status", "waived", "n"]
+"""Columns of :attr:`Result.omitted`: the findings a run did not keep, counted per rule
+(``rule_id``, ``title``, ``waived`` as in the findings) and ``status``; ``n`` the number."""
+
+
+def empty_omitted() -> pd.DataFrame:
+    """An empty :attr:`Result.omitted` table (nothing left out)."""
+    return pd.DataFrame({c: pd.Series(dtype="int64" if c == "n" else "object") for c in OMITTED_COLUMNS})
+
+
+def _groups(cols: dict[str, np.ndarray], keys: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(position of the first row, number of rows, group of each row) of the groups of equal ``keys``."""
+    key = np.zeros(len(cols[keys[0]]), dtype=np.int64)
+    for c in keys:  # one integer key from the codes of the columns
+        codes, uniques = pd.factorize(cols[c], use_na_sentinel=False)
+        key = key * len(uniques) + codes
+    _, first, inverse, n = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
+    return first, n, inverse
+
+
+def split_scope(findings: gpd.GeoDataFrame, scope: str) -> tuple[gpd.GeoDataFrame, pd.DataFrame]:
+    """The findings of ``scope`` and the counts of the others (:data:`OMITTED_COLUMNS`).
+
+    Only four columns of the rows left out are read (no text column is copied), so a
+    screening can drop millions of pass/info rows before they are typed and sorted.
+
+    Parameters
+    ----------
+    findings : DataFrame
+        Findings with ``rule_id``, ``title``, ``status``, ``waived`` (what
+        :func:`~geoconstraints.rulebook.registry.run_group` returns).
+    scope : {"person", "all"}
+        See :func:`geoconstraints.rulebook.findings.findings_scope`.
+
+    Returns
+    -------
+    (DataFrame, DataFrame)
+        The findings kept (``findings`` itself for ``all``) and the omitted counts, sorted by
+        rule id then severity (empty when nothing was left out).
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"rule_id": ["R-1", "R-1", "R-2"], "title": "t", "status": ["pass", "review", "pass"],
+    ...                   "waived": ""})
+    >>> kept, omitted = split_scope(f, "person")
+    >>> kept["status"].tolist(), omitted[["rule_id", "status", "n"]].values.tolist()
+    (['review'], [['R-1', 'pass', 1], ['R-2', 'pass', 1]])
+    """
+    if scope not in FINDINGS_SCOPES:
+        raise ValueError(f"scope {scope!r} is not one of {', '.join(FINDINGS_SCOPES)}")
+    keep = in_scope(findings["status"].to_numpy(), scope)
+    if keep.all():
+        return findings, empty_omitted()
+    drop = ~keep
+    cols = {c: findings[c].to_numpy(dtype=object)[drop] for c in OMITTED_COLUMNS[:-1]}  # pointers, no text copied
+    first, n, group = _groups(cols, ["rule_id", "status"])
+    if not all((cols[c] == cols[c][first][group]).all() for c in ("title", "waived")):  # else group by all four
+        first, n, _ = _groups(cols, OMITTED_COLUMNS[:-1])
+    out = pd.DataFrame({c: v[first] for c, v in cols.items()})
+    out["waived"] = out["waived"].where(out["waived"].notna(), "").astype(str)
+    out["n"] = n.astype("int64")
+    rank = out["status"].map(STATUS_RANK).fillna(len(STATUSES))
+    out = out.assign(_r=rank).sort_values(["rule_id", "_r"], kind="stable").drop(columns="_r")
+    return findings[keep], out.reset_index(drop=True)[OMITTED_COLUMNS]
 
 
 @dataclass(repr=False)
@@ -53,6 +125,13 @@ class Result:
         A random UUID (version 4) naming this run. Every output of the run records it
         (``provenance.json``, findings.geojson, results.gpkg metadata, the Parquet files,
         report.html and map.html), so a folder of outputs can be checked for coming from one run.
+    scope : {"all", "person"}
+        Which findings :attr:`findings` holds: ``all`` every one; ``person`` only those that need a
+        person (violation, review, not_evaluated), the default of a screening, whose pass and info
+        outcomes are in the ``status_<rule>`` columns of ``tables["parcels"]``.
+    omitted : DataFrame
+        The findings not kept, counted (:data:`OMITTED_COLUMNS`); empty when nothing was left
+        out. :meth:`counts`, :meth:`summary` and :attr:`n_findings` count them.
     """
 
     command: str
@@ -66,20 +145,50 @@ class Result:
     started: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
     notes: list[str] = field(default_factory=list)
     run_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    scope: str = "all"
+    omitted: pd.DataFrame = field(default_factory=empty_omitted)
 
     @property
     def crs(self) -> Any:
         """The working CRS."""
         return self.layers.crs if self.layers is not None else self.findings.crs
 
+    @property
+    def n_findings(self) -> int:
+        """Number of findings of the run: those kept in :attr:`findings` and those :attr:`omitted`."""
+        return len(self.findings) + int(self.omitted["n"].sum())
+
     def counts(self) -> dict[str, int]:
-        """Findings per status (waived findings included)."""
-        return status_counts(self.findings)
+        """Findings per status (waived findings included), the :attr:`omitted` ones included."""
+        c = status_counts(self.findings)
+        for status, n in self.omitted.groupby("status")["n"].sum().items():
+            c[str(status)] = c.get(str(status), 0) + int(n)
+        return c
 
     def has(self, status: str) -> bool:
-        """True when an unwaived finding has ``status``."""
-        f = self.findings
-        return bool(((f["status"] == status) & (f["waived"] == "")).any())
+        """True when an unwaived finding has ``status`` (an :attr:`omitted` one included)."""
+        f, o = self.findings, self.omitted
+        return bool(((f["status"] == status) & (f["waived"] == "")).any()
+                    or ((o["status"] == status) & (o["waived"] == "") & (o["n"] > 0)).any())
+
+    def omitted_text(self) -> str:
+        """One sentence on the findings not kept and where their outcomes are; ``""`` when none.
+
+        Examples
+        --------
+        >>> from geoconstraints import load_layers, load_rulebook, sample_path
+        >>> from geoconstraints.commands import screen_parcels
+        >>> res = screen_parcels(load_layers(sample_path("vestal_sample.gpkg")), load_rulebook("vestal"))
+        >>> res.omitted_text()[:60]
+        '11,346 info and pass findings are not kept (findings scope p'
+        """
+        n = int(self.omitted["n"].sum())
+        if not n:
+            return ""
+        which = " and ".join(s for s in STATUSES if s in set(self.omitted["status"]))
+        return (f"{n:,} {which} findings are not kept (findings scope {self.scope}): each subject's outcome per rule "
+                f"is in the status_<rule> columns of the parcels table (parcels.csv, parcels.parquet, results.gpkg); "
+                f"keep them with findings=\"all\" (--findings all)")
 
     def provenance(self) -> dict[str, Any]:
         """The provenance stamp: inputs with sizes and SHA-256, CRS, NFHL map, rulebook, version."""
@@ -129,8 +238,8 @@ class Result:
     def summary(self) -> pd.DataFrame:
         """Findings per rule and status: the per-rule count table.
 
-        Counted from the complete :attr:`findings` (whatever a writer leaves out of a file), so
-        its totals are :meth:`counts` and, for the rules about the parcels of a screening, the
+        Counted from the complete findings (:attr:`findings` and the :attr:`omitted` counts,
+        whatever a writer leaves out of a file), so its totals are :meth:`counts` and, for the rules about the parcels of a screening, the
         counts of each ``status_<rule>`` column of ``tables["parcels"]``
         (:func:`rule_status_columns`).
 
@@ -139,9 +248,16 @@ class Result:
         DataFrame
             Columns ``rule_id``, ``title``, then one count column per status of :data:`STATUSES`.
         """
-        if not len(self.findings):
+        if not len(self.findings) and not len(self.omitted):
             return pd.DataFrame(columns=["rule_id", "title", *STATUSES])
-        t = pd.crosstab([self.findings["rule_id"], self.findings["title"]], self.findings["status"])
+        f = self.findings
+        long = f.groupby([f["rule_id"].to_numpy(dtype=object), f["title"].to_numpy(dtype=object),
+                          f["status"].to_numpy(dtype=object)]).size()
+        o = self.omitted
+        more = pd.Series(o["n"].to_numpy(dtype="int64"),
+                         index=pd.MultiIndex.from_arrays([o["rule_id"], o["title"], o["status"]]))
+        long = pd.concat([long, more]).groupby(level=[0, 1, 2]).sum()
+        t = long.rename_axis(["rule_id", "title", "status"]).unstack("status", fill_value=0)
         for s in STATUSES:
             if s not in t.columns:
                 t[s] = 0
@@ -158,15 +274,17 @@ class Result:
 
     def __repr__(self) -> str:
         tables, derived = self._frames_text()
+        left = f", {len(self.findings):,} kept\n  {self.omitted_text()}" if len(self.omitted) else ""
         return (f"<Result {self.command}: rulebook {self.rulebook.name} {self.rulebook.version}, run {self.run_id}\n"
-                f"  findings: {len(self.findings):,} ({self._count_text()})\n"
+                f"  findings: {self.n_findings:,} ({self._count_text()}){left}\n"
                 f"  tables: {tables}\n  derived layers: {derived}>")
 
     def _repr_html_(self) -> str:
         e = html.escape
         tables, derived = self._frames_text()
         return (f"<p><b>geoconstraints {e(self.command)}</b> with rulebook {e(self.rulebook.name)} "
-                f"{e(str(self.rulebook.version))}: {len(self.findings):,} findings ({e(self._count_text())})<br>"
+                f"{e(str(self.rulebook.version))}: {self.n_findings:,} findings ({e(self._count_text())})<br>"
+                + (f"{e(self.omitted_text())}<br>" if len(self.omitted) else "") +
                 f"tables: {e(tables)}<br>derived layers: {e(derived)}<br>"
                 f"<small>run {e(self.run_id)}</small></p>"
                 + self.summary().to_html(index=False, escape=True))
@@ -187,6 +305,27 @@ def status_column(rule_id: str) -> str:
     'status_FLD_001'
     """
     return STATUS_COLUMN_PREFIX + re.sub(r"[^0-9A-Za-z_]", "_", str(rule_id))
+
+
+def _status_grid(findings: pd.DataFrame, subject_layer: str, ids: pd.Index) -> pd.DataFrame | None:
+    """Rank of the most severe status per subject (rows, in ``ids`` order) and rule (columns, sorted);
+    NaN where a rule has no finding about a subject; None when no finding is about ``subject_layer``."""
+    keep = ((findings["subject_layer"] == subject_layer) & (findings["subject_id"] != "")).to_numpy()
+    mine = pd.DataFrame(findings[["rule_id", "status", "subject_id"]]).loc[keep]  # not the text columns
+    if not len(mine):
+        return None
+    rank = mine["status"].map(STATUS_RANK).fillna(STATUS_RANK["not_evaluated"]).astype(int)
+    worst = rank.groupby([mine["rule_id"].to_numpy(), mine["subject_id"].astype(str).to_numpy()]).min()
+    grid = worst.unstack(level=0).reindex(ids)
+    return grid[sorted(grid.columns)]
+
+
+def _status_names(ranks: np.ndarray) -> np.ndarray:
+    """Status names of float ranks, ``""`` for NaN."""
+    out = np.full(len(ranks), "", dtype=object)
+    has = ~pd.isna(ranks)
+    out[has] = np.array(STATUSES, dtype=object)[ranks[has].astype(int)]
+    return out
 
 
 def rule_status_columns(findings: pd.DataFrame, subject_layer: str, ids: Any) -> pd.DataFrame:
@@ -218,33 +357,35 @@ def rule_status_columns(findings: pd.DataFrame, subject_layer: str, ids: Any) ->
     >>> rule_status_columns(f, "parcels", ["P1", "P2"]).to_dict("list")
     {'status_FLD_001': ['review', 'pass'], 'status_FLD_002': ['info', '']}
     """
+    return _status_columns(findings, subject_layer, ids)[0]
+
+
+def _status_columns(findings: pd.DataFrame, subject_layer: str, ids: Any) -> tuple[pd.DataFrame, np.ndarray]:
+    """(:func:`rule_status_columns`, the worst status of each subject over them: ``not_evaluated``
+    for a subject without any finding), from one group-by."""
     ids = pd.Index(np.asarray(ids, dtype=object).astype(str))
-    keep = ((findings["subject_layer"] == subject_layer) & (findings["subject_id"] != "")).to_numpy()
-    mine = pd.DataFrame(findings[["rule_id", "status", "subject_id"]]).loc[keep]  # not the text columns
-    if not len(mine):
-        return pd.DataFrame(index=pd.RangeIndex(len(ids)))
-    rank = mine["status"].map(STATUS_RANK).fillna(STATUS_RANK["not_evaluated"]).astype(int)
-    worst = rank.groupby([mine["rule_id"].to_numpy(), mine["subject_id"].astype(str).to_numpy()]).min()
-    grid = worst.unstack(level=0).reindex(ids)
-    names = np.array(STATUSES, dtype=object)
-    out = {}
-    for rule_id in sorted(grid.columns):
-        col = grid[rule_id].to_numpy()
-        has = ~pd.isna(col)
-        vals = np.full(len(ids), "", dtype=object)
-        vals[has] = names[col[has].astype(int)]
-        out[status_column(rule_id)] = vals
-    return pd.DataFrame(out)
+    grid = _status_grid(findings, subject_layer, ids)
+    if grid is None:
+        return pd.DataFrame(index=pd.RangeIndex(len(ids))), np.full(len(ids), "not_evaluated", dtype=object)
+    cols = pd.DataFrame({status_column(r): _status_names(grid[r].to_numpy()) for r in grid.columns})
+    worst = _status_names(grid.min(axis=1, skipna=True).to_numpy())
+    worst[worst == ""] = "not_evaluated"
+    return cols, worst
 
 
 def add_rule_status_columns(table: pd.DataFrame, findings: pd.DataFrame, subject_layer: str,
-                            id_column: str) -> pd.DataFrame:
+                            id_column: str, *, worst: bool = False) -> pd.DataFrame:
     """``table`` with :func:`rule_status_columns` inserted before its ``worst_status`` (else at the end).
 
-    Earlier status columns of the same names are replaced.
+    Earlier status columns of the same names are replaced. With ``worst``, ``worst_status`` is
+    also set (appended when missing): the most severe status of each subject's findings,
+    ``not_evaluated`` for a subject without any, from the same group-by (so it must be given the
+    complete findings, before any are left out: :func:`split_scope`).
     """
-    cols = rule_status_columns(findings, subject_layer, table[id_column])
+    cols, worst_of = _status_columns(findings, subject_layer, table[id_column])
     out = table.drop(columns=[c for c in cols.columns if c in table.columns])
+    if worst:
+        out["worst_status"] = worst_of
     at = list(out.columns).index("worst_status") if "worst_status" in out.columns else len(out.columns)
     for i, c in enumerate(cols.columns):
         out.insert(at + i, c, cols[c].to_numpy())

@@ -188,12 +188,38 @@ def test_screen_output_limits(runner, tmp_path):
     page = (tmp_path / "out" / "report.html").read_text("utf-8")
     assert "This table lists the 1 most severe of the 3 parcels (by worst status" in page
     assert "the other 2 are left out of this report" in page
-    assert 'data-rule="FLD-001" data-left-out="' in page
+    assert 'data-rule="FLD-001" data-left-out="2"' in page  # its 2 review findings; its pass is not in memory:
+    assert 'data-rule="FLD-001" data-omitted="1"' in page  # counted, and the note names status_FLD_001
     page = (tmp_path / "out" / "map.html").read_text("utf-8")
     assert "Not drawn, to keep this page small enough for a browser (over 1 features)" in page
     assert "every finding in findings.geojson" in page
     bad = runner.invoke(main, screen(tmp_path, gpkg, "--map-max-features", "-1"))
     assert bad.exit_code == 2 and "Traceback" not in bad.output
+
+
+def test_screen_findings_all_still_writes_every_finding(runner, tmp_path):
+    # screen keeps only the findings that need a person in memory by default; --findings all keeps
+    # (and writes) every one, pass and info included; the summary line counts every finding either way
+    import pandas as pd
+
+    from geoconstraints import load_layers, load_rulebook, screen_parcels
+
+    gpkg = sample_gpkg(tmp_path)
+    every = screen_parcels(load_layers(gpkg), load_rulebook("vestal"), findings="all")
+    lines = {}
+    for scope in ("person", "all"):
+        res = runner.invoke(main, screen(tmp_path / scope, gpkg, "--findings", scope))
+        assert res.exit_code == 0, res.output
+        lines[scope] = res.output.splitlines()[0]
+        got = pd.read_csv(tmp_path / scope / "out" / "findings.csv", dtype=str, keep_default_na=False)
+        want = every.findings if scope == "all" else every.findings[every.findings["status"].isin(
+            ["violation", "review", "not_evaluated"])]
+        assert got[["rule_id", "status", "subject_id"]].values.tolist() == \
+            want[["rule_id", "status", "subject_id"]].values.tolist(), scope
+        prov = json.loads((tmp_path / scope / "out" / "provenance.json").read_text("utf-8"))
+        assert prov["findings_scope"] == scope and prov["findings_total"] == every.counts()
+    assert (got["status"] == "pass").sum() == every.counts()["pass"] == 8  # FLD-001 1, FLD-002 3, FLD-005 3, FLD-006 1
+    assert lines["person"] == lines["all"] == "screen: 16 findings (4 review, 4 info, 8 pass)"
 
 
 def test_harvest_from_role_options_only_never_passes_what_it_cannot_check(tmp_path):

@@ -66,7 +66,7 @@ def write(tmp_path: Path, name: str = "in.gpkg", **layers: gpd.GeoDataFrame) -> 
 
 
 def screen(tmp_path: Path, rb, **layers):
-    return screen_parcels(load_layers(write(tmp_path, **layers)), rb)
+    return screen_parcels(load_layers(write(tmp_path, **layers)), rb, findings="all")
 
 
 def row(res, pid: str) -> pd.Series:
@@ -628,7 +628,7 @@ def test_sample_town_screen() -> None:
     from geoconstraints import sample_path
 
     layers = load_layers(sample_path("vestal_sample.gpkg"))
-    res = screen_parcels(layers, load_rulebook("vestal"))
+    res = screen_parcels(layers, load_rulebook("vestal"), findings="all")
     t = res.tables["parcels"]
     assert len(t) == len(layers["parcels"])
     # coverage ends at easting 967,900: every parcel wholly east of it has no flood data
@@ -778,7 +778,7 @@ def test_fld002_without_zone_subty_field_is_not_evaluated_in_the_sfha(tmp_path):
     flood.to_file(path, layer="flood_zones")
     layers = gc.load_layers(path)
     assert "ZONE_SUBTY" in layers.info["flood_zones"].absent_fields
-    res = gc.screen_parcels(layers, gc.load_rulebook("vestal"))
+    res = gc.screen_parcels(layers, gc.load_rulebook("vestal"), findings="all")
     f = res.findings[res.findings["rule_id"] == "FLD-002"].set_index("subject_id")
     assert f.loc["A", "status"] == "not_evaluated" and "ZONE_SUBTY" in f.loc["A", "message"]
     assert f.loc["B", "status"] == "pass"
@@ -810,7 +810,8 @@ def test_fld006_says_what_is_true_for_ao_a99_and_the_floodway_of_the_reach(tmp_p
     p2 = tmp_path / "rb.yaml"
     p2.write_text("extends: vestal\nrulebook: vestal-ao\nrules:\n  - id: FLD-006\n    switches:\n"
                   "      no_elevation_zones_reading: not_covered\n")
-    other = screen_parcels(load_layers(write(tmp_path / "b", parcels=p, flood_zones=fz)), load_rulebook(p2))
+    other = screen_parcels(load_layers(write(tmp_path / "b", parcels=p, flood_zones=fz)), load_rulebook(p2),
+                           findings="all")
     g1 = finding(other, "FLD-006", "P1")
     assert g1["status"] == "info" and "not_covered" in g1["message"]
 
@@ -833,7 +834,8 @@ def test_real_parcels_screen_says_when_the_flood_map_covers_only_part(tmp_path, 
                             geometry=[box(x0 - 10, y0 - 10, (x0 + x1) / 2, y1 + 10)], crs=layers.crs)
     half_path = tmp_path / "half.gpkg"
     half.to_file(half_path, layer="flood_zones")
-    res = screen_parcels(load_layers(overrides={"parcels": str(path), "flood_zones": str(half_path)}), rb)
+    res = screen_parcels(load_layers(overrides={"parcels": str(path), "flood_zones": str(half_path)}), rb,
+                         findings="all")
     t = res.tables["parcels"].set_index("parcel_id")
     pid = big["feature_id"]
     assert t.loc[pid, "flood_data"] == "partial"

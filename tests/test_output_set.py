@@ -355,7 +355,7 @@ def test_an_empty_folder_is_used(tmp_path, runner):
 def test_the_same_result_written_again_needs_no_overwrite(tmp_path):
     from geoconstraints import load_layers, load_rulebook, screen_parcels, write_result
 
-    res = screen_parcels(load_layers(sample_gpkg(tmp_path)), load_rulebook("vestal"))
+    res = screen_parcels(load_layers(sample_gpkg(tmp_path)), load_rulebook("vestal"), findings="all")
     write_result(res, tmp_path / "out")
     write_result(res, tmp_path / "out", findings="all")  # the same run: its own set is replaced
     assert _consistent(tmp_path / "out")["findings_scope"] == "all"

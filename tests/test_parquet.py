@@ -20,7 +20,7 @@ from geoconstraints.rulebook.findings import FINDING_COLUMNS
 @pytest.fixture(scope="module")
 def written(tmp_path_factory):
     folder = tmp_path_factory.mktemp("parquet")
-    res = screen_parcels(load_layers(sample_gpkg(folder)), load_rulebook("vestal"))
+    res = screen_parcels(load_layers(sample_gpkg(folder)), load_rulebook("vestal"), findings="all")
     return res, write_result(res, folder / "out", findings="all")
 
 

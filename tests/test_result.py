@@ -57,3 +57,71 @@ def test_dir_lists_the_lazy_api():
         assert name in names, name
         assert getattr(gc, name) is not None  # and each loads
     assert names == sorted(gc.__all__)
+
+
+def test_a_result_that_left_findings_out_counts_them(result):
+    # the same findings, split as screen_parcels(..., findings="person") splits them (by hand: the 3
+    # info and 1 pass go, the 2 violation, 1 review and 1 not_evaluated stay)
+    from dataclasses import replace
+
+    import pandas as pd
+
+    from geoconstraints.result import split_scope
+
+    kept, omitted = split_scope(result.findings, "person")
+    assert sorted(kept["status"]) == ["not_evaluated", "review", "violation", "violation"]
+    assert omitted[["rule_id", "status", "waived", "n"]].values.tolist() == [
+        ["FLD-001", "pass", "", 1], ["FLD-010", "info", "", 1], ["HRV-030", "info", "", 2]]
+    person = replace(result, findings=kept, scope="person", omitted=omitted)
+    assert person.n_findings == result.n_findings == 8
+    assert person.counts() == result.counts()
+    pd.testing.assert_frame_equal(person.summary(), result.summary())
+    assert [person.has(s) for s in gc.STATUSES] == [result.has(s) for s in gc.STATUSES]
+    lines = repr(person).splitlines()
+    assert lines[1] == "  findings: 8 (2 violation, 1 review, 1 not_evaluated, 3 info, 1 pass), 4 kept"
+    assert lines[2].startswith("  4 info and pass findings are not kept (findings scope person): each subject's "
+                               "outcome per rule is in the status_<rule> columns of the parcels table")
+    assert "4 info and pass findings are not kept" in person._repr_html_()
+    # a waived finding left out is no unwaived one: has() says so
+    waived = replace(person, omitted=omitted.assign(waived="waived by the town board"))
+    assert not waived.has("pass") and not waived.has("info") and waived.counts() == result.counts()
+    # nothing left out: an empty table, and the repr of a complete result says nothing of it
+    assert split_scope(result.findings, "all")[1].empty and "kept" not in repr(result)
+    with pytest.raises(ValueError, match="scope 'some' is not one of person, all"):
+        split_scope(result.findings, "some")
+
+
+def test_status_columns_and_worst_status_come_from_one_group_by():
+    # by hand: P1 has a review (FLD-001) and an info (FLD-002), P2 a pass, P3 nothing, and a run-wide
+    # violation (no subject) counts for no parcel
+    import pandas as pd
+
+    from geoconstraints.result import add_rule_status_columns
+    from geoconstraints.rulebook.findings import worst_status_by
+
+    f = pd.DataFrame({"rule_id": ["FLD-001", "FLD-002", "FLD-001", "FLD-010"],
+                      "status": ["review", "info", "pass", "violation"],
+                      "subject_layer": ["parcels", "parcels", "parcels", ""], "subject_id": ["P1", "P1", "P2", ""]})
+    table = pd.DataFrame({"parcel_id": ["P1", "P2", "P3"], "area": [1.0, 2.0, 3.0]})
+    out = add_rule_status_columns(table, f, "parcels", "parcel_id", worst=True)
+    assert list(out.columns) == ["parcel_id", "area", "status_FLD_001", "status_FLD_002", "worst_status"]
+    assert out["status_FLD_001"].tolist() == ["review", "pass", ""]
+    assert out["status_FLD_002"].tolist() == ["info", "", ""]
+    assert out["worst_status"].tolist() == ["review", "pass", "not_evaluated"]
+    sub = f[f["subject_id"] != ""]
+    assert out["worst_status"].tolist() == worst_status_by(sub["subject_id"], sub["status"], index=table["parcel_id"]).tolist()
+    assert "worst_status" not in add_rule_status_columns(table, f, "parcels", "parcel_id").columns
+
+
+def test_omitted_counts_split_a_rule_whose_title_or_waiver_varies():
+    import pandas as pd
+
+    from geoconstraints.result import split_scope
+
+    f = pd.DataFrame({"rule_id": ["R-1"] * 5, "title": ["a", "a", "b", "a", "a"],
+                      "status": ["pass", "pass", "pass", "info", "review"], "waived": ["", "", "", "w", ""]})
+    kept, omitted = split_scope(f, "person")
+    assert kept["status"].tolist() == ["review"]
+    assert sorted(omitted.values.tolist()) == [["R-1", "a", "info", "w", 1], ["R-1", "a", "pass", "", 2],
+                                               ["R-1", "b", "pass", "", 1]]
+    assert omitted["status"].tolist()[-1] == "pass"  # most severe first within a rule

@@ -23,11 +23,12 @@ from shapely.geometry import LineString, box
 
 from geoconstraints import load_layers, load_rulebook
 from geoconstraints.commands import screen_parcels
+from geoconstraints.errors import OutputError
 from geoconstraints.output import report, webmap, write_result
-from geoconstraints.output.files import FINDINGS_LAYERS, PERSON_STATUSES
+from geoconstraints.output.files import FINDINGS_LAYERS
 from geoconstraints.output.styles import STATUS_LABELS
 from geoconstraints.result import status_column
-from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES
+from geoconstraints.rulebook.findings import PERSON_STATUSES, STATUS_RANK, STATUSES, worst_status_by
 
 X0, Y0 = 955_000.0, 740_000.0  # EPSG:2261 feet, south of Vestal NY
 K = 142  # a 142 x 142 grid of 100 ft parcels, cut to N
@@ -58,18 +59,29 @@ def _town(folder: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def town(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("town")
-    res = screen_parcels(load_layers(_town(folder)), load_rulebook("vestal"))
-    written = write_result(res, folder / "out")
+def town_layers(tmp_path_factory):
+    return load_layers(_town(tmp_path_factory.mktemp("town")))
+
+
+@pytest.fixture(scope="module")
+def town(town_layers, tmp_path_factory):
+    """The default screening (findings scope person: pass and info counted, not kept) and its outputs."""
+    res = screen_parcels(town_layers, load_rulebook("vestal"))
+    written = write_result(res, tmp_path_factory.mktemp("town_out") / "out")
     return res, written
 
 
-def test_findings_files_hold_every_finding_that_needs_a_person(town):
+@pytest.fixture(scope="module")
+def town_all(town_layers):
+    """The same screening keeping every finding (``findings="all"``)."""
+    return screen_parcels(town_layers, load_rulebook("vestal"), findings="all")
+
+
+def test_findings_files_hold_every_finding_that_needs_a_person(town, town_all):
     # screen's default (--findings person): findings.geojson/.csv/.parquet and the findings layers
     # carry the violation, review and not_evaluated findings, every one of them, in order
     res, written = town
-    f = res.findings
+    f = town_all.findings
     person = f[f["status"].isin(PERSON_STATUSES)].reset_index(drop=True)
     assert 0 < len(person) < len(f)
     data = json.loads(written["findings.geojson"].read_text("utf-8"))
@@ -95,12 +107,12 @@ def test_findings_files_hold_every_finding_that_needs_a_person(town):
     assert sum(prov["findings_written"].values()) == len(person)
 
 
-def test_parcels_table_status_columns_count_every_finding(town):
+def test_parcels_table_status_columns_count_every_finding(town, town_all):
     # every outcome of every parcel: one status column per rule; each column's counts are the
     # counts of that rule's findings, which are the numbers of the report's per-rule table
     res, written = town
     t = res.tables["parcels"]
-    f = res.findings
+    f = town_all.findings
     rules = sorted(f.loc[f["subject_id"] != "", "rule_id"].unique())
     cols = [status_column(r) for r in rules]
     assert cols == [c for c in t.columns if c.startswith("status_")]
@@ -161,9 +173,86 @@ def test_report_is_bounded_and_says_what_it_leaves_out(town):
                     f"(the {report.MAX_FINDING_ROWS:,} most severe are listed); every finding is in findings.geojson and results.gpkg, "
                     f"and each parcel's outcome in parcels.csv.") in unescape(body)
     assert notes, "20,000 parcels must exceed the per-rule limit somewhere"
+    # the pass and info findings not kept in memory: counted per rule, and the note says where they are
+    left = {rid: int(n) for rid, n in re.findall(r'data-rule="([A-Z]+-\d+)" data-omitted="(\d+)"', page)}
+    assert left == {str(k): int(v) for k, v in res.omitted.groupby("rule_id")["n"].sum().items()}
+    fld1 = res.omitted.set_index(["rule_id", "status"])["n"]
+    assert (f"{fld1['FLD-001', 'pass']:,} pass FLD-001 findings, not kept in memory (findings scope person): each "
+            f"parcel's outcome is in the status_FLD_001 column of parcels.csv, parcels.parquet and results.gpkg; "
+            f"rerun with --findings all to list them.") in unescape(page)
     # the summary still counts every finding
     counts = dict(re.findall(r'<div class="count (\w+)"><b>([\d,]+)</b>', page))
     assert {k: int(v.replace(",", "")) for k, v in counts.items()} == res.counts()
+
+
+def _report_numbers(page: str) -> tuple[dict[str, int], list[tuple[str, list[int]]]]:
+    """(the summary's count per status, each row of the per-rule table: rule id and its counts)."""
+    counts = {k: int(v.replace(",", "")) for k, v in re.findall(r'<div class="count (\w+)"><b>([\d,]+)</b>', page)}
+    table = re.search(r'<table class="rules-summary">(.*?)</table>', page, re.DOTALL).group(1)
+    rows = [(rid, [int(n.replace(",", "")) for n in re.findall(r'<td class="num[^"]*">([\d,]+)</td>', body)])
+            for rid, body in re.findall(r'<td class="rid"><a href="#rule-[^"]+">([^<]+)</a>(.*?)</tr>', table, re.DOTALL)]
+    return counts, rows
+
+
+def test_person_scope_keeps_exactly_the_findings_that_need_a_person(town, town_all):
+    res, _ = town
+    full = town_all.findings
+    assert (res.scope, town_all.scope) == ("person", "all") and town_all.omitted.empty
+    want = full[full["status"].isin(PERSON_STATUSES).to_numpy()].reset_index(drop=True)
+    assert 0 < len(want) < len(full)
+    pd.testing.assert_frame_equal(res.findings.reset_index(drop=True), want)
+    # the parcels table (status columns, worst_status) is the same, built from every finding
+    pd.testing.assert_frame_equal(res.tables["parcels"], town_all.tables["parcels"])
+    t = res.tables["parcels"]
+    by_hand = worst_status_by(full.loc[full["subject_id"] != "", "subject_id"].to_numpy(),
+                              full.loc[full["subject_id"] != "", "status"].to_numpy(), index=t["parcel_id"])
+    assert (by_hand.to_numpy() == t["worst_status"].to_numpy()).all()
+    # what was left out is counted, rule by rule: the totals are those of every finding
+    out = full[~full["status"].isin(PERSON_STATUSES).to_numpy()]
+    assert res.omitted.set_index(["rule_id", "status"])["n"].to_dict() == out.groupby(["rule_id", "status"]).size().to_dict()
+    assert set(res.omitted["status"]) == {"pass", "info"}
+    assert res.n_findings == town_all.n_findings == len(full) == 5 * N + 1
+    assert res.counts() == town_all.counts() == {s: int((full["status"] == s).sum()) for s in STATUSES}
+    pd.testing.assert_frame_equal(res.summary(), town_all.summary())
+    present = [town_all.counts()[s] > 0 for s in STATUSES]  # no waiver: has(s) is "some finding has s"
+    assert [res.has(s) for s in STATUSES] == [town_all.has(s) for s in STATUSES] == present
+    assert res.has("pass") and res.has("info")  # only counted in res.omitted
+    text = repr(res)
+    assert f"findings: {len(full):,} (" in text and f"{len(want):,} kept" in text
+    assert f"{len(out):,} info and pass findings are not kept (findings scope person)" in text
+    assert "omitted" not in repr(town_all) and "not kept" not in repr(town_all)
+
+
+def test_report_and_map_count_the_same_whatever_the_scope(town, town_all):
+    res, written = town
+    person = written["report.html"].read_text("utf-8")
+    every = report.render_report(town_all, overview=False, figures=False)
+    counts, rows = _report_numbers(person)
+    assert (counts, rows) == _report_numbers(every)
+    assert counts == town_all.counts() and len(rows) == 10  # every rule of the flood group, FLD-001..010
+    summary = town_all.summary().set_index("rule_id")
+    assert rows == [(rid, [int(summary.loc[rid, s]) if rid in summary.index else 0 for s in STATUSES])
+                    for rid, _ in rows]
+    assert f"Findings by status: {res.n_findings:,} in all; " in person
+    # the map legend: the same totals; the pass and info ones not kept say where they are
+    got = {s: c.total for s, c in webmap.build_map(town_all).gc_counts.items()}
+    assert got == {s: c.total for s, c in webmap.build_map(res).gc_counts.items()} == town_all.counts()
+    page = written["map.html"].read_text("utf-8")
+    page = page.replace("\\u0027", "'").replace("\\u003c", "<").replace("\\u003e", ">")  # the legend's JSON
+    n_pass = town_all.counts()["pass"]
+    assert f"{STATUS_LABELS['pass']}: {n_pass:,} findings" in page
+    assert (f"{n_pass:,} not kept in memory, not drawn: each parcel's outcome is in the status_<rule> columns of "
+            f"parcels.csv, parcels.parquet and results.gpkg") in page
+
+
+def test_writing_every_finding_needs_a_result_that_kept_them(town, town_layers, tmp_path):
+    res, _ = town
+    with pytest.raises(OutputError, match=r'left out\); rerun with screen_parcels\(\.\.\., findings="all"\) or '
+                                          r'`geoconstraints screen --findings all`'):
+        write_result(res, tmp_path / "out", findings="all")
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(OutputError, match="--findings 'everything': choose one of person, all"):
+        screen_parcels(town_layers, load_rulebook("vestal"), findings="everything")
 
 
 def _legend_note(page: str) -> str:

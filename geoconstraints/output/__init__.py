@@ -18,10 +18,10 @@ from typing import Any
 
 import pandas as pd
 
-from geoconstraints.errors import MissingToolError
+from geoconstraints.errors import MissingToolError, OutputError
 from geoconstraints.output import field, files, outset, pdfchild, plots, report, styles, webmap
 from geoconstraints.result import Result
-from geoconstraints.rulebook.findings import status_counts
+from geoconstraints.rulebook.findings import findings_in_scope, findings_scope, status_counts
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,25 @@ def _stamp(result: Result, scope: str) -> dict[str, Any]:
     return {"run_id": result.run_id, "command": result.command, "rulebook": result.rulebook.name,
             "rulebook_version": str(result.rulebook.version), "run_time_utc": result.started.strftime("%Y-%m-%dT%H:%M:%SZ"),
             "findings": scope, "provenance": outset.PROVENANCE_NAME}
+
+
+def result_scope(result: Result, findings: str | None) -> str:
+    """The findings scope of the files of ``result``: ``findings`` when given, else the command's
+    default (:func:`~geoconstraints.rulebook.findings.findings_scope`).
+
+    Raises
+    ------
+    OutputError
+        ``findings`` is not ``person``/``all``, or ``all`` for a result that left findings out
+        (:attr:`Result.omitted <geoconstraints.result.Result.omitted>`).
+    """
+    scope = findings_scope(result.command, findings)
+    left = int(result.omitted["n"].sum())
+    if scope == "all" and left:
+        raise OutputError(f"--findings all: this {result.command} result keeps only the {result.scope} findings in "
+                          f"memory ({left:,} pass/info findings were left out); rerun with "
+                          f"screen_parcels(..., findings=\"all\") or `geoconstraints {result.command} --findings all`")
+    return scope
 
 
 def stamp_html(page: str, run_id: str) -> str:
@@ -144,7 +163,7 @@ def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str 
     """The writer steps of :func:`write_result`, in order: ``(name, step)``, ``name`` being the
     file a failure is reported against. The report comes first: with ``pdf`` (the child process
     laying out report.pdf), its PDF is laid out while the steps after it run."""
-    shown = files.findings_in_scope(result.findings, scope)
+    shown = findings_in_scope(result.findings, scope)
     stamp = _stamp(result, scope)
     limits: dict[str, Any] = {}
     if report_max_parcels is not None:
@@ -201,7 +220,8 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
     offline : bool
         map.html with Leaflet inlined (default) or from a CDN.
     parcel : str, optional
-        Also write the one-parcel report of this parcel id.
+        Also write the one-parcel report of this parcel id (its findings as ``result`` holds them:
+        screen it with ``findings="all"``, as the CLI's ``--parcel`` does, for its pass and info ones).
     map_max_features, report_max_parcels, report_max_findings : int, optional
         For a whole town or county the report and the map summarise, and say so: at most
         ``report_max_parcels`` rows of the parcels table and ``report_max_findings`` non-pass
@@ -211,10 +231,12 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
     findings : {"person", "all"}, optional
         Which findings findings.geojson/.csv/.parquet and the findings layers carry: ``person``
         (violation, review, not_evaluated) or ``all`` (pass and info too). Default
-        :func:`~geoconstraints.output.files.findings_scope`: ``person`` for ``screen`` (every
+        :func:`~geoconstraints.rulebook.findings.findings_scope`: ``person`` for ``screen`` (every
         outcome is in the parcels table's ``status_<rule>`` columns), ``all`` for the plan-level
-        commands. ``result.findings``, the report's counts and provenance.json's counts are
-        always of every finding.
+        commands. The report's counts and provenance.json's ``findings_total`` are always of every
+        finding (those a screening left out of memory included, :attr:`Result.omitted
+        <geoconstraints.result.Result.omitted>`); ``all`` needs a result that kept every finding
+        (``screen_parcels(..., findings="all")``).
     overwrite : bool
         Replace the set of an earlier run in ``out_dir`` (the whole set: nothing of it stays).
     steps : sequence of (name, step)
@@ -225,16 +247,18 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
     Raises
     ------
     OutputError
-        ``out_dir`` refused (see above), another run writing it, an unknown parcel id, a full
+        ``findings="all"`` for a result that left findings out (rerun with
+        ``screen_parcels(..., findings="all")``), ``out_dir`` refused (see above), another run
+        writing it, an unknown parcel id, a full
         disk ("no space left on device writing PATH") or another write error; ``out_dir`` is
         then unchanged.
     """
     if parcel is not None:
         report.parcel_row(result, str(parcel))  # an unknown parcel id fails before anything is written
-    scope = files.findings_scope(result.command, findings)
-    shown = files.findings_in_scope(result.findings, scope)
+    scope = result_scope(result, findings)
+    shown = findings_in_scope(result.findings, scope)
     prov = result.provenance()
-    prov.update(findings_scope=scope, findings_total=status_counts(result.findings),
+    prov.update(findings_scope=scope, findings_total=result.counts(),
                 findings_written=status_counts(shown))
     kw: dict[str, Any] = {"offline": offline, "parcel": parcel, "map_max_features": map_max_features,
                           "report_max_parcels": report_max_parcels, "report_max_findings": report_max_findings}

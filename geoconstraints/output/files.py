@@ -1,6 +1,6 @@
 """File writers: GeoJSON (RFC 7946, by GDAL), GeoPackage (findings split by geometry type),
 CSV (rounded, formula-safe), GeoParquet and text, each written atomically and never over an
-input; which findings a file carries (:func:`findings_in_scope`); the output-folder guard.
+input (which findings: :func:`geoconstraints.rulebook.findings.findings_in_scope`); the output-folder guard.
 """
 
 from __future__ import annotations
@@ -32,19 +32,6 @@ OUTPUT_NAMES: tuple[str, ...] = (
 )
 """Names a run may write into its output folder (plus ``<table>.csv`` per table, ``parcels.parquet``
 and ``report_parcel_<id>.html`` / ``.pdf``): field.kml / field.gpx for a harvest check, plots/ when a plot applies."""
-
-FINDINGS_SCOPES: tuple[str, ...] = ("person", "all")
-"""Which findings the findings files carry: ``person`` those that need a person
-(:data:`PERSON_STATUSES`), ``all`` every finding, pass and info included."""
-
-PERSON_STATUSES: tuple[str, ...] = ("violation", "review", "not_evaluated")
-"""The statuses that need a person: kept by ``--findings person``."""
-
-DEFAULT_SCOPE: dict[str, str] = {"screen": "person"}
-"""Default findings scope per command (others: ``all``). A screening has a pass and an info for
-most rules and parcels (a county: millions), and its parcels table has every outcome in its status
-columns; a plan-level check (harvest, flood-site, stormwater, seqr) has tens of findings, and its
-pass findings document what was examined, so they stay."""
 
 FINDINGS_LAYERS: dict[str, str] = {"point": "findings_point", "line": "findings_line",
                                    "polygon": "findings_polygon", "none": "findings_nogeom"}
@@ -289,34 +276,6 @@ def _geometry_type(gdf: gpd.GeoDataFrame) -> str:
 
 # ------------------------------------------------------------------------------------------
 # which findings, split by geometry type
-
-def findings_scope(command: str, scope: str | None = None) -> str:
-    """The findings scope of a run: ``scope`` when given, else the command's default
-    (:data:`DEFAULT_SCOPE`: ``person`` for ``screen``, ``all`` for the plan-level commands).
-
-    Raises
-    ------
-    OutputError
-        ``scope`` is not one of :data:`FINDINGS_SCOPES`.
-
-    Examples
-    --------
-    >>> findings_scope("screen"), findings_scope("harvest"), findings_scope("screen", "all")
-    ('person', 'all', 'all')
-    """
-    if scope is None:
-        return DEFAULT_SCOPE.get(command, "all")
-    if scope not in FINDINGS_SCOPES:
-        raise OutputError(f"--findings {scope!r}: choose one of {', '.join(FINDINGS_SCOPES)}")
-    return scope
-
-
-def findings_in_scope(findings: gpd.GeoDataFrame, scope: str) -> gpd.GeoDataFrame:
-    """The findings a file carries: those of :data:`PERSON_STATUSES` for ``person``, all for ``all``."""
-    if scope == "all":
-        return findings
-    return findings[findings["status"].isin(PERSON_STATUSES).to_numpy()]
-
 
 _FAMILY_OF_TYPE = np.array(["point", "line", "line", "polygon", "point", "line", "polygon", "collection"],
                            dtype=object)  # by shapely type id 0..7

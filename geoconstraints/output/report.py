@@ -33,6 +33,7 @@ from geoconstraints.output.report_table import (
     parcel_table,
 )
 from geoconstraints.output.styles import STATUS_COLORS, STATUS_LABELS
+from geoconstraints.result import status_column
 from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES, worst_status
 from geoconstraints.rulebook.model import Rule, unit_of
 from geoconstraints.text import redact, redact_all
@@ -131,8 +132,9 @@ def threshold_rows(rule: Rule) -> list[dict[str, str]]:
 def groups_run(result: Result) -> list[str]:
     """Rulebook groups shown in the report: the command's groups and those with findings."""
     groups = list(COMMAND_GROUPS.get(result.command, ()))
-    if len(result.findings):
-        for rid in result.findings["rule_id"].unique():
+    rule_ids = [*result.findings["rule_id"].unique(), *result.omitted["rule_id"].unique()]
+    if rule_ids:
+        for rid in rule_ids:
             if rid in result.rulebook:
                 g = result.rulebook[rid].group
                 if g not in groups:
@@ -154,8 +156,26 @@ def _finding_rows(f: pd.DataFrame) -> list[dict[str, Any]]:
     return cast("list[dict[str, Any]]", out.to_dict("records"))
 
 
+def _omitted_by_rule(result: Result, omitted: pd.DataFrame | None) -> dict[str, dict[str, Any]]:
+    """Per rule id: ``counts`` (status -> n), ``unwaived`` (statuses of unwaived ones), ``text``
+    (``"8,645 pass and 2,701 info"``) and ``column`` (the parcels table's status column of the rule, or "")
+    of the findings a result left out (:attr:`Result.omitted`)."""
+    if omitted is None or not len(omitted):
+        return {}
+    table = result.tables.get("parcels")
+    out: dict[str, dict[str, Any]] = {}
+    for rid, o in omitted.groupby("rule_id", sort=False):
+        counts = {str(k): int(v) for k, v in o.groupby("status")["n"].sum().items()}
+        col = status_column(str(rid))
+        out[str(rid)] = {"counts": counts, "unwaived": sorted(set(o.loc[o["waived"] == "", "status"])),
+                         "text": " and ".join(f"{counts[st]:,} {st}" for st in STATUSES if counts.get(st)),
+                         "column": col if table is not None and col in table.columns else ""}
+    return out
+
+
 def rule_sections(result: Result, findings: pd.DataFrame, *, max_pass_rows: int = MAX_PASS_ROWS,
-                  max_rows: int = MAX_FINDING_ROWS, only_with_findings: bool = False) -> list[dict[str, Any]]:
+                  max_rows: int = MAX_FINDING_ROWS, only_with_findings: bool = False,
+                  omitted: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """One section per rule of the groups that ran, in rulebook order.
 
     Parameters
@@ -171,17 +191,23 @@ def rule_sections(result: Result, findings: pd.DataFrame, *, max_pass_rows: int 
         rest are counted in ``hidden_other``.
     only_with_findings : bool
         Leave out rules with no finding (the one-parcel report).
+    omitted : DataFrame, optional
+        The findings ``result`` left out of memory (:attr:`Result.omitted`, with ``findings``
+        all of the kept ones): counted in each rule's ``counts``, ``status`` and ``n``, and
+        said in ``omitted_n``, ``omitted_text`` and ``omitted_column``.
 
     Returns
     -------
     list of dict
         ``id, title, citation, summary, status, counts, thresholds, readings, waived, rows,
-        hidden_pass, shown_other, hidden_other``.
+        hidden_pass, shown_other, hidden_other, n, omitted_n, omitted_text, omitted_column``.
     """
     rb = result.rulebook
     rules: list[Rule] = [r for g in groups_run(result) for r in rb.group(g)]
     known = {r.id for r in rules}
-    extra = [rid for rid in (findings["rule_id"].unique() if len(findings) else []) if rid not in known]
+    left = _omitted_by_rule(result, omitted)
+    extra = [rid for rid in dict.fromkeys([*(findings["rule_id"].unique() if len(findings) else []), *left])
+             if rid not in known]
     # positions per rule, in the order of ``findings``; only the rows listed are taken from the frame
     by_rule = findings.groupby("rule_id", sort=False).indices if len(findings) else {}
     status_of = findings["status"].to_numpy(dtype=object)
@@ -189,12 +215,14 @@ def rule_sections(result: Result, findings: pd.DataFrame, *, max_pass_rows: int 
     sections = []
     for rule in rules + [rb[rid] for rid in extra if rid in rb]:
         f = np.asarray(by_rule.get(rule.id, np.zeros(0, dtype=np.int64)))
-        if only_with_findings and not len(f):
+        o = left.get(rule.id, {"counts": {}, "unwaived": [], "text": "", "column": ""})
+        n_left = sum(o["counts"].values())
+        if only_with_findings and not len(f) and not n_left:
             continue
         st = status_of[f]
-        unwaived = st[waived_of[f] == ""]
-        status = worst_status(unwaived) if len(unwaived) else ("waived" if len(f) else "")
-        counts = {s: int((st == s).sum()) for s in STATUSES} if len(f) else {}
+        unwaived = [*st[waived_of[f] == ""], *o["unwaived"]]
+        status = worst_status(unwaived) if len(unwaived) else ("waived" if len(f) or n_left else "")
+        counts = {s: int((st == s).sum()) + o["counts"].get(s, 0) for s in STATUSES} if len(f) or n_left else {}
         passing, other = f[st == "pass"], f[st != "pass"]
         shown = findings.iloc[np.concatenate([other[:max_rows], passing[:max_pass_rows]])]
         sections.append({
@@ -206,7 +234,7 @@ def rule_sections(result: Result, findings: pd.DataFrame, *, max_pass_rows: int 
             "waived": rule.waived, "rows": _finding_rows(shown),
             "hidden_pass": max(0, len(passing) - max_pass_rows),
             "hidden_other": max(0, len(other) - max_rows), "shown_other": min(len(other), max_rows),
-            "n": len(f),
+            "n": len(f) + n_left, "omitted_n": n_left, "omitted_text": o["text"], "omitted_column": o["column"],
         })
     return sections
 
@@ -358,18 +386,20 @@ def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: i
     findings = result.findings
     table = result.tables.get("parcels")
     ptable = parcel_table(table, max_parcel_rows) if table is not None and len(table) else None
-    sections = rule_sections(result, findings, max_pass_rows=max_pass_rows, max_rows=max_finding_rows)
+    sections = rule_sections(result, findings, max_pass_rows=max_pass_rows, max_rows=max_finding_rows,
+                             omitted=result.omitted)
     figs, fig_note = report_figures(result) if figures else ({}, "")
     image, map_error = _overview(result, None, overview)
     prov = redact_all(result.provenance())
     notes = list(prov.get("warnings", [])) + list(prov.get("notes", []))
     notes += [redact(n) for n in (map_error, fig_note) if n]
     return _env().get_template("report.html.j2").render(
-        prov=prov, counts=status_counts(findings), statuses=STATUSES, status_labels=STATUS_LABELS,
+        prov=prov, counts=result.counts(), statuses=STATUSES, status_labels=STATUS_LABELS,
         status_colors=STATUS_COLORS, status_short=STATUS_SHORT, sections=sections, parcel=None,
         ptable=ptable, parcel_summary=_parcel_summary(table), is_screen=table is not None,
         image=image, figures=figs, notes=notes, options=sorted(prov.get("options", {}).items()),
-        rulebook_title=result.rulebook.title, n_findings=len(findings),
+        rulebook_title=result.rulebook.title, n_findings=result.n_findings, omitted=result.omitted_text(),
+        scope=result.scope,
     )
 
 

@@ -472,7 +472,7 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
     _fit_view(m, result, focus, parcel)
     folium.LayerControl(collapsed=True).add_to(m)
     legend.reverse()  # findings first, as they are drawn on top
-    shared = any(c.under or c.places < c.total - c.unlocated for c in counts.values())
+    shared = any(c.under or c.places < c.total - c.unlocated - c.omitted for c in counts.values())
     m.add_child(_legend(legend, f"{result.command} · {result.rulebook.name} {result.rulebook.version}",
                         note=plan.note(), info=SAME_PLACE_NOTE if shared else ""))
     m.gc_left_out = plan.left_out  # for notebooks and tests: what the page leaves out
@@ -647,16 +647,40 @@ def finding_styles(status: str) -> dict[str, dict[str, Any]]:
     return out
 
 
+@dataclass
+class LegendCounts(mapdata.StatusCounts):
+    """:class:`~geoconstraints.output.mapdata.StatusCounts` of a result that left findings out
+    (a screening keeps only those that need a person): ``total`` counts them too, ``omitted``
+    is how many (not drawn; each parcel's outcome is in the parcels table's status columns)."""
+
+    omitted: int = 0
+
+
+def legend_counts(counts: dict[str, mapdata.StatusCounts], omitted: pd.DataFrame) -> dict[str, LegendCounts]:
+    """``counts`` (of the findings kept) with the :attr:`Result.omitted
+    <geoconstraints.result.Result.omitted>` ones added: the legend's totals are the report's."""
+    left = omitted.groupby("status")["n"].sum() if len(omitted) else pd.Series(dtype="int64")
+    out = {}
+    for s, c in counts.items():
+        n = int(left.get(s, 0))
+        out[s] = LegendCounts(total=c.total + n, places=c.places, under=c.under, unlocated=c.unlocated, omitted=n)
+    return out
+
+
 def _count_detail(c: mapdata.StatusCounts, shown: bool = True) -> str:
     """The legend's second line for one status: where its findings are drawn, and why not all are."""
     parts = [] if shown or not c.places else ["layer off at first: tick it in the layer control"]
-    located = c.total - c.unlocated
+    left = getattr(c, "omitted", 0)
+    located = c.total - c.unlocated - left
     if c.places and c.places != located:
         parts.append(f"drawn at {c.places:,} place{'s' if c.places != 1 else ''}")
     if c.under:
         parts.append(f"{c.under:,} at places drawn in a more severe status")
     if c.unlocated:
         parts.append(f"{c.unlocated:,} run-wide, without a place on the map")
+    if left:
+        parts.append(f"{left:,} not kept in memory, not drawn: each parcel's outcome is in the status_<rule> "
+                     f"columns of parcels.csv, parcels.parquet and results.gpkg")
     return "; ".join(parts)
 
 
@@ -666,7 +690,8 @@ def _add_finding_layers(folium: Any, m: Any, result: Result, legend: list[dict[s
     Returns the legend's numbers (:class:`geoconstraints.output.mapdata.StatusCounts` by status).
     """
 
-    payload, counts = mapdata.encode_findings(result.findings, result.rulebook)
+    payload, drawn = mapdata.encode_findings(result.findings, result.rulebook)
+    counts = legend_counts(drawn, result.omitted)
     m.get_root().html.add_child(raw_element(
         f'<script type="application/json" id="gc-findings-data">{mapdata.payload_json(payload)}</script>'),
         name="gc_findings_data")
@@ -677,7 +702,7 @@ def _add_finding_layers(folium: Any, m: Any, result: Result, legend: list[dict[s
         label = styles.STATUS_LABELS[status]
         show = status not in ("pass", "info") or c.places <= MAX_SHOWN_PASS
         if c.places:
-            _findings_layer(status, finding_styles(status), html.escape(f"Findings: {label} ({c.total:,})"),
+            _findings_layer(status, finding_styles(status), html.escape(f"Findings: {label} ({c.total - c.omitted:,})"),
                             show).add_to(m)
         st = styles.status_style(status, "polygon")
         _legend_item(legend, f"{label}: {c.total:,} finding{'s' if c.total != 1 else ''}", st, "polygon",

@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from geoconstraints.errors import OutputError
+
 STATUSES: tuple[str, ...] = ("violation", "review", "not_evaluated", "info", "pass")
 """Status values of a finding, most severe first."""
 
@@ -36,6 +38,61 @@ or ``""``). Geometry: where the finding is, in the working CRS, or None.
 """
 
 _NUMERIC = ("measured", "threshold")
+
+FINDINGS_SCOPES: tuple[str, ...] = ("person", "all")
+"""Which findings a run keeps and its findings files carry: ``person`` those that need a person
+(:data:`PERSON_STATUSES`), ``all`` every finding, pass and info included."""
+
+PERSON_STATUSES: tuple[str, ...] = ("violation", "review", "not_evaluated")
+"""The statuses that need a person: kept by ``--findings person``."""
+
+DEFAULT_SCOPE: dict[str, str] = {"screen": "person"}
+"""Default findings scope per command (others: ``all``). A screening has a pass and an info for
+most rules and parcels (a county: millions), and its parcels table has every outcome in its status
+columns; a plan-level check (harvest, flood-site, stormwater, seqr) has tens of findings, and its
+pass findings document what was examined, so they stay."""
+
+
+def findings_scope(command: str, scope: str | None = None) -> str:
+    """The findings scope of a run: ``scope`` when given, else the command's default
+    (:data:`DEFAULT_SCOPE`: ``person`` for ``screen``, ``all`` for the plan-level commands).
+
+    Raises
+    ------
+    OutputError
+        ``scope`` is not one of :data:`FINDINGS_SCOPES`.
+
+    Examples
+    --------
+    >>> findings_scope("screen"), findings_scope("harvest"), findings_scope("screen", "all")
+    ('person', 'all', 'all')
+    """
+    if scope is None:
+        return DEFAULT_SCOPE.get(command, "all")
+    if scope not in FINDINGS_SCOPES:
+        raise OutputError(f"--findings {scope!r}: choose one of {', '.join(FINDINGS_SCOPES)}")
+    return scope
+
+
+def in_scope(statuses: Any, scope: str) -> np.ndarray:
+    """Boolean mask of the findings of ``scope`` (``all``: every one; ``person``: :data:`PERSON_STATUSES`).
+
+    Examples
+    --------
+    >>> in_scope(["pass", "review", "info", "not_evaluated"], "person").tolist()
+    [False, True, False, True]
+    """
+    vals = pd.Series(np.asarray(statuses, dtype=object), dtype=object)  # no conversion to a text dtype
+    if scope == "all":
+        return np.ones(len(vals), dtype=bool)
+    return vals.isin(PERSON_STATUSES).to_numpy()
+
+
+def findings_in_scope(findings: gpd.GeoDataFrame, scope: str) -> gpd.GeoDataFrame:
+    """The findings of ``scope``: those of :data:`PERSON_STATUSES` for ``person``, all for ``all``."""
+    if scope == "all":
+        return findings
+    return findings[findings["status"].isin(PERSON_STATUSES).to_numpy()]
 
 
 def empty_findings(crs: Any = None) -> gpd.GeoDataFrame:

@@ -1,0 +1,78 @@
+"""The compact findings payload of map.html (output/mapdata.py): the helpers by hand, the places'
+coordinates against geopandas' own reprojection."""
+
+from __future__ import annotations
+
+import base64
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+from common import NY_FT, X0, Y0
+from shapely.geometry import GeometryCollection, LineString, Point, box
+
+from geoconstraints.output.mapdata import QUANTUM_DEG, encode_findings, status_ranks, text_codes
+from geoconstraints.rulebook.loader import load_rulebook
+
+
+def _decode(b64: str, dtype) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(b64), dtype=dtype)
+
+
+def test_status_ranks_by_hand():
+    exact, drawn = status_ranks(pd.Series(["info", "violation", "pass", "bogus", None, "review"], dtype="str"))
+    assert exact.tolist() == [3, 0, 4, -1, -1, 1]
+    assert drawn.tolist() == [3, 0, 4, 4, 4, 1]  # another or no status: drawn as the last one
+
+
+def test_text_codes_sorted_distinct_values_of_the_rows_taken():
+    s = pd.Series(["FLD-003", "FLD-001", "SEQR-1", None, "FLD-001"], dtype="str")
+    rows = np.array([4, 0, 1, 3])  # SEQR-1 (row 2) is not taken: not in the table
+    names, idx = text_codes(s, rows, missing="")
+    assert names.tolist() == ["", "FLD-001", "FLD-003"]
+    assert idx.tolist() == [1, 2, 1, 0]
+    names, idx = text_codes(pd.Series([2.5, 10.0, 2.5]), np.array([0, 1, 2]))
+    assert names.tolist() == ["10.0", "2.5"] and idx.tolist() == [1, 0, 1]  # as text, sorted as text
+
+
+def _findings():
+    parcel = box(X0, Y0, X0 + 200, Y0 + 100)
+    rows = [("FLD-001", "review", "p1", parcel), ("FLD-003", "pass", "p1", parcel),
+            ("FLD-001", "violation", "p2", box(X0 + 300, Y0, X0 + 500, Y0 + 100)),
+            ("FLD-010", "info", "", None),
+            ("HRV-008", "violation", "s1", LineString([(X0, Y0 - 50), (X0 + 400, Y0 - 60)])),
+            ("HRV-004", "not_evaluated", "w1", Point(X0 + 100, Y0 + 300)),
+            ("HRV-009", "pass", "c1", GeometryCollection([Point(X0 + 600, Y0), box(X0 + 600, Y0, X0 + 650, Y0 + 40)]))]
+    return gpd.GeoDataFrame({
+        "rule_id": [r[0] for r in rows], "status": [r[1] for r in rows], "citation": "§ 6-1",
+        "subject_layer": ["parcels", "parcels", "parcels", "", "streams", "wells", "cuts"],
+        "subject_id": [r[2] for r in rows], "measured": [1.0, 2.0, 3.0, np.nan, 4.0, np.nan, 5.0],
+        "threshold": [10.0, np.nan, 10.0, np.nan, 50.0, np.nan, 1.0], "unit": ["ft", None, "ft", "", "ft", "", "ac"],
+        "message": "m", "waived": ["", "", "", "", "", "", "ok"]}, geometry=[r[3] for r in rows], crs=NY_FT)
+
+
+def test_encode_findings_places_and_coordinates():
+    f = _findings()
+    payload, counts = encode_findings(f, load_rulebook("vestal"))
+    assert (payload["n_places"], payload["n_findings"]) == (5, 6)  # p1's two findings share one place
+    assert counts["info"].unlocated == 1 and counts["violation"].places == 2
+    assert counts["pass"].under == 1  # p1's pass finding is under its review
+    # the places' coordinates equal geopandas' reprojection, quantized from the origin
+    polys = gpd.GeoSeries([f.geometry[0], f.geometry[2], box(X0 + 600, Y0, X0 + 650, Y0 + 40)], crs=NY_FT)
+    g4 = polys.simplify(1.0).to_crs(4326)
+    origin = np.asarray(payload["origin"])
+    geo = payload["geometry"]["polygon"]
+    q = _decode(geo["coords"], np.int32).reshape(-1, 2)
+    want = np.round((np.vstack([np.asarray(g.exterior.coords) for g in g4]) - origin) / QUANTUM_DEG)
+    assert geo["n"] == 3 and np.array_equal(q, want)
+    line = _decode(payload["geometry"]["line"]["coords"], np.int32).reshape(-1, 2)
+    lw = gpd.GeoSeries([f.geometry[4]], crs=NY_FT).to_crs(4326).get_coordinates().to_numpy()
+    assert np.array_equal(line, np.round((lw - origin) / QUANTUM_DEG))
+    # the origin: the south-west corner of everything drawn, floored to 1e-4 degree
+    allxy = np.vstack([np.vstack([np.asarray(g.exterior.coords) for g in g4]), lw,
+                       gpd.GeoSeries([f.geometry[5]], crs=NY_FT).to_crs(4326).get_coordinates().to_numpy()])
+    assert np.allclose(origin, np.floor(allxy.min(axis=0) * 1e4) / 1e4, rtol=0, atol=1e-12)
+    assert [r["id"] for r in payload["rules"]] == ["FLD-001", "FLD-003", "HRV-004", "HRV-008", "HRV-009"]
+    assert payload["units"] == ["", "ac", "ft"] and payload["thresholds"] == [1.0, 10.0, 50.0, None]
+    # per finding, by place: status code (+8 waived)
+    assert _decode(payload["f_status"], np.uint8).tolist() == [1, 4, 0, 0, 2, 12]

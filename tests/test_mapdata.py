@@ -76,3 +76,27 @@ def test_encode_findings_places_and_coordinates():
     assert payload["units"] == ["", "ac", "ft"] and payload["thresholds"] == [1.0, 10.0, 50.0, None]
     # per finding, by place: status code (+8 waived)
     assert _decode(payload["f_status"], np.uint8).tolist() == [1, 4, 0, 0, 2, 12]
+
+
+def test_polygon_ragged_is_shapelys_ragged_array():
+    import shapely
+    from shapely.geometry import MultiPolygon, Polygon
+
+    from geoconstraints.output.mapdata import polygon_ragged
+
+    holed = Polygon([(0, 0), (10, 0), (10, 10), (0, 10)], [[(1, 1), (2, 1), (2, 2)], [(5, 5), (6, 5), (6, 6), (5, 6)]])
+    tri = Polygon([(20, 0), (21, 0), (20, 1)])
+    cases = [
+        [box(0, 0, 1, 1), tri],                                                 # polygons only: POLYGON
+        [box(0, 0, 1, 1), MultiPolygon([holed, tri]), holed, MultiPolygon([tri])],  # mixed, holes in both
+    ]
+    for geoms in cases:
+        g = np.array(geoms, dtype=object)
+        kind, xy, offsets = polygon_ragged(g)
+        want_kind, want_xy, want_offsets = shapely.to_ragged_array(g)
+        assert kind == want_kind and np.array_equal(xy, want_xy[:, :2])
+        assert len(offsets) == len(want_offsets)
+        assert all(np.array_equal(a, b) for a, b in zip(offsets, want_offsets))
+    # empty or other geometries: left to shapely
+    assert polygon_ragged(np.array([box(0, 0, 1, 1), Polygon()], dtype=object)) is None
+    assert polygon_ragged(np.array([box(0, 0, 1, 1), Point(1, 1)], dtype=object)) is None

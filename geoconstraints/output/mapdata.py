@@ -132,13 +132,48 @@ def _family_geoms(geoms: np.ndarray, crs: Any = None) -> tuple[np.ndarray, np.nd
 def _ragged_coords(geoms: np.ndarray, in_4326: np.ndarray, crs: Any) -> tuple[Any, np.ndarray, tuple]:
     """shapely's ragged arrays of one family, the coordinates (x, y) reprojected to EPSG:4326
     with pyproj as one array (as ``GeoSeries.to_crs`` does, coordinate by coordinate)."""
-    kind, coords, offsets = shapely.to_ragged_array(geoms)
+    fast = polygon_ragged(geoms)
+    kind, coords, offsets = fast if fast is not None else shapely.to_ragged_array(geoms)
     xy = np.array(coords[:, :2], dtype=np.float64)
     if crs is not None and not in_4326.all():
         todo = np.repeat(~in_4326, shapely.get_num_coordinates(geoms))
         x, y = _to_4326(crs).transform(xy[todo, 0], xy[todo, 1])
         xy[todo, 0], xy[todo, 1] = x, y
     return kind, xy, offsets
+
+
+def polygon_ragged(geoms: np.ndarray) -> tuple[Any, np.ndarray, tuple[np.ndarray, ...]] | None:
+    """``shapely.to_ragged_array(geoms)`` (x, y) for non-empty polygons and multipolygons, with
+    parts and rings made as objects only for multipolygons and polygons with holes (a county's
+    parcels are mostly simple polygons); None for other geometries.
+
+    Examples
+    --------
+    >>> from shapely.geometry import MultiPolygon, box
+    >>> kind, xy, offsets = polygon_ragged(np.array([box(0, 0, 1, 1), MultiPolygon([box(2, 0, 3, 1), box(4, 0, 5, 1)])]))
+    >>> kind.name, len(xy), [o.tolist() for o in offsets]
+    ('MULTIPOLYGON', 15, [[0, 5, 10, 15], [0, 1, 2, 3], [0, 1, 3]])
+    """
+    tid = shapely.get_type_id(geoms)
+    if not len(geoms) or not np.isin(tid, (3, 6)).all() or shapely.is_empty(geoms).any():
+        return None
+    multi = tid == 6
+    nparts = np.where(multi, shapely.get_num_geometries(geoms), 1)
+    parts = np.empty(int(nparts.sum()), dtype=object)
+    of_multi = np.repeat(multi, nparts)
+    parts[~of_multi] = geoms[~multi]
+    parts[of_multi] = shapely.get_parts(geoms[multi])
+    if shapely.is_empty(parts).any():
+        return None
+    nrings = shapely.get_num_interior_rings(parts) + 1
+    ring_n = np.repeat(shapely.get_num_coordinates(parts), nrings)  # a ring of a part without holes: all of it
+    holed = np.repeat(nrings > 1, nrings)
+    ring_n[holed] = shapely.get_num_coordinates(shapely.get_rings(parts[nrings > 1]))
+    offsets = tuple(np.concatenate([[0], np.cumsum(n)]) for n in (ring_n, nrings, nparts))
+    xy = shapely.get_coordinates(geoms)
+    if not multi.any():
+        return shapely.GeometryType.POLYGON, xy, offsets[:2]
+    return shapely.GeometryType.MULTIPOLYGON, xy, offsets
 
 
 @functools.lru_cache(maxsize=8)

@@ -241,8 +241,10 @@ def rank_grid(geoms: np.ndarray, ranks: np.ndarray, bounds: tuple[float, float, 
         gi, cell = _box_pixels(shapely.bounds(geoms), bounds, shape)
         xs = xmin + (cell % nx + 0.5) * px  # the pixel centres, as pixel_range computes them
         ys = ymax - (cell // nx + 0.5) * py
+        fresh = ~shapely.is_prepared(geoms)
         shapely.prepare(geoms)
         hit = shapely.intersects_xy(geoms[gi], xs, ys)
+        shapely.destroy_prepared(geoms[fresh])  # the findings' objects live on in the Result: free their indexes
         np.minimum.at(grid, cell[hit], ranks[gi[hit]])
         xy = shapely.get_coordinates(shapely.centroid(geoms))
         col = np.floor((xy[:, 0] - xmin) / px).astype(np.int64)

@@ -26,10 +26,10 @@ def test_status_ranks_by_hand():
 
 
 def test_text_codes_sorted_distinct_values_of_the_rows_taken():
-    s = pd.Series(["FLD-003", "FLD-001", "SEQR-1", None, "FLD-001"], dtype="str")
-    rows = np.array([4, 0, 1, 3])  # SEQR-1 (row 2) is not taken: not in the table
+    s = pd.Series(["T-3", "T-1", "U-1", None, "T-1"], dtype="str")
+    rows = np.array([4, 0, 1, 3])  # U-1 (row 2) is not taken: not in the table
     names, idx = text_codes(s, rows, missing="")
-    assert names.tolist() == ["", "FLD-001", "FLD-003"]
+    assert names.tolist() == ["", "T-1", "T-3"]
     assert idx.tolist() == [1, 2, 1, 0]
     names, idx = text_codes(pd.Series([2.5, 10.0, 2.5]), np.array([0, 1, 2]))
     assert names.tolist() == ["10.0", "2.5"] and idx.tolist() == [1, 0, 1]  # as text, sorted as text
@@ -37,12 +37,12 @@ def test_text_codes_sorted_distinct_values_of_the_rows_taken():
 
 def _findings():
     parcel = box(X0, Y0, X0 + 200, Y0 + 100)
-    rows = [("FLD-001", "review", "p1", parcel), ("FLD-003", "pass", "p1", parcel),
-            ("FLD-001", "violation", "p2", box(X0 + 300, Y0, X0 + 500, Y0 + 100)),
-            ("FLD-010", "info", "", None),
-            ("HRV-008", "violation", "s1", LineString([(X0, Y0 - 50), (X0 + 400, Y0 - 60)])),
-            ("HRV-004", "not_evaluated", "w1", Point(X0 + 100, Y0 + 300)),
-            ("HRV-009", "pass", "c1", GeometryCollection([Point(X0 + 600, Y0), box(X0 + 600, Y0, X0 + 650, Y0 + 40)]))]
+    rows = [("T-1", "review", "p1", parcel), ("T-3", "pass", "p1", parcel),
+            ("T-1", "violation", "p2", box(X0 + 300, Y0, X0 + 500, Y0 + 100)),
+            ("T-10", "info", "", None),
+            ("T-8", "violation", "s1", LineString([(X0, Y0 - 50), (X0 + 400, Y0 - 60)])),
+            ("T-4", "not_evaluated", "w1", Point(X0 + 100, Y0 + 300)),
+            ("T-9", "pass", "c1", GeometryCollection([Point(X0 + 600, Y0), box(X0 + 600, Y0, X0 + 650, Y0 + 40)]))]
     return gpd.GeoDataFrame({
         "rule_id": [r[0] for r in rows], "status": [r[1] for r in rows], "citation": "§ 6-1",
         "subject_layer": ["parcels", "parcels", "parcels", "", "streams", "wells", "cuts"],
@@ -72,7 +72,8 @@ def test_encode_findings_places_and_coordinates():
     allxy = np.vstack([np.vstack([np.asarray(g.exterior.coords) for g in g4]), lw,
                        gpd.GeoSeries([f.geometry[5]], crs=NY_FT).to_crs(4326).get_coordinates().to_numpy()])
     assert np.allclose(origin, np.floor(allxy.min(axis=0) * 1e4) / 1e4, rtol=0, atol=1e-12)
-    assert [r["id"] for r in payload["rules"]] == ["FLD-001", "FLD-003", "HRV-004", "HRV-008", "HRV-009"]
+    assert [r["id"] for r in payload["rules"]] == ["T-1", "T-3", "T-4", "T-8", "T-9"]
+    assert {r["title"] for r in payload["rules"]} == {""} and payload["rules"][0]["citation"] == "§ 6-1"  # not in the rulebook
     assert payload["units"] == ["", "ac", "ft"] and payload["thresholds"] == [1.0, 10.0, 50.0, None]
     # per finding, by place: status code (+8 waived)
     assert _decode(payload["f_status"], np.uint8).tolist() == [1, 4, 0, 0, 2, 12]

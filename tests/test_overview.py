@@ -114,3 +114,51 @@ def test_rank_grid_empty_and_single(n):
     geoms = np.array([box(0, 0, 1, 1)][:n], dtype=object)
     grid = rank_grid(geoms, np.zeros(n, dtype=np.int64), (0.0, 0.0, 2.0, 1.0), (1, 2))
     assert grid.tolist() == ([[-1, -1]] if n == 0 else [[0, -1]])
+
+
+def _holed_and_multi():
+    from shapely.geometry import MultiPolygon
+
+    holed = Polygon([(0, 0), (10, 0), (10, 10), (0, 10)], [[(1, 1), (2, 1), (2, 2)], [(5, 5), (6, 5), (6, 6), (5, 6)]])
+    tri = Polygon([(20, 0), (21, 0), (20, 1)])  # counter-clockwise: normalized to clockwise
+    return np.array([box(0, 0, 1, 1), MultiPolygon([holed, tri]), holed, tri], dtype=object)
+
+
+def test_polygon_paths_are_geopandas_paths():
+    import geopandas as gpd
+    from geopandas.plotting import _PolygonPatch
+
+    from geoconstraints.output.overview import polygon_paths
+
+    geoms = _holed_and_multi()
+    want = [_PolygonPatch(g).get_path() for g in gpd.GeoSeries(geoms).normalize()]
+    got = polygon_paths(geoms)
+    assert len(got) == len(want) == 4
+    for a, b in zip(got, want):
+        assert np.array_equal(a.vertices, b.vertices) and np.array_equal(a.codes, b.codes)
+
+
+def test_plot_polygons_draws_what_geopandas_draws():
+    import io
+
+    import geopandas as gpd
+    from matplotlib.figure import Figure
+
+    from geoconstraints.output.overview import _plot_polygons
+
+    def png(draw):
+        fig = Figure(figsize=(3, 2), dpi=80)
+        ax = fig.add_axes((0, 0, 1, 1))
+        draw(ax)
+        ax.set_xlim(-1, 22)
+        ax.set_ylim(-1, 11)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", metadata={"Software": None})
+        return buf.getvalue()
+
+    style = {"facecolor": "#3366cc", "alpha": None, "edgecolor": "#112233", "linewidth": 1.5,
+             "linestyle": (0.0, (2.0, 1.0)), "zorder": 3}
+    geoms = _holed_and_multi()
+    ours = png(lambda ax: _plot_polygons(ax, geoms, **style))
+    theirs = png(lambda ax: gpd.GeoSeries(geoms, crs=2261).plot(ax=ax, **style))
+    assert ours == theirs

@@ -170,9 +170,8 @@ def _draw(ax: Axes, gdf: gpd.GeoDataFrame, st: styles.LayerStyle, z: int, handle
     dash: Any = (0.0, tuple(float(v) / 2 for v in st.dash.split())) if st.dash else "solid"
     for fam, part in parts.items():
         if fam == "polygon":
-            part.plot(ax=ax, facecolor=st.fill if st.fill else "none",
-                      alpha=None, edgecolor=st.color, linewidth=st.weight * 0.75, linestyle=dash,
-                      zorder=z)
+            _plot_polygons(ax, part.geometry.values, facecolor=st.fill if st.fill else "none",
+                           alpha=None, edgecolor=st.color, linewidth=st.weight * 0.75, linestyle=dash, zorder=z)
             if st.fill:  # fill transparency without fading the outline
                 for coll in ax.collections[-1:]:
                     coll.set_facecolor([(*_rgb(st.fill), st.fill_opacity * alpha_scale)])
@@ -196,6 +195,44 @@ def _draw(ax: Axes, gdf: gpd.GeoDataFrame, st: styles.LayerStyle, z: int, handle
     else:
         handles.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor=st.fill or st.color,
                               markeredgecolor=st.color, markersize=st.radius * 1.4, label=text))
+
+
+def polygon_paths(geoms: np.ndarray) -> list[Any]:
+    """The matplotlib paths of (multi)polygons as ``GeoSeries.plot`` makes them: rings normalized,
+    each ring closed, one compound path per geometry; built from coordinate arrays (geopandas
+    makes a ``PathPatch`` per polygon, seconds for ten thousand).
+
+    Examples
+    --------
+    >>> from shapely.geometry import box
+    >>> p = polygon_paths(np.array([box(0, 0, 1, 1)]))[0]
+    >>> p.vertices.tolist(), p.codes.tolist()
+    ([[0.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]], [1, 2, 2, 2, 79])
+    """
+    from matplotlib.path import Path
+
+    parts, part_geom = shapely.get_parts(shapely.normalize(np.asarray(geoms, dtype=object)), return_index=True)
+    rings, ring_part = shapely.get_rings(parts, return_index=True)
+    xy = shapely.get_coordinates(rings)
+    n = shapely.get_num_coordinates(rings)
+    ends = np.cumsum(n)
+    codes = np.full(len(xy), Path.LINETO, dtype=Path.code_type)
+    codes[ends - n] = Path.MOVETO
+    codes[ends - 1] = Path.CLOSEPOLY
+    per_geom = np.bincount(part_geom[ring_part], weights=n, minlength=len(geoms)).astype(np.int64)
+    cut = np.cumsum(per_geom)[:-1]
+    return [Path(v, c) for v, c in zip(np.split(xy, cut), np.split(codes, cut))]
+
+
+def _plot_polygons(ax: Axes, geoms: np.ndarray, **kwargs: Any) -> None:
+    """``GeoSeries(geoms).plot(ax=ax, **kwargs)`` for non-empty (multi)polygons in a projected CRS:
+    the same paths (:func:`polygon_paths`) in one collection with the same style, set in the same order."""
+    from matplotlib.collections import PathCollection
+
+    coll = PathCollection(polygon_paths(geoms), facecolor=kwargs.pop("facecolor"), **kwargs)
+    ax.set_aspect("equal")
+    ax.add_collection(coll, autolim=True)
+    ax.autoscale_view()
 
 
 def rank_grid(geoms: np.ndarray, ranks: np.ndarray, bounds: tuple[float, float, float, float],

@@ -101,3 +101,12 @@ def test_polygon_ragged_is_shapelys_ragged_array():
     # empty or other geometries: left to shapely
     assert polygon_ragged(np.array([box(0, 0, 1, 1), Polygon()], dtype=object)) is None
     assert polygon_ragged(np.array([box(0, 0, 1, 1), Point(1, 1)], dtype=object)) is None
+
+
+def test_places_in_degrees_are_not_reprojected():
+    f = _findings().to_crs(4326)
+    payload, _ = encode_findings(f, load_rulebook("vestal"))
+    origin = np.asarray(payload["origin"])
+    q = _decode(payload["geometry"]["line"]["coords"], np.int32).reshape(-1, 2)
+    want = f.geometry.iloc[[4]].get_coordinates().to_numpy()  # EPSG:4326: not simplified, not transformed
+    assert np.array_equal(q, np.round((want - origin) / QUANTUM_DEG))

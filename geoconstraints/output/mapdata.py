@@ -113,6 +113,8 @@ def _family_geoms(geoms: np.ndarray, crs: Any = None) -> tuple[np.ndarray, np.nd
     fam[np.isin(tid, (1, 2, 5))] = 1
     fam[np.isin(tid, (3, 6))] = 2
     out = np.array(geoms, dtype=object)
+    if crs is not None and pyproj.CRS.from_user_input(crs).is_exact_same(pyproj.CRS.from_epsg(4326)):
+        crs = None  # already in degrees: left as they are (as GeoSeries.to_crs leaves them)
     in_4326 = np.zeros(len(geoms), dtype=bool) if crs is not None else np.ones(len(geoms), dtype=bool)
     for i in np.flatnonzero(tid == 7):
         g = gpd.GeoSeries([geoms[i]], crs=crs).to_crs(4326).values[0] if crs is not None else geoms[i]

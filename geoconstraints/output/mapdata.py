@@ -22,6 +22,7 @@ a map.html of about 13 MB that Chromium opens in a few seconds.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import logging
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from typing import Any
 import geopandas as gpd
 import numpy as np
 import pandas as pd
+import pyproj
 import shapely
 
 from geoconstraints.output import styles
@@ -97,51 +99,164 @@ def place_keys(geoms: np.ndarray) -> np.ndarray:
     return np.asarray(codes)[ids] if len(g) else np.zeros(0, dtype=np.int64)
 
 
-def _family_geoms(geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Family code of each geometry and the geometry made single-family (a collection keeps its
-    polygons, else its lines, else its points)."""
+def _family_geoms(geoms: np.ndarray, crs: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Family code of each geometry, the geometry made single-family (a collection keeps its
+    polygons, else its lines, else its points) and whether it is already in EPSG:4326.
+
+    A collection's parts are reprojected from ``crs`` before they are merged (merging in degrees,
+    as the map draws them); other geometries stay in ``crs`` (their coordinates are reprojected
+    as arrays, see :func:`_ragged`).
+    """
     tid = shapely.get_type_id(geoms)
     fam = np.full(len(geoms), -1, dtype=np.int8)
     fam[np.isin(tid, (0, 4))] = 0
     fam[np.isin(tid, (1, 2, 5))] = 1
     fam[np.isin(tid, (3, 6))] = 2
     out = np.array(geoms, dtype=object)
+    if crs is not None and pyproj.CRS.from_user_input(crs).is_exact_same(pyproj.CRS.from_epsg(4326)):
+        crs = None  # already in degrees: left as they are (as GeoSeries.to_crs leaves them)
+    in_4326 = np.zeros(len(geoms), dtype=bool) if crs is not None else np.ones(len(geoms), dtype=bool)
     for i in np.flatnonzero(tid == 7):
-        parts = shapely.get_parts(geoms[i])
+        g = gpd.GeoSeries([geoms[i]], crs=crs).to_crs(4326).values[0] if crs is not None else geoms[i]
+        in_4326[i] = True
+        parts = shapely.get_parts(g)
         ptid = shapely.get_type_id(parts)
+        out[i] = g
         for code, ids in ((2, (3, 6)), (1, (1, 2, 5)), (0, (0, 4))):
             sel = parts[np.isin(ptid, ids)]
             if len(sel):
                 out[i] = shapely.union_all(sel)
                 fam[i] = code
                 break
-    return fam, out
+    return fam, out, in_4326
 
 
-def _ragged(geoms: np.ndarray, origin: tuple[float, float]) -> dict[str, Any]:
-    """shapely ragged arrays of one family, coordinates as Int32 steps of :data:`QUANTUM_DEG`."""
-    if not len(geoms):
+def _ragged_coords(geoms: np.ndarray, in_4326: np.ndarray, crs: Any) -> tuple[Any, np.ndarray, tuple]:
+    """shapely's ragged arrays of one family, the coordinates (x, y) reprojected to EPSG:4326
+    with pyproj as one array (as ``GeoSeries.to_crs`` does, coordinate by coordinate)."""
+    fast = polygon_ragged(geoms)
+    kind, coords, offsets = fast if fast is not None else shapely.to_ragged_array(geoms)
+    xy = np.array(coords[:, :2], dtype=np.float64)
+    if crs is not None and not in_4326.all():
+        todo = np.repeat(~in_4326, shapely.get_num_coordinates(geoms))
+        x, y = _to_4326(crs).transform(xy[todo, 0], xy[todo, 1])
+        xy[todo, 0], xy[todo, 1] = x, y
+    return kind, xy, offsets
+
+
+def polygon_ragged(geoms: np.ndarray) -> tuple[Any, np.ndarray, tuple[np.ndarray, ...]] | None:
+    """``shapely.to_ragged_array(geoms)`` (x, y) for non-empty polygons and multipolygons, with
+    parts and rings made as objects only for multipolygons and polygons with holes (a county's
+    parcels are mostly simple polygons); None for other geometries.
+
+    Examples
+    --------
+    >>> from shapely.geometry import MultiPolygon, box
+    >>> kind, xy, offsets = polygon_ragged(np.array([box(0, 0, 1, 1), MultiPolygon([box(2, 0, 3, 1), box(4, 0, 5, 1)])]))
+    >>> kind.name, len(xy), [o.tolist() for o in offsets]
+    ('MULTIPOLYGON', 15, [[0, 5, 10, 15], [0, 1, 2, 3], [0, 1, 3]])
+    """
+    tid = shapely.get_type_id(geoms)
+    if not len(geoms) or not np.isin(tid, (3, 6)).all() or shapely.is_empty(geoms).any():
+        return None
+    multi = tid == 6
+    nparts = np.where(multi, shapely.get_num_geometries(geoms), 1)
+    parts = np.empty(int(nparts.sum()), dtype=object)
+    of_multi = np.repeat(multi, nparts)
+    parts[~of_multi] = geoms[~multi]
+    parts[of_multi] = shapely.get_parts(geoms[multi])
+    if shapely.is_empty(parts).any():
+        return None
+    nrings = shapely.get_num_interior_rings(parts) + 1
+    ring_n = np.repeat(shapely.get_num_coordinates(parts), nrings)  # a ring of a part without holes: all of it
+    holed = np.repeat(nrings > 1, nrings)
+    ring_n[holed] = shapely.get_num_coordinates(shapely.get_rings(parts[nrings > 1]))
+    offsets = tuple(np.concatenate([[0], np.cumsum(n)]) for n in (ring_n, nrings, nparts))
+    xy = shapely.get_coordinates(geoms)
+    if not multi.any():
+        return shapely.GeometryType.POLYGON, xy, offsets[:2]
+    return shapely.GeometryType.MULTIPOLYGON, xy, offsets
+
+
+@functools.lru_cache(maxsize=8)
+def _to_4326(crs: Any) -> pyproj.Transformer:
+    return pyproj.Transformer.from_crs(pyproj.CRS.from_user_input(crs), pyproj.CRS.from_epsg(4326), always_xy=True)
+
+
+def _quantized(kind: Any, xy: np.ndarray, offsets: tuple, n: int, origin: tuple[float, float]) -> dict[str, Any]:
+    """One family's ragged arrays, coordinates as Int32 steps of :data:`QUANTUM_DEG` from ``origin``."""
+    if not n:
         return {"n": 0}
-    kind, coords, offsets = shapely.to_ragged_array(geoms)
-    q = np.round((coords[:, :2] - np.asarray(origin)) / QUANTUM_DEG).astype(np.int32)
-    return {"n": len(geoms), "type": kind.name, "coords": _b64(q),
+    q = np.round((xy - np.asarray(origin)) / QUANTUM_DEG).astype(np.int32)
+    return {"n": n, "type": kind.name, "coords": _b64(q),
             "offsets": [_b64(np.asarray(o, dtype=np.uint32)) for o in offsets]}
 
 
-def _places(located: gpd.GeoDataFrame, crs: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(place code of each located finding, the geometry of each place in EPSG:4326, simplified)."""
-    codes = place_keys(located.geometry.values)
-    first = pd.Series(np.arange(len(codes))).groupby(codes).first().to_numpy()
-    geoms = np.asarray(located.geometry.values, dtype=object)[first]
+def _places(geoms: np.ndarray, crs: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(place code of each located finding, the distinct geometries simplified in ``crs``)."""
+    codes = place_keys(geoms)
+    first = np.full(int(codes.max()) + 1 if len(codes) else 0, len(codes), dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(len(codes)))
+    places = np.asarray(geoms, dtype=object)[first]
     k = ft_per_unit(crs) if crs is not None else None
     if k:
-        geoms = shapely.simplify(geoms, SIMPLIFY_FT / k, preserve_topology=True)
-    g4 = gpd.GeoSeries(geoms, crs=crs).to_crs(4326).values if crs is not None else geoms
-    return codes, np.asarray(g4, dtype=object)
+        places = shapely.simplify(places, SIMPLIFY_FT / k, preserve_topology=True)
+    return codes, places
 
 
-_PAYLOAD_COLUMNS = ("rule_id", "status", "citation", "subject_layer", "subject_id", "measured", "threshold", "unit",
-                    "message", "waived")
+def status_ranks(status: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The rank of each status in :data:`STATUSES` (``-1`` for any other value), and the rank it is
+    drawn with (any other value as the last status), computed once per distinct value.
+
+    Examples
+    --------
+    >>> exact, drawn = status_ranks(pd.Series(["pass", "violation", "odd", None, "pass"]))
+    >>> exact.tolist(), drawn.tolist()
+    ([4, 0, -1, -1, 4], [4, 0, 4, 4, 4])
+    """
+    codes, uniq = pd.factorize(status)  # a missing value: code -1, the lookup's last entry
+    lut = np.array([STATUS_RANK.get(u, -1) for u in uniq] + [-1], dtype=np.int64)
+    exact = lut[codes]
+    return exact, np.where(exact < 0, len(STATUSES) - 1, exact)
+
+
+def text_codes(values: pd.Series, rows: np.ndarray, missing: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values.iloc[rows].astype(str), return_inverse=True)``, computed on the distinct
+    values (the findings of a county repeat a few rule ids, units and layer names).
+
+    Parameters
+    ----------
+    values : Series
+    rows : ndarray of int
+        Positions of the rows wanted, in the order wanted.
+    missing : str, optional
+        Text of a missing value (default: ``str`` of it).
+
+    Examples
+    --------
+    >>> names, idx = text_codes(pd.Series(["b", "a", None, "c"]), np.array([0, 2, 1, 0]), missing="")
+    >>> names.tolist(), idx.tolist()
+    (['', 'a', 'b'], [2, 0, 1, 2])
+    """
+    codes, uniq = pd.factorize(values, use_na_sentinel=False)
+    codes = np.asarray(codes)[rows]
+    present = np.flatnonzero(np.bincount(codes, minlength=len(uniq)))
+    u = pd.Series(np.asarray(uniq, dtype=object)[present], dtype=object)
+    if missing is not None:
+        u = u.where(u.notna(), missing)
+    names, inv = np.unique(u.astype(str).to_numpy(dtype=object), return_inverse=True)
+    lut = np.zeros(len(uniq), dtype=np.int64)
+    lut[present] = np.ravel(inv)
+    return names, lut[codes]
+
+
+def _waived(findings: pd.DataFrame) -> np.ndarray:
+    """Whether each finding is waived (its ``waived`` text is not empty; a missing one counts as text)."""
+    if "waived" not in findings:
+        return np.zeros(len(findings), dtype=bool)
+    codes, uniq = pd.factorize(findings["waived"])
+    lut = np.array([not (isinstance(u, str) and u == "") for u in uniq] + [True], dtype=bool)
+    return lut[codes]
 
 
 def encode_findings(findings: gpd.GeoDataFrame, rulebook: Any, *, measured_text: Any = None,
@@ -162,74 +277,89 @@ def encode_findings(findings: gpd.GeoDataFrame, rulebook: Any, *, measured_text:
     (dict, dict)
         The JSON-ready payload and ``{status: StatusCounts}``.
     """
-    counts = {s: StatusCounts(total=int((findings["status"] == s).sum())) if len(findings) else StatusCounts()
-              for s in STATUSES}
-    geom = findings.geometry.values if len(findings) else np.array([], dtype=object)
-    has_place = ~(shapely.is_missing(geom) | shapely.is_empty(geom)) if len(findings) else np.zeros(0, bool)
-    # the columns the payload reads (the messages only when they are sent), not every text column
-    cols = [c for c in _PAYLOAD_COLUMNS if c in findings.columns
-            and (c != "message" or int(has_place.sum()) <= max_messages)]
-    located = findings.loc[np.asarray(has_place, dtype=bool), cols + [findings.geometry.name]]
-    for s in STATUSES:
-        counts[s].unlocated = counts[s].total - int((located["status"] == s).sum())
-    if not len(located):
+    counts = {s: StatusCounts() for s in STATUSES}
+    if not len(findings):
         return {"n_places": 0, "n_findings": 0}, counts
-    codes, g4 = _places(located, findings.crs)
-    status = located["status"].map(STATUS_RANK).fillna(len(STATUSES) - 1).to_numpy(dtype=np.int64)
-    waived = (located["waived"].astype(str) != "").to_numpy() if "waived" in located else np.zeros(len(located), bool)
-    rank = status + waived * len(STATUSES)
-    order = np.lexsort((rank, codes))  # by place, most severe first within a place
-    codes, status, waived, rank = codes[order], status[order], waived[order], rank[order]
-    f = pd.DataFrame(located[cols]).iloc[order]
-    n_places = len(g4)
-    starts = np.searchsorted(codes, np.arange(n_places + 1))
+    exact, drawn = status_ranks(findings["status"])
+    geom = findings.geometry.values
+    loc = np.flatnonzero(~(shapely.is_missing(geom) | shapely.is_empty(geom)))
+    total = np.bincount(exact[exact >= 0], minlength=len(STATUSES))
+    ex = exact[loc]
+    located = np.bincount(ex[ex >= 0], minlength=len(STATUSES))
+    for i, s in enumerate(STATUSES):
+        counts[s].total, counts[s].unlocated = int(total[i]), int(total[i] - located[i])
+    if not len(loc):
+        return {"n_places": 0, "n_findings": 0}, counts
+    codes, places = _places(np.asarray(geom, dtype=object)[loc], findings.crs)
+    waived = _waived(findings)[loc]
+    order = np.lexsort((drawn[loc] + waived * len(STATUSES), codes))  # by place, most severe first within a place
+    rows, codes, status, waived = loc[order], codes[order], drawn[loc][order], waived[order]
+    starts = np.searchsorted(codes, np.arange(len(places) + 1))
     top = status[starts[:-1]]  # the most severe finding of each place draws it
     for i, s in enumerate(STATUSES):
         counts[s].places = int((top == i).sum())
         counts[s].under = int(((status == i) & (top[codes] != i)).sum())
-    payload = _payload(f, g4, codes, starts, top, status, waived, rulebook, max_messages)
+    payload = _payload(findings, rows, places, starts, top, status, waived, rulebook, max_messages)
     return payload, counts
 
 
-def _payload(f: gpd.GeoDataFrame, g4: np.ndarray, codes: np.ndarray, starts: np.ndarray, top: np.ndarray,
-             status: np.ndarray, waived: np.ndarray, rulebook: Any, max_messages: int) -> dict[str, Any]:
-    """The JSON-ready arrays of :func:`encode_findings` (findings already sorted by place)."""
-    fam, g4 = _family_geoms(g4)
-    bounds = shapely.total_bounds(g4)
-    origin = (float(np.floor(bounds[0] * 1e4) / 1e4), float(np.floor(bounds[1] * 1e4) / 1e4))
-    rules, rule_idx = np.unique(f["rule_id"].astype(str).to_numpy(), return_inverse=True)
-    unit_values, unit_idx = np.unique(f["unit"].astype(object).where(f["unit"].notna(), "").astype(str).to_numpy(),
-                                      return_inverse=True)
-    cites = f.groupby(f["rule_id"].astype(str), sort=True)["citation"].first().reindex(rules).fillna("")
-    thr = pd.to_numeric(f["threshold"], errors="coerce").to_numpy(dtype=float)
-    thr_values, thr_idx = np.unique(np.where(np.isnan(thr), np.inf, thr), return_inverse=True)
-    layer_names, layer_idx = np.unique(f["subject_layer"].astype(str).to_numpy(), return_inverse=True)
-    subj_id = f["subject_id"].astype(str).to_numpy()
-    polygon_fill = np.zeros(len(g4), dtype=np.uint8)
-    polygon_fill[(f["subject_layer"].astype(str).to_numpy()[starts[:-1]] == "parcels") & (fam == 2)] = 1
+def _geometry_payload(places: np.ndarray, crs: Any) -> tuple[dict[str, Any], np.ndarray]:
+    """The places' part of the payload (families, ragged coordinates in EPSG:4326), and the family of each place."""
+    fam, geoms, in_4326 = _family_geoms(places, crs)
     families = {name: np.flatnonzero(fam == code) for name, code in FAMILY_CODE.items()}
+    ragged = {k: _ragged_coords(geoms[v], in_4326[v], crs) for k, v in families.items() if len(v)}
+    lo = np.min([xy.min(axis=0) for _, xy, _ in ragged.values() if len(xy)] or [[np.nan, np.nan]], axis=0)
+    origin = (float(np.floor(lo[0] * 1e4) / 1e4), float(np.floor(lo[1] * 1e4) / 1e4))
+    out = {"origin": origin, "quantum": QUANTUM_DEG, "place_family": _b64(fam.astype(np.uint8)),
+           "family_places": {k: _b64(v.astype(np.uint32)) for k, v in families.items()},
+           "geometry": {k: _quantized(*ragged[k], len(v), origin) if len(v) else {"n": 0}
+                        for k, v in families.items()}}
+    return out, fam
+
+
+def _payload(findings: gpd.GeoDataFrame, rows: np.ndarray, places: np.ndarray, starts: np.ndarray, top: np.ndarray,
+             status: np.ndarray, waived: np.ndarray, rulebook: Any, max_messages: int) -> dict[str, Any]:
+    """The JSON-ready arrays of :func:`encode_findings` (``rows``: the located findings' positions, sorted by place)."""
+    geo, fam = _geometry_payload(places, findings.crs)
+    rules, rule_idx = text_codes(findings["rule_id"], rows)
+    unit_values, unit_idx = text_codes(findings["unit"], rows, missing="")
+    layer_names, layer_idx = text_codes(findings["subject_layer"], rows)
+    thr = pd.to_numeric(findings["threshold"], errors="coerce").to_numpy(dtype=float)[rows]
+    thr_values, thr_idx = np.unique(np.where(np.isnan(thr), np.inf, thr), return_inverse=True)
+    first = starts[:-1]
+    polygon_fill = ((layer_names[layer_idx[first]] == "parcels") & (fam == 2)).astype(np.uint8)
+    small = len(rows) <= max_messages
+    subj = findings["subject_id"].iloc[rows if small else rows[first]].astype(str).to_numpy()
     out: dict[str, Any] = {
-        "n_places": len(g4), "n_findings": len(f), "origin": origin, "quantum": QUANTUM_DEG,
+        "n_places": len(places), "n_findings": len(rows), "origin": geo["origin"], "quantum": QUANTUM_DEG,
         "statuses": list(STATUSES), "labels": [styles.STATUS_LABELS[s] for s in STATUSES],
-        "rules": [{"id": r, "title": rulebook[r].title if r in rulebook else "",
-                   "citation": str(cites[r])} for r in rules],
+        "rules": [{"id": r, "title": rulebook[r].title if r in rulebook else "", "citation": c}
+                  for r, c in zip(rules, _citations(findings["citation"], rows, rule_idx, len(rules)))],
         "units": [str(u) for u in unit_values], "unit_text": dict(UNIT_TEXT),
         "thresholds": [None if not np.isfinite(v) else float(v) for v in thr_values],
-        "place_family": _b64(fam.astype(np.uint8)), "place_top": _b64(top.astype(np.uint8)),
+        "place_family": geo["place_family"], "place_top": _b64(top.astype(np.uint8)),
         "place_fill": _b64(polygon_fill), "place_start": _b64(starts.astype(np.uint32)),
-        "subject_layers": [str(x) for x in layer_names], "place_layer": _index(layer_idx[starts[:-1]]),
-        "place_subject": [str(x) for x in subj_id[starts[:-1]]],
-        "family_places": {k: _b64(v.astype(np.uint32)) for k, v in families.items()},
-        "geometry": {k: _ragged(g4[v], origin) for k, v in families.items()},
+        "subject_layers": [str(x) for x in layer_names], "place_layer": _index(layer_idx[first]),
+        "place_subject": [str(x) for x in (subj[first] if small else subj)],
+        "family_places": geo["family_places"], "geometry": geo["geometry"],
         "f_rule": _index(rule_idx),
         "f_status": _b64((status + waived * 8).astype(np.uint8)),
-        "f_measured": _b64(pd.to_numeric(f["measured"], errors="coerce").to_numpy(dtype=np.float64)),
+        "f_measured": _b64(pd.to_numeric(findings["measured"], errors="coerce").to_numpy(dtype=np.float64)[rows]),
         "f_threshold": _index(thr_idx), "f_unit": _index(unit_idx),
-        "f_subject": [f"{layer_names[a]} {b}".strip() for a, b in zip(layer_idx, subj_id)]
-        if len(f) <= max_messages else None,
-        "f_message": [str(m) for m in f["message"].astype(str)] if len(f) <= max_messages else None,
-        "f_waived": [str(w) for w in f["waived"].astype(str)] if len(f) <= max_messages else None,
+        "f_subject": [f"{layer_names[a]} {b}".strip() for a, b in zip(layer_idx, subj)] if small else None,
+        "f_message": [str(m) for m in findings["message"].iloc[rows].astype(str)] if small else None,
+        "f_waived": [str(w) for w in findings["waived"].iloc[rows].astype(str)] if small else None,
     }
+    return out
+
+
+def _citations(citation: pd.Series, rows: np.ndarray, rule_idx: np.ndarray, n_rules: int) -> list[str]:
+    """Each rule's citation: that of its first finding (in ``rows`` order) with one, else ``""``."""
+    has = np.flatnonzero(citation.notna().to_numpy()[rows])
+    rule, pos = np.unique(rule_idx[has], return_index=True)
+    out = [""] * n_rules
+    for r, text in zip(rule, citation.iloc[rows[has[pos]]]):
+        out[int(r)] = str(text)
     return out
 
 

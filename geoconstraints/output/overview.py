@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import base64
-import functools
 import io
 import logging
 import math
@@ -171,9 +170,8 @@ def _draw(ax: Axes, gdf: gpd.GeoDataFrame, st: styles.LayerStyle, z: int, handle
     dash: Any = (0.0, tuple(float(v) / 2 for v in st.dash.split())) if st.dash else "solid"
     for fam, part in parts.items():
         if fam == "polygon":
-            part.plot(ax=ax, facecolor=st.fill if st.fill else "none",
-                      alpha=None, edgecolor=st.color, linewidth=st.weight * 0.75, linestyle=dash,
-                      zorder=z)
+            _plot_polygons(ax, part.geometry.values, facecolor=st.fill if st.fill else "none",
+                           alpha=None, edgecolor=st.color, linewidth=st.weight * 0.75, linestyle=dash, zorder=z)
             if st.fill:  # fill transparency without fading the outline
                 for coll in ax.collections[-1:]:
                     coll.set_facecolor([(*_rgb(st.fill), st.fill_opacity * alpha_scale)])
@@ -199,13 +197,51 @@ def _draw(ax: Axes, gdf: gpd.GeoDataFrame, st: styles.LayerStyle, z: int, handle
                               markeredgecolor=st.color, markersize=st.radius * 1.4, label=text))
 
 
+def polygon_paths(geoms: np.ndarray) -> list[Any]:
+    """The matplotlib paths of (multi)polygons as ``GeoSeries.plot`` makes them: rings normalized,
+    each ring closed, one compound path per geometry; built from coordinate arrays (geopandas
+    makes a ``PathPatch`` per polygon, seconds for ten thousand).
+
+    Examples
+    --------
+    >>> from shapely.geometry import box
+    >>> p = polygon_paths(np.array([box(0, 0, 1, 1)]))[0]
+    >>> p.vertices.tolist(), p.codes.tolist()
+    ([[0.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]], [1, 2, 2, 2, 79])
+    """
+    from matplotlib.path import Path
+
+    parts, part_geom = shapely.get_parts(shapely.normalize(np.asarray(geoms, dtype=object)), return_index=True)
+    rings, ring_part = shapely.get_rings(parts, return_index=True)
+    xy = shapely.get_coordinates(rings)
+    n = shapely.get_num_coordinates(rings)
+    ends = np.cumsum(n)
+    codes = np.full(len(xy), Path.LINETO, dtype=Path.code_type)
+    codes[ends - n] = Path.MOVETO
+    codes[ends - 1] = Path.CLOSEPOLY
+    per_geom = np.bincount(part_geom[ring_part], weights=n, minlength=len(geoms)).astype(np.int64)
+    cut = np.cumsum(per_geom)[:-1]
+    return [Path(v, c) for v, c in zip(np.split(xy, cut), np.split(codes, cut))]
+
+
+def _plot_polygons(ax: Axes, geoms: np.ndarray, **kwargs: Any) -> None:
+    """``GeoSeries(geoms).plot(ax=ax, **kwargs)`` for non-empty (multi)polygons in a projected CRS:
+    the same paths (:func:`polygon_paths`) in one collection with the same style, set in the same order."""
+    from matplotlib.collections import PathCollection
+
+    coll = PathCollection(polygon_paths(geoms), facecolor=kwargs.pop("facecolor"), **kwargs)
+    ax.set_aspect("equal")
+    ax.add_collection(coll, autolim=True)
+    ax.autoscale_view()
+
+
 def rank_grid(geoms: np.ndarray, ranks: np.ndarray, bounds: tuple[float, float, float, float],
               shape: tuple[int, int]) -> np.ndarray:
     """Rasterize features: the smallest rank of the features at each pixel (``-1`` where none).
 
-    A pixel gets the features that contain or touch its centre (an STRtree query of all pixel
-    centres at once) and the features whose centroid falls in it, so every feature marks at
-    least one pixel however small it is.
+    A pixel gets the features that contain or touch its centre and the features whose centroid
+    falls in it, so every feature marks at least one pixel however small it is. Each distinct
+    geometry is tested (prepared) against the centres of the pixels in its bounding box only.
 
     Parameters
     ----------
@@ -222,6 +258,13 @@ def rank_grid(geoms: np.ndarray, ranks: np.ndarray, bounds: tuple[float, float, 
     -------
     ndarray of int, shape ``shape``
         Row 0 is the top (north) edge.
+
+    Examples
+    --------
+    >>> from shapely.geometry import Point, box
+    >>> rank_grid(np.array([box(0, 0, 2, 1), box(1, 0, 3, 1), Point(3.5, 0.5)]), np.array([1, 0, 2]),
+    ...           (0.0, 0.0, 4.0, 1.0), (1, 4)).tolist()
+    [[1, 0, 0, 2]]
     """
     ny, nx = shape
     xmin, ymin, xmax, ymax = bounds
@@ -231,16 +274,15 @@ def rank_grid(geoms: np.ndarray, ranks: np.ndarray, bounds: tuple[float, float, 
     geoms = np.asarray(geoms, dtype=object)
     ranks = np.asarray(ranks, dtype=np.int64)
     if len(geoms):
-        # several findings of one parcel share its geometry object: rasterize each object once
-        codes, _ = pd.factorize(np.fromiter(map(id, geoms), dtype=np.int64, count=len(geoms)))
-        best = np.full(int(codes.max()) + 1, sentinel, dtype=np.int64)
-        np.minimum.at(best, codes, ranks)
-        first = np.full(len(best), len(geoms), dtype=np.int64)
-        np.minimum.at(first, codes, np.arange(len(geoms)))
-        geoms, ranks = geoms[first], best
-        tree = shapely.STRtree(geoms)
-        pix, hit = tree.query(_pixel_centres(bounds, shape), predicate="intersects")
-        np.minimum.at(grid, pix, ranks[hit])
+        geoms, ranks = _distinct_objects(geoms, ranks)
+        gi, cell = _box_pixels(shapely.bounds(geoms), bounds, shape)
+        xs = xmin + (cell % nx + 0.5) * px  # the pixel centres, as pixel_range computes them
+        ys = ymax - (cell // nx + 0.5) * py
+        fresh = ~shapely.is_prepared(geoms)
+        shapely.prepare(geoms)
+        hit = shapely.intersects_xy(geoms[gi], xs, ys)
+        shapely.destroy_prepared(geoms[fresh])  # the findings' objects live on in the Result: free their indexes
+        np.minimum.at(grid, cell[hit], ranks[gi[hit]])
         xy = shapely.get_coordinates(shapely.centroid(geoms))
         col = np.floor((xy[:, 0] - xmin) / px).astype(np.int64)
         row = np.floor((ymax - xy[:, 1]) / py).astype(np.int64)
@@ -250,16 +292,56 @@ def rank_grid(geoms: np.ndarray, ranks: np.ndarray, bounds: tuple[float, float, 
     return grid.reshape(ny, nx)
 
 
-@functools.lru_cache(maxsize=4)
-def _pixel_centres(bounds: tuple[float, float, float, float], shape: tuple[int, int]) -> np.ndarray:
-    """Points at the centres of an image's pixels, row by row from the top (cached: every raster layer of one map shares them)."""
+def _distinct_objects(geoms: np.ndarray, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each geometry object once (several findings of one parcel share it) with its smallest rank."""
+    codes, _ = pd.factorize(np.fromiter(map(id, geoms), dtype=np.int64, count=len(geoms)))
+    sentinel = np.iinfo(np.int64).max
+    best = np.full(int(codes.max()) + 1, sentinel, dtype=np.int64)
+    np.minimum.at(best, codes, ranks)
+    first = np.full(len(best), len(geoms), dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(len(geoms)))
+    return geoms[first], best
+
+
+def pixel_range(lo: np.ndarray, hi: np.ndarray, start: float, step: float, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first and last index ``i`` in ``[0, n)`` with ``lo <= start + (i + 0.5) * step <= hi``
+    (``step`` may be negative: rows counted down from the top), exact in floating point: the
+    estimate from a division is moved by one where the centre computed as the grid computes it
+    says so. An empty range has first > last.
+
+    Examples
+    --------
+    >>> pixel_range(np.array([0.5, 1.2]), np.array([0.5, 3.0]), 0.0, 1.0, 4)
+    (array([0, 1]), array([0, 2]))
+    >>> pixel_range(np.array([0.0]), np.array([1.0]), 4.0, -1.0, 4)  # rows from y = 4 down: centre 0.5 is row 3
+    (array([3]), array([3]))
+    """
+    a, b = (lo, hi) if step > 0 else (hi, lo)
+    i0 = np.ceil((a - start) / step - 0.5).astype(np.int64)
+    i1 = np.floor((b - start) / step - 0.5).astype(np.int64)
+
+    def inside(i: np.ndarray) -> np.ndarray:
+        c = start + (i + 0.5) * step
+        return (c >= lo) & (c <= hi)
+
+    i0 = np.where(inside(i0 - 1), i0 - 1, np.where(inside(i0), i0, i0 + 1))
+    i1 = np.where(inside(i1 + 1), i1 + 1, np.where(inside(i1), i1, i1 - 1))
+    return np.maximum(i0, 0), np.minimum(i1, n - 1)
+
+
+def _box_pixels(boxes: np.ndarray, bounds: tuple[float, float, float, float],
+                shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """(geometry index, flat pixel index) of every pixel centre inside each bounding box."""
     ny, nx = shape
     xmin, ymin, xmax, ymax = bounds
-    px, py = (xmax - xmin) / nx, (ymax - ymin) / ny
-    xy = np.empty((ny, nx, 2))
-    xy[..., 0] = xmin + (np.arange(nx) + 0.5) * px
-    xy[..., 1] = (ymax - (np.arange(ny) + 0.5) * py)[:, None]
-    return shapely.points(xy.reshape(-1, 2))
+    c0, c1 = pixel_range(boxes[:, 0], boxes[:, 2], xmin, (xmax - xmin) / nx, nx)
+    r0, r1 = pixel_range(boxes[:, 1], boxes[:, 3], ymax, -(ymax - ymin) / ny, ny)
+    w, h = np.maximum(c1 - c0 + 1, 0), np.maximum(r1 - r0 + 1, 0)
+    n = w * h
+    gi = np.repeat(np.arange(len(boxes)), n)
+    k = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+    wg = w[gi]
+    return gi, (r0[gi] + k // wg) * nx + c0[gi] + k % wg
 
 
 def _draw_raster(ax: Axes, geoms: np.ndarray, ranks: np.ndarray, colors: list[tuple[float, float, float, float]],
@@ -351,6 +433,45 @@ def most_severe_per_geometry(findings: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     return f.loc[f.index.isin(keep)]
 
 
+def status_rank(f: pd.DataFrame, unknown: int) -> np.ndarray:
+    """The drawing rank of each finding: its status's place in :data:`STATUSES` (``unknown`` for
+    another value), plus ``len(STATUSES)`` when it is waived (non-empty ``waived`` text); computed
+    once per distinct value.
+
+    Examples
+    --------
+    >>> status_rank(pd.DataFrame({"status": ["pass", "violation", "odd"], "waived": ["", "yes", ""]}), 4).tolist()
+    [4, 5, 4]
+    """
+    codes, uniq = pd.factorize(f["status"])  # a missing status: code -1, the lookup's last entry
+    order = {s: i for i, s in enumerate(STATUSES)}
+    rank = np.array([order.get(u, unknown) for u in uniq] + [unknown], dtype=np.int64)[codes]
+    if "waived" in f:
+        wc, wu = pd.factorize(f["waived"])  # a missing text counts as waived, as ``astype(str) != ""`` did
+        rank = rank + np.array([not (isinstance(u, str) and u == "") for u in wu] + [True])[wc] * len(STATUSES)
+    return rank
+
+
+def in_view(geoms: np.ndarray, view: Any) -> np.ndarray:
+    """``shapely.intersects(geoms, view)`` for a rectangle ``view``: decided by the bounding box
+    where it lies wholly inside or outside the view, by GEOS only for the others.
+
+    Examples
+    --------
+    >>> from shapely.geometry import LineString, Point, box
+    >>> in_view(np.array([Point(1, 1), Point(5, 5), LineString([(-1, 3), (3, -1)]), None]), box(0, 0, 2, 2)).tolist()
+    [True, False, True, False]
+    """
+    geoms = np.asarray(geoms, dtype=object)
+    b = shapely.bounds(geoms)  # NaN for a missing or empty geometry: decided by GEOS
+    x0, y0, x1, y1 = shapely.bounds(view)
+    inside = (b[:, 0] >= x0) & (b[:, 2] <= x1) & (b[:, 1] >= y0) & (b[:, 3] <= y1)
+    outside = (b[:, 2] < x0) | (b[:, 0] > x1) | (b[:, 3] < y0) | (b[:, 1] > y1)
+    todo = ~(inside | outside)
+    inside[todo] = shapely.intersects(geoms[todo], view)
+    return inside
+
+
 def _draw_findings_raster(ax: Axes, f: gpd.GeoDataFrame, totals: Any,
                           raster: tuple[tuple[float, float, float, float], tuple[int, int]],
                           handles: list) -> None:
@@ -358,8 +479,7 @@ def _draw_findings_raster(ax: Axes, f: gpd.GeoDataFrame, totals: Any,
     from matplotlib.patches import Patch
 
     k = len(STATUSES)
-    rank = f["status"].map({s: i for i, s in enumerate(STATUSES)}).fillna(k - 1).to_numpy(dtype=np.int64)
-    rank = rank + (f["waived"].astype(str) != "").to_numpy() * k
+    rank = status_rank(f, unknown=k - 1)
     colors = []
     for status in STATUSES:
         st = styles.status_style(status, "polygon")
@@ -477,7 +597,7 @@ def _draw_inputs(ax: Axes, inputs: dict[str, gpd.GeoDataFrame], view: Any, handl
     for role, g in inputs.items():
         if not styles.style_for(role).show:  # zoning, rights-of-way, preliminary zones: web map only
             continue
-        g = g[g.geometry.intersects(view)]
+        g = g[in_view(g.geometry.values, view)]
         if not len(g):
             continue
         if role == "flood_zones" and "FLD_ZONE" in g.columns:
@@ -500,7 +620,7 @@ def _draw_derived(ax: Axes, result: Result, view: Any, handles: list,
         g = _working(g, result.crs)
         if g is None:
             continue
-        g = g[g.geometry.intersects(view)]
+        g = g[in_view(g.geometry.values, view)]
         if not len(g):
             continue
         st = styles.style_for(name, styles.geom_family(g))
@@ -528,7 +648,7 @@ def _draw_findings(ax: Axes, findings: gpd.GeoDataFrame, view: Any, handles: lis
     """Findings by status, most severe on top; where several findings share one geometry (one
     parcel checked by several rules) only the most severe is drawn; a whole town as a raster."""
     g = findings.geometry
-    keep = (g.intersects(view) & g.notna() & ~g.is_empty).to_numpy()
+    keep = in_view(g.values, view)  # a missing or empty geometry is in no view
     cols = [c for c in ("status", "waived", "subject_layer") if c in findings.columns]
     f = findings.loc[keep, cols + [findings.geometry.name]]  # the columns drawn, not the text
     totals = findings["status"].value_counts()

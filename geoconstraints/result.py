@@ -307,25 +307,37 @@ def status_column(rule_id: str) -> str:
     return STATUS_COLUMN_PREFIX + re.sub(r"[^0-9A-Za-z_]", "_", str(rule_id))
 
 
-def _status_grid(findings: pd.DataFrame, subject_layer: str, ids: pd.Index) -> pd.DataFrame | None:
-    """Rank of the most severe status per subject (rows, in ``ids`` order) and rule (columns, sorted);
-    NaN where a rule has no finding about a subject; None when no finding is about ``subject_layer``."""
+def _status_grid(findings: pd.DataFrame, subject_layer: str, ids: pd.Index) -> tuple[list[str], np.ndarray] | None:
+    """(rule ids, sorted; rank of the most severe status per rule (rows) and subject (columns, in
+    ``ids`` order), :data:`_NO_RANK` where a rule has no finding about a subject); None when no
+    finding is about ``subject_layer``. One scatter-min into a small integer grid (no group-by
+    over text keys)."""
     keep = ((findings["subject_layer"] == subject_layer) & (findings["subject_id"] != "")).to_numpy()
-    mine = pd.DataFrame(findings[["rule_id", "status", "subject_id"]]).loc[keep]  # not the text columns
-    if not len(mine):
+    if not keep.any():
         return None
-    rank = mine["status"].map(STATUS_RANK).fillna(STATUS_RANK["not_evaluated"]).astype(int)
-    worst = rank.groupby([mine["rule_id"].to_numpy(), mine["subject_id"].astype(str).to_numpy()]).min()
-    grid = worst.unstack(level=0).reindex(ids)
-    return grid[sorted(grid.columns)]
+    status = findings["status"].to_numpy(dtype=object)[keep]
+    s_code, s_uniq = pd.factorize(status)
+    rank = np.array([STATUS_RANK.get(u, STATUS_RANK["not_evaluated"]) for u in s_uniq], dtype=np.int8)[s_code]
+    r_code, rules = pd.factorize(findings["rule_id"].to_numpy(dtype=object)[keep], sort=True)
+    subjects = pd.Index(pd.unique(np.asarray(ids, dtype=object)))
+    subj = findings["subject_id"].to_numpy(dtype=object)[keep]
+    if pd.api.types.infer_dtype(subj, skipna=False) != "string":  # ids given as numbers
+        subj = np.array([str(v) for v in subj], dtype=object)
+    pos = subjects.get_indexer(subj)
+    ok = pos >= 0  # findings about subjects not in the table are not counted
+    grid = np.full((len(rules), len(subjects)), _NO_RANK, dtype=np.int8)
+    np.minimum.at(grid, (r_code[ok], pos[ok]), rank[ok])
+    return [str(r) for r in rules], grid[:, subjects.get_indexer(np.asarray(ids, dtype=object))]
+
+
+_NO_RANK = np.int8(127)
+"""The rank of "no finding" in :func:`_status_grid` (above every status)."""
 
 
 def _status_names(ranks: np.ndarray) -> np.ndarray:
-    """Status names of float ranks, ``""`` for NaN."""
-    out = np.full(len(ranks), "", dtype=object)
-    has = ~pd.isna(ranks)
-    out[has] = np.array(STATUSES, dtype=object)[ranks[has].astype(int)]
-    return out
+    """Status names of ranks, ``""`` for :data:`_NO_RANK`."""
+    names = np.array([*STATUSES, ""], dtype=object)
+    return names[np.minimum(ranks, len(STATUSES))]
 
 
 def rule_status_columns(findings: pd.DataFrame, subject_layer: str, ids: Any) -> pd.DataFrame:
@@ -364,11 +376,12 @@ def _status_columns(findings: pd.DataFrame, subject_layer: str, ids: Any) -> tup
     """(:func:`rule_status_columns`, the worst status of each subject over them: ``not_evaluated``
     for a subject without any finding), from one group-by."""
     ids = pd.Index(np.asarray(ids, dtype=object).astype(str))
-    grid = _status_grid(findings, subject_layer, ids)
-    if grid is None:
+    got = _status_grid(findings, subject_layer, ids)
+    if got is None:
         return pd.DataFrame(index=pd.RangeIndex(len(ids))), np.full(len(ids), "not_evaluated", dtype=object)
-    cols = pd.DataFrame({status_column(r): _status_names(grid[r].to_numpy()) for r in grid.columns})
-    worst = _status_names(grid.min(axis=1, skipna=True).to_numpy())
+    rules, grid = got
+    cols = pd.DataFrame({status_column(r): _status_names(grid[k]) for k, r in enumerate(rules)})
+    worst = _status_names(grid.min(axis=0))
     worst[worst == ""] = "not_evaluated"
     return cols, worst
 

@@ -113,6 +113,25 @@ def test_status_columns_and_worst_status_come_from_one_group_by():
     assert "worst_status" not in add_rule_status_columns(table, f, "parcels", "parcel_id").columns
 
 
+def test_status_columns_edge_cases_by_hand():
+    # several findings of one rule about one subject: the most severe; a subject the table lacks and
+    # another layer's subject are not counted; numeric subject ids match the table's text ids; rules in
+    # id order; an unknown status counts as not_evaluated
+    import pandas as pd
+
+    from geoconstraints.result import rule_status_columns
+
+    f = pd.DataFrame({"rule_id": ["FLD-009", "FLD-009", "FLD-001", "FLD-001", "FLD-001", "FLD-001"],
+                      "status": ["pass", "violation", "info", "odd", "review", "pass"],
+                      "subject_layer": ["parcels", "parcels", "parcels", "parcels", "parcels", "footprints"],
+                      "subject_id": ["7", "7", 7, "8", "P9", "7"]})
+    out = rule_status_columns(f, "parcels", ["7", "8", "10"])
+    assert list(out.columns) == ["status_FLD_001", "status_FLD_009"]
+    assert out["status_FLD_001"].tolist() == ["info", "not_evaluated", ""]
+    assert out["status_FLD_009"].tolist() == ["violation", "", ""]
+    assert rule_status_columns(f, "dwellings", ["7"]).shape == (1, 0)
+
+
 def test_omitted_counts_split_a_rule_whose_title_or_waiver_varies():
     import pandas as pd
 

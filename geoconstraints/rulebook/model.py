@@ -20,6 +20,7 @@ from geoconstraints.rulebook.findings import FINDING_COLUMNS, STATUSES
 from geoconstraints.rulebook.render import (
     fields_of,
     fmt_num,
+    message_statuses,
     num_texts,
     render_messages,
     render_text,
@@ -321,7 +322,8 @@ class Rule:
     def _num_texts_where_used(self, status: np.ndarray, values: np.ndarray, name: str) -> np.ndarray:
         """:func:`num_texts` of ``values`` on the rows whose status's template uses field ``name``
         (None on the others: no message reads them; a pass message rarely prints the measure)."""
-        use = [s for s in pd.unique(status) if name in fields_of(self.template(str(s)))]
+        only = message_statuses()
+        use = [s for s in pd.unique(status) if name in fields_of(self.template(str(s))) and (only is None or s in only)]
         if len(use) == 1:
             need = status == use[0]
         else:

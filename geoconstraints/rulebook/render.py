@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any
 
@@ -200,6 +202,37 @@ def render_text(template: str, texts: Mapping[str, str], *, where: str) -> str:
     return "".join(lit + ("" if n is None else format(texts[n], spec)) for lit, n, spec in parts)
 
 
+_MESSAGE_STATUSES: ContextVar[frozenset[str] | None] = ContextVar("message_statuses", default=None)
+
+
+@contextmanager
+def messages_only_for(statuses: Collection[str] | None) -> Iterator[None]:
+    """Within the block, :func:`render_messages` fills the messages of these statuses only (the
+    others are ``""``); None: every status (the default).
+
+    For a command that keeps only some findings (a screening keeps those that need a person):
+    the messages of the rows it drops right after the checks are never composed.
+
+    Examples
+    --------
+    >>> tpl = {"pass": "ok {subject_id}", "review": "look at {subject_id}"}.get
+    >>> st = np.array(["pass", "review"], dtype=object)
+    >>> with messages_only_for(["review"]):
+    ...     render_messages(tpl, st, {"subject_id": np.array(["P1", "P2"], dtype=object)}, where="t").tolist()
+    ['', 'look at P2']
+    """
+    token = _MESSAGE_STATUSES.set(None if statuses is None else frozenset(statuses))
+    try:
+        yield
+    finally:
+        _MESSAGE_STATUSES.reset(token)
+
+
+def message_statuses() -> frozenset[str] | None:
+    """The statuses whose messages are filled here (None: every one; see :func:`messages_only_for`)."""
+    return _MESSAGE_STATUSES.get()
+
+
 def render_messages(
     template_of: Callable[[str], str],
     status: np.ndarray,
@@ -227,11 +260,16 @@ def render_messages(
     Returns
     -------
     ndarray of str
-        Stripped messages aligned with ``status``.
+        Stripped messages aligned with ``status`` (``""`` for a status left out by
+        :func:`messages_only_for`).
     """
     out = np.empty(len(status), dtype=object)
+    only = message_statuses()
     for s in pd.unique(status):
         rows = np.flatnonzero(status == s)
+        if only is not None and s not in only:
+            out[rows] = ""
+            continue
         parts = check_template(template_of(str(s)), texts.keys(), where=f"{where} messages.{s}")
         frame, columns = "", []  # the template as a %-frame: constants inlined, one %s per array field
         for literal, name, spec in parts:

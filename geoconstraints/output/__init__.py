@@ -72,6 +72,15 @@ def result_scope(result: Result, findings: str | None) -> str:
     return scope
 
 
+def _provenance(result: Result, scope: str) -> dict[str, Any]:
+    """provenance.json's content: the result's provenance, the findings scope, the count of every
+    finding (those left out of memory included) and of those written."""
+    prov = result.provenance()
+    prov.update(findings_scope=scope, findings_total=result.counts(),
+                findings_written=status_counts(findings_in_scope(result.findings, scope)))
+    return prov
+
+
 def stamp_html(page: str, run_id: str) -> str:
     """``page`` with ``<meta name="geoconstraints-run-id" content="...">`` as the first element of its head."""
     meta = f'<meta name="{RUN_ID_META}" content="{run_id}">'
@@ -248,18 +257,14 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
     ------
     OutputError
         ``findings="all"`` for a result that left findings out (rerun with
-        ``screen_parcels(..., findings="all")``), ``out_dir`` refused (see above), another run
-        writing it, an unknown parcel id, a full
-        disk ("no space left on device writing PATH") or another write error; ``out_dir`` is
-        then unchanged.
+        ``screen_parcels(..., findings="all")``), ``out_dir`` refused (see above), another run writing
+        it, an unknown parcel id, a full disk ("no space left on device writing PATH") or another
+        write error; ``out_dir`` is then unchanged.
     """
     if parcel is not None:
         report.parcel_row(result, str(parcel))  # an unknown parcel id fails before anything is written
     scope = result_scope(result, findings)
-    shown = findings_in_scope(result.findings, scope)
-    prov = result.provenance()
-    prov.update(findings_scope=scope, findings_total=result.counts(),
-                findings_written=status_counts(shown))
+    prov = _provenance(result, scope)
     kw: dict[str, Any] = {"offline": offline, "parcel": parcel, "map_max_features": map_max_features,
                           "report_max_parcels": report_max_parcels, "report_max_findings": report_max_findings}
     written: dict[str, Path] = {}

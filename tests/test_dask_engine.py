@@ -58,8 +58,9 @@ def test_overlay_table_is_the_same_row_for_row(cluster):
 
 def test_screen_on_the_cluster_equals_the_default_engine(cluster, county_file):
     layers, rb = load_layers(county_file), load_rulebook("vestal")
-    default = screen_parcels(layers, rb)
-    dask = screen_parcels(layers, rb, engine="dask", scheduler=cluster.scheduler_address, chunk_size=400)
+    default = screen_parcels(layers, rb, findings="all")
+    dask = screen_parcels(layers, rb, engine="dask", scheduler=cluster.scheduler_address, chunk_size=400,
+                         findings="all")
     t1, t2 = default.tables["parcels"], dask.tables["parcels"]
     assert (t1["sfha_acres"] > 0).sum() > 200
     # areas to floating noise (1e-6 sq ft, in acres); text and statuses exactly

@@ -166,8 +166,8 @@ def test_screen_is_the_same_on_one_thread_and_two(tmp_path, county):
     for name, gdf in (("parcels", parcels), ("flood_zones", flood), ("streams", streams)):
         gdf.to_file(path, layer=name)
     layers, rb = load_layers(path), load_rulebook("vestal")
-    one = screen_parcels(layers, rb, workers=1, chunk_size=100_000)
-    two = screen_parcels(layers, rb, workers=2, chunk_size=211)
+    one = screen_parcels(layers, rb, workers=1, chunk_size=100_000, findings="all")
+    two = screen_parcels(layers, rb, workers=2, chunk_size=211, findings="all")
     t1, t2 = one.tables["parcels"], two.tables["parcels"]
     assert (t1["sfha_acres"] > 0).sum() > 300
     pd.testing.assert_frame_equal(pd.DataFrame(t1.drop(columns="geometry")), pd.DataFrame(t2.drop(columns="geometry")),

@@ -32,7 +32,7 @@ def boom(ctx, rule):
 
 RUNS = {
     "harvest": lambda layers: check_harvest(layers, RB),
-    "flood": lambda layers: screen_parcels(layers, RB),
+    "flood": lambda layers: screen_parcels(layers, RB, findings="all"),
     "stormwater": lambda layers: check_stormwater(layers, RB, rainfall=gc.sample_path("rainfall.csv"),
                                                   inspection_log=gc.sample_path("inspection_log.csv")),
 }

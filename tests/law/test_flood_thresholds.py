@@ -58,7 +58,7 @@ def finding(res, rule: str, sid: str):
 
 def screen(folder: Path, parcels, flood, crs=NY_FT):
     p = gpd.GeoDataFrame({"parcel_id": [f"P{i + 1}" for i in range(len(parcels))]}, geometry=parcels, crs=NY_FT)
-    return screen_parcels(load_layers(write(folder, crs, parcels=p, flood_zones=flood)), RB)
+    return screen_parcels(load_layers(write(folder, crs, parcels=p, flood_zones=flood)), RB, findings="all")
 
 
 def site(folder: Path, footprints, flood, *, crs=NY_FT, dem=None, **opts):

@@ -301,7 +301,7 @@ def scenarios(tmp_path_factory: pytest.TempPathFactory) -> list[Scenario]:
         return lambda layers, o: _findings(check_stormwater(layers, books[book], **o))
 
     out = [
-        Scenario("screen: sample town", "vestal", "flood", lambda layers, o: _findings(screen_parcels(layers, books["vestal"])),
+        Scenario("screen: sample town", "vestal", "flood", lambda layers, o: _findings(screen_parcels(layers, books["vestal"], findings="all")),
                  screen_town),
         Scenario("harvest: sample town", "vestal", "harvest",
                  lambda layers, o: _findings(check_harvest(layers, books["vestal"])), town),

@@ -61,7 +61,7 @@ from geoconstraints.io.tables import (
     read_rainfall,
 )
 from geoconstraints.result import Result, add_rule_status_columns, make_result, split_scope
-from geoconstraints.rulebook.findings import PERSON_STATUSES, findings_scope, worst_status_by
+from geoconstraints.rulebook.findings import findings_scope, scope_statuses, worst_status_by
 from geoconstraints.rulebook.model import Rulebook
 from geoconstraints.rulebook.registry import run_group
 from geoconstraints.rulebook.render import messages_only_for
@@ -336,7 +336,7 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
     table["stream_distance_ft"] = _stream_distance(layers, np.asarray(parcels.geometry.values, dtype=object), rulebook,
                                                    workers)
     ctx = FloodContext("screen", layers, _measured(table, "parcel_id", m), "parcels", flood is not None, overlaps)
-    with messages_only_for(None if scope == "all" else PERSON_STATUSES):  # no message for a row dropped below
+    with messages_only_for(scope_statuses(scope)):  # no message for a row dropped below
         found = run_group(rulebook, "flood", ctx)
     # status_FLD_001 ... and worst_status per parcel, from every finding, before those out of scope go
     table = add_rule_status_columns(table, found, "parcels", "parcel_id", worst=True)

@@ -68,8 +68,11 @@ def _lay_out(job: dict[str, Any], weasyprint: Any) -> dict[str, Any]:
     return {"pages": pages, "written": fits}
 
 
-def _import_weasyprint() -> tuple[Any, dict[str, Any] | None]:
-    """(weasyprint, None), or (None, the answer saying it is missing: type and first line of the error)."""
+def import_weasyprint() -> tuple[Any, dict[str, Any] | None]:
+    """(weasyprint, None), or (None, the answer saying it is missing: type and first line of the error).
+
+    The one import of WeasyPrint, here and in :func:`geoconstraints.output.report.html_to_pdf`
+    (its own loggers quietened)."""
     try:
         import weasyprint
     except (ImportError, OSError) as exc:  # OSError: the wheel is there but pango is not
@@ -98,7 +101,7 @@ def serve(stdin: IO[str], stdout: IO[str]) -> None:
         job = json.loads(line)
         try:
             if weasyprint is None and missing is None:
-                weasyprint, missing = _import_weasyprint()
+                weasyprint, missing = import_weasyprint()
             answer = missing or _lay_out(job, weasyprint)
         except Exception as exc:  # noqa: BLE001 - every failure goes back to the parent, raised there
             answer = _failure(exc)

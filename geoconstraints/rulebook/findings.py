@@ -74,6 +74,17 @@ def findings_scope(command: str, scope: str | None = None) -> str:
     return scope
 
 
+def scope_statuses(scope: str) -> tuple[str, ...] | None:
+    """The statuses a scope keeps: :data:`PERSON_STATUSES` for ``person``, None (every one) for ``all``.
+
+    Examples
+    --------
+    >>> scope_statuses("person"), scope_statuses("all")
+    (('violation', 'review', 'not_evaluated'), None)
+    """
+    return None if scope == "all" else PERSON_STATUSES
+
+
 def in_scope(statuses: Any, scope: str) -> np.ndarray:
     """Boolean mask of the findings of ``scope`` (``all``: every one; ``person``: :data:`PERSON_STATUSES`).
 
@@ -83,16 +94,13 @@ def in_scope(statuses: Any, scope: str) -> np.ndarray:
     [False, True, False, True]
     """
     vals = pd.Series(np.asarray(statuses, dtype=object), dtype=object)  # no conversion to a text dtype
-    if scope == "all":
-        return np.ones(len(vals), dtype=bool)
-    return vals.isin(PERSON_STATUSES).to_numpy()
+    keep = scope_statuses(scope)
+    return np.ones(len(vals), dtype=bool) if keep is None else vals.isin(keep).to_numpy()
 
 
 def findings_in_scope(findings: gpd.GeoDataFrame, scope: str) -> gpd.GeoDataFrame:
     """The findings of ``scope``: those of :data:`PERSON_STATUSES` for ``person``, all for ``all``."""
-    if scope == "all":
-        return findings
-    return findings[findings["status"].isin(PERSON_STATUSES).to_numpy()]
+    return findings if scope_statuses(scope) is None else findings[in_scope(findings["status"].to_numpy(), scope)]
 
 
 def empty_findings(crs: Any = None) -> gpd.GeoDataFrame:

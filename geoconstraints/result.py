@@ -31,6 +31,7 @@ from geoconstraints.rulebook.findings import (
     findings_frame,
     in_scope,
     status_counts,
+    status_ranks,
 )
 from geoconstraints.rulebook.model import Rulebook
 
@@ -316,8 +317,7 @@ def _status_grid(findings: pd.DataFrame, subject_layer: str, ids: pd.Index) -> t
     if not keep.any():
         return None
     status = findings["status"].to_numpy(dtype=object)[keep]
-    s_code, s_uniq = pd.factorize(status)
-    rank = np.array([STATUS_RANK.get(u, STATUS_RANK["not_evaluated"]) for u in s_uniq], dtype=np.int8)[s_code]
+    rank = status_ranks(status, STATUS_RANK["not_evaluated"]).astype(np.int8)
     r_code, rules = pd.factorize(findings["rule_id"].to_numpy(dtype=object)[keep], sort=True)
     subjects = pd.Index(pd.unique(np.asarray(ids, dtype=object)))
     subj = findings["subject_id"].to_numpy(dtype=object)[keep]

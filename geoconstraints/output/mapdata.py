@@ -36,7 +36,8 @@ import shapely
 
 from geoconstraints.output import styles
 from geoconstraints.output.report import UNIT_TEXT
-from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES
+from geoconstraints.rulebook.findings import STATUSES, waived_flags
+from geoconstraints.rulebook.findings import status_ranks as ranks_of
 from geoconstraints.units import ft_per_unit
 
 log = logging.getLogger(__name__)
@@ -214,9 +215,7 @@ def status_ranks(status: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     >>> exact.tolist(), drawn.tolist()
     ([4, 0, -1, -1, 4], [4, 0, 4, 4, 4])
     """
-    codes, uniq = pd.factorize(status)  # a missing value: code -1, the lookup's last entry
-    lut = np.array([STATUS_RANK.get(u, -1) for u in uniq] + [-1], dtype=np.int64)
-    exact = lut[codes]
+    exact = ranks_of(status, -1)
     return exact, np.where(exact < 0, len(STATUSES) - 1, exact)
 
 
@@ -254,9 +253,7 @@ def _waived(findings: pd.DataFrame) -> np.ndarray:
     """Whether each finding is waived (its ``waived`` text is not empty; a missing one counts as text)."""
     if "waived" not in findings:
         return np.zeros(len(findings), dtype=bool)
-    codes, uniq = pd.factorize(findings["waived"])
-    lut = np.array([not (isinstance(u, str) and u == "") for u in uniq] + [True], dtype=bool)
-    return lut[codes]
+    return waived_flags(findings["waived"])
 
 
 def encode_findings(findings: gpd.GeoDataFrame, rulebook: Any, *, measured_text: Any = None,

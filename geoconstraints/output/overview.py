@@ -19,7 +19,7 @@ import shapely
 
 from geoconstraints.io.roles import PLAN_ROLES, SITE_ROLES
 from geoconstraints.output import styles
-from geoconstraints.rulebook.findings import STATUSES
+from geoconstraints.rulebook.findings import STATUSES, status_ranks, waived_flags
 from geoconstraints.units import FT_PER_MILE, ft_per_unit
 
 log = logging.getLogger(__name__)
@@ -443,12 +443,9 @@ def status_rank(f: pd.DataFrame, unknown: int) -> np.ndarray:
     >>> status_rank(pd.DataFrame({"status": ["pass", "violation", "odd"], "waived": ["", "yes", ""]}), 4).tolist()
     [4, 5, 4]
     """
-    codes, uniq = pd.factorize(f["status"])  # a missing status: code -1, the lookup's last entry
-    order = {s: i for i, s in enumerate(STATUSES)}
-    rank = np.array([order.get(u, unknown) for u in uniq] + [unknown], dtype=np.int64)[codes]
+    rank = status_ranks(f["status"], unknown)
     if "waived" in f:
-        wc, wu = pd.factorize(f["waived"])  # a missing text counts as waived, as ``astype(str) != ""`` did
-        rank = rank + np.array([not (isinstance(u, str) and u == "") for u in wu] + [True])[wc] * len(STATUSES)
+        rank = rank + waived_flags(f["waived"]) * len(STATUSES)
     return rank
 
 

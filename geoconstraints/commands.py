@@ -60,8 +60,8 @@ from geoconstraints.io.tables import (
     read_inspection_log,
     read_rainfall,
 )
-from geoconstraints.result import Result, add_rule_status_columns, make_result, split_scope
-from geoconstraints.rulebook.findings import findings_scope, scope_statuses, worst_status_by
+from geoconstraints.result import Result, add_rule_status_columns, make_result, split_scope, worst_status_of
+from geoconstraints.rulebook.findings import findings_scope, scope_statuses
 from geoconstraints.rulebook.model import Rulebook
 from geoconstraints.rulebook.registry import run_group
 from geoconstraints.rulebook.render import messages_only_for
@@ -222,13 +222,6 @@ def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray) -> pd.DataF
     b["rank"] = b["bfe_method"].map({k: i for i, k in enumerate(BFE_METHODS)})
     b = b.sort_values(["owner", "rank", "bfe_ft"], ascending=[True, True, False], na_position="last")
     return b.groupby("owner").head(1).set_index("owner").reindex(range(len(geoms)))
-
-
-def _worst_per_subject(found: pd.DataFrame, layer: str, ids: pd.Series) -> np.ndarray:
-    """The worst status of each subject's findings (``not_evaluated`` for a subject without any)."""
-    keep = ((found["subject_layer"] == layer) & (found["subject_id"] != "")).to_numpy()
-    return worst_status_by(found["subject_id"].to_numpy()[keep], found["status"].to_numpy()[keep],
-                           index=ids).to_numpy()
 
 
 def _compare_maps(table: gpd.GeoDataFrame, m_pre: pd.DataFrame, min_sqft: float) -> gpd.GeoDataFrame:
@@ -447,7 +440,7 @@ def check_site(
                        overlaps, opts)
     found = run_group(rulebook, "flood", ctx)
     table["required_lowest_floor_ft"] = _required_floor(found, table["footprint_id"])
-    table["worst_status"] = _worst_per_subject(found, "footprints", table["footprint_id"])
+    table["worst_status"] = worst_status_of(found, "footprints", table["footprint_id"])
     res = make_result("flood-site", rulebook, found, layers, tables={"footprints": table},
                       options={k: v for k, v in opts.items() if v is not None})
     res.notes.append("An interpolated BFE is a screening estimate, not a surveyed BFE; the lowest floor, BFE and "

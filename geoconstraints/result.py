@@ -340,6 +340,20 @@ def _status_names(ranks: np.ndarray) -> np.ndarray:
     return names[np.minimum(ranks, len(STATUSES))]
 
 
+def worst_status_of(findings: pd.DataFrame, subject_layer: str, ids: Any) -> np.ndarray:
+    """The most severe status of each subject's findings about ``subject_layer``, in ``ids`` order;
+    ``not_evaluated`` for a subject without any (run-wide findings count for no subject).
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"rule_id": ["A", "B"], "status": ["pass", "review"], "subject_layer": "footprints",
+    ...                   "subject_id": ["F1", "F1"]})
+    >>> worst_status_of(f, "footprints", ["F1", "F2"]).tolist()
+    ['review', 'not_evaluated']
+    """
+    return _status_columns(findings, subject_layer, ids)[1]
+
+
 def rule_status_columns(findings: pd.DataFrame, subject_layer: str, ids: Any) -> pd.DataFrame:
     """One status column per rule about ``subject_layer``, one row per id of ``ids``.
 

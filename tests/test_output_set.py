@@ -35,7 +35,8 @@ PY = sys.executable
 # the file named by $GC_TEST_PAUSED (what it was doing) and sleeps until killed. No hook in the
 # package: the wrapper replaces the writer the way a test's monkeypatch does.
 WRAPPER = r'''
-import os, sys, time
+import faulthandler, os, signal, sys, time
+faulthandler.register(signal.SIGUSR1, all_threads=True)  # a run that hangs shows its threads (_ended)
 import geoconstraints.output.files as files
 import geoconstraints.output.outset as outset
 
@@ -199,6 +200,19 @@ class HTML:
 """
 
 
+def _ended(proc: subprocess.Popen, timeout: float = 60) -> str:
+    """The run's stderr once it has ended; a run still going after ``timeout`` s fails the test with
+    the stacks of its threads (faulthandler on SIGUSR1, registered by the wrapper)."""
+    try:
+        return proc.communicate(timeout=timeout)[1]
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGUSR1)
+        time.sleep(2)
+        proc.kill()
+        err = proc.communicate()[1]
+        raise AssertionError(f"the run did not end {timeout:g} s after the signal; its threads:\n{err[-6000:]}") from None
+
+
 def _start(tmp_path: Path, args: list[str], pause_in: str) -> tuple[subprocess.Popen, Path]:
     script = tmp_path / "wrapper.py"
     script.write_text(WRAPPER)
@@ -258,7 +272,7 @@ def test_sigterm_and_sigint_clean_up(town, tmp_path, sig, text):
     before = tree_hashes(out)
     proc, _ = _start(tmp_path, screen(tmp_path, gpkg, "--overwrite"), "csv")
     proc.send_signal(sig)
-    _, err = proc.communicate(timeout=60)
+    err = _ended(proc)
     assert proc.returncode == 2
     assert err.strip().splitlines()[-1] == f"error: {text}"
     assert tree_hashes(out) == before
@@ -275,7 +289,7 @@ def test_sigterm_and_sigint_while_the_child_lays_out_report_pdf(town, tmp_path, 
     child = int(paused.read_text())
     assert child != proc.pid
     proc.send_signal(sig)
-    _, err = proc.communicate(timeout=60)
+    err = _ended(proc)
     assert proc.returncode == 2
     assert err.strip().splitlines()[-1] == f"error: {text}"
     assert tree_hashes(out) == before

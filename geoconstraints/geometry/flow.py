@@ -41,19 +41,18 @@ from typing import Any
 
 import numpy as np
 import pyproj
-import rasterio
-import rasterio.features
 import shapely
 from affine import Affine
-from scipy import ndimage
 from shapely.geometry import LineString, MultiPoint, Point
 from shapely.geometry.base import BaseGeometry
-from skimage.morphology import reconstruction
 
 from geoconstraints.errors import DemError
 from geoconstraints.io.dem import Dem, same_crs, to_pyproj
 
 log = logging.getLogger(__name__)
+
+# rasterio, scipy and scikit-image are imported by the functions that use them: a screening,
+# which reads no DEM, does not pay their import (about 0.8 s of every run's start).
 
 OUTCOMES = ("target", "edge", "limit", "pit")
 """How a traced path ends: it reaches a target; it runs off the DEM (its edge or nodata); it
@@ -161,6 +160,8 @@ def _mask(geoms: list[BaseGeometry], grid: _Grid, *, all_touched: bool) -> np.nd
     shapes = [(g, 1) for g in geoms if g is not None and not g.is_empty]
     if not shapes or not grid.z.size:
         return np.zeros(grid.z.shape, dtype=bool)
+    import rasterio.features  # see the note on imports at the top
+
     return rasterio.features.rasterize(shapes, out_shape=grid.z.shape, transform=grid.transform, fill=0,
                                        all_touched=all_touched, dtype="uint8").astype(bool)
 
@@ -212,6 +213,9 @@ def fill_shallow_depressions(z: np.ndarray, min_depth_ft: float) -> tuple[np.nda
     edge[0, :] = edge[-1, :] = True
     edge[:, 0] = edge[:, -1] = True
     seed[edge] = zz[edge]
+    from scipy import ndimage  # see the note on imports at the top
+    from skimage.morphology import reconstruction
+
     filled = reconstruction(seed, zz, method="erosion", footprint=np.ones((3, 3), dtype=bool))
     depth = filled - zz
     region, n = ndimage.label(depth > 0, structure=np.ones((3, 3), dtype=bool))
@@ -237,6 +241,8 @@ class _Drainage:
 
 
 def _drainage(g: _Grid) -> _Drainage:
+    from scipy import ndimage  # see the note on imports at the top
+
     z = g.z
     h, w = z.shape
     zp = np.pad(z, 1, constant_values=np.nan)
@@ -341,6 +347,8 @@ def _path(walk: _Walk, cell: int, g: _Grid) -> BaseGeometry:
     chain = [cell]
     while walk.pred[chain[-1]] >= 0 and len(chain) <= walk.pred.size:
         chain.append(int(walk.pred[chain[-1]]))
+    import rasterio.transform  # see the note on imports at the top
+
     rows, cols = np.divmod(np.array(chain[::-1]), g.z.shape[1])
     xs, ys = rasterio.transform.xy(g.transform, rows, cols)
     pts = np.column_stack([np.atleast_1d(xs), np.atleast_1d(ys)])
@@ -391,6 +399,9 @@ def trace_flow(
         sources = _mask([src], grid, all_touched=True)
     if not sources.any():
         return FlowTrace("edge", {"edge": 1}, cell_size_ft=dem.cell_size_ft)
+    import rasterio.transform  # see the note on imports at the top
+    from scipy import ndimage
+
     target = ndimage.binary_dilation(_mask(tg, grid, all_touched=True), structure=np.ones((3, 3), dtype=bool))
     grid.z, filled = fill_shallow_depressions(grid.z, min_depression_depth_ft)
     walk = _walk(_drainage(grid), grid, sources, target, max_length_ft)

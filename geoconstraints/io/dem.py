@@ -15,10 +15,7 @@ from typing import Any
 import affine
 import numpy as np
 import pyproj
-import rasterio
-import rasterio.errors
 import shapely
-from rasterio.windows import Window
 from shapely.geometry import Polygon
 
 from geoconstraints.errors import CRSError, DemError, LayerReadError
@@ -27,6 +24,9 @@ from geoconstraints.text import redact
 from geoconstraints.units import FT_PER_M, ft_per_unit, normalize_length_unit
 
 logger = logging.getLogger(__name__)
+
+# rasterio is imported by the functions that read a DEM: a run without one (a screening) does
+# not pay its import.
 
 Z_UNITS: tuple[str, ...] = ("ft", "m")
 
@@ -141,7 +141,7 @@ class Dem:
         """Multiplier from stored values to feet (1.0 for a feet DEM, 3.2808 for metres)."""
         return 1.0 if self.z_units == "ft" else FT_PER_M
 
-    def read_ft(self, window: Window | tuple | None = None) -> np.ndarray:
+    def read_ft(self, window: Any = None) -> np.ndarray:
         """Elevations in feet as float32 (float64 for a float64 DEM), NaN where nodata (or masked),
         read from the file window by window (never the whole band unless asked and small enough).
 
@@ -165,6 +165,8 @@ class Dem:
         if window is None:
             r0, r1, c0, c1 = 0, self.height, 0, self.width
         else:
+            from rasterio.windows import Window  # see the note on imports at the top
+
             win = window if isinstance(window, Window) else Window.from_slices(*window)
             (r0, r1), (c0, c1) = win.toranges()
         r0, r1 = min(max(r0, 0), self.height), min(max(r1, 0), self.height)
@@ -321,6 +323,9 @@ def _read_window_ft(dem: Dem, key: tuple[int, int, int, int]) -> np.ndarray:
             f"DEM {name}: the area needed is {r1 - r0:,} x {c1 - c0:,} cells, more than the {MAX_WINDOW_CELLS:,} "
             f"read at once. Clip the DEM to the plan's area (gdalwarp -te ...) or resample it to coarser cells"
         )
+    import rasterio.errors  # see the note on imports at the top
+    from rasterio.windows import Window
+
     try:
         with rasterio.open(dem.uri or dem.path) as src:
             dtype = "float64" if src.dtypes[0] == "float64" else "float32"  # float32 is exact for the rest
@@ -503,6 +508,8 @@ def _read_dem_header(path: Path, uri: str | None = None) -> dict[str, Any]:
             check_file(path, "DEM")
         except LayerReadError as exc:
             raise LayerReadError(f"{exc} (a GeoTIFF)") from None
+    import rasterio.errors  # see the note on imports at the top
+
     try:
         with rasterio.open(uri or path) as src:
             if src.count < 1:

@@ -16,8 +16,6 @@ from typing import Any
 
 import numpy as np
 import pyproj
-import rasterio.windows
-from rasterio.warp import Resampling, calculate_default_transform, reproject
 
 from geoconstraints.io.dem import Dem
 
@@ -102,6 +100,8 @@ def hillshade_image(dem: Dem, area: Any, crs: Any, *, max_px: int = 1600, azimut
     azimuth, altitude : float
         Sun direction in degrees.
     """
+    import rasterio.windows  # imported here: a run without a DEM does not pay rasterio's import
+
     x0, y0, x1, y1 = area.bounds
     tr = pyproj.Transformer.from_crs(pyproj.CRS(crs), dem.crs, always_xy=True)
     xs, ys = tr.transform([x0, x1, x0, x1], [y0, y0, y1, y1])
@@ -125,6 +125,7 @@ def hillshade_image(dem: Dem, area: Any, crs: Any, *, max_px: int = 1600, azimut
 def _warp_png(rgba: np.ndarray, src_t: Any, src_crs: pyproj.CRS, max_px: int) -> Hillshade:
     """Warp an RGBA array to Web Mercator and encode it as a PNG data URI placed by its bounds."""
     from PIL import Image
+    from rasterio.warp import Resampling, calculate_default_transform, reproject  # as in hillshade_image
 
     h, w = rgba.shape[:2]
     left, top = src_t.c, src_t.f

@@ -17,8 +17,6 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 from shapely.geometry import MultiPoint, Polygon
 
 from geoconstraints.errors import RulebookError
@@ -354,6 +352,9 @@ def _joined(idx: np.ndarray, labels: np.ndarray, n: int) -> list[str]:
 
 def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Connected component of each of ``n`` nodes joined by the edges ``a[i] - b[i]``."""
+    from scipy.sparse import coo_matrix  # imported here: a screening does not pay scipy's import
+    from scipy.sparse.csgraph import connected_components
+
     a, b = np.asarray(a, dtype=int), np.asarray(b, dtype=int)
     graph = coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n))
     return connected_components(graph, directed=False)[1]
@@ -1394,7 +1395,7 @@ def _network(hr: gpd.GeoDataFrame, pub: np.ndarray, pub_ids: np.ndarray,
     m = len(hr)
     hg = hr.geometry.values
     a, b = hr.sindex.query(hg, predicate="dwithin", distance=tol + _TOL_FT)
-    _, comp = connected_components(coo_matrix((np.ones(len(a)), (a, b)), shape=(m, m)), directed=False)
+    comp = _components(m, a, b)
     hi, pi = shapely.STRtree(pub).query(hg, predicate="dwithin", distance=tol + _TOL_FT)
     reaches = np.zeros(comp.max() + 1, dtype=bool)
     reaches[comp[hi]] = True

@@ -308,7 +308,7 @@ def status_column(rule_id: str) -> str:
     return STATUS_COLUMN_PREFIX + re.sub(r"[^0-9A-Za-z_]", "_", str(rule_id))
 
 
-def _status_grid(findings: pd.DataFrame, subject_layer: str, ids: pd.Index) -> tuple[list[str], np.ndarray] | None:
+def _status_grid(findings: pd.DataFrame, subject_layer: str, ids: np.ndarray) -> tuple[list[str], np.ndarray] | None:
     """(rule ids, sorted; rank of the most severe status per rule (rows) and subject (columns, in
     ``ids`` order), :data:`_NO_RANK` where a rule has no finding about a subject); None when no
     finding is about ``subject_layer``. One scatter-min into a small integer grid (no group-by
@@ -319,15 +319,34 @@ def _status_grid(findings: pd.DataFrame, subject_layer: str, ids: pd.Index) -> t
     status = findings["status"].to_numpy(dtype=object)[keep]
     rank = status_ranks(status, STATUS_RANK["not_evaluated"]).astype(np.int8)
     r_code, rules = pd.factorize(findings["rule_id"].to_numpy(dtype=object)[keep], sort=True)
-    subjects = pd.Index(pd.unique(np.asarray(ids, dtype=object)))
+    ids = np.asarray(ids, dtype=object)
+    subjects = pd.Index(pd.unique(ids))
     subj = findings["subject_id"].to_numpy(dtype=object)[keep]
     if pd.api.types.infer_dtype(subj, skipna=False) != "string":  # ids given as numbers
         subj = np.array([str(v) for v in subj], dtype=object)
-    pos = subjects.get_indexer(subj)
-    ok = pos >= 0  # findings about subjects not in the table are not counted
     grid = np.full((len(rules), len(subjects)), _NO_RANK, dtype=np.int8)
-    np.minimum.at(grid, (r_code[ok], pos[ok]), rank[ok])
-    return [str(r) for r in rules], grid[:, subjects.get_indexer(np.asarray(ids, dtype=object))]
+    unique = len(subjects) == len(ids)
+    if not (unique and _fill_aligned(grid, subj, ids, r_code, rank)):
+        pos = subjects.get_indexer(subj)
+        ok = pos >= 0  # findings about subjects not in the table are not counted
+        np.minimum.at(grid, (r_code[ok], pos[ok]), rank[ok])
+    return [str(r) for r in rules], grid if unique else grid[:, subjects.get_indexer(ids)]
+
+
+def _fill_aligned(grid: np.ndarray, subj: np.ndarray, ids: np.ndarray, r_code: np.ndarray, rank: np.ndarray) -> bool:
+    """Fill ``grid`` when the findings come in blocks of one rule each aligned with ``ids`` (unique), as a
+    check returns them: one row per subject in the table's order; no hashing of ids then. False (and
+    ``grid`` untouched) when they do not."""
+    n = len(ids)
+    if not n or len(subj) % n:
+        return False
+    blocks = [slice(k, k + n) for k in range(0, len(subj), n)]
+    if not all(r_code[b][0] == r_code[b][-1] and (r_code[b] == r_code[b][0]).all() and (subj[b] == ids).all()
+               for b in blocks):
+        return False
+    for b in blocks:
+        grid[r_code[b][0]] = np.minimum(grid[r_code[b][0]], rank[b])
+    return True
 
 
 _NO_RANK = np.int8(127)
@@ -389,7 +408,9 @@ def rule_status_columns(findings: pd.DataFrame, subject_layer: str, ids: Any) ->
 def _status_columns(findings: pd.DataFrame, subject_layer: str, ids: Any) -> tuple[pd.DataFrame, np.ndarray]:
     """(:func:`rule_status_columns`, the worst status of each subject over them: ``not_evaluated``
     for a subject without any finding), from one group-by."""
-    ids = pd.Index(np.asarray(ids, dtype=object).astype(str))
+    ids = np.asarray(ids, dtype=object)
+    if pd.api.types.infer_dtype(ids, skipna=False) != "string":  # ids given as numbers
+        ids = ids.astype(str).astype(object)
     got = _status_grid(findings, subject_layer, ids)
     if got is None:
         return pd.DataFrame(index=pd.RangeIndex(len(ids))), np.full(len(ids), "not_evaluated", dtype=object)

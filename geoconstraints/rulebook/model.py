@@ -81,6 +81,8 @@ def _floats(v: Any, n: int, rule_id: str) -> np.ndarray:
     >>> _floats(np.array([1, 2]), 2, "X").tolist(), _floats(["3.5", None], 2, "X").tolist(), _floats(7, 2, "X").tolist()
     ([1.0, 2.0], [3.5, nan], [7.0, 7.0])
     """
+    if v is None or (isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))):
+        return np.full(n, np.nan if v is None else float(v))  # one number (or none) for every row
     if _is_rows(v) and not isinstance(v, gpd.array.GeometryArray):
         a = np.asarray(v.to_numpy() if isinstance(v, pd.Series) else v)
         if a.ndim == 1 and a.dtype.kind in "fiu":
@@ -313,11 +315,14 @@ class Rule:
                 "reading": self.reading, "waived": self.waived}
         # text columns stay object arrays here (the same str objects, no conversion per row):
         # findings_frame sorts the run's findings, then types them as text once
+        # every array here is this call's own: the frame takes them as its columns (copy=False: no copy,
+        # no consolidation into one block of millions of pointers)
         nums = {"measured": meas, "threshold": thr}
-        df = pd.DataFrame({c: pd.Series(text[c], dtype=object, index=range(n)) if c in text
-                           else pd.Series(nums[c], dtype="float64", index=range(n)) for c in FINDING_COLUMNS},
-                          index=range(n))
-        return gpd.GeoDataFrame(df, geometry=_geometry_array(geometry, n, crs), crs=crs)
+        index = pd.RangeIndex(n)
+        df = pd.DataFrame({c: pd.Series(text[c], dtype=object, index=index, copy=False) if c in text
+                           else pd.Series(nums[c], dtype="float64", index=index, copy=False)
+                           for c in FINDING_COLUMNS}, index=index, copy=False)
+        return gpd.GeoDataFrame(df, geometry=_geometry_array(geometry, n, crs), crs=crs, copy=False)
 
     def _num_texts_where_used(self, status: np.ndarray, values: np.ndarray, name: str) -> np.ndarray:
         """:func:`num_texts` of ``values`` on the rows whose status's template uses field ``name``

@@ -47,14 +47,39 @@ def empty_omitted() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype="int64" if c == "n" else "object") for c in OMITTED_COLUMNS})
 
 
+def _run_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(values, use_na_sentinel=False)`` of an object array that comes in long runs of
+    one value (a rule's findings, one status after another): only the first value of each run is
+    hashed.
+
+    Examples
+    --------
+    >>> codes, uniques = _run_codes(np.array(["b", "b", "a", "b", None, None], dtype=object))
+    >>> codes.tolist(), uniques.tolist()
+    ([0, 0, 1, 0, 2, 2], ['b', 'a', None])
+    """
+    if not len(values):
+        return pd.factorize(values, use_na_sentinel=False)
+    starts = np.concatenate([[0], np.flatnonzero(values[1:] != values[:-1]) + 1])
+    head, uniques = pd.factorize(values[starts], use_na_sentinel=False)
+    return np.repeat(head, np.diff(np.append(starts, len(values)))), uniques
+
+
 def _groups(cols: dict[str, np.ndarray], keys: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(position of the first row, number of rows, group of each row) of the groups of equal ``keys``."""
     key = np.zeros(len(cols[keys[0]]), dtype=np.int64)
     for c in keys:  # one integer key from the codes of the columns
-        codes, uniques = pd.factorize(cols[c], use_na_sentinel=False)
+        codes, uniques = _run_codes(cols[c])
         key = key * len(uniques) + codes
-    _, first, inverse, n = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
-    return first, n, inverse
+    # np.unique(key, return_index=True, return_inverse=True, return_counts=True) without sorting the rows:
+    # codes by first appearance (hashing), so each new code is one more than the running maximum
+    codes, uniques = pd.factorize(key)
+    seen = np.maximum.accumulate(codes)
+    first = np.flatnonzero(np.concatenate([[True], seen[1:] > seen[:-1]]))
+    order = np.argsort(uniques, kind="stable")  # the groups in key order, as np.unique gives them
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return first[order], np.bincount(codes, minlength=len(uniques))[order], rank[codes]
 
 
 def split_scope(findings: gpd.GeoDataFrame, scope: str) -> tuple[gpd.GeoDataFrame, pd.DataFrame]:

@@ -56,7 +56,7 @@ def _run_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     --------
     >>> codes, uniques = _run_codes(np.array(["b", "b", "a", "b", None, None], dtype=object))
     >>> codes.tolist(), uniques.tolist()
-    ([0, 0, 1, 0, 2, 2], ['b', 'a', None])
+    ([0, 0, 1, 0, 2, 2], ['b', 'a', nan])
     """
     if not len(values):
         return pd.factorize(values, use_na_sentinel=False)

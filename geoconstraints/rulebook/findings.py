@@ -137,7 +137,7 @@ def _concat_alike(frames: list[gpd.GeoDataFrame]) -> pd.DataFrame | None:
     first = frames[0]
     cols = list(first.columns)
     if len(frames) < 2 or "geometry" not in cols or first.columns.has_duplicates or any(
-            list(f.columns) != cols or f.geometry.name != "geometry" or f.crs != first.crs or
+            list(f.columns) != cols or getattr(f, "_geometry_column_name", None) != "geometry" or f.crs != first.crs or
             any(not isinstance(d, np.dtype) for d in f.dtypes[f.columns != "geometry"]) or
             not f.dtypes.equals(first.dtypes) for f in frames):
         return None

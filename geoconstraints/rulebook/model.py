@@ -302,8 +302,9 @@ class Rule:
         if bad:
             raise ValueError(f"status {', '.join(map(repr, sorted(bad)))} is not one of {', '.join(STATUSES)}")
         meas, thr = _floats(measured, n, self.id), _floats(threshold, n, self.id)
-        layer = value_texts(subject_layer) if _is_rows(subject_layer) else value_text(subject_layer)
-        units = value_texts(unit) if _is_rows(unit) else value_text(unit)
+        # per-row texts copied: value_texts may hand back the caller's own array, and the frame takes it as is
+        layer = value_texts(subject_layer).copy() if _is_rows(subject_layer) else value_text(subject_layer)
+        units = value_texts(unit).copy() if _is_rows(unit) else value_text(unit)
         texts: dict[str, Any] = {**self.names(), "detail": ""}
         texts.update(subject_layer=layer, unit=units, subject_id=ids, measured=self._num_texts_where_used(st, meas,
                      "measured"), threshold=self._num_texts_where_used(st, thr, "threshold"))

@@ -196,7 +196,10 @@ def _measured(table: gpd.GeoDataFrame, id_name: str, m: pd.DataFrame) -> gpd.Geo
     keep = [c for c in m.columns if c.endswith(("_sqft", "_sliver"))]
     work = pd.concat([table.reset_index(drop=True), m[keep]], axis=1)
     work["feature_id"] = table[id_name].to_numpy()
-    return gpd.GeoDataFrame(work, geometry=table.geometry.values, crs=table.crs)
+    for c in work.columns:  # text as Python str objects once, not again by every check that reads it
+        if isinstance(work[c].dtype, pd.StringDtype):
+            work[c] = work[c].astype(object)
+    return gpd.GeoDataFrame(work, geometry=table.geometry.values, crs=table.crs, copy=False)
 
 
 def _overlap_layers(overlaps: dict[str, np.ndarray], table: gpd.GeoDataFrame) -> dict[str, gpd.GeoDataFrame]:

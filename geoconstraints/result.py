@@ -47,14 +47,39 @@ def empty_omitted() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype="int64" if c == "n" else "object") for c in OMITTED_COLUMNS})
 
 
+def _run_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(values, use_na_sentinel=False)`` of an object array that comes in long runs of
+    one value (a rule's findings, one status after another): only the first value of each run is
+    hashed.
+
+    Examples
+    --------
+    >>> codes, uniques = _run_codes(np.array(["b", "b", "a", "b", None, None], dtype=object))
+    >>> codes.tolist(), uniques.tolist()
+    ([0, 0, 1, 0, 2, 2], ['b', 'a', nan])
+    """
+    if not len(values):
+        return pd.factorize(values, use_na_sentinel=False)
+    starts = np.concatenate([[0], np.flatnonzero(values[1:] != values[:-1]) + 1])
+    head, uniques = pd.factorize(values[starts], use_na_sentinel=False)
+    return np.repeat(head, np.diff(np.append(starts, len(values)))), uniques
+
+
 def _groups(cols: dict[str, np.ndarray], keys: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(position of the first row, number of rows, group of each row) of the groups of equal ``keys``."""
     key = np.zeros(len(cols[keys[0]]), dtype=np.int64)
     for c in keys:  # one integer key from the codes of the columns
-        codes, uniques = pd.factorize(cols[c], use_na_sentinel=False)
+        codes, uniques = _run_codes(cols[c])
         key = key * len(uniques) + codes
-    _, first, inverse, n = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
-    return first, n, inverse
+    # np.unique(key, return_index=True, return_inverse=True, return_counts=True) without sorting the rows:
+    # codes by first appearance (hashing), so each new code is one more than the running maximum
+    codes, uniques = pd.factorize(key)
+    seen = np.maximum.accumulate(codes)
+    first = np.flatnonzero(np.concatenate([[True], seen[1:] > seen[:-1]]))
+    order = np.argsort(uniques, kind="stable")  # the groups in key order, as np.unique gives them
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return first[order], np.bincount(codes, minlength=len(uniques))[order], rank[codes]
 
 
 def split_scope(findings: gpd.GeoDataFrame, scope: str) -> tuple[gpd.GeoDataFrame, pd.DataFrame]:
@@ -308,7 +333,7 @@ def status_column(rule_id: str) -> str:
     return STATUS_COLUMN_PREFIX + re.sub(r"[^0-9A-Za-z_]", "_", str(rule_id))
 
 
-def _status_grid(findings: pd.DataFrame, subject_layer: str, ids: pd.Index) -> tuple[list[str], np.ndarray] | None:
+def _status_grid(findings: pd.DataFrame, subject_layer: str, ids: np.ndarray) -> tuple[list[str], np.ndarray] | None:
     """(rule ids, sorted; rank of the most severe status per rule (rows) and subject (columns, in
     ``ids`` order), :data:`_NO_RANK` where a rule has no finding about a subject); None when no
     finding is about ``subject_layer``. One scatter-min into a small integer grid (no group-by
@@ -319,15 +344,34 @@ def _status_grid(findings: pd.DataFrame, subject_layer: str, ids: pd.Index) -> t
     status = findings["status"].to_numpy(dtype=object)[keep]
     rank = status_ranks(status, STATUS_RANK["not_evaluated"]).astype(np.int8)
     r_code, rules = pd.factorize(findings["rule_id"].to_numpy(dtype=object)[keep], sort=True)
-    subjects = pd.Index(pd.unique(np.asarray(ids, dtype=object)))
+    ids = np.asarray(ids, dtype=object)
+    subjects = pd.Index(pd.unique(ids))
     subj = findings["subject_id"].to_numpy(dtype=object)[keep]
     if pd.api.types.infer_dtype(subj, skipna=False) != "string":  # ids given as numbers
         subj = np.array([str(v) for v in subj], dtype=object)
-    pos = subjects.get_indexer(subj)
-    ok = pos >= 0  # findings about subjects not in the table are not counted
     grid = np.full((len(rules), len(subjects)), _NO_RANK, dtype=np.int8)
-    np.minimum.at(grid, (r_code[ok], pos[ok]), rank[ok])
-    return [str(r) for r in rules], grid[:, subjects.get_indexer(np.asarray(ids, dtype=object))]
+    unique = len(subjects) == len(ids)
+    if not (unique and _fill_aligned(grid, subj, ids, r_code, rank)):
+        pos = subjects.get_indexer(subj)
+        ok = pos >= 0  # findings about subjects not in the table are not counted
+        np.minimum.at(grid, (r_code[ok], pos[ok]), rank[ok])
+    return [str(r) for r in rules], grid if unique else grid[:, subjects.get_indexer(ids)]
+
+
+def _fill_aligned(grid: np.ndarray, subj: np.ndarray, ids: np.ndarray, r_code: np.ndarray, rank: np.ndarray) -> bool:
+    """Fill ``grid`` when the findings come in blocks of one rule each aligned with ``ids`` (unique), as a
+    check returns them: one row per subject in the table's order; no hashing of ids then. False (and
+    ``grid`` untouched) when they do not."""
+    n = len(ids)
+    if not n or len(subj) % n:
+        return False
+    blocks = [slice(k, k + n) for k in range(0, len(subj), n)]
+    if not all(r_code[b][0] == r_code[b][-1] and (r_code[b] == r_code[b][0]).all() and (subj[b] == ids).all()
+               for b in blocks):
+        return False
+    for b in blocks:
+        grid[r_code[b][0]] = np.minimum(grid[r_code[b][0]], rank[b])
+    return True
 
 
 _NO_RANK = np.int8(127)
@@ -389,7 +433,9 @@ def rule_status_columns(findings: pd.DataFrame, subject_layer: str, ids: Any) ->
 def _status_columns(findings: pd.DataFrame, subject_layer: str, ids: Any) -> tuple[pd.DataFrame, np.ndarray]:
     """(:func:`rule_status_columns`, the worst status of each subject over them: ``not_evaluated``
     for a subject without any finding), from one group-by."""
-    ids = pd.Index(np.asarray(ids, dtype=object).astype(str))
+    ids = np.asarray(ids, dtype=object)
+    if pd.api.types.infer_dtype(ids, skipna=False) != "string":  # ids given as numbers
+        ids = ids.astype(str).astype(object)
     got = _status_grid(findings, subject_layer, ids)
     if got is None:
         return pd.DataFrame(index=pd.RangeIndex(len(ids))), np.full(len(ids), "not_evaluated", dtype=object)

@@ -208,3 +208,19 @@ def test_templates_outside_the_grammar_are_refused(template, why):
     with pytest.raises(RulebookError, match=r"rule X-001 messages\.pass: .*" + why.replace("(", r"\(")):
         check_template(template, ["subject_id", "detail", "unit", "measured"], where="rule X-001 messages.pass")
     assert check_template("{detail:>80}", ["detail"], where="w")[0] == ("", "detail", ">80")
+
+
+def test_concat_of_check_frames_equals_pandas_concat(vestal):
+    # the frames of a group's checks (same columns and dtypes) are stacked column by column: the same
+    # frame as pd.concat; frames that differ go through pd.concat
+    r1, r2 = vestal["FLD-001"], vestal["FLD-002"]
+    a = r1.findings(["review", "pass"], subject_layer="parcels", subject_id=["P1", "P2"], measured=[0.5, 0.0],
+                    unit="acres", geometry=[Point(0, 0), Point(1, 1)], crs=2262, detail="d")
+    b = r2.findings("pass", subject_layer="parcels", subject_id=["P1", "P2"], crs=2262)
+    expected = gpd.GeoDataFrame(pd.concat([a, b], ignore_index=True), geometry="geometry", crs=2262)
+    out = concat_findings([a, b])
+    pd.testing.assert_frame_equal(out, expected)
+    assert out.crs == expected.crs and out["threshold"].isna().all()
+    c = b.assign(extra=1)
+    pd.testing.assert_frame_equal(concat_findings([a, c]), gpd.GeoDataFrame(pd.concat([a, c], ignore_index=True),
+                                                                            geometry="geometry", crs=2262))

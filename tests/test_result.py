@@ -144,3 +144,44 @@ def test_omitted_counts_split_a_rule_whose_title_or_waiver_varies():
     assert sorted(omitted.values.tolist()) == [["R-1", "a", "info", "w", 1], ["R-1", "a", "pass", "", 2],
                                                ["R-1", "b", "pass", "", 1]]
     assert omitted["status"].tolist()[-1] == "pass"  # most severe first within a rule
+
+
+def test_status_columns_of_aligned_blocks_equal_those_of_the_index_lookup():
+    # findings in blocks of one rule aligned with the table's ids (as the FLD checks return them) take the
+    # block path; the same findings shuffled take the index lookup: the same columns, by hand too
+    import numpy as np
+    import pandas as pd
+
+    from geoconstraints.result import rule_status_columns, worst_status_of
+
+    ids = ["P1", "P2", "P3"]
+    f = pd.DataFrame({"rule_id": ["FLD-002"] * 3 + ["FLD-001"] * 3 + ["FLD-002"] * 3,
+                      "status": ["pass", "info", "review", "review", "pass", "pass", "violation", "pass", "pass"],
+                      "subject_layer": "parcels", "subject_id": ids * 3})
+    aligned = rule_status_columns(f, "parcels", ids)
+    shuffled = f.iloc[np.random.default_rng(3).permutation(len(f))].reset_index(drop=True)
+    pd.testing.assert_frame_equal(aligned, rule_status_columns(shuffled, "parcels", ids))
+    assert aligned.to_dict("list") == {"status_FLD_001": ["review", "pass", "pass"],
+                                       "status_FLD_002": ["violation", "info", "review"]}
+    assert worst_status_of(f, "parcels", ids).tolist() == ["violation", "info", "review"]
+    # a block whose ids are in another order is not aligned: still the right columns
+    g = f.assign(subject_id=["P1", "P2", "P3", "P3", "P2", "P1", "P1", "P2", "P3"])
+    assert rule_status_columns(g, "parcels", ids)["status_FLD_001"].tolist() == ["pass", "pass", "review"]
+
+
+def test_omitted_groups_equal_those_of_np_unique():
+    import numpy as np
+
+    from geoconstraints.result import _groups
+
+    rng = np.random.default_rng(5)
+    cols = {"a": np.repeat(np.array(["R-2", "R-1", "R-2", None], dtype=object), [40, 7, 3, 5]),
+            "b": rng.choice(np.array(["pass", "info"], dtype=object), 55)}
+    first, n, group = _groups(cols, ["a", "b"])
+    key = np.array([f"{a}|{b}" for a, b in zip(cols["a"], cols["b"])], dtype=object)
+    codes = {"R-2": 0, "R-1": 1, None: 2}  # by first appearance, as the groups number them
+    b_codes = {v: i for i, v in enumerate(dict.fromkeys(cols["b"]))}
+    num = np.array([codes[a] * 2 + b_codes[b] for a, b in zip(cols["a"], cols["b"])])
+    _, f0, g0, n0 = np.unique(num, return_index=True, return_inverse=True, return_counts=True)
+    assert first.tolist() == f0.tolist() and n.tolist() == n0.tolist() and group.tolist() == g0.tolist()
+    assert n.sum() == 55 and len(set(key[first])) == len(first)

@@ -632,6 +632,12 @@ def _joined_keys(ov: pd.DataFrame, prefix: str, n: int) -> np.ndarray:
     return out
 
 
+NEAREST_NODE_CAPACITY = 4
+"""Entries per node of the segment index of :func:`distance_to_lines`: the nearest search over
+small nodes visits fewer segments (measured on 100,000 parcels and 41,800 stream segments: 0.24 s
+per 30,000 searches at 4, 0.36 s at the STRtree default of 10, 1.0 s at 32; the same distances)."""
+
+
 def line_segments(lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every line cut into its 2-point segments, and the index of the line each came from.
 
@@ -665,6 +671,7 @@ def distance_to_lines(
     mapped as water areas) count by their outline, and a subject overlapping one is at 0.
     Chunks of spatially sorted subjects run on ``workers`` threads.
 
+    The segment index has :data:`NEAREST_NODE_CAPACITY` entries per node.
     (``query_nearest(..., max_distance=D)`` was measured slower than the unbounded search for
     D = 5,000 ft on 100,000 parcels and 42,000 stream segments: 4.3 s against 2.6 s, as GEOS then
     first collects every segment within D; so the bound is applied to the answer.)
@@ -698,7 +705,7 @@ def distance_to_lines(
         return out
     is_poly = np.isin(shapely.get_type_id(g), POLYGON_TYPES)
     segs, _ = line_segments(np.where(is_poly, shapely.boundary(g), g))
-    seg_tree = STRtree(segs)
+    seg_tree = STRtree(segs, node_capacity=NEAREST_NODE_CAPACITY)
     poly_tree = STRtree(g[is_poly])
     for tree in (seg_tree, poly_tree):
         tree.query(shapely.box(0.0, 0.0, 0.0, 0.0))  # build before threads share it

@@ -123,8 +123,34 @@ def concat_findings(frames: Iterable[gpd.GeoDataFrame], crs: Any = None) -> gpd.
         return empty_findings(crs)
     if crs is not None:
         frames = [f if f.crs == crs else f.set_crs(crs, allow_override=True) for f in frames]
-    out = pd.concat(frames, ignore_index=True)
-    return gpd.GeoDataFrame(out, geometry="geometry", crs=crs)
+    out = _concat_alike(frames)
+    if out is None:
+        out = pd.concat(frames, ignore_index=True)
+    return gpd.GeoDataFrame(out, geometry="geometry", crs=crs, copy=False)  # a new frame: taken as it is
+
+
+def _concat_alike(frames: list[gpd.GeoDataFrame]) -> pd.DataFrame | None:
+    """``pd.concat(frames, ignore_index=True)`` of frames with the same columns of the same numpy
+    dtypes (the checks of a group, millions of rows), one column at a time into columns of their own
+    (no consolidation of the text columns into one block); None for frames that differ (pandas then
+    resolves the columns and dtypes)."""
+    first = frames[0]
+    cols = list(first.columns)
+    if len(frames) < 2 or "geometry" not in cols or first.columns.has_duplicates or any(
+            list(f.columns) != cols or getattr(f, "_geometry_column_name", None) != "geometry" or f.crs != first.crs or
+            any(not isinstance(d, np.dtype) for d in f.dtypes[f.columns != "geometry"]) or
+            not f.dtypes.equals(first.dtypes) for f in frames):
+        return None
+    index = pd.RangeIndex(sum(len(f) for f in frames))
+    data = {}
+    for c in cols:
+        if c == "geometry":
+            geoms = [f.geometry.values for f in frames]
+            data[c] = gpd.GeoSeries(type(geoms[0])._concat_same_type(geoms), index=index, crs=first.crs)
+        else:
+            data[c] = pd.Series(np.concatenate([f[c].to_numpy() for f in frames]), index=index,
+                                dtype=first[c].dtype, copy=False)
+    return pd.DataFrame(data, index=index, copy=False)
 
 
 def findings_frame(items: gpd.GeoDataFrame | Iterable[gpd.GeoDataFrame], crs: Any = None) -> gpd.GeoDataFrame:

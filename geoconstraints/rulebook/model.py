@@ -81,6 +81,8 @@ def _floats(v: Any, n: int, rule_id: str) -> np.ndarray:
     >>> _floats(np.array([1, 2]), 2, "X").tolist(), _floats(["3.5", None], 2, "X").tolist(), _floats(7, 2, "X").tolist()
     ([1.0, 2.0], [3.5, nan], [7.0, 7.0])
     """
+    if v is None or (isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))):
+        return np.full(n, np.nan if v is None else float(v))  # one number (or none) for every row
     if _is_rows(v) and not isinstance(v, gpd.array.GeometryArray):
         a = np.asarray(v.to_numpy() if isinstance(v, pd.Series) else v)
         if a.ndim == 1 and a.dtype.kind in "fiu":
@@ -300,8 +302,9 @@ class Rule:
         if bad:
             raise ValueError(f"status {', '.join(map(repr, sorted(bad)))} is not one of {', '.join(STATUSES)}")
         meas, thr = _floats(measured, n, self.id), _floats(threshold, n, self.id)
-        layer = value_texts(subject_layer) if _is_rows(subject_layer) else value_text(subject_layer)
-        units = value_texts(unit) if _is_rows(unit) else value_text(unit)
+        # per-row texts copied: value_texts may hand back the caller's own array, and the frame takes it as is
+        layer = value_texts(subject_layer).copy() if _is_rows(subject_layer) else value_text(subject_layer)
+        units = value_texts(unit).copy() if _is_rows(unit) else value_text(unit)
         texts: dict[str, Any] = {**self.names(), "detail": ""}
         texts.update(subject_layer=layer, unit=units, subject_id=ids, measured=self._num_texts_where_used(st, meas,
                      "measured"), threshold=self._num_texts_where_used(st, thr, "threshold"))
@@ -313,11 +316,14 @@ class Rule:
                 "reading": self.reading, "waived": self.waived}
         # text columns stay object arrays here (the same str objects, no conversion per row):
         # findings_frame sorts the run's findings, then types them as text once
+        # every array here is this call's own: the frame takes them as its columns (copy=False: no copy,
+        # no consolidation into one block of millions of pointers)
         nums = {"measured": meas, "threshold": thr}
-        df = pd.DataFrame({c: pd.Series(text[c], dtype=object, index=range(n)) if c in text
-                           else pd.Series(nums[c], dtype="float64", index=range(n)) for c in FINDING_COLUMNS},
-                          index=range(n))
-        return gpd.GeoDataFrame(df, geometry=_geometry_array(geometry, n, crs), crs=crs)
+        index = pd.RangeIndex(n)
+        df = pd.DataFrame({c: pd.Series(text[c], dtype=object, index=index, copy=False) if c in text
+                           else pd.Series(nums[c], dtype="float64", index=index, copy=False)
+                           for c in FINDING_COLUMNS}, index=index, copy=False)
+        return gpd.GeoDataFrame(df, geometry=_geometry_array(geometry, n, crs), crs=crs, copy=False)
 
     def _num_texts_where_used(self, status: np.ndarray, values: np.ndarray, name: str) -> np.ndarray:
         """:func:`num_texts` of ``values`` on the rows whose status's template uses field ``name``

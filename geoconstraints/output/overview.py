@@ -278,10 +278,7 @@ def rank_grid(geoms: np.ndarray, ranks: np.ndarray, bounds: tuple[float, float, 
         gi, cell = _box_pixels(shapely.bounds(geoms), bounds, shape)
         xs = xmin + (cell % nx + 0.5) * px  # the pixel centres, as pixel_range computes them
         ys = ymax - (cell // nx + 0.5) * py
-        fresh = ~shapely.is_prepared(geoms)
-        shapely.prepare(geoms)
-        hit = shapely.intersects_xy(geoms[gi], xs, ys)
-        shapely.destroy_prepared(geoms[fresh])  # the findings' objects live on in the Result: free their indexes
+        hit = _hits(geoms, gi, xs, ys)
         np.minimum.at(grid, cell[hit], ranks[gi[hit]])
         xy = shapely.get_coordinates(shapely.centroid(geoms))
         col = np.floor((xy[:, 0] - xmin) / px).astype(np.int64)
@@ -290,6 +287,26 @@ def rank_grid(geoms: np.ndarray, ranks: np.ndarray, bounds: tuple[float, float, 
         np.minimum.at(grid, row[inside] * nx + col[inside], ranks[inside])
     grid[grid == sentinel] = -1
     return grid.reshape(ny, nx)
+
+
+PREPARE_TESTS_PER_GEOMETRY = 2.0
+"""Geometries are prepared (GEOS indexes their edges) for the pixel-centre tests of
+:func:`rank_grid` only when there are more tests than this per geometry: a county's parcels
+smaller than a pixel are tested once or not at all, and preparing a million of them costs more
+than the tests."""
+
+
+def _hits(geoms: np.ndarray, gi: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """``shapely.intersects_xy(geoms[gi], xs, ys)``, the geometries prepared first where
+    :data:`PREPARE_TESTS_PER_GEOMETRY` says it pays."""
+    if len(gi) > PREPARE_TESTS_PER_GEOMETRY * len(geoms):
+        fresh = ~shapely.is_prepared(geoms)
+        shapely.prepare(geoms)
+        hit = shapely.intersects_xy(geoms[gi], xs, ys)
+        shapely.destroy_prepared(geoms[fresh])  # the findings' objects live on in the Result: free their indexes
+    else:
+        hit = shapely.intersects_xy(geoms[gi], xs, ys)
+    return hit
 
 
 def _distinct_objects(geoms: np.ndarray, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

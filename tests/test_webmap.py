@@ -214,3 +214,16 @@ def test_raw_scripts_render_as_branca_and_never_read_data_as_jinja():
     raw = _render_geojson(webmap.raw_scripts(folium.GeoJson), data)
     assert '"{{ 7*7 }} {# x"' in raw and '"49' not in raw
     assert webmap.raw_scripts(folium.GeoJson) is webmap.raw_scripts(folium.GeoJson)  # one class per base
+
+
+def test_left_out_parcels_note_says_where_pass_and_info_are():
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    parcels = gpd.GeoDataFrame(geometry=[box(i, 0, i + 1, 1) for i in range(3)], crs="EPSG:2261")
+    every = webmap.plan_layers([("input", "parcels", parcels)], 2).note()
+    assert "3 input parcels (each is drawn by its findings)" in every and "every finding in findings.geojson" in every
+    person = webmap.plan_layers([("input", "parcels", parcels)], 2, scoped=True).note()
+    assert "3 input parcels (those with a finding that needs a person are drawn by it)" in person
+    assert "each parcel's outcome (worst_status, status_<rule>) in parcels.csv" in person
+    assert "every finding in findings.geojson" not in person  # it holds those that need a person only

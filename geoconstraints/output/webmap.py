@@ -68,6 +68,13 @@ LEFT_OUT_NOTE = ("Not drawn, to keep this page small enough for a browser (over 
                  "finding in findings.geojson.")
 """The legend's note when :data:`MAX_FEATURES` leaves an input or derived layer out."""
 
+LEFT_OUT_NOTE_SCOPED = ("Not drawn, to keep this page small enough for a browser (over {limit:,} features): "
+                        "{items}. Every layer is in results.gpkg (open it in QGIS or ArcGIS), the findings that "
+                        "need a person in findings.geojson, and each parcel's outcome (worst_status, status_<rule>) "
+                        "in parcels.csv and results.gpkg.")
+"""The note of :data:`LEFT_OUT_NOTE` for a result that kept only the findings that need a person
+(a screening): pass and info findings are in no findings file and draw no parcel."""
+
 SAME_PLACE_NOTE = "Findings at the same place are drawn once, in the colour of the most severe; its popup lists them all."
 """The legend's note when some findings share a place."""
 
@@ -381,6 +388,7 @@ class LayerPlan:
     limit: int
     layers: dict[tuple[str, str], bool] = field(default_factory=dict)
     left_out: list[dict[str, Any]] = field(default_factory=list)
+    scoped: bool = False
 
     def draw(self, kind: str, name: str) -> bool:
         """Whether input / derived layer ``name`` is drawn."""
@@ -391,11 +399,11 @@ class LayerPlan:
         if not self.left_out:
             return ""
         items = "; ".join(d["text"] for d in self.left_out)
-        return LEFT_OUT_NOTE.format(limit=self.limit, items=items)
+        return (LEFT_OUT_NOTE_SCOPED if self.scoped else LEFT_OUT_NOTE).format(limit=self.limit, items=items)
 
 
 def plan_layers(candidates: list[tuple[str, str, gpd.GeoDataFrame]],
-                max_features: int = MAX_FEATURES) -> LayerPlan:
+                max_features: int = MAX_FEATURES, *, scoped: bool = False) -> LayerPlan:
     """Choose the input and derived layers map.html draws within ``max_features`` features.
 
     Parameters
@@ -404,6 +412,9 @@ def plan_layers(candidates: list[tuple[str, str, gpd.GeoDataFrame]],
         Input (``kind="input"``) and derived layers, already cut to the area of interest.
     max_features : int
         The budget (:data:`MAX_FEATURES`). The findings are not in it: they are all drawn.
+    scoped : bool
+        The result kept only the findings that need a person: a parcel with none is not drawn
+        (:data:`LEFT_OUT_NOTE_SCOPED`).
 
     Returns
     -------
@@ -412,7 +423,7 @@ def plan_layers(candidates: list[tuple[str, str, gpd.GeoDataFrame]],
         parcels, each whole or left out; ``left_out`` holds one entry per layer not drawn
         (``{"layer", "total", "drawn", "text"}``).
     """
-    plan = LayerPlan(limit=max_features)
+    plan = LayerPlan(limit=max_features, scoped=scoped)
     if sum(len(g) for _, _, g in candidates) <= max_features:
         return plan
     budget = max_features
@@ -427,7 +438,10 @@ def plan_layers(candidates: list[tuple[str, str, gpd.GeoDataFrame]],
         else:
             label = styles.style_for(name).label
             what = f"input {label}" if kind == "input" else label
-            extra = " (each is drawn by its findings)" if name == "parcels" else ""
+            extra = ""
+            if name == "parcels":
+                extra = (" (those with a finding that needs a person are drawn by it)" if scoped
+                         else " (each is drawn by its findings)")
             plan.left_out.append({"layer": name, "total": len(g), "drawn": 0,
                                   "text": f"{len(g):,} {what}{extra}"})
     return plan
@@ -516,7 +530,7 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
     context = _grown_box(focus, context_margin)
 
     candidates = _candidates(result, inputs, context)
-    plan = plan_layers(candidates, max_features)
+    plan = plan_layers(candidates, max_features, scoped=bool(len(result.omitted) and result.omitted["n"].sum()))
     legend: list[dict[str, Any]] = []
     relief = _add_hillshade(folium, m, result, context, legend)
     _add_input_layers(folium, m, candidates, plan, legend)

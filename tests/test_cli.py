@@ -192,7 +192,9 @@ def test_screen_output_limits(runner, tmp_path):
     assert 'data-rule="FLD-001" data-omitted="1"' in page  # counted, and the note names status_FLD_001
     page = (tmp_path / "out" / "map.html").read_text("utf-8")
     assert "Not drawn, to keep this page small enough for a browser (over 1 features)" in page
-    assert "every finding in findings.geojson" in page
+    # the screen kept only the findings that need a person: the note says where the pass and info outcomes are
+    assert "the findings that need a person in findings.geojson" in page and "every finding in findings.geojson" not in page
+    assert "each parcel\\u0027s outcome (worst_status, status_\\u003crule\\u003e) in parcels.csv" in page
     bad = runner.invoke(main, screen(tmp_path, gpkg, "--map-max-features", "-1"))
     assert bad.exit_code == 2 and "Traceback" not in bad.output
 

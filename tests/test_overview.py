@@ -9,6 +9,7 @@ import pytest
 import shapely
 from shapely.geometry import LineString, Point, Polygon, box
 
+from geoconstraints.output import overview
 from geoconstraints.output.overview import in_view, pixel_range, rank_grid, status_rank
 
 
@@ -162,3 +163,24 @@ def test_plot_polygons_draws_what_geopandas_draws():
     ours = png(lambda ax: _plot_polygons(ax, geoms, **style))
     theirs = png(lambda ax: gpd.GeoSeries(geoms, crs=2261).plot(ax=ax, **style))
     assert ours == theirs
+
+
+@pytest.mark.parametrize("max_vector", [0, overview.MAX_VECTOR_FEATURES])  # raster (a county) and vector shapes
+def test_person_scope_overview_colours_every_parcel_as_with_every_finding(tmp_path, monkeypatch, max_vector):
+    from catalogue import flood_zones, parcels, write_gpkg
+
+    from geoconstraints import load_layers, load_rulebook
+    from geoconstraints.commands import screen_parcels
+
+    monkeypatch.setattr(overview, "MAX_VECTOR_FEATURES", max_vector)
+    layers = load_layers(write_gpkg(tmp_path / "t.gpkg", {"parcels": parcels(3), "flood_zones": flood_zones()}))
+    person = screen_parcels(layers, load_rulebook("vestal"), findings="person")
+    every = screen_parcels(layers, load_rulebook("vestal"), findings="all")
+    assert int(person.omitted["n"].sum()) > 0  # pass and info findings left out of memory
+    left = overview.left_out_parcels(person)
+    table = person.tables["parcels"]
+    # P3 lies in zone X: every finding of it is pass or info, none is in memory
+    assert set(table.loc[table["worst_status"].isin(["pass", "info"]), "parcel_id"]) == {"P3"}
+    assert len(left) >= 1 and set(left["status"]) <= {"pass", "info"}
+    assert overview.left_out_parcels(every) is None  # nothing left out: drawn from the findings
+    assert overview.render_overview(person) == overview.render_overview(every)  # the same picture, byte for byte

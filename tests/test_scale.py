@@ -268,7 +268,7 @@ def test_map_is_bounded_and_draws_every_finding(town):
     assert page.count('"type": "Feature"') <= webmap.MAX_FEATURES
     note = _legend_note(page)
     assert note.startswith("Not drawn, to keep this page small enough for a browser (over 20,000 features): ")
-    assert f"{N:,} input parcels (each is drawn by its findings)" in note
+    assert f"{N:,} input parcels (those with a finding that needs a person are drawn by it)" in note  # person scope
     # findings are never left out: each status's layer and legend count every finding (the report's numbers)
     counts = res.counts()
     for status in STATUSES:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 
 import folium
@@ -194,3 +195,35 @@ def test_raw_element_writes_its_text_as_it_is():
     m = folium.Map()
     m.get_root().html.add_child(webmap.raw_element(text), name="raw")
     assert text in m.get_root().render()
+
+
+def _render_geojson(cls: type, data: dict) -> str:
+    m = folium.Map(tiles=None)
+    cls(copy.deepcopy(data), name="layer", style_function=lambda _f: {"color": "#123456"}).add_to(m)
+    return re.sub(r"[0-9a-f]{32}", "ID", m.get_root().render())
+
+
+def test_raw_scripts_render_as_branca_and_never_read_data_as_jinja():
+    feature = {"type": "Feature", "properties": {"name": "A\r\nB"},
+               "geometry": {"type": "Point", "coordinates": [-76.05, 42.08]}}
+    data = {"type": "FeatureCollection", "features": [feature]}
+    # the same page as folium's own GeoJson (whose script Jinja re-reads), a line break in the data included
+    assert _render_geojson(webmap.raw_scripts(folium.GeoJson), data) == _render_geojson(folium.GeoJson, data)
+    # attribute text with Jinja syntax is data: folium's own class evaluated "{{ 7*7 }}" (it wrote "49") and failed on "{#"
+    feature["properties"]["name"] = "{{ 7*7 }} {# x"
+    raw = _render_geojson(webmap.raw_scripts(folium.GeoJson), data)
+    assert '"{{ 7*7 }} {# x"' in raw and '"49' not in raw
+    assert webmap.raw_scripts(folium.GeoJson) is webmap.raw_scripts(folium.GeoJson)  # one class per base
+
+
+def test_left_out_parcels_note_says_where_pass_and_info_are():
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    parcels = gpd.GeoDataFrame(geometry=[box(i, 0, i + 1, 1) for i in range(3)], crs="EPSG:2261")
+    every = webmap.plan_layers([("input", "parcels", parcels)], 2).note()
+    assert "3 input parcels (each is drawn by its findings)" in every and "every finding in findings.geojson" in every
+    person = webmap.plan_layers([("input", "parcels", parcels)], 2, scoped=True).note()
+    assert "3 input parcels (those with a finding that needs a person are drawn by it)" in person
+    assert "each parcel's outcome (worst_status, status_<rule>) in parcels.csv" in person
+    assert "every finding in findings.geojson" not in person  # it holds those that need a person only

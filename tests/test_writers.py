@@ -3,6 +3,7 @@ CSV, atomic replacement, and the output-folder guard."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -401,3 +402,70 @@ def test_hostile_attribute_is_neutralised_end_to_end(tmp_path, runner):
             assert not cell.lstrip('"').startswith(("=", "+", "@")), line
     # the GIS files keep the value as it is (they are not spreadsheets)
     assert evil in set(pyogrio.read_dataframe(out / "results.gpkg", layer="parcels")["parcel_id"])
+
+
+# ------------------------------------------------------------------------------------------
+# CSV text by pyarrow, byte for byte as pandas writes it
+
+ODD_TEXT = ["plain", "", None, "a,b", 'say "hi"', "two\nlines", "cr\ronly", "crlf\r\nrow", "=1+1", "+1", "-x",
+            "@SUM(A1)", "\t=1", "\r=1", " lead and trail ", "Vestal ≥ 1 ft · é 中", "'quoted already", "nul\x00byte"]
+
+
+def _pandas_csv(table: pd.DataFrame) -> bytes:
+    return table.to_csv(index=False, lineterminator="\r\n").encode("utf-8")
+
+
+def _odd_table(n: int = len(ODD_TEXT)) -> pd.DataFrame:
+    rng = np.random.default_rng(7)
+    text = (ODD_TEXT * (n // len(ODD_TEXT) + 1))[:n]
+    floats = np.concatenate([[np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-05, 1e-4, 9999999999.0, 1e10, 1e16, 5e-324,
+                              1.7976931348623157e308, 100.0, 0.1, -2.5, 123456.789],
+                             rng.integers(0, 2 ** 64, n, dtype=np.uint64).view(np.float64)])[:n]
+    return pd.DataFrame({"parcel_id": pd.array(text, dtype="str"), "note": pd.Series(text[::-1], dtype=object),
+                         "py_text": pd.array(text, dtype=pd.StringDtype("python")),
+                         "measured": floats, "count": np.arange(n) - 3, "flag": np.arange(n) % 3 == 0,
+                         "=name, with \"quotes\"": floats[::-1]})
+
+
+@pytest.mark.parametrize("rows", [len(ODD_TEXT), 500])
+def test_csv_text_is_pandas_byte_for_byte(tmp_path, monkeypatch, rows):
+    from geoconstraints.output import csvtext
+
+    monkeypatch.setattr(csvtext, "CHUNK_ROWS", 7)  # rows written in several blocks
+    table = writers.csv_ready(_odd_table(rows))
+    buf = io.BytesIO()
+    assert csvtext.write_table(table, buf)  # every column type is handled here, not by pandas
+    assert buf.getvalue() == _pandas_csv(table)
+    target = writers.write_csv(_odd_table(rows), tmp_path / "t.csv")
+    assert target.read_bytes() == _pandas_csv(table)
+    back = pd.read_csv(target, dtype=str, keep_default_na=False)
+    assert back["parcel_id"].tolist()[:9] == ["plain", "", "", "a,b", 'say "hi"', "two\nlines", "cr\ronly",
+                                             "crlf\r\nrow", "'=1+1"]  # quoted where needed, neutralised
+
+
+@pytest.mark.parametrize("table", [
+    pd.DataFrame({"a": np.array([1.5, np.nan], dtype=np.float32), "b": ["x", "y"]}),  # float32: numpy's text
+    pd.DataFrame({"a": [1, "two"], "b": [None, 2.5]}),  # mixed objects
+    pd.DataFrame({"a": pd.array([1, None], dtype="Int64"), "b": ["x", "y"]}),  # nullable integers
+    pd.DataFrame({"when": pd.to_datetime(["2026-01-02", None]), "b": ["x", "y"]}),
+    pd.DataFrame({"only": ["", "x"]}),  # one column: the csv writer quotes an empty row
+    pd.DataFrame({"a": pd.Series([], dtype=float), "b": pd.Series([], dtype=str)}),
+])
+def test_csv_of_other_columns_is_written_by_pandas(tmp_path, table):
+    from geoconstraints.output import csvtext
+
+    assert not csvtext.write_table(table, io.BytesIO())  # nothing written: pandas writes it
+    ready = writers.csv_ready(table)
+    assert writers.write_csv(table, tmp_path / "t.csv").read_bytes() == _pandas_csv(ready)
+
+
+def test_float_text_is_numpys_for_any_double():
+    from geoconstraints.output import csvtext
+
+    rng = np.random.default_rng(11)
+    bits = rng.integers(0, 2 ** 64, 200_000, dtype=np.uint64)  # every exponent, sign, NaN and inf
+    values = np.concatenate([bits.view(np.float64), np.round(rng.normal(0, 1e4, 100_000), 2),
+                             10.0 ** rng.uniform(-7, 12, 100_000), np.nextafter(1e-4, 0), np.nextafter(1e10, 0)],
+                            axis=None)
+    expected = np.where(np.isnan(values), None, values.astype(str)).tolist()
+    assert csvtext.float_text(values).to_pylist() == expected

@@ -21,6 +21,7 @@ import pandas as pd
 import shapely
 
 from geoconstraints.errors import OutputError
+from geoconstraints.output import csvtext
 from geoconstraints.rulebook.findings import FINDING_COLUMNS
 
 log = logging.getLogger(__name__)
@@ -360,6 +361,7 @@ they are; GeoJSON, GeoPackage and Parquet keep full precision."""
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 """A cell beginning with one of these is a formula to Excel, LibreOffice and Google Sheets
 (OWASP "CSV injection"): :func:`csv_ready` writes it with a leading ``'``."""
+_FORMULA_BYTES = "".join(FORMULA_START).encode("ascii")
 
 
 def _decimals_of(name: str) -> int | None:
@@ -377,8 +379,8 @@ def neutralise(values: pd.Series) -> pd.Series:
     >>> neutralise(pd.Series(["=1+1", "P-1", "-x", None, 3], dtype=object)).tolist()
     ["'=1+1", 'P-1', "'-x", None, 3]
     """
-    if pd.api.types.is_string_dtype(values.dtype) and values.dtype != object:
-        bad = values.str.startswith(FORMULA_START).fillna(False).to_numpy(dtype=bool)  # pandas' string dtype
+    if pd.api.types.is_string_dtype(values.dtype) and values.dtype != object:  # pandas' string dtype
+        bad = csvtext.starts_with_any(csvtext.arrow_text(values), _FORMULA_BYTES)
         return values.where(~bad, "'" + values) if bad.any() else values
     kind = pd.api.types.infer_dtype(values, skipna=True)
     if kind in ("string", "empty"):
@@ -404,7 +406,7 @@ def csv_ready(df: pd.DataFrame) -> pd.DataFrame:
     (:data:`CSV_DECIMALS`), every text cell (and header) that a spreadsheet would run as a
     formula neutralised (:func:`neutralise`)."""
     geom = getattr(df, "_geometry_column_name", None)
-    out = pd.DataFrame(df.drop(columns=[c for c in df.columns if c in (geom, "geometry")]))
+    out = pd.DataFrame(df, copy=False).drop(columns=[c for c in df.columns if c in (geom, "geometry")])
     dec_of_unit = (out["unit"].map(CSV_DECIMALS).to_numpy(dtype="float64", na_value=np.nan)
                    if {"unit", "measured"} <= set(out.columns) else None)
     for c in out.columns:
@@ -429,7 +431,10 @@ def write_csv(df: pd.DataFrame, target: Path) -> Path:
     either kind is quoted; see :func:`csv_ready`: no geometry, rounded, formula-safe)."""
     table = csv_ready(df)
     with atomic_path(target) as tmp:
-        table.to_csv(tmp, index=False, lineterminator="\r\n")
+        with open(tmp, "wb") as fh:  # pyarrow's compute functions, byte for byte as pandas writes it
+            done = csvtext.write_table(table, fh)
+        if not done:
+            table.to_csv(tmp, index=False, lineterminator="\r\n")
     return target
 
 

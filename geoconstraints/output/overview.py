@@ -19,7 +19,8 @@ import shapely
 
 from geoconstraints.io.roles import PLAN_ROLES, SITE_ROLES
 from geoconstraints.output import styles
-from geoconstraints.rulebook.findings import STATUSES, status_ranks, waived_flags
+from geoconstraints.result import STATUS_COLUMN_PREFIX
+from geoconstraints.rulebook.findings import STATUSES, scope_statuses, status_ranks, waived_flags
 from geoconstraints.units import FT_PER_MILE, ft_per_unit
 
 log = logging.getLogger(__name__)
@@ -278,10 +279,7 @@ def rank_grid(geoms: np.ndarray, ranks: np.ndarray, bounds: tuple[float, float, 
         gi, cell = _box_pixels(shapely.bounds(geoms), bounds, shape)
         xs = xmin + (cell % nx + 0.5) * px  # the pixel centres, as pixel_range computes them
         ys = ymax - (cell // nx + 0.5) * py
-        fresh = ~shapely.is_prepared(geoms)
-        shapely.prepare(geoms)
-        hit = shapely.intersects_xy(geoms[gi], xs, ys)
-        shapely.destroy_prepared(geoms[fresh])  # the findings' objects live on in the Result: free their indexes
+        hit = _hits(geoms, gi, xs, ys)
         np.minimum.at(grid, cell[hit], ranks[gi[hit]])
         xy = shapely.get_coordinates(shapely.centroid(geoms))
         col = np.floor((xy[:, 0] - xmin) / px).astype(np.int64)
@@ -290,6 +288,26 @@ def rank_grid(geoms: np.ndarray, ranks: np.ndarray, bounds: tuple[float, float, 
         np.minimum.at(grid, row[inside] * nx + col[inside], ranks[inside])
     grid[grid == sentinel] = -1
     return grid.reshape(ny, nx)
+
+
+PREPARE_TESTS_PER_GEOMETRY = 2.0
+"""Geometries are prepared (GEOS indexes their edges) for the pixel-centre tests of
+:func:`rank_grid` only when there are more tests than this per geometry: a county's parcels
+smaller than a pixel are tested once or not at all, and preparing a million of them costs more
+than the tests."""
+
+
+def _hits(geoms: np.ndarray, gi: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """``shapely.intersects_xy(geoms[gi], xs, ys)``, the geometries prepared first where
+    :data:`PREPARE_TESTS_PER_GEOMETRY` says it pays."""
+    if len(gi) > PREPARE_TESTS_PER_GEOMETRY * len(geoms):
+        fresh = ~shapely.is_prepared(geoms)
+        shapely.prepare(geoms)
+        hit = shapely.intersects_xy(geoms[gi], xs, ys)
+        shapely.destroy_prepared(geoms[fresh])  # the findings' objects live on in the Result: free their indexes
+    else:
+        hit = shapely.intersects_xy(geoms[gi], xs, ys)
+    return hit
 
 
 def _distinct_objects(geoms: np.ndarray, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -561,8 +579,14 @@ def render_overview(result: Result, *, parcel: str | None = None, width_in: floa
     _draw_derived(ax, result, view, handles, raster, z)
     if pgeom is not None:  # the parcel of a one-parcel report
         _draw_parcel_outline(ax, pgeom, crs, str(parcel), handles)
+    left_out = left_out_parcels(result) if parcel is None else None  # a handout: screened with every finding
+    totals: Any = None
+    if left_out is not None:  # the parcels whose findings were left out of memory, in their worst status
+        findings = pd.concat([f for f in (_drawn_columns(findings), left_out) if f is not None], ignore_index=True)
+        findings = gpd.GeoDataFrame(findings, geometry="geometry", crs=left_out.crs)
+        totals = result.counts()  # the legend counts every finding, as with them all in memory
     if findings is not None and len(findings):
-        _draw_findings(ax, findings, view, handles, raster, one_parcel=parcel is not None)
+        _draw_findings(ax, findings, view, handles, raster, one_parcel=parcel is not None, totals=totals)
     _finish_map(fig, ax, extent, crs, handles)
     return _png(fig)
 
@@ -640,15 +664,61 @@ def _draw_parcel_outline(ax: Axes, pgeom: Any, crs: Any, parcel: str, handles: l
     handles.append(Line2D([], [], color="black", linewidth=2.5, label=f"parcel {parcel}".replace("$", r"\$")))
 
 
+def _drawn_columns(findings: gpd.GeoDataFrame | None) -> gpd.GeoDataFrame | None:
+    """The columns of the findings the overview reads (not the text), the geometry as ``geometry``."""
+    if findings is None:
+        return None
+    cols = [c for c in ("status", "waived", "subject_layer") if c in findings.columns]
+    out = pd.DataFrame({c: findings[c].to_numpy(dtype=object) for c in cols})
+    return gpd.GeoDataFrame(out, geometry=findings.geometry.values, crs=findings.crs)
+
+
+def left_out_parcels(result: Result) -> gpd.GeoDataFrame | None:
+    """The parcels of a screening in the status of their findings that were left out of memory,
+    as rows the overview draws like findings (``status``, ``waived``, ``subject_layer``, geometry,
+    in the working CRS); None when nothing was left out.
+
+    A parcel's status here is the most severe of its per-rule statuses (``status_<rule>`` columns
+    of the parcels table) that the findings scope does not keep (``info``, ``pass``): with its
+    findings in memory (drawn in their own geometry, often the part of the parcel in a flood zone)
+    the overview is the one of every finding. A table without status columns: the parcels whose
+    ``worst_status`` is such a status. The one difference: a left-out finding that was waived is
+    ranked as one that is not.
+    """
+    table = result.tables.get("parcels")
+    if (not len(result.omitted) or int(result.omitted["n"].sum()) == 0 or not isinstance(table, gpd.GeoDataFrame)
+            or "worst_status" not in table.columns):
+        return None
+    kept = scope_statuses(result.scope) or STATUSES
+    left = np.array([i for i, s in enumerate(STATUSES) if s not in kept])
+    none = len(STATUSES)
+    cols = [c for c in table.columns if str(c).startswith(STATUS_COLUMN_PREFIX)] or ["worst_status"]
+    best = np.full(len(table), none, dtype=np.int64)
+    for c in cols:
+        rank = status_ranks(table[c], none)
+        best = np.minimum(best, np.where(np.isin(rank, left), rank, none))
+    g = table.geometry.values
+    sel = (best < none) & ~(shapely.is_missing(g) | shapely.is_empty(g))
+    if not sel.any():
+        return None
+    n = int(sel.sum())
+    rows = pd.DataFrame({"status": np.array(STATUSES, dtype=object)[best[sel]], "waived": np.full(n, "", dtype=object),
+                         "subject_layer": np.full(n, "parcels", dtype=object)})
+    return _working(gpd.GeoDataFrame(rows, geometry=g[sel], crs=table.crs), result.crs)
+
+
 def _draw_findings(ax: Axes, findings: gpd.GeoDataFrame, view: Any, handles: list,
-                   raster: tuple[tuple[float, float, float, float], tuple[int, int]], *, one_parcel: bool) -> None:
+                   raster: tuple[tuple[float, float, float, float], tuple[int, int]], *, one_parcel: bool,
+                   totals: Any = None) -> None:
     """Findings by status, most severe on top; where several findings share one geometry (one
-    parcel checked by several rules) only the most severe is drawn; a whole town as a raster."""
+    parcel checked by several rules) only the most severe is drawn; a whole town as a raster.
+    ``totals`` (status -> count) are the legend's numbers (default: of ``findings``)."""
     g = findings.geometry
     keep = in_view(g.values, view)  # a missing or empty geometry is in no view
     cols = [c for c in ("status", "waived", "subject_layer") if c in findings.columns]
     f = findings.loc[keep, cols + [findings.geometry.name]]  # the columns drawn, not the text
-    totals = findings["status"].value_counts()
+    if totals is None:
+        totals = findings["status"].value_counts()
     if len(f) > MAX_VECTOR_FEATURES:  # a whole town: each pixel in its most severe status
         _draw_findings_raster(ax, f, totals, raster, handles)
         return

@@ -16,6 +16,7 @@ DEM, a hillshade (numpy, from the DEM window of the map) and the contours form t
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import json
 import logging
@@ -66,6 +67,13 @@ LEFT_OUT_NOTE = ("Not drawn, to keep this page small enough for a browser (over 
                  "{items}. Every finding and layer is in results.gpkg (open it in QGIS or ArcGIS) and every "
                  "finding in findings.geojson.")
 """The legend's note when :data:`MAX_FEATURES` leaves an input or derived layer out."""
+
+LEFT_OUT_NOTE_SCOPED = ("Not drawn, to keep this page small enough for a browser (over {limit:,} features): "
+                        "{items}. Every layer is in results.gpkg (open it in QGIS or ArcGIS), the findings that "
+                        "need a person in findings.geojson, and each parcel's outcome (worst_status, status_<rule>) "
+                        "in parcels.csv and results.gpkg.")
+"""The note of :data:`LEFT_OUT_NOTE` for a result that kept only the findings that need a person
+(a screening): pass and info findings are in no findings file and draw no parcel."""
 
 SAME_PLACE_NOTE = "Findings at the same place are drawn once, in the colour of the most severe; its popup lists them all."
 """The legend's note when some findings share a place."""
@@ -140,6 +148,58 @@ def raw_element(text: str) -> Any:
     return el
 
 
+def rendered_text(text: str) -> str:
+    """``text`` as ``jinja2.Template(text).render()`` returns it when it holds no template syntax:
+    line breaks as ``\\n``, one trailing line break dropped (what branca's ``Element(text)`` writes).
+
+    Examples
+    --------
+    >>> rendered_text("a\\r\\nb {{ x }}\\n")
+    'a\\nb {{ x }}'
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.removesuffix("\n")
+
+
+@functools.lru_cache(maxsize=1)
+def _raw_macro() -> type:
+    """A branca ``MacroElement`` whose rendered header, html and script go to the page as they are."""
+    from branca.element import Figure, MacroElement
+
+    class RawScripts(MacroElement):
+        def render(self, **kwargs: Any) -> None:  # type: ignore[override]  # as MacroElement.render
+            figure = self.get_root()
+            if not isinstance(figure, Figure):
+                raise OutputError("a map element was rendered outside of its page")
+            module = self._template.module.__dict__
+            for part, parent in (("header", figure.header), ("html", figure.html), ("script", figure.script)):
+                macro = module.get(part)
+                if macro is not None:
+                    parent.add_child(raw_element(rendered_text(str(macro(self, kwargs)))), name=self.get_name())
+            for element in self._children.values():
+                element.render(**kwargs)
+
+    return RawScripts
+
+
+@functools.cache
+def raw_scripts(base: type) -> type:
+    """``base`` (a branca ``MacroElement`` class) whose rendered header, html and script are added
+    to the page as they are.
+
+    branca's ``MacroElement.render`` wraps each in ``Element(text)``, which compiles the text as a
+    Jinja template: a GeoJSON layer's data (megabytes of JSON) was lexed by Jinja on every map, and
+    a ``{{`` or ``{%`` in an attribute value was read as a Jinja expression. The page is otherwise
+    the same (:func:`rendered_text`).
+    """
+    from branca.element import MacroElement
+
+    raw = _raw_macro()
+    if base is MacroElement:
+        return raw
+    return type(base.__name__, (base, raw), {})  # raw.render after base's own, in place of MacroElement's
+
+
 def _make_offline(m: Any) -> None:
     """Drop folium's CDN links and inline Leaflet into the page header."""
     a = leaflet_assets()
@@ -156,7 +216,7 @@ def _text_popup(folium: Any, fields: list[tuple[str, str]], tooltip: str | None 
     from branca.element import MacroElement
     from jinja2 import Template
 
-    class TextPopup(MacroElement):
+    class TextPopup(raw_scripts(MacroElement)):  # type: ignore[misc]
         _template = Template("""
 {% macro script(this, kwargs) %}
 (function (gj) {
@@ -204,7 +264,7 @@ def _legend(items: list[dict[str, Any]], title: str, note: str = "", info: str =
     from branca.element import MacroElement
     from jinja2 import Template
 
-    class Legend(MacroElement):
+    class Legend(raw_scripts(MacroElement)):  # type: ignore[misc]
         _template = Template("""
 {% macro header(this, kwargs) %}
 <style>
@@ -328,6 +388,7 @@ class LayerPlan:
     limit: int
     layers: dict[tuple[str, str], bool] = field(default_factory=dict)
     left_out: list[dict[str, Any]] = field(default_factory=list)
+    scoped: bool = False
 
     def draw(self, kind: str, name: str) -> bool:
         """Whether input / derived layer ``name`` is drawn."""
@@ -338,11 +399,11 @@ class LayerPlan:
         if not self.left_out:
             return ""
         items = "; ".join(d["text"] for d in self.left_out)
-        return LEFT_OUT_NOTE.format(limit=self.limit, items=items)
+        return (LEFT_OUT_NOTE_SCOPED if self.scoped else LEFT_OUT_NOTE).format(limit=self.limit, items=items)
 
 
 def plan_layers(candidates: list[tuple[str, str, gpd.GeoDataFrame]],
-                max_features: int = MAX_FEATURES) -> LayerPlan:
+                max_features: int = MAX_FEATURES, *, scoped: bool = False) -> LayerPlan:
     """Choose the input and derived layers map.html draws within ``max_features`` features.
 
     Parameters
@@ -351,6 +412,9 @@ def plan_layers(candidates: list[tuple[str, str, gpd.GeoDataFrame]],
         Input (``kind="input"``) and derived layers, already cut to the area of interest.
     max_features : int
         The budget (:data:`MAX_FEATURES`). The findings are not in it: they are all drawn.
+    scoped : bool
+        The result kept only the findings that need a person: a parcel with none is not drawn
+        (:data:`LEFT_OUT_NOTE_SCOPED`).
 
     Returns
     -------
@@ -359,7 +423,7 @@ def plan_layers(candidates: list[tuple[str, str, gpd.GeoDataFrame]],
         parcels, each whole or left out; ``left_out`` holds one entry per layer not drawn
         (``{"layer", "total", "drawn", "text"}``).
     """
-    plan = LayerPlan(limit=max_features)
+    plan = LayerPlan(limit=max_features, scoped=scoped)
     if sum(len(g) for _, _, g in candidates) <= max_features:
         return plan
     budget = max_features
@@ -374,7 +438,10 @@ def plan_layers(candidates: list[tuple[str, str, gpd.GeoDataFrame]],
         else:
             label = styles.style_for(name).label
             what = f"input {label}" if kind == "input" else label
-            extra = " (each is drawn by its findings)" if name == "parcels" else ""
+            extra = ""
+            if name == "parcels":
+                extra = (" (those with a finding that needs a person are drawn by it)" if scoped
+                         else " (each is drawn by its findings)")
             plan.left_out.append({"layer": name, "total": len(g), "drawn": 0,
                                   "text": f"{len(g):,} {what}{extra}"})
     return plan
@@ -403,8 +470,8 @@ def _add_geojson(folium: Any, group: Any, gdf: gpd.GeoDataFrame, st: styles.Laye
         kind = ((feature.get("geometry") or {}).get("type") or "")
         return line_style if "LineString" in kind else style
 
-    gj = folium.GeoJson(
-        gdf.to_json(drop_id=True), name=name,
+    gj = raw_scripts(folium.GeoJson)(
+        gdf.to_geo_dict(drop_id=True), name=name,
         style_function=style_function,
         marker=folium.CircleMarker(radius=st.radius, fill=True, color=st.color,
                                    fill_color=st.fill or st.color, fill_opacity=max(st.fill_opacity, 0.8),
@@ -463,14 +530,14 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
     context = _grown_box(focus, context_margin)
 
     candidates = _candidates(result, inputs, context)
-    plan = plan_layers(candidates, max_features)
+    plan = plan_layers(candidates, max_features, scoped=bool(len(result.omitted) and result.omitted["n"].sum()))
     legend: list[dict[str, Any]] = []
     relief = _add_hillshade(folium, m, result, context, legend)
     _add_input_layers(folium, m, candidates, plan, legend)
     _add_derived_layers(folium, m, candidates, plan, legend, relief=relief)
     counts = _add_finding_layers(folium, m, result, legend)
     _fit_view(m, result, focus, parcel)
-    folium.LayerControl(collapsed=True).add_to(m)
+    raw_scripts(folium.LayerControl)(collapsed=True).add_to(m)
     legend.reverse()  # findings first, as they are drawn on top
     shared = any(c.under or c.places < c.total - c.unlocated - c.omitted for c in counts.values())
     m.add_child(_legend(legend, f"{result.command} · {result.rulebook.name} {result.rulebook.version}",
@@ -618,7 +685,7 @@ def _findings_layer(status: str, style: dict[str, Any], name: str, show: bool) -
     from folium.map import Layer
     from jinja2 import Template
 
-    class FindingsLayer(Layer):
+    class FindingsLayer(raw_scripts(Layer)):  # type: ignore[misc]
         _template = Template("""
 {% macro script(this, kwargs) %}
 var {{ this.get_name() }} = gcFindings.layer({{ this.status_index }}, {{ this.style | tojson }}, {});
@@ -726,7 +793,7 @@ def _add_hillshade(folium: Any, m: Any, result: Result, context: Any, legend: li
     m.get_root().header.add_child(folium.Element(
         "<style>.leaflet-gc-relief-pane img { image-rendering: auto; }</style>"), name="gc_relief_css")
     fg = folium.FeatureGroup(name="Hillshade (DEM)", show=True)
-    folium.raster_layers.ImageOverlay(image=shade.data_uri, bounds=shade.bounds_latlon, opacity=1.0,
+    raw_scripts(folium.raster_layers.ImageOverlay)(image=shade.data_uri, bounds=shade.bounds_latlon, opacity=1.0,
                                       interactive=False, cross_origin=False, zindex=1, name="hillshade").add_to(fg)
     fg.add_to(m)
     legend.append({"label": f"hillshade of the DEM (sun {HILLSHADE_AZIMUTH:g}°, {HILLSHADE_ALTITUDE:g}° up)",

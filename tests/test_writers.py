@@ -237,7 +237,7 @@ def test_text_write_failure_keeps_previous(tmp_path, monkeypatch):
 def test_gpkg_write_failure_keeps_previous(tmp_path, monkeypatch):
     target = writers.write_gpkg({"findings": _findings()}, tmp_path / "results.gpkg", crs=NY_FT)
     before = target.read_bytes()
-    real = pyogrio.write_dataframe
+    real = pyogrio.write_arrow
     calls = []
 
     def second_layer_fails(*a, **kw):
@@ -246,7 +246,7 @@ def test_gpkg_write_failure_keeps_previous(tmp_path, monkeypatch):
             raise RuntimeError("disk full")
         return real(*a, **kw)
 
-    monkeypatch.setattr(pyogrio, "write_dataframe", second_layer_fails)
+    monkeypatch.setattr(pyogrio, "write_arrow", second_layer_fails)  # the one GDAL call of the writers
     with pytest.raises(RuntimeError, match="disk full"):
         writers.write_gpkg({"findings": _findings(), "parcels": pd.DataFrame({"a": [1]})}, target, crs=NY_FT)
     assert calls == ["findings", "parcels"]  # the first layer was written to the temporary file

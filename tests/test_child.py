@@ -26,7 +26,7 @@ from catalogue import sample_gpkg, screen
 from conftest import tree_hashes
 from pandas.testing import assert_frame_equal
 
-import geoconstraints.output as output
+from geoconstraints import output
 from geoconstraints.errors import OutputError
 from geoconstraints.output import child, write_result
 
@@ -136,10 +136,10 @@ def _fake_pyogrio(tmp_path: Path, mode: str) -> Path:
 
 
 @pytest.mark.parametrize("mode, error, text", [
-    ("nospace", OutputError, r"^no space left on device writing {out}/findings\.geojson; nothing in --out {out} "
-                             r"was changed \(the unfinished outputs were removed\)"),
-    ("killed", OutputError, r"^cannot write {out}/findings\.geojson \(the process writing the GIS files was "
-                            r"killed by SIGKILL\); nothing in --out {out} was changed$"),
+    ("nospace", OutputError, (r"^no space left on device writing {out}/findings\.geojson; nothing in --out {out} "
+                              r"was changed \(the unfinished outputs were removed\)")),
+    ("killed", OutputError, (r"^cannot write {out}/findings\.geojson \(the process writing the GIS files was "
+                             r"killed by SIGKILL\); nothing in --out {out} was changed$")),
     ("bug", ValueError, r"^a bug in the writer\nraised in the process writing the GIS files:\nTraceback"),
 ])
 def test_a_failing_gis_child_fails_as_the_writer_here(synthetic, tmp_path, monkeypatch, mode, error, text):
@@ -204,7 +204,7 @@ WRAPPER = r'''
 import faulthandler, os, signal, sys
 faulthandler.register(signal.SIGUSR1, all_threads=True)  # a run that hangs shows its threads
 import pyogrio  # the real one, for this process
-import geoconstraints.output as output
+from geoconstraints import output
 output.GIS_CHILD_MIN_ROWS = 0
 sys.path.insert(0, os.environ["GC_TEST_FAKE_PYOGRIO"])  # the child gets the parent's sys.path: it pauses
 from geoconstraints.cli import main

@@ -177,6 +177,20 @@ def _gpkg(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Pa
     return {t.name: t}
 
 
+def _collect(result: Result, s: outset.OutputSet, pdf: child.Child, gis: child.Child | None,
+             parcel: str | None) -> dict[str, Path]:
+    """The files the children wrote, each a step of the set (the GIS files first: handed over
+    later, done sooner); then the scratch folder goes, so it is never part of the set."""
+    written: dict[str, Path] = {}
+    for job in gis.jobs if gis is not None else []:
+        written.update(s.step(job.name, partial(_collect_layers, job)))
+    for job in pdf.jobs:
+        handout = parcel if job.params["max_pages"] is not None else None
+        written.update(s.step(job.name, partial(_collect_pdf, result, job, handout)))
+    shutil.rmtree(s.folder / SCRATCH_DIR, ignore_errors=True)
+    return written
+
+
 def gis_rows(result: Result, scope: str) -> int:
     """Rows findings.geojson and results.gpkg would hold: the findings written (twice: the GeoJSON
     and the GeoPackage's findings layers) and every derived layer's and table's (see
@@ -357,12 +371,7 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
                            provenance=prov) as s, child.Child() as pdf, gis as gis_child:
         for name, step in [*file_steps(result, scope=scope, pdf=pdf, gis=gis_child, **kw), *steps]:
             written.update(s.step(name, step))
-        for job in gis_child.jobs if gis_child is not None else []:
-            written.update(s.step(job.name, partial(_collect_layers, job)))
-        for job in pdf.jobs:
-            handout = parcel if job.params["max_pages"] is not None else None
-            written.update(s.step(job.name, partial(_collect_pdf, result, job, handout)))
-        shutil.rmtree(s.folder / SCRATCH_DIR, ignore_errors=True)  # never part of the set
+        written.update(_collect(result, s, pdf, gis_child, parcel))
     written[outset.PROVENANCE_NAME] = s.folder / outset.PROVENANCE_NAME
     return {name: s.final(path) for name, path in written.items()}
 

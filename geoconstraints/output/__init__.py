@@ -47,9 +47,10 @@ GIS_CHILD_MIN_ROWS = 50_000
 row of results.gpkg's layers and tables) are written by a second child process
 (:mod:`~geoconstraints.output.child`) while this one writes the report, the CSVs, the Parquet files
 and the map; below it, here. The tables go to the child as Arrow IPC files in a scratch folder of
-the set (:data:`SCRATCH_DIR`), about 0.05 s per 100,000 rows; the child's start costs 0.3 s of CPU
-(an interpreter, pyarrow and pyogrio). GDAL holds the GIL while it writes (threads would not
-overlap it): 100,000 parcels, 3.1 s of GDAL's writing off this process; 1,000,000, about 20 s."""
+the set (:data:`SCRATCH_DIR`; 100 MB for 100,000 parcels). GDAL holds the GIL while it writes
+(threads would not overlap it). 100,000 parcels: 3.2 s of CPU off this process, 1.1 s more CPU in
+all (the child's interpreter, pyarrow and pyogrio, the IPC files). The threshold keeps small runs
+(and the tests) in-process; it was not tuned by measurement below 100,000 parcels."""
 
 SCRATCH_DIR = ".scratch"
 """Hidden folder of the set's temporary folder holding the tables handed to the child; removed

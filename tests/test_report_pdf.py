@@ -176,7 +176,7 @@ def test_set_without_pango_is_written_without_report_pdf(synthetic, tmp_path, mo
     assert "report.html" in json.dumps(listed.get("outputs", listed))
 
 
-# -- report.pdf laid out in a child process (output/pdfchild.py) --------------------------------
+# -- report.pdf laid out in a child process (output/child.py) --------------------------------
 # The child gets the parent's sys.path, so a fake `weasyprint` put first on it stands in for the
 # real one there (the parent keeps the real one it has imported): a machine without pango, a
 # full disk, a bug in the layout, a child killed, a handout over one page.

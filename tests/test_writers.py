@@ -238,7 +238,7 @@ def test_text_write_failure_keeps_previous(tmp_path, monkeypatch):
 def test_gpkg_write_failure_keeps_previous(tmp_path, monkeypatch):
     target = writers.write_gpkg({"findings": _findings()}, tmp_path / "results.gpkg", crs=NY_FT)
     before = target.read_bytes()
-    real = pyogrio.write_dataframe
+    real = pyogrio.write_arrow
     calls = []
 
     def second_layer_fails(*a, **kw):
@@ -247,7 +247,7 @@ def test_gpkg_write_failure_keeps_previous(tmp_path, monkeypatch):
             raise RuntimeError("disk full")
         return real(*a, **kw)
 
-    monkeypatch.setattr(pyogrio, "write_dataframe", second_layer_fails)
+    monkeypatch.setattr(pyogrio, "write_arrow", second_layer_fails)  # the one GDAL call of the writers
     with pytest.raises(RuntimeError, match="disk full"):
         writers.write_gpkg({"findings": _findings(), "parcels": pd.DataFrame({"a": [1]})}, target, crs=NY_FT)
     assert calls == ["findings", "parcels"]  # the first layer was written to the temporary file
@@ -469,3 +469,33 @@ def test_float_text_is_numpys_for_any_double():
                             axis=None)
     expected = np.where(np.isnan(values), None, values.astype(str)).tolist()
     assert csvtext.float_text(values).to_pylist() == expected
+
+
+@pytest.mark.parametrize("driver, geometry_type, promote", [("GPKG", "MultiPolygon", True), ("GeoJSON", "Unknown", None),
+                                                           ("GPKG", "Polygon", False)])
+def test_arrow_layer_is_what_pyogrio_hands_gdal(monkeypatch, driver, geometry_type, promote):
+    # files.arrow_layer builds the Arrow table the writers (here or in the child) hand GDAL; it must be
+    # the one pyogrio.write_dataframe(use_arrow=True) would build: caught at pyogrio's write_arrow
+    import datetime as dt
+
+    import pyogrio.raw
+
+    seen = []
+    monkeypatch.setattr(pyogrio.raw, "write_arrow", lambda table, path, **kw: seen.append((table, kw)))
+    t0 = dt.datetime(2026, 3, 1, 12, 0)
+    df = gpd.GeoDataFrame({
+        "text": pd.Series(["a", None, "c", "d"], dtype="str"),
+        "none": [None, None, None, None],  # Arrow's null type: text for GDAL
+        "flag": [True, None, False, True],
+        "x": [1.5, float("nan"), float("inf"), -2.0],
+        "n": [1, 2, 3, 4],
+        "when": [t0, None, t0, t0],  # an object column of datetimes: text marked DateTime
+        "tz": pd.to_datetime(["2026-03-01 12:00"] * 4).tz_localize("America/New_York"),
+    }, geometry=[box(0, 0, 1, 1), MultiPolygon([box(2, 2, 3, 3), box(4, 4, 5, 5)]), None, Polygon()], crs=NY_FT)
+    pyogrio.write_dataframe(df, "/vsimem/x", layer="t", driver=driver, geometry_type=geometry_type,
+                            promote_to_multi=promote, use_arrow=True, layer_options={"A": "B"})
+    ours = writers.arrow_layer(df, "t", driver=driver, geometry_type=geometry_type, promote_to_multi=bool(promote),
+                               layer_options={"A": "B"})
+    table, kw = seen[0]
+    assert ours[0].equals(table, check_metadata=True)
+    assert ours[1] == {k: v for k, v in kw.items() if v is not None and k not in ("append",)}

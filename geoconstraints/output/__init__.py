@@ -8,10 +8,12 @@ notebook.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
-from collections.abc import Callable, Sequence
+import shutil
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from geoconstraints.errors import MissingToolError, OutputError
-from geoconstraints.output import field, files, outset, pdfchild, plots, report, styles, webmap
+from geoconstraints.output import child, field, files, outset, plots, report, styles, webmap
 from geoconstraints.result import Result
 from geoconstraints.rulebook.findings import findings_in_scope, findings_scope, status_counts
 
@@ -33,12 +35,26 @@ RUN_ID_META = "geoconstraints-run-id"
 
 PDF_CHILD_MIN_CHARS = 50_000
 """report.pdf (and a handout PDF) of a page of at least this many characters is laid out in a
-child process while the other outputs are written (:mod:`~geoconstraints.output.pdfchild`);
+child process while the other outputs are written (:mod:`~geoconstraints.output.child`);
 below it, in-process. The child costs 0.2-0.3 s of CPU more than laying out here (a second
 interpreter, WeasyPrint's fonts loaded there) and saves time only while this process has other
 outputs to write: a page this short (a SEQR classification: about 20,000 characters, 3 pages,
 0.5 s of layout, next to nothing else to write) would wait for it. Every report with a map
 (harvest, stormwater, flood-site: 120,000-800,000 characters, 1-8 s of layout) goes to the child."""
+
+GIS_CHILD_MIN_ROWS = 50_000
+"""findings.geojson and results.gpkg of at least this many rows (the findings written plus every
+row of results.gpkg's layers and tables) are written by a second child process
+(:mod:`~geoconstraints.output.child`) while this one writes the report, the CSVs, the Parquet files
+and the map; below it, here. The tables go to the child as Arrow IPC files in a scratch folder of
+the set (:data:`SCRATCH_DIR`; 100 MB for 100,000 parcels). GDAL holds the GIL while it writes
+(threads would not overlap it). 100,000 parcels: 3.2 s of CPU off this process, 1.1 s more CPU in
+all (the child's interpreter, pyarrow and pyogrio, the IPC files). The threshold keeps small runs
+(and the tests) in-process; it was not tuned by measurement below 100,000 parcels."""
+
+SCRATCH_DIR = ".scratch"
+"""Hidden folder of the set's temporary folder holding the tables handed to the child; removed
+before ``provenance.json`` is written, so never part of the set."""
 
 
 def _inputs(result: Result) -> set[Path]:
@@ -88,12 +104,63 @@ def stamp_html(page: str, run_id: str) -> str:
     return page if n else meta + page
 
 
-def _geojson(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Path) -> dict[str, Path]:
+def _to_child(gis: child.Child, name: str, folder: Path, layers: Iterable[files.ArrowLayer],
+              finalize: Callable[[Path], Any] | None = None) -> dict[str, Path]:
+    """Hand ``layers`` to the child ``gis`` to write as ``folder/name``: each table into an Arrow
+    IPC file of the scratch folder, then one job; :func:`_collect_layers` finishes it. ``{}``, or the
+    file written here when no child can be started."""
+    import pyarrow as pa
+
+    scratch = folder / SCRATCH_DIR
+    scratch.mkdir(exist_ok=True)
+    target = folder / name
+    tmp = files.temp_beside(target)
+    sent: list[dict[str, Any]] = []
+    for table, kwargs in layers:
+        path = scratch / f"{name}.{len(sent)}.arrow"
+        with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+        sent.append({"table": str(path), "write": kwargs})
+        del table  # one table at a time in memory
+    job = gis.submit(name, target, {"kind": "layers", "into": str(tmp), "layers": sent},
+                     into=tmp, finalize=finalize, scratch=[Path(x["table"]) for x in sent])
+    if job is not None:
+        return {}
+    try:
+        files.write_layers(target, [(x["table"], x["write"]) for x in sent], finalize=finalize)
+    finally:
+        for x in sent:
+            os.unlink(x["table"])
+    return {name: target}
+
+
+def _collect_layers(job: child.Job, folder: Path) -> dict[str, Path]:
+    """The GDAL file the child wrote (a step of :func:`write_result`): finished here (``finalize``:
+    the QGIS styles) and moved in place; the child's error raised here, as an in-process writer's."""
+    tmp: Path = job.params["into"]
+    try:
+        job.result()
+        if job.params["finalize"] is not None:
+            job.params["finalize"](tmp)
+        os.replace(tmp, job.target)
+    finally:
+        files.discard_temp(tmp)
+        for p in job.params["scratch"]:
+            p.unlink(missing_ok=True)
+    return {job.name: job.target}
+
+
+def _geojson(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Path,
+             gis: child.Child | None = None) -> dict[str, Path]:
     t = folder / "findings.geojson"
-    return {t.name: files.write_geojson(shown, t, members={"geoconstraints": stamp})}
+    members = {"geoconstraints": stamp}
+    if gis is not None:
+        return _to_child(gis, t.name, folder, files.geojson_layers(shown, members=members))
+    return {t.name: files.write_geojson(shown, t, members=members)}
 
 
-def _gpkg(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Path) -> dict[str, Path]:
+def _gpkg(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Path,
+          gis: child.Child | None = None) -> dict[str, Path]:
     layers: dict[str, pd.DataFrame] = dict(files.split_findings(shown))
     if result.crs is None:  # nothing has a place (a SEQR classification): no empty layer without a CRS
         layers = {k: v for k, v in layers.items() if len(v) or k == files.FINDINGS_LAYERS["none"]}
@@ -103,9 +170,34 @@ def _gpkg(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Pa
     layers.update(result.tables)
     meta = {f"GEOCONSTRAINTS_{k.upper()}": str(v) for k, v in stamp.items()}
     t = folder / "results.gpkg"
-    files.write_gpkg(layers, t, crs=result.crs, geometry_types=gtypes, metadata=meta,
-                     finalize=lambda tmp: styles.add_layer_styles(tmp, layers, families))
+    finalize = partial(styles.add_layer_styles, layers=layers, families=families)
+    if gis is not None:
+        prepared = files.gpkg_layers(layers, crs=result.crs, geometry_types=gtypes, metadata=meta)
+        return _to_child(gis, t.name, folder, prepared, finalize)
+    files.write_gpkg(layers, t, crs=result.crs, geometry_types=gtypes, metadata=meta, finalize=finalize)
     return {t.name: t}
+
+
+def _collect(result: Result, s: outset.OutputSet, pdf: child.Child, gis: child.Child | None,
+             parcel: str | None) -> dict[str, Path]:
+    """The files the children wrote, each a step of the set (the GIS files first: handed over
+    later, done sooner); then the scratch folder goes, so it is never part of the set."""
+    written: dict[str, Path] = {}
+    for job in gis.jobs if gis is not None else []:
+        written.update(s.step(job.name, partial(_collect_layers, job)))
+    for job in pdf.jobs:
+        handout = parcel if job.params["max_pages"] is not None else None
+        written.update(s.step(job.name, partial(_collect_pdf, result, job, handout)))
+    shutil.rmtree(s.folder / SCRATCH_DIR, ignore_errors=True)
+    return written
+
+
+def gis_rows(result: Result, scope: str) -> int:
+    """Rows findings.geojson and results.gpkg would hold: the findings written (twice: the GeoJSON
+    and the GeoPackage's findings layers) and every derived layer's and table's (see
+    :data:`GIS_CHILD_MIN_ROWS`)."""
+    frames = [*result.derived.values(), *result.tables.values()]
+    return 2 * len(findings_in_scope(result.findings, scope)) + sum(len(f) for f in frames if f is not None)
 
 
 def _csvs(result: Result, shown: pd.DataFrame, folder: Path) -> dict[str, Path]:
@@ -123,7 +215,7 @@ def _parquet(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder:
     return out
 
 
-def _html(result: Result, name: str, folder: Path, pdf: pdfchild.PdfChild | None = None,
+def _html(result: Result, name: str, folder: Path, pdf: child.Child | None = None,
           **kw: Any) -> dict[str, Path]:
     """report.html (or a parcel's handout) and the same report laid out as a PDF beside it: by
     the child process ``pdf`` when given and the page is long enough (collected by
@@ -133,8 +225,10 @@ def _html(result: Result, name: str, folder: Path, pdf: pdfchild.PdfChild | None
     out = {name: files.write_text(t, page)}
     parcel = kw.get("parcel")
     pdf_name = report.parcel_pdf_name(parcel) if parcel is not None else name[: -len(".html")] + ".pdf"
-    if (pdf is not None and len(page) >= PDF_CHILD_MIN_CHARS  # the handout must fit one page
-            and pdf.submit(pdf_name, page, folder / pdf_name, max_pages=None if parcel is None else 1)):
+    max_pages = None if parcel is None else 1  # the handout must fit one page
+    if (pdf is not None and len(page) >= PDF_CHILD_MIN_CHARS
+            and pdf.submit(pdf_name, folder / pdf_name, {"kind": "pdf", "page": page, "max_pages": max_pages},
+                           max_pages=max_pages)):
         return out
     try:
         out[pdf_name] = report.write_report_pdf(result, folder / pdf_name, parcel=parcel,
@@ -144,7 +238,7 @@ def _html(result: Result, name: str, folder: Path, pdf: pdfchild.PdfChild | None
     return out
 
 
-def _collect_pdf(result: Result, job: pdfchild.PdfJob, parcel: str | None, folder: Path) -> dict[str, Path]:
+def _collect_pdf(result: Result, job: child.Job, parcel: str | None, folder: Path) -> dict[str, Path]:
     """The PDF the child laid out (a step of :func:`write_result`): its error raised here, as an
     in-process writer's would be; WeasyPrint or pango missing there: a warning and no PDF."""
     try:
@@ -168,10 +262,13 @@ def _map(result: Result, folder: Path, *, offline: bool, **kw: Any) -> dict[str,
 def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str | None = None,
                map_max_features: int | None = None, report_max_parcels: int | None = None,
                report_max_findings: int | None = None,
-               pdf: pdfchild.PdfChild | None = None) -> list[tuple[str, Step]]:
+               pdf: child.Child | None = None, gis: child.Child | None = None) -> list[tuple[str, Step]]:
     """The writer steps of :func:`write_result`, in order: ``(name, step)``, ``name`` being the
     file a failure is reported against. The report comes first: with ``pdf`` (the child process
-    laying out report.pdf), its PDF is laid out while the steps after it run."""
+    laying out report.pdf), its PDF is laid out while the steps after it run; with ``gis`` (the
+    child process writing GDAL files), findings.geojson and results.gpkg are handed to it and
+    written while the CSVs, the Parquet files and the map are written here. The jobs of both
+    are collected by :func:`write_result` after the steps."""
     shown = findings_in_scope(result.findings, scope)
     stamp = _stamp(result, scope)
     limits: dict[str, Any] = {}
@@ -185,8 +282,8 @@ def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str 
         name = report.parcel_report_name(parcel)
         steps.append((name, partial(_html, result, name, pdf=pdf, parcel=parcel)))
     steps += [
-        ("findings.geojson", partial(_geojson, result, shown, stamp)),
-        ("results.gpkg", partial(_gpkg, result, shown, stamp)),
+        ("findings.geojson", partial(_geojson, result, shown, stamp, gis=gis)),
+        ("results.gpkg", partial(_gpkg, result, shown, stamp, gis=gis)),
         ("findings.csv", partial(_csvs, result, shown)),
         ("findings.parquet", partial(_parquet, result, shown, stamp)),
     ]
@@ -217,7 +314,9 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
     All or nothing: the set is written into a folder beside ``out_dir`` and swapped in only
     when complete; on any failure ``out_dir`` is left as it was. One run at a time per folder.
     The PDFs are laid out in a child process while the other files are written
-    (:data:`PDF_CHILD_MIN_CHARS`), killed first if the run fails or is interrupted.
+    (:data:`PDF_CHILD_MIN_CHARS`), and a big run's findings.geojson and results.gpkg are written
+    by a second one (:data:`GIS_CHILD_MIN_ROWS`); both are killed first if the run fails or is
+    interrupted.
 
     Parameters
     ----------
@@ -267,14 +366,13 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
     prov = _provenance(result, scope)
     kw: dict[str, Any] = {"offline": offline, "parcel": parcel, "map_max_features": map_max_features,
                           "report_max_parcels": report_max_parcels, "report_max_findings": report_max_findings}
+    gis = contextlib.nullcontext() if gis_rows(result, scope) < GIS_CHILD_MIN_ROWS else child.Child("writing the GIS files")
     written: dict[str, Path] = {}
     with outset.output_set(out_dir, _inputs(result), overwrite=overwrite, run_id=result.run_id,
-                           provenance=prov) as s, pdfchild.PdfChild() as pdf:
-        for name, step in [*file_steps(result, scope=scope, pdf=pdf, **kw), *steps]:
+                           provenance=prov) as s, child.Child() as pdf, gis as gis_child:
+        for name, step in [*file_steps(result, scope=scope, pdf=pdf, gis=gis_child, **kw), *steps]:
             written.update(s.step(name, step))
-        for job in pdf.jobs:
-            handout = parcel if job.max_pages is not None else None
-            written.update(s.step(job.name, partial(_collect_pdf, result, job, handout)))
+        written.update(_collect(result, s, pdf, gis_child, parcel))
     written[outset.PROVENANCE_NAME] = s.folder / outset.PROVENANCE_NAME
     return {name: s.final(path) for name, path in written.items()}
 
@@ -284,4 +382,4 @@ def explore(result: Result, **kwargs: Any) -> Any:
     return webmap.build_map(result, **kwargs)
 
 
-__all__ = ["explore", "file_steps", "stamp_html", "write_result"]
+__all__ = ["explore", "file_steps", "gis_rows", "stamp_html", "write_result"]

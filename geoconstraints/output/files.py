@@ -21,7 +21,7 @@ import pandas as pd
 import shapely
 
 from geoconstraints.errors import OutputError
-from geoconstraints.output import csvtext
+from geoconstraints.output import child, csvtext
 from geoconstraints.rulebook.findings import FINDING_COLUMNS
 
 log = logging.getLogger(__name__)
@@ -76,21 +76,33 @@ def guard_target(target: Path, inputs: Iterable[Path]) -> None:
                           f"Choose another --out folder")
 
 
-@contextlib.contextmanager
-def atomic_path(target: Path) -> Iterator[Path]:
-    """Yield a temporary path beside ``target``; move it over ``target`` on success only."""
+def temp_beside(target: Path) -> Path:
+    """A free temporary name beside ``target`` for a writer to create: ``.<stem>.<random>.tmp<suffix>``
+    (the real extension stays last: GDAL checks it). The file is created by the writer, with the
+    permissions of any new file (``0666`` less the umask)."""
     target = Path(target)
-    # the real extension stays last (``.results.x1y2.tmp.gpkg``): GDAL checks it
     fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=".tmp" + target.suffix, dir=target.parent)
     os.close(fd)
     os.unlink(tmp)  # writers (GDAL) want to create the file themselves
+    return Path(tmp)
+
+
+def discard_temp(tmp: Path) -> None:
+    """Remove a temporary file of :func:`temp_beside` and the side files SQLite may leave beside it."""
+    for leftover in (str(tmp), f"{tmp}-journal", f"{tmp}-wal", f"{tmp}-shm"):
+        if os.path.exists(leftover):
+            os.unlink(leftover)
+
+
+@contextlib.contextmanager
+def atomic_path(target: Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``target`` (:func:`temp_beside`); move it over ``target`` on success only."""
+    tmp = temp_beside(target)
     try:
-        yield Path(tmp)
+        yield tmp
         os.replace(tmp, target)
     finally:
-        for leftover in (tmp, tmp + "-journal", tmp + "-wal", tmp + "-shm"):  # SQLite side files
-            if os.path.exists(leftover):
-                os.unlink(leftover)
+        discard_temp(tmp)
 
 
 def write_text(target: Path, text: str) -> Path:
@@ -131,15 +143,15 @@ def geojson_ready(findings: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     return gpd.GeoDataFrame(out, geometry=gpd.GeoSeries(geom, crs=crs if crs is not None else 4326))
 
 
-def _write_geojson_to(findings: gpd.GeoDataFrame, dest: Any, precision: int,
-                      members: dict[str, Any] | None = None) -> None:
-    import pyogrio
-
+def geojson_layers(findings: gpd.GeoDataFrame, *, precision: int = 7,
+                   members: dict[str, Any] | None = None) -> Iterator[ArrowLayer]:
+    """The one layer of findings.geojson as GDAL is handed it (:func:`arrow_layer` of
+    :func:`geojson_ready`): what :func:`write_geojson` writes, here or in a child process."""
     opts = {**GEOJSON_LAYER_OPTIONS, "COORDINATE_PRECISION": str(int(precision))}
     if members:
         opts["FOREIGN_MEMBERS_COLLECTION"] = json.dumps(members, ensure_ascii=False, default=str)
-    pyogrio.write_dataframe(geojson_ready(findings), dest, layer="findings", driver="GeoJSON",
-                            geometry_type="Unknown", layer_options=opts, **_arrow_kw())
+    yield arrow_layer(geojson_ready(findings), "findings", driver="GeoJSON", geometry_type="Unknown",
+                      layer_options=opts)
 
 
 def write_geojson(findings: gpd.GeoDataFrame, target: Path, *, precision: int = 7,
@@ -172,15 +184,13 @@ def write_geojson(findings: gpd.GeoDataFrame, target: Path, *, precision: int = 
         ``target`` is an input, or the findings have geometries but no CRS.
     """
     guard_target(Path(target), inputs)
-    with atomic_path(Path(target)) as tmp:
-        _write_geojson_to(findings, tmp, precision, members)
-    return Path(target)
+    return write_layers(Path(target), geojson_layers(findings, precision=precision, members=members))
 
 
 def findings_geojson(findings: gpd.GeoDataFrame, *, precision: int = 7) -> dict[str, Any]:
     """The FeatureCollection :func:`write_geojson` writes, as a dict (for notebooks and tests)."""
     buf = io.BytesIO()
-    _write_geojson_to(findings, buf, precision)
+    child.write_arrow_layers(buf, geojson_layers(findings, precision=precision))
     return cast("dict[str, Any]", json.loads(buf.getvalue().decode("utf-8")))
 
 
@@ -206,6 +216,52 @@ GPKG_VERSION = "1.2"
 """GeoPackage version of results.gpkg (see :func:`write_gpkg`)."""
 
 
+def gpkg_layers(layers: dict[str, pd.DataFrame], *, crs: Any = None, geometry_types: dict[str, str] | None = None,
+                metadata: dict[str, str] | None = None) -> Iterator[ArrowLayer]:
+    """The layers of a GeoPackage as GDAL is handed them (:func:`arrow_layer`), one at a time:
+    what :func:`write_gpkg` writes, here or in a child process (see there for the arguments).
+    No layer at all: one empty layer ``findings`` with the findings schema (a valid file)."""
+    geometry_types = geometry_types or {}
+    # GeoPackage 1.2 (GDAL's default is 1.4): read without a warning by older GDAL, QGIS 3.22 (Debian
+    # 12) and ArcGIS; the layers, styles and metadata here need nothing newer
+    md: dict[str, Any] = {"dataset_options": {"VERSION": GPKG_VERSION},
+                          **({"dataset_metadata": metadata} if metadata else {})}
+    for name, df in layers.items():
+        if df is None:
+            continue
+        gdf = _gpkg_ready(df)
+        spatial = isinstance(df, gpd.GeoDataFrame) and df.geometry.name in df.columns
+        if spatial and gdf.crs is None and crs is None and gdf.geometry.isna().all() and name not in geometry_types:
+            # e.g. a SEQR classification: no place on the map, so an attribute table
+            gdf, spatial = pd.DataFrame(gdf.drop(columns=gdf.geometry.name)), False
+        kw: dict[str, Any] = {**md, **({"layer_metadata": metadata} if metadata else {})}
+        if spatial:
+            if gdf.crs is None and crs is not None:
+                gdf = gdf.set_crs(crs)
+            geom_type = geometry_types.get(name) or _geometry_type(gdf)
+            yield arrow_layer(gdf, name, driver="GPKG", geometry_type=geom_type,
+                              promote_to_multi=geom_type.startswith("Multi"), **kw)
+        else:
+            yield arrow_layer(pd.DataFrame(gdf), name, driver="GPKG", **kw)
+        md = {}  # the dataset's metadata once, with its first layer
+    if md:  # nothing written: an empty but valid file with the findings schema
+        empty = gpd.GeoDataFrame({c: pd.Series(dtype=object) for c in FINDING_COLUMNS},
+                                 geometry=gpd.GeoSeries([], crs=crs))
+        yield arrow_layer(empty, "findings", driver="GPKG", geometry_type="Unknown", **md)
+
+
+def write_layers(target: Path, layers: Iterable[ArrowLayer], *,
+                 finalize: Callable[[Path], Any] | None = None) -> Path:
+    """Write ``layers`` (:func:`arrow_layer`) into the GDAL dataset ``target`` atomically, in this
+    process (:func:`geoconstraints.output.child.write_arrow_layers`, the call a child process
+    makes); ``finalize(tmp_path)`` runs on the complete temporary file before it is moved in place."""
+    with atomic_path(target) as tmp:
+        child.write_arrow_layers(tmp, layers)
+        if finalize is not None:
+            finalize(tmp)
+    return target
+
+
 def write_gpkg(layers: dict[str, pd.DataFrame], target: Path, *, crs: Any = None,
                finalize: Callable[[Path], Any] | None = None, geometry_types: dict[str, str] | None = None,
                metadata: dict[str, str] | None = None) -> Path:
@@ -216,51 +272,103 @@ def write_gpkg(layers: dict[str, pd.DataFrame], target: Path, *, crs: Any = None
     atomic write. ``geometry_types`` declares the geometry type of a layer by name (an empty
     layer, or one that must keep its type whatever its rows); ``metadata`` is stored as GDAL
     metadata of the GeoPackage and of every layer (``gpkg_metadata``; QGIS shows it under
-    Layer Properties > Information).
+    Layer Properties > Information). The layers are those of :func:`gpkg_layers`.
     """
-    import pyogrio
+    return write_layers(target, gpkg_layers(layers, crs=crs, geometry_types=geometry_types, metadata=metadata),
+                        finalize=finalize)
 
-    geometry_types = geometry_types or {}
-    # GeoPackage 1.2 (GDAL's default is 1.4): read without a warning by older GDAL, QGIS 3.22 (Debian
-    # 12) and ArcGIS; the layers, styles and metadata here need nothing newer
-    md: dict[str, Any] = {"dataset_options": {"VERSION": GPKG_VERSION},
-                          **({"dataset_metadata": metadata} if metadata else {})}
-    with atomic_path(target) as tmp:
-        for name, df in layers.items():
-            if df is None:
+
+ArrowLayer = tuple[Any, dict[str, Any]]
+"""One layer for GDAL: ``(pyarrow.Table, arguments of pyogrio.write_arrow)`` (see :func:`arrow_layer`)."""
+
+
+def _gdal_crs(crs: Any) -> str | None:
+    """The CRS as pyogrio hands it to GDAL: ``EPSG:<code>`` when it has one, else WKT1 (GDAL flavour)."""
+    if not crs:
+        return None
+    epsg = crs.to_epsg()
+    return f"EPSG:{epsg}" if epsg else str(crs.to_wkt("WKT1_GDAL"))
+
+
+def _promoted(geoms: np.ndarray) -> np.ndarray:
+    """Single points, lines and polygons as one-part multi-geometries (the others as they are)."""
+    out = geoms.copy()
+    tid = shapely.get_type_id(geoms)
+    for t, make in ((0, shapely.multipoints), (1, shapely.multilinestrings), (3, shapely.multipolygons)):
+        sel = tid == t
+        if sel.any():
+            out[sel] = make(np.atleast_2d(geoms[sel]), axis=0)
+    return out
+
+
+def _arrow_columns(frame: pd.DataFrame, skip: str | None) -> tuple[pd.DataFrame, list[str]]:
+    """Columns Arrow cannot hold as they are, as text (pyogrio's rules): an object column of
+    datetimes, or of values pyarrow cannot type; datetimes with a time zone other than UTC. The
+    second item names the datetime columns GDAL is told are datetimes."""
+    import pyarrow as pa
+
+    datetimes: list[str] = []
+    for name, dtype in frame.dtypes.items():
+        if name == skip:
+            continue
+        if dtype == "object":
+            kind = pd.api.types.infer_dtype(frame[name])
+            if kind == "string":
                 continue
-            gdf = _gpkg_ready(df)
-            spatial = isinstance(df, gpd.GeoDataFrame) and df.geometry.name in df.columns
-            if spatial and gdf.crs is None and crs is None and gdf.geometry.isna().all() and name not in geometry_types:
-                # e.g. a SEQR classification: no place on the map, so an attribute table
-                gdf, spatial = pd.DataFrame(gdf.drop(columns=gdf.geometry.name)), False
-            kw: dict[str, Any] = {**md, **({"layer_metadata": metadata} if metadata else {})}
-            if spatial:
-                if gdf.crs is None and crs is not None:
-                    gdf = gdf.set_crs(crs)
-                geom_type = geometry_types.get(name) or _geometry_type(gdf)
-                pyogrio.write_dataframe(gdf, tmp, layer=name, driver="GPKG", geometry_type=geom_type,
-                                        promote_to_multi=geom_type.startswith("Multi") if geom_type else None,
-                                        **kw, **_arrow_kw())
+            if kind == "datetime":
+                frame[name] = frame[name].astype("string")
+                datetimes.append(str(name))
             else:
-                pyogrio.write_dataframe(pd.DataFrame(gdf), tmp, layer=name, driver="GPKG", **kw, **_arrow_kw())
-            md = {}  # the dataset's metadata once, with its first layer
-        if not tmp.exists():  # nothing written: an empty but valid file with the findings schema
-            empty = gpd.GeoDataFrame({c: pd.Series(dtype=object) for c in FINDING_COLUMNS},
-                                     geometry=gpd.GeoSeries([], crs=crs))
-            pyogrio.write_dataframe(empty, tmp, layer="findings", driver="GPKG", geometry_type="Unknown", **md)
-        if finalize is not None:
-            finalize(tmp)
-    return target
+                try:
+                    pa.Schema.from_pandas(frame[[name]])
+                except pa.ArrowInvalid:
+                    frame[name] = frame[name].astype("string")
+        elif isinstance(dtype, pd.DatetimeTZDtype) and str(dtype.tz) != "UTC":
+            frame[name] = frame[name].astype("string")
+            datetimes.append(str(name))
+    return frame, datetimes
 
 
-def _arrow_kw() -> dict[str, Any]:
-    """``use_arrow=True`` for :func:`pyogrio.write_dataframe` when pyarrow is installed (several times faster)."""
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        return {}
-    return {"use_arrow": True}
+def arrow_layer(df: pd.DataFrame, layer: str, *, driver: str, geometry_type: str | None = None,
+                promote_to_multi: bool = False, **options: Any) -> ArrowLayer:
+    """A frame as one GDAL layer: the Arrow table and the arguments of :func:`pyogrio.write_arrow`
+    that :func:`pyogrio.write_dataframe` (``use_arrow=True``) would hand GDAL for it.
+
+    The geometry column as WKB (single parts promoted to one-part multi-geometries with
+    ``promote_to_multi``), its CRS as ``EPSG:<code>`` or WKT1; object columns of datetimes, or of
+    values Arrow cannot type, as text; Arrow's null type (a column of ``None``) as text.
+    ``options`` are passed on (``layer_options``, ``dataset_options``, metadata...). The table
+    can be written here or, through an Arrow IPC file, by a child process: the same call of GDAL
+    with the same table, so the same file.
+    """
+    import pyarrow as pa
+
+    geometry = [c for c, t in df.dtypes.items() if t == "geometry"]
+    if len(geometry) > 1:
+        raise OutputError(f"layer {layer} has more than one geometry column ({', '.join(map(str, geometry))})")
+    frame = pd.DataFrame(df, copy=False).copy(deep=False)
+    kwargs: dict[str, Any] = {"layer": layer, "driver": driver, **options}
+    geom = str(geometry[0]) if geometry else None
+    if geom is not None:
+        values = cast("gpd.array.GeometryArray", df[geom].values)
+        arr = np.asarray(values, dtype=object)
+        frame[geom] = shapely.to_wkb(_promoted(arr) if promote_to_multi else arr, hex=False)  # as geopandas' to_wkb
+        kwargs.update(geometry_name=geom, geometry_type=geometry_type, crs=_gdal_crs(values.crs))
+    frame, datetimes = _arrow_columns(frame, geom)
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    fields = []
+    for f in table.schema:
+        if pa.types.is_null(f.type):
+            f = f.with_type(pa.string())
+        elif pa.types.is_dictionary(f.type) and pa.types.is_null(f.type.value_type):
+            f = f.with_type(pa.dictionary(f.type.index_type, pa.string()))
+        if f.name == geom and not (pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)):
+            f = f.with_type(pa.binary())
+        if f.name in datetimes:
+            f = f.with_metadata({**(f.metadata or {}), b"GDAL:OGR:type": b"DateTime"})
+        fields.append(f)
+    schema = pa.schema(fields, metadata=table.schema.metadata)
+    return (table if schema.equals(table.schema, check_metadata=True) else table.cast(schema)), kwargs
 
 
 def _geometry_type(gdf: gpd.GeoDataFrame) -> str:

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from geoconstraints.errors import InputError, MissingToolError
-from geoconstraints.output import pdfchild, plots
+from geoconstraints.output import child, plots
 from geoconstraints.output.files import atomic_path
 from geoconstraints.output.overview import overview_data_uri
 from geoconstraints.output.report_table import (
@@ -467,7 +467,7 @@ def html_to_pdf(page: str) -> Any:
     MissingToolError
         WeasyPrint or the pango library it needs is missing (the message says how to install them).
     """
-    weasyprint, missing = pdfchild.import_weasyprint()
+    weasyprint, missing = child.import_weasyprint()
     if weasyprint is None:
         assert missing is not None  # what import_weasyprint says when it cannot import
         raise pdf_tool_missing(*missing["missing"])

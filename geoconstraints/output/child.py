@@ -1,23 +1,34 @@
-"""Lay out report PDFs in a child process while the parent writes the other outputs.
+"""Write outputs in a child process while the parent writes the others: report PDFs
+(WeasyPrint) and GDAL layers (findings.geojson, results.gpkg).
 
-WeasyPrint's layout is pure-Python CPU work (7-8 s for a county's report.pdf) while the
-machine's other core sits idle: :class:`PdfChild` starts one child interpreter, hands it each
-page already rendered as HTML and the PDF file to write (in the output set's folder), and
-:meth:`PdfJob.result` later gives back what the child did: the file written, or the error
-raised in the child, raised again in the parent (an ``OSError`` keeps its errno and file
-name, so the output set reports it exactly as an in-process writer's).
+WeasyPrint's layout is pure-Python CPU work (7-8 s for a county's report.pdf) and pyogrio holds
+the GIL while GDAL writes (2-14 s for a county's GeoPackage and GeoJSON), so threads cannot put
+them on the machine's other core. :class:`Child` starts one child interpreter and hands it jobs
+of one kind, each a line of JSON naming the file to write (in the output set's folder):
+
+``pdf``
+    a page already rendered as HTML, laid out and written as a PDF (``max_pages``: written only
+    when it fits);
+``layers``
+    Arrow tables in Arrow IPC files (a scratch folder of the set), each written as a layer by
+    :func:`write_arrow_layers`, the function an in-process writer calls with the same tables and
+    arguments (:mod:`geoconstraints.output.files`), so the file is the same.
+
+:meth:`Job.result` later gives back what the child did: its answer, or the error raised in the
+child, raised again in the parent (an ``OSError`` keeps its errno and file name, a pyogrio error
+its class and text, so the output set reports it exactly as an in-process writer's).
 
 How the child starts, deliberately: a fresh interpreter running this file
-(``python -I pdfchild.py``, like :mod:`multiprocessing`'s ``spawn``), never ``fork``. The
+(``python -I child.py``, like :mod:`multiprocessing`'s ``spawn``), never ``fork``. The
 parent has run thread pools (the overlay's, GDAL's, Arrow's): a forked child inherits their
 locks but not the threads holding them and can deadlock. ``spawn``/``forkserver`` would unpickle
 a function of :mod:`geoconstraints.output` in the child, importing the whole package and the
-CLI's script again (about 1.8 s of CPU); this file imports only the standard library at the top
-and WeasyPrint (0.5 s) when the first page arrives, an import the parent then never does.
-The child gets the parent's ``sys.path`` (so it finds the WeasyPrint the parent would), runs in
+CLI's script again (about 1.8 s of CPU); this file imports only the standard library at the top,
+and WeasyPrint (0.5 s) or pyarrow and pyogrio (0.2 s) when the first job of their kind arrives.
+The child gets the parent's ``sys.path`` (so it finds the libraries the parent would), runs in
 its own process group (a Ctrl-C at the terminal reaches the parent only, which kills the child)
 and exits when its input closes, so a parent killed with SIGKILL leaves it running for at most
-one page.
+one job.
 
 This module imports nothing of geoconstraints: it is run as a script.
 """
@@ -37,6 +48,7 @@ import sys
 import tempfile
 import threading
 import traceback
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -47,9 +59,13 @@ log = logging.getLogger(__name__)
 
 # -- the child ----------------------------------------------------------------------------------
 def _write_pdf(doc: Any, target: Path) -> None:
-    """Write the document to ``target`` through a temporary file beside it (never half a PDF)."""
+    """Write the document to ``target`` through a temporary file beside it (never half a PDF).
+
+    The temporary name is reserved and freed before WeasyPrint creates the file, so the PDF gets
+    the permissions of every other output (``0666`` less the umask), not ``mkstemp``'s ``0600``."""
     fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=".tmp" + target.suffix, dir=target.parent)
     os.close(fd)
+    os.unlink(tmp)
     try:
         doc.write_pdf(tmp)
         os.replace(tmp, target)
@@ -82,6 +98,28 @@ def import_weasyprint() -> tuple[Any, dict[str, Any] | None]:
     return weasyprint, None
 
 
+def write_arrow_layers(target: Any, layers: Iterable[tuple[Any, dict[str, Any]]]) -> None:
+    """Write each ``(table, arguments)`` of ``layers`` into the GDAL dataset ``target``, in order,
+    with :func:`pyogrio.write_arrow` (``arguments``: ``layer``, ``driver``, ``geometry_name``,
+    ``crs``, creation options, metadata...). The one call of GDAL's writer for findings.geojson
+    and results.gpkg, in the parent or in the child (``table`` a path there: an Arrow IPC file).
+    ``target``: a path, or a binary file object (pyogrio writes it in memory, then copies it)."""
+    import pyarrow as pa
+    import pyogrio
+
+    for table, kwargs in layers:
+        if isinstance(table, str):
+            with pa.memory_map(table) as src:
+                table = pa.ipc.open_file(src).read_all()
+        pyogrio.write_arrow(table, os.fspath(target) if isinstance(target, (str, os.PathLike)) else target, **kwargs)
+
+
+def _layers(job: dict[str, Any]) -> dict[str, Any]:
+    """Write the layers of a ``layers`` job into its temporary file ``into``; the parent moves it in place."""
+    write_arrow_layers(job["into"], [(lay["table"], lay["write"]) for lay in job["layers"]])
+    return {"written": True}
+
+
 def _failure(exc: BaseException) -> dict[str, Any]:
     """The answer for an exception: the exception pickled, its type and text, the traceback."""
     try:
@@ -93,16 +131,20 @@ def _failure(exc: BaseException) -> dict[str, Any]:
 
 
 def serve(stdin: IO[str], stdout: IO[str]) -> None:
-    """The child's loop: one JSON job a line in (``page``, ``target``, ``max_pages``), one JSON
-    answer a line out, until ``stdin`` closes."""
+    """The child's loop: one JSON job a line in (``kind``: ``pdf`` with ``page``, ``target``,
+    ``max_pages``; ``layers`` with ``target`` and ``layers``), one JSON answer a line out, until
+    ``stdin`` closes."""
     weasyprint: Any = None
     missing: dict[str, Any] | None = None
     for line in stdin:
         job = json.loads(line)
         try:
-            if weasyprint is None and missing is None:
-                weasyprint, missing = import_weasyprint()
-            answer = missing or _lay_out(job, weasyprint)
+            if job["kind"] == "layers":
+                answer = _layers(job)
+            else:
+                if weasyprint is None and missing is None:
+                    weasyprint, missing = import_weasyprint()
+                answer = missing or _lay_out(job, weasyprint)
         except Exception as exc:  # noqa: BLE001 - every failure goes back to the parent, raised there
             answer = _failure(exc)
         stdout.write(json.dumps(answer) + "\n")
@@ -110,7 +152,7 @@ def serve(stdin: IO[str], stdout: IO[str]) -> None:
 
 
 def main() -> None:
-    """Entry of the child: ``python -I pdfchild.py '<the parent's sys.path as JSON>'``."""
+    """Entry of the child: ``python -I child.py '<the parent's sys.path as JSON>'``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides: it kills the child
     sys.path[:] = json.loads(sys.argv[1])
     answers, sys.stdout = sys.stdout, sys.stderr  # stdout carries the answers only: a stray print goes to stderr
@@ -122,30 +164,42 @@ class ChildError(RuntimeError):
     """An exception of the child that could not be rebuilt in the parent (its type and text)."""
 
 
-def _rebuild(answer: dict[str, Any]) -> BaseException:
+def _rebuild(answer: dict[str, Any], doing: str) -> BaseException:
     """The child's exception, raised again in the parent, its traceback added as a note."""
     exc: BaseException
     try:
         exc = pickle.loads(base64.b64decode(answer["error"]))  # our own child wrote it
     except Exception:  # noqa: BLE001 - a class the parent cannot import
         exc = ChildError(f"{answer.get('type')}: {answer.get('text')}")
-    exc.add_note("raised in the process laying out the PDF:\n" + str(answer.get("traceback", "")).rstrip())
+    exc.add_note(f"raised in the process {doing}:\n" + str(answer.get("traceback", "")).rstrip())
     return exc
 
 
 @dataclass
-class PdfJob:
-    """One PDF the child lays out: ``result()`` waits for it (see :class:`PdfChild`)."""
+class Job:
+    """One file the child writes: ``result()`` waits for it (see :class:`Child`).
+
+    Attributes
+    ----------
+    name : str
+        The output's name (the step a failure is reported against).
+    target : Path
+        The file the parent names in errors (the output in the set's folder).
+    params : dict
+        What the parent needs to finish the job (e.g. ``max_pages`` of a PDF, the temporary file
+        and the scratch files of a ``layers`` job).
+    """
 
     name: str
     target: Path
-    max_pages: int | None
-    owner: PdfChild = field(repr=False)
+    params: dict[str, Any]
+    owner: Child = field(repr=False)
     index: int = 0
 
     def result(self) -> dict[str, Any]:
-        """Wait for the child: ``{"pages": n, "written": bool}``, or ``{"missing": [type, text]}``
-        when WeasyPrint cannot be imported there.
+        """Wait for the child: its answer (``pdf``: ``{"pages": n, "written": bool}``, or
+        ``{"missing": [type, text]}`` when WeasyPrint cannot be imported there; ``layers``:
+        ``{"written": True}``).
 
         Raises
         ------
@@ -155,22 +209,28 @@ class PdfJob:
         """
         answer = self.owner.answer(self.index, self.target)
         if "error" in answer:
-            raise _rebuild(answer)
+            raise _rebuild(answer, self.owner.doing)
         return answer
 
 
-class PdfChild:
-    """The child process laying out PDFs; a context manager that kills it if the block fails.
+class Child:
+    """A child process writing outputs; a context manager that kills it if the block fails.
 
     Jobs are sent as they come (:meth:`submit`, which does not wait) and answered in order;
     leaving the block normally waits for the child to finish, leaving it by an exception (a
     failed writer, Ctrl-C, the CLI's SIGTERM) kills it first, so nothing writes into the
     output set's folder once it is removed.
+
+    Parameters
+    ----------
+    doing : str
+        What the child does, for messages: "the process <doing> was killed by SIGKILL".
     """
 
-    def __init__(self) -> None:
+    def __init__(self, doing: str = "laying out the PDF") -> None:
+        self.doing = doing
         self.proc: subprocess.Popen[str] | None = None
-        self.jobs: list[PdfJob] = []
+        self.jobs: list[Job] = []
         self._answers: list[dict[str, Any]] = []
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._feeder: threading.Thread | None = None
@@ -180,7 +240,7 @@ class PdfChild:
         group: dict[str, Any] = {"process_group": 0} if os.name == "posix" else {}
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                 encoding="utf-8", **group)
-        self._feeder = threading.Thread(target=self._feed, args=(proc,), name="pdfchild-feed", daemon=True)
+        self._feeder = threading.Thread(target=self._feed, args=(proc,), name="child-feed", daemon=True)
         self._feeder.start()
         return proc
 
@@ -194,19 +254,20 @@ class PdfChild:
         with contextlib.suppress(OSError, ValueError):
             proc.stdin.close()
 
-    def submit(self, name: str, page: str, target: Path, *, max_pages: int | None = None) -> PdfJob | None:
-        """Have the child lay out ``page`` (HTML) and write the PDF ``target``; returns at once.
-        ``None`` when no child can be started (no Python executable: an embedding application)."""
+    def submit(self, name: str, target: Path, job: dict[str, Any], **params: Any) -> Job | None:
+        """Have the child run ``job`` (its ``kind`` and what that kind reads; ``target`` is added)
+        for the output ``name``; returns at once. ``params`` are kept on the :class:`Job` for the
+        parent. ``None`` when no child can be started (no Python executable: an embedding application)."""
         if self.proc is None:
             try:
                 self.proc = self._start()
             except OSError as exc:
-                log.info("no child process for %s (%s): laid out in this process", name, exc)
+                log.info("no child process for %s (%s): written in this process", name, exc)
                 return None
-        job = PdfJob(name, Path(target), max_pages, self, len(self.jobs))
-        self.jobs.append(job)
-        self._queue.put(json.dumps({"page": page, "target": str(target), "max_pages": max_pages}) + "\n")
-        return job
+        handle = Job(name, Path(target), params, self, len(self.jobs))
+        self.jobs.append(handle)
+        self._queue.put(json.dumps({"target": str(target), **job}) + "\n")
+        return handle
 
     def answer(self, index: int, target: Path) -> dict[str, Any]:
         """The child's answer to job ``index`` (waiting for it); no job can be submitted after."""
@@ -218,7 +279,7 @@ class PdfChild:
             if not line:
                 code = proc.wait()
                 how = (f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}")
-                raise ChildProcessError(0, f"the process laying out the PDF {how}", str(target))
+                raise ChildProcessError(0, f"the process {self.doing} {how}", str(target))
             self._answers.append(json.loads(line))
         return self._answers[index]
 

@@ -1,0 +1,250 @@
+"""The child processes of write_result (output/child.py): findings.geojson and results.gpkg written
+by the GIS child are the files written in-process; its failures, death and a SIGTERM behave as an
+in-process writer's; report.pdf from the PDF child has the permissions of every other output.
+
+The child gets the parent's sys.path, so a fake `pyogrio` put first on it (after the parent has
+imported the real one) stands in for the real one there: a full disk, a bug, a child killed, a
+child that pauses until signalled. The PDF child's own failures are tested in test_report_pdf.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyogrio
+import pytest
+from browser_util import make_synthetic_result
+from catalogue import sample_gpkg, screen
+from conftest import tree_hashes
+from pandas.testing import assert_frame_equal
+
+from geoconstraints import output
+from geoconstraints.errors import OutputError
+from geoconstraints.output import child, write_result
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    """A screening of every status (parcels, derived overlaps, findings of every geometry family)."""
+    return make_synthetic_result(tmp_path_factory.mktemp("child") / "inputs")
+
+
+@pytest.fixture
+def jobs(monkeypatch) -> list[str]:
+    """The kinds of the jobs handed to a child process during the test."""
+    kinds: list[str] = []
+    real = child.Child.submit
+
+    def submit(self, name, target, job, **params):
+        kinds.append(job["kind"])
+        return real(self, name, target, job, **params)
+
+    monkeypatch.setattr(child.Child, "submit", submit)
+    return kinds
+
+
+def _styles(gpkg: Path) -> list[tuple]:
+    q = ("SELECT f_table_name, f_geometry_column, styleName, styleQML, styleSLD, useAsDefault, description "
+         "FROM layer_styles ORDER BY f_table_name")
+    with sqlite3.connect(gpkg) as con:
+        return con.execute(q).fetchall()
+
+
+def _same_gpkg(a: Path, b: Path) -> None:
+    """Every layer read back equal (values, types, CRS, metadata), the same QGIS styles."""
+    layers = pyogrio.list_layers(a)
+    assert layers.tolist() == pyogrio.list_layers(b).tolist()
+    for name in [n for n, _ in layers if n != "layer_styles"]:
+        assert_frame_equal(pyogrio.read_dataframe(a, layer=name), pyogrio.read_dataframe(b, layer=name),
+                           check_exact=True)
+        ia, ib = pyogrio.read_info(a, layer=name), pyogrio.read_info(b, layer=name)
+        for key in ("crs", "geometry_type", "fields", "dtypes", "features", "layer_metadata", "dataset_metadata"):
+            assert str(ia[key]) == str(ib[key]), (name, key)
+    assert _styles(a) == _styles(b) and len(_styles(a)) >= 4
+
+
+@pytest.mark.parametrize("which", ["screen", "harvest"])
+def test_the_gis_child_writes_the_in_process_files(synthetic, sample_harvest, tmp_path, monkeypatch, jobs, which):
+    res = synthetic if which == "screen" else sample_harvest
+    monkeypatch.setattr(output, "GIS_CHILD_MIN_ROWS", 10**12)
+    here = write_result(res, tmp_path / "here")
+    assert "layers" not in jobs
+    monkeypatch.setattr(output, "GIS_CHILD_MIN_ROWS", 0)
+    there = write_result(res, tmp_path / "child")
+    assert jobs.count("layers") == 2  # findings.geojson and results.gpkg went to the child
+    # the same result, so the same run id and time: the files are byte for byte the same
+    assert there["findings.geojson"].read_bytes() == here["findings.geojson"].read_bytes()
+    rid = json.loads(there["findings.geojson"].read_text("utf-8"))["geoconstraints"]["run_id"]
+    assert rid == res.run_id
+    assert pyogrio.read_info(there["results.gpkg"], layer="findings_nogeom")["dataset_metadata"]["GEOCONSTRAINTS_RUN_ID"] == rid
+    _same_gpkg(there["results.gpkg"], here["results.gpkg"])
+    for name in [n for n in here if n.endswith(".csv")]:
+        assert there[name].read_bytes() == here[name].read_bytes(), name
+    prov = {o["path"]: o for o in json.loads(there["provenance.json"].read_text("utf-8"))["outputs"]}
+    prov_here = {o["path"]: o for o in json.loads(here["provenance.json"].read_text("utf-8"))["outputs"]}
+    assert set(prov) == set(prov_here)  # no scratch file, no temporary file
+    assert prov["findings.geojson"]["sha256"] == prov_here["findings.geojson"]["sha256"]
+    on_disk = {p.relative_to(tmp_path / "child").as_posix() for p in (tmp_path / "child").rglob("*")}
+    assert not any(".scratch" in p or ".tmp" in p for p in on_disk), on_disk
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_a_small_run_writes_here(synthetic, tmp_path, jobs):
+    # the default threshold: a run this small (a few dozen rows) is not worth a child's start
+    assert output.gis_rows(synthetic, "person") < output.GIS_CHILD_MIN_ROWS
+    out = write_result(synthetic, tmp_path / "out")
+    assert "layers" not in jobs and out["results.gpkg"].is_file()
+
+
+# a pyogrio package for the child only: MODE says what its write_arrow does; its errors module has the
+# name of the real one's, so an error pickled in the child is rebuilt in the parent as the real class
+FAKE_PYOGRIO = """
+import os, signal, time
+from pyogrio.errors import DataSourceError
+MODE = {mode!r}
+
+def write_arrow(table, path, **kwargs):
+    if MODE == "nospace":  # what GDAL's GeoPackage and GeoJSON drivers say on a full disk
+        raise DataSourceError("sqlite3_step() failed: database or disk is full")
+    if MODE == "bug":
+        raise ValueError("a bug in the writer")
+    if MODE == "killed":
+        os.kill(os.getpid(), signal.SIGKILL)
+    if MODE == "pause":  # say its pid, sleep until killed
+        paused = os.environ["GC_TEST_PAUSED"]
+        with open(paused + ".part", "w") as fh:
+            fh.write(str(os.getpid()))
+        os.replace(paused + ".part", paused)
+        time.sleep(600)
+"""
+
+
+def _fake_pyogrio(tmp_path: Path, mode: str) -> Path:
+    fake = tmp_path / f"fake-pyogrio-{mode}"
+    (fake / "pyogrio").mkdir(parents=True)
+    (fake / "pyogrio" / "__init__.py").write_text(FAKE_PYOGRIO.format(mode=mode))
+    (fake / "pyogrio" / "errors.py").write_text("class DataSourceError(RuntimeError):\n    pass\n")
+    return fake
+
+
+@pytest.mark.parametrize("mode, error, text", [
+    ("nospace", OutputError, (r"^no space left on device writing {out}/findings\.geojson; nothing in --out {out} "
+                              r"was changed \(the unfinished outputs were removed\)")),
+    ("killed", OutputError, (r"^cannot write {out}/findings\.geojson \(the process writing the GIS files was "
+                             r"killed by SIGKILL\); nothing in --out {out} was changed$")),
+    ("bug", ValueError, r"^a bug in the writer\nraised in the process writing the GIS files:\nTraceback"),
+])
+def test_a_failing_gis_child_fails_as_the_writer_here(synthetic, tmp_path, monkeypatch, mode, error, text):
+    out = tmp_path / "out"
+    write_result(synthetic, out)
+    before = tree_hashes(out)
+    monkeypatch.syspath_prepend(str(_fake_pyogrio(tmp_path, mode)))  # the parent keeps the real pyogrio
+    monkeypatch.setattr(output, "GIS_CHILD_MIN_ROWS", 0)
+    with pytest.raises(error, match=text.format(out=re.escape(str(out)))) as info:
+        write_result(synthetic, out, overwrite=True)
+    if mode == "bug":  # the error's text is the child's; --debug shows where the child raised it
+        assert str(info.value) == "a bug in the writer" and "in write_arrow" in "".join(info.value.__notes__)
+    assert tree_hashes(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".out")) == []
+
+
+def test_a_full_disk_says_the_same_in_the_child_and_here(synthetic, tmp_path, monkeypatch):
+    # GDAL's own text of a full disk, raised by the GeoJSON writer here and in the child
+    def full(target, layers):
+        raise pyogrio.errors.DataSourceError("sqlite3_step() failed: database or disk is full")
+
+    monkeypatch.setattr(child, "write_arrow_layers", full)
+    with pytest.raises(OutputError) as here:
+        write_result(synthetic, tmp_path / "out")
+    monkeypatch.undo()
+    monkeypatch.syspath_prepend(str(_fake_pyogrio(tmp_path, "nospace")))
+    monkeypatch.setattr(output, "GIS_CHILD_MIN_ROWS", 0)
+    with pytest.raises(OutputError) as there:
+        write_result(synthetic, tmp_path / "out")
+    assert str(there.value) == str(here.value)
+    assert str(here.value).startswith(f"no space left on device writing {(tmp_path / 'out').resolve()}/findings.geojson")
+
+
+def test_no_child_process_writes_here(synthetic, tmp_path, monkeypatch):
+    # an embedding application without a Python executable: the tables handed over are written here
+    monkeypatch.setattr(output, "GIS_CHILD_MIN_ROWS", 0)
+    monkeypatch.setattr(output, "PDF_CHILD_MIN_CHARS", 10**12)
+    here = write_result(synthetic, tmp_path / "here")
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python"))
+    out = write_result(synthetic, tmp_path / "out")
+    assert out["findings.geojson"].read_bytes() == here["findings.geojson"].read_bytes()
+    _same_gpkg(out["results.gpkg"], here["results.gpkg"])
+    assert not (tmp_path / "out" / output.SCRATCH_DIR).exists()
+
+
+def test_report_pdf_of_the_child_has_the_permissions_of_the_others(synthetic, tmp_path, monkeypatch):
+    # report.pdf used to be 0600 (mkstemp's) when the child wrote it: now 0666 less the umask, as all
+    monkeypatch.setattr(output, "PDF_CHILD_MIN_CHARS", 0)
+    monkeypatch.setattr(output, "GIS_CHILD_MIN_ROWS", 0)
+    old = os.umask(0o027)
+    try:
+        out = write_result(synthetic, tmp_path / "out")
+    finally:
+        os.umask(old)
+    modes = {name: path.stat().st_mode & 0o777 for name, path in out.items() if path.is_file()}
+    assert {"report.pdf", "findings.geojson", "results.gpkg", "report.html"} <= set(modes)
+    assert set(modes.values()) == {0o640}, modes
+
+
+# -- SIGTERM / SIGINT while the GIS child writes ------------------------------------------------------
+WRAPPER = r'''
+import faulthandler, os, signal, sys
+faulthandler.register(signal.SIGUSR1, all_threads=True)  # a run that hangs shows its threads
+import pyogrio  # the real one, for this process
+from geoconstraints import output
+output.GIS_CHILD_MIN_ROWS = 0
+sys.path.insert(0, os.environ["GC_TEST_FAKE_PYOGRIO"])  # the child gets the parent's sys.path: it pauses
+from geoconstraints.cli import main
+sys.exit(main(sys.argv[1:], prog_name="geoconstraints"))
+'''
+
+
+@pytest.mark.parametrize("sig, text", [(signal.SIGTERM, "terminated (SIGTERM)"), (signal.SIGINT, "interrupted")])
+def test_sigterm_and_sigint_while_the_gis_child_writes(tmp_path, runner, sig, text):
+    # the parent is signalled while its child writes findings.geojson: the child is killed (and
+    # waited for) before the unfinished set is removed; --out stays as it was
+    from geoconstraints.cli import main
+
+    gpkg = sample_gpkg(tmp_path)
+    assert runner.invoke(main, screen(tmp_path, gpkg)).exit_code == 0
+    out = tmp_path / "out"
+    before = tree_hashes(out)
+    (tmp_path / "wrapper.py").write_text(WRAPPER)
+    paused = tmp_path / "paused"
+    env = {**os.environ, "GC_TEST_FAKE_PYOGRIO": str(_fake_pyogrio(tmp_path, "pause")), "GC_TEST_PAUSED": str(paused)}
+    proc = subprocess.Popen([sys.executable, str(tmp_path / "wrapper.py"), *screen(tmp_path, gpkg, "--overwrite")],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not paused.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the child did not reach write_arrow in 120 s"
+        time.sleep(0.1)
+    pid = int(paused.read_text())
+    assert pid != proc.pid
+    proc.send_signal(sig)
+    try:
+        err = proc.communicate(timeout=60)[1]
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGUSR1)
+        time.sleep(2)
+        proc.kill()
+        raise AssertionError(f"the run did not end 60 s after the signal:\n{proc.communicate()[1][-6000:]}") from None
+    assert proc.returncode == 2
+    assert err.strip().splitlines()[-1] == f"error: {text}"
+    assert tree_hashes(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".out")) == []
+    with pytest.raises(ProcessLookupError):  # killed and reaped, not left writing into the removed folder
+        os.kill(pid, 0)

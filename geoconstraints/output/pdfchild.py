@@ -44,6 +44,9 @@ from typing import IO, Any, Self
 
 log = logging.getLogger(__name__)
 
+KILL_WAIT_S = 10.0
+"""At most this long for a killed child to be reaped and its feeding thread to end."""
+
 
 # -- the child ----------------------------------------------------------------------------------
 def _write_pdf(doc: Any, target: Path) -> None:
@@ -172,7 +175,10 @@ class PdfChild:
         self.proc: subprocess.Popen[str] | None = None
         self.jobs: list[PdfJob] = []
         self._answers: list[dict[str, Any]] = []
-        self._queue: queue.Queue[str | None] = queue.Queue()
+        # SimpleQueue: put() is one C call holding no lock across bytecode, so an exception a signal
+        # handler raises (Ctrl-C, the CLI's SIGTERM) can never leave it locked for close() (queue.Queue
+        # can: its Condition.__enter__/__exit__ are Python code around the mutex)
+        self._queue: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self._feeder: threading.Thread | None = None
 
     def _start(self) -> subprocess.Popen[str]:
@@ -223,17 +229,36 @@ class PdfChild:
         return self._answers[index]
 
     def close(self, *, kill: bool) -> None:
-        """Stop the child: kill it (``kill``) or let it finish its jobs; wait for it either way."""
+        """Stop the child: kill it (``kill``) or let it finish its jobs; wait for it either way.
+
+        Killing is bounded: SIGKILL first, then at most :data:`KILL_WAIT_S` for the child to be
+        reaped and for the feeding thread (whose write to the dead child fails at once) to end. An
+        exception while waiting for a child finishing its jobs (a signal) kills it too."""
         if self.proc is None:
             return
-        if kill and self.proc.poll() is None:
-            self.proc.kill()
         self._queue.put(None)
-        self.proc.wait()
+        if not kill:
+            try:
+                self.proc.wait()
+            except BaseException:
+                self._kill()
+                raise
+        else:
+            self._kill()
         if self._feeder is not None:
-            self._feeder.join()
+            self._feeder.join(KILL_WAIT_S)
         if self.proc.stdout is not None:
             self.proc.stdout.close()
+
+    def _kill(self) -> None:
+        """SIGKILL the child (stopped or not) and reap it, waiting at most :data:`KILL_WAIT_S`."""
+        assert self.proc is not None
+        with contextlib.suppress(OSError):
+            self.proc.kill()
+        try:
+            self.proc.wait(KILL_WAIT_S)  # with a timeout Popen polls: no lock a signal could have left held
+        except subprocess.TimeoutExpired:
+            log.warning("the process laying out the PDF (pid %s) did not end after SIGKILL", self.proc.pid)
 
     def __enter__(self) -> Self:
         return self

@@ -49,7 +49,16 @@ def pause(what):
     os.replace(os.environ["GC_TEST_PAUSED"] + ".part", os.environ["GC_TEST_PAUSED"])  # seen only when written
     time.sleep(600)
 
-if where == "csv":  # the set half written: findings.geojson and results.gpkg are done
+if where == "stuck-cleanup":  # as "csv", and removing the unfinished set blocks forever (a lock never released)
+    import shutil, threading
+    import geoconstraints.cli as cli
+    cli.CLEANUP_LIMIT_S = 3
+    never = threading.Lock()
+    never.acquire()
+    def rmtree(*args, **kwargs):
+        never.acquire()
+    shutil.rmtree = rmtree
+if where in ("csv", "stuck-cleanup"):  # the set half written: findings.geojson and results.gpkg are done
     orig_csv = files.write_csv
     def write_csv(df, target):
         out = orig_csv(df, target)
@@ -307,6 +316,25 @@ def test_sigterm_and_sigint_while_the_child_lays_out_report_pdf(town, tmp_path, 
     with pytest.raises(ProcessLookupError):  # killed and reaped, not left running into the removed folder
         os.kill(child, 0)
 
+
+
+
+@pytest.mark.parametrize("sig, text", [(signal.SIGTERM, "terminated (SIGTERM)"), (signal.SIGINT, "interrupted")])
+def test_a_cleanup_that_blocks_ends_within_the_limit(town, tmp_path, sig, text):
+    # the backstop: whatever blocks the cleanup after the signal, the run ends CLEANUP_LIMIT_S
+    # (3 s here) later with exit code 2, one error line last and the threads' stacks above it
+    gpkg, out = town
+    before = tree_hashes(out)
+    proc, _ = _start(tmp_path, screen(tmp_path, gpkg, "--overwrite"), "stuck-cleanup")
+    t0 = time.monotonic()
+    proc.send_signal(sig)
+    err = _ended(proc, timeout=40)
+    assert time.monotonic() - t0 < 30
+    assert proc.returncode == 2
+    assert err.strip().splitlines()[-1] == (f"error: {text}; the cleanup did not end within 3 s (the stacks "
+                                            f"above are for a bug report)")
+    assert "in rmtree" in err  # the stack of the blocked main thread
+    assert tree_hashes(out) == before  # --out untouched; the unfinished set is left for the next run
 
 
 # Exceptions raised by a signal handler (every ~10 us) while jobs are handed to a paused child:

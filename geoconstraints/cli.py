@@ -3,13 +3,15 @@
 Exit codes: 0 run completed (with or without findings); 1 only with ``--fail-on`` when such
 findings exist; 2 bad input or usage, another run writing the same ``--out``, a write error, or
 interrupted (SIGINT) / terminated (SIGTERM) (one line on stderr, never a traceback; ``--out``
-keeps its earlier contents: the outputs are swapped in only when all are written).
+keeps its earlier contents: the outputs are swapped in only when all are written). After the
+signal the cleanup gets :data:`CLEANUP_LIMIT_S` seconds at most; a second signal ends the run at once.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import faulthandler
 import functools
 import io
 import json
@@ -132,17 +134,61 @@ class Terminated(BaseException):
     """Raised in the main thread by SIGTERM, so cleanup (``finally``, context managers) runs."""
 
 
-def _on_sigterm(signum: int, frame: Any) -> None:
-    raise Terminated()
+CLEANUP_LIMIT_S = 30
+"""After SIGTERM or Ctrl-C the cleanup (the PDF child killed, the unfinished output set removed,
+the lock of ``--out`` released) gets this many seconds; a cleanup still running then (a bug: an
+exception raised by the signal inside a library's critical section can leave a lock held) ends
+the process with exit code 2, the stacks of its threads on stderr for a bug report."""
+
+_cleanup: dict[str, Any] = {}  # the SIGALRM handler before the limit was armed ("alarm")
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    """The first SIGTERM (SIGINT) raises :class:`Terminated` (``KeyboardInterrupt``) so cleanup runs,
+    within :data:`CLEANUP_LIMIT_S`; a second one ends the process at once, as by default (what a
+    killed run leaves is tidied by the next run)."""
+    signal.signal(signum, signal.SIG_DFL)
+    if hasattr(signal, "SIGALRM") and "alarm" not in _cleanup:
+        with contextlib.suppress(ValueError, OSError):
+            _cleanup["alarm"] = signal.signal(signal.SIGALRM, functools.partial(_cleanup_overdue, signum))
+            signal.alarm(CLEANUP_LIMIT_S)
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def _cleanup_overdue(signum: int, _alarm: int, frame: Any) -> None:
+    with contextlib.suppress(Exception):
+        faulthandler.dump_traceback(file=sys.__stderr__ or 2, all_threads=True)
+    what = "terminated (SIGTERM)" if signum == signal.SIGTERM else "interrupted"
+    with contextlib.suppress(OSError):
+        os.write(2, f"error: {what}; the cleanup did not end within {CLEANUP_LIMIT_S} s (the stacks "
+                    f"above are for a bug report)\n".encode())
+    os._exit(2)
+
+
+def _end_cleanup_limit() -> None:
+    if "alarm" in _cleanup:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, _cleanup.pop("alarm"))
 
 
 def _catch_sigterm(ctx: click.Context) -> None:
-    """SIGTERM raises :class:`Terminated` while a command runs (the earlier handler is restored after)."""
+    """SIGTERM raises :class:`Terminated` while a command runs, and SIGINT ``KeyboardInterrupt`` as
+    by default (unless SIGINT is ignored: a background job), both bounded by :data:`CLEANUP_LIMIT_S`
+    (see :func:`_on_signal`); the earlier handlers are restored after."""
+    previous: dict[int, Any] = {}
     try:
-        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+        previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, _on_signal)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            previous[signal.SIGINT] = signal.signal(signal.SIGINT, _on_signal)
     except ValueError:  # not the main thread (an embedding application): leave signals alone
         return
-    ctx.call_on_close(lambda: signal.signal(signal.SIGTERM, previous))
+
+    def restore() -> None:
+        _end_cleanup_limit()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+    ctx.call_on_close(restore)
 
 
 def _out_lock(out_dir: str | None) -> Any:

@@ -21,6 +21,7 @@ import os
 import shutil
 import signal
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -51,7 +52,7 @@ from geoconstraints.io.sources import (
     read_project_file,
     sources_from_geopackage,
 )
-from geoconstraints.output import outset, write_result
+from geoconstraints.output import child, outset, write_result
 from geoconstraints.output.database import parse_db_target, write_database
 from geoconstraints.output.field import write_field_files
 from geoconstraints.output.plots import write_plots
@@ -140,6 +141,9 @@ the lock of ``--out`` released) gets this many seconds; a cleanup still running 
 exception raised by the signal inside a library's critical section can leave a lock held) ends
 the process with exit code 2, the stacks of its threads on stderr for a bug report."""
 
+RESEND_AFTER_S = 0.05
+"""A signal whose exception a finalizer swallowed is sent again this much later (:func:`_lost_signal`)."""
+
 _cleanup: dict[str, Any] = {}  # the SIGALRM handler before the limit was armed ("alarm")
 
 
@@ -152,12 +156,32 @@ def _on_signal(signum: int, frame: Any) -> None:
         with contextlib.suppress(ValueError, OSError):
             _cleanup["alarm"] = signal.signal(signal.SIGALRM, functools.partial(_cleanup_overdue, signum))
             signal.alarm(CLEANUP_LIMIT_S)
+    if "unraisable" not in _cleanup:
+        _cleanup["unraisable"] = sys.unraisablehook
+        sys.unraisablehook = functools.partial(_lost_signal, signum)
     raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def _lost_signal(signum: int, unraisable: Any) -> None:
+    """``sys.unraisablehook`` while a signal is handled: the exception :func:`_on_signal` raised
+    inside a finalizer or a weakref callback (run by the garbage collector wherever the main thread
+    is) is ignored by Python, so the run would go on as if never signalled. Send the signal again
+    from a thread a moment later, when the main thread has left the finalizer (sent from here, its
+    handler would run inside this hook, whose exceptions are ignored too)."""
+    if isinstance(unraisable.exc_value, (Terminated, KeyboardInterrupt)):
+        with contextlib.suppress(ValueError, OSError, RuntimeError):
+            signal.signal(signum, _on_signal)
+            again = threading.Timer(RESEND_AFTER_S, os.kill, (os.getpid(), signum))
+            again.daemon = True
+            again.start()
+            return
+    _cleanup.get("unraisable", sys.__unraisablehook__)(unraisable)
 
 
 def _cleanup_overdue(signum: int, _alarm: int, frame: Any) -> None:
     with contextlib.suppress(Exception):
         faulthandler.dump_traceback(file=sys.__stderr__ or 2, all_threads=True)
+    child.kill_all()  # a child in its own process group would outlive os._exit, holding stderr
     what = "terminated (SIGTERM)" if signum == signal.SIGTERM else "interrupted"
     with contextlib.suppress(OSError):
         os.write(2, f"error: {what}; the cleanup did not end within {CLEANUP_LIMIT_S} s (the stacks "
@@ -169,6 +193,8 @@ def _end_cleanup_limit() -> None:
     if "alarm" in _cleanup:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, _cleanup.pop("alarm"))
+    if "unraisable" in _cleanup:
+        sys.unraisablehook = _cleanup.pop("unraisable")
 
 
 def _catch_sigterm(ctx: click.Context) -> None:

@@ -43,10 +43,13 @@ import geoconstraints.output.outset as outset
 
 where = os.environ["GC_TEST_PAUSE_IN"]
 
-def pause(what):
+def mark(what):
     with open(os.environ["GC_TEST_PAUSED"] + ".part", "w") as fh:
         fh.write(what)
     os.replace(os.environ["GC_TEST_PAUSED"] + ".part", os.environ["GC_TEST_PAUSED"])  # seen only when written
+
+def pause(what):
+    mark(what)
     time.sleep(600)
 
 if where == "stuck-cleanup":  # as "csv", and removing the unfinished set blocks forever (a lock never released)
@@ -63,6 +66,19 @@ if where in ("csv", "stuck-cleanup"):  # the set half written: findings.geojson 
     def write_csv(df, target):
         out = orig_csv(df, target)
         pause(str(target))
+        return out
+    files.write_csv = write_csv
+elif where == "lost-signal":  # SIGTERM handled inside a finalizer, where Python ignores what is raised
+    orig_csv = files.write_csv
+    class Finalized:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(1)  # the handler runs here, inside the finalizer: its Terminated is ignored
+    def write_csv(df, target):
+        out = orig_csv(df, target)
+        mark(str(target))
+        Finalized()  # collected at once: its finalizer runs
+        time.sleep(600)  # a long step the lost signal would not end
         return out
     files.write_csv = write_csv
 elif where == "swapped":  # the new set just swapped in, the earlier one not yet removed
@@ -317,6 +333,21 @@ def test_sigterm_and_sigint_while_the_child_lays_out_report_pdf(town, tmp_path, 
         os.kill(child, 0)
 
 
+def test_a_signal_handled_inside_a_finalizer_is_not_lost(town, tmp_path):
+    # the signal lands while the garbage collector runs a finalizer (or a weakref callback), where
+    # Python ignores the Terminated the handler raises: it is sent again and the run ends at once
+    # (seen in CI: the run went on waiting for its child, then the 30 s backstop ended it)
+    gpkg, out = town
+    before = tree_hashes(out)
+    proc, _ = _start(tmp_path, screen(tmp_path, gpkg, "--overwrite"), "lost-signal")
+    t0 = time.monotonic()
+    err = _ended(proc, timeout=60)
+    assert time.monotonic() - t0 < 20  # not the 600 s step, not the 30 s backstop
+    assert proc.returncode == 2
+    assert err.strip().splitlines()[-1] == "error: terminated (SIGTERM)"
+    assert "Exception ignored" not in err
+    assert tree_hashes(out) == before
+    assert _beside(out) == []
 
 
 @pytest.mark.parametrize("sig, text", [(signal.SIGTERM, "terminated (SIGTERM)"), (signal.SIGINT, "interrupted")])

@@ -59,6 +59,16 @@ log = logging.getLogger(__name__)
 KILL_WAIT_S = 10.0
 """At most this long for a killed child to be reaped and its feeding thread to end."""
 
+_LIVE: set[subprocess.Popen[str]] = set()  # the children started and not yet reaped (kill_all)
+
+
+def kill_all() -> None:
+    """SIGKILL every child still running, without waiting (the CLI's last resort before ``os._exit``:
+    a child in its own process group would otherwise outlive the run, holding its stderr)."""
+    for proc in list(_LIVE):
+        with contextlib.suppress(OSError):
+            proc.kill()
+
 
 # -- the child ----------------------------------------------------------------------------------
 def _write_pdf(doc: Any, target: Path) -> None:
@@ -248,6 +258,7 @@ class Child:
                                 encoding="utf-8", **group)
         self._feeder = threading.Thread(target=self._feed, args=(proc,), name="child-feed", daemon=True)
         self._feeder.start()
+        _LIVE.add(proc)
         return proc
 
     def _feed(self, proc: subprocess.Popen[str]) -> None:
@@ -306,6 +317,8 @@ class Child:
                 raise
         else:
             self._kill()
+        if self.proc.returncode is not None:
+            _LIVE.discard(self.proc)
         if self._feeder is not None:
             self._feeder.join(KILL_WAIT_S)
         if self.proc.stdout is not None:

@@ -63,7 +63,7 @@ from geoconstraints.io.tables import (
 from geoconstraints.result import Result, add_rule_status_columns, make_result, split_scope, worst_status_of
 from geoconstraints.rulebook.findings import findings_scope, scope_statuses
 from geoconstraints.rulebook.model import Rulebook
-from geoconstraints.rulebook.registry import run_group
+from geoconstraints.rulebook.registry import run_checks, run_group
 from geoconstraints.rulebook.render import messages_only_for
 from geoconstraints.rules import harvest as hv
 from geoconstraints.rules.flood import FloodContext, flood_zone_spec
@@ -333,10 +333,11 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
                                                    workers)
     ctx = FloodContext("screen", layers, _measured(table, "parcel_id", m), "parcels", flood is not None, overlaps)
     with messages_only_for(scope_statuses(scope)):  # no message for a row dropped below
-        found = run_group(rulebook, "flood", ctx)
+        frames = run_checks(rulebook, "flood", ctx)
     # status_FLD_001 ... and worst_status per parcel, from every finding, before those out of scope go
-    table = add_rule_status_columns(table, found, "parcels", "parcel_id", worst=True)
-    found, omitted = split_scope(found, scope)  # the pass/info rows are never typed nor sorted
+    table = add_rule_status_columns(table, frames, "parcels", "parcel_id", worst=True)
+    found, omitted = split_scope(frames, scope)  # the pass/info rows are never stacked, typed nor sorted
+    del frames
     tables: dict[str, pd.DataFrame] = {}
     notes = [("Areas are exact intersections in the working CRS; overlapping flood polygons are dissolved per "
               "class before measuring. An interpolated BFE is a screening estimate, not a surveyed BFE.")]

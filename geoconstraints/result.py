@@ -28,6 +28,7 @@ from geoconstraints.rulebook.findings import (
     FINDINGS_SCOPES,
     STATUS_RANK,
     STATUSES,
+    concat_findings,
     findings_frame,
     in_scope,
     status_counts,
@@ -82,25 +83,29 @@ def _groups(cols: dict[str, np.ndarray], keys: list[str]) -> tuple[np.ndarray, n
     return first[order], np.bincount(codes, minlength=len(uniques))[order], rank[codes]
 
 
-def split_scope(findings: gpd.GeoDataFrame, scope: str) -> tuple[gpd.GeoDataFrame, pd.DataFrame]:
+def split_scope(findings: gpd.GeoDataFrame | list[gpd.GeoDataFrame],
+                scope: str) -> tuple[gpd.GeoDataFrame, pd.DataFrame]:
     """The findings of ``scope`` and the counts of the others (:data:`OMITTED_COLUMNS`).
 
     Only four columns of the rows left out are read (no text column is copied), so a
-    screening can drop millions of pass/info rows before they are typed and sorted.
+    screening can drop millions of pass/info rows before they are typed and sorted. Given the
+    checks' frames (:func:`~geoconstraints.rulebook.registry.run_checks`), each is filtered
+    before the rows kept are stacked: the millions of rows left out are never stacked.
 
     Parameters
     ----------
-    findings : DataFrame
+    findings : DataFrame or list of DataFrame
         Findings with ``rule_id``, ``title``, ``status``, ``waived`` (what
-        :func:`~geoconstraints.rulebook.registry.run_group` returns).
+        :func:`~geoconstraints.rulebook.registry.run_group` returns), or the frames
+        :func:`~geoconstraints.rulebook.registry.run_checks` returns.
     scope : {"person", "all"}
         See :func:`geoconstraints.rulebook.findings.findings_scope`.
 
     Returns
     -------
     (DataFrame, DataFrame)
-        The findings kept (``findings`` itself for ``all``) and the omitted counts, sorted by
-        rule id then severity (empty when nothing was left out).
+        The findings kept (``findings`` itself for ``all``, the frames stacked for a list) and the
+        omitted counts, sorted by rule id then severity (empty when nothing was left out).
 
     Examples
     --------
@@ -112,11 +117,19 @@ def split_scope(findings: gpd.GeoDataFrame, scope: str) -> tuple[gpd.GeoDataFram
     """
     if scope not in FINDINGS_SCOPES:
         raise ValueError(f"scope {scope!r} is not one of {', '.join(FINDINGS_SCOPES)}")
-    keep = in_scope(findings["status"].to_numpy(), scope)
-    if keep.all():
-        return findings, empty_omitted()
-    drop = ~keep
-    cols = {c: findings[c].to_numpy(dtype=object)[drop] for c in OMITTED_COLUMNS[:-1]}  # pointers, no text copied
+    frames = findings if isinstance(findings, list) else [findings]
+    keeps = [in_scope(f["status"].to_numpy(), scope) for f in frames]
+    kept = [f if k.all() else f[k] for f, k in zip(frames, keeps)]
+    out = kept[0] if not isinstance(findings, list) else concat_findings(kept)
+    if all(k.all() for k in keeps):
+        return out, empty_omitted()
+    cols = {c: np.concatenate([f[c].to_numpy(dtype=object)[~k] for f, k in zip(frames, keeps)])
+            for c in OMITTED_COLUMNS[:-1]}  # pointers, no text copied
+    return out, _omitted_counts(cols)
+
+
+def _omitted_counts(cols: dict[str, np.ndarray]) -> pd.DataFrame:
+    """:attr:`Result.omitted` of the rows left out (``cols``: their columns of :data:`OMITTED_COLUMNS`)."""
     first, n, group = _groups(cols, ["rule_id", "status"])
     if not all((cols[c] == cols[c][first][group]).all() for c in ("title", "waived")):  # else group by all four
         first, n, _ = _groups(cols, OMITTED_COLUMNS[:-1])
@@ -125,7 +138,7 @@ def split_scope(findings: gpd.GeoDataFrame, scope: str) -> tuple[gpd.GeoDataFram
     out["n"] = n.astype("int64")
     rank = out["status"].map(STATUS_RANK).fillna(len(STATUSES))
     out = out.assign(_r=rank).sort_values(["rule_id", "_r"], kind="stable").drop(columns="_r")
-    return findings[keep], out.reset_index(drop=True)[OMITTED_COLUMNS]
+    return out.reset_index(drop=True)[OMITTED_COLUMNS]
 
 
 @dataclass(repr=False)
@@ -333,11 +346,12 @@ def status_column(rule_id: str) -> str:
     return STATUS_COLUMN_PREFIX + re.sub(r"[^0-9A-Za-z_]", "_", str(rule_id))
 
 
-def _status_grid(findings: pd.DataFrame, subject_layer: str, ids: np.ndarray) -> tuple[list[str], np.ndarray] | None:
+def _status_grid(findings: pd.DataFrame, subject_layer: str, ids: np.ndarray,
+                 subjects: Any = None) -> tuple[list[str], np.ndarray] | None:
     """(rule ids, sorted; rank of the most severe status per rule (rows) and subject (columns, in
     ``ids`` order), :data:`_NO_RANK` where a rule has no finding about a subject); None when no
     finding is about ``subject_layer``. One scatter-min into a small integer grid (no group-by
-    over text keys)."""
+    over text keys). ``subjects``: ``pd.Index(pd.unique(ids))`` when known."""
     keep = ((findings["subject_layer"] == subject_layer) & (findings["subject_id"] != "")).to_numpy()
     if not keep.any():
         return None
@@ -345,7 +359,7 @@ def _status_grid(findings: pd.DataFrame, subject_layer: str, ids: np.ndarray) ->
     rank = status_ranks(status, STATUS_RANK["not_evaluated"]).astype(np.int8)
     r_code, rules = pd.factorize(findings["rule_id"].to_numpy(dtype=object)[keep], sort=True)
     ids = np.asarray(ids, dtype=object)
-    subjects = pd.Index(pd.unique(ids))
+    subjects = pd.Index(pd.unique(ids)) if subjects is None else subjects
     subj = findings["subject_id"].to_numpy(dtype=object)[keep]
     if pd.api.types.infer_dtype(subj, skipna=False) != "string":  # ids given as numbers
         subj = np.array([str(v) for v in subj], dtype=object)
@@ -356,6 +370,23 @@ def _status_grid(findings: pd.DataFrame, subject_layer: str, ids: np.ndarray) ->
         ok = pos >= 0  # findings about subjects not in the table are not counted
         np.minimum.at(grid, (r_code[ok], pos[ok]), rank[ok])
     return [str(r) for r in rules], grid if unique else grid[:, subjects.get_indexer(ids)]
+
+
+def _merged_status_grid(frames: list[pd.DataFrame], subject_layer: str,
+                        ids: np.ndarray) -> tuple[list[str], np.ndarray] | None:
+    """:func:`_status_grid` of the frames stacked, from each frame's grid (a check's frame: one rule,
+    aligned with the table), without stacking them."""
+    subjects = pd.Index(pd.unique(np.asarray(ids, dtype=object)))  # once, not once per frame
+    parts = [g for g in (_status_grid(f, subject_layer, ids, subjects) for f in frames if len(f)) if g is not None]
+    if len(parts) < 2:
+        return parts[0] if parts else None
+    rules = sorted({r for names, _ in parts for r in names})
+    at = {r: k for k, r in enumerate(rules)}
+    grid = np.full((len(rules), len(ids)), _NO_RANK, dtype=np.int8)
+    for names, g in parts:
+        for k, r in enumerate(names):
+            np.minimum(grid[at[r]], g[k], out=grid[at[r]])
+    return rules, grid
 
 
 def _fill_aligned(grid: np.ndarray, subj: np.ndarray, ids: np.ndarray, r_code: np.ndarray, rank: np.ndarray) -> bool:
@@ -430,13 +461,15 @@ def rule_status_columns(findings: pd.DataFrame, subject_layer: str, ids: Any) ->
     return _status_columns(findings, subject_layer, ids)[0]
 
 
-def _status_columns(findings: pd.DataFrame, subject_layer: str, ids: Any) -> tuple[pd.DataFrame, np.ndarray]:
+def _status_columns(findings: pd.DataFrame | list[pd.DataFrame], subject_layer: str,
+                    ids: Any) -> tuple[pd.DataFrame, np.ndarray]:
     """(:func:`rule_status_columns`, the worst status of each subject over them: ``not_evaluated``
-    for a subject without any finding), from one group-by."""
+    for a subject without any finding), from one group-by (``findings``: a frame, or the checks'
+    frames, never stacked here)."""
     ids = np.asarray(ids, dtype=object)
     if pd.api.types.infer_dtype(ids, skipna=False) != "string":  # ids given as numbers
         ids = ids.astype(str).astype(object)
-    got = _status_grid(findings, subject_layer, ids)
+    got = _merged_status_grid(findings if isinstance(findings, list) else [findings], subject_layer, ids)
     if got is None:
         return pd.DataFrame(index=pd.RangeIndex(len(ids))), np.full(len(ids), "not_evaluated", dtype=object)
     rules, grid = got
@@ -446,9 +479,12 @@ def _status_columns(findings: pd.DataFrame, subject_layer: str, ids: Any) -> tup
     return cols, worst
 
 
-def add_rule_status_columns(table: pd.DataFrame, findings: pd.DataFrame, subject_layer: str,
+def add_rule_status_columns(table: pd.DataFrame, findings: pd.DataFrame | list[pd.DataFrame], subject_layer: str,
                             id_column: str, *, worst: bool = False) -> pd.DataFrame:
     """``table`` with :func:`rule_status_columns` inserted before its ``worst_status`` (else at the end).
+
+    ``findings``: a findings frame, or the checks' frames
+    (:func:`~geoconstraints.rulebook.registry.run_checks`; not stacked here).
 
     Earlier status columns of the same names are replaced. With ``worst``, ``worst_status`` is
     also set (appended when missing): the most severe status of each subject's findings,

@@ -184,3 +184,34 @@ def test_person_scope_overview_colours_every_parcel_as_with_every_finding(tmp_pa
     assert len(left) >= 1 and set(left["status"]) <= {"pass", "info"}
     assert overview.left_out_parcels(every) is None  # nothing left out: drawn from the findings
     assert overview.render_overview(person) == overview.render_overview(every)  # the same picture, byte for byte
+
+
+def test_pixel_cover_reuses_the_pixels_of_the_same_objects_only():
+    # the overview rasterizes a county's parcels as a layer, then the same objects again as findings: the
+    # second grid must be the one computed afresh (brute force), with the pixels of the objects seen before
+    # taken from the memo (counted) and new objects, and another grid, computed as they come
+    rng = np.random.default_rng(5)
+    parcels = [box(x, y, x + w, y + h) for x, y, w, h in zip(*rng.uniform(0, 40, (2, 80)), *rng.uniform(0.3, 6, (2, 80)))]
+    bounds, shape = (0.0, 0.0, 50.0, 50.0), (25, 25)
+    memo = overview.PixelCover()
+    first = rank_grid(np.array(parcels, dtype=object), np.zeros(80, dtype=int), bounds, shape, memo=memo)
+    assert np.array_equal(first, _reference_grid(parcels, [0] * 80, bounds, shape))
+    fresh = [box(44, 44, 46, 46), Point(48.2, 1.1)]
+    # parcels 0-39 again (same objects) twice with different ranks, plus two new objects
+    again = parcels[:40] + parcels[:40] + fresh
+    ranks = np.concatenate([rng.integers(0, 5, 80), [1, 2]])
+    calls = []
+    real = overview._pixels
+    try:
+        overview._pixels = lambda g, b, s: (calls.append(len(g)), real(g, b, s))[1]
+        second = rank_grid(np.array(again, dtype=object), ranks, bounds, shape, memo=memo)
+        other = rank_grid(np.array(again, dtype=object), ranks, (0.0, 0.0, 60.0, 60.0), (10, 10), memo=memo)
+    finally:
+        overview._pixels = real
+    assert calls == [2, 42]  # only the two new objects, then everything on a grid the memo does not hold
+    assert np.array_equal(second, _reference_grid(again, ranks, bounds, shape))
+    assert np.array_equal(other, _reference_grid(again, ranks, (0.0, 0.0, 60.0, 60.0), (10, 10)))
+    # equal but distinct objects are not taken for the remembered ones (identity, not equality)
+    copies = [shapely.from_wkb(shapely.to_wkb(p)) for p in parcels[:3]]
+    assert np.array_equal(rank_grid(np.array(copies, dtype=object), np.array([0, 1, 2]), bounds, shape, memo=memo),
+                          _reference_grid(copies, [0, 1, 2], bounds, shape))

@@ -185,3 +185,47 @@ def test_omitted_groups_equal_those_of_np_unique():
     _, f0, g0, n0 = np.unique(num, return_index=True, return_inverse=True, return_counts=True)
     assert first.tolist() == f0.tolist() and n.tolist() == n0.tolist() and group.tolist() == g0.tolist()
     assert n.sum() == 55 and len(set(key[first])) == len(first)
+
+
+def test_the_checks_frames_are_split_and_counted_unstacked_as_stacked():
+    # screen_parcels hands split_scope and add_rule_status_columns the checks' frames (run_checks), never
+    # stacking their millions of pass/info rows: the answers must be those of the stacked frame. Frames by
+    # hand: FLD-001 aligned with the table (one row per parcel), FLD-002 about P2 only and twice (the most
+    # severe wins), a run-wide FLD-010 finding, an empty frame, and FLD-001 again in a later frame.
+    import geopandas as gpd
+    import pandas as pd
+    from shapely.geometry import box
+
+    from geoconstraints.result import add_rule_status_columns, split_scope
+    from geoconstraints.rulebook.findings import concat_findings
+
+    def frame(rule, statuses, subjects, waived=""):
+        n = len(statuses)
+        return gpd.GeoDataFrame({"rule_id": [rule] * n, "title": [f"title {rule}"] * n, "status": statuses,
+                                 "waived": [waived] * n, "subject_layer": ["parcels" if s else "" for s in subjects],
+                                 "subject_id": subjects},
+                                geometry=[box(i, 0, i + 1, 1) for i in range(n)], crs="EPSG:2261")
+
+    frames = [frame("FLD-001", ["pass", "review", "info"], ["P1", "P2", "P3"]),
+              frame("FLD-002", ["pass", "violation"], ["P2", "P2"], waived="by the board"),
+              frame("FLD-010", ["info"], [""]),
+              frame("FLD-009", [], []),
+              frame("FLD-001", ["not_evaluated"], ["P3"])]
+    stacked = concat_findings(frames)
+    table = pd.DataFrame({"parcel_id": ["P1", "P2", "P3", "P4"]})
+    by_list = add_rule_status_columns(table, frames, "parcels", "parcel_id", worst=True)
+    pd.testing.assert_frame_equal(by_list, add_rule_status_columns(table, stacked, "parcels", "parcel_id", worst=True))
+    assert by_list["status_FLD_001"].tolist() == ["pass", "review", "not_evaluated", ""]
+    assert by_list["status_FLD_002"].tolist() == ["", "violation", "", ""]
+    assert by_list["worst_status"].tolist() == ["pass", "violation", "not_evaluated", "not_evaluated"]
+    for scope in ("person", "all"):
+        kept, omitted = split_scope(frames, scope)
+        kept_s, omitted_s = split_scope(stacked, scope)
+        pd.testing.assert_frame_equal(kept.reset_index(drop=True), kept_s.reset_index(drop=True))
+        pd.testing.assert_frame_equal(omitted, omitted_s)
+    kept, omitted = split_scope(frames, "person")
+    assert kept["status"].tolist() == ["review", "violation", "not_evaluated"] and kept.crs == "EPSG:2261"
+    assert omitted[["rule_id", "status", "waived", "n"]].values.tolist() == [
+        ["FLD-001", "info", "", 1], ["FLD-001", "pass", "", 1], ["FLD-002", "pass", "by the board", 1],
+        ["FLD-010", "info", "", 1]]
+    assert split_scope([], "person")[0].empty and split_scope([], "person")[1].empty

@@ -499,3 +499,44 @@ def test_arrow_layer_is_what_pyogrio_hands_gdal(monkeypatch, driver, geometry_ty
     table, kw = seen[0]
     assert ours[0].equals(table, check_metadata=True)
     assert ours[1] == {k: v for k, v in kw.items() if v is not None and k not in ("append",)}
+
+
+@pytest.mark.parametrize("geoms, expected", [
+    ([box(0, 0, 1, 1), None, Polygon()], "Polygon"),  # missing and empty rows do not make it mixed
+    ([box(0, 0, 1, 1), MultiPolygon([box(2, 2, 3, 3)])], "MultiPolygon"),
+    ([LineString([(0, 0), (1, 1)]), shapely.multilinestrings([LineString([(0, 0), (1, 0)])])], "MultiLineString"),
+    ([Point(0, 0), shapely.geometrycollections([Point(1, 1)])], "Point"),  # collections do not count
+    ([Point(0, 0), box(0, 0, 1, 1)], "Unknown"),
+    ([None, None], "Unknown"),
+    ([shapely.linearrings([(0, 0), (1, 0), (1, 1)])], "LinearRing"),
+])
+def test_layer_geometry_type_from_type_ids_is_geopandas_names(geoms, expected):
+    # the GeoPackage layer type comes from shapely's type ids (a county's parcels: no type name per row); by
+    # hand above, and the same as the rule on GeoSeries.geom_type names it replaced
+    gdf = gpd.GeoDataFrame({"a": range(len(geoms))}, geometry=gpd.GeoSeries(geoms))
+    assert writers._geometry_type(gdf) == expected
+    names = set(gdf.geometry.dropna().geom_type.unique()) - {"GeometryCollection"}
+    fam = {t.replace("Multi", "") for t in names}
+    by_names = ("Unknown" if len(fam) != 1 else
+                ("Multi" if any(t.startswith("Multi") for t in names) else "") + next(iter(fam)))
+    assert writers._geometry_type(gdf) == by_names
+    assert writers._geometry_type(gdf.iloc[:0]) == "Unknown"
+
+
+def test_split_findings_keeps_arrow_text_and_the_rows_of_each_family():
+    # findings typed as a run types them (Arrow-backed text): each layer holds its rows in order, its text
+    # still Arrow-backed (never turned into Python strings and back), and a layer of every row is the table
+    f = findings_frame([gpd.GeoDataFrame({"rule_id": ["A", "B", "C", "D"], "rulebook": "r", "status": "review",
+                                          "citation": "c", "subject_layer": "parcels", "subject_id": ["1", "2", "3", "4"],
+                                          "measured": [1.0, 2.0, 3.0, 4.0], "threshold": np.nan, "unit": "ft",
+                                          "message": "m", "title": "t", "reading": "", "waived": ""},
+                                         geometry=[box(0, 0, 1, 1), Point(5, 5), box(2, 2, 3, 3), None])])
+    out = writers.split_findings(f)
+    assert out["findings_polygon"]["rule_id"].tolist() == ["A", "C"]
+    assert out["findings_point"]["measured"].tolist() == [2.0]
+    assert out["findings_nogeom"]["subject_id"].tolist() == ["4"] and out["findings_line"].empty
+    assert str(out["findings_polygon"]["message"].dtype) == str(f["message"].dtype)
+    polys = f[f["rule_id"].isin(["A", "C"])].reset_index(drop=True)
+    one = writers.split_findings(polys)["findings_polygon"]
+    pd.testing.assert_frame_equal(pd.DataFrame(one.drop(columns="geometry")), pd.DataFrame(polys.drop(columns="geometry")))
+    assert one.geometry.equals(polys.geometry)

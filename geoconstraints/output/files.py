@@ -371,8 +371,16 @@ def arrow_layer(df: pd.DataFrame, layer: str, *, driver: str, geometry_type: str
     return (table if schema.equals(table.schema, check_metadata=True) else table.cast(schema)), kwargs
 
 
+_TYPE_NAMES = ("Point", "LineString", "LinearRing", "Polygon", "MultiPoint", "MultiLineString", "MultiPolygon",
+               "GeometryCollection")  # GeoSeries.geom_type by shapely type id 0..7
+
+
 def _geometry_type(gdf: gpd.GeoDataFrame) -> str:
-    types = set(gdf.geometry.dropna().geom_type.unique()) if len(gdf) else set()
+    """The layer's geometry type: ``Multi<type>`` where any row is multi-part, ``Unknown`` for mixed
+    families or none (geometry collections and missing geometries do not count); from the type ids
+    (no type name per row)."""
+    ids = np.unique(shapely.get_type_id(np.asarray(gdf.geometry.values, dtype=object)))
+    types = {_TYPE_NAMES[t] for t in ids.tolist() if 0 <= t < len(_TYPE_NAMES)}
     types.discard("GeometryCollection")
     if not types:
         return "Unknown"
@@ -433,11 +441,13 @@ def split_findings(findings: gpd.GeoDataFrame) -> dict[str, pd.DataFrame]:
     if gc.any():
         geoms = geoms.copy()
         fam[gc], geoms[gc] = _highest_parts(geoms[gc])
-    attrs = pd.DataFrame({c: findings[c].to_numpy() for c in findings.columns if c != findings.geometry.name})
+    # the columns as they are (Arrow text stays Arrow text: no round trip through Python strings)
+    attrs = pd.DataFrame({c: findings[c].array for c in findings.columns if c != findings.geometry.name},
+                         index=pd.RangeIndex(len(findings)))
     out: dict[str, pd.DataFrame] = {}
     for family, name in FINDINGS_LAYERS.items():
         sel = fam == family
-        part = attrs[sel].reset_index(drop=True)
+        part = attrs if sel.all() else attrs[sel].reset_index(drop=True)  # a county's: all polygons
         if family == "none":
             out[name] = part
         else:

@@ -237,7 +237,7 @@ def _plot_polygons(ax: Axes, geoms: np.ndarray, **kwargs: Any) -> None:
 
 
 def rank_grid(geoms: np.ndarray, ranks: np.ndarray, bounds: tuple[float, float, float, float],
-              shape: tuple[int, int]) -> np.ndarray:
+              shape: tuple[int, int], *, memo: PixelCover | None = None) -> np.ndarray:
     """Rasterize features: the smallest rank of the features at each pixel (``-1`` where none).
 
     A pixel gets the features that contain or touch its centre and the features whose centroid
@@ -254,6 +254,9 @@ def rank_grid(geoms: np.ndarray, ranks: np.ndarray, bounds: tuple[float, float, 
         The extent of the image.
     shape : (rows, columns)
         Size of the image in pixels.
+    memo : PixelCover, optional
+        The pixels of geometries rasterized before on this grid, reused for the same objects
+        (a county's parcels: the parcels layer, then again as findings).
 
     Returns
     -------
@@ -268,26 +271,93 @@ def rank_grid(geoms: np.ndarray, ranks: np.ndarray, bounds: tuple[float, float, 
     [[1, 0, 0, 2]]
     """
     ny, nx = shape
-    xmin, ymin, xmax, ymax = bounds
-    px, py = (xmax - xmin) / nx, (ymax - ymin) / ny
     sentinel = np.iinfo(np.int32).max
     grid = np.full(ny * nx, sentinel, dtype=np.int64)
     geoms = np.asarray(geoms, dtype=object)
     ranks = np.asarray(ranks, dtype=np.int64)
     if len(geoms):
         geoms, ranks = _distinct_objects(geoms, ranks)
-        gi, cell = _box_pixels(shapely.bounds(geoms), bounds, shape)
-        xs = xmin + (cell % nx + 0.5) * px  # the pixel centres, as pixel_range computes them
-        ys = ymax - (cell // nx + 0.5) * py
-        hit = _hits(geoms, gi, xs, ys)
-        np.minimum.at(grid, cell[hit], ranks[gi[hit]])
-        xy = shapely.get_coordinates(shapely.centroid(geoms))
-        col = np.floor((xy[:, 0] - xmin) / px).astype(np.int64)
-        row = np.floor((ymax - xy[:, 1]) / py).astype(np.int64)
-        inside = (col >= 0) & (col < nx) & (row >= 0) & (row < ny)
-        np.minimum.at(grid, row[inside] * nx + col[inside], ranks[inside])
+        gi, cell = (memo if memo is not None else PixelCover()).pixels(geoms, bounds, shape)
+        np.minimum.at(grid, cell, ranks[gi])
     grid[grid == sentinel] = -1
     return grid.reshape(ny, nx)
+
+
+def _pixels(geoms: np.ndarray, bounds: tuple[float, float, float, float],
+            shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """(geometry index, flat pixel index) of every pixel each of ``geoms`` marks in :func:`rank_grid`:
+    the pixel centres it contains or touches, then the pixel of its centroid."""
+    ny, nx = shape
+    xmin, ymin, xmax, ymax = bounds
+    px, py = (xmax - xmin) / nx, (ymax - ymin) / ny
+    gi, cell = _box_pixels(shapely.bounds(geoms), bounds, shape)
+    xs = xmin + (cell % nx + 0.5) * px  # the pixel centres, as pixel_range computes them
+    ys = ymax - (cell // nx + 0.5) * py
+    hit = _hits(geoms, gi, xs, ys)
+    xy = shapely.get_coordinates(shapely.centroid(geoms))
+    col = np.floor((xy[:, 0] - xmin) / px).astype(np.int64)
+    row = np.floor((ymax - xy[:, 1]) / py).astype(np.int64)
+    inside = (col >= 0) & (col < nx) & (row >= 0) & (row < ny)
+    return (np.concatenate([gi[hit], np.flatnonzero(inside)]),
+            np.concatenate([cell[hit], row[inside] * nx + col[inside]]))
+
+
+class PixelCover:
+    """The pixels of the geometries :func:`rank_grid` has rasterized on one grid, by geometry
+    object: a county's parcels are the parcels layer of the overview, then the same objects again
+    as the findings and the parcels whose findings were left out (a million pixel-centre tests
+    saved at 1,000,000 parcels). Keeps the largest set of objects it was given (and them alive,
+    so their ``id`` stays theirs); other grids and other objects are computed as they come.
+
+    Examples
+    --------
+    >>> from shapely.geometry import box
+    >>> memo, a, b = PixelCover(), box(0, 0, 2, 1), box(1, 0, 3, 1)
+    >>> memo.pixels(np.array([a, b]), (0.0, 0.0, 4.0, 1.0), (1, 4))[1].tolist()
+    [0, 1, 1, 2, 1, 2]
+    >>> memo.pixels(np.array([b]), (0.0, 0.0, 4.0, 1.0), (1, 4))[1].tolist()  # b's pixels, remembered
+    [1, 2, 2]
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[Any, ...] | None = None
+        self._geoms = np.empty(0, dtype=object)
+        self._ids: Any = pd.Index(np.empty(0, dtype=np.int64))
+        self._start = np.zeros(1, dtype=np.int64)
+        self._cells = np.empty(0, dtype=np.int64)
+
+    def pixels(self, geoms: np.ndarray, bounds: tuple[float, float, float, float],
+               shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """(index into ``geoms``, flat pixel index) of every pixel each of ``geoms`` (distinct
+        objects) marks; the pixels of objects seen before on this grid are not computed again."""
+        key = (tuple(bounds), tuple(shape))
+        ids = np.fromiter(map(id, geoms), dtype=np.int64, count=len(geoms))
+        pos = self._ids.get_indexer(ids) if key == self._key else np.full(len(geoms), -1, dtype=np.int64)
+        new = np.flatnonzero(pos < 0)
+        gi, cell = _pixels(geoms[new], bounds, shape)
+        gi = new[gi]
+        if len(new) > len(self._geoms):  # remember the largest set (the parcels layer)
+            self._remember(key, geoms[new], ids[new], new, gi, cell)
+        old = np.flatnonzero(pos >= 0)
+        if not len(old):
+            return gi, cell
+        n = np.diff(self._start)[pos[old]]
+        at = np.repeat(self._start[pos[old]] - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))
+        return np.concatenate([gi, np.repeat(old, n)]), np.concatenate([cell, self._cells[at]])
+
+    def _remember(self, key: tuple[Any, ...], geoms: np.ndarray, ids: np.ndarray, index: np.ndarray,
+                  gi: np.ndarray, cell: np.ndarray) -> None:
+        """Keep the pixels of ``geoms`` (``index``: their positions in the ``gi`` numbering)."""
+        local = np.searchsorted(index, gi)  # index is sorted: positions among geoms
+        order = np.argsort(local, kind="stable")
+        self._key, self._geoms, self._ids = key, geoms, pd.Index(ids)
+        self._start = np.concatenate([[0], np.cumsum(np.bincount(local, minlength=len(geoms)))]).astype(np.int64)
+        self._cells = cell[order]
+
+
+Raster = tuple[tuple[float, float, float, float], tuple[int, int], PixelCover]
+"""The overview's pixel grid for layers drawn as a raster: (bounds, (rows, columns), the pixels of
+the geometries drawn so far)."""
 
 
 PREPARE_TESTS_PER_GEOMETRY = 2.0
@@ -363,9 +433,10 @@ def _box_pixels(boxes: np.ndarray, bounds: tuple[float, float, float, float],
 
 
 def _draw_raster(ax: Axes, geoms: np.ndarray, ranks: np.ndarray, colors: list[tuple[float, float, float, float]],
-                 bounds: tuple[float, float, float, float], shape: tuple[int, int], z: int) -> None:
+                 raster: Raster, z: int) -> None:
     """Draw features as an RGBA image: the colour of each pixel's smallest rank (see :func:`rank_grid`)."""
-    grid = rank_grid(geoms, ranks, bounds, shape)
+    bounds, shape, memo = raster
+    grid = rank_grid(geoms, ranks, bounds, shape, memo=memo)
     lut = np.array(list(colors) + [(0.0, 0.0, 0.0, 0.0)], dtype=float)
     img = lut[np.where(grid < 0, len(colors), grid)]
     xmin, ymin, xmax, ymax = bounds
@@ -380,10 +451,10 @@ def _layer_raster_color(st: styles.LayerStyle, alpha_scale: float = 1.0) -> tupl
 
 
 def _draw_layer(ax: Axes, gdf: gpd.GeoDataFrame, st: styles.LayerStyle, z: int, handles: list | None,
-                raster: tuple[tuple[float, float, float, float], tuple[int, int]] | None,
+                raster: Raster | None,
                 label: str | None = None, alpha_scale: float = 1.0) -> None:
     """:func:`_draw`, or the raster of :func:`_draw_raster` when the layer has more than
-    :data:`MAX_VECTOR_FEATURES` features and ``raster`` (bounds, shape) is given."""
+    :data:`MAX_VECTOR_FEATURES` features and ``raster`` (:data:`Raster`) is given."""
     if raster is None or len(gdf) <= MAX_VECTOR_FEATURES:
         _draw(ax, gdf, st, z, handles, label=label, alpha_scale=alpha_scale)
         return
@@ -392,7 +463,7 @@ def _draw_layer(ax: Axes, gdf: gpd.GeoDataFrame, st: styles.LayerStyle, z: int, 
     g = gdf.geometry.values
     g = np.asarray(g[~(shapely.is_missing(g) | shapely.is_empty(g))], dtype=object)
     color = _layer_raster_color(st, alpha_scale)
-    _draw_raster(ax, g, np.zeros(len(g), dtype=np.int64), [color], raster[0], raster[1], z)
+    _draw_raster(ax, g, np.zeros(len(g), dtype=np.int64), [color], raster, z)
     if handles is not None:
         text = (label or st.label).replace("$", r"\$")
         text = text if len(text) <= 44 else text[:43] + "…"
@@ -488,7 +559,7 @@ def in_view(geoms: np.ndarray, view: Any) -> np.ndarray:
 
 
 def _draw_findings_raster(ax: Axes, f: gpd.GeoDataFrame, totals: Any,
-                          raster: tuple[tuple[float, float, float, float], tuple[int, int]],
+                          raster: Raster,
                           handles: list) -> None:
     """Findings as one raster, each pixel in the colour of its most severe status (waived ones rank last)."""
     from matplotlib.patches import Patch
@@ -499,7 +570,7 @@ def _draw_findings_raster(ax: Axes, f: gpd.GeoDataFrame, totals: Any,
     for status in STATUSES:
         st = styles.status_style(status, "polygon")
         colors.append((*_rgb(st.fill or st.color), 0.45 if status in ("pass", "info") else 0.8))
-    _draw_raster(ax, np.asarray(f.geometry.values, dtype=object), rank, colors + colors, raster[0], raster[1], 100)
+    _draw_raster(ax, np.asarray(f.geometry.values, dtype=object), rank, colors + colors, raster, 100)
     for status, color in zip(STATUSES, colors):
         n = int(totals.get(status, 0))
         if n:
@@ -572,7 +643,7 @@ def render_overview(result: Result, *, parcel: str | None = None, width_in: floa
     ft = ft_per_unit(crs) or 1.0
     extent = _frame_extent(bounds, box_w / box_h, margin, min_span=200.0 / ft)
     # pixel grid of the map's axes, for layers drawn as a raster
-    raster = (extent, (max(1, round(box_h * dpi)), max(1, round(box_w * dpi))))
+    raster: Raster = (extent, (max(1, round(box_h * dpi)), max(1, round(box_w * dpi))), PixelCover())
     view = shapely.box(*extent)
 
     z = _draw_inputs(ax, inputs, view, handles, raster)
@@ -612,7 +683,7 @@ def _overview_bounds(result: Result, pgeom: Any,
 
 
 def _draw_inputs(ax: Axes, inputs: dict[str, gpd.GeoDataFrame], view: Any, handles: list,
-                 raster: tuple[tuple[float, float, float, float], tuple[int, int]]) -> int:
+                 raster: Raster) -> int:
     """The inputs in ``view``, lightly (flood zones by zone); returns the next z-order."""
     z = 1
     for role, g in inputs.items():
@@ -635,7 +706,7 @@ def _draw_inputs(ax: Axes, inputs: dict[str, gpd.GeoDataFrame], view: Any, handl
 
 
 def _draw_derived(ax: Axes, result: Result, view: Any, handles: list,
-                  raster: tuple[tuple[float, float, float, float], tuple[int, int]], z: int) -> None:
+                  raster: Raster, z: int) -> None:
     """The derived layers in ``view`` (contours labelled with their interval)."""
     for name, g in result.derived.items():
         g = _working(g, result.crs)
@@ -708,7 +779,7 @@ def left_out_parcels(result: Result) -> gpd.GeoDataFrame | None:
 
 
 def _draw_findings(ax: Axes, findings: gpd.GeoDataFrame, view: Any, handles: list,
-                   raster: tuple[tuple[float, float, float, float], tuple[int, int]], *, one_parcel: bool,
+                   raster: Raster, *, one_parcel: bool,
                    totals: Any = None) -> None:
     """Findings by status, most severe on top; where several findings share one geometry (one
     parcel checked by several rules) only the most severe is drawn; a whole town as a raster.

@@ -1,5 +1,5 @@
 """The check registry: ``@check("ID")`` binds a function to a rule id; :func:`run_group` runs
-every rule of a group and stacks their findings.
+every rule of a group and stacks their findings (:func:`run_checks`: each rule's frame).
 
 The contract of a check
 -----------------------
@@ -61,6 +61,21 @@ RERAISE = False
 def run_group(rulebook: Rulebook, group: str, ctx: Any) -> gpd.GeoDataFrame:
     """Run every rule of ``group`` in ``rulebook`` against ``ctx``; stack their findings.
 
+    The frames of :func:`run_checks` (every rule runs; a failing check: see there) stacked by
+    :func:`~geoconstraints.rulebook.findings.concat_findings`.
+
+    Returns
+    -------
+    GeoDataFrame
+        The frames of all checks, in rule order, with their extra columns.
+    """
+    return concat_findings(run_checks(rulebook, group, ctx))
+
+
+def run_checks(rulebook: Rulebook, group: str, ctx: Any) -> list[gpd.GeoDataFrame]:
+    """Run every rule of ``group`` in ``rulebook`` against ``ctx``: the findings frame of each, in rule
+    order (a screening filters each before stacking them, :func:`geoconstraints.result.split_scope`).
+
     Every rule runs (none stops the others). A rule with no registered check is an error
     naming the rule, since it would otherwise be silently skipped.
 
@@ -73,8 +88,8 @@ def run_group(rulebook: Rulebook, group: str, ctx: Any) -> gpd.GeoDataFrame:
 
     Returns
     -------
-    GeoDataFrame
-        The frames of all checks, in rule order, with their extra columns.
+    list of GeoDataFrame
+        One frame per rule, in rule order, with its extra columns.
     """
     frames: list[gpd.GeoDataFrame] = []
     for rule in rulebook.require_group(group):
@@ -97,7 +112,7 @@ def run_group(rulebook: Rulebook, group: str, ctx: Any) -> gpd.GeoDataFrame:
                 raise
             res = failed_check(rule, exc, getattr(ctx, "crs", None))
         frames.append(res)
-    return concat_findings(frames)
+    return frames
 
 
 def failed_check(rule: Rule, exc: BaseException, crs: Any = None) -> gpd.GeoDataFrame:

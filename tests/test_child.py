@@ -248,3 +248,23 @@ def test_sigterm_and_sigint_while_the_gis_child_writes(tmp_path, runner, sig, te
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".out")) == []
     with pytest.raises(ProcessLookupError):  # killed and reaped, not left writing into the removed folder
         os.kill(pid, 0)
+
+
+def test_kill_all_sigkills_every_child_still_running_and_close_forgets_them(tmp_path):
+    # the CLI's last resort before os._exit (cli.py): two children idle between jobs (each in its own process
+    # group, waiting for more lines on stdin) are SIGKILLed without waiting, and say so when asked for an answer
+    kids = [child.Child("writing a test file"), child.Child("laying out a test page")]
+    try:
+        for k, c in enumerate(kids):
+            assert c.submit(f"x{k}", tmp_path / f"x{k}", {"kind": "no such kind"}) is not None
+            assert c.proc is not None and c.proc.poll() is None and c.proc in child._LIVE
+        child.kill_all()
+        for c in kids:
+            assert c.proc.wait(10) == -signal.SIGKILL
+            with pytest.raises(ChildProcessError, match="was killed by SIGKILL"):
+                c.answer(1, tmp_path / "y")  # its one answer may have come before the kill: ask for a second
+    finally:
+        for c in kids:
+            c.close(kill=True)
+    assert not {c.proc for c in kids} & child._LIVE  # reaped: kill_all no longer sees them
+    child.kill_all()  # nothing left to kill: no error

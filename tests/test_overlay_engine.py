@@ -28,7 +28,6 @@ from geoconstraints.geometry.overlay import (
     _tile,
     distance_to_lines,
     overlay_areas,
-    parallel_map,
     spatial_order,
     tile_span,
 )
@@ -174,12 +173,6 @@ def test_screen_is_the_same_on_one_thread_and_two(tmp_path, county):
                                   check_exact=False, rtol=0, atol=AREA_TOL_SQFT / 43_560.0)
     cols = ["rule_id", "subject_id", "status", "message"]
     pd.testing.assert_frame_equal(one.findings[cols], two.findings[cols])
-
-
-def test_parallel_map_keeps_order_and_refuses_zero_workers():
-    assert parallel_map(lambda x: x * x, list(range(50)), workers=2) == [x * x for x in range(50)]
-    with pytest.raises(InputError, match="workers must be 1 or more"):
-        parallel_map(abs, [1, 2], workers=0)
 
 
 def test_spatial_order_keeps_neighbours_together(county):

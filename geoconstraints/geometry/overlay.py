@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +26,7 @@ import shapely
 from shapely import STRtree
 
 from geoconstraints.errors import InputError
+from geoconstraints.parallel import parallel_map
 from geoconstraints.units import SQFT_PER_ACRE
 
 log = logging.getLogger(__name__)
@@ -150,26 +149,6 @@ def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec) -> pd.DataFra
 
 # ------------------------------------------------------------------------------------------
 # the overlay engine
-
-def default_workers() -> int:
-    """Threads for the overlay by default: every core (``os.cpu_count()``)."""
-    return max(1, os.cpu_count() or 1)
-
-
-def parallel_map(fn: Callable[[Any], Any], items: Sequence[Any], workers: int | None = None) -> list[Any]:
-    """``[fn(x) for x in items]`` on a pool of ``workers`` threads (results in the order of ``items``).
-
-    Shapely 2 releases the GIL inside its vectorized operations, so threads use every core
-    without copying the inputs into other processes. One worker (or one item) runs in this thread.
-    """
-    n = default_workers() if workers is None else int(workers)
-    if n < 1:
-        raise InputError(f"workers must be 1 or more (got {workers})")
-    if n == 1 or len(items) <= 1:
-        return [fn(x) for x in items]
-    with ThreadPoolExecutor(max_workers=min(n, len(items)), thread_name_prefix="gc-overlay") as pool:
-        return list(pool.map(fn, items))
-
 
 def _polygon_parts(geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Polygon parts of ``geoms`` and the index of the geometry each came from."""
@@ -440,7 +419,7 @@ def overlay_areas(
     chunk_size : int
         Subjects per chunk.
     workers : int, optional
-        Threads (default: :func:`default_workers`, every core).
+        Threads (default: :func:`geoconstraints.parallel.default_workers`, every core).
     run : callable, optional
         ``run(geoms, chunks, cover, params) -> list of DataFrame``: runs :func:`overlay_chunk` on
         each chunk (positions into ``geoms``) elsewhere, e.g. on a dask cluster

@@ -28,10 +28,10 @@ from geoconstraints.errors import InputError
 from geoconstraints.geometry.overlay import (
     CoverIndex,
     OverlayParams,
-    default_workers,
     overlay_areas,
     overlay_chunk,
 )
+from geoconstraints.parallel import default_workers
 
 log = logging.getLogger(__name__)
 

@@ -14,6 +14,7 @@ import shapely
 
 from geoconstraints.errors import FieldError, GeometryError, InputError
 from geoconstraints.io.roles import NFHL_SENTINEL, ROLES, LayerSource, RoleSpec
+from geoconstraints.parallel import chunked
 from geoconstraints.text import id_list, is_blank, truthy
 
 log = logging.getLogger(__name__)
@@ -226,7 +227,7 @@ def clean_geometries(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[st
     kinds = pd.Series(shapely.get_type_id(gdf.geometry.values)).map(
         {0: "point", 1: "line", 2: "line", 3: "polygon", 4: "point", 5: "line", 6: "polygon", 7: "collection"}
     ).to_numpy()
-    invalid = ~shapely.is_valid(gdf.geometry.values)
+    invalid = ~chunked(shapely.is_valid, np.asarray(gdf.geometry.values, dtype=object))  # a county's: on every core
     if invalid.any():
         ids = gdf.loc[invalid, "feature_id"].astype(str).tolist()
         fixed = shapely.make_valid(gdf.geometry.values[invalid])
@@ -261,15 +262,30 @@ def clean_geometries(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[st
 def _refuse_nonfinite(gdf: gpd.GeoDataFrame, what: str) -> None:
     """Refuse features with a NaN or infinite coordinate (a corrupt export): no distance or area
     of them means anything, and GEOS may fail on them."""
-    xy, idx = shapely.get_coordinates(gdf.geometry.values, return_index=True)
-    bad = ~np.isfinite(xy).all(axis=1)
-    if bad.any():
-        feats = pd.unique(idx[bad])
+    geoms = np.asarray(gdf.geometry.values, dtype=object)
+    finite = chunked(_all_finite, geoms)  # a county's vertices: on every core
+    if not finite.all():
+        feats = np.flatnonzero(~finite)
         ids = gdf["feature_id"].to_numpy()[feats].astype(str)
         raise GeometryError(f"{what}: feature{'s' if len(feats) > 1 else ''} {id_list(ids)} "
                             f"{'have' if len(feats) > 1 else 'has'} vertices without coordinates (NaN or infinite "
                             f"x/y). Fix or delete {'them' if len(feats) > 1 else 'it'} in a GIS (e.g. check geometry "
                             f"validity in QGIS) and export the layer again")
+
+
+def _all_finite(geoms: np.ndarray) -> np.ndarray:
+    """Whether every vertex of each geometry has finite x and y (a missing geometry: True).
+
+    Examples
+    --------
+    >>> from shapely.geometry import LineString, Point
+    >>> _all_finite(np.array([Point(0, 1), LineString([(0, 0), (float("nan"), 1)]), None])).tolist()
+    [True, False, True]
+    """
+    xy, idx = shapely.get_coordinates(geoms, return_index=True)
+    bad = np.zeros(len(geoms), dtype=bool)
+    bad[idx[~np.isfinite(xy).all(axis=1)]] = True
+    return ~bad
 
 
 _KIND_TYPE_IDS: dict[str, tuple[int, ...]] = {"polygon": (3, 6), "line": (1, 2, 5), "point": (0, 4)}

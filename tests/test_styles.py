@@ -195,3 +195,37 @@ def test_style_for_unknown_and_buffer_names():
     assert (styles.style_for("something", "polygon").fill, styles.style_for("something", "polygon").fill_opacity) == (
         "#bdbdbd", 0.2)
     assert styles.style_for("something", "line").fill is None
+
+
+def _family_by_names(gdf):
+    """geom_family as it was computed from GeoSeries.geom_type names (the reference)."""
+    geom = gdf.geometry
+    types = geom[geom.notna() & ~geom.is_empty].geom_type
+    fam = types.str.replace("Multi", "", regex=False).map(
+        {"Point": "point", "LineString": "line", "LinearRing": "line", "Polygon": "polygon"}).dropna()
+    return str(fam.value_counts().index[0]) if len(fam) else None
+
+
+@pytest.mark.parametrize("geoms, expected", [
+    (["pt", "box", "line", "box"], "polygon"),       # the most common
+    (["line", "pt", "pt", "line"], "line"),          # a tie: the first in the frame
+    (["pt", "line", "line", "pt"], "point"),
+    (["mbox", "mline", "coll", "coll", "coll"], "polygon"),  # collections do not count; multi-parts do
+    ([None, "empty", "ring", "pt"], "line"),         # missing and empty geometries do not count; a ring is a line
+    ([None, "empty"], None),
+    (["coll"], None),
+])
+def test_geom_family_from_type_ids_is_the_name_rule(geoms, expected):
+    import pandas as pd
+    import shapely
+    from shapely.geometry import LineString, Polygon, box
+
+    from geoconstraints.output.styles import geom_family
+
+    make = {"pt": Point(0, 0), "box": box(0, 0, 1, 1), "line": LineString([(0, 0), (1, 1)]),
+            "mbox": shapely.multipolygons([box(0, 0, 1, 1)]), "mline": shapely.multilinestrings([LineString([(0, 0), (1, 0)])]),
+            "coll": shapely.geometrycollections([Point(1, 1), box(0, 0, 1, 1)]), "empty": Polygon(),
+            "ring": shapely.linearrings([(0, 0), (1, 0), (1, 1)]), None: None}
+    gdf = gpd.GeoDataFrame({"a": range(len(geoms))}, geometry=[make[g] for g in geoms])
+    assert geom_family(gdf) == expected == _family_by_names(gdf)
+    assert geom_family(gdf.iloc[:0]) is None and geom_family(pd.DataFrame({"a": [1]})) is None

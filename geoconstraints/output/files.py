@@ -21,7 +21,7 @@ import pandas as pd
 import shapely
 
 from geoconstraints.errors import OutputError
-from geoconstraints.output import child, csvtext
+from geoconstraints.output import child, csvtext, styles
 from geoconstraints.rulebook.findings import FINDING_COLUMNS
 
 log = logging.getLogger(__name__)
@@ -394,10 +394,6 @@ def _geometry_type(gdf: gpd.GeoDataFrame) -> str:
 # ------------------------------------------------------------------------------------------
 # which findings, split by geometry type
 
-_FAMILY_OF_TYPE = np.array(["point", "line", "line", "polygon", "point", "line", "polygon", "collection"],
-                           dtype=object)  # by shapely type id 0..7
-
-
 def _highest_parts(geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(family, multi-geometry) of geometry collections: their parts of the highest dimension."""
     parts, owner = shapely.get_parts(geoms, return_index=True)
@@ -435,7 +431,7 @@ def split_findings(findings: gpd.GeoDataFrame) -> dict[str, pd.DataFrame]:
     """
     geoms = np.asarray(findings.geometry.values, dtype=object)
     tid = shapely.get_type_id(geoms)
-    fam = np.where(tid >= 0, _FAMILY_OF_TYPE[np.clip(tid, 0, 7)], "none").astype(object)
+    fam = np.where(tid >= 0, styles.FAMILY_OF_TYPE_ID[np.clip(tid, 0, 7)], "none").astype(object)
     fam[(tid >= 0) & shapely.is_empty(geoms)] = "none"
     gc = fam == "collection"
     if gc.any():

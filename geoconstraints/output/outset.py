@@ -37,6 +37,7 @@ from typing import Any
 
 from geoconstraints.errors import OutputError
 from geoconstraints.io.paths import sha256_file
+from geoconstraints.parallel import parallel_map
 from geoconstraints.text import redact_all
 
 try:  # POSIX
@@ -326,8 +327,10 @@ def write_provenance(folder: Path, provenance: dict[str, Any]) -> Path:
     """Write ``folder/provenance.json``: ``provenance`` (redacted) plus ``outputs``, every file of
     ``folder`` with its size and SHA-256, and ``output_set_format``."""
     files_, _ = _entries(folder)
-    outputs = [{"path": rel, "bytes": (folder / rel).stat().st_size, "sha256": sha256_file(folder / rel)}
-               for rel in files_ if rel != PROVENANCE_NAME]
+    rels = [rel for rel in files_ if rel != PROVENANCE_NAME]
+    digests = parallel_map(lambda rel: sha256_file(folder / rel), rels)  # hashlib releases the GIL: every core
+    outputs = [{"path": rel, "bytes": (folder / rel).stat().st_size, "sha256": digest}
+               for rel, digest in zip(rels, digests)]
     data = {**redact_all(provenance), "output_set_format": SET_FORMAT, "outputs": outputs}
     target = folder / PROVENANCE_NAME
     target.write_text(json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")

@@ -44,3 +44,16 @@ def test_chunked_validity_is_shapelys():
     geoms = np.array([bow if i % 5 == 0 else box(i, 0, i + 1, 1) for i in range(1000)], dtype=object)
     flags = chunked(shapely.is_valid, geoms, workers=2, min_chunk=100)
     assert flags.dtype == bool and np.array_equal(flags, shapely.is_valid(geoms)) and int((~flags).sum()) == 200
+
+
+def test_chunked_constructive_operations_are_shapelys_bit_for_bit():
+    # the overview's centroids and the map's simplified places are computed in chunks on threads: the same
+    # geometries, coordinate for coordinate, as one call
+    from functools import partial
+
+    rng = np.random.default_rng(3)
+    pts = rng.uniform(0, 1000, (2000, 12, 2))
+    geoms = shapely.buffer(shapely.linestrings(pts), 3.0, quad_segs=4)
+    for fn in (shapely.centroid, partial(shapely.simplify, tolerance=2.0, preserve_topology=True)):
+        one = shapely.to_wkb(fn(geoms))
+        assert np.array_equal(shapely.to_wkb(chunked(fn, geoms, workers=2, min_chunk=300)), one)

@@ -36,6 +36,7 @@ import shapely
 
 from geoconstraints.output import styles
 from geoconstraints.output.report import UNIT_TEXT
+from geoconstraints.parallel import chunked
 from geoconstraints.rulebook.findings import STATUSES, waived_flags
 from geoconstraints.rulebook.findings import status_ranks as ranks_of
 from geoconstraints.units import ft_per_unit
@@ -201,7 +202,7 @@ def _places(geoms: np.ndarray, crs: Any) -> tuple[np.ndarray, np.ndarray]:
     places = np.asarray(geoms, dtype=object)[first]
     k = ft_per_unit(crs) if crs is not None else None
     if k:
-        places = shapely.simplify(places, SIMPLIFY_FT / k, preserve_topology=True)
+        places = chunked(functools.partial(shapely.simplify, tolerance=SIMPLIFY_FT / k, preserve_topology=True), places)
     return codes, places
 
 

@@ -19,6 +19,7 @@ import shapely
 
 from geoconstraints.io.roles import PLAN_ROLES, SITE_ROLES
 from geoconstraints.output import styles
+from geoconstraints.parallel import chunked
 from geoconstraints.result import STATUS_COLUMN_PREFIX
 from geoconstraints.rulebook.findings import STATUSES, scope_statuses, status_ranks, waived_flags
 from geoconstraints.units import FT_PER_MILE, ft_per_unit
@@ -294,7 +295,7 @@ def _pixels(geoms: np.ndarray, bounds: tuple[float, float, float, float],
     xs = xmin + (cell % nx + 0.5) * px  # the pixel centres, as pixel_range computes them
     ys = ymax - (cell // nx + 0.5) * py
     hit = _hits(geoms, gi, xs, ys)
-    xy = shapely.get_coordinates(shapely.centroid(geoms))
+    xy = shapely.get_coordinates(chunked(shapely.centroid, geoms))  # a county's: on every core
     col = np.floor((xy[:, 0] - xmin) / px).astype(np.int64)
     row = np.floor((ymax - xy[:, 1]) / py).astype(np.int64)
     inside = (col >= 0) & (col < nx) & (row >= 0) & (row < ny)

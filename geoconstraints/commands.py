@@ -18,6 +18,7 @@ import functools
 import logging
 import os
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -329,15 +330,19 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
     bfe = _bfe_for_overlaps(layers, rulebook, overlaps["_sfha"])
     for c in ("bfe_ft", "bfe_method", "bfe_datum", "bfe_note"):
         table[c] = bfe[c].to_numpy()
-    table["stream_distance_ft"] = _stream_distance(layers, np.asarray(parcels.geometry.values, dtype=object), rulebook,
-                                                   workers)
-    ctx = FloodContext("screen", layers, _measured(table, "parcel_id", m), "parcels", flood is not None, overlaps)
-    with messages_only_for(scope_statuses(scope)):  # no message for a row dropped below
-        frames = run_checks(rulebook, "flood", ctx)
-    # status_FLD_001 ... and worst_status per parcel, from every finding, before those out of scope go
-    table = add_rule_status_columns(table, frames, "parcels", "parcel_id", worst=True)
-    found, omitted = split_scope(frames, scope)  # the pass/info rows are never stacked, typed nor sorted
-    del frames
+    # the stream distance is no rule's input (GEOS, the GIL released): measured on a thread while the checks
+    # build their findings here, one core each
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gc-distance") as pool:
+        distance = pool.submit(_stream_distance, layers, np.asarray(parcels.geometry.values, dtype=object), rulebook,
+                               workers)
+        ctx = FloodContext("screen", layers, _measured(table, "parcel_id", m), "parcels", flood is not None, overlaps)
+        with messages_only_for(scope_statuses(scope)):  # no message for a row dropped below
+            frames = run_checks(rulebook, "flood", ctx)
+        # status_FLD_001 ... and worst_status per parcel, from every finding, before those out of scope go
+        table = add_rule_status_columns(table, frames, "parcels", "parcel_id", worst=True)
+        found, omitted = split_scope(frames, scope)  # the pass/info rows are never stacked, typed nor sorted
+        del frames
+        table.insert(list(table.columns).index("bfe_note") + 1, "stream_distance_ft", distance.result())
     tables: dict[str, pd.DataFrame] = {}
     notes = [("Areas are exact intersections in the working CRS; overlapping flood polygons are dissolved per "
               "class before measuring. An interpolated BFE is a screening estimate, not a surveyed BFE.")]

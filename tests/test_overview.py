@@ -165,8 +165,9 @@ def test_plot_polygons_draws_what_geopandas_draws():
     assert ours == theirs
 
 
+@pytest.mark.parametrize("waive", ["", "FLD-002", "FLD-009"])  # a waived rule's left-out findings: drawn waived
 @pytest.mark.parametrize("max_vector", [0, overview.MAX_VECTOR_FEATURES])  # raster (a county) and vector shapes
-def test_person_scope_overview_colours_every_parcel_as_with_every_finding(tmp_path, monkeypatch, max_vector):
+def test_person_scope_overview_colours_every_parcel_as_with_every_finding(tmp_path, monkeypatch, max_vector, waive):
     from catalogue import flood_zones, parcels, write_gpkg
 
     from geoconstraints import load_layers, load_rulebook
@@ -174,8 +175,14 @@ def test_person_scope_overview_colours_every_parcel_as_with_every_finding(tmp_pa
 
     monkeypatch.setattr(overview, "MAX_VECTOR_FEATURES", max_vector)
     layers = load_layers(write_gpkg(tmp_path / "t.gpkg", {"parcels": parcels(3), "flood_zones": flood_zones()}))
-    person = screen_parcels(layers, load_rulebook("vestal"), findings="person")
-    every = screen_parcels(layers, load_rulebook("vestal"), findings="all")
+    book = "vestal"
+    if waive:
+        book = tmp_path / "waived.yaml"
+        book.write_text(f"extends: vestal\nwaive:\n  {waive}: decided by the town board\n")
+    person = screen_parcels(layers, load_rulebook(book), findings="person")
+    every = screen_parcels(layers, load_rulebook(book), findings="all")
+    if waive:  # some of the waived rule's findings were left out of memory
+        assert (person.omitted.loc[person.omitted["rule_id"] == waive, "waived"] != "").any()
     assert int(person.omitted["n"].sum()) > 0  # pass and info findings left out of memory
     left = overview.left_out_parcels(person)
     table = person.tables["parcels"]

@@ -20,7 +20,7 @@ import shapely
 from geoconstraints.io.roles import PLAN_ROLES, SITE_ROLES
 from geoconstraints.output import styles
 from geoconstraints.parallel import chunked
-from geoconstraints.result import STATUS_COLUMN_PREFIX
+from geoconstraints.result import STATUS_COLUMN_PREFIX, status_column
 from geoconstraints.rulebook.findings import STATUSES, scope_statuses, status_ranks, waived_flags
 from geoconstraints.units import FT_PER_MILE, ft_per_unit
 
@@ -751,11 +751,12 @@ def left_out_parcels(result: Result) -> gpd.GeoDataFrame | None:
     in the working CRS); None when nothing was left out.
 
     A parcel's status here is the most severe of its per-rule statuses (``status_<rule>`` columns
-    of the parcels table) that the findings scope does not keep (``info``, ``pass``): with its
-    findings in memory (drawn in their own geometry, often the part of the parcel in a flood zone)
-    the overview is the one of every finding. A table without status columns: the parcels whose
-    ``worst_status`` is such a status. The one difference: a left-out finding that was waived is
-    ranked as one that is not.
+    of the parcels table) that the findings scope does not keep (``info``, ``pass``), a waived
+    rule's (:attr:`Result.omitted <geoconstraints.result.Result.omitted>` says which) ranked after
+    every other as the drawing ranks waived findings (:func:`status_rank`): with its findings in
+    memory (drawn in their own geometry, often the part of the parcel in a flood zone) the overview
+    is the one of every finding. A table without status columns: the parcels whose
+    ``worst_status`` is such a status.
     """
     table = result.tables.get("parcels")
     if (not len(result.omitted) or int(result.omitted["n"].sum()) == 0 or not isinstance(table, gpd.GeoDataFrame)
@@ -763,18 +764,23 @@ def left_out_parcels(result: Result) -> gpd.GeoDataFrame | None:
         return None
     kept = scope_statuses(result.scope) or STATUSES
     left = np.array([i for i, s in enumerate(STATUSES) if s not in kept])
-    none = len(STATUSES)
+    k = len(STATUSES)
+    none = 2 * k  # below it: a status's rank, plus k where its rule is waived
+    omitted = result.omitted
+    waived = {status_column(r) for r in omitted.loc[waived_flags(omitted["waived"]), "rule_id"]}
     cols = [c for c in table.columns if str(c).startswith(STATUS_COLUMN_PREFIX)] or ["worst_status"]
     best = np.full(len(table), none, dtype=np.int64)
     for c in cols:
         rank = status_ranks(table[c], none)
-        best = np.minimum(best, np.where(np.isin(rank, left), rank, none))
+        rank = np.where(np.isin(rank, left), rank + (k if c in waived else 0), none)
+        best = np.minimum(best, rank)
     g = table.geometry.values
     sel = (best < none) & ~(shapely.is_missing(g) | shapely.is_empty(g))
     if not sel.any():
         return None
     n = int(sel.sum())
-    rows = pd.DataFrame({"status": np.array(STATUSES, dtype=object)[best[sel]], "waived": np.full(n, "", dtype=object),
+    rows = pd.DataFrame({"status": np.array(STATUSES, dtype=object)[best[sel] % k],
+                         "waived": np.where(best[sel] >= k, "waived", "").astype(object),  # drawn, never printed
                          "subject_layer": np.full(n, "parcels", dtype=object)})
     return _working(gpd.GeoDataFrame(rows, geometry=g[sel], crs=table.crs), result.crs)
 

@@ -637,3 +637,31 @@ def test_findings_option_and_the_defaults_per_command(tmp_path, runner):
     res = runner.invoke(main, ["seqr", "--action-type", "small_subdivision", "--findings", "some",
                                "--out", str(tmp_path / "x")])
     assert res.exit_code == 2 and "'some' is not one of 'person', 'all'" in res.stderr
+
+
+def test_gdals_sidecar_of_an_output_is_part_of_the_set_and_an_open_geopackage_is_said(town, runner):
+    # reading results.gpkg with geopandas makes GDAL write results.gpkg.aux.xml beside it (its PAM metadata):
+    # that is no file of the user's, so --overwrite replaces it with the set; SQLite's -wal beside a
+    # GeoPackage says a program has it open: refused, saying so, the folder untouched
+    gpkg, out = town
+    gpd.read_file(out / "results.gpkg", layer="parcels")
+    sidecar = out / "results.gpkg.aux.xml"
+    if not sidecar.exists():  # GDAL versions differ in when they write it: the file as GDAL 3.12 writes it
+        sidecar.write_text("<PAMDataset><Metadata><MDI key=\"GEOCONSTRAINTS_COMMAND\">screen</MDI></Metadata></PAMDataset>\n")
+    old_run = json.loads((out / "provenance.json").read_text())["run_id"]
+    res = runner.invoke(main, screen(out.parent, gpkg, "--overwrite"))
+    assert res.exit_code == 0, res.stderr
+    assert not sidecar.exists() and json.loads((out / "provenance.json").read_text())["run_id"] != old_run
+    assert "results.gpkg.aux.xml" not in {o["path"] for o in json.loads((out / "provenance.json").read_text())["outputs"]}
+    (out / "results.gpkg-wal").write_bytes(b"")
+    before = tree_hashes(out)
+    res = runner.invoke(main, screen(out.parent, gpkg, "--overwrite"))
+    assert res.exit_code == 2
+    assert ("results.gpkg-wal says a program (QGIS, ArcGIS, a notebook) has results.gpkg of the earlier run open; "
+            "close it there and run again") in res.stderr
+    assert tree_hashes(out) == before
+    # a sidecar of a file the set does not list is still someone else's
+    (out / "results.gpkg-wal").unlink()
+    (out / "budget.xlsx.aux.xml").write_text("<PAMDataset/>")
+    res = runner.invoke(main, screen(out.parent, gpkg, "--overwrite"))
+    assert res.exit_code == 2 and "holds budget.xlsx.aux.xml, which the earlier run there" in res.stderr

@@ -208,20 +208,32 @@ def _input_inside(out: Path, inputs: Iterable[Path]) -> Path | None:
     return None
 
 
+GDAL_SIDECAR = ".aux.xml"
+"""GDAL's own file beside a dataset it has read (PAM metadata: opening results.gpkg with
+``geopandas.read_file`` writes ``results.gpkg.aux.xml``). Beside an output of an earlier set, it is
+part of that output: the new set replaces it with the rest, never a reason to refuse the folder."""
+
+SQLITE_OPEN_MARKS = ("-wal", "-shm", "-journal")
+"""SQLite's files beside a GeoPackage that a program has open (``results.gpkg-wal`` while QGIS shows it):
+the folder is refused with a message saying so (the program would keep writing a file that is gone)."""
+
+
 def check_out_folder(out_dir: str | os.PathLike[str], inputs: Iterable[Path] = (), *, overwrite: bool = False,
                      run_id: str | None = None) -> Path:
     """Refuse an ``--out`` that a run must not replace; create nothing. Return its canonical path.
 
     Accepted: a folder that does not exist, an empty folder, a folder holding exactly an earlier
     set of this same run (``run_id``), and, with ``overwrite``, one holding exactly an earlier
-    set (every file listed in its ``provenance.json``), which the new set then replaces whole.
+    set (every file listed in its ``provenance.json``, and GDAL's :data:`GDAL_SIDECAR` files
+    beside them), which the new set then replaces whole.
 
     Raises
     ------
     OutputError
         ``--out`` is a file; an input lies inside it (it would be replaced with the folder);
         it holds a file or folder that no earlier set of geoconstraints lists (named; such a
-        folder is never emptied); or it holds an earlier set and ``overwrite`` is false.
+        folder is never emptied); a GeoPackage of the earlier set is open in a program
+        (:data:`SQLITE_OPEN_MARKS`); or it holds an earlier set and ``overwrite`` is false.
     """
     shown = os.fspath(out_dir)
     out = canonical(out_dir)
@@ -247,7 +259,13 @@ def check_out_folder(out_dir: str | os.PathLike[str], inputs: Iterable[Path] = (
                           f"empty --out folder")
     listed = {str(o.get("path")) for o in prov["outputs"] if isinstance(o, dict)} | {PROVENANCE_NAME}
     dirs = {p.as_posix() for rel in listed for p in Path(rel).parents if p.as_posix() != "."}
-    foreign = [f for f in files_ if f not in listed] + [o for o in other if o not in dirs]
+    in_use = [f for f in files_ if any(f == rel + mark for rel in listed for mark in SQLITE_OPEN_MARKS)]
+    if in_use:
+        name = re.sub("|".join(f"{re.escape(m)}$" for m in SQLITE_OPEN_MARKS), "", in_use[0])
+        raise OutputError(f"--out {shown}: {in_use[0]} says a program (QGIS, ArcGIS, a notebook) has {name} of "
+                          f"the earlier run open; close it there and run again, or choose another --out folder")
+    gdal = {rel + GDAL_SIDECAR for rel in listed}  # written by GDAL beside an output it read: part of that output
+    foreign = [f for f in files_ if f not in listed and f not in gdal] + [o for o in other if o not in dirs]
     if foreign:
         raise OutputError(f"--out {shown} holds {foreign[0]}, which the earlier run there (run id "
                           f"{prov.get('run_id', '?')}) did not write, so the folder will not be emptied. "

@@ -153,18 +153,18 @@ def _overlay_engine(engine: str, scheduler: str | None, workers: int | None
 def _bfe_for_overlaps(layers: Layers, rulebook: Rulebook, overlaps: np.ndarray) -> pd.DataFrame:
     n = len(overlaps)
     has = ~pd.isna(overlaps)
-    res = bfe_frame(np.full(n, np.nan), np.full(n, "none", dtype=object), np.full(n, "", dtype=object),
-                     np.full(n, "not in the area of special flood hazard", dtype=object),
-                     np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan))
+    cols = [np.full(n, np.nan), np.full(n, "none", dtype=object), np.full(n, "", dtype=object),
+            np.full(n, "not in the area of special flood hazard", dtype=object),
+            np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)]  # in bfe_frame's order
     if has.any():
         pts = shapely.point_on_surface(np.asarray(overlaps[has], dtype=object))
         sub = bfe_at_points(pts, flood=layers.get_layer("flood_zones"), bfe_lines=layers.get_layer("bfe_lines"),
                             streams=layers.get_layer("streams"),
                             search_radius_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
-        res.loc[np.flatnonzero(has)] = sub.to_numpy()
-    for c in ("bfe_ft", "bfe_low_ft", "bfe_high_ft", "stream_position_ft"):
-        res[c] = res[c].astype(float)
-    return res
+        at = np.flatnonzero(has)
+        for col, values in zip(cols, (sub[c] for c in sub.columns)):  # column by column, no 2-D object copy
+            col[at] = values.to_numpy(dtype=col.dtype)
+    return bfe_frame(*cols)
 
 
 def _subject_table(subjects: gpd.GeoDataFrame, id_name: str, m: pd.DataFrame, layers: Layers,

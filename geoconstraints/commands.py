@@ -30,7 +30,7 @@ import shapely
 from geoconstraints.errors import InputError, RulebookError
 from geoconstraints.geometry import buffers as bf
 from geoconstraints.geometry import terrain as tr
-from geoconstraints.geometry.bfe import BFE_METHODS, bfe_at_points, bfe_frame
+from geoconstraints.geometry.bfe import BFE_COLUMNS, BFE_METHODS, bfe_at_points
 from geoconstraints.geometry.flow import FlowTrace, trace_flow
 from geoconstraints.geometry.overlay import (
     CHUNK_SIZE,
@@ -150,12 +150,14 @@ def _overlay_engine(engine: str, scheduler: str | None, workers: int | None
         yield functools.partial(overlay_areas_dask, client=client)
 
 
-def _bfe_for_overlaps(layers: Layers, rulebook: Rulebook, overlaps: np.ndarray) -> pd.DataFrame:
+def _bfe_for_overlaps(layers: Layers, rulebook: Rulebook, overlaps: np.ndarray) -> dict[str, np.ndarray]:
+    """The columns of :func:`~geoconstraints.geometry.bfe.bfe_at_points` for each overlap (a point on it), as
+    arrays: the parcels table takes them as they are (no frame built of a million rows to be taken apart)."""
     n = len(overlaps)
     has = ~pd.isna(overlaps)
     cols = [np.full(n, np.nan), np.full(n, "none", dtype=object), np.full(n, "", dtype=object),
             np.full(n, "not in the area of special flood hazard", dtype=object),
-            np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)]  # in bfe_frame's order
+            np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)]  # in the order of BFE_COLUMNS
     if has.any():
         pts = shapely.point_on_surface(np.asarray(overlaps[has], dtype=object))
         sub = bfe_at_points(pts, flood=layers.get_layer("flood_zones"), bfe_lines=layers.get_layer("bfe_lines"),
@@ -164,7 +166,7 @@ def _bfe_for_overlaps(layers: Layers, rulebook: Rulebook, overlaps: np.ndarray) 
         at = np.flatnonzero(has)
         for col, values in zip(cols, (sub[c] for c in sub.columns)):  # column by column, no 2-D object copy
             col[at] = values.to_numpy(dtype=col.dtype)
-    return bfe_frame(*cols)
+    return dict(zip(BFE_COLUMNS, cols))
 
 
 def _subject_table(subjects: gpd.GeoDataFrame, id_name: str, m: pd.DataFrame, layers: Layers,
@@ -329,7 +331,7 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
     table = _subject_table(parcels, "parcel_id", m, layers, zoning_given)
     bfe = _bfe_for_overlaps(layers, rulebook, overlaps["_sfha"])
     for c in ("bfe_ft", "bfe_method", "bfe_datum", "bfe_note"):
-        table[c] = bfe[c].to_numpy()
+        table[c] = bfe[c]
     # the stream distance is no rule's input (GEOS, the GIL released): measured on a thread while the checks
     # build their findings here, one core each
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gc-distance") as pool:

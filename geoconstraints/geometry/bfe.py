@@ -169,9 +169,12 @@ def _static_bfe(pts: np.ndarray, flood: gpd.GeoDataFrame, bfe: np.ndarray, metho
     todo[p] = False
 
 
+BFE_COLUMNS = ("bfe_ft", "bfe_method", "bfe_datum", "bfe_note", "bfe_low_ft", "bfe_high_ft", "stream_position_ft")
+"""The columns of :func:`bfe_at_points`' table, in order."""
+
+
 def bfe_frame(bfe, method, datum, note, lo_e, hi_e, spos) -> pd.DataFrame:
-    return pd.DataFrame({"bfe_ft": bfe, "bfe_method": method, "bfe_datum": datum, "bfe_note": note,
-                         "bfe_low_ft": lo_e, "bfe_high_ft": hi_e, "stream_position_ft": spos})
+    return pd.DataFrame(dict(zip(BFE_COLUMNS, (bfe, method, datum, note, lo_e, hi_e, spos))))
 
 
 

@@ -332,6 +332,7 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
     bfe = _bfe_for_overlaps(layers, rulebook, overlaps["_sfha"])
     for c in ("bfe_ft", "bfe_method", "bfe_datum", "bfe_note"):
         table[c] = bfe[c]
+    del bfe  # its text as Python strings (a county: ~100 MB) must not outlive the table's copy through the checks
     # the stream distance is no rule's input (GEOS, the GIL released): measured on a thread while the checks
     # build their findings here, one core each
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gc-distance") as pool:

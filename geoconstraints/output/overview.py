@@ -779,8 +779,9 @@ def left_out_parcels(result: Result) -> gpd.GeoDataFrame | None:
     if not sel.any():
         return None
     n = int(sel.sum())
-    rows = pd.DataFrame({"status": np.array(STATUSES, dtype=object)[best[sel] % k],
-                         "waived": np.where(best[sel] >= k, "waived", "").astype(object),  # drawn, never printed
+    marks = np.full(n, "", dtype=object)  # one shared "" (a county: a million rows), "waived" where so
+    marks[best[sel] >= k] = "waived"  # drawn, never printed
+    rows = pd.DataFrame({"status": np.array(STATUSES, dtype=object)[best[sel] % k], "waived": marks,
                          "subject_layer": np.full(n, "parcels", dtype=object)})
     return _working(gpd.GeoDataFrame(rows, geometry=g[sel], crs=table.crs), result.crs)
 

@@ -164,7 +164,7 @@ def _bfe_for_overlaps(layers: Layers, rulebook: Rulebook, overlaps: np.ndarray) 
                             streams=layers.get_layer("streams"),
                             search_radius_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
         at = np.flatnonzero(has)
-        for col, values in zip(cols, (sub[c] for c in sub.columns)):  # column by column, no 2-D object copy
+        for col, values in zip(cols, (sub[c] for c in BFE_COLUMNS)):  # column by column, no 2-D object copy
             col[at] = values.to_numpy(dtype=col.dtype)
     return dict(zip(BFE_COLUMNS, cols))
 

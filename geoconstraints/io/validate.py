@@ -224,9 +224,7 @@ def clean_geometries(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[st
         gdf = gdf.loc[~empty].copy()
     if len(gdf) == 0:
         return gdf
-    kinds = pd.Series(shapely.get_type_id(gdf.geometry.values)).map(
-        {0: "point", 1: "line", 2: "line", 3: "polygon", 4: "point", 5: "line", 6: "polygon", 7: "collection"}
-    ).to_numpy()
+    kinds = FAMILY_OF_TYPE_ID[np.asarray(shapely.get_type_id(gdf.geometry.values))]  # none missing here
     invalid = ~chunked(shapely.is_valid, np.asarray(gdf.geometry.values, dtype=object))  # a county's: on every core
     if invalid.any():
         ids = gdf.loc[invalid, "feature_id"].astype(str).tolist()
@@ -287,6 +285,11 @@ def _all_finite(geoms: np.ndarray) -> np.ndarray:
     bad[idx[~np.isfinite(xy).all(axis=1)]] = True
     return ~bad
 
+
+FAMILY_OF_TYPE_ID = np.array(["point", "line", "line", "polygon", "point", "line", "polygon", "collection"],
+                             dtype=object)
+"""The geometry family of each shapely type id 0..7 (Point, LineString, LinearRing, Polygon, MultiPoint,
+MultiLineString, MultiPolygon, GeometryCollection): the one table of it (loading, the output layers, styles)."""
 
 _KIND_TYPE_IDS: dict[str, tuple[int, ...]] = {"polygon": (3, 6), "line": (1, 2, 5), "point": (0, 4)}
 """shapely type ids of each geometry kind (Polygon/MultiPolygon, LineString/LinearRing/MultiLineString, ...)."""

@@ -21,7 +21,8 @@ import pandas as pd
 import shapely
 
 from geoconstraints.errors import OutputError
-from geoconstraints.output import child, csvtext, styles
+from geoconstraints.io.validate import FAMILY_OF_TYPE_ID
+from geoconstraints.output import child, csvtext
 from geoconstraints.rulebook.findings import FINDING_COLUMNS
 
 log = logging.getLogger(__name__)
@@ -431,7 +432,7 @@ def split_findings(findings: gpd.GeoDataFrame) -> dict[str, pd.DataFrame]:
     """
     geoms = np.asarray(findings.geometry.values, dtype=object)
     tid = shapely.get_type_id(geoms)
-    fam = np.where(tid >= 0, styles.FAMILY_OF_TYPE_ID[np.clip(tid, 0, 7)], "none").astype(object)
+    fam = np.where(tid >= 0, FAMILY_OF_TYPE_ID[np.clip(tid, 0, 7)], "none").astype(object)
     fam[(tid >= 0) & shapely.is_empty(geoms)] = "none"
     gc = fam == "collection"
     if gc.any():

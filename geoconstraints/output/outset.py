@@ -259,11 +259,12 @@ def check_out_folder(out_dir: str | os.PathLike[str], inputs: Iterable[Path] = (
                           f"empty --out folder")
     listed = {str(o.get("path")) for o in prov["outputs"] if isinstance(o, dict)} | {PROVENANCE_NAME}
     dirs = {p.as_posix() for rel in listed for p in Path(rel).parents if p.as_posix() != "."}
-    in_use = [f for f in files_ if any(f == rel + mark for rel in listed for mark in SQLITE_OPEN_MARKS)]
+    in_use = [(rel, rel + mark) for rel in sorted(listed) for mark in SQLITE_OPEN_MARKS if rel + mark in files_]
     if in_use:
-        name = re.sub("|".join(f"{re.escape(m)}$" for m in SQLITE_OPEN_MARKS), "", in_use[0])
-        raise OutputError(f"--out {shown}: {in_use[0]} says a program (QGIS, ArcGIS, a notebook) has {name} of "
-                          f"the earlier run open; close it there and run again, or choose another --out folder")
+        name, mark = in_use[0]
+        raise OutputError(f"--out {shown}: {mark} says a program (QGIS, ArcGIS, a notebook) has {name} of the earlier "
+                          f"run open; close it there and run again (a program that crashed can leave it: delete it "
+                          f"then), or choose another --out folder")
     gdal = {rel + GDAL_SIDECAR for rel in listed}  # written by GDAL beside an output it read: part of that output
     foreign = [f for f in files_ if f not in listed and f not in gdal] + [o for o in other if o not in dirs]
     if foreign:

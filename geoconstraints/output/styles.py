@@ -19,6 +19,7 @@ import pandas as pd
 import shapely
 
 from geoconstraints.errors import OutputError
+from geoconstraints.io.validate import FAMILY_OF_TYPE_ID
 from geoconstraints.rulebook.findings import STATUSES
 
 log = logging.getLogger(__name__)
@@ -207,10 +208,6 @@ def flood_zone_style(key: str, *, preliminary: bool = False) -> LayerStyle:
     return LayerStyle(col, col, opacity, 0.8 if sfha else 0.5, 0.8 if sfha else 0.5,
                       "5 4" if preliminary else "", label=label, show=not preliminary)
 
-
-FAMILY_OF_TYPE_ID = np.array(["point", "line", "line", "polygon", "point", "line", "polygon", "collection"],
-                             dtype=object)
-"""The geometry family of each shapely type id 0..7 (Point ... GeometryCollection)."""
 
 _FAMILIES = ("point", "line", "polygon")
 _FAMILY_CODE = np.array([_FAMILIES.index(f) if f in _FAMILIES else -1 for f in FAMILY_OF_TYPE_ID])

@@ -339,11 +339,13 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
         distance = pool.submit(_stream_distance, layers, np.asarray(parcels.geometry.values, dtype=object), rulebook,
                                workers)
         ctx = FloodContext("screen", layers, _measured(table, "parcel_id", m), "parcels", flood is not None, overlaps)
-        with messages_only_for(scope_statuses(scope)):  # no message for a row dropped below
-            frames = run_checks(rulebook, "flood", ctx)
-        # status_FLD_001 ... and worst_status per parcel, from every finding, before those out of scope go
+        # the person scope: the checks build the findings that need a person only, and every parcel's status
+        # of every rule (a county: millions of pass and info rows never built, typed nor stacked)
+        with messages_only_for(scope_statuses(scope)):  # no message for a row a check's changed frame drops
+            frames = run_checks(rulebook, "flood", ctx, keep=scope_statuses(scope))
+        # status_FLD_001 ... and worst_status per parcel, from every status, before those out of scope go
         table = add_rule_status_columns(table, frames, "parcels", "parcel_id", worst=True)
-        found, omitted = split_scope(frames, scope)  # the pass/info rows are never stacked, typed nor sorted
+        found, omitted = split_scope(frames, scope)
         del frames
         table.insert(list(table.columns).index("bfe_note") + 1, "stream_distance_ft", distance.result())
     tables: dict[str, pd.DataFrame] = {}

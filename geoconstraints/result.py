@@ -28,9 +28,11 @@ from geoconstraints.rulebook.findings import (
     FINDINGS_SCOPES,
     STATUS_RANK,
     STATUSES,
+    Outcomes,
     concat_findings,
     findings_frame,
     in_scope,
+    scope_statuses,
     status_counts,
     status_ranks,
 )
@@ -83,21 +85,24 @@ def _groups(cols: dict[str, np.ndarray], keys: list[str]) -> tuple[np.ndarray, n
     return first[order], np.bincount(codes, minlength=len(uniques))[order], rank[codes]
 
 
-def split_scope(findings: gpd.GeoDataFrame | list[gpd.GeoDataFrame],
+def split_scope(findings: gpd.GeoDataFrame | list[gpd.GeoDataFrame | Outcomes],
                 scope: str) -> tuple[gpd.GeoDataFrame, pd.DataFrame]:
     """The findings of ``scope`` and the counts of the others (:data:`OMITTED_COLUMNS`).
 
     Only four columns of the rows left out are read (no text column is copied), so a
     screening can drop millions of pass/info rows before they are typed and sorted. Given the
     checks' frames (:func:`~geoconstraints.rulebook.registry.run_checks`), each is filtered
-    before the rows kept are stacked: the millions of rows left out are never stacked.
+    before the rows kept are stacked: the millions of rows left out are never stacked. An
+    :class:`~geoconstraints.rulebook.findings.Outcomes` among them (``run_checks(..., keep=)``:
+    the rows left out were never built) gives its frame and the counts of its statuses.
 
     Parameters
     ----------
-    findings : DataFrame or list of DataFrame
+    findings : DataFrame or list of DataFrame or Outcomes
         Findings with ``rule_id``, ``title``, ``status``, ``waived`` (what
-        :func:`~geoconstraints.rulebook.registry.run_group` returns), or the frames
-        :func:`~geoconstraints.rulebook.registry.run_checks` returns.
+        :func:`~geoconstraints.rulebook.registry.run_group` returns), or what
+        :func:`~geoconstraints.rulebook.registry.run_checks` returns (``Outcomes`` built for
+        the statuses of ``scope``: another scope is a ValueError).
     scope : {"person", "all"}
         See :func:`geoconstraints.rulebook.findings.findings_scope`.
 
@@ -117,15 +122,41 @@ def split_scope(findings: gpd.GeoDataFrame | list[gpd.GeoDataFrame],
     """
     if scope not in FINDINGS_SCOPES:
         raise ValueError(f"scope {scope!r} is not one of {', '.join(FINDINGS_SCOPES)}")
-    frames = findings if isinstance(findings, list) else [findings]
+    items = findings if isinstance(findings, list) else [findings]
+    wanted = scope_statuses(scope)
+    for o in items:
+        if isinstance(o, Outcomes) and (wanted is None or o.statuses != frozenset(wanted)):
+            raise ValueError(f"the findings of {o.rule_id} were built for the statuses {', '.join(sorted(o.statuses))} "
+                             f"only, not for the scope {scope!r}")
+    frames = [o for o in items if not isinstance(o, Outcomes)]
     keeps = [in_scope(f["status"].to_numpy(), scope) for f in frames]
-    kept = [f if k.all() else f[k] for f, k in zip(frames, keeps)]
-    out = kept[0] if not isinstance(findings, list) else concat_findings(kept)
-    if all(k.all() for k in keeps):
+    kept = {id(f): f if k.all() else f[k] for f, k in zip(frames, keeps)}
+    out = kept[id(findings)] if not isinstance(findings, list) else concat_findings(
+        [o.frame if isinstance(o, Outcomes) else kept[id(o)] for o in items])
+    counted = [_outcome_counts(o) for o in items if isinstance(o, Outcomes)]
+    if not all(k.all() for k in keeps):
+        cols = {c: np.concatenate([f[c].to_numpy(dtype=object)[~k] for f, k in zip(frames, keeps)])
+                for c in OMITTED_COLUMNS[:-1]}  # pointers, no text copied
+        counted.append(_omitted_counts(cols))
+    counted = [c for c in counted if len(c)]
+    if not counted:
         return out, empty_omitted()
-    cols = {c: np.concatenate([f[c].to_numpy(dtype=object)[~k] for f, k in zip(frames, keeps)])
-            for c in OMITTED_COLUMNS[:-1]}  # pointers, no text copied
-    return out, _omitted_counts(cols)
+    if len(counted) == 1:
+        return out, counted[0]
+    both = pd.concat(counted, ignore_index=True).groupby(OMITTED_COLUMNS[:-1], sort=False, dropna=False)["n"].sum()
+    return out, _sorted_omitted(both.reset_index())
+
+
+def _outcome_counts(o: Outcomes) -> pd.DataFrame:
+    """:attr:`Result.omitted` of the rows an :class:`Outcomes` left out, sorted as :func:`_omitted_counts` sorts."""
+    n = np.bincount(o.rank, minlength=len(STATUSES))
+    left = [(s, int(n[k])) for k, s in enumerate(STATUSES) if n[k] and s not in o.statuses]
+    out = pd.DataFrame({"rule_id": pd.Series([o.rule_id] * len(left), dtype=object),
+                        "title": pd.Series([o.title] * len(left), dtype=object),
+                        "status": pd.Series([s for s, _ in left], dtype=object),
+                        "waived": pd.Series([o.waived] * len(left), dtype=object),
+                        "n": pd.Series([k for _, k in left], dtype="int64")})
+    return out[OMITTED_COLUMNS]
 
 
 def _omitted_counts(cols: dict[str, np.ndarray]) -> pd.DataFrame:
@@ -136,6 +167,11 @@ def _omitted_counts(cols: dict[str, np.ndarray]) -> pd.DataFrame:
     out = pd.DataFrame({c: v[first] for c, v in cols.items()})
     out["waived"] = out["waived"].where(out["waived"].notna(), "").astype(str)
     out["n"] = n.astype("int64")
+    return _sorted_omitted(out)
+
+
+def _sorted_omitted(out: pd.DataFrame) -> pd.DataFrame:
+    """Omitted counts sorted by rule id, then severity (stable), with :data:`OMITTED_COLUMNS` in order."""
     rank = out["status"].map(STATUS_RANK).fillna(len(STATUSES))
     out = out.assign(_r=rank).sort_values(["rule_id", "_r"], kind="stable").drop(columns="_r")
     return out.reset_index(drop=True)[OMITTED_COLUMNS]
@@ -346,21 +382,31 @@ def status_column(rule_id: str) -> str:
     return STATUS_COLUMN_PREFIX + re.sub(r"[^0-9A-Za-z_]", "_", str(rule_id))
 
 
-def _status_grid(findings: pd.DataFrame, subject_layer: str, ids: np.ndarray,
+def _status_grid(findings: pd.DataFrame | Outcomes, subject_layer: str, ids: np.ndarray,
                  subjects: Any = None) -> tuple[list[str], np.ndarray] | None:
     """(rule ids, sorted; rank of the most severe status per rule (rows) and subject (columns, in
     ``ids`` order), :data:`_NO_RANK` where a rule has no finding about a subject); None when no
     finding is about ``subject_layer``. One scatter-min into a small integer grid (no group-by
     over text keys). ``subjects``: ``pd.Index(pd.unique(ids))`` when known."""
-    keep = ((findings["subject_layer"] == subject_layer) & (findings["subject_id"] != "")).to_numpy()
-    if not keep.any():
-        return None
-    status = findings["status"].to_numpy(dtype=object)[keep]
-    rank = status_ranks(status, STATUS_RANK["not_evaluated"]).astype(np.int8)
-    r_code, rules = pd.factorize(findings["rule_id"].to_numpy(dtype=object)[keep], sort=True)
+    if isinstance(findings, Outcomes):  # one rule: the status of every row, as ranks
+        o = findings
+        keep = np.asarray(o.subject_layer == subject_layer, dtype=bool) & (o.subject_id != "")
+        if not keep.any():
+            return None
+        every = bool(keep.all())
+        rank = o.rank if every else o.rank[keep]
+        r_code, rules = np.zeros(len(rank), dtype=np.int64), np.array([o.rule_id], dtype=object)
+        subj = o.subject_id if every else o.subject_id[keep]
+    else:
+        keep = ((findings["subject_layer"] == subject_layer) & (findings["subject_id"] != "")).to_numpy()
+        if not keep.any():
+            return None
+        status = findings["status"].to_numpy(dtype=object)[keep]
+        rank = status_ranks(status, STATUS_RANK["not_evaluated"]).astype(np.int8)
+        r_code, rules = pd.factorize(findings["rule_id"].to_numpy(dtype=object)[keep], sort=True)
+        subj = findings["subject_id"].to_numpy(dtype=object)[keep]
     ids = np.asarray(ids, dtype=object)
     subjects = pd.Index(pd.unique(ids)) if subjects is None else subjects
-    subj = findings["subject_id"].to_numpy(dtype=object)[keep]
     if pd.api.types.infer_dtype(subj, skipna=False) != "string":  # ids given as numbers
         subj = np.array([str(v) for v in subj], dtype=object)
     grid = np.full((len(rules), len(subjects)), _NO_RANK, dtype=np.int8)
@@ -372,12 +418,13 @@ def _status_grid(findings: pd.DataFrame, subject_layer: str, ids: np.ndarray,
     return [str(r) for r in rules], grid if unique else grid[:, subjects.get_indexer(ids)]
 
 
-def _merged_status_grid(frames: list[pd.DataFrame], subject_layer: str,
+def _merged_status_grid(frames: list[pd.DataFrame | Outcomes], subject_layer: str,
                         ids: np.ndarray) -> tuple[list[str], np.ndarray] | None:
     """:func:`_status_grid` of the frames stacked, from each frame's grid (a check's frame: one rule,
     aligned with the table), without stacking them."""
     subjects = pd.Index(pd.unique(np.asarray(ids, dtype=object)))  # once, not once per frame
-    parts = [g for g in (_status_grid(f, subject_layer, ids, subjects) for f in frames if len(f)) if g is not None]
+    parts = [g for g in (_status_grid(f, subject_layer, ids, subjects) for f in frames
+                         if isinstance(f, Outcomes) or len(f)) if g is not None]
     if len(parts) < 2:
         return parts[0] if parts else None
     rules = sorted({r for names, _ in parts for r in names})
@@ -461,7 +508,7 @@ def rule_status_columns(findings: pd.DataFrame, subject_layer: str, ids: Any) ->
     return _status_columns(findings, subject_layer, ids)[0]
 
 
-def _status_columns(findings: pd.DataFrame | list[pd.DataFrame], subject_layer: str,
+def _status_columns(findings: pd.DataFrame | list[pd.DataFrame | Outcomes], subject_layer: str,
                     ids: Any) -> tuple[pd.DataFrame, np.ndarray]:
     """(:func:`rule_status_columns`, the worst status of each subject over them: ``not_evaluated``
     for a subject without any finding), from one group-by (``findings``: a frame, or the checks'
@@ -479,12 +526,13 @@ def _status_columns(findings: pd.DataFrame | list[pd.DataFrame], subject_layer: 
     return cols, worst
 
 
-def add_rule_status_columns(table: pd.DataFrame, findings: pd.DataFrame | list[pd.DataFrame], subject_layer: str,
-                            id_column: str, *, worst: bool = False) -> pd.DataFrame:
+def add_rule_status_columns(table: pd.DataFrame, findings: pd.DataFrame | list[pd.DataFrame | Outcomes],
+                            subject_layer: str, id_column: str, *, worst: bool = False) -> pd.DataFrame:
     """``table`` with :func:`rule_status_columns` inserted before its ``worst_status`` (else at the end).
 
-    ``findings``: a findings frame, or the checks' frames
-    (:func:`~geoconstraints.rulebook.registry.run_checks`; not stacked here).
+    ``findings``: a findings frame, or what :func:`~geoconstraints.rulebook.registry.run_checks`
+    returns (the checks' frames, not stacked here, or their
+    :class:`~geoconstraints.rulebook.findings.Outcomes`: the status of every row without its finding).
 
     Earlier status columns of the same names are replaced. With ``worst``, ``worst_status`` is
     also set (appended when missing): the most severe status of each subject's findings,

@@ -268,3 +268,13 @@ def test_kill_all_sigkills_every_child_still_running_and_close_forgets_them(tmp_
             c.close(kill=True)
     assert not {c.proc for c in kids} & child._LIVE  # reaped: kill_all no longer sees them
     child.kill_all()  # nothing left to kill: no error
+
+
+def test_the_gis_files_are_handed_to_the_child_before_the_report(synthetic):
+    # the GIS child's files take longest: handed over first, written while the report is; without the child
+    # the report comes first (its PDF child lays it out while the rest is written)
+    here = [name for name, _ in output.file_steps(synthetic, scope="person")]
+    there = [name for name, _ in output.file_steps(synthetic, scope="person", gis=object())]
+    assert here[:3] == ["report.html", "findings.geojson", "results.gpkg"]
+    assert there[:3] == ["findings.geojson", "results.gpkg", "report.html"]
+    assert sorted(here) == sorted(there)

@@ -273,3 +273,56 @@ def test_edge_subjects_match_plain_shapely():
     geo = dict(zip(ov["subject"], ov["geometry"]))
     for i in (0, 1, 4):
         assert shapely.area(shapely.symmetric_difference(geo[i], shapely.intersection(subjects[i], union))) < 1e-6
+
+
+def test_subjects_crossing_only_cuts_between_tiles_are_not_intersected(monkeypatch):
+    # a cover with a hole cut into 150-ft tiles, 40-ft subjects on a 37-ft grid over it: many cross a cut
+    # between tiles only (wholly in the cover: their overlap is themselves, no intersection computed), others
+    # cross the cover's outline or its hole's (intersected). Every area against plain shapely on the untiled
+    # cover; the intersections counted
+    from geoconstraints.geometry import overlay as ov_mod
+
+    donut = box(0, 0, 1000, 1000).difference(box(400, 400, 600, 600))
+    cover = CoverIndex.build([("zone", [donut])], max_span=150.0)
+    assert len(cover.parts) > 40 and cover.edges is not None and len(cover.edge_cover) == 8  # 2 rings of 4 edges
+    xs = np.arange(-60.0, 1040.0, 37.0)
+    subjects = np.array([box(x, y, x + 40, y + 40) for x in xs for y in xs], dtype=object)
+    counted: list[int] = []
+    real = shapely.intersection
+
+    def counting(a, b, **kw):
+        counted.append(int(np.size(a)))
+        return real(a, b, **kw)
+
+    monkeypatch.setattr(ov_mod.shapely, "intersection", counting)
+    got_ov = overlay_areas(subjects, cover, tolerance_ft=0.0, min_area_sqft=0.0, workers=1, chunk_size=len(subjects),
+                           keep_geometry=("zone",))
+    monkeypatch.setattr(ov_mod.shapely, "intersection", real)
+    want = shapely.area(shapely.intersection(subjects, donut))
+    got = np.zeros(len(subjects))
+    got[got_ov["subject"].to_numpy()] = got_ov["raw_sqft"].to_numpy()
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)
+    edge = shapely.intersects(subjects, shapely.boundary(donut))
+    tiles_met = np.array([len(cover.tree.query(s, predicate="intersects")) for s in subjects])
+    cut_only = ~edge & (tiles_met > 1)  # in the cover, over a cut between tiles
+    assert cut_only.sum() > 100 and (edge & (want > 0)).sum() > 50
+    whole = got_ov.set_index("subject")
+    assert (whole.loc[np.flatnonzero(cut_only), "raw_sqft"].to_numpy() == shapely.area(subjects[cut_only])).all()
+    geo = whole.loc[np.flatnonzero(cut_only), "geometry"].to_numpy()
+    assert shapely.equals(geo, subjects[cut_only]).all()  # the overlap kept is the subject itself
+    # only the pairs of subjects over the cover's outline were intersected
+    assert sum(counted) <= int(tiles_met[edge].sum())
+
+
+def test_stream_distance_of_a_multipart_stream_has_no_segment_between_its_parts():
+    # the end of one part and the start of the next are not joined: a parcel between them is 1 ft from the
+    # nearer part (by hand), not on a line that does not exist
+    from shapely.geometry import MultiLineString
+
+    stream = MultiLineString([[(0, 0), (1, 0)], [(5, 0), (6, 0)]])
+    parcel = box(2, -1, 3, 1)
+    got = distance_to_lines([parcel], [stream], max_distance_ft=100)
+    assert got.tolist() == [1.0] == [shapely.distance(parcel, stream)]
+    holed = box(0, 0, 100, 100).difference(box(40, 40, 60, 60))  # a pond with an island: two rings
+    inside_island = box(45, 45, 50, 50)
+    assert distance_to_lines([inside_island], [holed], max_distance_ft=100).tolist() == [5.0]

@@ -94,3 +94,81 @@ def test_cli_run_completes_and_debug_shows_the_traceback(runner, tmp_path, monke
     assert any(f["properties"]["rule_id"] == "FLD-001" for f in found)
     res = runner.invoke(main, ["--debug", "screen", str(gc.sample_path()), "--out", str(tmp_path / "out2")])
     assert isinstance(res.exception, ZeroDivisionError)
+
+
+# ------------------------------------------------------------------------------------------
+# keep=: the findings of some statuses built, every row's status recorded (a screening's person scope)
+
+def test_keep_gives_each_checks_statuses_and_only_the_findings_kept(town):
+    from geoconstraints.rulebook.findings import PERSON_STATUSES, Outcomes
+
+    full = screen_parcels(town, RB, findings="all")
+    ctx = _flood_context(town)
+    every = registry.run_checks(RB, "flood", ctx)
+    lean = registry.run_checks(RB, "flood", ctx, keep=PERSON_STATUSES)
+    assert len(lean) == len(every) == len(RB.require_group("flood"))
+    for whole, got in zip(every, lean):
+        if isinstance(got, Outcomes):  # the statuses of every row, the rows of the statuses kept
+            assert got.rank.tolist() == [gc.STATUSES.index(s) for s in whole["status"]]
+            assert got.subject_id.tolist() == whole["subject_id"].tolist()
+            want = whole[whole["status"].isin(PERSON_STATUSES).to_numpy()].reset_index(drop=True)
+            assert got.frame["status"].isin(PERSON_STATUSES).all()
+            cols = ["rule_id", "status", "subject_id", "message", "measured", "threshold", "geometry"]
+            assert got.frame[cols].reset_index(drop=True).equals(want[cols])
+        else:  # no row left out (a site-only rule gives none): the frame is the whole frame
+            assert whole["status"].isin(PERSON_STATUSES).all()
+    assert sum(isinstance(o, Outcomes) for o in lean) >= 4
+    assert full.n_findings == sum(len(f) for f in every)
+
+
+def _flood_context(layers):
+    """The context screen_parcels gives the flood checks (the table of the sample town)."""
+    import numpy as np
+
+    from geoconstraints.commands import _measured, _other_cover_layers, _subject_table
+    from geoconstraints.geometry.overlay import flood_metrics
+    from geoconstraints.rules.flood import FloodContext, flood_zone_spec
+
+    parcels, flood = layers.get_layer("parcels"), layers.get_layer("flood_zones")
+    extra, given = _other_cover_layers(layers, parcels)
+    m, overlaps = flood_metrics(parcels, flood, flood_zone_spec(RB), extra=extra)
+    table = _subject_table(parcels, "parcel_id", m, layers, given)
+    for c in ("bfe_ft", "bfe_method", "bfe_datum", "bfe_note"):
+        table[c] = np.nan if c == "bfe_ft" else ""
+    return FloodContext("screen", layers, _measured(table, "parcel_id", m), "parcels", True, overlaps)
+
+
+def test_keep_runs_again_a_check_that_changes_its_frame(town, monkeypatch):
+    # a check that filters (or stacks) the frame Rule.findings built cannot say the status of the rows it
+    # was not given: it runs again building every row, and its whole frame is split like any other
+    from geoconstraints.result import split_scope
+    from geoconstraints.rulebook.findings import PERSON_STATUSES, Outcomes
+
+    original = registry.CHECKS["FLD-001"]
+    calls = []
+
+    def reordered(ctx, rule):
+        calls.append(1)
+        f = original(ctx, rule)
+        return f.iloc[::-1].reset_index(drop=True)  # the same rows, another frame
+
+    monkeypatch.setitem(registry.CHECKS, "FLD-001", reordered)
+    ctx = _flood_context(town)
+    lean = registry.run_checks(RB, "flood", ctx, keep=PERSON_STATUSES)
+    assert len(calls) == 2  # once building the kept rows, once every row
+    got = lean[[r.id for r in RB.require_group("flood")].index("FLD-001")]
+    assert not isinstance(got, Outcomes) and len(got) == len(ctx.table)
+    assert set(got["status"]) - set(PERSON_STATUSES)  # pass/info rows are there, split_scope drops them
+    kept, omitted = split_scope(lean, "person")
+    assert kept["status"].isin(PERSON_STATUSES).all()
+    assert omitted.loc[omitted["rule_id"] == "FLD-001", "n"].sum() == (~got["status"].isin(PERSON_STATUSES)).sum()
+
+
+def test_keep_a_failing_check_is_still_one_not_evaluated_finding(town, monkeypatch):
+    from geoconstraints.rulebook.findings import PERSON_STATUSES
+
+    monkeypatch.setitem(registry.CHECKS, "FLD-002", boom)
+    monkeypatch.setattr(registry, "RERAISE", False)
+    lean = registry.run_checks(RB, "flood", _flood_context(town), keep=PERSON_STATUSES)
+    f = lean[[r.id for r in RB.require_group("flood")].index("FLD-002")]
+    assert f["status"].tolist() == ["not_evaluated"] and "ZeroDivisionError: boom" in f["message"].iloc[0]

@@ -229,3 +229,75 @@ def test_the_checks_frames_are_split_and_counted_unstacked_as_stacked():
         ["FLD-001", "info", "", 1], ["FLD-001", "pass", "", 1], ["FLD-002", "pass", "by the board", 1],
         ["FLD-010", "info", "", 1]]
     assert split_scope([], "person")[0].empty and split_scope([], "person")[1].empty
+
+
+def test_outcomes_answer_as_the_frames_of_every_row():
+    # Rule.findings within rows_only_for builds the rows of the statuses kept and records every row's
+    # status: the status columns, the findings kept and the omitted counts are those of the frames of
+    # every row (rules of the vestal rulebook, statuses as numpy text and as objects, a run-wide finding,
+    # a subject the table does not have, ids as numbers, a rule whose every row is left out)
+    import geopandas as gpd
+    import numpy as np
+    import pandas as pd
+    from shapely.geometry import box
+
+    from geoconstraints.result import add_rule_status_columns, split_scope
+    from geoconstraints.rulebook.findings import PERSON_STATUSES, Outcomes, rows_only_for
+
+    rb = gc.load_rulebook("vestal")
+    geoms = [box(i, 0, i + 1, 1) for i in range(4)]
+
+    def calls():
+        return [lambda: rb["FLD-001"].findings(np.array(["pass", "review", "info", "not_evaluated"]),
+                                               subject_layer="parcels", subject_id=["P1", "P2", "P3", "P9"],
+                                               measured=[0.0, 1.5, 0.0, np.nan], unit="acres", geometry=geoms,
+                                               crs=2261, detail=np.array(["a", "b", "c", "d"], dtype=object)),
+                lambda: rb["FLD-002"].findings(np.array(["violation", "pass", "pass", "review"], dtype=object),
+                                               subject_layer="parcels", subject_id=np.array([1, 2, 3, 4]),
+                                               measured=np.array([3.0, 0.0, 0.0, 1.0]), geometry=geoms[0], crs=2261),
+                lambda: rb["FLD-009"].findings("info", subject_layer="parcels", subject_id=["P1", "P2", "P3", "P4"],
+                                               geometry=pd.Series(geoms), crs=2261),
+                lambda: rb["FLD-010"].findings("pass", subject_layer="flood_zones", crs=2261, detail="ok")]
+
+    frames = [make() for make in calls()]
+    with rows_only_for(PERSON_STATUSES) as got:
+        lean = [make() for make in calls()]
+    assert [type(x) for x in got] == [Outcomes] * 4 and [o.frame for o in got] == lean
+    assert [len(f) for f in lean] == [2, 2, 0, 0] and lean[1]["subject_id"].tolist() == ["1", "4"]
+    table = pd.DataFrame({"parcel_id": ["P1", "P2", "P3", "P4", "1", "4"]})
+    want = add_rule_status_columns(table, frames, "parcels", "parcel_id", worst=True)
+    pd.testing.assert_frame_equal(add_rule_status_columns(table, got, "parcels", "parcel_id", worst=True), want)
+    assert want["status_FLD_001"].tolist() == ["pass", "review", "info", "", "", ""]
+    assert want["worst_status"].tolist() == ["info", "review", "info", "info", "violation", "review"]
+    kept, omitted = split_scope(frames, "person")
+    kept_lean, omitted_lean = split_scope(got, "person")
+    pd.testing.assert_frame_equal(kept_lean.drop(columns="geometry").reset_index(drop=True),
+                                  kept.drop(columns="geometry").reset_index(drop=True))
+    assert kept_lean.geometry.equals(kept.geometry.reset_index(drop=True))
+    pd.testing.assert_frame_equal(omitted_lean, omitted)
+    assert omitted[["rule_id", "status", "n"]].values.tolist() == [
+        ["FLD-001", "info", 1], ["FLD-001", "pass", 1], ["FLD-002", "pass", 2], ["FLD-009", "info", 4],
+        ["FLD-010", "pass", 1]]
+    # outcomes and frames in one list: the frame's rows are filtered there, the counts merged
+    mixed = [got[0], frames[1], got[2], frames[3]]
+    pd.testing.assert_frame_equal(split_scope(mixed, "person")[1], omitted)
+    pd.testing.assert_frame_equal(add_rule_status_columns(table, mixed, "parcels", "parcel_id", worst=True), want)
+    with pytest.raises(ValueError, match="FLD-001 were built for the statuses"):
+        split_scope(got, "all")  # the rows left out cannot be given back
+    assert isinstance(kept_lean, gpd.GeoDataFrame)
+
+
+def test_rows_only_for_refuses_a_status_that_is_not_one():
+    from geoconstraints.rulebook.findings import rows_only_for
+
+    with pytest.raises(ValueError, match="'passed' is not one of"), rows_only_for(["passed"]):
+        pass
+
+
+def test_a_status_that_is_not_one_is_refused_in_numpy_text_too():
+    import numpy as np
+
+    rule = gc.load_rulebook("vestal")["FLD-001"]
+    for status in (np.array(["pass", "passed"]), np.array(["pass", "passed"], dtype=object)):
+        with pytest.raises(ValueError, match="'passed' is not one of"):
+            rule.findings(status, subject_layer="parcels", subject_id=["P1", "P2"])

@@ -238,6 +238,13 @@ class CoverIndex:
         The key codes (into ``keys``) of each cover.
     tree : STRtree
         Of ``parts``; built on construction, read-only afterwards (shared by threads).
+    edges : STRtree or None
+        Of the 2-point segments of the covers' outlines (their real edges, not the cuts between
+        tiles): a subject no segment of a cover touches but that meets one of its tiles lies
+        wholly in the cover, and is not intersected with the tiles it spans. None: every subject
+        crossing a tile edge is intersected.
+    edge_cover : ndarray of int
+        The cover of each segment of ``edges``.
     """
 
     keys: list[str]
@@ -245,6 +252,8 @@ class CoverIndex:
     part_cover: np.ndarray
     cover_keys: list[np.ndarray]
     tree: STRtree = field(repr=False)
+    edges: STRtree | None = field(default=None, repr=False)
+    edge_cover: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
 
     @classmethod
     def build(cls, layers: Sequence[tuple[str, np.ndarray]], *, max_vertices: int = TILE_MAX_VERTICES,
@@ -286,12 +295,22 @@ class CoverIndex:
             cover_keys[same].extend(m)
         parts, cover = _tile(np.array(cover_geoms, dtype=object), max_vertices, max_span)
         tree = STRtree(parts)
-        tree.query(shapely.box(0.0, 0.0, 0.0, 0.0))  # builds the tree now, before threads share it
-        return cls(keys, parts, cover, [np.array(sorted(k), dtype=np.int64) for k in cover_keys], tree)
+        edges, edge_cover = _edge_index(np.array(cover_geoms, dtype=object))
+        for t in (tree, edges):
+            t.query(shapely.box(0.0, 0.0, 0.0, 0.0))  # builds the tree now, before threads share it
+        return cls(keys, parts, cover, [np.array(sorted(k), dtype=np.int64) for k in cover_keys], tree, edges,
+                   edge_cover)
 
     def key_codes(self, names: Iterable[str]) -> np.ndarray:
         """Boolean mask over ``keys``: True for the keys in ``names``."""
         return np.isin(np.array(self.keys, dtype=object), list(names))
+
+
+def _edge_index(covers: np.ndarray) -> tuple[STRtree, np.ndarray]:
+    """(STRtree of the 2-point segments of the covers' outlines, the cover of each segment)."""
+    segs, owner = line_segments(shapely.boundary(covers)) if len(covers) else (np.zeros(0, dtype=object),
+                                                                               np.zeros(0, dtype=np.int64))
+    return STRtree(segs, node_capacity=NEAREST_NODE_CAPACITY), np.asarray(owner, dtype=np.int64)
 
 
 def _same_shape(a: Any, b: Any) -> bool:
@@ -539,15 +558,20 @@ def overlay_chunk(geoms: np.ndarray, positions: np.ndarray, cover: CoverIndex, p
         return empty_overlay()
     subj = geoms[si]
     pieces = subj.copy()
-    cross = ~inside
+    ncov = len(cover.cover_keys)
+    pair = si.astype(np.int64) * ncov + cover.part_cover[pi]  # (subject, cover) of each pair
+    whole = _within_cover(geoms, si, pair, ~inside, cover)  # crosses only cuts between tiles of a cover
+    cross = ~inside & ~whole
     if cross.any():
         pieces[cross] = shapely.intersection(subj[cross], tiles[local[cross]])
-    ncov = len(cover.cover_keys)
-    uniq, ginv = np.unique(si.astype(np.int64) * ncov + cover.part_cover[pi], return_inverse=True)
+    uniq, ginv = np.unique(pair, return_inverse=True)
     g_subj, g_cover = uniq // ncov, uniq % ncov
-    raw = np.bincount(ginv, weights=shapely.area(pieces), minlength=len(uniq))
-    n_tiles = np.bincount(ginv, minlength=len(uniq))
     subj_area = shapely.area(geoms)[g_subj]
+    raw = np.bincount(ginv, weights=np.where(whole, 0.0, shapely.area(pieces)), minlength=len(uniq))
+    in_whole = np.zeros(len(uniq), dtype=bool)
+    in_whole[ginv[whole]] = True
+    raw[in_whole] = subj_area[in_whole]  # the subject lies in the cover: its overlap is itself
+    n_tiles = np.bincount(ginv, minlength=len(uniq))
     full = raw >= subj_area * (1 - 1e-9)
     row_g, row_k = _key_rows(g_cover, cover)
     row_raw = raw[row_g]
@@ -572,6 +596,22 @@ def overlay_chunk(geoms: np.ndarray, positions: np.ndarray, cover: CoverIndex, p
         "area_sqft": np.where(sliver[ok], 0.0, row_raw[ok]),
         "geometry": geom[ok],
     })
+
+
+def _within_cover(geoms: np.ndarray, si: np.ndarray, pair: np.ndarray, cross: np.ndarray,
+                  cover: CoverIndex) -> np.ndarray:
+    """Which of the pairs ``cross`` (a subject meeting a tile it is not inside) need no intersection: no
+    edge of the tile's cover touches the subject, so the subject lies wholly in the cover (it meets one of
+    its tiles and crosses none of its edges) and only crosses cuts between the cover's tiles (a county's
+    grid of tiles: most subjects crossing a tile edge)."""
+    out = np.zeros(len(si), dtype=bool)
+    if cover.edges is None or not cross.any():
+        return out
+    subjects = np.unique(si[cross])
+    s_hit, e_hit = cover.edges.query(geoms[subjects], predicate="intersects")
+    touched = np.unique(subjects[s_hit].astype(np.int64) * len(cover.cover_keys) + cover.edge_cover[e_hit])
+    out[cross] = ~np.isin(pair[cross], touched)
+    return out
 
 
 def masked(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -621,15 +661,26 @@ def line_segments(lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every line cut into its 2-point segments, and the index of the line each came from.
 
     A tree of short segments answers nearest-line queries much faster than a tree of long,
-    many-vertex lines (the distance to a long line visits every vertex).
+    many-vertex lines (the distance to a long line visits every vertex). The parts of a
+    multi-part line (a MultiLineString, a polygon's outline with holes) are cut each on its own:
+    no segment joins the end of one part to the start of the next.
+
+    Examples
+    --------
+    >>> from shapely.geometry import LineString, MultiLineString
+    >>> segs, idx = line_segments(np.array([MultiLineString([[(0, 0), (1, 0)], [(5, 5), (6, 5), (6, 6)]]),
+    ...                                     LineString([(9, 9), (9, 10)])], dtype=object))
+    >>> [s.wkt for s in segs], idx.tolist()
+    (['LINESTRING (0 0, 1 0)', 'LINESTRING (5 5, 6 5)', 'LINESTRING (6 5, 6 6)', 'LINESTRING (9 9, 9 10)'], [0, 0, 0, 1])
     """
-    coords, idx = shapely.get_coordinates(lines, return_index=True)
+    parts, owner = shapely.get_parts(np.asarray(lines, dtype=object), return_index=True)
+    coords, idx = shapely.get_coordinates(parts, return_index=True)
     if len(coords) < 2:
         return np.array([], dtype=object), np.array([], dtype=np.int64)
     same = idx[1:] == idx[:-1]
     a, b = coords[:-1][same], coords[1:][same]
     segs = shapely.linestrings(np.stack([a, b], axis=1))
-    return segs, idx[:-1][same]
+    return segs, np.asarray(owner, dtype=np.int64)[idx[:-1][same]]
 
 
 def distance_to_lines(

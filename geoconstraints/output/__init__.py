@@ -266,9 +266,9 @@ def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str 
     """The writer steps of :func:`write_result`, in order: ``(name, step)``, ``name`` being the
     file a failure is reported against. The report comes first: with ``pdf`` (the child process
     laying out report.pdf), its PDF is laid out while the steps after it run; with ``gis`` (the
-    child process writing GDAL files), findings.geojson and results.gpkg are handed to it and
-    written while the CSVs, the Parquet files and the map are written here. The jobs of both
-    are collected by :func:`write_result` after the steps."""
+    child process writing GDAL files), findings.geojson and results.gpkg come first, handed to it
+    and written while the report, the CSVs, the Parquet files and the map are written here. The
+    jobs of both are collected by :func:`write_result` after the steps."""
     shown = findings_in_scope(result.findings, scope)
     stamp = _stamp(result, scope)
     limits: dict[str, Any] = {}
@@ -277,13 +277,18 @@ def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str 
     if report_max_findings is not None:
         limits["max_finding_rows"] = int(report_max_findings)
     map_kw: dict[str, Any] = {} if map_max_features is None else {"max_features": int(map_max_features)}
-    steps: list[tuple[str, Step]] = [("report.html", partial(_html, result, "report.html", pdf=pdf, **limits))]
+    reports: list[tuple[str, Step]] = [("report.html", partial(_html, result, "report.html", pdf=pdf, **limits))]
     if parcel is not None:  # the one-parcel report a clerk hands to the owner
         name = report.parcel_report_name(parcel)
-        steps.append((name, partial(_html, result, name, pdf=pdf, parcel=parcel)))
-    steps += [
+        reports.append((name, partial(_html, result, name, pdf=pdf, parcel=parcel)))
+    gis_files: list[tuple[str, Step]] = [
         ("findings.geojson", partial(_geojson, result, shown, stamp, gis=gis)),
         ("results.gpkg", partial(_gpkg, result, shown, stamp, gis=gis)),
+    ]
+    # the GIS child's files take longest (GDAL, seconds per million rows): handed to it first, so it
+    # writes them while the reports and the rest are written here
+    steps = [*gis_files, *reports] if gis is not None else [*reports, *gis_files]
+    steps += [
         ("findings.csv", partial(_csvs, result, shown)),
         ("findings.parquet", partial(_parquet, result, shown, stamp)),
     ]

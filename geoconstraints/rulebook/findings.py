@@ -7,7 +7,10 @@ the table of a run, with exactly :data:`FINDING_COLUMNS` plus geometry.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 import geopandas as gpd
@@ -96,6 +99,91 @@ def in_scope(statuses: Any, scope: str) -> np.ndarray:
     vals = pd.Series(np.asarray(statuses, dtype=object), dtype=object)  # no conversion to a text dtype
     keep = scope_statuses(scope)
     return np.ones(len(vals), dtype=bool) if keep is None else vals.isin(keep).to_numpy()
+
+
+@dataclass(eq=False)
+class Outcomes:
+    """Every subject's status from one :meth:`~geoconstraints.rulebook.model.Rule.findings` call made
+    within :func:`rows_only_for`, and the findings it built: those of the statuses kept only.
+
+    A screening of a county keeps the findings that need a person; its parcels table still has every
+    rule's status of every parcel (:func:`geoconstraints.result.add_rule_status_columns`) and the
+    findings left out are counted (:func:`geoconstraints.result.split_scope`), both from here: the
+    millions of pass and info rows are never built.
+
+    Attributes
+    ----------
+    rule_id, title, waived : str
+        Of the rule, as in its findings.
+    subject_layer : str or ndarray
+        The subject layer of every row (one text for all).
+    subject_id : ndarray
+        The subject id of every row (object array of str).
+    rank : ndarray
+        The rank in :data:`STATUSES` of every row's status (int8).
+    statuses : frozenset of str
+        The statuses kept.
+    frame : GeoDataFrame
+        The findings of the rows whose status is kept, as :meth:`Rule.findings` builds them.
+    """
+
+    rule_id: str
+    title: str
+    waived: str
+    subject_layer: Any
+    subject_id: np.ndarray
+    rank: np.ndarray
+    statuses: frozenset[str]
+    frame: gpd.GeoDataFrame
+
+    def kept(self) -> np.ndarray:
+        """Boolean mask of the rows whose finding is in :attr:`frame`."""
+        return np.isin(self.rank, [STATUS_RANK[s] for s in self.statuses])
+
+
+_ROWS_KEPT: ContextVar[tuple[frozenset[str], list[Outcomes]] | None] = ContextVar("rows_kept", default=None)
+
+
+@contextmanager
+def rows_only_for(statuses: Collection[str]) -> Iterator[list[Outcomes]]:
+    """Within the block, :meth:`~geoconstraints.rulebook.model.Rule.findings` builds the findings of
+    these statuses only and records every row's status in the list it yields (one
+    :class:`Outcomes` per call that left a row out).
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> rule = load_rulebook("vestal")["HRV-025"]
+    >>> with rows_only_for(["violation"]) as got:
+    ...     f = rule.findings(["violation", "pass"], subject_layer="landings", subject_id=["L1", "L2"],
+    ...                       measured=[95.0, 420.5], threshold=150, unit="ft")
+    >>> f["subject_id"].tolist(), got[0].subject_id.tolist(), got[0].rank.tolist(), got[0].frame is f
+    (['L1'], ['L1', 'L2'], [0, 4], True)
+    """
+    bad = set(statuses) - set(STATUSES)
+    if bad:
+        raise ValueError(f"status {', '.join(map(repr, sorted(bad)))} is not one of {', '.join(STATUSES)}")
+    got: list[Outcomes] = []
+    token = _ROWS_KEPT.set((frozenset(statuses), got))
+    try:
+        yield got
+    finally:
+        _ROWS_KEPT.reset(token)
+
+
+@contextmanager
+def every_row() -> Iterator[None]:
+    """Within the block, :meth:`Rule.findings` builds every row again (undoes :func:`rows_only_for`)."""
+    token = _ROWS_KEPT.set(None)
+    try:
+        yield
+    finally:
+        _ROWS_KEPT.reset(token)
+
+
+def rows_kept() -> tuple[frozenset[str], list[Outcomes]] | None:
+    """The statuses :func:`rows_only_for` keeps and its list of :class:`Outcomes`; None outside it."""
+    return _ROWS_KEPT.get()
 
 
 def findings_in_scope(findings: gpd.GeoDataFrame, scope: str) -> gpd.GeoDataFrame:

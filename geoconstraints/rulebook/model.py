@@ -16,7 +16,14 @@ import pandas as pd
 from shapely.geometry.base import BaseGeometry
 
 from geoconstraints.errors import RulebookError
-from geoconstraints.rulebook.findings import FINDING_COLUMNS, STATUSES
+from geoconstraints.rulebook.findings import (
+    FINDING_COLUMNS,
+    STATUS_RANK,
+    STATUSES,
+    Outcomes,
+    every_row,
+    rows_kept,
+)
 from geoconstraints.rulebook.render import (
     fields_of,
     fmt_num,
@@ -100,13 +107,44 @@ def _status_texts(status: Any, n: int, rule_id: str) -> np.ndarray:
     >>> _status_texts(np.array(["pass", "review", "pass"]), 3, "X").tolist(), _status_texts("info", 2, "X").tolist()
     (['pass', 'review', 'pass'], ['info', 'info'])
     """
+    codes, uniq = _status_codes(status, n, rule_id)
+    return uniq[codes]
+
+
+def _status_codes(status: Any, n: int, rule_id: str) -> tuple[np.ndarray, np.ndarray]:
+    """(code of each row, the distinct statuses as an object array of str): the statuses of ``n`` rows.
+
+    A numpy text array (what ``np.where(..., "review", "pass")`` gives) is compared with each
+    known status (no Python str made per row); anything else is factorized.
+
+    Examples
+    --------
+    >>> codes, uniq = _status_codes(np.array(["pass", "review", "pass"]), 3, "X")
+    >>> codes.tolist(), uniq.tolist()
+    ([0, 1, 0], ['pass', 'review'])
+    """
+    if isinstance(status, np.ndarray) and status.dtype.kind == "U" and status.ndim == 1 and len(status) == n:
+        codes = np.full(n, -1, dtype=np.int64)
+        found: list[str] = []
+        for s in STATUSES:
+            hit = status == s
+            if hit.any():
+                codes[hit] = len(found)
+                found.append(s)
+        if (codes >= 0).all():  # else another value: the general way below names it
+            order = np.argsort([int(np.argmax(codes == k)) for k in range(len(found))], kind="stable")
+            remap = np.empty(len(found), dtype=np.int64)
+            remap[order] = np.arange(len(found))  # codes by first appearance, as factorize gives them
+            uniq = np.empty(len(found), dtype=object)
+            uniq[:] = [found[k] for k in order]
+            return remap[codes], uniq
     col = _column(status, n, rule_id)
     codes, uniq = pd.factorize(col, use_na_sentinel=False)
     if not all(type(u) is str for u in uniq):  # not text: as str() of each row
-        return col.astype(str).astype(object)
+        codes, uniq = pd.factorize(col.astype(str).astype(object), use_na_sentinel=False)
     texts = np.empty(len(uniq), dtype=object)
     texts[:] = list(uniq)
-    return texts[codes]
+    return codes, texts
 
 
 def _id_texts(subject_id: Any) -> np.ndarray:
@@ -118,6 +156,27 @@ def _id_texts(subject_id: Any) -> np.ndarray:
             return a.copy()
     return pd.Series(list(subject_id) if _is_rows(subject_id) else [subject_id],
                      dtype=object).astype(str).to_numpy(dtype=object)
+
+
+def _take(v: Any, take: np.ndarray, n: int, rule_id: str, *, geometry: bool = False) -> Any:
+    """The rows ``take`` of a per-row value of ``n`` rows (checked); one value for all rows as it is.
+
+    Examples
+    --------
+    >>> _take(np.array([1.0, 2.0, 3.0]), np.array([0, 2]), 3, "X").tolist(), _take("ft", np.array([0]), 3, "X")
+    ([1.0, 3.0], 'ft')
+    """
+    if not _is_rows(v) or (geometry and isinstance(v, BaseGeometry)):
+        return v
+    if len(v) != n:
+        raise ValueError(f"rule {rule_id}: {len(v)} values for {n} subjects")
+    if isinstance(v, pd.Series):
+        return v.values[take]
+    if isinstance(v, (list, tuple)):
+        a = np.empty(len(v), dtype=object)
+        a[:] = list(v)
+        return a[take]
+    return v[take]
 
 
 def _is_rows(v: Any) -> bool:
@@ -297,10 +356,27 @@ class Rule:
         ids = _id_texts(subject_id)
         n = len(ids)
 
-        st = _status_texts(status, n, self.id)
-        bad = set(pd.unique(st)) - set(STATUSES)
+        codes, uniq = _status_codes(status, n, self.id)
+        bad = set(uniq) - set(STATUSES)
         if bad:
             raise ValueError(f"status {', '.join(map(repr, sorted(bad)))} is not one of {', '.join(STATUSES)}")
+        lean = rows_kept()
+        if lean is not None and not all(u in lean[0] for u in uniq):
+            # within rows_only_for: the rows of the statuses kept only, every row's status recorded
+            keep = np.array([u in lean[0] for u in uniq], dtype=bool)[codes]
+            take = np.flatnonzero(keep)
+            with every_row():
+                frame = self.findings(uniq[codes[take]], subject_layer=_take(subject_layer, take, n, self.id),
+                                      subject_id=ids[take], measured=_take(measured, take, n, self.id),
+                                      threshold=_take(threshold, take, n, self.id),
+                                      unit=_take(unit, take, n, self.id),
+                                      geometry=_take(geometry, take, n, self.id, geometry=True), crs=crs,
+                                      **{k: _take(v, take, n, self.id) for k, v in values.items()})
+            rank = np.array([STATUS_RANK[u] for u in uniq], dtype=np.int8)[codes]
+            layer = value_texts(subject_layer).copy() if _is_rows(subject_layer) else value_text(subject_layer)
+            lean[1].append(Outcomes(self.id, self.title, self.waived, layer, ids, rank, lean[0], frame))
+            return frame
+        st = uniq[codes]
         meas, thr = _floats(measured, n, self.id), _floats(threshold, n, self.id)
         # per-row texts copied: value_texts may hand back the caller's own array, and the frame takes it as is
         layer = value_texts(subject_layer).copy() if _is_rows(subject_layer) else value_text(subject_layer)

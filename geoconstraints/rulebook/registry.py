@@ -16,18 +16,25 @@ The frame may carry extra per-subject columns beyond
 ``via`` of HRV-027 ...): the command reads them from what :func:`run_group` returns to build
 its per-feature tables, and :func:`~geoconstraints.rulebook.findings.findings_frame` (called by
 ``make_result``) keeps only the standard columns.
+
+A screening of a county keeps the findings that need a person (``run_checks(..., keep=)``):
+:meth:`Rule.findings <geoconstraints.rulebook.model.Rule.findings>` then builds the rows of those
+statuses only and records the status of every row
+(:class:`~geoconstraints.rulebook.findings.Outcomes`), so a check that returns its frame as
+``Rule.findings`` built it costs nothing for the millions of pass and info rows; a check that
+changes the frame afterwards (filters it, stacks two) is run again building every row.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 import geopandas as gpd
 
 from geoconstraints.errors import GeoConstraintsError, RulebookError
-from geoconstraints.rulebook.findings import FINDING_COLUMNS, concat_findings
+from geoconstraints.rulebook.findings import FINDING_COLUMNS, Outcomes, concat_findings, rows_only_for
 from geoconstraints.rulebook.model import Rule, Rulebook
 
 log = logging.getLogger(__name__)
@@ -72,7 +79,8 @@ def run_group(rulebook: Rulebook, group: str, ctx: Any) -> gpd.GeoDataFrame:
     return concat_findings(run_checks(rulebook, group, ctx))
 
 
-def run_checks(rulebook: Rulebook, group: str, ctx: Any) -> list[gpd.GeoDataFrame]:
+def run_checks(rulebook: Rulebook, group: str, ctx: Any, *,
+               keep: Collection[str] | None = None) -> list[gpd.GeoDataFrame | Outcomes]:
     """Run every rule of ``group`` in ``rulebook`` against ``ctx``: the findings frame of each, in rule
     order (a screening filters each before stacking them, :func:`geoconstraints.result.split_scope`).
 
@@ -86,12 +94,21 @@ def run_checks(rulebook: Rulebook, group: str, ctx: Any) -> list[gpd.GeoDataFram
     ``not_evaluated`` finding whose message gives the error, a warning is logged, and the
     other rules still run (set :data:`RERAISE` to get the exception instead).
 
+    Parameters
+    ----------
+    keep : collection of str, optional
+        Build the findings of these statuses only (a screening's person scope): a check that
+        returns the frame of its :meth:`Rule.findings` call as it is gives an
+        :class:`~geoconstraints.rulebook.findings.Outcomes` (every row's status, the findings
+        kept); a check that changes the frame after building it (filters, stacks several) is run
+        again building every row, and gives its frame.
+
     Returns
     -------
-    list of GeoDataFrame
-        One frame per rule, in rule order, with its extra columns.
+    list of GeoDataFrame or Outcomes
+        One per rule, in rule order; a frame with the check's extra columns.
     """
-    frames: list[gpd.GeoDataFrame] = []
+    out: list[gpd.GeoDataFrame | Outcomes] = []
     for rule in rulebook.require_group(group):
         fn = CHECKS.get(rule.id)
         if fn is None:
@@ -101,18 +118,33 @@ def run_checks(rulebook: Rulebook, group: str, ctx: Any) -> list[gpd.GeoDataFram
             )
         log.debug("running %s", rule.id)
         try:
-            res = fn(ctx, rule)
-            if not isinstance(res, gpd.GeoDataFrame) or not set(FINDING_COLUMNS) <= set(res.columns):
-                raise TypeError(f"the check of {rule.id} ({getattr(fn, '__qualname__', fn)}) returned "
-                                f"{type(res).__name__}, not a findings frame built with Rule.findings")
+            if keep is None:
+                res = _checked(fn, ctx, rule)
+            else:
+                with rows_only_for(keep) as got:
+                    res = _checked(fn, ctx, rule)
+                if len(got) == 1 and got[0].frame is res:  # the frame Rule.findings built, as it is
+                    out.append(got[0])
+                    continue
+                if got:  # rows were left out of a frame the check then changed: every row again
+                    res = _checked(fn, ctx, rule)
         except (GeoConstraintsError, MemoryError):
             raise
         except Exception as exc:  # a bug in one check must not take the run down
             if RERAISE:
                 raise
             res = failed_check(rule, exc, getattr(ctx, "crs", None))
-        frames.append(res)
-    return frames
+        out.append(res)
+    return out
+
+
+def _checked(fn: Callable[[Any, Rule], gpd.GeoDataFrame], ctx: Any, rule: Rule) -> gpd.GeoDataFrame:
+    """``fn(ctx, rule)``, refused (TypeError) when it is not a findings frame."""
+    res = fn(ctx, rule)
+    if not isinstance(res, gpd.GeoDataFrame) or not set(FINDING_COLUMNS) <= set(res.columns):
+        raise TypeError(f"the check of {rule.id} ({getattr(fn, '__qualname__', fn)}) returned "
+                        f"{type(res).__name__}, not a findings frame built with Rule.findings")
+    return res
 
 
 def failed_check(rule: Rule, exc: BaseException, crs: Any = None) -> gpd.GeoDataFrame:

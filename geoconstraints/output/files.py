@@ -22,7 +22,7 @@ import shapely
 
 from geoconstraints.errors import OutputError
 from geoconstraints.io.validate import FAMILY_OF_TYPE_ID
-from geoconstraints.output import child, csvtext
+from geoconstraints.output import child, csvtext, outset
 from geoconstraints.rulebook.findings import FINDING_COLUMNS
 
 log = logging.getLogger(__name__)
@@ -49,12 +49,7 @@ def check_out_dir(out_dir: str | os.PathLike[str], inputs: Iterable[Path] = (),
     """
     out = Path(out_dir)
     resolved_inputs = {Path(p).resolve() for p in inputs}
-    if out.resolve() in resolved_inputs:
-        raise OutputError(f"--out {out} is an existing file (one of the inputs), not a folder. "
-                          f"Choose a folder name (it is created if missing)")
-    if out.exists() and not out.is_dir():
-        raise OutputError(f"--out {out} is an existing file, not a folder. Choose a folder name "
-                          f"(it is created if missing)")
+    outset.refuse_file_out(out, resolved_inputs)
     for name in names:
         guard_target(out / name, resolved_inputs)
     return out

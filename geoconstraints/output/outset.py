@@ -64,6 +64,23 @@ def canonical(out_dir: str | os.PathLike[str]) -> Path:
     return Path(os.path.realpath(os.path.abspath(os.fspath(out_dir))))
 
 
+def refuse_file_out(out_dir: str | os.PathLike[str], inputs: Iterable[Path] = ()) -> Path:
+    """Refuse an ``--out`` that is an existing file (one of the inputs or another); return its
+    :func:`canonical` path. Creates nothing.
+
+    Raises
+    ------
+    OutputError
+        ``out_dir`` is a file.
+    """
+    out = canonical(out_dir)
+    is_input = any(canonical(p) == out for p in inputs)
+    if is_input or (out.exists() and not out.is_dir()):
+        raise OutputError(f"--out {os.fspath(out_dir)} is an existing file{' (one of the inputs)' if is_input else ''}, "
+                          f"not a folder. Choose a folder name (it is created if missing)")
+    return out
+
+
 def lock_path(out: Path) -> Path:
     """``<parent>/.<name>.lock``: the lock file of output folder ``out``."""
     return out.parent / f".{out.name}.lock"
@@ -236,12 +253,8 @@ def check_out_folder(out_dir: str | os.PathLike[str], inputs: Iterable[Path] = (
         (:data:`SQLITE_OPEN_MARKS`); or it holds an earlier set and ``overwrite`` is false.
     """
     shown = os.fspath(out_dir)
-    out = canonical(out_dir)
     inputs = list(inputs)
-    if any(canonical(p) == out for p in inputs) or (out.exists() and not out.is_dir()):
-        what = " (one of the inputs)" if any(canonical(p) == out for p in inputs) else ""
-        raise OutputError(f"--out {shown} is an existing file{what}, not a folder. Choose a folder name "
-                          f"(it is created if missing)")
+    out = refuse_file_out(out_dir, inputs)
     inside = _input_inside(out, inputs)
     if inside is not None:
         raise OutputError(f"{inside} is one of the inputs and lies inside --out {shown}, which a run replaces "

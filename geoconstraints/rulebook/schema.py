@@ -41,6 +41,7 @@ from geoconstraints.errors import RulebookError
 from geoconstraints.io.roles import ROLES
 from geoconstraints.rulebook.findings import STATUSES
 from geoconstraints.rulebook.model import GROUPS, RULE_ID_PATTERN, UNIT_SUFFIXES, unit_of
+from geoconstraints.units import number_problem as finite_problem
 
 SIGNED_UNITS: frozenset[str] = frozenset()
 """Unit suffixes whose values may be negative (none today: every suffix names a magnitude)."""
@@ -77,7 +78,7 @@ def number_problem(key: str, value: Any) -> str:
             return f"= {value!r} is text to YAML, not a number; write it as {as_number!r}"
         return f"= {value!r} is not a number"
     if not math.isfinite(value):
-        return f"= {value!r} is not a finite number (NaN and infinity are refused)"
+        return f"= {finite_problem(value)}"  # the words of the CLI's and the checks' numbers
     unit = unit_of(key)
     if unit and unit not in SIGNED_UNITS and value < 0:
         return f"= {value:g} is negative: {_MAGNITUDE.get(unit, f'a value in {unit}')} is 0 or more"

@@ -545,7 +545,7 @@ def add_rule_status_columns(table: pd.DataFrame, findings: pd.DataFrame | list[p
         out["worst_status"] = worst_of
     at = list(out.columns).index("worst_status") if "worst_status" in out.columns else len(out.columns)
     for i, c in enumerate(cols.columns):
-        out.insert(at + i, c, cols[c].to_numpy())
+        out.insert(at + i, c, cols[c].array)  # as typed there: no round trip through Python str
     return out
 
 

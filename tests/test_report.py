@@ -301,3 +301,30 @@ def test_plots_sit_in_the_sections_they_illustrate(sample_results, page):
     for doc in (harvest, storm, page):
         for src in re.findall(r'<figure class="plot" data-plot="[^"]+"><img src="([^"]+)"', doc):
             assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_first_parcels_of_the_report_are_those_of_the_whole_order():
+    # severity_order(limit=N) orders by id only the parcels that can be among the first N by status and
+    # share (ties at the cut kept): the first N must be those of ordering every parcel, whatever the ties,
+    # missing shares, unknown or missing statuses and repeated ids
+    import pandas as pd
+
+    from geoconstraints.output.report_table import severity_order
+
+    rng = np.random.default_rng(7)
+    for trial in range(200):
+        n = int(rng.integers(0, 50))
+        t = pd.DataFrame({"parcel_id": [f"P{rng.integers(0, 20):03d}" for _ in range(n)],
+                          "worst_status": rng.choice(["pass", "review", "info", "violation", "not_evaluated", "odd"], n),
+                          "sfha_share": rng.choice([0.0, 0.1, 0.2, np.nan, 0.5], n)})
+        if trial % 7 == 0 and n:
+            t.loc[0, "worst_status"] = None
+        t = t.drop(columns=[c for c, k in (("sfha_share", 3), ("worst_status", 5)) if trial % k == 0])
+        full, said = severity_order(t)
+        assert sorted(full.tolist()) == list(range(n))
+        for limit in (0, 1, 3, 10, n, n + 5):
+            got, said_too = severity_order(t, limit)
+            assert got.tolist() == full[:limit].tolist() and said_too == said
+    t = pd.DataFrame({"parcel_id": ["B", "A", "C"], "worst_status": ["review", "review", "violation"],
+                      "sfha_share": [0.5, 0.5, 0.0]})
+    assert severity_order(t, 2)[0].tolist() == [2, 1]  # by hand: the violation, then A before B (a tie)

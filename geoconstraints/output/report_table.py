@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from geoconstraints.output.styles import STATUS_LABELS
-from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES
+from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES, status_ranks
 
 PARCEL_ID_COLUMNS = ("parcel_id", "feature_id", "id")
 """Columns of the parcels table that may hold the parcel id (first present wins)."""
@@ -199,17 +199,24 @@ def _is_status_column(s: pd.Series) -> bool:
     return len(vals) > 0 and bool(vals.map(lambda x: isinstance(x, str) and x in STATUS_RANK).all())
 
 
-def severity_order(table: pd.DataFrame) -> tuple[np.ndarray, str]:
+def severity_order(table: pd.DataFrame, limit: int | None = None) -> tuple[np.ndarray, str]:
     """Row positions, most severe first: ``worst_status``, then the largest SFHA share, then the id.
 
-    Returns the positions and a sentence saying the order.
+    Returns the positions (the first ``limit`` only when given) and a sentence saying the order.
+    With ``limit``, only the rows that can be among the first ``limit`` by status and share (ties
+    at the cut included) are ordered by id: a county's million ids are not sorted for a table of 100.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"parcel_id": ["B", "A", "C", "D"], "worst_status": ["pass", "review", "review", "info"],
+    ...                   "sfha_share": [0.0, 0.2, 0.2, 0.0]})
+    >>> severity_order(t)[0].tolist(), severity_order(t, 2)[0].tolist()
+    ([1, 2, 3, 0], [1, 2])
     """
     n = len(table)
     keys: list[np.ndarray] = []
     said = []
     id_col = parcel_id_column(table)
-    if id_col is not None:
-        keys.append(table[id_col].astype(str).to_numpy())
     for col in ("sfha_share", "sfha_acres"):
         if col in table.columns:
             v = pd.to_numeric(table[col], errors="coerce").to_numpy(dtype=float)
@@ -217,12 +224,29 @@ def severity_order(table: pd.DataFrame) -> tuple[np.ndarray, str]:
             said.append("the largest " + column_header(col)[0].split(" (")[0] + " first")
             break
     if "worst_status" in table.columns:
-        rank = table["worst_status"].map(STATUS_RANK).fillna(len(STATUSES)).to_numpy(dtype=float)
-        keys.append(rank)
+        keys.append(status_ranks(table["worst_status"], len(STATUSES)).astype(float))  # another value: last
         said.insert(0, "by worst status (violation, needs review, not evaluated, information, pass)")
-    if not keys:
-        return np.arange(n), "in the order of the parcels layer"
-    return np.lexsort(keys), ", then ".join(said) if said else "by parcel id"
+    text = ", then ".join(said) if said else "by parcel id"
+    if id_col is None and not keys:
+        return (np.arange(n) if limit is None else np.arange(min(n, max(0, limit)))), "in the order of the parcels layer"
+    rows = np.arange(n)
+    if limit is not None and keys and limit < n:  # the rows that can be first by status and share, ties kept
+        by = np.lexsort(keys)
+        cut = by[max(0, limit - 1)] if limit > 0 else None
+        if cut is None:
+            return np.zeros(0, dtype=np.int64), text
+        last = np.array([k[cut] for k in keys])
+        before = np.zeros(n, dtype=bool)  # lexicographically before or equal to the row at the cut
+        equal = np.ones(n, dtype=bool)
+        for k, v in zip(reversed(keys), reversed(last)):  # the primary key last in lexsort's list
+            before |= equal & (k < v)
+            equal &= k == v
+        rows = np.flatnonzero(before | equal)
+    sub = [k[rows] for k in keys]
+    if id_col is not None:
+        sub.insert(0, table[id_col].astype(str).to_numpy()[rows])
+    order = rows[np.lexsort(sub)]
+    return (order if limit is None else order[:max(0, limit)]), text
 
 
 def _column_kind(name: str, s: pd.Series, id_col: str | None) -> str:
@@ -321,9 +345,9 @@ def parcel_table(table: pd.DataFrame, max_rows: int | None = None, *,
     """
     geom = getattr(table, "_geometry_column_name", None)
     data = pd.DataFrame(table[[c for c in table.columns if c not in (geom, "geometry")]])
-    order, said = severity_order(data)
+    order, said = severity_order(data, None if max_rows is None else max(0, int(max_rows)))
     n_total = len(data)
-    keep = order if max_rows is None else order[:max(0, int(max_rows))]
+    keep = order
     shown = data.iloc[keep].reset_index(drop=True)
     id_col = parcel_id_column(shown)
     columns, empty, constants = [], [], []

@@ -326,3 +326,17 @@ def test_stream_distance_of_a_multipart_stream_has_no_segment_between_its_parts(
     holed = box(0, 0, 100, 100).difference(box(40, 40, 60, 60))  # a pond with an island: two rings
     inside_island = box(45, 45, 50, 50)
     assert distance_to_lines([inside_island], [holed], max_distance_ft=100).tolist() == [5.0]
+
+
+def test_a_multipart_subject_with_a_part_outside_the_cover_is_intersected():
+    # one part in the cover over a cut between tiles, the other far outside it, neither touching the cover's
+    # outline: the overlap is the inside part only (by hand: 20 x 20 ft), not the whole subject
+    from shapely.geometry import MultiPolygon
+
+    cover = CoverIndex.build([("zone", [box(0, 0, 1000, 1000)])], max_span=150.0)
+    inside = box(115, 115, 135, 135)  # the tiles are 125 ft wide
+    assert len(cover.tree.query(inside, predicate="intersects")) > 1  # it crosses a cut between tiles
+    subjects = np.array([MultiPolygon([inside, box(2000, 2000, 2100, 2100)]), inside], dtype=object)
+    ov = overlay_areas(subjects, cover, tolerance_ft=0.0, min_area_sqft=0.0, workers=1, keep_geometry=("zone",))
+    assert ov["raw_sqft"].tolist() == [400.0, 400.0]
+    assert shapely.equals(ov["geometry"].iloc[0], inside) and shapely.equals(ov["geometry"].iloc[1], inside)

@@ -600,12 +600,16 @@ def overlay_chunk(geoms: np.ndarray, positions: np.ndarray, cover: CoverIndex, p
 
 def _within_cover(geoms: np.ndarray, si: np.ndarray, pair: np.ndarray, cross: np.ndarray,
                   cover: CoverIndex) -> np.ndarray:
-    """Which of the pairs ``cross`` (a subject meeting a tile it is not inside) need no intersection: no
-    edge of the tile's cover touches the subject, so the subject lies wholly in the cover (it meets one of
-    its tiles and crosses none of its edges) and only crosses cuts between the cover's tiles (a county's
-    grid of tiles: most subjects crossing a tile edge)."""
+    """Which of the pairs ``cross`` (a subject meeting a tile it is not inside) need no intersection: the
+    subject is one polygon and no edge of the tile's cover touches it, so it lies wholly in the cover (it
+    meets one of its tiles and crosses none of its edges) and only crosses cuts between the cover's tiles (a
+    county's grid of tiles: most subjects crossing a tile edge). A multi-part subject is always intersected:
+    one part may lie in the cover and another outside it, neither touching an edge."""
     out = np.zeros(len(si), dtype=bool)
     if cover.edges is None or not cross.any():
+        return out
+    cross = cross & (shapely.get_type_id(geoms[si]) == 3)  # single polygons only
+    if not cross.any():
         return out
     subjects = np.unique(si[cross])
     s_hit, e_hit = cover.edges.query(geoms[subjects], predicate="intersects")

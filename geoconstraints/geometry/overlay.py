@@ -608,7 +608,7 @@ def _within_cover(geoms: np.ndarray, si: np.ndarray, pair: np.ndarray, cross: np
     out = np.zeros(len(si), dtype=bool)
     if cover.edges is None or not cross.any():
         return out
-    cross = cross & (shapely.get_type_id(geoms[si]) == 3)  # single polygons only
+    cross = cross & (shapely.get_type_id(geoms[si]) == shapely.GeometryType.POLYGON)  # one polygon only
     if not cross.any():
         return out
     subjects = np.unique(si[cross])

@@ -136,10 +136,6 @@ class Outcomes:
     statuses: frozenset[str]
     frame: gpd.GeoDataFrame
 
-    def kept(self) -> np.ndarray:
-        """Boolean mask of the rows whose finding is in :attr:`frame`."""
-        return np.isin(self.rank, [STATUS_RANK[s] for s in self.statuses])
-
 
 _ROWS_KEPT: ContextVar[tuple[frozenset[str], list[Outcomes]] | None] = ContextVar("rows_kept", default=None)
 

@@ -198,6 +198,33 @@ def test_role_named_geopackage_and_feature_ids(tmp_path):
     assert list(layers.summary()["role"]) == ["parcels", "flood_zones"]
 
 
+def test_geopackage_read_through_arrow_gives_the_row_readers_frame(tmp_path):
+    """A GeoPackage is read through GDAL's Arrow stream (ARROW_SUFFIXES): dates, times, whole
+    numbers with a missing value, booleans and text come out as pyogrio's row reader gives them."""
+    import datetime as dt
+
+    import pyarrow as pa
+
+    from geoconstraints.io.sources import read_source
+
+    table = pa.table({
+        "parcel_id": pa.array(["P1", None]), "sold": pa.array([dt.date(2020, 1, 2), None], pa.date32()),
+        "stamp": pa.array([dt.datetime(2020, 1, 2, 3, 4), None], pa.timestamp("ms")),
+        "units": pa.array([3, None], pa.int64()), "vacant": pa.array([True, None], pa.bool_()),
+        "n": pa.array([1, 2], pa.int32()),
+        "geometry": pa.array(shapely.to_wkb([Point(X0, Y0).buffer(10), Point(X0 + 50, Y0).buffer(10)]))})
+    path = tmp_path / "t.gpkg"
+    pyogrio.write_arrow(table, path, layer="parcels", driver="GPKG", geometry_name="geometry",
+                        geometry_type="Polygon", crs=NY_FT)
+    got = read_source(LayerSource("parcels", path, None, {}, None))
+    rows = gpd.read_file(path, layer="parcels", engine="pyogrio", use_arrow=False)
+    assert got.dtypes.astype(str).tolist() == rows.dtypes.astype(str).tolist()
+    assert str(got["sold"].dtype).startswith("datetime64")  # not datetime.date objects
+    pd.testing.assert_frame_equal(pd.DataFrame(got.drop(columns="geometry")),
+                                  pd.DataFrame(rows.drop(columns="geometry")))
+    assert got.geometry.geom_equals_exact(rows.geometry, 0).all()
+
+
 def test_nfhl_fields_and_sentinels(tmp_path):
     gpkg = write_gpkg(tmp_path / "t.gpkg", {"flood_zones": flood_zones()})
     fz = load_layers(gpkg)["flood_zones"]

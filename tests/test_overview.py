@@ -14,19 +14,25 @@ from geoconstraints.output.overview import in_view, pixel_range, rank_grid, stat
 
 
 def _reference_grid(geoms, ranks, bounds, shape):
-    """rank_grid by brute force: every pixel centre against every geometry (shapely.intersects), then centroids."""
+    """rank_grid by brute force: every pixel centre against every geometry (shapely.intersects), then the
+    bounding-box centres of the geometries on no pixel centre."""
     ny, nx = shape
     xmin, ymin, xmax, ymax = bounds
     px, py = (xmax - xmin) / nx, (ymax - ymin) / ny
     grid = np.full((ny, nx), 10 ** 9)
+    on_a_centre = set()
     for r in range(ny):
         for c in range(nx):
             pt = Point(xmin + (c + 0.5) * px, ymax - (r + 0.5) * py)
-            for g, k in zip(geoms, ranks):
+            for i, (g, k) in enumerate(zip(geoms, ranks)):
                 if g.intersects(pt):
                     grid[r, c] = min(grid[r, c], k)
-    for g, k in zip(geoms, ranks):
-        x, y = g.centroid.x, g.centroid.y
+                    on_a_centre.add(i)
+    for i, (g, k) in enumerate(zip(geoms, ranks)):
+        if i in on_a_centre:
+            continue
+        x0, y0, x1, y1 = g.bounds
+        x, y = (x0 + x1) / 2, (y0 + y1) / 2
         c, r = int(np.floor((x - xmin) / px)), int(np.floor((ymax - y) / py))
         if 0 <= c < nx and 0 <= r < ny:
             grid[r, c] = min(grid[r, c], k)
@@ -38,7 +44,7 @@ def test_rank_grid_by_hand():
     # a 4 x 2 grid of 1-unit pixels over (0, 0)-(4, 2); centres at x = .5 .. 3.5, y = 1.5 (row 0), .5 (row 1)
     big = box(0, 0, 2, 2)              # centres (.5, 1.5) (1.5, 1.5) (.5, .5) (1.5, .5): rank 3
     edge = box(1.5, 0, 3, 1)           # its left edge passes through the centre (1.5, .5): touching counts
-    tiny = box(3.9, 1.9, 3.95, 1.95)   # covers no centre: marks the pixel of its centroid (row 0, column 3)
+    tiny = box(3.9, 1.9, 3.95, 1.95)   # covers no centre: marks the pixel of its box's centre (row 0, column 3)
     grid = rank_grid(np.array([big, edge, tiny], dtype=object), np.array([3, 1, 2]), (0.0, 0.0, 4.0, 2.0), (2, 4))
     assert grid.tolist() == [[3, 3, -1, 2],
                              [3, 1, 1, -1]]

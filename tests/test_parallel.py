@@ -47,7 +47,7 @@ def test_chunked_validity_is_shapelys():
 
 
 def test_chunked_constructive_operations_are_shapelys_bit_for_bit():
-    # the overview's centroids and the map's simplified places are computed in chunks on threads: the same
+    # the map's simplified places are computed in chunks on threads (centroids: any caller's): the same
     # geometries, coordinate for coordinate, as one call
     from functools import partial
 

@@ -19,7 +19,6 @@ import shapely
 
 from geoconstraints.io.roles import PLAN_ROLES, SITE_ROLES
 from geoconstraints.output import styles
-from geoconstraints.parallel import chunked
 from geoconstraints.result import STATUS_COLUMN_PREFIX, status_column
 from geoconstraints.rulebook.findings import STATUSES, scope_statuses, status_ranks, waived_flags
 from geoconstraints.units import FT_PER_MILE, ft_per_unit
@@ -38,8 +37,9 @@ PRIMARY_ROLES = ("parcels",) + PLAN_ROLES + SITE_ROLES
 MAX_VECTOR_FEATURES = 10_000
 """Above this many features (in view) a layer of the overview map is drawn as a raster at the
 image's own resolution instead of as vector shapes: each pixel takes the most severe status
-(or the layer's colour) of the features covering its centre, and every feature also marks the
-pixel of its centroid, so none vanishes for being smaller than a pixel. A county of a million
+(or the layer's colour) of the features covering its centre, and a feature covering no pixel's
+centre marks the pixel of its bounding box's centre, so none vanishes for being smaller than a
+pixel. A county of a million
 parcels draws in seconds and the PNG stays the same size."""
 
 FOCUS_ROLES: dict[str, tuple[str, ...]] = {
@@ -241,8 +241,9 @@ def rank_grid(geoms: np.ndarray, ranks: np.ndarray, bounds: tuple[float, float, 
               shape: tuple[int, int], *, memo: PixelCover | None = None) -> np.ndarray:
     """Rasterize features: the smallest rank of the features at each pixel (``-1`` where none).
 
-    A pixel gets the features that contain or touch its centre and the features whose centroid
-    falls in it, so every feature marks at least one pixel however small it is. Each distinct
+    A pixel gets the features that contain or touch its centre, and a feature touching no pixel's
+    centre marks the pixel the centre of its bounding box falls in, so every feature marks at
+    least one pixel however small it is. Each distinct
     geometry is tested (prepared) against the centres of the pixels in its bounding box only.
 
     Parameters
@@ -287,19 +288,23 @@ def rank_grid(geoms: np.ndarray, ranks: np.ndarray, bounds: tuple[float, float, 
 def _pixels(geoms: np.ndarray, bounds: tuple[float, float, float, float],
             shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     """(geometry index, flat pixel index) of every pixel each of ``geoms`` marks in :func:`rank_grid`:
-    the pixel centres it contains or touches, then the pixel of its centroid."""
+    the pixel centres it contains or touches, else the pixel of its bounding box's centre (not its
+    centroid: at 1,000,000 parcels 40 % of them are on no pixel's centre, and their centroids took
+    1.4 s)."""
     ny, nx = shape
     xmin, ymin, xmax, ymax = bounds
     px, py = (xmax - xmin) / nx, (ymax - ymin) / ny
-    gi, cell = _box_pixels(shapely.bounds(geoms), bounds, shape)
+    boxes = shapely.bounds(geoms)
+    gi, cell = _box_pixels(boxes, bounds, shape)
     xs = xmin + (cell % nx + 0.5) * px  # the pixel centres, as pixel_range computes them
     ys = ymax - (cell // nx + 0.5) * py
     hit = _hits(geoms, gi, xs, ys)
-    xy = shapely.get_coordinates(chunked(shapely.centroid, geoms))  # a county's: on every core
-    col = np.floor((xy[:, 0] - xmin) / px).astype(np.int64)
-    row = np.floor((ymax - xy[:, 1]) / py).astype(np.int64)
+    lost = np.flatnonzero(np.bincount(gi[hit], minlength=len(geoms)) == 0)  # on no pixel's centre
+    x, y = (boxes[lost, 0] + boxes[lost, 2]) / 2, (boxes[lost, 1] + boxes[lost, 3]) / 2
+    col = np.floor((x - xmin) / px).astype(np.int64)
+    row = np.floor((ymax - y) / py).astype(np.int64)
     inside = (col >= 0) & (col < nx) & (row >= 0) & (row < ny)
-    return (np.concatenate([gi[hit], np.flatnonzero(inside)]),
+    return (np.concatenate([gi[hit], lost[inside]]),
             np.concatenate([cell[hit], row[inside] * nx + col[inside]]))
 
 
@@ -315,9 +320,9 @@ class PixelCover:
     >>> from shapely.geometry import box
     >>> memo, a, b = PixelCover(), box(0, 0, 2, 1), box(1, 0, 3, 1)
     >>> memo.pixels(np.array([a, b]), (0.0, 0.0, 4.0, 1.0), (1, 4))[1].tolist()
-    [0, 1, 1, 2, 1, 2]
+    [0, 1, 1, 2]
     >>> memo.pixels(np.array([b]), (0.0, 0.0, 4.0, 1.0), (1, 4))[1].tolist()  # b's pixels, remembered
-    [1, 2, 2]
+    [1, 2]
     """
 
     def __init__(self) -> None:

@@ -52,7 +52,7 @@ from geoconstraints.io.sources import (
     read_project_file,
     sources_from_geopackage,
 )
-from geoconstraints.output import child, outset, write_result
+from geoconstraints.output import child, outset, prestart_writers, write_result
 from geoconstraints.output.database import parse_db_target, write_database
 from geoconstraints.output.field import write_field_files
 from geoconstraints.output.plots import write_plots
@@ -747,11 +747,16 @@ def screen_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline: bo
     keep = kwargs.get("findings")
     if keep is None and (parcel is not None or out_db):  # the handout and the database get every finding
         keep = "all"
-    with st("check"):
-        res = screen_parcels(layers, rb, engine=engine, scheduler=scheduler, workers=workers, findings=keep)
-    _finish(res, out_dir, offline, fail_on, parcel=parcel, out_db=out_db, stages=st,
-            map_max_features=map_max_features, report_max_parcels=report_max_parcels,
-            report_max_findings=report_max_findings)
+    try:
+        if out_dir:  # a county's writers start now: their imports run during the check
+            prestart_writers(len(layers["parcels"]))
+        with st("check"):
+            res = screen_parcels(layers, rb, engine=engine, scheduler=scheduler, workers=workers, findings=keep)
+        _finish(res, out_dir, offline, fail_on, parcel=parcel, out_db=out_db, stages=st,
+                map_max_features=map_max_features, report_max_parcels=report_max_parcels,
+                report_max_findings=report_max_findings)
+    finally:
+        child.discard_spares()  # those the writers did not take (a run refused before writing)
 
 
 @main.command("flood-site")

@@ -278,3 +278,102 @@ def test_the_gis_files_are_handed_to_the_child_before_the_report(synthetic):
     assert here[:3] == ["report.html", "findings.geojson", "results.gpkg"]
     assert there[:3] == ["findings.geojson", "results.gpkg", "report.html"]
     assert sorted(here) == sorted(there)
+
+
+@pytest.fixture
+def no_spares():
+    """Every child started early is gone after the test (taken and closed, or discarded)."""
+    yield
+    left = dict(child._SPARE)
+    child.discard_spares()
+    assert not left, f"children started early were left: {sorted(left)}"
+
+
+def test_children_started_early_are_taken_and_write_the_same_files(synthetic, tmp_path, monkeypatch, no_spares):
+    # a county's screening starts both children once its layers are loaded (prestart_writers); write_result's
+    # children take them (the same processes, their libraries already imported) and write what the
+    # children started there write
+    monkeypatch.setattr(output, "GIS_CHILD_MIN_ROWS", 0)
+    monkeypatch.setattr(output, "PDF_CHILD_MIN_CHARS", 0)
+    cold = write_result(synthetic, tmp_path / "cold")
+    assert output.prestart_writers(1) is True
+    early = {kind: child._SPARE[kind].pid for kind in child.KINDS}
+    assert all(child._SPARE[k].poll() is None and child._SPARE[k] in child._LIVE for k in child.KINDS)
+    used: dict[str, int] = {}
+    real = child.Child._start
+
+    def start(self):
+        proc = real(self)
+        used[self.kind] = proc.pid
+        return proc
+
+    monkeypatch.setattr(child.Child, "_start", start)
+    warm = write_result(synthetic, tmp_path / "warm")
+    assert used == early and child._SPARE == {}
+    assert not {p for p in child._LIVE if p.pid in early.values()}  # closed and reaped
+    assert warm["findings.geojson"].read_bytes() == cold["findings.geojson"].read_bytes()
+    _same_gpkg(warm["results.gpkg"], cold["results.gpkg"])
+    assert warm["report.pdf"].read_bytes()[:5] == b"%PDF-" and warm["report.pdf"].stat().st_size > 10_000
+
+
+def test_prestart_writers_only_for_a_run_that_uses_the_children(monkeypatch, no_spares):
+    n = output.GIS_CHILD_MIN_ROWS
+    assert output.prestart_writers(n - 1) is False and child._SPARE == {}  # one parcel under: no child
+    assert output.prestart_writers(n) is True and sorted(child._SPARE) == sorted(child.KINDS)
+    procs = list(child._SPARE.values())
+    assert output.prestart_writers(n) is True and list(child._SPARE.values()) == procs  # not started twice
+    child.discard_spares()
+    assert child._SPARE == {} and all(p.returncode is not None for p in procs)  # killed and reaped
+    assert not set(procs) & child._LIVE
+    with pytest.raises(ValueError, match="unknown kind of child 'x'"):
+        child.prestart("x")
+
+
+def test_a_spare_that_died_is_not_taken(tmp_path, no_spares):
+    # a child started early and killed since (by the system) is replaced by a fresh one, which does the job
+    assert child.prestart("layers")
+    dead = child._SPARE["layers"]
+    dead.kill()
+    dead.wait(10)
+    kid = child.Child("writing a test file", kind="layers")
+    try:
+        job = kid.submit("x", tmp_path / "x", {"kind": "no such kind"})
+        assert job is not None and kid.proc is not dead and kid.proc.poll() is None
+        assert "error" in kid.answer(0, tmp_path / "x")  # the fresh child answered
+    finally:
+        kid.close(kill=True)
+    assert child._SPARE == {} and dead not in child._LIVE
+
+
+def test_the_cli_discards_the_children_a_refused_run_did_not_use(tmp_path, runner, monkeypatch, no_spares):
+    # screen starts the writers' children after loading a county (threshold lowered for the sample town); a
+    # run that fails in the check never writes: the children started for it are killed, none is left running
+    from geoconstraints import cli
+    from geoconstraints.errors import InputError
+
+    monkeypatch.setattr(output, "GIS_CHILD_MIN_ROWS", 1)
+    started: list = []
+    real = child.prestart
+
+    def prestart(kind):
+        ok = real(kind)
+        started.append(child._SPARE[kind])
+        return ok
+
+    monkeypatch.setattr(child, "prestart", prestart)
+
+    def fail(*a, **k):
+        raise InputError("a test failure in the check")
+
+    monkeypatch.setattr(cli, "screen_parcels", fail)
+    gpkg = sample_gpkg(tmp_path)
+    res = runner.invoke(cli.main, screen(tmp_path, gpkg))
+    assert res.exit_code == 2 and "a test failure in the check" in res.output
+    assert len(started) == 2 and all(p.returncode is not None for p in started)
+    assert child._SPARE == {} and not set(started) & child._LIVE
+    monkeypatch.undo()
+    # and a run that writes takes them: none left over, the set written
+    monkeypatch.setattr(output, "GIS_CHILD_MIN_ROWS", 1)
+    res = runner.invoke(cli.main, screen(tmp_path, gpkg, "--overwrite"))
+    assert res.exit_code == 0, res.output
+    assert child._SPARE == {} and (tmp_path / "out" / "results.gpkg").is_file()

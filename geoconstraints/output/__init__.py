@@ -371,7 +371,8 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
     prov = _provenance(result, scope)
     kw: dict[str, Any] = {"offline": offline, "parcel": parcel, "map_max_features": map_max_features,
                           "report_max_parcels": report_max_parcels, "report_max_findings": report_max_findings}
-    gis = contextlib.nullcontext() if gis_rows(result, scope) < GIS_CHILD_MIN_ROWS else child.Child("writing the GIS files")
+    gis = (contextlib.nullcontext() if gis_rows(result, scope) < GIS_CHILD_MIN_ROWS
+           else child.Child("writing the GIS files", kind="layers"))
     written: dict[str, Path] = {}
     with outset.output_set(out_dir, _inputs(result), overwrite=overwrite, run_id=result.run_id,
                            provenance=prov) as s, child.Child() as pdf, gis as gis_child:
@@ -382,9 +383,22 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
     return {name: s.final(path) for name, path in written.items()}
 
 
+def prestart_writers(parcels: int) -> bool:
+    """Start the child processes of :func:`write_result` now when a run of ``parcels`` parcels will
+    use them (at least :data:`GIS_CHILD_MIN_ROWS`: results.gpkg then holds that many rows, and the
+    report has its overview map, so its PDF is laid out by a child): their libraries are imported
+    while the parcels are checked instead of after (:func:`geoconstraints.output.child.prestart`;
+    0.6-0.8 s each). True when started; :func:`geoconstraints.output.child.discard_spares` ends them
+    if the run stops before writing."""
+    if parcels < GIS_CHILD_MIN_ROWS:
+        return False
+    started = [child.prestart(kind) for kind in child.KINDS]  # both, even if one cannot start
+    return all(started)
+
+
 def explore(result: Result, **kwargs: Any) -> Any:
     """An interactive folium map of the inputs, derived layers and findings (for notebooks)."""
     return webmap.build_map(result, **kwargs)
 
 
-__all__ = ["explore", "file_steps", "gis_rows", "stamp_html", "write_result"]
+__all__ = ["explore", "file_steps", "gis_rows", "prestart_writers", "stamp_html", "write_result"]

@@ -143,12 +143,19 @@ def _failure(exc: BaseException) -> dict[str, Any]:
             "traceback": "".join(traceback.format_exception(exc))}
 
 
-def serve(stdin: IO[str], stdout: IO[str]) -> None:
+def serve(stdin: IO[str], stdout: IO[str], warm: str | None = None) -> None:
     """The child's loop: one JSON job a line in (``kind``: ``pdf`` with ``page``, ``target``,
     ``max_pages``; ``layers`` with ``target`` and ``layers``), one JSON answer a line out, until
-    ``stdin`` closes."""
+    ``stdin`` closes. ``warm``: the kind of job whose libraries are imported before the first
+    job comes (a child started early, :func:`prestart`)."""
     weasyprint: Any = None
     missing: dict[str, Any] | None = None
+    if warm == "pdf":
+        weasyprint, missing = import_weasyprint()
+    elif warm == "layers":
+        with contextlib.suppress(ImportError):  # else the first job says what is missing
+            import pyarrow  # noqa: F401 - imported now, while the parent is still checking
+            import pyogrio  # noqa: F401
     for line in stdin:
         job = json.loads(line)
         try:
@@ -165,11 +172,74 @@ def serve(stdin: IO[str], stdout: IO[str]) -> None:
 
 
 def main() -> None:
-    """Entry of the child: ``python -I child.py '<the parent's sys.path as JSON>'``."""
+    """Entry of the child: ``python -I child.py '<the parent's sys.path as JSON>' [KIND]``, KIND
+    the kind of job to import the libraries of at once (:func:`prestart`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides: it kills the child
     sys.path[:] = json.loads(sys.argv[1])
     answers, sys.stdout = sys.stdout, sys.stderr  # stdout carries the answers only: a stray print goes to stderr
-    serve(sys.stdin, answers)
+    serve(sys.stdin, answers, warm=sys.argv[2] if len(sys.argv) > 2 else None)
+
+
+# -- children started early ---------------------------------------------------------------------
+KINDS = ("pdf", "layers")
+"""The kinds of child: laying out PDFs (WeasyPrint) and writing GDAL layers (pyarrow, pyogrio)."""
+
+_SPARE: dict[str, subprocess.Popen[str]] = {}  # started by prestart, not yet taken by a Child
+
+
+def _spawn(warm: str | None = None) -> subprocess.Popen[str]:
+    """A child interpreter running this file (see the module docstring), in its own process group."""
+    cmd = [sys.executable, "-I", str(Path(__file__).resolve()), json.dumps(sys.path), *([warm] if warm else [])]
+    group: dict[str, Any] = {"process_group": 0} if os.name == "posix" else {}
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            encoding="utf-8", **group)
+    _LIVE.add(proc)
+    return proc
+
+
+def prestart(kind: str) -> bool:
+    """Start a child of ``kind`` (:data:`KINDS`) now, importing its libraries (WeasyPrint: 0.8 s;
+    pyarrow and pyogrio: 0.6 s) while this process does other work; the next :class:`Child` of that
+    kind takes it instead of starting one. A county's screening starts both once its layers are
+    loaded, so the imports run during the check, not on the critical path of the writers.
+    :func:`discard_spares` ends those not taken. False when no child can be started."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind of child {kind!r}: one of {', '.join(KINDS)}")
+    if kind in _SPARE and _SPARE[kind].poll() is None:
+        return True
+    try:
+        _SPARE[kind] = _spawn(kind)
+    except OSError as exc:
+        log.info("no child process started early for %s (%s)", kind, exc)
+        return False
+    return True
+
+
+def _take_spare(kind: str) -> subprocess.Popen[str] | None:
+    """The spare child of ``kind`` if one is running (see :func:`prestart`)."""
+    proc = _SPARE.pop(kind, None)
+    if proc is not None and proc.poll() is not None:  # it died: not usable
+        _LIVE.discard(proc)
+        return None
+    return proc
+
+
+def discard_spares() -> None:
+    """Kill and reap the children :func:`prestart` started that no :class:`Child` took."""
+    while _SPARE:
+        _, proc = _SPARE.popitem()
+        with contextlib.suppress(OSError):
+            proc.kill()
+        try:
+            proc.wait(KILL_WAIT_S)
+        except subprocess.TimeoutExpired:
+            log.warning("a spare child process (pid %s) did not end after SIGKILL", proc.pid)
+            continue
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+        _LIVE.discard(proc)
 
 
 # -- the parent ---------------------------------------------------------------------------------
@@ -238,10 +308,13 @@ class Child:
     ----------
     doing : str
         What the child does, for messages: "the process <doing> was killed by SIGKILL".
+    kind : {"pdf", "layers"}
+        The kind of jobs it gets: a child of that kind started early (:func:`prestart`) is taken.
     """
 
-    def __init__(self, doing: str = "laying out the PDF") -> None:
+    def __init__(self, doing: str = "laying out the PDF", kind: str = "pdf") -> None:
         self.doing = doing
+        self.kind = kind
         self.proc: subprocess.Popen[str] | None = None
         self.jobs: list[Job] = []
         self._answers: list[dict[str, Any]] = []
@@ -252,13 +325,9 @@ class Child:
         self._feeder: threading.Thread | None = None
 
     def _start(self) -> subprocess.Popen[str]:
-        cmd = [sys.executable, "-I", str(Path(__file__).resolve()), json.dumps(sys.path)]
-        group: dict[str, Any] = {"process_group": 0} if os.name == "posix" else {}
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                encoding="utf-8", **group)
+        proc = _take_spare(self.kind) or _spawn()
         self._feeder = threading.Thread(target=self._feed, args=(proc,), name="child-feed", daemon=True)
         self._feeder.start()
-        _LIVE.add(proc)
         return proc
 
     def _feed(self, proc: subprocess.Popen[str]) -> None:

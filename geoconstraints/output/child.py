@@ -24,7 +24,9 @@ parent has run thread pools (the overlay's, GDAL's, Arrow's): a forked child inh
 locks but not the threads holding them and can deadlock. ``spawn``/``forkserver`` would unpickle
 a function of :mod:`geoconstraints.output` in the child, importing the whole package and the
 CLI's script again (about 1.8 s of CPU); this file imports only the standard library at the top,
-and WeasyPrint (0.5 s) or pyarrow and pyogrio (0.2 s) when the first job of their kind arrives.
+and WeasyPrint (0.5-0.8 s) or pyarrow and pyogrio (0.2-0.6 s) when the first job of their kind
+arrives, or at once in a child started early (:func:`prestart`: a county's screening starts its
+children while it checks the parcels).
 The child gets the parent's ``sys.path`` (so it finds the libraries the parent would), runs in
 its own process group (a Ctrl-C at the terminal reaches the parent only, which kills the child)
 and exits when its input closes, so a parent killed with SIGKILL leaves it running for at most

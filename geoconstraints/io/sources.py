@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
+import pandas as pd
 import pyogrio
 
 from geoconstraints.errors import GeometryError, InputError, LayerReadError
@@ -276,8 +277,7 @@ def _read_file(target: Any, layer: str | None) -> gpd.GeoDataFrame:
     gdf = gpd.read_file(target, layer=layer, engine="pyogrio", use_arrow=True,
                         arrow_to_pandas_kwargs={"date_as_object": False})
     for c in gdf.columns[gdf.dtypes == object]:  # Arrow's booleans with a gap: True/False/None
-        values = gdf[c].dropna()
-        if c != gdf.geometry.name and len(values) and all(isinstance(v, bool) for v in values):
+        if pd.api.types.infer_dtype(gdf[c], skipna=True) == "boolean":
             gdf[c] = gdf[c].astype("float64")  # as the row reader gives them
     return gdf
 

@@ -226,16 +226,24 @@ def _take_spare(kind: str) -> subprocess.Popen[str] | None:
     return proc
 
 
+def _kill_and_reap(proc: subprocess.Popen[str], doing: str) -> bool:
+    """SIGKILL ``proc`` (stopped or not) and reap it, waiting at most :data:`KILL_WAIT_S`; False
+    (and a warning) when it did not end."""
+    with contextlib.suppress(OSError):
+        proc.kill()
+    try:
+        proc.wait(KILL_WAIT_S)  # with a timeout Popen polls: no lock a signal could have left held
+    except subprocess.TimeoutExpired:
+        log.warning("the process %s (pid %s) did not end after SIGKILL", doing, proc.pid)
+        return False
+    return True
+
+
 def discard_spares() -> None:
     """Kill and reap the children :func:`prestart` started that no :class:`Child` took."""
     while _SPARE:
-        _, proc = _SPARE.popitem()
-        with contextlib.suppress(OSError):
-            proc.kill()
-        try:
-            proc.wait(KILL_WAIT_S)
-        except subprocess.TimeoutExpired:
-            log.warning("a spare child process (pid %s) did not end after SIGKILL", proc.pid)
+        kind, proc = _SPARE.popitem()
+        if not _kill_and_reap(proc, f"started early for {kind}"):
             continue
         for pipe in (proc.stdin, proc.stdout):
             if pipe is not None:
@@ -396,14 +404,9 @@ class Child:
             self.proc.stdout.close()
 
     def _kill(self) -> None:
-        """SIGKILL the child (stopped or not) and reap it, waiting at most :data:`KILL_WAIT_S`."""
+        """SIGKILL the child (stopped or not) and reap it (:func:`_kill_and_reap`)."""
         assert self.proc is not None
-        with contextlib.suppress(OSError):
-            self.proc.kill()
-        try:
-            self.proc.wait(KILL_WAIT_S)  # with a timeout Popen polls: no lock a signal could have left held
-        except subprocess.TimeoutExpired:
-            log.warning("the process %s (pid %s) did not end after SIGKILL", self.doing, self.proc.pid)
+        _kill_and_reap(self.proc, self.doing)
 
     def __enter__(self) -> Self:
         return self

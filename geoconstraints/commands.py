@@ -173,7 +173,7 @@ def _subject_table(subjects: gpd.GeoDataFrame, id_name: str, m: pd.DataFrame, la
                    zoning_given: bool) -> gpd.GeoDataFrame:
     area = m["area_sqft"].to_numpy()
     t = pd.DataFrame({
-        id_name: subjects["feature_id"].astype(str).to_numpy(),
+        id_name: subjects["feature_id"].astype(str).array,  # text kept as it is held (Arrow): no string per row
         "area_acres": acres_of(area),
         "sfha_acres": acres_of(m["sfha_sqft"]), "sfha_share": share_of(m["sfha_sqft"].to_numpy(), area),
         "floodway_acres": acres_of(m["floodway_sqft"]),
@@ -198,7 +198,8 @@ def _measured(table: gpd.GeoDataFrame, id_name: str, m: pd.DataFrame) -> gpd.Geo
     """What the FLD checks read: the subject table plus the overlay's square feet and sliver flags."""
     keep = [c for c in m.columns if c.endswith(("_sqft", "_sliver"))]
     work = pd.concat([table.reset_index(drop=True), m[keep]], axis=1)
-    work["feature_id"] = table[id_name].to_numpy()
+    ids = pd.Series(table[id_name].to_numpy(dtype=object), index=work.index, dtype=object)
+    work[id_name] = work["feature_id"] = ids  # one string per row for both
     for c in work.columns:  # text as Python str objects once, not again by every check that reads it
         if isinstance(work[c].dtype, pd.StringDtype):
             work[c] = work[c].astype(object)

@@ -28,6 +28,7 @@ from geoconstraints.geometry.overlay import (
     _tile,
     distance_to_lines,
     overlay_areas,
+    sort_overlay,
     spatial_order,
     tile_span,
 )
@@ -157,6 +158,26 @@ def test_threads_and_chunks_change_nothing(county, workers, chunk):
     assert (pd.isna(a) == pd.isna(b)).all()
     has = ~pd.isna(a)
     assert shapely.area(shapely.symmetric_difference(a[has], b[has])).max() < AREA_TOL_SQFT
+
+
+def test_the_overlay_table_sorts_keys_given_as_codes_or_as_text_alike(county):
+    # chunks hand back their keys as codes into cover.keys (no string per row); a chunk made elsewhere may
+    # give them as text: the table is the same, sorted by subject then key in cover.keys' order, keys as text
+    parcels, flood, _ = county
+    g = np.asarray(parcels.geometry.values, dtype=object)
+    cover = CoverIndex.build([("_sfha", flood.geometry.values[(flood["FLD_ZONE"] == "AE").to_numpy()]),
+                              ("_covered", flood.geometry.values)], max_span=700.0)
+    ov = overlay_areas(g, cover, workers=2, chunk_size=500, tolerance_ft=1.0, min_area_sqft=100.0)
+    assert ov["key"].dtype == pd.Series(["_sfha"]).dtype  # text, as pandas holds text
+    rank = {k: i for i, k in enumerate(cover.keys)}
+    pairs = list(zip(ov["subject"], [rank[k] for k in ov["key"]]))
+    assert pairs == sorted(pairs) and len(set(pairs)) == len(pairs)
+    assert set(ov["key"]) == {"_sfha", "_covered"}
+    rev = ov.iloc[::-1]  # chunks in another order, keys as text or as codes
+    as_text = [rev.iloc[:700].reset_index(drop=True), rev.iloc[700:].reset_index(drop=True)]
+    as_codes = [f.assign(key=pd.Categorical(f["key"], categories=cover.keys)) for f in as_text]
+    for frames in (as_text, as_codes):
+        pd.testing.assert_frame_equal(sort_overlay(frames, cover), ov)
 
 
 def test_screen_is_the_same_on_one_thread_and_two(tmp_path, county):

@@ -486,9 +486,19 @@ def sort_overlay(frames: Sequence[pd.DataFrame], cover: CoverIndex) -> pd.DataFr
     if not frames:
         return empty_overlay()
     out = pd.concat(frames, ignore_index=True)
-    code = pd.Categorical(out["key"], categories=cover.keys).codes
+    key = out["key"]
+    if isinstance(key.dtype, pd.CategoricalDtype) and list(key.cat.categories) == list(cover.keys):
+        code = key.cat.codes.to_numpy()  # the chunks' keys as codes: no text hashed
+    else:
+        code = pd.Categorical(key, categories=cover.keys).codes
     order = np.lexsort((code, out["subject"].to_numpy()))
-    return out.iloc[order].reset_index(drop=True)
+    out = out.iloc[order].reset_index(drop=True)
+    # the key as text (pandas' "str", Arrow), taken from the few distinct keys: no Python string per row
+    import pyarrow as pa
+
+    out["key"] = pd.Series(pa.array(list(cover.keys), type=pa.large_string()).take(pa.array(code[order])),
+                           dtype="str")
+    return out
 
 
 def _key_rows(g_cover: np.ndarray, cover: CoverIndex) -> tuple[np.ndarray, np.ndarray]:
@@ -591,7 +601,7 @@ def overlay_chunk(geoms: np.ndarray, positions: np.ndarray, cover: CoverIndex, p
     geom = np.where(keep, merged[row_g], None)
     return pd.DataFrame({
         "subject": np.asarray(positions, dtype=np.int64)[g_subj[row_g[ok]]],
-        "key": np.array(cover.keys, dtype=object)[row_k[ok]],
+        "key": pd.Categorical.from_codes(row_k[ok], categories=pd.Index(cover.keys)),  # text once, in sort_overlay
         "raw_sqft": row_raw[ok], "sliver": sliver[ok],
         "area_sqft": np.where(sliver[ok], 0.0, row_raw[ok]),
         "geometry": geom[ok],

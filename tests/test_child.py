@@ -110,6 +110,13 @@ FAKE_PYOGRIO = """
 import os, signal, time
 from pyogrio.errors import DataSourceError
 MODE = {mode!r}
+CONFIG = {{}}
+
+def get_gdal_config_option(name):
+    return CONFIG.get(name)
+
+def set_gdal_config_options(options):
+    CONFIG.update(options)
 
 def write_arrow(table, path, **kwargs):
     if MODE == "nospace":  # what GDAL's GeoPackage and GeoJSON drivers say on a full disk
@@ -171,6 +178,38 @@ def test_a_full_disk_says_the_same_in_the_child_and_here(synthetic, tmp_path, mo
         write_result(synthetic, tmp_path / "out")
     assert str(there.value) == str(here.value)
     assert str(here.value).startswith(f"no space left on device writing {(tmp_path / 'out').resolve()}/findings.geojson")
+
+
+def test_gdal_config_of_the_writes_is_set_for_them_and_restored(tmp_path, monkeypatch):
+    # OGR_SQLITE_SYNCHRONOUS=OFF while GDAL writes (the file is a temporary one until complete), the value
+    # before restored after, also when the write fails
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    from geoconstraints.output import files
+
+    name = "OGR_SQLITE_SYNCHRONOUS"
+    pyogrio.set_gdal_config_options({name: "NORMAL"})
+    seen = []
+    real = pyogrio.write_arrow
+
+    def spy(table, path, **kw):
+        seen.append(pyogrio.get_gdal_config_option(name))
+        if kw["layer"] == "bad":
+            raise RuntimeError("a failing write")
+        return real(table, path, **kw)
+
+    monkeypatch.setattr(pyogrio, "write_arrow", spy)
+    gdf = gpd.GeoDataFrame({"a": [1]}, geometry=[box(0, 0, 1, 1)], crs=2262)
+    try:
+        child.write_arrow_layers(tmp_path / "t.gpkg", [files.arrow_layer(gdf, "t", driver="GPKG", geometry_type="Polygon")])
+        assert seen == [False] and pyogrio.get_gdal_config_option(name) == "NORMAL"  # pyogrio reads OFF as False
+        with pytest.raises(RuntimeError, match="a failing write"):
+            child.write_arrow_layers(tmp_path / "u.gpkg", [files.arrow_layer(gdf, "bad", driver="GPKG", geometry_type="Polygon")])
+        assert seen == [False, False] and pyogrio.get_gdal_config_option(name) == "NORMAL"
+        assert len(pyogrio.read_dataframe(tmp_path / "t.gpkg")) == 1
+    finally:
+        pyogrio.set_gdal_config_options({name: None})
 
 
 def test_no_child_process_writes_here(synthetic, tmp_path, monkeypatch):

@@ -70,3 +70,40 @@ def test_a_table_without_geometry_is_plain_parquet(tmp_path):
     assert b"geo" not in table.schema.metadata
     assert table.column("mixed").to_pylist() == ["True", "x"]  # mixed types as text, as in the GeoPackage
     assert json.loads(table.schema.metadata[b"geoconstraints"]) == {"run_id": "r"}
+
+
+def test_the_parcels_are_encoded_once_for_results_gpkg_and_parcels_parquet(written, tmp_path, monkeypatch):
+    # 1.0-1.3 s a million parcels each time: parcels.parquet's table is built first (files.SharedTables) and
+    # results.gpkg's parcels layer takes its WKB; both files still hold every parcel's exact geometry
+    res, w = written
+    parcels = np.asarray(res.tables["parcels"].geometry.values, dtype=object)
+    encoded = []
+    to_wkb = shapely.to_wkb
+
+    def counting(geoms, *args, **kwargs):
+        g = np.asarray(geoms, dtype=object)
+        if g.ndim == 1 and len(g) == len(parcels) and all(a is b for a, b in zip(g, parcels)):
+            encoded.append(kwargs.get("flavor"))
+        return to_wkb(geoms, *args, **kwargs)
+
+    monkeypatch.setattr(shapely, "to_wkb", counting)
+    again = write_result(res, tmp_path / "out", findings="all")
+    assert encoded == ["iso"]  # geopandas' GeoParquet encoding, once
+    monkeypatch.undo()
+    gpkg = gpd.read_file(again["results.gpkg"], layer="parcels")
+    pq_back = gpd.read_parquet(again["parcels.parquet"])
+    for back in (gpkg, pq_back):
+        assert back["parcel_id"].tolist() == res.tables["parcels"]["parcel_id"].tolist()
+        assert shapely.equals_exact(np.asarray(back.geometry.values, dtype=object), parcels, tolerance=0).all()
+    assert pq.read_table(again["parcels.parquet"]).equals(pq.read_table(w["parcels.parquet"]))
+
+
+def test_shared_tables_build_once_per_frame_and_release():
+    df = gpd.GeoDataFrame({"parcel_id": ["1"]}, geometry=[shapely.box(0, 0, 1, 1)], crs=2262)
+    twin = df.copy()
+    shared = files.SharedTables()
+    first = shared.geoparquet(df)
+    assert shared.geoparquet(df) is first and shared.geoparquet(twin) is not first  # by frame, not by value
+    assert shared.release(df) is first
+    assert shared.geoparquet(df) is not first  # released: built again when asked again
+    assert first.equals(files.geoparquet_table(df), check_metadata=True)

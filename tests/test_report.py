@@ -328,3 +328,23 @@ def test_the_first_parcels_of_the_report_are_those_of_the_whole_order():
     t = pd.DataFrame({"parcel_id": ["B", "A", "C"], "worst_status": ["review", "review", "violation"],
                       "sfha_share": [0.5, 0.5, 0.0]})
     assert severity_order(t, 2)[0].tolist() == [2, 1]  # by hand: the violation, then A before B (a tie)
+
+
+@pytest.mark.parametrize("dtype", [object, "str", "category"])
+def test_parcel_summary_counts_each_worst_status_once(dtype):
+    # the report's parcels-per-status counts (one value_counts pass over a county's worst_status): a missing or
+    # empty worst status counts as not evaluated, whatever the column's type
+    import pandas as pd
+
+    from geoconstraints.output.report import _parcel_summary
+    from geoconstraints.rulebook.findings import STATUSES
+
+    values = ["violation", "review", "pass", "pass", "info", "", None, "not_evaluated", "review", "pass"]
+    table = pd.DataFrame({"worst_status": pd.Series(values, dtype=dtype)})
+    counts = _parcel_summary(table)
+    assert list(counts) == list(STATUSES)
+    assert {k: v for k, v in counts.items() if v} == {"violation": 1, "review": 2, "pass": 3, "info": 1,
+                                                      "not_evaluated": 3}
+    assert sum(counts.values()) == len(values)
+    assert _parcel_summary(table.iloc[:0]) == dict.fromkeys(STATUSES, 0)
+    assert _parcel_summary(pd.DataFrame({"a": [1]})) == {} and _parcel_summary(None) == {}

@@ -501,6 +501,36 @@ def test_arrow_layer_is_what_pyogrio_hands_gdal(monkeypatch, driver, geometry_ty
     assert ours[1] == {k: v for k, v in kw.items() if v is not None and k not in ("append",)}
 
 
+@pytest.mark.parametrize("geometry_type, promote", [("Polygon", False), ("MultiPolygon", True)])
+def test_arrow_layer_with_the_geoparquet_wkb_is_the_same_table(geometry_type, promote):
+    # results.gpkg's parcels layer takes its geometry from parcels.parquet's table (the parcels encoded once):
+    # the very table encoding them here gives; promoted to multi-parts, that WKB cannot serve and is not used
+    df = gpd.GeoDataFrame({"parcel_id": pd.Series(["1", "2", "3", "4"], dtype="str"), "x": [1.5, np.nan, 2.0, 0.0]},
+                          geometry=[box(0, 0, 1, 1), None, Polygon(), MultiPolygon([box(2, 2, 3, 3)])], crs=NY_FT)
+    wkb = writers.geoparquet_table(df).column("geometry")
+    ours = writers.arrow_layer(df, "t", driver="GPKG", geometry_type=geometry_type, promote_to_multi=promote, wkb=wkb)
+    alone = writers.arrow_layer(df, "t", driver="GPKG", geometry_type=geometry_type, promote_to_multi=promote)
+    assert ours[0].equals(alone[0], check_metadata=True)
+    assert ours[1] == alone[1]
+    assert ours[0].column("geometry").null_count == 1  # the missing geometry stays missing
+    with pytest.raises(OutputError, match="layer t: 3 encoded geometries for 4 rows"):
+        writers.arrow_layer(df, "t", driver="GPKG", geometry_type="Polygon", wkb=wkb.slice(0, 3))
+
+
+def test_geoparquet_wkb_of_3d_parcels_reads_back_the_same_from_the_geopackage(tmp_path):
+    # GeoParquet's WKB is ISO, GDAL's default here "extended": they differ for 3D geometries, and GDAL reads both
+    # as the same geometry
+    df = gpd.GeoDataFrame({"parcel_id": ["1", "2"]}, geometry=[Polygon([(0, 0, 5), (1, 0, 6), (1, 1, 7)]),
+                                                               box(0, 0, 2, 2)], crs=NY_FT)
+    wkb = writers.geoparquet_table(df).column("geometry")
+    assert shapely.to_wkb(df.geometry.values[0], flavor="iso") != shapely.to_wkb(df.geometry.values[0])
+    a = writers.write_gpkg({"parcels": df}, tmp_path / "a.gpkg", wkb={"parcels": wkb})
+    b = writers.write_gpkg({"parcels": df}, tmp_path / "b.gpkg")
+    back_a, back_b = (pyogrio.read_dataframe(p, layer="parcels") for p in (a, b))
+    assert shapely.equals_exact(back_a.geometry.values, back_b.geometry.values, tolerance=0).all()
+    assert back_a.geometry.has_z.tolist() == [True, False]
+
+
 @pytest.mark.parametrize("geoms, expected", [
     ([box(0, 0, 1, 1), None, Polygon()], "Polygon"),  # missing and empty rows do not make it mixed
     ([box(0, 0, 1, 1), MultiPolygon([box(2, 2, 3, 3)])], "MultiPolygon"),

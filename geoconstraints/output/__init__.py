@@ -18,6 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import geopandas as gpd
 import pandas as pd
 
 from geoconstraints.errors import MissingToolError, OutputError
@@ -160,7 +161,7 @@ def _geojson(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder:
 
 
 def _gpkg(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Path,
-          gis: child.Child | None = None) -> dict[str, Path]:
+          gis: child.Child | None = None, shared: files.SharedTables | None = None) -> dict[str, Path]:
     layers: dict[str, pd.DataFrame] = dict(files.split_findings(shown))
     if result.crs is None:  # nothing has a place (a SEQR classification): no empty layer without a CRS
         layers = {k: v for k, v in layers.items() if len(v) or k == files.FINDINGS_LAYERS["none"]}
@@ -171,11 +172,20 @@ def _gpkg(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Pa
     meta = {f"GEOCONSTRAINTS_{k.upper()}": str(v) for k, v in stamp.items()}
     t = folder / "results.gpkg"
     finalize = partial(styles.add_layer_styles, layers=layers, families=families)
+    wkb = _parcels_wkb(result, shared)
     if gis is not None:
-        prepared = files.gpkg_layers(layers, crs=result.crs, geometry_types=gtypes, metadata=meta)
+        prepared = files.gpkg_layers(layers, crs=result.crs, geometry_types=gtypes, metadata=meta, wkb=wkb)
         return _to_child(gis, t.name, folder, prepared, finalize)
-    files.write_gpkg(layers, t, crs=result.crs, geometry_types=gtypes, metadata=meta, finalize=finalize)
+    files.write_gpkg(layers, t, crs=result.crs, geometry_types=gtypes, metadata=meta, finalize=finalize, wkb=wkb)
     return {t.name: t}
+
+
+def _parcels_wkb(result: Result, shared: files.SharedTables | None) -> dict[str, Any]:
+    """The parcels layer's geometry as parcels.parquet encodes it (``shared``), for results.gpkg."""
+    parcels = result.tables.get("parcels")
+    if shared is None or not isinstance(parcels, gpd.GeoDataFrame) or parcels.geometry.name not in parcels:
+        return {}
+    return {"parcels": shared.geoparquet(parcels).column(parcels.geometry.name)}
 
 
 def _collect(result: Result, s: outset.OutputSet, pdf: child.Child, gis: child.Child | None,
@@ -207,11 +217,13 @@ def _csvs(result: Result, shown: pd.DataFrame, folder: Path) -> dict[str, Path]:
     return out
 
 
-def _parquet(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Path) -> dict[str, Path]:
+def _parquet(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Path,
+             shared: files.SharedTables | None = None) -> dict[str, Path]:
     out = {"findings.parquet": files.write_parquet(shown, folder / "findings.parquet", metadata=stamp)}
-    if result.tables.get("parcels") is not None:
-        out["parcels.parquet"] = files.write_parquet(result.tables["parcels"], folder / "parcels.parquet",
-                                                     metadata=stamp)
+    parcels = result.tables.get("parcels")
+    if parcels is not None:
+        table = shared.release(parcels) if shared is not None else None
+        out["parcels.parquet"] = files.write_parquet(parcels, folder / "parcels.parquet", metadata=stamp, table=table)
     return out
 
 
@@ -281,16 +293,17 @@ def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str 
     if parcel is not None:  # the one-parcel report a clerk hands to the owner
         name = report.parcel_report_name(parcel)
         reports.append((name, partial(_html, result, name, pdf=pdf, parcel=parcel)))
+    shared = files.SharedTables()  # the parcels encoded once, for results.gpkg and parcels.parquet
     gis_files: list[tuple[str, Step]] = [
         ("findings.geojson", partial(_geojson, result, shown, stamp, gis=gis)),
-        ("results.gpkg", partial(_gpkg, result, shown, stamp, gis=gis)),
+        ("results.gpkg", partial(_gpkg, result, shown, stamp, gis=gis, shared=shared)),
     ]
     # the GIS child's files take longest (GDAL, seconds per million rows): handed to it first, so it
     # writes them while the reports and the rest are written here
     steps = [*gis_files, *reports] if gis is not None else [*reports, *gis_files]
     steps += [
         ("findings.csv", partial(_csvs, result, shown)),
-        ("findings.parquet", partial(_parquet, result, shown, stamp)),
+        ("findings.parquet", partial(_parquet, result, shown, stamp, shared=shared)),
     ]
     steps.append(("map.html", partial(_map, result, offline=offline, **map_kw)))
     if result.command == "harvest":  # landings, water bars and crossings for the crews' GPS

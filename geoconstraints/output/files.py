@@ -213,10 +213,12 @@ GPKG_VERSION = "1.2"
 
 
 def gpkg_layers(layers: dict[str, pd.DataFrame], *, crs: Any = None, geometry_types: dict[str, str] | None = None,
-                metadata: dict[str, str] | None = None) -> Iterator[ArrowLayer]:
+                metadata: dict[str, str] | None = None, wkb: dict[str, Any] | None = None) -> Iterator[ArrowLayer]:
     """The layers of a GeoPackage as GDAL is handed them (:func:`arrow_layer`), one at a time:
-    what :func:`write_gpkg` writes, here or in a child process (see there for the arguments).
+    what :func:`write_gpkg` writes, here or in a child process (see there for the arguments;
+    ``wkb``: the geometry of some layers already encoded, by layer name, see :func:`arrow_layer`).
     No layer at all: one empty layer ``findings`` with the findings schema (a valid file)."""
+    wkb = wkb or {}
     geometry_types = geometry_types or {}
     # GeoPackage 1.2 (GDAL's default is 1.4): read without a warning by older GDAL, QGIS 3.22 (Debian
     # 12) and ArcGIS; the layers, styles and metadata here need nothing newer
@@ -236,7 +238,7 @@ def gpkg_layers(layers: dict[str, pd.DataFrame], *, crs: Any = None, geometry_ty
                 gdf = gdf.set_crs(crs)
             geom_type = geometry_types.get(name) or _geometry_type(gdf)
             yield arrow_layer(gdf, name, driver="GPKG", geometry_type=geom_type,
-                              promote_to_multi=geom_type.startswith("Multi"), **kw)
+                              promote_to_multi=geom_type.startswith("Multi"), wkb=wkb.get(name), **kw)
         else:
             yield arrow_layer(pd.DataFrame(gdf), name, driver="GPKG", **kw)
         md = {}  # the dataset's metadata once, with its first layer
@@ -260,7 +262,7 @@ def write_layers(target: Path, layers: Iterable[ArrowLayer], *,
 
 def write_gpkg(layers: dict[str, pd.DataFrame], target: Path, *, crs: Any = None,
                finalize: Callable[[Path], Any] | None = None, geometry_types: dict[str, str] | None = None,
-               metadata: dict[str, str] | None = None) -> Path:
+               metadata: dict[str, str] | None = None, wkb: dict[str, Any] | None = None) -> Path:
     """Write several layers (GeoDataFrames or plain tables) into one GeoPackage atomically.
 
     ``finalize(tmp_path)``, when given, runs on the complete temporary file before it is moved
@@ -268,10 +270,11 @@ def write_gpkg(layers: dict[str, pd.DataFrame], target: Path, *, crs: Any = None
     atomic write. ``geometry_types`` declares the geometry type of a layer by name (an empty
     layer, or one that must keep its type whatever its rows); ``metadata`` is stored as GDAL
     metadata of the GeoPackage and of every layer (``gpkg_metadata``; QGIS shows it under
-    Layer Properties > Information). The layers are those of :func:`gpkg_layers`.
+    Layer Properties > Information). ``wkb``: the geometry of some layers already encoded, by
+    layer name (see :func:`arrow_layer`). The layers are those of :func:`gpkg_layers`.
     """
-    return write_layers(target, gpkg_layers(layers, crs=crs, geometry_types=geometry_types, metadata=metadata),
-                        finalize=finalize)
+    return write_layers(target, gpkg_layers(layers, crs=crs, geometry_types=geometry_types, metadata=metadata,
+                                            wkb=wkb), finalize=finalize)
 
 
 ArrowLayer = tuple[Any, dict[str, Any]]
@@ -326,7 +329,7 @@ def _arrow_columns(frame: pd.DataFrame, skip: str | None) -> tuple[pd.DataFrame,
 
 
 def arrow_layer(df: pd.DataFrame, layer: str, *, driver: str, geometry_type: str | None = None,
-                promote_to_multi: bool = False, **options: Any) -> ArrowLayer:
+                promote_to_multi: bool = False, wkb: Any = None, **options: Any) -> ArrowLayer:
     """A frame as one GDAL layer: the Arrow table and the arguments of :func:`pyogrio.write_arrow`
     that :func:`pyogrio.write_dataframe` (``use_arrow=True``) would hand GDAL for it.
 
@@ -335,7 +338,9 @@ def arrow_layer(df: pd.DataFrame, layer: str, *, driver: str, geometry_type: str
     values Arrow cannot type, as text; Arrow's null type (a column of ``None``) as text.
     ``options`` are passed on (``layer_options``, ``dataset_options``, metadata...). The table
     can be written here or, through an Arrow IPC file, by a child process: the same call of GDAL
-    with the same table, so the same file.
+    with the same table, so the same file. ``wkb``: the geometry column already encoded (an Arrow
+    binary array, one WKB or null per row, e.g. the column of :func:`geoparquet_table`), used
+    as it is unless ``promote_to_multi``.
     """
     import pyarrow as pa
 
@@ -345,13 +350,23 @@ def arrow_layer(df: pd.DataFrame, layer: str, *, driver: str, geometry_type: str
     frame = pd.DataFrame(df, copy=False).copy(deep=False)
     kwargs: dict[str, Any] = {"layer": layer, "driver": driver, **options}
     geom = str(geometry[0]) if geometry else None
+    encoded = None
     if geom is not None:
         values = cast("gpd.array.GeometryArray", df[geom].values)
-        arr = np.asarray(values, dtype=object)
-        frame[geom] = shapely.to_wkb(_promoted(arr) if promote_to_multi else arr, hex=False)  # as geopandas' to_wkb
+        if wkb is not None and not promote_to_multi:
+            if len(wkb) != len(frame):
+                raise OutputError(f"layer {layer}: {len(wkb)} encoded geometries for {len(frame)} rows")
+            # a placeholder the table's pandas metadata reads as bytes, as for WKB encoded here; the
+            # encoded column replaces it in the table below, as it is
+            encoded, frame[geom] = wkb, np.full(len(frame), b"", dtype=object)
+        else:
+            arr = np.asarray(values, dtype=object)
+            frame[geom] = shapely.to_wkb(_promoted(arr) if promote_to_multi else arr, hex=False)  # as geopandas'
         kwargs.update(geometry_name=geom, geometry_type=geometry_type, crs=_gdal_crs(values.crs))
     frame, datetimes = _arrow_columns(frame, geom)
     table = pa.Table.from_pandas(frame, preserve_index=False)
+    if encoded is not None:
+        table = table.set_column(table.schema.get_field_index(geom), pa.field(geom, pa.binary()), encoded)
     fields = []
     for f in table.schema:
         if pa.types.is_null(f.type):
@@ -551,23 +566,69 @@ def write_csv(df: pd.DataFrame, target: Path) -> Path:
 # ------------------------------------------------------------------------------------------
 # GeoParquet
 
-def write_parquet(df: pd.DataFrame, target: Path, *, metadata: dict[str, Any] | None = None) -> Path:
+def geoparquet_table(df: pd.DataFrame) -> Any:
+    """The Arrow table :func:`write_parquet` writes for ``df``: GeoParquet 1.1 of a GeoDataFrame
+    (the geometry as ISO WKB, its CRS as PROJJSON in the ``geo`` metadata: the table
+    :meth:`geopandas.GeoDataFrame.to_parquet` writes), a plain table's columns as they are;
+    object columns of mixed types as text, as in the GeoPackage."""
+    import pyarrow as pa
+    from geopandas.io.arrow import _geopandas_to_arrow  # the table GeoDataFrame.to_parquet writes
+
+    spatial = isinstance(df, gpd.GeoDataFrame) and df.geometry.name in df.columns
+    frame = _gpkg_ready(df)
+    if spatial:
+        return _geopandas_to_arrow(frame, index=False)
+    return pa.Table.from_pandas(pd.DataFrame(frame), preserve_index=False)
+
+
+class SharedTables:
+    """Arrow tables built once for the files of one output set (:func:`geoparquet_table` by
+    frame): the parcels' table is parcels.parquet, and its WKB column the geometry of
+    results.gpkg's parcels layer (:func:`gpkg_layers` ``wkb``), so a county's parcels are encoded
+    once (1.0-1.3 s a million parcels each time). :meth:`release` frees a table once written.
+
+    Examples
+    --------
+    >>> import geopandas as gpd
+    >>> from shapely.geometry import box
+    >>> parcels = gpd.GeoDataFrame({"parcel_id": ["1"]}, geometry=[box(0, 0, 1, 1)], crs=2262)
+    >>> shared = SharedTables()
+    >>> shared.geoparquet(parcels) is shared.geoparquet(parcels)
+    True
+    >>> shared.release(parcels).column_names
+    ['parcel_id', 'geometry']
+    """
+
+    def __init__(self) -> None:
+        self._tables: dict[int, tuple[pd.DataFrame, Any]] = {}
+
+    def geoparquet(self, df: pd.DataFrame) -> Any:
+        """:func:`geoparquet_table` of ``df``, built on the first call for this very frame."""
+        held = self._tables.get(id(df))
+        if held is None or held[0] is not df:
+            held = self._tables[id(df)] = (df, geoparquet_table(df))
+        return held[1]
+
+    def release(self, df: pd.DataFrame) -> Any:
+        """The table of ``df`` (built now if it was not), no longer held here."""
+        table = self.geoparquet(df)
+        del self._tables[id(df)]
+        return table
+
+
+def write_parquet(df: pd.DataFrame, target: Path, *, metadata: dict[str, Any] | None = None,
+                  table: Any = None) -> Path:
     """Write a table as (Geo)Parquet atomically, with pyarrow.
 
     A GeoDataFrame becomes GeoParquet 1.1 (WKB geometry, its CRS as PROJJSON in the ``geo``
     metadata; read back with :func:`geopandas.read_parquet`); a plain table, Parquet.
     ``metadata`` is stored as JSON under the file's ``geoconstraints`` key (the run id...).
+    ``table``: :func:`geoparquet_table` of ``df`` when it is already built (:class:`SharedTables`).
     """
-    import pyarrow as pa
     import pyarrow.parquet as pq
-    from geopandas.io.arrow import _geopandas_to_arrow  # the table GeoDataFrame.to_parquet writes
 
-    spatial = isinstance(df, gpd.GeoDataFrame) and df.geometry.name in df.columns
-    frame = _gpkg_ready(df)  # object columns of mixed types as text, as in the GeoPackage
-    if spatial:
-        table = _geopandas_to_arrow(frame, index=False)
-    else:
-        table = pa.Table.from_pandas(pd.DataFrame(frame), preserve_index=False)
+    if table is None:
+        table = geoparquet_table(df)
     if metadata:
         md = dict(table.schema.metadata or {})
         md[b"geoconstraints"] = json.dumps(metadata, ensure_ascii=False, default=str).encode("utf-8")

@@ -338,9 +338,10 @@ def _parcel_summary(table: pd.DataFrame | None) -> dict[str, int]:
     """Parcels per worst status (``""`` counted as not evaluated)."""
     if table is None or "worst_status" not in table.columns:
         return {}
-    ws = table["worst_status"].astype(object).where(table["worst_status"].notna(), "")
-    ws = ws.replace("", "not_evaluated")
-    return {s: int((ws == s).sum()) for s in STATUSES}
+    ws = table["worst_status"]
+    counts = {str(k): int(v) for k, v in ws.dropna().value_counts().items()}  # one pass, not one per status
+    counts["not_evaluated"] = counts.get("not_evaluated", 0) + counts.pop("", 0) + int(ws.isna().sum())
+    return {s: counts.get(s, 0) for s in STATUSES}
 
 
 def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: int = MAX_PASS_ROWS,

@@ -600,14 +600,14 @@ class SharedTables:
     """
 
     def __init__(self) -> None:
+        # by id: a frame is not hashable; held with its table, so no other frame can take its id meanwhile
         self._tables: dict[int, tuple[pd.DataFrame, Any]] = {}
 
     def geoparquet(self, df: pd.DataFrame) -> Any:
         """:func:`geoparquet_table` of ``df``, built on the first call for this very frame."""
-        held = self._tables.get(id(df))
-        if held is None or held[0] is not df:
-            held = self._tables[id(df)] = (df, geoparquet_table(df))
-        return held[1]
+        if id(df) not in self._tables:
+            self._tables[id(df)] = (df, geoparquet_table(df))
+        return self._tables[id(df)][1]
 
     def release(self, df: pd.DataFrame) -> Any:
         """The table of ``df`` (built now if it was not), no longer held here."""

@@ -100,6 +100,91 @@ def test_real_process_bad_input(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+# ------------------------------------------------------------------------------------------
+# the end of the process: exit handlers, flushed streams, the exit status, nothing freed
+
+def test_console_script_is_run():
+    # the installed script and `python -m geoconstraints.cli` end through cli.run
+    assert "from geoconstraints.cli import run" in EXE.read_text()
+
+
+class Ended(BaseException):
+    pass
+
+
+@pytest.fixture()
+def ended(monkeypatch):
+    calls: list = []
+    monkeypatch.setattr(cli.atexit, "_run_exitfuncs", lambda: calls.append("exit handlers"))
+
+    def _exit(status):
+        calls.append(status)
+        raise Ended
+
+    monkeypatch.setattr(cli.os, "_exit", _exit)
+    return calls
+
+
+@pytest.mark.parametrize(("code", "status"), [(None, 0), (0, 0), (2, 2), (141, 141), ("boom", 1)])
+def test_end_process_status(ended, code, status, capsys):
+    with pytest.raises(Ended):
+        cli.end_process(code)
+    assert ended == ["exit handlers", status]  # the handlers ran before the end
+    assert capsys.readouterr().err == ("boom\n" if code == "boom" else "")
+
+
+def test_end_process_waits_for_a_running_thread(ended):
+    import threading
+    stop = threading.Event()
+    worker = threading.Thread(target=stop.wait, daemon=False)
+    worker.start()
+    try:
+        with pytest.raises(SystemExit) as exc:  # Python's usual exit, which joins the thread
+            cli.end_process(2)
+        assert exc.value.code == 2 and ended == []
+    finally:
+        stop.set()
+        worker.join()
+    hold = threading.Event()
+    daemon = threading.Thread(target=hold.wait, daemon=True)  # a daemon thread is not waited for
+    daemon.start()
+    try:
+        with pytest.raises(Ended):
+            cli.end_process(0)
+        assert ended == ["exit handlers", 0]
+    finally:
+        hold.set()
+        daemon.join()
+
+
+def test_real_process_ends_after_its_exit_handlers(tmp_path):
+    # a real os._exit: an exit handler runs, the output piped is complete, the status is main's
+    marker = tmp_path / "handler-ran"
+    code = ("import atexit, pathlib, sys\n"
+            f"atexit.register(pathlib.Path({str(marker)!r}).write_text, 'yes')\n"
+            "from geoconstraints import cli\n"
+            "sys.argv = ['geoconstraints'] + sys.argv[1:]\n"
+            "cli.run()\n")
+    done = subprocess.run([sys.executable, "-c", code, "rules"], check=False, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert marker.read_text() == "yes"
+    listed = subprocess.run([sys.executable, "-c", code, "rules", "--format", "json"], check=False, capture_output=True,
+                            text=True, timeout=120)
+    assert listed.returncode == 0 and len(json.loads(listed.stdout.split("\n", 1)[1])) >= 30  # flushed: parsed whole
+    bad = subprocess.run([sys.executable, "-c", code, "screen", str(tmp_path / "none.gpkg"), "--out",
+                          str(tmp_path / "out")], check=False, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: ") and bad.stderr.count("\n") == 1
+    assert "Traceback" not in bad.stderr
+
+
+def test_cli_imports_no_writer_it_may_not_need():
+    # psycopg (--out-db), pypdf and matplotlib's PDF backend (siteplan) come when they are used
+    code = ("import sys, geoconstraints.cli\n"
+            "print(' '.join(m for m in ('psycopg', 'pypdf', 'matplotlib.backends.backend_pdf') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "", done.stdout + done.stderr
+
+
 def test_input_errors_come_before_domain_import(runner, tmp_path, monkeypatch):
     # a broken or unfinished domain module must not hide the input error
     monkeypatch.setitem(sys.modules, "geoconstraints.flood", None)

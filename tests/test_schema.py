@@ -162,6 +162,37 @@ def test_aliases_within_the_limits_are_fine(tmp_path):
     assert loader.expanded_size(yaml.compose((SHIPPED / "vestal.yaml").read_text("utf-8"))) < loader.MAX_YAML_NODES / 50
 
 
+def test_alias_limit_counts_every_alias(tmp_path):
+    def text(n: int) -> str:
+        return "extends: vestal\nx: &a [1]\ny: [" + ", ".join(["*a"] * n) + "]\n"
+
+    data = loader._read_yaml(text(loader.MAX_YAML_ALIASES), "ok.yaml")  # the limit itself is fine
+    assert len(data["y"]) == 100 and data["y"][99] == [1]
+    p = tmp_path / "aliases.yaml"
+    p.write_text(text(loader.MAX_YAML_ALIASES + 1))
+    with pytest.raises(RulebookError, match="aliases.yaml: uses more than 100 aliases"):
+        load_rulebook(p)
+    p.write_text("extends: vestal\nx: &a [1, *a]\n")
+    with pytest.raises(RulebookError, match="has an alias inside its own anchor"):
+        load_rulebook(p)
+
+
+def test_deep_nesting_is_a_clear_error(tmp_path):
+    p = tmp_path / "deep.yaml"
+    p.write_text("extends: vestal\nx: " + "[" * 3000 + "]" * 3000 + "\n")
+    with pytest.raises(RulebookError, match=r"deep.yaml: (not valid YAML at line 2.*nesting depth|nested too deeply)"):
+        load_rulebook(p)
+
+
+@pytest.mark.parametrize("name", ["vestal", "lockport"])
+def test_fast_parser_reads_what_the_python_parser_reads(name):
+    # libyaml's C parser (where PyYAML has it) and PyYAML's Python parser: the same plain data
+    text = (SHIPPED / f"{name}.yaml").read_text("utf-8")
+    if yaml.__with_libyaml__:
+        assert loader.YAML_PARSER is yaml.CSafeLoader
+    assert yaml.load(text, Loader=loader.BoundedLoader) == yaml.load(text, Loader=yaml.SafeLoader)
+
+
 def test_size_limit_is_stated(tmp_path):
     p = tmp_path / "big.yaml"
     p.write_bytes(b"extends: vestal\n" + b"#" * (loader.MAX_TEXT_BYTES + 1))

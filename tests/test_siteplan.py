@@ -9,6 +9,7 @@ the page sizes. ``bash scripts/pdf_deps.sh`` installs gdal-bin and poppler-utils
 from __future__ import annotations
 
 import doctest
+import io
 import json
 import re
 import shutil
@@ -18,15 +19,18 @@ from pathlib import Path
 import geopandas as gpd
 import numpy as np
 import pandas as pd
+import pyproj
 import pytest
 import rasterio
 import shapely
+from matplotlib.backends.backend_pdf import PdfPages
+from matplotlib.figure import Figure
 from pypdf import PdfReader
 
 import geoconstraints as gc
 from geoconstraints.cli import main
 from geoconstraints.commands import check_harvest
-from geoconstraints.errors import InputError
+from geoconstraints.errors import InputError, OutputError
 from geoconstraints.output import siteplan as sp
 
 FT_PER_USFT = 1200 / 3937 / 0.3048
@@ -387,3 +391,50 @@ def test_no_dem_no_contours(tmp_path):
 
 def test_doctests():
     assert doctest.testmod(sp, optionflags=doctest.ELLIPSIS).failed == 0
+
+
+# ------------------------------------------------------------------------------------------
+# the georeference alone (pypdf, imported when a site plan is written)
+
+NY_CENTRAL_FT = pyproj.CRS("EPSG:2261")  # NAD83 / New York Central (ftUS)
+
+
+def blank_pdf(pages: int = 1) -> bytes:
+    buf = io.BytesIO()
+    with PdfPages(buf) as pdf:
+        for _ in range(pages):
+            pdf.savefig(Figure(figsize=(8.5, 11)))
+    return buf.getvalue()
+
+
+def test_corners_are_latitude_longitude_of_the_box():
+    box = (900_000.0, 750_000.0, 905_000.0, 756_000.0)
+    m = sp.measure_dict(NY_CENTRAL_FT, box, 1200 / 3937 / 0.3048)
+    gpts = [float(v) for v in m["/GPTS"]]
+    to_geo = pyproj.Transformer.from_crs(NY_CENTRAL_FT, NY_CENTRAL_FT.geodetic_crs, always_xy=True)
+    corners = [(box[0], box[1]), (box[0], box[3]), (box[2], box[3]), (box[2], box[1])]  # LL, UL, UR, LR
+    for i, (x, y) in enumerate(corners):
+        lon, lat = to_geo.transform(x, y)
+        assert gpts[2 * i] == pytest.approx(lat, abs=1e-9) and gpts[2 * i + 1] == pytest.approx(lon, abs=1e-9)
+    assert 41 < gpts[0] < 45 and -78 < gpts[1] < -74  # central New York
+    assert [str(u) for u in m["/PDU"]] == ["/USFT", "/SQFT", "/DEG"]
+    assert int(m["/GCS"]["/EPSG"]) == 2261
+
+
+@pytest.mark.parametrize(("ft_per_unit", "units"), [(1.0, "/FT"), (1 / 0.3048, "/M")])
+def test_display_units_follow_the_crs_unit(ft_per_unit, units):
+    m = sp.measure_dict(pyproj.CRS("EPSG:32618"), (500_000.0, 4_700_000.0, 501_000.0, 4_701_000.0), ft_per_unit)
+    assert str(m["/PDU"][0]) == units
+
+
+def test_viewport_on_every_page_read_back():
+    pdf = sp.georeference(blank_pdf(2), [("sheet 1", (36.0, 36.0, 576.0, 756.0), (0.0, 0.0, 1000.0, 1333.0)),
+                                         ("sheet 2", (36.0, 36.0, 576.0, 756.0), (1000.0, 0.0, 2000.0, 1333.0))],
+                       pyproj.CRS("EPSG:32618"), 1 / 0.3048, {"Title": "t"})
+    reader = PdfReader(io.BytesIO(pdf))
+    assert reader.metadata["/Title"] == "t"
+    names = [str(p["/VP"][0]["/Name"]) for p in reader.pages]
+    assert names == ["sheet 1", "sheet 2"]
+    assert [float(v) for v in reader.pages[0]["/VP"][0]["/BBox"]] == [36.0, 36.0, 576.0, 756.0]
+    with pytest.raises(OutputError, match="has 1 pages but 2 map frames"):
+        sp.georeference(blank_pdf(1), [("a", (0, 0, 1, 1), (0, 0, 1, 1))] * 2, pyproj.CRS("EPSG:32618"), 1.0, {})

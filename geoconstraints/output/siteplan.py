@@ -19,6 +19,7 @@ its rulebook (the scale limit and contour interval from HRV-002, the districts f
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import io
 import logging
 import math
@@ -27,7 +28,7 @@ import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import geopandas as gpd
 import matplotlib
@@ -36,20 +37,10 @@ import pandas as pd
 import pyproj
 import shapely
 from matplotlib import patheffects
-from matplotlib.backends.backend_pdf import PdfPages
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import PathPatch, Rectangle
 from matplotlib.path import Path as MplPath
-from pypdf import PdfReader, PdfWriter
-from pypdf.generic import (
-    ArrayObject,
-    DictionaryObject,
-    FloatObject,
-    NameObject,
-    NumberObject,
-    TextStringObject,
-)
 
 from geoconstraints._version import __version__
 from geoconstraints.errors import InputError, OutputError, RulebookError
@@ -64,6 +55,9 @@ from geoconstraints.rules.harvest import (
     stream_vocabulary,
 )
 from geoconstraints.units import ft_per_unit
+
+if TYPE_CHECKING:
+    from pypdf.generic import DictionaryObject, NameObject
 
 log = logging.getLogger(__name__)
 
@@ -1411,17 +1405,25 @@ def draw_sheet(plan: PlanData, lay: PageLayout, sheet: Sheet, sheets: list[Sheet
 
 
 # ------------------------------------------------------------------------------------------
-# georeference (ISO 32000 geospatial PDF) with pypdf
+# georeference (ISO 32000 geospatial PDF) with pypdf, imported when a site plan is written (a run
+# that writes none does not spend the 0.05 s)
 
-class _Exact(FloatObject):
-    """A PDF number written with 10 decimals (pypdf writes about 8 significant digits)."""
+@functools.cache
+def _exact() -> type:
+    """pypdf's ``FloatObject`` written with 10 decimals (pypdf writes about 8 significant digits)."""
+    from pypdf.generic import FloatObject
 
-    def myrepr(self) -> str:
-        return f"{float(self):.10f}".rstrip("0").rstrip(".") or "0"
+    class Exact(FloatObject):
+        def myrepr(self) -> str:
+            return f"{float(self):.10f}".rstrip("0").rstrip(".") or "0"
+
+    return Exact
 
 
 def _pdf_units(ft_per_unit: float) -> list[NameObject]:
     """ISO 32000 preferred display units (/PDU): linear, area, angle."""
+    from pypdf.generic import NameObject
+
     if abs(ft_per_unit - 1.0) < 1e-9:
         lin = "/FT"
     elif abs(ft_per_unit - 1200 / 3937 / 0.3048) < 1e-9:
@@ -1438,6 +1440,8 @@ def measure_dict(crs: pyproj.CRS, box: tuple[float, float, float, float], ft_per
     right, lower right); ``/GPTS`` the same corners as latitude, longitude in the geographic
     CRS of ``crs``; ``/GCS`` names ``crs`` by EPSG code and WKT.
     """
+    from pypdf.generic import ArrayObject, DictionaryObject, NameObject, NumberObject, TextStringObject
+
     x0, y0, x1, y1 = box
     to_geo = pyproj.Transformer.from_crs(crs, crs.geodetic_crs, always_xy=True)
     lon, lat = to_geo.transform(np.array([x0, x0, x1, x1]), np.array([y0, y1, y1, y0]))
@@ -1452,7 +1456,7 @@ def measure_dict(crs: pyproj.CRS, box: tuple[float, float, float, float], ft_per
         NameObject("/Type"): NameObject("/Measure"), NameObject("/Subtype"): NameObject("/GEO"),
         NameObject("/Bounds"): ArrayObject([NumberObject(v) for v in (0, 0, 0, 1, 1, 1, 1, 0)]),
         NameObject("/LPTS"): ArrayObject([NumberObject(v) for v in (0, 0, 0, 1, 1, 1, 1, 0)]),
-        NameObject("/GPTS"): ArrayObject([_Exact(float(v)) for v in gpts]),
+        NameObject("/GPTS"): ArrayObject([_exact()(float(v)) for v in gpts]),
         NameObject("/GCS"): gcs, NameObject("/PDU"): ArrayObject(_pdf_units(ft_per_unit)),
     })
 
@@ -1480,13 +1484,16 @@ def georeference(pdf: bytes, frames: list[tuple[str, tuple[float, float, float, 
     -------
     bytes
     """
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import ArrayObject, DictionaryObject, NameObject, TextStringObject
+
     writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf)))
     if len(writer.pages) != len(frames):
         raise OutputError(f"site plan has {len(writer.pages)} pages but {len(frames)} map frames")
     for page, (name, pts, box) in zip(writer.pages, frames):
         vp = DictionaryObject({
             NameObject("/Type"): NameObject("/Viewport"),
-            NameObject("/BBox"): ArrayObject([_Exact(round(v, 6)) for v in pts]),
+            NameObject("/BBox"): ArrayObject([_exact()(round(v, 6)) for v in pts]),
             NameObject("/Name"): TextStringObject(name),
             NameObject("/Measure"): measure_dict(crs, box, ft_per_unit),
         })
@@ -1563,6 +1570,10 @@ def render_siteplan(result: Result, *, scale_ft_per_in: float | None = None, pap
     >>> plan.pdf[:5], len(plan.sheets), plan.layout.page_points
     (b'%PDF-', 1, (612.0, 792.0))
     """
+    from matplotlib.backends.backend_pdf import (
+        PdfPages,  # here: a run that writes no site plan skips it (0.08 s)
+    )
+
     rule = site_plan_rule(result.rulebook)
     scale = check_scale(rule.t("min_scale_ft_per_in") if scale_ft_per_in is None else scale_ft_per_in, rule)
     if paper not in PAPERS:

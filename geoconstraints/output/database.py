@@ -161,6 +161,7 @@ def _psycopg() -> Any:
 
 def _create_and_copy(conn: Any, schema: str, name: str, frame: pd.DataFrame, srid: int) -> int:
     from psycopg import sql
+
     attrs, geometry = _columns(frame)
     cols = [sql.SQL("{} {}").format(sql.Identifier(c), sql.SQL(_pg_type(attrs[c]))) for c in attrs.columns]
     if geometry is not None:
@@ -178,8 +179,9 @@ def _create_and_copy(conn: Any, schema: str, name: str, frame: pd.DataFrame, sri
 
 
 def _swap_in(conn: Any, schema: str, name: str, frame: pd.DataFrame) -> None:
-    from psycopg import sql
     """Replace ``schema.name`` by the new table, then index it (GIST on geom, btree on ``*_id``)."""
+    from psycopg import sql
+
     table = sql.Identifier(schema, name)
     conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(table))
     conn.execute(sql.SQL("ALTER TABLE {} RENAME TO {}").format(sql.Identifier(schema, name + _NEW), sql.Identifier(name)))

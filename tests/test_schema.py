@@ -180,7 +180,7 @@ def test_alias_limit_counts_every_alias(tmp_path):
 def test_deep_nesting_is_a_clear_error(tmp_path):
     p = tmp_path / "deep.yaml"
     p.write_text("extends: vestal\nx: " + "[" * 3000 + "]" * 3000 + "\n")
-    with pytest.raises(RulebookError, match=r"deep.yaml: (not valid YAML at line 2.*nesting depth|nested too deeply)"):
+    with pytest.raises(RulebookError, match=r"deep.yaml: nested too deeply to be a rulebook"):
         load_rulebook(p)
 
 

@@ -118,6 +118,8 @@ def _read_yaml(text: str, where: str) -> dict[str, Any]:
         problem = getattr(exc, "problem", None) or str(exc).strip().splitlines()[0]
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        if "maximum nesting depth" in problem:  # libyaml's limit: what Python's recursion limit says above
+            raise RulebookError(f"rulebook {where}: nested too deeply to be a rulebook{at}. Fix the file") from None
         hint = (" Python tags (!!python/...) are never loaded: rulebooks are plain data."
                 if "python/" in problem else "")
         raise RulebookError(f"rulebook {where}: not valid YAML{at} ({problem}).{hint} Fix the file.") from None

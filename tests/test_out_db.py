@@ -4,6 +4,7 @@ replaced atomically, indexed, and never with the password in a message, a log or
 
 from __future__ import annotations
 
+import sys
 import uuid
 from urllib.parse import urlsplit, urlunsplit
 
@@ -166,3 +167,10 @@ def test_values_survive_the_copy(result, schema):
     assert [r[4] for r in rows] == [True, False, True, False] and rows[3][5] == 2**40 and rows[0][8] == "bigint"
     assert [r[9] for r in rows] == ["1", "a", None, "2.5"]  # an object column of mixed values: as text
     assert (rows[0][6], rows[0][7]) == (1.0, 2.0) and rows[1][6] is None and rows[2][6] == 3.000000000001
+
+
+def test_missing_psycopg_says_how_to_install(result, monkeypatch):
+    # the one import helper of io.postgis, with the writer's error and words
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg -> ImportError
+    with pytest.raises(OutputError, match=r"^--out-db needs psycopg: pip install 'geoconstraints\[postgis\]'$"):
+        write_database(result, "postgresql://gis@db.example/gis?schema=x")

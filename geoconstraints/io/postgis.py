@@ -20,7 +20,14 @@ import pandas as pd
 import shapely
 from pyproj import CRS
 
-from geoconstraints.errors import CRSError, FieldError, GeometryError, InputError, LayerReadError
+from geoconstraints.errors import (
+    CRSError,
+    FieldError,
+    GeoConstraintsError,
+    GeometryError,
+    InputError,
+    LayerReadError,
+)
 from geoconstraints.io.projection import crs_label
 from geoconstraints.io.roles import LayerSource
 from geoconstraints.text import id_list, redact
@@ -141,11 +148,15 @@ def parse_db_source(value: str, table: str | None = None, geometry: str | None =
                     not any(k.lower() == "connect_timeout" for k, _ in rest))
 
 
-def _psycopg() -> Any:
+def import_psycopg(needed_for: str = "reading from PostGIS",
+                   error: type[GeoConstraintsError] = InputError) -> Any:
+    """psycopg (optional extra ``[postgis]``), imported when a database is read or written, so that
+    a run using none does not spend the 0.12 s of its import; without it, ``error`` saying that
+    ``needed_for`` needs it and how to install it."""
     try:
         import psycopg
     except ImportError:
-        raise InputError("reading from PostGIS needs psycopg: pip install 'geoconstraints[postgis]'") from None
+        raise error(f"{needed_for} needs psycopg: pip install 'geoconstraints[postgis]'") from None
     return psycopg
 
 
@@ -234,7 +245,7 @@ def read_postgis(src: LayerSource) -> tuple[gpd.GeoDataFrame, str]:
     if pg is None:
         raise InputError(f"layer {src.role} ({src.label}) is not a PostGIS source")
     what = f"layer {src.role} ({pg.label})"
-    psycopg = _psycopg()
+    psycopg = import_psycopg()
     from psycopg import sql
 
     kwargs: dict[str, Any] = {"application_name": "geoconstraints"}

@@ -28,7 +28,7 @@ import pyarrow.csv as pa_csv
 import shapely
 
 from geoconstraints.errors import OutputError
-from geoconstraints.io.postgis import PgSource, is_db_source, parse_db_source
+from geoconstraints.io.postgis import PgSource, import_psycopg, is_db_source, parse_db_source
 from geoconstraints.result import Result
 
 log = logging.getLogger(__name__)
@@ -149,16 +149,6 @@ def _columns(frame: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray | None]:
     return attrs, (np.asarray(frame[geom_name].values, dtype=object) if geom_name else None)
 
 
-def _psycopg() -> Any:
-    """psycopg (optional extra ``[postgis]``), imported when a database is written: a run without
-    ``--out-db`` does not spend the 0.12 s of its import."""
-    try:
-        import psycopg
-    except ImportError:  # pragma: no cover - exercised only without the extra
-        raise OutputError("--out-db needs psycopg: pip install 'geoconstraints[postgis]'") from None
-    return psycopg
-
-
 def _create_and_copy(conn: Any, schema: str, name: str, frame: pd.DataFrame, srid: int) -> int:
     from psycopg import sql
 
@@ -221,7 +211,7 @@ def write_database(result: Result, url: str | os.PathLike[str],
     """
     target = parse_db_target(url)
     pg = target.source
-    psycopg = _psycopg()
+    psycopg = import_psycopg("--out-db", OutputError)
     from psycopg import sql
     frames = dict(tables) if tables is not None else {"findings": result.findings, **result.tables}
     for name in frames:

@@ -13,6 +13,7 @@ Run::
     . .venv/bin/activate
     python benchmarks/bench_screen_scale.py                      # 100,000 parcels
     python benchmarks/bench_screen_scale.py --parcels 1000000 --out /tmp/scale_1m
+    python benchmarks/bench_screen_scale.py --outputs gpkg,report,map   # only some files of the set
 
 ``--profile STAGE`` prints the top of a cProfile of one stage (``check``, ``write``).
 """
@@ -107,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-write", action="store_true", help="stop after the check (time load + check only)")
     ap.add_argument("--findings", choices=["person", "all"], default=None,
                     help="findings kept in memory and in the findings files (default: screen's, person)")
+    ap.add_argument("--outputs", default=None,
+                    help="files of the set to write, comma-separated (geoconstraints screen --outputs; default all)")
     args = ap.parse_args(argv)
 
     from geoconstraints import load_layers, load_rulebook
@@ -136,9 +139,10 @@ def main(argv: list[str] | None = None) -> int:
         instrument()
         t0 = time.perf_counter()
         if args.profile == "write":
-            written = profile(lambda: write_result(res, out, findings=args.findings, overwrite=True))
+            written = profile(lambda: write_result(res, out, findings=args.findings, overwrite=True,
+                                                   outputs=args.outputs))
         else:
-            written = write_result(res, out, findings=args.findings, overwrite=True)
+            written = write_result(res, out, findings=args.findings, overwrite=True, outputs=args.outputs)
         TIMES.append((t0, "Result.write total", time.perf_counter() - t0, peak_mib()))
 
         n_par, n_find = len(res.tables["parcels"]), res.n_findings  # kept + counted (Result.omitted)

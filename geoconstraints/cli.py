@@ -43,7 +43,7 @@ from geoconstraints.commands import (
     screen_parcels,
 )
 from geoconstraints.demo import run_demo
-from geoconstraints.errors import GeoConstraintsError
+from geoconstraints.errors import GeoConstraintsError, OutputError
 from geoconstraints.io.describe import RASTER_SUFFIXES, as_lines, describe, describe_project, role_of_layer
 from geoconstraints.io.layers import load_layers
 from geoconstraints.io.roles import ROLES, role_option
@@ -57,6 +57,7 @@ from geoconstraints.output import child, outset, prestart_writers, write_result
 from geoconstraints.output.database import parse_db_target, write_database
 from geoconstraints.output.field import write_field_files
 from geoconstraints.output.plots import write_plots
+from geoconstraints.output.selection import OUTPUTS, select_outputs
 from geoconstraints.output.siteplan import (
     ORIENTATIONS,
     PAPERS,
@@ -435,12 +436,31 @@ def findings_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                              "these findings in memory too (less memory and time for a county).")(fn)
 
 
+def _outputs(ctx: click.Context, param: click.Parameter, value: str | None) -> frozenset[str] | None:
+    """``--outputs`` checked when given (before the layers are read and checked)."""
+    if value is None:
+        return None
+    try:
+        return select_outputs(value)
+    except OutputError as exc:
+        raise click.UsageError(str(exc), ctx) from None
+
+
+def outputs_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--outputs", "outputs", default=None, callback=_outputs, metavar="NAME[,NAME...]",
+                        help="Write only these files of the set (default: all): "
+                             + "; ".join(f"{k} = {v}" for k, v in OUTPUTS.items())
+                             + ". provenance.json is always written; one of gpkg, parquet, csv is needed (they hold "
+                               "every finding and table).")(fn)
+
+
 def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option("--out-db", default=None, metavar="postgresql://USER@HOST:PORT/DB[?schema=NAME]",
                       help="Also write the findings and tables into this PostGIS schema (default geoconstraints), "
                            "replacing the previous run's tables in one transaction. Give the password in "
                            "PGPASSWORD or ~/.pgpass.")(fn)
     fn = overwrite_option(fn)
+    fn = outputs_option(fn)
     fn = findings_option(fn)
     fn = click.option("--fail-on", type=click.Choice(["violation", "review"]), default=None,
                       help="Exit 1 when findings of this status (or worse) exist.")(fn)
@@ -497,7 +517,7 @@ def _finish(result: Any, out_dir: str, offline: bool, fail_on: str | None, parce
 
     with st("write outputs"):
         written = write_result(result, out_dir, offline=offline, parcel=parcel, findings=params.get("findings"),
-                               overwrite=params.get("overwrite", False),
+                               overwrite=params.get("overwrite", False), outputs=params.get("outputs"),
                                steps=[("database", database)] if out_db else [], **limits)
     st.close()
     counts = result.counts()
@@ -750,7 +770,7 @@ def screen_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline: bo
         keep = "all"
     try:
         if out_dir:  # a county's writers start now: their imports run during the check
-            prestart_writers(len(layers["parcels"]))
+            prestart_writers(len(layers["parcels"]), kwargs.get("outputs"))
         with st("check"):
             res = screen_parcels(layers, rb, engine=engine, scheduler=scheduler, workers=workers, findings=keep)
         _finish(res, out_dir, offline, fail_on, parcel=parcel, out_db=out_db, stages=st,
@@ -849,9 +869,11 @@ def stormwater_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline
 @click.option("--rulebook", default="vestal", show_default=True)
 @click.option("--out", "out_dir", default=None, type=click.Path(), help="Also write the outputs here.")
 @findings_option
+@outputs_option
 @overwrite_option
 @guarded
-def seqr_cmd(rulebook: str, out_dir: str | None, findings: str | None, overwrite: bool, **kwargs: Any) -> None:
+def seqr_cmd(rulebook: str, out_dir: str | None, findings: str | None, overwrite: bool,
+             outputs: frozenset[str] | None, **kwargs: Any) -> None:
     """Classify an action under SEQR (SQR-001): exempt, Type II, or a determination is needed."""
 
     rb = load_rulebook(rulebook)
@@ -859,7 +881,7 @@ def seqr_cmd(rulebook: str, out_dir: str | None, findings: str | None, overwrite
     for _, f in res.findings.iterrows():
         click.echo(f"{f['rule_id']} {f['status']}: {f['message']}")
     if out_dir:
-        write_result(res, out_dir, findings=findings, overwrite=overwrite)
+        write_result(res, out_dir, findings=findings, overwrite=overwrite, outputs=outputs)
         click.echo(f"outputs in {out_dir}")
 
 

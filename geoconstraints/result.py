@@ -246,8 +246,9 @@ class Result:
         return bool(((f["status"] == status) & (f["waived"] == "")).any()
                     or ((o["status"] == status) & (o["waived"] == "") & (o["n"] > 0)).any())
 
-    def omitted_text(self) -> str:
-        """One sentence on the findings not kept and where their outcomes are; ``""`` when none.
+    def omitted_text(self, where: str = "parcels.csv, parcels.parquet, results.gpkg") -> str:
+        """One sentence on the findings not kept and where their outcomes are (``where``: the files
+        holding the parcels table); ``""`` when none.
 
         Examples
         --------
@@ -262,7 +263,7 @@ class Result:
             return ""
         which = " and ".join(s for s in STATUSES if s in set(self.omitted["status"]))
         return (f"{n:,} {which} findings are not kept (findings scope {self.scope}): each subject's outcome per rule "
-                f"is in the status_<rule> columns of the parcels table (parcels.csv, parcels.parquet, results.gpkg); "
+                f"is in the status_<rule> columns of the parcels table ({where}); "
                 f"keep them with findings=\"all\" (--findings all)")
 
     def provenance(self) -> dict[str, Any]:

@@ -147,8 +147,8 @@ def test_report_is_bounded_and_says_what_it_leaves_out(town):
     top, rest = report.MAX_PARCEL_ROWS, N - report.MAX_PARCEL_ROWS
     assert note == (f"This table lists the {top:,} most severe of the 20,000 parcels (by worst status (violation, "
                     f"needs review, not evaluated, information, pass), then the largest SFHA share first); the other "
-                    f"{rest:,} are left out of this report. Every parcel is in parcels.csv and in "
-                    f"results.gpkg (layer parcels).")
+                    f"{rest:,} are left out of this report. Every parcel is in parcels.csv, parcels.parquet "
+                    f"and results.gpkg (layer parcels).")
     parcels = res.tables["parcels"]
     listed = set(re.findall(r"<tr><td[^>]*>(P\d{6})</td>", table))
     assert len(listed) == report.MAX_PARCEL_ROWS
@@ -171,7 +171,7 @@ def test_report_is_bounded_and_says_what_it_leaves_out(town):
         if expect:
             assert (f"… and {expect:,} more {rid} findings that are not pass, left out of this report "
                     f"(the {report.MAX_FINDING_ROWS:,} most severe are listed); every finding is in findings.geojson and results.gpkg, "
-                    f"and each parcel's outcome in parcels.csv.") in unescape(body)
+                    f"and each parcel's outcome in parcels.csv, parcels.parquet and results.gpkg.") in unescape(body)
     assert notes, "20,000 parcels must exceed the per-rule limit somewhere"
     # the pass and info findings not kept in memory: counted per rule, and the note says where they are
     left = {rid: int(n) for rid, n in re.findall(r'data-rule="([A-Z]+-\d+)" data-omitted="(\d+)"', page)}

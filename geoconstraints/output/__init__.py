@@ -23,6 +23,7 @@ import pandas as pd
 
 from geoconstraints.errors import MissingToolError, OutputError
 from geoconstraints.output import child, field, files, outset, plots, report, styles, webmap
+from geoconstraints.output.selection import ALL_OUTPUTS, OUTPUTS, select_outputs
 from geoconstraints.result import Result
 from geoconstraints.rulebook.findings import findings_in_scope, findings_scope, status_counts
 
@@ -89,12 +90,14 @@ def result_scope(result: Result, findings: str | None) -> str:
     return scope
 
 
-def _provenance(result: Result, scope: str) -> dict[str, Any]:
+def _provenance(result: Result, scope: str, outputs: frozenset[str] = ALL_OUTPUTS) -> dict[str, Any]:
     """provenance.json's content: the result's provenance, the findings scope, the count of every
-    finding (those left out of memory included) and of those written."""
+    finding (those left out of memory included) and of those written, and the outputs chosen
+    (``--outputs``, in the order of :data:`~geoconstraints.output.selection.OUTPUTS`)."""
     prov = result.provenance()
     prov.update(findings_scope=scope, findings_total=result.counts(),
-                findings_written=status_counts(findings_in_scope(result.findings, scope)))
+                findings_written=status_counts(findings_in_scope(result.findings, scope)),
+                outputs_chosen=[k for k in OUTPUTS if k in outputs])
     return prov
 
 
@@ -202,12 +205,13 @@ def _collect(result: Result, s: outset.OutputSet, pdf: child.Child, gis: child.C
     return written
 
 
-def gis_rows(result: Result, scope: str) -> int:
-    """Rows findings.geojson and results.gpkg would hold: the findings written (twice: the GeoJSON
-    and the GeoPackage's findings layers) and every derived layer's and table's (see
-    :data:`GIS_CHILD_MIN_ROWS`)."""
-    frames = [*result.derived.values(), *result.tables.values()]
-    return 2 * len(findings_in_scope(result.findings, scope)) + sum(len(f) for f in frames if f is not None)
+def gis_rows(result: Result, scope: str, outputs: frozenset[str] = ALL_OUTPUTS) -> int:
+    """Rows findings.geojson and results.gpkg would hold, as far as ``outputs`` has them: the
+    findings written (in each: the GeoJSON and the GeoPackage's findings layers) and every derived
+    layer's and table's in the GeoPackage (see :data:`GIS_CHILD_MIN_ROWS`)."""
+    frames = [*result.derived.values(), *result.tables.values()] if "gpkg" in outputs else []
+    return (len(outputs & {"geojson", "gpkg"}) * len(findings_in_scope(result.findings, scope))
+            + sum(len(f) for f in frames if f is not None))
 
 
 def _csvs(result: Result, shown: pd.DataFrame, folder: Path) -> dict[str, Path]:
@@ -227,15 +231,17 @@ def _parquet(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder:
     return out
 
 
-def _html(result: Result, name: str, folder: Path, pdf: child.Child | None = None,
-          **kw: Any) -> dict[str, Path]:
+def _html(result: Result, name: str, folder: Path, pdf: child.Child | None = None, *,
+          outputs: frozenset[str] = ALL_OUTPUTS, **kw: Any) -> dict[str, Path]:
     """report.html (or a parcel's handout) and the same report laid out as a PDF beside it: by
     the child process ``pdf`` when given and the page is long enough (collected by
-    :func:`_collect_pdf`), else here."""
-    t = folder / name
-    page = stamp_html(report.render_report(result, **kw), result.run_id)
-    out = {name: files.write_text(t, page)}
+    :func:`_collect_pdf`), else here. ``outputs`` without ``report``: the PDF only (a handout is
+    written whenever asked for); without ``pdf``: no PDF."""
+    page = stamp_html(report.render_report(result, outputs=outputs, **kw), result.run_id)
     parcel = kw.get("parcel")
+    out = {name: files.write_text(folder / name, page)} if parcel is not None or "report" in outputs else {}
+    if "pdf" not in outputs:
+        return out
     pdf_name = report.parcel_pdf_name(parcel) if parcel is not None else name[: -len(".html")] + ".pdf"
     max_pages = None if parcel is None else 1  # the handout must fit one page
     if (pdf is not None and len(page) >= PDF_CHILD_MIN_CHARS
@@ -243,7 +249,7 @@ def _html(result: Result, name: str, folder: Path, pdf: child.Child | None = Non
                            max_pages=max_pages)):
         return out
     try:
-        out[pdf_name] = report.write_report_pdf(result, folder / pdf_name, parcel=parcel,
+        out[pdf_name] = report.write_report_pdf(result, folder / pdf_name, parcel=parcel, outputs=outputs,
                                                 page=None if parcel is not None else page)
     except MissingToolError as exc:  # the GIS outputs matter more than a print layout
         log.warning("%s not written: %s", pdf_name, exc)
@@ -273,10 +279,11 @@ def _map(result: Result, folder: Path, *, offline: bool, **kw: Any) -> dict[str,
 
 def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str | None = None,
                map_max_features: int | None = None, report_max_parcels: int | None = None,
-               report_max_findings: int | None = None,
+               report_max_findings: int | None = None, outputs: frozenset[str] = ALL_OUTPUTS,
                pdf: child.Child | None = None, gis: child.Child | None = None) -> list[tuple[str, Step]]:
     """The writer steps of :func:`write_result`, in order: ``(name, step)``, ``name`` being the
-    file a failure is reported against. The report comes first: with ``pdf`` (the child process
+    file a failure is reported against; only those of ``outputs``
+    (:func:`~geoconstraints.output.selection.select_outputs`; a ``parcel`` handout always). The report comes first: with ``pdf`` (the child process
     laying out report.pdf), its PDF is laid out while the steps after it run; with ``gis`` (the
     child process writing GDAL files), findings.geojson and results.gpkg come first, handed to it
     and written while the report, the CSVs, the Parquet files and the map are written here. The
@@ -289,26 +296,34 @@ def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str 
     if report_max_findings is not None:
         limits["max_finding_rows"] = int(report_max_findings)
     map_kw: dict[str, Any] = {} if map_max_features is None else {"max_features": int(map_max_features)}
-    reports: list[tuple[str, Step]] = [("report.html", partial(_html, result, "report.html", pdf=pdf, **limits))]
+    o = outputs
+    reports: list[tuple[str, Step]] = []
+    if o & {"report", "pdf"}:
+        name = "report.html" if "report" in o else "report.pdf"
+        reports.append((name, partial(_html, result, "report.html", pdf=pdf, outputs=o, **limits)))
     if parcel is not None:  # the one-parcel report a clerk hands to the owner
         name = report.parcel_report_name(parcel)
-        reports.append((name, partial(_html, result, name, pdf=pdf, parcel=parcel)))
-    shared = files.SharedTables()  # the parcels encoded once, for results.gpkg and parcels.parquet
-    gis_files: list[tuple[str, Step]] = [
-        ("findings.geojson", partial(_geojson, result, shown, stamp, gis=gis)),
-        ("results.gpkg", partial(_gpkg, result, shown, stamp, gis=gis, shared=shared)),
-    ]
+        reports.append((name, partial(_html, result, name, pdf=pdf, parcel=parcel, outputs=o)))
+    # the parcels encoded once, for results.gpkg and parcels.parquet
+    shared = files.SharedTables() if {"gpkg", "parquet"} <= o else None
+    gis_files: list[tuple[str, Step]] = []
+    if "geojson" in o:
+        gis_files.append(("findings.geojson", partial(_geojson, result, shown, stamp, gis=gis)))
+    if "gpkg" in o:
+        gis_files.append(("results.gpkg", partial(_gpkg, result, shown, stamp, gis=gis, shared=shared)))
     # the GIS child's files take longest (GDAL, seconds per million rows): handed to it first, so it
     # writes them while the reports and the rest are written here
     steps = [*gis_files, *reports] if gis is not None else [*reports, *gis_files]
-    steps += [
-        ("findings.csv", partial(_csvs, result, shown)),
-        ("findings.parquet", partial(_parquet, result, shown, stamp, shared=shared)),
-    ]
-    steps.append(("map.html", partial(_map, result, offline=offline, **map_kw)))
-    if result.command == "harvest":  # landings, water bars and crossings for the crews' GPS
+    if "csv" in o:
+        steps.append(("findings.csv", partial(_csvs, result, shown)))
+    if "parquet" in o:
+        steps.append(("findings.parquet", partial(_parquet, result, shown, stamp, shared=shared)))
+    if "map" in o:
+        steps.append(("map.html", partial(_map, result, offline=offline, outputs=o, **map_kw)))
+    if result.command == "harvest" and "field" in o:  # landings, water bars and crossings for the crews' GPS
         steps.append(("field.kml", partial(field.write_field_files, result)))
-    steps.append((plots.PLOTS_DIR, partial(plots.write_plots, result)))
+    if "plots" in o:
+        steps.append((plots.PLOTS_DIR, partial(plots.write_plots, result)))
     return steps
 
 
@@ -316,7 +331,7 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
                  parcel: str | None = None, map_max_features: int | None = None,
                  report_max_parcels: int | None = None, report_max_findings: int | None = None,
                  findings: str | None = None, overwrite: bool = False,
-                 steps: Sequence[tuple[str, Step]] = ()) -> dict[str, Path]:
+                 steps: Sequence[tuple[str, Step]] = (), outputs: str | Iterable[str] | None = None) -> dict[str, Path]:
     """Write every output of ``result`` into ``out_dir`` as one set; return name -> path.
 
     The set: ``findings.geojson`` (RFC 7946), ``findings.csv`` and ``findings.parquet``
@@ -369,10 +384,16 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
         More writer steps, run after the files and before the set is swapped in (a failure
         leaves ``out_dir`` unchanged); ``step(folder) -> {name: path}``. The hook for
         writers beyond the files (a database).
+    outputs : str or iterable of str, optional
+        The files to write (:func:`~geoconstraints.output.selection.select_outputs`: ``geojson``,
+        ``gpkg``, ``csv``, ``parquet``, ``report``, ``pdf``, ``map``, ``plots``, ``field``, as names
+        or comma-separated text); default every one. ``provenance.json`` is always written and
+        records them; the notes of the report and the map name only files written.
 
     Raises
     ------
     OutputError
+        An unknown or insufficient ``outputs`` (one of gpkg, parquet, csv is needed);
         ``findings="all"`` for a result that left findings out (rerun with
         ``screen_parcels(..., findings="all")``), ``out_dir`` refused (see above), another run writing
         it, an unknown parcel id, a full disk ("no space left on device writing PATH") or another
@@ -380,11 +401,13 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
     """
     if parcel is not None:
         report.parcel_row(result, str(parcel))  # an unknown parcel id fails before anything is written
+    chosen = select_outputs(outputs)
     scope = result_scope(result, findings)
-    prov = _provenance(result, scope)
+    prov = _provenance(result, scope, chosen)
     kw: dict[str, Any] = {"offline": offline, "parcel": parcel, "map_max_features": map_max_features,
-                          "report_max_parcels": report_max_parcels, "report_max_findings": report_max_findings}
-    gis = (contextlib.nullcontext() if gis_rows(result, scope) < GIS_CHILD_MIN_ROWS
+                          "report_max_parcels": report_max_parcels, "report_max_findings": report_max_findings,
+                          "outputs": chosen}
+    gis = (contextlib.nullcontext() if gis_rows(result, scope, chosen) < GIS_CHILD_MIN_ROWS
            else child.Child("writing the GIS files", kind="layers"))
     written: dict[str, Path] = {}
     with outset.output_set(out_dir, _inputs(result), overwrite=overwrite, run_id=result.run_id,
@@ -396,16 +419,20 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
     return {name: s.final(path) for name, path in written.items()}
 
 
-def prestart_writers(parcels: int) -> bool:
+def prestart_writers(parcels: int, outputs: str | Iterable[str] | None = None) -> bool:
     """Start the child processes of :func:`write_result` now when a run of ``parcels`` parcels will
     use them (at least :data:`GIS_CHILD_MIN_ROWS`: results.gpkg then holds that many rows, and the
     report has its overview map, so its PDF is laid out by a child): their libraries are imported
     while the parcels are checked instead of after (:func:`geoconstraints.output.child.prestart`;
-    0.6-0.8 s each). True when started; :func:`geoconstraints.output.child.discard_spares` ends them
-    if the run stops before writing."""
+    0.6-0.8 s each). Only those ``outputs`` needs (:func:`~geoconstraints.output.selection.select_outputs`;
+    default every output): the PDF's for ``pdf``, the GIS files' for ``geojson`` or ``gpkg``. True
+    when every one needed started; :func:`geoconstraints.output.child.discard_spares` ends them if
+    the run stops before writing."""
     if parcels < GIS_CHILD_MIN_ROWS:
         return False
-    started = [child.prestart(kind) for kind in child.KINDS]  # both, even if one cannot start
+    chosen = select_outputs(outputs)
+    kinds = [k for k, needs in (("pdf", {"pdf"}), ("layers", {"geojson", "gpkg"})) if chosen & needs]
+    started = [child.prestart(kind) for kind in kinds]  # every one, even if one cannot start
     return all(started)
 
 

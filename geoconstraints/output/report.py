@@ -13,6 +13,7 @@ import logging
 import math
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -32,6 +33,7 @@ from geoconstraints.output.report_table import (
     parcel_id_column,
     parcel_table,
 )
+from geoconstraints.output.selection import ALL_OUTPUTS, Holders
 from geoconstraints.output.styles import STATUS_COLORS, STATUS_LABELS
 from geoconstraints.result import status_column
 from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES, worst_status
@@ -346,7 +348,8 @@ def _parcel_summary(table: pd.DataFrame | None) -> dict[str, int]:
 
 def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: int = MAX_PASS_ROWS,
                   max_finding_rows: int = MAX_FINDING_ROWS, max_parcel_rows: int = MAX_PARCEL_ROWS,
-                  overview: bool = True, figures: bool = True, handout_step: int = 0) -> str:
+                  overview: bool = True, figures: bool = True, handout_step: int = 0,
+                  outputs: Iterable[str] = ALL_OUTPUTS) -> str:
     """Render ``report.html`` for ``result``.
 
     Parameters
@@ -361,8 +364,8 @@ def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: i
         Other findings listed per rule, most severe first; a note counts the rest.
     max_parcel_rows : int
         Rows of the parcels table: the most severe parcels; a note says which and how many
-        were left out. Nothing is dropped silently: every finding is in findings.geojson /
-        results.gpkg and every parcel in parcels.csv / results.gpkg.
+        were left out. Nothing is dropped silently: the notes say which files of the set hold
+        every finding and every parcel (``outputs``).
     overview : bool
         Draw the overview map (matplotlib); ``False`` leaves it out (faster).
     figures : bool
@@ -371,6 +374,9 @@ def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: i
     handout_step : int
         For ``parcel``: how hard to squeeze the handout onto one page (0-3: fewer findings
         listed, a smaller map, shorter messages); :func:`write_report_pdf` raises it as needed.
+    outputs : iterable of str
+        The outputs of the set the report belongs to (:mod:`~geoconstraints.output.selection`;
+        default every one): its notes name only those files.
 
     Returns
     -------
@@ -383,7 +389,7 @@ def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: i
         ``parcel`` is not in the parcels table.
     """
     if parcel is not None:
-        return _render_handout(result, str(parcel), overview=overview, step=handout_step)
+        return _render_handout(result, str(parcel), overview=overview, step=handout_step, outputs=outputs)
     findings = result.findings
     table = result.tables.get("parcels")
     ptable = parcel_table(table, max_parcel_rows) if table is not None and len(table) else None
@@ -391,6 +397,7 @@ def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: i
                              omitted=result.omitted)
     figs, fig_note = report_figures(result) if figures else ({}, "")
     image, map_error = _overview(result, None, overview)
+    where = Holders(frozenset(outputs))
     prov = redact_all(result.provenance())
     notes = list(prov.get("warnings", [])) + list(prov.get("notes", []))
     notes += [redact(n) for n in (map_error, fig_note) if n]
@@ -399,8 +406,8 @@ def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: i
         status_colors=STATUS_COLORS, status_short=STATUS_SHORT, sections=sections, parcel=None,
         ptable=ptable, parcel_summary=_parcel_summary(table), is_screen=table is not None,
         image=image, figures=figs, notes=notes, options=sorted(prov.get("options", {}).items()),
-        rulebook_title=result.rulebook.title, n_findings=result.n_findings, omitted=result.omitted_text(),
-        scope=result.scope,
+        rulebook_title=result.rulebook.title, n_findings=result.n_findings, omitted=result.omitted_text(where.parcels),
+        scope=result.scope, where=where,
     )
 
 
@@ -433,7 +440,8 @@ def _handout_rows(findings: pd.DataFrame, step: int) -> tuple[list[dict[str, Any
     return rows, max(0, len(other) - limit), passing
 
 
-def _render_handout(result: Result, parcel: str, *, overview: bool, step: int) -> str:
+def _render_handout(result: Result, parcel: str, *, overview: bool, step: int,
+                    outputs: Iterable[str] = ALL_OUTPUTS) -> str:
     """The one-page handout of one parcel (see :func:`render_report`)."""
     row = parcel_row(result, parcel)
     findings = parcel_findings(result.findings, parcel)
@@ -450,6 +458,7 @@ def _render_handout(result: Result, parcel: str, *, overview: bool, step: int) -
         counts=status_counts(findings), statuses=STATUSES, status_labels=STATUS_LABELS,
         status_colors=STATUS_COLORS, image=image, cites=cites, titles=titles, step=step,
         rulebook_title=rb.title, worst=worst_status(findings["status"]) if len(findings) else "",
+        where=Holders(frozenset(outputs)),
     )
 
 

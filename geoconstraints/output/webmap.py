@@ -21,7 +21,7 @@ import html
 import json
 import logging
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
@@ -37,6 +37,7 @@ from geoconstraints.output import hillshade, mapdata, styles
 from geoconstraints.output.files import write_text
 from geoconstraints.output.overview import PRIMARY_ROLES, focus_frames, parcel_geometry
 from geoconstraints.output.report import format_value
+from geoconstraints.output.selection import ALL_OUTPUTS, Holders
 from geoconstraints.rulebook.findings import STATUSES
 
 log = logging.getLogger(__name__)
@@ -64,16 +65,22 @@ note in the legend counts it and points to results.gpkg. A county's parcels laye
 way: each of its parcels is drawn by its findings (the pass layer shows those that pass)."""
 
 LEFT_OUT_NOTE = ("Not drawn, to keep this page small enough for a browser (over {limit:,} features): "
-                 "{items}. Every finding and layer is in results.gpkg (open it in QGIS or ArcGIS) and every "
-                 "finding in findings.geojson.")
-"""The legend's note when :data:`MAX_FEATURES` leaves an input or derived layer out."""
+                 "{items}. {layers} and every finding in {findings}.")
+"""The legend's note when :data:`MAX_FEATURES` leaves an input or derived layer out (``layers``:
+:data:`LAYERS_WRITTEN` or :data:`LAYERS_NOT_WRITTEN`; ``findings``: the files holding them,
+:class:`~geoconstraints.output.selection.Holders`)."""
 
 LEFT_OUT_NOTE_SCOPED = ("Not drawn, to keep this page small enough for a browser (over {limit:,} features): "
-                        "{items}. Every layer is in results.gpkg (open it in QGIS or ArcGIS), the findings that "
-                        "need a person in findings.geojson, and each parcel's outcome (worst_status, status_<rule>) "
-                        "in parcels.csv and results.gpkg.")
+                        "{items}. {layers}, the findings that need a person in {findings}, and each parcel's "
+                        "outcome (worst_status, status_<rule>) in {parcels}.")
 """The note of :data:`LEFT_OUT_NOTE` for a result that kept only the findings that need a person
 (a screening): pass and info findings are in no findings file and draw no parcel."""
+
+FULL_TEXT_NOTE = "The full text of each finding is in {findings}."
+"""The popups' note when the findings' messages are left out of map.html (:data:`~geoconstraints.output.mapdata.MAX_MESSAGES`)."""
+
+LAYERS_WRITTEN = "Every layer is in results.gpkg (open it in QGIS or ArcGIS)"
+LAYERS_NOT_WRITTEN = "The layers go to results.gpkg, which this run did not write (--outputs without gpkg)"
 
 SAME_PLACE_NOTE = "Findings at the same place are drawn once, in the colour of the most severe; its popup lists them all."
 """The legend's note when some findings share a place."""
@@ -389,6 +396,7 @@ class LayerPlan:
     layers: dict[tuple[str, str], bool] = field(default_factory=dict)
     left_out: list[dict[str, Any]] = field(default_factory=list)
     scoped: bool = False
+    where: Holders = field(default_factory=Holders)
 
     def draw(self, kind: str, name: str) -> bool:
         """Whether input / derived layer ``name`` is drawn."""
@@ -399,11 +407,14 @@ class LayerPlan:
         if not self.left_out:
             return ""
         items = "; ".join(d["text"] for d in self.left_out)
-        return (LEFT_OUT_NOTE_SCOPED if self.scoped else LEFT_OUT_NOTE).format(limit=self.limit, items=items)
+        return (LEFT_OUT_NOTE_SCOPED if self.scoped else LEFT_OUT_NOTE).format(
+            limit=self.limit, items=items, layers=LAYERS_WRITTEN if self.where.layers else LAYERS_NOT_WRITTEN,
+            findings=self.where.findings, parcels=self.where.parcels)
 
 
 def plan_layers(candidates: list[tuple[str, str, gpd.GeoDataFrame]],
-                max_features: int = MAX_FEATURES, *, scoped: bool = False) -> LayerPlan:
+                max_features: int = MAX_FEATURES, *, scoped: bool = False,
+                where: Holders | None = None) -> LayerPlan:
     """Choose the input and derived layers map.html draws within ``max_features`` features.
 
     Parameters
@@ -415,6 +426,8 @@ def plan_layers(candidates: list[tuple[str, str, gpd.GeoDataFrame]],
     scoped : bool
         The result kept only the findings that need a person: a parcel with none is not drawn
         (:data:`LEFT_OUT_NOTE_SCOPED`).
+    where : Holders, optional
+        The files of the set the note sends a reader to (default: the whole set).
 
     Returns
     -------
@@ -423,7 +436,7 @@ def plan_layers(candidates: list[tuple[str, str, gpd.GeoDataFrame]],
         parcels, each whole or left out; ``left_out`` holds one entry per layer not drawn
         (``{"layer", "total", "drawn", "text"}``).
     """
-    plan = LayerPlan(limit=max_features, scoped=scoped)
+    plan = LayerPlan(limit=max_features, scoped=scoped, where=where or Holders())
     if sum(len(g) for _, _, g in candidates) <= max_features:
         return plan
     budget = max_features
@@ -493,7 +506,8 @@ def _view_box(frames: list[gpd.GeoDataFrame | None], crs: Any) -> Any:
 
 
 def build_map(result: Result, *, offline: bool = True, parcel: str | None = None,
-              context_margin: float = 0.5, max_features: int = MAX_FEATURES, **kwargs: Any) -> Any:
+              context_margin: float = 0.5, max_features: int = MAX_FEATURES,
+              outputs: Iterable[str] = ALL_OUTPUTS, **kwargs: Any) -> Any:
     """A folium Map of ``result``: inputs, derived layers and findings as toggled layers.
 
     Parameters
@@ -513,6 +527,9 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
         :func:`plan_layers`); a layer that does not fit is left out and the legend says so.
         Findings are never left out. The returned map's ``gc_left_out`` lists what is, and
         ``gc_counts`` the legend's numbers of findings by status.
+    outputs : iterable of str
+        The outputs of the set the map belongs to (:mod:`~geoconstraints.output.selection`; default
+        every one): the legend's notes name only those files.
     **kwargs
         Passed to :class:`folium.Map` (``width``, ``height``, ``zoom_start`` ...).
 
@@ -530,12 +547,14 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
     context = _grown_box(focus, context_margin)
 
     candidates = _candidates(result, inputs, context)
-    plan = plan_layers(candidates, max_features, scoped=bool(len(result.omitted) and result.omitted["n"].sum()))
+    where = Holders(frozenset(outputs))
+    plan = plan_layers(candidates, max_features, scoped=bool(len(result.omitted) and result.omitted["n"].sum()),
+                       where=where)
     legend: list[dict[str, Any]] = []
     relief = _add_hillshade(folium, m, result, context, legend)
     _add_input_layers(folium, m, candidates, plan, legend)
     _add_derived_layers(folium, m, candidates, plan, legend, relief=relief)
-    counts = _add_finding_layers(folium, m, result, legend)
+    counts = _add_finding_layers(folium, m, result, legend, where)
     _fit_view(m, result, focus, parcel)
     raw_scripts(folium.LayerControl)(collapsed=True).add_to(m)
     legend.reverse()  # findings first, as they are drawn on top
@@ -734,7 +753,7 @@ def legend_counts(counts: dict[str, mapdata.StatusCounts], omitted: pd.DataFrame
     return out
 
 
-def _count_detail(c: mapdata.StatusCounts, shown: bool = True) -> str:
+def _count_detail(c: mapdata.StatusCounts, shown: bool = True, where: Holders | None = None) -> str:
     """The legend's second line for one status: where its findings are drawn, and why not all are."""
     parts = [] if shown or not c.places else ["layer off at first: tick it in the layer control"]
     left = getattr(c, "omitted", 0)
@@ -747,17 +766,20 @@ def _count_detail(c: mapdata.StatusCounts, shown: bool = True) -> str:
         parts.append(f"{c.unlocated:,} run-wide, without a place on the map")
     if left:
         parts.append(f"{left:,} not kept in memory, not drawn: each parcel's outcome is in the status_<rule> "
-                     f"columns of parcels.csv, parcels.parquet and results.gpkg")
+                     f"columns of {(where or Holders()).parcels}")
     return "; ".join(parts)
 
 
-def _add_finding_layers(folium: Any, m: Any, result: Result, legend: list[dict[str, Any]]) -> dict[str, Any]:
+def _add_finding_layers(folium: Any, m: Any, result: Result, legend: list[dict[str, Any]],
+                        where: Holders | None = None) -> dict[str, Any]:
     """Every finding: one layer per status, each place once (its most severe finding), on the canvas.
 
     Returns the legend's numbers (:class:`geoconstraints.output.mapdata.StatusCounts` by status).
     """
 
     payload, drawn = mapdata.encode_findings(result.findings, result.rulebook)
+    if payload.get("n_places"):  # a county's popups leave the messages out: say where they are
+        payload["full_text_note"] = FULL_TEXT_NOTE.format(findings=(where or Holders()).findings)
     counts = legend_counts(drawn, result.omitted)
     m.get_root().html.add_child(raw_element(
         f'<script type="application/json" id="gc-findings-data">{mapdata.payload_json(payload)}</script>'),
@@ -773,7 +795,7 @@ def _add_finding_layers(folium: Any, m: Any, result: Result, legend: list[dict[s
                             show).add_to(m)
         st = styles.status_style(status, "polygon")
         _legend_item(legend, f"{label}: {c.total:,} finding{'s' if c.total != 1 else ''}", st, "polygon",
-                     detail=_count_detail(c, show))
+                     detail=_count_detail(c, show, where))
     return counts
 
 

@@ -153,7 +153,7 @@
     });
     if (!s.data.f_message) {
       var p = document.createElement("p");
-      p.textContent = "The full text of each finding is in findings.geojson and results.gpkg.";
+      p.textContent = s.data.full_text_note || "";
       div.appendChild(p);
     }
     return div;

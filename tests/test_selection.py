@@ -1,0 +1,202 @@
+"""Which files of the set a run writes (output/selection.py, ``--outputs``): the names, the files
+written and left out, the notes of the report and the map naming only files of the set, and the
+child processes started only for outputs that need them."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pyarrow.parquet as pq
+import pytest
+from common import SAMPLE
+
+from geoconstraints.cli import main
+from geoconstraints.commands import screen_parcels
+from geoconstraints.errors import OutputError
+from geoconstraints.io.layers import load_layers
+from geoconstraints.output import child, gis_rows, prestart_writers, report, write_result
+from geoconstraints.output.selection import ALL_OUTPUTS, OUTPUTS, Holders, select_outputs
+from geoconstraints.rulebook.loader import load_rulebook
+
+TOWN = SAMPLE / "vestal_sample.gpkg"
+FILE_NAMES = ("findings.geojson", "results.gpkg", "findings.csv", "parcels.csv", "findings.parquet",
+              "parcels.parquet", "report.html", "report.pdf", "map.html")
+
+
+@pytest.fixture(scope="module")
+def screened():
+    return screen_parcels(load_layers(TOWN), load_rulebook("vestal"))
+
+
+@pytest.fixture(scope="module")
+def everything(screened, tmp_path_factory):
+    """The whole set of the same screening (the default)."""
+    return write_result(screened, tmp_path_factory.mktemp("all") / "out")
+
+
+def _table_csvs(result):
+    names = [f"{t}.csv" for t in result.tables]
+    assert "parcels.csv" in names
+    return names
+
+
+def _files(folder):
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+
+
+# -- the names ------------------------------------------------------------------------------------
+
+def test_names_commas_spaces_and_case():
+    assert select_outputs(" GPKG, report ,") == {"gpkg", "report"}
+    assert select_outputs(["parquet", "map"]) == {"parquet", "map"}
+    assert select_outputs(None) == ALL_OUTPUTS == set(OUTPUTS)
+    assert select_outputs("csv,all") == ALL_OUTPUTS
+
+
+@pytest.mark.parametrize("given, says", [
+    ("gpkg,kml", "unknown output kml; the outputs are geojson, gpkg, csv, parquet, report, pdf, map, plots, field"),
+    ("", "name at least one output"),
+    (" , ", "name at least one output"),
+    ("report,map,pdf", "no file of the set would hold every finding and every table"),
+    ("geojson", "add gpkg, parquet or csv"),
+])
+def test_refused_names(given, says):
+    with pytest.raises(OutputError, match=re.escape(says)):
+        select_outputs(given)
+
+
+@pytest.mark.parametrize("table", ["gpkg", "parquet", "csv"])
+def test_each_table_output_is_enough(table):
+    assert select_outputs(f"report,{table}") == {"report", table}
+
+
+def test_holders_name_only_files_of_the_set():
+    every = Holders()
+    assert every.findings == "findings.geojson and results.gpkg"
+    assert every.parcels == "parcels.csv, parcels.parquet and results.gpkg"
+    assert every.layers == "results.gpkg"
+    assert every.handout == "report.pdf, findings.geojson and results.gpkg"
+    some = Holders(select_outputs("csv,geojson,report"))
+    assert (some.findings, some.parcels, some.layers, some.handout) == (
+        "findings.geojson", "parcels.csv", "", "findings.geojson")
+    tables = Holders(select_outputs("csv,parquet,pdf"))
+    assert (tables.findings, tables.parcels, tables.handout) == (
+        "findings.parquet and findings.csv", "parcels.csv and parcels.parquet",
+        "report.pdf, findings.parquet and findings.csv")
+
+
+# -- the set written --------------------------------------------------------------------------------
+
+def test_only_the_files_chosen_and_provenance(screened, everything, tmp_path):
+    out = tmp_path / "out"
+    written = write_result(screened, out, outputs="parquet,report")
+    assert _files(out) == ["findings.parquet", "parcels.parquet", "provenance.json", "report.html"]
+    assert sorted(written) == _files(out)
+    prov = json.loads((out / "provenance.json").read_text())
+    assert prov["outputs_chosen"] == ["parquet", "report"]
+    assert sorted(o["path"] for o in prov["outputs"]) == ["findings.parquet", "parcels.parquet", "report.html"]
+    # the files written are the ones of the whole set (the run id and times aside)
+    for name in ("findings.parquet", "parcels.parquet"):
+        mine, full = pq.read_table(out / name), pq.read_table(everything[name])
+        assert mine.replace_schema_metadata(None).equals(full.replace_schema_metadata(None)), name
+    full_prov = json.loads(everything["provenance.json"].read_text())
+    assert full_prov["outputs_chosen"] == list(OUTPUTS)
+
+
+def test_report_notes_name_only_files_written(screened, everything, tmp_path):
+    page = write_result(screened, tmp_path / "out", outputs="parquet,report")["report.html"].read_text()
+    full = everything["report.html"].read_text()
+    assert "Every parcel is in parcels.csv, parcels.parquet and results.gpkg (layer parcels)." in full
+    assert "Every parcel is in parcels.parquet." in page
+    notes = re.findall(r'<p class="[^"]*(?:note|muted)[^"]*"[^>]*>(.*?)</p>', page, flags=re.DOTALL)
+    assert any("findings.parquet" in n for n in notes)
+    for other in ("findings.geojson", "results.gpkg", "parcels.csv", "findings.csv", "report.pdf"):
+        assert other not in page, other
+
+
+def test_map_notes_name_only_files_written(screened, tmp_path):
+    page = write_result(screened, tmp_path / "out", outputs="csv,map", map_max_features=0)["map.html"].read_text()
+    text = page.replace("\\u0027", "'").replace("\\u003c", "<").replace("\\u003e", ">")  # the legend's JSON
+    assert "The layers go to results.gpkg, which this run did not write (--outputs without gpkg)" in text
+    assert "each parcel's outcome (worst_status, status_<rule>) in parcels.csv." in text
+    assert "findings that need a person in findings.csv" in text
+    assert '"full_text_note":"The full text of each finding is in findings.csv."' in text  # the popups' note
+    assert "findings.geojson" not in text and "parcels.parquet" not in text
+
+
+def test_the_whole_set_names_its_files(everything):
+    page = everything["map.html"].read_text()
+    assert '"full_text_note":"The full text of each finding is in findings.geojson and results.gpkg."' in page
+
+
+def test_pdf_without_the_page(screened, tmp_path):
+    out = tmp_path / "out"
+    write_result(screened, out, outputs="pdf,csv")
+    assert _files(out) == sorted(["findings.csv", "provenance.json", "report.pdf", *_table_csvs(screened)])
+    assert (out / "report.pdf").read_bytes().startswith(b"%PDF-")
+
+
+def test_a_handout_asked_for_is_written(screened, tmp_path):
+    pid = str(screened.tables["parcels"]["parcel_id"].iloc[0])
+    out = tmp_path / "out"
+    write_result(screened, out, outputs="gpkg", parcel=pid)
+    # no pdf chosen: no PDF of the handout either
+    assert _files(out) == sorted(["provenance.json", report.parcel_report_name(pid), "results.gpkg"])
+
+
+def test_overwrite_replaces_a_whole_set_with_fewer_files(screened, everything, tmp_path):
+    out = tmp_path / "out"
+    write_result(screened, out)
+    assert set(FILE_NAMES) <= set(_files(out))
+    write_result(screened, out, outputs="csv", overwrite=True)
+    assert _files(out) == sorted(["findings.csv", "provenance.json", *_table_csvs(screened)])
+
+
+# -- the child processes ------------------------------------------------------------------------------
+
+def test_gis_rows_count_only_the_gis_files_chosen(screened):
+    scope = "person"
+    n = len(screened.findings)
+    frames = sum(len(f) for f in [*screened.derived.values(), *screened.tables.values()] if f is not None)
+    assert gis_rows(screened, scope) == 2 * n + frames
+    assert gis_rows(screened, scope, select_outputs("geojson,csv")) == n
+    assert gis_rows(screened, scope, select_outputs("gpkg")) == n + frames
+    assert gis_rows(screened, scope, select_outputs("csv,parquet,report,pdf,map")) == 0
+
+
+@pytest.mark.parametrize("outputs, kinds", [
+    (None, ["pdf", "layers"]),
+    ("gpkg,report", ["layers"]),
+    ("geojson,csv,pdf", ["pdf", "layers"]),
+    ("parquet,report,map", []),
+])
+def test_children_started_only_for_outputs_that_need_them(monkeypatch, outputs, kinds):
+    started = []
+    monkeypatch.setattr(child, "prestart", lambda kind: started.append(kind) or True)
+    assert prestart_writers(100_000, outputs) is True
+    assert started == kinds
+    started.clear()
+    assert prestart_writers(49_999, outputs) is False  # a small run writes here
+    assert started == []
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+def test_cli_refuses_bad_outputs_before_reading(runner, tmp_path):
+    missing = tmp_path / "not-there.gpkg"  # never opened: the option is checked first
+    r = runner.invoke(main, ["screen", str(missing), "--out", str(tmp_path / "o"), "--outputs", "report,map"])
+    assert r.exit_code == 2
+    assert "--outputs report,map: no file of the set would hold every finding and every table" in r.output
+    assert "does not exist" not in r.output
+    r = runner.invoke(main, ["harvest", str(missing), "--out", str(tmp_path / "o"), "--outputs", "gpkg,shp"])
+    assert r.exit_code == 2 and "unknown output shp" in r.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_cli_writes_the_chosen_files(runner, tmp_path):
+    out = tmp_path / "o"
+    r = runner.invoke(main, ["screen", str(TOWN), "--out", str(out), "--outputs", "gpkg,map"])
+    assert r.exit_code == 0, r.output
+    assert _files(out) == ["map.html", "provenance.json", "results.gpkg"]
+    assert "outputs in" in r.output and "results.gpkg" in r.output and "report.html" not in r.output

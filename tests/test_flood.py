@@ -215,6 +215,35 @@ def test_coverage_no_data_partial_and_zone_d(tmp_path, rb) -> None:
     assert (t.loc[["P3", "P4"], "worst_status"] == "not_evaluated").all()
 
 
+def test_flood_data_compared_as_arrow_text_gives_the_same_findings(tmp_path, rb, monkeypatch) -> None:
+    # the checks' work table keeps flood_data as held (Arrow text, commands.COMPARED_ONLY): the findings and
+    # the parcels table are those of the same checks reading it as Python strings
+    from geoconstraints import commands
+
+    fz = zones((sq(-10, -10, 500, 210), "X"), (sq(1000, -10, 1300, 210), "D"), (sq(100, -10, 180, 210), "AE"))
+    p = parcels(sq(0, 0, 200, 200), sq(400, 0, 600, 200), sq(3000, 0, 3200, 200), sq(1050, 0, 1250, 200))
+    seen = {}
+    measured = commands._measured
+
+    def spy(*a, **kw):
+        work = measured(*a, **kw)
+        seen.setdefault("dtype", work["flood_data"].dtype)
+        return work
+
+    monkeypatch.setattr(commands, "_measured", spy)
+    arrow = screen(tmp_path / "a", rb, parcels=p, flood_zones=fz)
+    assert isinstance(seen["dtype"], pd.StringDtype)
+    monkeypatch.setattr(commands, "COMPARED_ONLY", ())
+    seen.clear()
+    python = screen(tmp_path / "b", rb, parcels=p, flood_zones=fz)
+    assert seen["dtype"] == object
+    assert {"not_evaluated", "pass", "review"} <= set(arrow.findings["status"])  # partial, no data, SFHA, none
+    cols = ["rule_id", "subject_id", "status", "measured", "message"]
+    pd.testing.assert_frame_equal(arrow.findings[cols].reset_index(drop=True), python.findings[cols].reset_index(drop=True))
+    pd.testing.assert_frame_equal(arrow.tables["parcels"].drop(columns="geometry"),
+                                  python.tables["parcels"].drop(columns="geometry"))
+
+
 def test_screen_without_flood_zones_is_not_evaluated(tmp_path, rb) -> None:
     res = screen(tmp_path, rb, parcels=parcels(sq(0, 0, 200, 200), sq(300, 0, 500, 200)))
     f = res.findings

@@ -113,6 +113,36 @@ def test_status_columns_and_worst_status_come_from_one_group_by():
     assert "worst_status" not in add_rule_status_columns(table, f, "parcels", "parcel_id").columns
 
 
+def test_status_columns_are_text_held_by_arrow_equal_to_python_strings():
+    # built from the six names in C (pyarrow take), they are the same column pandas makes of Python
+    # strings: dtype str, same values, same Parquet/CSV; worst_status_of still answers a numpy array
+    import numpy as np
+    import pandas as pd
+
+    from geoconstraints.result import add_rule_status_columns, worst_status_of
+
+    rng = np.random.default_rng(5)
+    statuses = np.array(["violation", "review", "not_evaluated", "info", "pass"], dtype=object)
+    n = 2_000
+    ids = np.array([f"P{i}" for i in range(n)], dtype=object)
+    f = pd.DataFrame({"rule_id": np.repeat(["FLD-001", "FLD-002"], n), "status": statuses[rng.integers(0, 5, 2 * n)],
+                      "subject_layer": "parcels", "subject_id": np.concatenate([ids, ids])})
+    f = f.drop(index=rng.choice(2 * n, 300, replace=False))  # some parcels without a finding of a rule
+    out = add_rule_status_columns(pd.DataFrame({"parcel_id": ids}), f, "parcels", "parcel_id", worst=True)
+    rank = {s: k for k, s in enumerate(statuses)}
+    for rule, col in (("FLD-001", "status_FLD_001"), ("FLD-002", "status_FLD_002")):
+        expect = pd.Series("", index=ids, dtype=object)
+        fr = f[f["rule_id"] == rule]
+        expect[fr["subject_id"].to_numpy()] = fr["status"].to_numpy()
+        assert isinstance(out[col].dtype, pd.StringDtype)
+        assert out[col].equals(pd.Series(expect.to_numpy(), name=col))
+    worst = [min((s for s in pair if s), key=rank.get, default="not_evaluated")
+             for pair in zip(out["status_FLD_001"], out["status_FLD_002"])]
+    assert out["worst_status"].tolist() == worst and isinstance(out["worst_status"].dtype, pd.StringDtype)
+    got = worst_status_of(f, "parcels", ids)
+    assert isinstance(got, np.ndarray) and got.dtype == object and got.tolist() == worst
+
+
 def test_status_columns_edge_cases_by_hand():
     # several findings of one rule about one subject: the most severe; a subject the table lacks and
     # another layer's subject are not counted; numeric subject ids match the table's text ids; rules in

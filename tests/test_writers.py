@@ -43,6 +43,19 @@ def _findings(crs=NY_FT):
     return findings_frame(items, crs=crs)
 
 
+def test_geojson_ready_keeps_text_as_held():
+    # the text columns GDAL is handed stay Arrow text (no Python string per row and back), the same values
+    from geoconstraints.output.files import geojson_ready
+
+    f = _findings()
+    ready = geojson_ready(f)
+    for c in ("rule_id", "status", "subject_id", "message"):
+        assert isinstance(f[c].dtype, pd.StringDtype), c
+        assert isinstance(ready[c].dtype, pd.StringDtype), c
+        assert ready[c].tolist() == f[c].tolist(), c
+    assert ready["measured"].tolist()[:2] == [412.5, 0.0] and pd.isna(ready["measured"].iloc[2])
+
+
 def _strict_json(text):
     def bad(token):
         raise AssertionError(f"non-standard JSON token {token}")

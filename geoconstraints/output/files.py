@@ -129,7 +129,9 @@ def geojson_ready(findings: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     if crs is None and located.any():
         raise OutputError("findings have geometries but no CRS: they cannot be written as RFC 7946 "
                           "longitude/latitude. Set the CRS of the findings (the working CRS)")
-    out = pd.DataFrame({c: findings[c].to_numpy() for c in cols})
+    # text held by Arrow stays so (no Python string per row and back); other columns as before
+    out = pd.DataFrame({c: findings[c].array if isinstance(findings[c].dtype, pd.StringDtype) else findings[c].to_numpy()
+                        for c in cols})
     for c in cols:
         if pd.api.types.is_float_dtype(out[c].dtype):
             out[c] = out[c].where(np.isfinite(out[c].to_numpy(dtype="float64")))

@@ -129,11 +129,10 @@ def _sliver_note(t: pd.DataFrame, kind: str) -> np.ndarray:
 
 
 def _coverage_note(t: pd.DataFrame) -> np.ndarray:
-    fd = t["flood_data"].to_numpy()
     unc = acres_of(t["uncovered_sqft"].to_numpy())
     und = t["undetermined_sqft"].to_numpy() > 0
     out = np.full(len(t), "", dtype=object)
-    part = fd == "partial"
+    part = (t["flood_data"] == "partial").to_numpy(dtype=bool)
     out[part] = [f"; partial flood data: {a:,.2f} acres outside the flood map's coverage not evaluated"
                  for a in unc[part]]
     out[und] = out[und] + "; zone D / AREA NOT INCLUDED (undetermined hazard) is not 'no flood hazard'"
@@ -621,7 +620,7 @@ def check_openings(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
                                    f"(at least {req:,.0f}), bottoms {bottom:g} ft above grade")
     status = np.full(n, st, dtype=object)
     detail = np.full(n, det, dtype=object)
-    out = ~in_sfha & ~nc & (t["flood_data"].to_numpy() == "full")
+    out = ~in_sfha & ~nc & (t["flood_data"] == "full").to_numpy(dtype=bool)
     status[out] = "pass"
     detail[out] = "outside the area of special flood hazard: no opening requirement"
     status[nc] = "not_evaluated"

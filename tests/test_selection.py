@@ -153,6 +153,18 @@ def test_overwrite_replaces_a_whole_set_with_fewer_files(screened, everything, t
     assert _files(out) == sorted(["findings.csv", "provenance.json", *_table_csvs(screened)])
 
 
+def test_file_steps_take_names_as_text_or_a_list(screened):
+    from geoconstraints.output import file_steps
+
+    every = [name for name, _ in file_steps(screened, scope="person")]
+    assert every == ["report.html", "findings.geojson", "results.gpkg", "findings.csv", "findings.parquet",
+                     "map.html", "plots"]
+    assert [n for n, _ in file_steps(screened, scope="person", outputs=["csv", "map"])] == ["findings.csv", "map.html"]
+    assert [n for n, _ in file_steps(screened, scope="person", outputs="pdf,gpkg")] == ["report.pdf", "results.gpkg"]
+    with pytest.raises(OutputError, match="unknown output html"):
+        file_steps(screened, scope="person", outputs="html,csv")
+
+
 # -- the child processes ------------------------------------------------------------------------------
 
 def test_gis_rows_count_only_the_gis_files_chosen(screened):

@@ -205,12 +205,13 @@ def _collect(result: Result, s: outset.OutputSet, pdf: child.Child, gis: child.C
     return written
 
 
-def gis_rows(result: Result, scope: str, outputs: frozenset[str] = ALL_OUTPUTS) -> int:
-    """Rows findings.geojson and results.gpkg would hold, as far as ``outputs`` has them: the
-    findings written (in each: the GeoJSON and the GeoPackage's findings layers) and every derived
-    layer's and table's in the GeoPackage (see :data:`GIS_CHILD_MIN_ROWS`)."""
-    frames = [*result.derived.values(), *result.tables.values()] if "gpkg" in outputs else []
-    return (len(outputs & {"geojson", "gpkg"}) * len(findings_in_scope(result.findings, scope))
+def gis_rows(result: Result, scope: str, outputs: str | Iterable[str] | None = None) -> int:
+    """Rows findings.geojson and results.gpkg would hold, as far as ``outputs`` has them (default every
+    output): the findings written (in each: the GeoJSON and the GeoPackage's findings layers) and every
+    derived layer's and table's in the GeoPackage (see :data:`GIS_CHILD_MIN_ROWS`)."""
+    chosen = select_outputs(outputs)
+    frames = [*result.derived.values(), *result.tables.values()] if "gpkg" in chosen else []
+    return (len(chosen & {"geojson", "gpkg"}) * len(findings_in_scope(result.findings, scope))
             + sum(len(f) for f in frames if f is not None))
 
 
@@ -279,11 +280,12 @@ def _map(result: Result, folder: Path, *, offline: bool, **kw: Any) -> dict[str,
 
 def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str | None = None,
                map_max_features: int | None = None, report_max_parcels: int | None = None,
-               report_max_findings: int | None = None, outputs: frozenset[str] = ALL_OUTPUTS,
+               report_max_findings: int | None = None, outputs: str | Iterable[str] | None = None,
                pdf: child.Child | None = None, gis: child.Child | None = None) -> list[tuple[str, Step]]:
     """The writer steps of :func:`write_result`, in order: ``(name, step)``, ``name`` being the
     file a failure is reported against; only those of ``outputs``
-    (:func:`~geoconstraints.output.selection.select_outputs`; a ``parcel`` handout always). The report comes first: with ``pdf`` (the child process
+    (:func:`~geoconstraints.output.selection.select_outputs`, default every one; a ``parcel``
+    handout always). The report comes first: with ``pdf`` (the child process
     laying out report.pdf), its PDF is laid out while the steps after it run; with ``gis`` (the
     child process writing GDAL files), findings.geojson and results.gpkg come first, handed to it
     and written while the report, the CSVs, the Parquet files and the map are written here. The
@@ -296,7 +298,7 @@ def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str 
     if report_max_findings is not None:
         limits["max_finding_rows"] = int(report_max_findings)
     map_kw: dict[str, Any] = {} if map_max_features is None else {"max_features": int(map_max_features)}
-    o = outputs
+    o = select_outputs(outputs)
     reports: list[tuple[str, Step]] = []
     if o & {"report", "pdf"}:
         name = "report.html" if "report" in o else "report.pdf"

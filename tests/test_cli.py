@@ -278,7 +278,7 @@ def test_screen_output_limits(runner, tmp_path):
     page = (tmp_path / "out" / "map.html").read_text("utf-8")
     assert "Not drawn, to keep this page small enough for a browser (over 1 features)" in page
     # the screen kept only the findings that need a person: the note says where the pass and info outcomes are
-    assert "the findings that need a person in findings.geojson" in page and "every finding in findings.geojson" not in page
+    assert "the findings that need a person are in findings.geojson" in page and "every finding is in" not in page
     assert "each parcel\\u0027s outcome (worst_status, status_\\u003crule\\u003e) in parcels.csv" in page
     bad = runner.invoke(main, screen(tmp_path, gpkg, "--map-max-features", "-1"))
     assert bad.exit_code == 2 and "Traceback" not in bad.output

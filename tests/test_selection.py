@@ -118,9 +118,9 @@ def test_report_notes_name_only_files_written(screened, everything, tmp_path):
 def test_map_notes_name_only_files_written(screened, tmp_path):
     page = write_result(screened, tmp_path / "out", outputs="csv,map", map_max_features=0)["map.html"].read_text()
     text = page.replace("\\u0027", "'").replace("\\u003c", "<").replace("\\u003e", ">")  # the legend's JSON
-    assert "The layers go to results.gpkg, which this run did not write (--outputs without gpkg)" in text
+    assert "The layers are written only to results.gpkg, which this run did not write (--outputs without gpkg)" in text
     assert "each parcel's outcome (worst_status, status_<rule>) in parcels.csv." in text
-    assert "findings that need a person in findings.csv" in text
+    assert "the findings that need a person are in findings.csv" in text
     assert '"full_text_note":"The full text of each finding is in findings.csv."' in text  # the popups' note
     assert "findings.geojson" not in text and "parcels.parquet" not in text
 

@@ -222,8 +222,8 @@ def test_left_out_parcels_note_says_where_pass_and_info_are():
 
     parcels = gpd.GeoDataFrame(geometry=[box(i, 0, i + 1, 1) for i in range(3)], crs="EPSG:2261")
     every = webmap.plan_layers([("input", "parcels", parcels)], 2).note()
-    assert "3 input parcels (each is drawn by its findings)" in every and "every finding in findings.geojson" in every
+    assert "3 input parcels (each is drawn by its findings)" in every and "every finding is in findings.geojson" in every
     person = webmap.plan_layers([("input", "parcels", parcels)], 2, scoped=True).note()
     assert "3 input parcels (those with a finding that needs a person are drawn by it)" in person
     assert "each parcel's outcome (worst_status, status_<rule>) in parcels.csv" in person
-    assert "every finding in findings.geojson" not in person  # it holds those that need a person only
+    assert "every finding is in" not in person  # findings.geojson holds those that need a person only

@@ -65,13 +65,13 @@ note in the legend counts it and points to results.gpkg. A county's parcels laye
 way: each of its parcels is drawn by its findings (the pass layer shows those that pass)."""
 
 LEFT_OUT_NOTE = ("Not drawn, to keep this page small enough for a browser (over {limit:,} features): "
-                 "{items}. {layers} and every finding in {findings}.")
+                 "{items}. {layers}; every finding is in {findings}.")
 """The legend's note when :data:`MAX_FEATURES` leaves an input or derived layer out (``layers``:
 :data:`LAYERS_WRITTEN` or :data:`LAYERS_NOT_WRITTEN`; ``findings``: the files holding them,
 :class:`~geoconstraints.output.selection.Holders`)."""
 
 LEFT_OUT_NOTE_SCOPED = ("Not drawn, to keep this page small enough for a browser (over {limit:,} features): "
-                        "{items}. {layers}, the findings that need a person in {findings}, and each parcel's "
+                        "{items}. {layers}; the findings that need a person are in {findings}, and each parcel's "
                         "outcome (worst_status, status_<rule>) in {parcels}.")
 """The note of :data:`LEFT_OUT_NOTE` for a result that kept only the findings that need a person
 (a screening): pass and info findings are in no findings file and draw no parcel."""
@@ -80,7 +80,10 @@ FULL_TEXT_NOTE = "The full text of each finding is in {findings}."
 """The popups' note when the findings' messages are left out of map.html (:data:`~geoconstraints.output.mapdata.MAX_MESSAGES`)."""
 
 LAYERS_WRITTEN = "Every layer is in results.gpkg (open it in QGIS or ArcGIS)"
-LAYERS_NOT_WRITTEN = "The layers go to results.gpkg, which this run did not write (--outputs without gpkg)"
+"""The left-out notes' words for the layers when results.gpkg is written."""
+
+LAYERS_NOT_WRITTEN = "The layers are written only to results.gpkg, which this run did not write (--outputs without gpkg)"
+"""The same when it is not (``--outputs`` without ``gpkg``): the layers are in no file of the set."""
 
 SAME_PLACE_NOTE = "Findings at the same place are drawn once, in the colour of the most severe; its popup lists them all."
 """The legend's note when some findings share a place."""

@@ -91,17 +91,34 @@ def test_holders_name_only_files_of_the_set():
 def test_only_the_files_chosen_and_provenance(screened, everything, tmp_path):
     out = tmp_path / "out"
     written = write_result(screened, out, outputs="parquet,report")
-    assert _files(out) == ["findings.parquet", "parcels.parquet", "provenance.json", "report.html"]
+    tables = [f"{t}.parquet" for t in screened.tables]  # parcels and the preliminary map's map_comparison
+    assert sorted(tables) == ["map_comparison.parquet", "parcels.parquet"]
+    assert _files(out) == sorted(["findings.parquet", *tables, "provenance.json", "report.html"])
     assert sorted(written) == _files(out)
     prov = json.loads((out / "provenance.json").read_text())
     assert prov["outputs_chosen"] == ["parquet", "report"]
-    assert sorted(o["path"] for o in prov["outputs"]) == ["findings.parquet", "parcels.parquet", "report.html"]
+    assert sorted(o["path"] for o in prov["outputs"]) == sorted(["findings.parquet", *tables, "report.html"])
     # the files written are the ones of the whole set (the run id and times aside)
-    for name in ("findings.parquet", "parcels.parquet"):
+    for name in ("findings.parquet", *tables):
         mine, full = pq.read_table(out / name), pq.read_table(everything[name])
         assert mine.replace_schema_metadata(None).equals(full.replace_schema_metadata(None)), name
     full_prov = json.loads(everything["provenance.json"].read_text())
     assert full_prov["outputs_chosen"] == list(OUTPUTS)
+
+
+def test_parquet_alone_holds_every_table_of_a_harvest(sample_harvest, tmp_path):
+    # "one of gpkg, parquet, csv holds every finding and table": a harvest's per-feature tables (roads,
+    # landings ...) too, one Parquet file each with the rows and columns of its table
+    res = sample_harvest
+    assert len(res.tables) >= 2
+    out = tmp_path / "out"
+    write_result(res, out, outputs="parquet")
+    assert _files(out) == sorted(["findings.parquet", "provenance.json", *(f"{t}.parquet" for t in res.tables)])
+    for name, table in res.tables.items():
+        back = pq.read_table(out / f"{name}.parquet")
+        assert back.num_rows == len(table) > 0, name
+        assert back.column_names == [str(c) for c in table.columns], name
+    assert pq.read_table(out / "findings.parquet").num_rows == len(res.findings)
 
 
 def test_report_notes_name_only_files_written(screened, everything, tmp_path):

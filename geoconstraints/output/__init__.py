@@ -224,11 +224,12 @@ def _csvs(result: Result, shown: pd.DataFrame, folder: Path) -> dict[str, Path]:
 
 def _parquet(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Path,
              shared: files.SharedTables | None = None) -> dict[str, Path]:
+    """findings.parquet and one (Geo)Parquet file per table, as the CSVs (parcels.parquet: its table built once
+    with results.gpkg's parcels layer, ``shared``)."""
     out = {"findings.parquet": files.write_parquet(shown, folder / "findings.parquet", metadata=stamp)}
-    parcels = result.tables.get("parcels")
-    if parcels is not None:
-        table = shared.release(parcels) if shared is not None else None
-        out["parcels.parquet"] = files.write_parquet(parcels, folder / "parcels.parquet", metadata=stamp, table=table)
+    for name, df in result.tables.items():
+        table = shared.release(df) if shared is not None and name == "parcels" else None
+        out[f"{name}.parquet"] = files.write_parquet(df, folder / f"{name}.parquet", metadata=stamp, table=table)
     return out
 
 
@@ -339,8 +340,8 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
     The set: ``findings.geojson`` (RFC 7946), ``findings.csv`` and ``findings.parquet``
     (GeoParquet), ``results.gpkg`` (findings in ``findings_point``, ``findings_line``,
     ``findings_polygon`` and the table ``findings_nogeom``, every derived layer and table, each
-    with a default QGIS style), one ``<table>.csv`` per table (``parcels.csv`` ...),
-    ``parcels.parquet`` for a screening, ``report.html`` and ``map.html`` (with ``parcel``, also
+    with a default QGIS style), one ``<table>.csv`` and one ``<table>.parquet`` per table
+    (``parcels.csv``, ``parcels.parquet`` ...), ``report.html`` and ``map.html`` (with ``parcel``, also
     ``report_parcel_<id>.html``), ``field.kml`` / ``field.gpx`` for a harvest check,
     ``plots/*.png`` when a plot applies, and ``provenance.json`` (the run id, the provenance,
     every file with its size and SHA-256). Every file records the run id

@@ -32,7 +32,7 @@ OUTPUT_NAMES: tuple[str, ...] = (
     "findings.geojson", "results.gpkg", "findings.csv", "findings.parquet", "report.html", "report.pdf", "map.html",
     "provenance.json", "field.kml", "field.gpx", "plots",
 )
-"""Names a run may write into its output folder (plus ``<table>.csv`` per table, ``parcels.parquet``
+"""Names a run may write into its output folder (plus ``<table>.csv`` and ``<table>.parquet`` per table
 and ``report_parcel_<id>.html`` / ``.pdf``): field.kml / field.gpx for a harvest check, plots/ when a plot applies."""
 
 FINDINGS_LAYERS: dict[str, str] = {"point": "findings_point", "line": "findings_line",

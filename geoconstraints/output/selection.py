@@ -19,7 +19,7 @@ OUTPUTS: dict[str, str] = {
     "geojson": "findings.geojson",
     "gpkg": "results.gpkg (findings, derived layers and tables, with QGIS styles)",
     "csv": "findings.csv and one CSV per table (parcels.csv ...)",
-    "parquet": "findings.parquet and parcels.parquet (GeoParquet)",
+    "parquet": "findings.parquet and one (Geo)Parquet file per table (parcels.parquet ...)",
     "report": "report.html",
     "pdf": "report.pdf",
     "map": "map.html",

@@ -27,6 +27,7 @@ from geoconstraints.geometry.overlay import (
     _thin,
     _tile,
     distance_to_lines,
+    line_segments,
     overlay_areas,
     sort_overlay,
     spatial_order,
@@ -361,3 +362,47 @@ def test_a_multipart_subject_with_a_part_outside_the_cover_is_intersected():
     ov = overlay_areas(subjects, cover, tolerance_ft=0.0, min_area_sqft=0.0, workers=1, keep_geometry=("zone",))
     assert ov["raw_sqft"].tolist() == [400.0, 400.0]
     assert shapely.equals(ov["geometry"].iloc[0], inside) and shapely.equals(ov["geometry"].iloc[1], inside)
+
+
+def test_line_pieces_are_the_lines_segments_grouped_in_order():
+    # lines of 1 to 9 segments, a multipart line and a holed polygon's outline (two rings), cut into pieces of
+    # 1 to 5 segments: each piece has at most that many, the pieces of a part share their end points, and cut
+    # into 2-point segments again they are exactly the 2-point segments of the lines, in order, same owners
+    from shapely.geometry import MultiLineString
+
+    rng = np.random.default_rng(7)
+    lines = [LineString(rng.uniform(0, 100, (n + 1, 2))) for n in range(1, 10)]
+    lines.append(MultiLineString([[(0, 0), (1, 0), (2, 1)], [(5, 5), (6, 5)], [(9, 9), (9, 10), (8, 10), (8, 9)]]))
+    lines.append(box(0, 0, 100, 100).difference(box(40, 40, 60, 60)).boundary)
+    lines = np.array(lines, dtype=object)
+    segs, owner = line_segments(lines)
+    assert len(segs) == sum(range(1, 10)) + 6 + 8 and (shapely.get_num_coordinates(segs) == 2).all()
+    for k in range(1, 6):
+        pieces, p_owner = line_segments(lines, per_piece=k)
+        n = shapely.get_num_coordinates(pieces)
+        assert ((n >= 2) & (n <= k + 1)).all()
+        again, again_piece = line_segments(pieces)
+        assert shapely.equals_exact(again, segs, tolerance=0).all()
+        np.testing.assert_array_equal(p_owner[again_piece], owner)
+    with pytest.raises(InputError, match="per_piece"):
+        line_segments(lines, per_piece=0)
+    with pytest.raises(InputError, match="per_piece"):
+        line_segments(lines, per_piece=1.5)
+    assert len(line_segments(np.array([None, LineString()], dtype=object), per_piece=3)[0]) == 0
+
+
+def test_stream_distance_from_pieces_is_the_distance_from_single_segments_bit_for_bit(county, monkeypatch):
+    # the index of pieces of DISTANCE_PIECE_SEGMENTS segments on nodes of DISTANCE_NODE_CAPACITY gives the very
+    # numbers of an index of 2-point segments on nodes of 10 (GEOS computes the same segment-to-segment distances)
+    from geoconstraints.geometry import overlay as ov_mod
+
+    parcels, _, streams = county
+    g = np.asarray(parcels.geometry.values, dtype=object)
+    lines = np.asarray(streams.geometry.values, dtype=object)
+    assert ov_mod.DISTANCE_PIECE_SEGMENTS > 1
+    got = distance_to_lines(g, lines, max_distance_ft=5000.0, workers=2, chunk_size=300)
+    monkeypatch.setattr(ov_mod, "DISTANCE_PIECE_SEGMENTS", 1)
+    monkeypatch.setattr(ov_mod, "DISTANCE_NODE_CAPACITY", 10)
+    single = distance_to_lines(g, lines, max_distance_ft=5000.0, workers=2, chunk_size=300)
+    assert np.isfinite(got).sum() > 1000 and (got > 0).sum() > 1000
+    np.testing.assert_array_equal(got, single)

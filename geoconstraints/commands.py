@@ -18,7 +18,6 @@ import functools
 import logging
 import os
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +33,13 @@ from geoconstraints.geometry.bfe import BFE_COLUMNS, BFE_METHODS, bfe_at_points
 from geoconstraints.geometry.flow import FlowTrace, trace_flow
 from geoconstraints.geometry.overlay import (
     CHUNK_SIZE,
+    PendingDistances,
     acres_of,
     distance_to_lines,
     flood_metrics,
     norm_text,
     share_of,
+    start_distance_to_lines,
 )
 from geoconstraints.geometry.overlay_dask import dask_client, overlay_areas_dask
 from geoconstraints.geometry.phasing import (
@@ -129,6 +130,16 @@ def _stream_distance(layers: Layers, geoms: np.ndarray, rulebook: Rulebook, work
         return np.full(len(geoms), np.nan)
     return distance_to_lines(geoms, streams.geometry.values, workers=workers,
                              max_distance_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
+
+
+def _start_stream_distance(layers: Layers, geoms: np.ndarray, rulebook: Rulebook,
+                           workers: int | None = None) -> PendingDistances | None:
+    """:func:`_stream_distance` begun in the background (:func:`start_distance_to_lines`); None: no streams."""
+    streams = layers.get_layer("streams")
+    if streams is None or not len(geoms):
+        return None
+    return start_distance_to_lines(geoms, streams.geometry.values, workers=workers,
+                                   max_distance_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
 
 
 ENGINES = ("default", "dask")
@@ -334,18 +345,18 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
     if flood is None:
         log.warning("no flood_zones layer: every parcel is not_evaluated for the flood rules")
     extra, zoning_given = _other_cover_layers(layers, parcels)
-    m, overlaps = flood_metrics(parcels, flood, flood_zone_spec(rulebook), extra=extra, chunk_size=chunk_size,
-                                workers=workers, overlay=overlay)
-    table = _subject_table(parcels, "parcel_id", m, layers, zoning_given)
-    bfe = _bfe_for_overlaps(layers, rulebook, overlaps["_sfha"])
-    for c in ("bfe_ft", "bfe_method", "bfe_datum", "bfe_note"):
-        table[c] = bfe[c]
-    del bfe  # its text as Python strings (a county: ~100 MB) must not outlive the table's copy through the checks
-    # the stream distance is no rule's input (GEOS, the GIL released): measured on a thread while the checks
-    # build their findings here, one core each
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gc-distance") as pool:
-        distance = pool.submit(_stream_distance, layers, np.asarray(parcels.geometry.values, dtype=object), rulebook,
-                               workers)
+    # the stream distance is no rule's input (GEOS, the GIL released): begun now on threads of the lowest
+    # priority, it fills the cores the overlay and the checks below leave idle, and is finished at the end
+    geoms = np.asarray(parcels.geometry.values, dtype=object)
+    distance = _start_stream_distance(layers, geoms, rulebook, workers)
+    try:
+        m, overlaps = flood_metrics(parcels, flood, flood_zone_spec(rulebook), extra=extra, chunk_size=chunk_size,
+                                    workers=workers, overlay=overlay)
+        table = _subject_table(parcels, "parcel_id", m, layers, zoning_given)
+        bfe = _bfe_for_overlaps(layers, rulebook, overlaps["_sfha"])
+        for c in ("bfe_ft", "bfe_method", "bfe_datum", "bfe_note"):
+            table[c] = bfe[c]
+        del bfe  # its text as Python strings (a county: ~100 MB) must not outlive the table's copy through the checks
         ctx = FloodContext("screen", layers, _measured(table, "parcel_id", m), "parcels", flood is not None, overlaps)
         # the person scope: the checks build the findings that need a person only, and every parcel's status
         # of every rule (a county: millions of pass and info rows never built, typed nor stacked)
@@ -355,7 +366,12 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
         table = add_rule_status_columns(table, frames, "parcels", "parcel_id", worst=True)
         found, omitted = split_scope(frames, scope)
         del frames
-        table.insert(list(table.columns).index("bfe_note") + 1, "stream_distance_ft", distance.result())
+    except BaseException:
+        if distance is not None:
+            distance.cancel()  # a refused or interrupted run starts no more of the search
+        raise
+    table.insert(list(table.columns).index("bfe_note") + 1, "stream_distance_ft",
+                 distance.result() if distance is not None else np.full(len(geoms), np.nan))
     tables: dict[str, pd.DataFrame] = {}
     notes = [("Areas are exact intersections in the working CRS; overlapping flood polygons are dissolved per "
               "class before measuring. An interpolated BFE is a screening estimate, not a surveyed BFE.")]

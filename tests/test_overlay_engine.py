@@ -31,6 +31,7 @@ from geoconstraints.geometry.overlay import (
     overlay_areas,
     sort_overlay,
     spatial_order,
+    start_distance_to_lines,
     tile_span,
 )
 
@@ -406,3 +407,48 @@ def test_stream_distance_from_pieces_is_the_distance_from_single_segments_bit_fo
     single = distance_to_lines(g, lines, max_distance_ft=5000.0, workers=2, chunk_size=300)
     assert np.isfinite(got).sum() > 1000 and (got > 0).sum() > 1000
     np.testing.assert_array_equal(got, single)
+
+
+def test_stream_distance_begun_in_the_background_is_distance_to_lines_bit_for_bit(county):
+    parcels, _, streams = county
+    g = np.asarray(parcels.geometry.values, dtype=object)
+    lines = np.asarray(streams.geometry.values, dtype=object)
+    want = distance_to_lines(g, lines, max_distance_ft=400.0, workers=2, chunk_size=300)
+    job = start_distance_to_lines(g, lines, max_distance_ft=400.0, workers=2, chunk_size=300)
+    got = job.result()
+    assert np.isfinite(want).sum() > 1000 and np.isnan(want).sum() > 100
+    np.testing.assert_array_equal(got, want)
+    assert np.isnan(start_distance_to_lines(g[:5], [], max_distance_ft=400.0).result()).all()
+    assert len(start_distance_to_lines([], lines, max_distance_ft=400.0).result()) == 0
+    for bad in (-1.0, math.inf, math.nan):
+        with pytest.raises(InputError, match="max_distance_ft"):
+            start_distance_to_lines(g[:5], lines, max_distance_ft=bad)
+
+
+def test_a_screening_that_fails_stops_its_background_distance_search(tmp_path, county, monkeypatch):
+    # the checks fail after the search was begun: the search is cancelled (no more chunks begun) and the
+    # checks' error is the one raised
+    from geoconstraints import commands
+    from geoconstraints.geometry import overlay as ov_mod
+
+    parcels, flood, streams = county
+    path = tmp_path / "county.gpkg"
+    parcels.to_file(path, layer="parcels")
+    flood.to_file(path, layer="flood_zones")
+    streams.to_file(path, layer="streams")
+    layers = load_layers(path, primary=("parcels",))
+    cancelled: list[bool] = []
+    real_cancel = ov_mod.PendingDistances.cancel
+
+    def cancel(self):
+        cancelled.append(True)
+        real_cancel(self)
+
+    def failing_checks(*a, **k):
+        raise RuntimeError("a check failed")
+
+    monkeypatch.setattr(ov_mod.PendingDistances, "cancel", cancel)
+    monkeypatch.setattr(commands, "run_checks", failing_checks)
+    with pytest.raises(RuntimeError, match="a check failed"):
+        screen_parcels(layers, load_rulebook("vestal"))
+    assert cancelled == [True]

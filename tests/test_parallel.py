@@ -10,7 +10,7 @@ import shapely
 from shapely.geometry import Polygon, box
 
 from geoconstraints.errors import InputError
-from geoconstraints.parallel import chunked, parallel_map
+from geoconstraints.parallel import BACKGROUND_NICE, Background, chunked, lower_priority, parallel_map
 
 
 def test_parallel_map_keeps_order_and_refuses_zero_workers():
@@ -57,3 +57,99 @@ def test_chunked_constructive_operations_are_shapelys_bit_for_bit():
     for fn in (shapely.centroid, partial(shapely.simplify, tolerance=2.0, preserve_topology=True)):
         one = shapely.to_wkb(fn(geoms))
         assert np.array_equal(shapely.to_wkb(chunked(fn, geoms, workers=2, min_chunk=300)), one)
+
+
+# ------------------------------------------------------------------------------------------
+# Background: begun on threads of the lowest priority, finished by result()
+
+
+def _nice_of_this_thread() -> int:
+    import os
+
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
+def test_background_gives_the_items_in_order_and_runs_them_on_low_priority_threads(monkeypatch):
+    import sys
+
+    seen: dict[str, int] = {}
+    lock = threading.Lock()
+
+    def square(x: int) -> int:
+        with lock:
+            seen[threading.current_thread().name] = _nice_of_this_thread()
+        return x * x
+
+    mine = _nice_of_this_thread()
+    job = Background(square, list(range(50)), workers=2)
+    assert job.result() == [x * x for x in range(50)]
+    assert _nice_of_this_thread() == mine  # the caller's thread keeps its priority
+    background = {name: nice for name, nice in seen.items() if name.startswith("gc-background")}
+    if sys.platform.startswith("linux"):
+        assert all(nice == max(BACKGROUND_NICE, mine) for nice in background.values())
+    assert Background(square, [], workers=2).result() == []
+    with pytest.raises(InputError, match="workers"):
+        Background(square, [1], workers=0)
+
+
+def test_lower_priority_changes_only_the_calling_thread():
+    import sys
+
+    mine = _nice_of_this_thread()
+    got: list[tuple[bool, int]] = []
+
+    def lower() -> None:
+        got.append((lower_priority(), _nice_of_this_thread()))
+
+    t = threading.Thread(target=lower)
+    t.start()
+    t.join()
+    assert _nice_of_this_thread() == mine
+    if sys.platform.startswith("linux"):
+        assert got == [(True, max(BACKGROUND_NICE, mine))]
+
+
+def test_background_result_does_not_wait_for_starved_threads():
+    # the background threads never get to finish what they begin (they block until the test ends): result()
+    # computes every item itself, the ones they began included, and gives each item's answer
+    release = threading.Event()
+    began: list[int] = []
+
+    def slow_in_background(x: int) -> int:
+        if threading.current_thread().name.startswith("gc-background"):
+            began.append(x)
+            release.wait(30)
+        return -x
+
+    job = Background(slow_in_background, list(range(6)), workers=2)
+    while len(began) < 2:  # both background threads hold an item
+        threading.Event().wait(0.01)
+    try:
+        assert job.result() == [0, -1, -2, -3, -4, -5]
+    finally:
+        release.set()
+    assert sorted(began) == [0, 1]  # they began the first two; result() did all the rest
+
+
+def test_background_errors_are_raised_by_result_and_cancel_begins_nothing_more():
+    def boom(x: int) -> int:
+        if x == 3:
+            raise ValueError("item 3 is bad")
+        return x
+
+    with pytest.raises(ValueError, match="item 3 is bad"):
+        Background(boom, list(range(8)), workers=2).result()
+    ran: list[int] = []
+    gate = threading.Event()
+
+    def record(x: int) -> int:
+        if threading.current_thread().name.startswith("gc-background"):
+            gate.wait(30)
+        ran.append(x)
+        return x
+
+    job = Background(record, list(range(10)), workers=1)
+    job.cancel()
+    gate.set()
+    assert job.result() == list(range(10))  # result() still computes everything not done
+    assert len(ran) <= 11  # the one item the background thread had begun may have run twice

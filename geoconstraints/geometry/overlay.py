@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +27,7 @@ import shapely
 from shapely import STRtree
 
 from geoconstraints.errors import InputError
-from geoconstraints.parallel import parallel_map
+from geoconstraints.parallel import Background, parallel_map
 from geoconstraints.units import SQFT_PER_ACRE
 
 log = logging.getLogger(__name__)
@@ -771,14 +772,30 @@ def distance_to_lines(
     ...                   max_distance_ft=100).tolist()
     [10.0, nan]
     """
+    _check_bound(max_distance_ft)
+    n, nearest, chunks = _nearest_search(subjects, lines, chunk_size)
+    return _distances(n, max_distance_ft, parallel_map(nearest, chunks, workers))
+
+
+def _check_bound(max_distance_ft: float) -> None:
     if not (math.isfinite(max_distance_ft) and max_distance_ft >= 0):
         raise InputError(f"max_distance_ft must be a finite distance of 0 or more (got {max_distance_ft})")
+
+
+DistanceChunk = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""One chunk's answer in :func:`distance_to_lines`: (subjects searched, their distances, subjects at 0)."""
+
+
+def _nearest_search(subjects: np.ndarray | gpd.GeoSeries, lines: np.ndarray | gpd.GeoSeries, chunk_size: int
+                    ) -> tuple[int, Callable[[np.ndarray], DistanceChunk], list[np.ndarray]]:
+    """(number of subjects, the search of one chunk, the chunks of spatially sorted subjects) of
+    :func:`distance_to_lines`; no chunk when there is no subject or no line. The indexes are
+    built here, before threads share them."""
     geoms = np.asarray(subjects.values if isinstance(subjects, gpd.GeoSeries) else subjects, dtype=object)
     g = np.asarray(lines.values if isinstance(lines, gpd.GeoSeries) else lines, dtype=object)
-    out = np.full(len(geoms), np.nan)
     g = g[~(shapely.is_missing(g) | shapely.is_empty(g))] if len(g) else g
     if not len(geoms) or not len(g):
-        return out
+        return len(geoms), lambda idx: (idx, np.zeros(0), idx[:0]), []
     is_poly = np.isin(shapely.get_type_id(g), POLYGON_TYPES)
     segs, _ = line_segments(np.where(is_poly, shapely.boundary(g), g), DISTANCE_PIECE_SEGMENTS)
     seg_tree = STRtree(segs, node_capacity=DISTANCE_NODE_CAPACITY)
@@ -786,7 +803,7 @@ def distance_to_lines(
     for tree in (seg_tree, poly_tree):
         tree.query(shapely.box(0.0, 0.0, 0.0, 0.0))  # build before threads share it
 
-    def nearest(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def nearest(idx: np.ndarray) -> DistanceChunk:
         crossed, _ = seg_tree.query(geoms[idx], predicate="intersects")
         inside, _ = poly_tree.query(geoms[idx], predicate="intersects")
         zero = np.zeros(len(idx), dtype=bool)
@@ -798,11 +815,95 @@ def distance_to_lines(
         return rest[gi], dist, idx[zero]
 
     order = spatial_order(geoms)
-    for pos, dist, inside in parallel_map(nearest, [order[s:s + chunk_size] for s in range(0, len(geoms), chunk_size)],
-                                          workers):
+    return len(geoms), nearest, [order[s:s + chunk_size] for s in range(0, len(geoms), chunk_size)]
+
+
+def _distances(n: int, max_distance_ft: float, answers: Iterable[DistanceChunk]) -> np.ndarray:
+    """The distances of ``n`` subjects from the chunks' answers (NaN beyond ``max_distance_ft``)."""
+    out = np.full(n, np.nan)
+    for pos, dist, inside in answers:
         out[pos] = np.where(dist <= max_distance_ft, dist, np.nan)
         out[inside] = 0.0
     return out
+
+
+class PendingDistances:
+    """Stream distances being measured in the background (:func:`start_distance_to_lines`).
+
+    A thread of normal priority builds the indexes and the chunks (about 0.5 s for 1,000,000
+    parcels: the caller goes on meanwhile), then hands the chunks to a
+    :class:`~geoconstraints.parallel.Background` job.
+    """
+
+    def __init__(self, subjects: np.ndarray | gpd.GeoSeries, lines: np.ndarray | gpd.GeoSeries,
+                 max_distance_ft: float, chunk_size: int, workers: int | None) -> None:
+        self.max_distance_ft = float(max_distance_ft)
+        self.n = 0
+        self._job: Background | None = None
+        self._error: BaseException | None = None
+        self._cancelled = False
+        self._lock = threading.Lock()
+        self._setup = threading.Thread(target=self._begin, args=(subjects, lines, chunk_size, workers),
+                                       name="gc-background-setup", daemon=True)
+        self._setup.start()
+
+    def _begin(self, subjects: Any, lines: Any, chunk_size: int, workers: int | None) -> None:
+        try:
+            n, nearest, chunks = _nearest_search(subjects, lines, chunk_size)
+            with self._lock:
+                self.n = n
+                self._job = Background(nearest, [] if self._cancelled else chunks, workers)
+        except BaseException as exc:  # noqa: BLE001 -- handed to the caller: raised again by result()
+            self._error = exc
+
+    def result(self) -> np.ndarray:
+        """The distances, as :func:`distance_to_lines` returns them (waiting for, or finishing, the search)."""
+        self._setup.join()
+        if self._error is not None:
+            raise self._error
+        assert self._job is not None
+        return _distances(self.n, self.max_distance_ft, self._job.result())
+
+    def cancel(self) -> None:
+        """Start no more chunks in the background (when the run stops before it needs the distances)."""
+        with self._lock:
+            self._cancelled = True
+            if self._job is not None:
+                self._job.cancel()
+
+
+def start_distance_to_lines(
+    subjects: np.ndarray | gpd.GeoSeries,
+    lines: np.ndarray | gpd.GeoSeries,
+    *,
+    max_distance_ft: float,
+    chunk_size: int = CHUNK_SIZE,
+    workers: int | None = None,
+) -> PendingDistances:
+    """:func:`distance_to_lines` begun now on ``workers`` threads of the lowest priority
+    (:class:`~geoconstraints.parallel.Background`); ``.result()`` gives the same array.
+
+    The indexes are built on a thread of normal priority while the caller goes on; the search then
+    runs on cores the caller's other work (an overlay's threads, pandas on this thread) leaves idle,
+    and ``.result()`` finishes what is left at normal priority. A screening starts it before its
+    overlay: at 1,000,000 parcels the nearest search (~8 s of CPU) is then done in the gaps of the
+    overlay and the checks, before the checks end, instead of beside the checks.
+
+    Chunks of :data:`CHUNK_SIZE` subjects: chunks of 5,000 made the 1,000,000-parcel check 0.7 s
+    slower (each chunk's Python steps take the GIL from a thread of the lowest priority), and a
+    chunk a background thread has begun when ``.result()`` comes is searched again there, at most
+    ``workers`` chunks (~0.15 s of one core each).
+
+    Examples
+    --------
+    >>> from shapely.geometry import LineString, box
+    >>> job = start_distance_to_lines([box(0, 0, 10, 10), box(0, 500, 10, 510)], [LineString([(20, 0), (20, 10)])],
+    ...                               max_distance_ft=100)
+    >>> job.result().tolist()
+    [10.0, nan]
+    """
+    _check_bound(max_distance_ft)
+    return PendingDistances(subjects, lines, max_distance_ft, chunk_size, workers)
 
 
 # ------------------------------------------------------------------------------------------

@@ -97,6 +97,46 @@ def test_the_gis_child_writes_the_in_process_files(synthetic, sample_harvest, tm
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 
+def test_a_county_set_writes_its_geojson_and_geopackage_in_two_children(synthetic, tmp_path, monkeypatch):
+    # from GIS_SPLIT_MIN_ROWS rows findings.geojson and results.gpkg go to two children, one each, and are the
+    # files one child (or this process) writes; without findings.geojson in the set one child is enough
+    by: dict[str, int] = {}
+    real = child.Child.submit
+
+    def submit(self, name, target, job, **params):
+        by[name] = id(self)
+        return real(self, name, target, job, **params)
+
+    monkeypatch.setattr(child.Child, "submit", submit)
+    monkeypatch.setattr(output, "GIS_CHILD_MIN_ROWS", 0)
+    one = write_result(synthetic, tmp_path / "one")
+    assert by["findings.geojson"] == by["results.gpkg"]  # the default threshold: one child for both
+    rows = output.gis_rows(synthetic, "person")
+    monkeypatch.setattr(output, "GIS_SPLIT_MIN_ROWS", rows + 1)
+    by.clear()
+    write_result(synthetic, tmp_path / "just_under")
+    assert by["findings.geojson"] == by["results.gpkg"]
+    monkeypatch.setattr(output, "GIS_SPLIT_MIN_ROWS", rows)
+    by.clear()
+    two = write_result(synthetic, tmp_path / "two")
+    assert by["findings.geojson"] != by["results.gpkg"]  # two children
+    assert two["findings.geojson"].read_bytes() == one["findings.geojson"].read_bytes()
+    _same_gpkg(two["results.gpkg"], one["results.gpkg"])
+    assert sorted(p.name for p in (tmp_path / "two").iterdir()) == sorted(p.name for p in (tmp_path / "one").iterdir())
+    by.clear()
+    write_result(synthetic, tmp_path / "gpkg_only", outputs="gpkg,report")
+    assert list(by) == ["results.gpkg"]  # one GIS file: no second child
+    assert not child._LIVE  # every child ended and was reaped
+
+
+def test_a_child_begun_early_without_a_job_ends_with_its_block(tmp_path):
+    with child.Child("writing results.gpkg", kind="layers") as c:
+        assert c.begin() and c.begin()  # started once
+        proc = c.proc
+        assert proc is not None and proc.poll() is None
+    assert proc.returncode == 0 and proc not in child._LIVE
+
+
 def test_a_small_run_writes_here(synthetic, tmp_path, jobs):
     # the default threshold: a run this small (a few dozen rows) is not worth a child's start
     assert output.gis_rows(synthetic, "person") < output.GIS_CHILD_MIN_ROWS

@@ -359,10 +359,20 @@ class Child:
         self._feeder: threading.Thread | None = None
 
     def _start(self) -> subprocess.Popen[str]:
-        proc = _take_spare(self.kind) or _spawn()
+        proc = _take_spare(self.kind) or _spawn(self.kind)  # importing its kind's libraries at once
         self._feeder = threading.Thread(target=self._feed, args=(proc,), name="child-feed", daemon=True)
         self._feeder.start()
         return proc
+
+    def begin(self) -> bool:
+        """Start the child now, before its first job, so that it imports its libraries while this
+        process prepares that job. False when no child can be started (:meth:`submit` then says so)."""
+        if self.proc is None:
+            try:
+                self.proc = self._start()
+            except OSError:
+                return False
+        return True
 
     def _feed(self, proc: subprocess.Popen[str]) -> None:
         """Write the queued jobs to the child (a thread: a long page never blocks the parent)."""

@@ -58,7 +58,7 @@ GIS_SPLIT_MIN_ROWS = 1_000_000
 """From this many rows (as :data:`GIS_CHILD_MIN_ROWS` counts them) findings.geojson and results.gpkg
 are written by two child processes, one each, instead of one after the other by one: a county's
 GDAL writes are then no longer the last thing the run waits for. Measured on 2 cores, whole
-``screen``: 1,000,000 parcels (1.8 million rows) 42.6-42.6 s against 43.4-43.6 s with one child
+``screen``: 1,000,000 parcels (1.8 million rows) 42.6 s twice against 43.4-43.6 s with one child
 (findings.geojson 12 s and results.gpkg 10 s of CPU, one after the other, ended ~6 s after this
 process's own files), and 42.1-42.4 s against 43.6-44.1 s once the second child is begun with the
 set (:meth:`~geoconstraints.output.child.Child.begin`: it imports pyarrow and pyogrio while this

@@ -123,23 +123,28 @@ def _other_cover_layers(layers: Layers, subjects: gpd.GeoDataFrame) -> tuple[lis
     return extra, z is not None
 
 
-def _stream_distance(layers: Layers, geoms: np.ndarray, rulebook: Rulebook, workers: int | None = None) -> np.ndarray:
-    """Distance to the nearest stream within FLD-003's ``bfe_search_radius_ft`` (NaN beyond it)."""
+def _stream_search(layers: Layers, geoms: np.ndarray, rulebook: Rulebook) -> dict[str, Any] | None:
+    """The arguments of the stream distance (the streams, FLD-003's ``bfe_search_radius_ft``); None
+    when there is nothing to measure (no streams layer, no subjects)."""
     streams = layers.get_layer("streams")
     if streams is None or not len(geoms):
+        return None
+    return {"lines": streams.geometry.values, "max_distance_ft": rulebook["FLD-003"].t("bfe_search_radius_ft")}
+
+
+def _stream_distance(layers: Layers, geoms: np.ndarray, rulebook: Rulebook, workers: int | None = None) -> np.ndarray:
+    """Distance to the nearest stream within FLD-003's ``bfe_search_radius_ft`` (NaN beyond it)."""
+    search = _stream_search(layers, geoms, rulebook)
+    if search is None:
         return np.full(len(geoms), np.nan)
-    return distance_to_lines(geoms, streams.geometry.values, workers=workers,
-                             max_distance_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
+    return distance_to_lines(geoms, workers=workers, **search)
 
 
 def _start_stream_distance(layers: Layers, geoms: np.ndarray, rulebook: Rulebook,
                            workers: int | None = None) -> PendingDistances | None:
     """:func:`_stream_distance` begun in the background (:func:`start_distance_to_lines`); None: no streams."""
-    streams = layers.get_layer("streams")
-    if streams is None or not len(geoms):
-        return None
-    return start_distance_to_lines(geoms, streams.geometry.values, workers=workers,
-                                   max_distance_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
+    search = _stream_search(layers, geoms, rulebook)
+    return None if search is None else start_distance_to_lines(geoms, workers=workers, **search)
 
 
 ENGINES = ("default", "dask")

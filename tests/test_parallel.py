@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -82,9 +83,13 @@ def test_background_gives_the_items_in_order_and_runs_them_on_low_priority_threa
 
     mine = _nice_of_this_thread()
     job = Background(square, list(range(50)), workers=2)
+    deadline = time.monotonic() + 10
+    while not any(n.startswith("gc-background") for n in seen) and time.monotonic() < deadline:
+        time.sleep(0.005)  # a background thread has done an item (not result() all of them)
     assert job.result() == [x * x for x in range(50)]
     assert _nice_of_this_thread() == mine  # the caller's thread keeps its priority
     background = {name: nice for name, nice in seen.items() if name.startswith("gc-background")}
+    assert background
     if sys.platform.startswith("linux"):
         assert all(nice == max(BACKGROUND_NICE, mine) for nice in background.values())
     assert Background(square, [], workers=2).result() == []

@@ -178,6 +178,41 @@ def test_styles_are_inside_the_atomic_write(tmp_path):
     assert _rows(target)["findings"]["styleName"] == "findings (geoconstraints)"
 
 
+def test_the_family_of_a_layer_is_its_declared_type_without_a_pass_over_rows(tmp_path, monkeypatch):
+    """A county's parcels: the family comes from gpkg_geometry_columns, not from a million rows;
+    a layer declared GEOMETRY (mixed) still gets the family of most of its rows."""
+    from shapely.geometry import LineString, box
+
+    polys = gpd.GeoDataFrame({"worst_status": ["review", "pass"]},
+                             geometry=[box(0, 0, 1, 1), box(1, 0, 2, 1)], crs=2261)
+    mixed = gpd.GeoDataFrame({"name": ["a", "b", "c"]},
+                             geometry=[LineString([(0, 0), (1, 1)]), LineString([(1, 1), (2, 0)]), Point(5, 5)],
+                             crs=2261)
+    target = tmp_path / "r.gpkg"
+    writers.write_gpkg({"parcels": polys, "mixed": mixed}, target)
+    con = sqlite3.connect(target)
+    types = dict(con.execute("SELECT table_name, geometry_type_name FROM gpkg_geometry_columns"))
+    con.close()
+    assert types == {"parcels": "POLYGON", "mixed": "GEOMETRY"}
+    calls = []
+    real = styles.geom_family
+    monkeypatch.setattr(styles, "geom_family", lambda df: calls.append(len(df)) or real(df))
+    assert styles.add_layer_styles(target, {"parcels": polys, "mixed": mixed}) == 2
+    assert calls == [3]  # only the mixed layer's rows were looked at
+    rows = _rows(target)
+    assert _qml(rows["parcels"]).find("layerGeometryType").text == "2"  # polygon
+    assert _qml(rows["mixed"]).find("layerGeometryType").text == "1"  # line: two of three rows
+
+
+@pytest.mark.parametrize(("declared", "family"), [
+    ("POINT", "point"), ("MultiPoint", "point"), ("LINESTRING", "line"), ("MULTILINESTRING", "line"),
+    ("POLYGON", "polygon"), ("multipolygon", "polygon"), ("GEOMETRY", None), ("GEOMETRYCOLLECTION", None),
+    (None, None), ("", None),
+])
+def test_declared_family(declared, family):
+    assert styles.declared_family(declared) == family
+
+
 @pytest.mark.parametrize(("zone", "sub", "key"), [
     ("AE", None, "AE"), ("X", "0.2 PCT ANNUAL CHANCE FLOOD HAZARD", "X (0.2% annual chance)"),
     ("X", "AREA OF MINIMAL FLOOD HAZARD", "X"), ("X", "AREA WITH REDUCED FLOOD RISK DUE TO LEVEE",

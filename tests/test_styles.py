@@ -204,6 +204,53 @@ def test_the_family_of_a_layer_is_its_declared_type_without_a_pass_over_rows(tmp
     assert _qml(rows["mixed"]).find("layerGeometryType").text == "1"  # line: two of three rows
 
 
+class _Recording:
+    """A sqlite3 connection that records the SQL run on it."""
+
+    def __init__(self, con, seen):
+        self._con, self._seen = con, seen
+
+    def execute(self, sql, *args):
+        self._seen.append(sql)
+        return self._con.execute(sql, *args)
+
+    def executemany(self, sql, rows):
+        self._seen.append(sql)
+        return self._con.executemany(sql, rows)
+
+    def __enter__(self):
+        return self._con.__enter__()
+
+    def __exit__(self, *exc):
+        return self._con.__exit__(*exc)
+
+    def close(self):
+        self._con.close()
+
+
+@pytest.mark.parametrize("wait", [True, False])
+def test_styles_wait_for_the_disk_unless_told_the_file_is_temporary(tmp_path, monkeypatch, wait):
+    # a GeoPackage in place keeps SQLite's durable commit; write_result's temporary file (moved in place once
+    # complete, as GDAL wrote it without waiting) is styled without flushing it to the disk
+    g = gpd.GeoDataFrame({"status": ["violation"]}, geometry=[Point(964_000, 760_000)], crs=2261)
+    target = writers.write_gpkg({"findings": g}, tmp_path / "r.gpkg")
+    seen: list[str] = []
+    real = sqlite3.connect
+    monkeypatch.setattr(styles.sqlite3, "connect", lambda *a, **k: _Recording(real(*a, **k), seen))
+    assert styles.add_layer_styles(target, {"findings": g}, wait_for_disk=wait) == 1
+    monkeypatch.undo()
+    assert ("PRAGMA synchronous = OFF" in seen) is (not wait)
+    assert _rows(target)["findings"]["styleName"] == "findings (geoconstraints)"
+
+
+def test_write_result_styles_its_temporary_geopackage_without_waiting_for_the_disk(tmp_path, monkeypatch):
+    calls = []
+    real = styles.add_layer_styles
+    monkeypatch.setattr(styles, "add_layer_styles", lambda *a, **k: calls.append(k.get("wait_for_disk")) or real(*a, **k))
+    write_result(make_synthetic_result(tmp_path / "inputs"), tmp_path / "set")
+    assert calls == [False]
+
+
 @pytest.mark.parametrize(("declared", "family"), [
     ("POINT", "point"), ("MultiPoint", "point"), ("LINESTRING", "line"), ("MULTILINESTRING", "line"),
     ("POLYGON", "polygon"), ("multipolygon", "polygon"), ("GEOMETRY", None), ("GEOMETRYCOLLECTION", None),

@@ -185,7 +185,7 @@ def _gpkg(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Pa
     layers.update(result.tables)
     meta = {f"GEOCONSTRAINTS_{k.upper()}": str(v) for k, v in stamp.items()}
     t = folder / "results.gpkg"
-    finalize = partial(styles.add_layer_styles, layers=layers, families=families)
+    finalize = partial(styles.add_layer_styles, layers=layers, families=families, wait_for_disk=False)
     wkb = _parcels_wkb(result, shared)
     if gis is not None:
         prepared = files.gpkg_layers(layers, crs=result.crs, geometry_types=gtypes, metadata=meta, wkb=wkb)

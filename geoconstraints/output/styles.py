@@ -487,7 +487,7 @@ LAYER_STYLES_DDL = (
 """The ``layer_styles`` table as QGIS creates it in a GeoPackage."""
 
 def add_layer_styles(gpkg_path: str | os.PathLike[str], layers: Mapping[str, pd.DataFrame],
-                     families: Mapping[str, str] | None = None) -> int:
+                     families: Mapping[str, str] | None = None, *, wait_for_disk: bool = True) -> int:
     """Store a default QGIS style for each layer of ``layers`` in the GeoPackage ``gpkg_path``.
 
     Creates the ``layer_styles`` table (QGIS schema) if missing and registers it in
@@ -508,6 +508,11 @@ def add_layer_styles(gpkg_path: str | os.PathLike[str], layers: Mapping[str, pd.
         Layer name -> ``point``, ``line`` or ``polygon`` for layers whose frame cannot tell (empty).
         Otherwise a layer's family is that of its declared geometry type (:func:`declared_family`),
         and of its rows (:func:`geom_family`) where the type names no one family.
+    wait_for_disk : bool
+        SQLite waits at the commit until the file is on the disk (default, for a GeoPackage in
+        place). ``False`` for a temporary file moved in place once complete (as :func:`write_result
+        <geoconstraints.output.write_result>` does): the commit then does not flush the whole file
+        GDAL has just written (0.75 s for a county's 570 MB).
 
     Returns
     -------
@@ -528,9 +533,8 @@ def add_layer_styles(gpkg_path: str | os.PathLike[str], layers: Mapping[str, pd.
         raise OutputError(f"{path}: cannot open the GeoPackage to add QGIS styles ({exc})") from None
     n = 0
     try:
-        # no wait for the disk at the commit: the file is a temporary one, moved in place once complete
-        # (as GDAL wrote it, child.GDAL_WRITE_CONFIG); waiting flushed a county's 570 MB (0.75 s)
-        con.execute("PRAGMA synchronous = OFF")
+        if not wait_for_disk:  # a temporary file, as GDAL wrote it (child.GDAL_WRITE_CONFIG)
+            con.execute("PRAGMA synchronous = OFF")
         with con:
             try:
                 declared = {r[0]: (r[1], r[2]) for r in con.execute(

@@ -167,6 +167,8 @@ class Background:
                 self._store(i, self._fn(self._items[i]))
 
         with self._lock:  # the items no thread has begun: here, on normal threads
+            if self._error is not None:  # a background item failed: nothing more is worth computing
+                raise self._error
             rest = list(range(self._next, len(self._items)))
             self._next = len(self._items)
         parallel_map(run, rest, workers=self._workers)

@@ -158,3 +158,23 @@ def test_background_errors_are_raised_by_result_and_cancel_begins_nothing_more()
     gate.set()
     assert job.result() == list(range(10))  # result() still computes everything not done
     assert len(ran) <= 11  # the one item the background thread had begun may have run twice
+
+
+def test_background_error_is_raised_without_computing_the_rest():
+    # an item failing in the background fails the job: result() raises it at once instead of first computing
+    # every item no thread had begun (a failing screening's remaining stream-distance chunks)
+    calls: list[int] = []
+
+    def boom(x: int) -> int:
+        calls.append(x)
+        if x == 0:
+            raise ValueError("item 0 is bad")
+        return x
+
+    job = Background(boom, list(range(20)), workers=1)
+    deadline = time.monotonic() + 30
+    while job._error is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with pytest.raises(ValueError, match="item 0 is bad"):
+        job.result()
+    assert calls == [0]  # the background thread stopped at the error; result() computed nothing

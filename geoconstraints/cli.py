@@ -33,6 +33,7 @@ import click
 from click.core import ParameterSource
 from tqdm import tqdm
 
+from geoconstraints import interrupt
 from geoconstraints.commands import (
     ENGINES,
     SITE_NUMBER_BOUNDS,
@@ -152,7 +153,9 @@ _cleanup: dict[str, Any] = {}  # the SIGALRM handler before the limit was armed 
 def _on_signal(signum: int, frame: Any) -> None:
     """The first SIGTERM (SIGINT) raises :class:`Terminated` (``KeyboardInterrupt``) so cleanup runs,
     within :data:`CLEANUP_LIMIT_S`; a second one ends the process at once, as by default (what a
-    killed run leaves is tidied by the next run)."""
+    killed run leaves is tidied by the next run). The exception is recorded
+    (:func:`geoconstraints.interrupt.raised`): one that a library swallows is raised again before
+    the next stage, output step or wait for a child process."""
     signal.signal(signum, signal.SIG_DFL)
     if hasattr(signal, "SIGALRM") and "alarm" not in _cleanup:
         with contextlib.suppress(ValueError, OSError):
@@ -161,7 +164,9 @@ def _on_signal(signum: int, frame: Any) -> None:
     if "unraisable" not in _cleanup:
         _cleanup["unraisable"] = sys.unraisablehook
         sys.unraisablehook = functools.partial(_lost_signal, signum)
-    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    exc = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    interrupt.raised(exc)  # raised again at the next check if a library swallows it
+    raise exc
 
 
 def _lost_signal(signum: int, unraisable: Any) -> None:
@@ -192,6 +197,7 @@ def _cleanup_overdue(signum: int, _alarm: int, frame: Any) -> None:
 
 
 def _end_cleanup_limit() -> None:
+    interrupt.forget()
     if "alarm" in _cleanup:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, _cleanup.pop("alarm"))
@@ -274,6 +280,7 @@ class Stages:
 
     @contextlib.contextmanager
     def __call__(self, name: str) -> Iterator[None]:
+        interrupt.check()  # a signal a library swallowed in the stage before (geoconstraints.interrupt)
         self.bar.set_description_str(name)
         t0 = time.perf_counter()
         try:

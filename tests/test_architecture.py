@@ -1,6 +1,6 @@
 """The package layout is the data flow: no module imports upward, and there are no cycles.
 
-Layers, lowest first: the core (``errors``, ``units``, ``text``, ``parallel``, ``_version``) < ``io`` < ``rulebook`` <
+Layers, lowest first: the core (``errors``, ``units``, ``text``, ``parallel``, ``interrupt``, ``_version``) < ``io`` < ``rulebook`` <
 ``geometry`` < ``rules`` < ``result`` < ``commands`` < ``output`` < ``demo`` / ``cli``.
 ``geometry`` is rule-agnostic: it never imports ``rulebook``. Imports of the package's own
 modules sit at the top of each module (none hidden inside functions).
@@ -16,7 +16,7 @@ import pytest
 PKG = Path(__file__).resolve().parents[1] / "geoconstraints"
 
 RANK = {
-    "errors": 0, "units": 0, "text": 0, "parallel": 0, "_version": 0,
+    "errors": 0, "units": 0, "text": 0, "parallel": 0, "interrupt": 0, "_version": 0,
     "io": 1, "rulebook": 2, "geometry": 3, "rules": 4, "result": 5, "commands": 6, "output": 7,
     "demo": 8, "cli": 9,
 }

@@ -26,7 +26,7 @@ from catalogue import sample_gpkg, screen
 from conftest import tree_hashes
 from pandas.testing import assert_frame_equal
 
-from geoconstraints import output
+from geoconstraints import interrupt, output
 from geoconstraints.errors import OutputError
 from geoconstraints.output import child, write_result
 
@@ -327,6 +327,27 @@ def test_sigterm_and_sigint_while_the_gis_child_writes(tmp_path, runner, sig, te
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".out")) == []
     with pytest.raises(ProcessLookupError):  # killed and reaped, not left writing into the removed folder
         os.kill(pid, 0)
+
+
+def test_a_signal_a_library_swallowed_is_raised_before_waiting_for_a_child(tmp_path):
+    # the CLI's handler raised KeyboardInterrupt inside a library that cleared it (pyarrow converting a pandas
+    # column of Arrow text does): waiting for the child's answer, or for its end, raises it instead of waiting
+    # (seen: a run that then waited for its paused GIS child until the 30 s backstop)
+    assert interrupt.check in child.BEFORE_WAIT  # registered by geoconstraints.output
+    for how in ("answer", "close"):
+        c = child.Child("writing a test file")
+        try:
+            job = c.submit("x", tmp_path / "x", {"kind": "no such kind"})  # the child would answer at once
+            assert job is not None
+            interrupt.raised(KeyboardInterrupt())
+            with pytest.raises(KeyboardInterrupt):
+                job.result() if how == "answer" else c.close(kill=False)
+            if how == "close":  # not waited for: killed
+                assert c.proc.returncode == -signal.SIGKILL
+        finally:
+            interrupt.forget()
+            c.close(kill=True)
+        assert c.proc not in child._LIVE
 
 
 def test_kill_all_sigkills_every_child_still_running_and_close_forgets_them(tmp_path):

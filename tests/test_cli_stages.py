@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from geoconstraints import cli, sample_path
 from geoconstraints.cli import main
 
@@ -30,3 +32,34 @@ def test_one_bar_over_the_stages_on_a_terminal(monkeypatch):
             pass
     text = err.getvalue()
     assert all(name in text for name in st.names) and "0/3 stages" in text and "2/3 stages" in text
+
+
+def test_a_stage_raises_a_signal_a_library_swallowed_before_it_begins():
+    # a Ctrl-C whose exception was cleared inside the stage before (geoconstraints.interrupt): the next stage
+    # does not begin
+    from geoconstraints import interrupt
+
+    st = cli.Stages(["load", "check"])
+    begun = []
+    with st("load"):
+        begun.append("load")
+    interrupt.raised(KeyboardInterrupt())
+    try:
+        with pytest.raises(KeyboardInterrupt), st("check"):
+            begun.append("check")
+    finally:
+        interrupt.forget()
+        st.close()
+    assert begun == ["load"]
+
+
+def test_the_end_of_a_command_forgets_the_signal():
+    # the CLI clears what its handler recorded when the command ends (the restore its context runs on close),
+    # so a later command in the same process (a notebook calling main, the tests' runner) is not stopped by it
+    from geoconstraints import interrupt
+
+    interrupt.raised(KeyboardInterrupt())
+    cli._end_cleanup_limit()
+    assert interrupt.pending() is None
+    with cli.Stages(["load"])("load"):
+        pass

@@ -81,6 +81,19 @@ elif where == "lost-signal":  # SIGTERM handled inside a finalizer, where Python
         time.sleep(600)  # a long step the lost signal would not end
         return out
     files.write_csv = write_csv
+elif where == "swallowed-signal":  # the signal handled inside a library that clears every exception it meets
+    orig_csv = files.write_csv
+    def write_csv(df, target):
+        out = orig_csv(df, target)
+        mark(str(target))
+        end = time.monotonic() + 5
+        while time.monotonic() < end:  # as pyarrow converting a pandas column of Arrow text can
+            try:
+                time.sleep(0.05)  # the handler runs here
+            except BaseException:
+                pass
+        return out  # the step ends as if never signalled
+    files.write_csv = write_csv
 elif where == "swapped":  # the new set just swapped in, the earlier one not yet removed
     orig_swap = outset.swap_in
     def swap_in(new, out):
@@ -248,6 +261,16 @@ def _ended(proc: subprocess.Popen, timeout: float = 60) -> str:
     raise AssertionError(f"the run did not end {timeout:g} s after the signal; its threads:\n{err[-6000:]}")
 
 
+def _signalled(tmp_path: Path, gpkg: Path, pause_in: str, sig: int, timeout: float) -> tuple[subprocess.Popen, str, float]:
+    """A screening run into tmp/out (``--overwrite``) started up to ``pause_in`` and sent ``sig``: the
+    process, its stderr once ended (:func:`_ended`) and the seconds from the signal to its end."""
+    proc, _ = _start(tmp_path, screen(tmp_path, gpkg, "--overwrite"), pause_in)
+    t0 = time.monotonic()
+    proc.send_signal(sig)
+    err = _ended(proc, timeout=timeout)
+    return proc, err, time.monotonic() - t0
+
+
 def _start(tmp_path: Path, args: list[str], pause_in: str) -> tuple[subprocess.Popen, Path]:
     script = tmp_path / "wrapper.py"
     script.write_text(WRAPPER)
@@ -351,16 +374,42 @@ def test_a_signal_handled_inside_a_finalizer_is_not_lost(town, tmp_path):
 
 
 @pytest.mark.parametrize("sig, text", [(signal.SIGTERM, "terminated (SIGTERM)"), (signal.SIGINT, "interrupted")])
+def test_a_signal_a_library_swallowed_stops_the_run_at_the_next_step(town, tmp_path, sig, text):
+    # the handler's exception is cleared by the code it was raised in (seen: pyarrow converting a pandas column of
+    # Arrow text, then a wait for the GIS child until the 30 s backstop): the next output step raises it again,
+    # so the run stops there and --out keeps the earlier set (without it the run went on and swapped its set in)
+    gpkg, out = town
+    before = tree_hashes(out)
+    proc, err, took = _signalled(tmp_path, gpkg, "swallowed-signal", sig, timeout=60)
+    assert took < 20  # the rest of the swallowing step (5 s), not the 30 s backstop
+    assert proc.returncode == 2, err
+    assert err.strip().splitlines()[-1] == f"error: {text}", err[-6000:]
+    assert tree_hashes(out) == before
+    assert _beside(out) == []
+
+
+def test_a_step_raises_a_swallowed_signal_before_it_writes(tmp_path):
+    from geoconstraints import interrupt
+
+    wrote = []
+    with pytest.raises(KeyboardInterrupt), outset.output_set(tmp_path / "out", set()) as s:
+        assert s.step("a.txt", lambda folder: wrote.append("a") or {}) == {}
+        interrupt.raised(KeyboardInterrupt())
+        try:
+            s.step("b.txt", lambda folder: wrote.append("b") or {})
+        finally:
+            interrupt.forget()
+    assert wrote == ["a"] and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("sig, text", [(signal.SIGTERM, "terminated (SIGTERM)"), (signal.SIGINT, "interrupted")])
 def test_a_cleanup_that_blocks_ends_within_the_limit(town, tmp_path, sig, text):
     # the backstop: whatever blocks the cleanup after the signal, the run ends CLEANUP_LIMIT_S
     # (3 s here) later with exit code 2, one error line last and the threads' stacks above it
     gpkg, out = town
     before = tree_hashes(out)
-    proc, _ = _start(tmp_path, screen(tmp_path, gpkg, "--overwrite"), "stuck-cleanup")
-    t0 = time.monotonic()
-    proc.send_signal(sig)
-    err = _ended(proc, timeout=40)
-    assert time.monotonic() - t0 < 30
+    proc, err, took = _signalled(tmp_path, gpkg, "stuck-cleanup", sig, timeout=40)
+    assert took < 30
     assert proc.returncode == 2
     assert err.strip().splitlines()[-1] == (f"error: {text}; the cleanup did not end within 3 s (the stacks "
                                             f"above are for a bug report)")

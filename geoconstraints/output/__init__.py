@@ -21,6 +21,7 @@ from typing import Any
 import geopandas as gpd
 import pandas as pd
 
+from geoconstraints import interrupt
 from geoconstraints.errors import MissingToolError, OutputError
 from geoconstraints.output import child, field, files, outset, plots, report, styles, webmap
 from geoconstraints.output.selection import ALL_OUTPUTS, OUTPUTS, select_outputs
@@ -28,6 +29,9 @@ from geoconstraints.result import Result
 from geoconstraints.rulebook.findings import findings_in_scope, findings_scope, status_counts
 
 log = logging.getLogger(__name__)
+
+if interrupt.check not in child.BEFORE_WAIT:  # child.py imports nothing of geoconstraints (run as a script)
+    child.BEFORE_WAIT.append(interrupt.check)
 
 Step = Callable[[Path], dict[str, Path]]
 """A writer step: ``step(folder) -> {name: path}`` writes its outputs into ``folder`` (the set being written)."""

@@ -32,7 +32,8 @@ its own process group (a Ctrl-C at the terminal reaches the parent only, which k
 and exits when its input closes, so a parent killed with SIGKILL leaves it running for at most
 one job.
 
-This module imports nothing of geoconstraints: it is run as a script.
+This module imports nothing of geoconstraints: it is run as a script. :mod:`geoconstraints.output`
+registers :func:`geoconstraints.interrupt.check` in :data:`BEFORE_WAIT`.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ import sys
 import tempfile
 import threading
 import traceback
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -60,6 +61,17 @@ log = logging.getLogger(__name__)
 
 KILL_WAIT_S = 10.0
 """At most this long for a killed child to be reaped and its feeding thread to end."""
+
+BEFORE_WAIT: list[Callable[[], None]] = []
+"""Called in the parent before it waits for a child's answer or its end. :mod:`geoconstraints.output`
+registers :func:`geoconstraints.interrupt.check`: a Ctrl-C or SIGTERM whose exception a library
+swallowed is raised there, not lost in a wait for a child that may never answer."""
+
+
+def _before_wait() -> None:
+    for fn in BEFORE_WAIT:
+        fn()
+
 
 _LIVE: set[subprocess.Popen[str]] = set()  # the children started and not yet reaped (kill_all)
 
@@ -405,6 +417,7 @@ class Child:
         proc = self.proc
         assert proc is not None and proc.stdout is not None
         while len(self._answers) <= index:
+            _before_wait()  # a signal a library swallowed: raised, not lost waiting for a child that may never answer
             line = proc.stdout.readline()
             if not line:
                 code = proc.wait()
@@ -424,6 +437,7 @@ class Child:
         self._queue.put(None)
         if not kill:
             try:
+                _before_wait()  # a signal a library swallowed: the child is killed, not waited for
                 self.proc.wait()
             except BaseException:
                 self._kill()

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from geoconstraints import interrupt
 from geoconstraints.errors import OutputError
 from geoconstraints.io.paths import sha256_file
 from geoconstraints.parallel import parallel_map
@@ -414,6 +415,7 @@ class OutputSet:
         dict
             The writer's names -> their paths in the temporary folder.
         """
+        interrupt.check()  # a signal a library swallowed in the step before (geoconstraints.interrupt)
         try:
             return write(self.folder)
         except OutputError as exc:

@@ -157,6 +157,9 @@ def _on_signal(signum: int, frame: Any) -> None:
     (:func:`geoconstraints.interrupt.raised`): one that a library swallows is raised again before
     the next stage, output step or wait for a child process."""
     signal.signal(signum, signal.SIG_DFL)
+    if _cleanup.get("stopping"):  # the first one's exception is on its way (see _resend): as a second signal
+        os.kill(os.getpid(), signum)
+        return
     if hasattr(signal, "SIGALRM") and "alarm" not in _cleanup:
         with contextlib.suppress(ValueError, OSError):
             _cleanup["alarm"] = signal.signal(signal.SIGALRM, functools.partial(_cleanup_overdue, signum))
@@ -174,15 +177,26 @@ def _lost_signal(signum: int, unraisable: Any) -> None:
     inside a finalizer or a weakref callback (run by the garbage collector wherever the main thread
     is) is ignored by Python, so the run would go on as if never signalled. Send the signal again
     from a thread a moment later, when the main thread has left the finalizer (sent from here, its
-    handler would run inside this hook, whose exceptions are ignored too)."""
+    handler would run inside this hook, whose exceptions are ignored too; see :func:`_resend`)."""
     if isinstance(unraisable.exc_value, (Terminated, KeyboardInterrupt)):
         with contextlib.suppress(ValueError, OSError, RuntimeError):
             signal.signal(signum, _on_signal)
-            again = threading.Timer(RESEND_AFTER_S, os.kill, (os.getpid(), signum))
+            again = threading.Timer(RESEND_AFTER_S, _resend, (signum, interrupt.times_raised_again()))
             again.daemon = True
             again.start()
             return
     _cleanup.get("unraisable", sys.__unraisablehook__)(unraisable)
+
+
+def _resend(signum: int, seen: int) -> None:
+    """Send the signal :func:`_lost_signal` saw lost again, unless a check
+    (:func:`geoconstraints.interrupt.check`) has raised its exception again since (``seen``: the
+    count then): the run is then already stopping and a second exception would land in its cleanup.
+    A later signal then ends the run at once, as a second signal does (:func:`_on_signal`)."""
+    if interrupt.times_raised_again() != seen:
+        _cleanup["stopping"] = True
+        return
+    os.kill(os.getpid(), signum)
 
 
 def _cleanup_overdue(signum: int, _alarm: int, frame: Any) -> None:
@@ -198,6 +212,7 @@ def _cleanup_overdue(signum: int, _alarm: int, frame: Any) -> None:
 
 def _end_cleanup_limit() -> None:
     interrupt.forget()
+    _cleanup.pop("stopping", None)
     if "alarm" in _cleanup:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, _cleanup.pop("alarm"))

@@ -34,11 +34,18 @@ from __future__ import annotations
 import threading
 
 _pending: list[type[BaseException]] = []
+_again = [0]  # how many times check() has raised
 
 
 def raised(exc: BaseException) -> None:
     """Record ``exc``, the exception a signal handler is raising, until :func:`forget`."""
     _pending[:] = [type(exc)]
+
+
+def times_raised_again() -> int:
+    """How many times :func:`check` has raised a recorded exception (in this process): the CLI
+    sends a signal lost in a finalizer again only if none was raised since (``cli._resend``)."""
+    return _again[0]
 
 
 def pending() -> type[BaseException] | None:
@@ -57,6 +64,7 @@ def check() -> None:
         ``Terminated``).
     """
     if _pending and threading.current_thread() is threading.main_thread():
+        _again[0] += 1
         raise _pending[0]()
 
 

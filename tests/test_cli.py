@@ -7,6 +7,7 @@ a traceback; 141 when the reader of stdout goes away (``geoconstraints rules | h
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 from catalogue import flood_zones, parcels, sample_gpkg, screen, write_gpkg
 from conftest import tree_hashes
 
-from geoconstraints import cli
+from geoconstraints import cli, interrupt
 from geoconstraints.cli import main
 from geoconstraints.errors import InputError
 
@@ -461,3 +462,28 @@ def test_library_warnings_are_one_line(runner, tmp_path, monkeypatch):
     assert res.exit_code == 0, res.output
     assert "warning: Measured (M) geometry types are not supported." in res.stderr
     assert "UserWarning" not in res.stderr and ".py:" not in res.stderr and "old API" not in res.stderr
+
+
+def test_a_lost_signal_is_sent_again_only_while_no_check_has_raised_it(monkeypatch):
+    # a signal lost in a finalizer is sent again 50 ms later (_lost_signal -> _resend); if a check has raised its
+    # exception again meanwhile (geoconstraints.interrupt), the run is already stopping and a second exception
+    # would land in its cleanup: not sent, and a later signal ends the run at once, as a second signal does
+    sent: list[int] = []
+    monkeypatch.setattr(cli.os, "kill", lambda pid, sig: sent.append(sig))
+    try:
+        interrupt.raised(cli.Terminated())
+        seen = interrupt.times_raised_again()
+        cli._resend(signal.SIGTERM, seen)
+        assert sent == [signal.SIGTERM] and "stopping" not in cli._cleanup
+        with pytest.raises(cli.Terminated):
+            interrupt.check()
+        assert interrupt.times_raised_again() == seen + 1
+        cli._resend(signal.SIGTERM, seen)
+        assert sent == [signal.SIGTERM] and cli._cleanup["stopping"]
+        handlers: list[tuple[int, object]] = []
+        monkeypatch.setattr(cli.signal, "signal", lambda sig, handler: handlers.append((sig, handler)))
+        cli._on_signal(signal.SIGTERM, None)  # no exception: the default action, at once
+        assert handlers == [(signal.SIGTERM, signal.SIG_DFL)] and sent == [signal.SIGTERM, signal.SIGTERM]
+    finally:
+        cli._end_cleanup_limit()
+    assert "stopping" not in cli._cleanup and interrupt.pending() is None

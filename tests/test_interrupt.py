@@ -29,10 +29,12 @@ def test_a_recorded_exception_is_raised_again_as_a_new_one_of_its_type_until_for
     first = Stop("from the handler")
     interrupt.raised(first)
     assert interrupt.pending() is Stop
+    before = interrupt.times_raised_again()
     for _ in range(2):  # swallowed again, raised again at the next check
         with pytest.raises(Stop) as info:
             interrupt.check()
         assert info.value is not first and info.traceback[-1].name == "check"  # raised by check itself
+    assert interrupt.times_raised_again() == before + 2
     interrupt.raised(KeyboardInterrupt())  # the latest signal's kind
     with pytest.raises(KeyboardInterrupt):
         interrupt.check()

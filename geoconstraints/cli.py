@@ -283,6 +283,9 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
 class Stages:
     """One progress bar over a command's stages (on a terminal only); with ``-v`` each stage's time.
 
+    A stage may hold items of its own (``write outputs``: each writer, :func:`write_result`'s
+    ``progress``): :meth:`expect` adds them to the bar, which shows the stage and the item.
+
     >>> st = Stages(["load", "check"])
     >>> with st("load"):
     ...     pass
@@ -290,19 +293,29 @@ class Stages:
 
     def __init__(self, names: Sequence[str]) -> None:
         self.names = list(names)
+        self._open: list[str] = []  # the stage running and its item
         self.bar = tqdm(total=len(self.names), unit="stage", file=sys.stderr, leave=False, disable=not _tty(),
                         bar_format="{desc} {bar} {n_fmt}/{total_fmt} stages [{elapsed}]")
+
+    def expect(self, n: int) -> None:
+        """``n`` more items on the bar (the writers of the stage running)."""
+        self.bar.total += n
+        self.bar.refresh()
 
     @contextlib.contextmanager
     def __call__(self, name: str) -> Iterator[None]:
         interrupt.check()  # a signal a library swallowed in the stage before (geoconstraints.interrupt)
-        self.bar.set_description_str(name)
+        self._open.append(name)
+        self.bar.set_description_str(": ".join(self._open))
         t0 = time.perf_counter()
         try:
             yield
         finally:
+            self._open.pop()
             log.info("%s: %.1f s", name, time.perf_counter() - t0)
         self.bar.update(1)
+        if self._open:
+            self.bar.set_description_str(": ".join(self._open))
         if self.bar.n >= self.bar.total:
             self.bar.close()
 
@@ -540,7 +553,7 @@ def _finish(result: Any, out_dir: str, offline: bool, fail_on: str | None, parce
     with st("write outputs"):
         written = write_result(result, out_dir, offline=offline, parcel=parcel, findings=params.get("findings"),
                                overwrite=params.get("overwrite", False), outputs=params.get("outputs"),
-                               steps=[("database", database)] if out_db else [], **limits)
+                               steps=[("database", database)] if out_db else [], progress=st, **limits)
     st.close()
     counts = result.counts()
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"

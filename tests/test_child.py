@@ -9,6 +9,7 @@ child that pauses until signalled. The PDF child's own failures are tested in te
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -127,6 +128,31 @@ def test_a_county_set_writes_its_geojson_and_geopackage_in_two_children(syntheti
     write_result(synthetic, tmp_path / "gpkg_only", outputs="gpkg,report")
     assert list(by) == ["results.gpkg"]  # one GIS file: no second child
     assert not child._LIVE  # every child ended and was reaped
+
+
+def test_the_progress_follows_each_writer_and_the_wait_for_the_children(synthetic, tmp_path, monkeypatch):
+    # the CLI's bar and -v (write_result's progress): one item per writer step, in order, the GIS files only
+    # handed over here, then the wait for what the child processes write; announced before the first
+    monkeypatch.setattr(output, "GIS_CHILD_MIN_ROWS", 0)
+    seen: list[tuple[str, object]] = []
+
+    class Recorder:
+        def expect(self, n):
+            seen.append(("expect", n))
+
+        @contextlib.contextmanager
+        def __call__(self, name):
+            seen.append(("begin", name))
+            yield
+            seen.append(("end", name))
+
+    out = write_result(synthetic, tmp_path / "out", progress=Recorder())
+    begun = [name for kind, name in seen if kind == "begin"]
+    assert seen[0] == ("expect", len(begun)) and [k for k, _ in seen[1:]] == ["begin", "end"] * len(begun)
+    assert begun[:3] == ["findings.geojson (handed to a child process)", "results.gpkg (handed to a child process)",
+                         "report.html"]
+    assert begun[-1] == "waiting for the child processes (report.pdf, findings.geojson, results.gpkg)"
+    assert {"findings.geojson", "results.gpkg", "report.pdf"} <= set(out)
 
 
 def test_a_child_begun_early_without_a_job_ends_with_its_block(tmp_path):

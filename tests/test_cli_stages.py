@@ -16,7 +16,12 @@ def test_stage_times_with_v_and_no_bar_off_a_terminal(runner, tmp_path):
                                "--workers", "2"])
     assert res.exit_code == 0, res.output
     lines = [ln for ln in res.stderr.splitlines() if ln.startswith("info: ") and ln.endswith(" s")]
-    assert [ln.split(":")[1].strip() for ln in lines] == ["load", "check", "write outputs"]
+    # each writer is an item of the stage "write outputs" (the CSV and Parquet steps: one file per table too);
+    # the wait for the child processes' files last (report.pdf: the PDF child)
+    assert [ln[len("info: "): ln.rindex(":")] for ln in lines] == [
+        "load", "check", "report.html", "findings.geojson", "results.gpkg",
+        "findings.csv, parcels.csv, map_comparison.csv", "findings.parquet, parcels.parquet, map_comparison.parquet",
+        "map.html", "plots", "waiting for the child processes (report.pdf)", "write outputs"]
     assert "stages" not in res.stderr  # no bar: stderr is not a terminal
     quiet = runner.invoke(main, ["screen", str(sample_path("vestal_sample.gpkg")), "--out", str(tmp_path / "q")])
     assert quiet.exit_code == 0 and quiet.stderr == ""
@@ -63,3 +68,24 @@ def test_the_end_of_a_command_forgets_the_signal():
     assert interrupt.pending() is None
     with cli.Stages(["load"])("load"):
         pass
+
+
+def test_the_bar_counts_the_writers_of_a_stage(monkeypatch):
+    # write_result announces its writers (expect) and runs each inside the stage: the bar's total grows by them,
+    # and it shows the stage and the item
+    err = io.StringIO()
+    monkeypatch.setattr(cli, "_tty", lambda: True)
+    monkeypatch.setattr(cli.sys, "stderr", err)
+    st = cli.Stages(["check", "write outputs"])
+    with st("check"):
+        pass
+    with st("write outputs"):
+        st.expect(2)
+        assert st.bar.total == 4
+        with st("report.html"):
+            assert st.bar.desc.startswith("write outputs: report.html")
+        with st("map.html"):
+            pass
+        assert st.bar.n == 3 and st.bar.desc.startswith("write outputs")
+    assert st.bar.n == 4
+    assert "3/4 stages" in err.getvalue()

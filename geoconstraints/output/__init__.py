@@ -352,7 +352,8 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
                  parcel: str | None = None, map_max_features: int | None = None,
                  report_max_parcels: int | None = None, report_max_findings: int | None = None,
                  findings: str | None = None, overwrite: bool = False,
-                 steps: Sequence[tuple[str, Step]] = (), outputs: str | Iterable[str] | None = None) -> dict[str, Path]:
+                 steps: Sequence[tuple[str, Step]] = (), outputs: str | Iterable[str] | None = None,
+                 progress: outset.Progress | None = None) -> dict[str, Path]:
     """Write every output of ``result`` into ``out_dir`` as one set; return name -> path.
 
     The set: ``findings.geojson`` (RFC 7946), ``findings.csv`` and ``findings.parquet``
@@ -410,6 +411,11 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
         ``gpkg``, ``csv``, ``parquet``, ``report``, ``pdf``, ``map``, ``plots``, ``field``, as names
         or comma-separated text); default every one. ``provenance.json`` is always written and
         records them; the notes of the report and the map name only files written.
+    progress : Progress, optional
+        Follows the writers (:class:`~geoconstraints.output.outset.Progress`; the CLI's progress bar
+        and ``-v``): ``expect(n)`` once, then each file's writer step runs inside ``with
+        progress(name):`` (a file handed to a child process: its hand-over), and last the wait for
+        the files the child processes write (:func:`child_files_item`). The ``steps`` run outside it.
 
     Raises
     ------
@@ -439,12 +445,48 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
                            provenance=prov) as s, child.Child() as pdf, gis as gis_child, gpkg as gpkg_child:
         if gpkg_child is not None:
             gpkg_child.begin()  # its imports run while this process prepares findings.geojson and results.gpkg
-        for name, step in [*file_steps(result, scope=scope, pdf=pdf, gis=gis_child, gpkg=gpkg_child, **kw),
-                           *steps]:
+        writers = file_steps(result, scope=scope, pdf=pdf, gis=gis_child, gpkg=gpkg_child, **kw)
+        if progress is not None:
+            progress.expect(len(writers) + 1)  # and the wait for the children's files
+        handed = {"findings.geojson": gis_child, "results.gpkg": gpkg_child or gis_child}
+        for name, step in writers:
+            with outset.progress_item(progress, writer_item(name, result, handed.get(name) is not None)):
+                written.update(s.step(name, step))
+        for name, step in steps:
             written.update(s.step(name, step))
-        written.update(_collect(result, s, pdf, [gis_child, gpkg_child], parcel))
+        with outset.progress_item(progress, child_files_item([pdf, gis_child, gpkg_child])):
+            written.update(_collect(result, s, pdf, [gis_child, gpkg_child], parcel))
     written[outset.PROVENANCE_NAME] = s.folder / outset.PROVENANCE_NAME
     return {name: s.final(path) for name, path in written.items()}
+
+
+def writer_item(name: str, result: Result, handed: bool = False) -> str:
+    """The name of a writer step in :func:`write_result`'s progress: the files it writes (the CSV
+    and Parquet steps write one file per table too), and whether it only hands them to a child process.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> r = SimpleNamespace(tables={"parcels": None})
+    >>> writer_item("findings.csv", r), writer_item("findings.geojson", r, handed=True)
+    ('findings.csv, parcels.csv', 'findings.geojson (handed to a child process)')
+    """
+    suffix = {"findings.csv": ".csv", "findings.parquet": ".parquet"}.get(name)
+    label = ", ".join([name, *(f"{t}{suffix}" for t in result.tables)]) if suffix else name
+    return f"{label} (handed to a child process)" if handed else label
+
+
+def child_files_item(children: Iterable[child.Child | None]) -> str:
+    """The name of the last item of :func:`write_result`'s progress: the wait for the files the
+    child processes write.
+
+    Examples
+    --------
+    >>> child_files_item([None])
+    'waiting for the child processes (no files)'
+    """
+    names = [j.name for c in children if c is not None for j in c.jobs]
+    return f"waiting for the child processes ({', '.join(names) or 'no files'})"
 
 
 def prestart_writers(parcels: int, outputs: str | Iterable[str] | None = None) -> bool:

@@ -33,7 +33,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from geoconstraints import interrupt
 from geoconstraints.errors import OutputError
@@ -375,6 +375,22 @@ def _no_space(exc: BaseException) -> bool:
         return True
     text = str(exc).lower()
     return "no space left on device" in text or "database or disk is full" in text or "disk quota exceeded" in text
+
+
+class Progress(Protocol):
+    """What follows the writers of a set (the CLI's progress bar and ``-v``, ``cli.Stages``):
+    :meth:`expect` announces how many items will run, then each runs inside ``with progress(name):``."""
+
+    def expect(self, n: int) -> None:
+        """``n`` more items will run."""
+
+    def __call__(self, name: str) -> contextlib.AbstractContextManager[None]:
+        """The context one item (``name``: what it writes) runs in."""
+
+
+def progress_item(progress: Progress | None, name: str) -> contextlib.AbstractContextManager[None]:
+    """``progress(name)``, or a context doing nothing when nothing follows the writers."""
+    return contextlib.nullcontext() if progress is None else progress(name)
 
 
 @dataclass

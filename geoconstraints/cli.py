@@ -84,8 +84,23 @@ class _OneLine(logging.Formatter):
         return f"{record.levelname.lower()}: {record.getMessage()}"
 
 
+class _AboveTheBar(logging.StreamHandler):  # type: ignore[type-arg]
+    """Each message on a line of its own above the progress bar (``tqdm.write`` clears the bar,
+    writes the line and draws the bar again), never appended to the bar's line; without a bar, as
+    a StreamHandler writes it."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            tqdm.write(self.format(record), file=self.stream, nolock=True)  # no lock a signal could leave held
+            self.flush()
+        except RecursionError:
+            raise
+        except Exception:  # noqa: BLE001 - as logging.StreamHandler
+            self.handleError(record)
+
+
 def _setup_logging(verbose: int, quiet: bool) -> None:
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _AboveTheBar(sys.stderr)
     handler.setFormatter(_OneLine())
     root = logging.getLogger("geoconstraints")
     root.handlers[:] = [handler]

@@ -89,3 +89,23 @@ def test_the_bar_counts_the_writers_of_a_stage(monkeypatch):
         assert st.bar.n == 3 and st.bar.desc.startswith("write outputs")
     assert st.bar.n == 4
     assert "3/4 stages" in err.getvalue()
+
+
+def test_a_log_line_goes_above_the_bar_not_into_it(monkeypatch):
+    # -v on a terminal: each writer's time is logged while the bar is drawn; the line is written on its own
+    # (the bar cleared, then drawn again), not appended to the bar's line
+    err = io.StringIO()
+    monkeypatch.setattr(cli, "_tty", lambda: True)
+    monkeypatch.setattr(cli.sys, "stderr", err)
+    cli._setup_logging(1, False)
+    try:
+        st = cli.Stages(["write outputs"])
+        with st("write outputs"):
+            st.expect(1)
+            with st("report.html"):
+                pass
+    finally:
+        cli._setup_logging(0, False)
+    pieces = [p.strip() for p in err.getvalue().replace("\r", "\n").split("\n")]
+    assert "info: report.html: 0.0 s" in pieces and "info: write outputs: 0.0 s" in pieces
+    assert not [p for p in pieces if "stages" in p and "info:" in p]  # never on the bar's line

@@ -256,8 +256,9 @@ def declared_family(geometry_type: str | None) -> str | None:
     return _DECLARED_FAMILY.get(str(geometry_type or "").upper())
 
 
-_DECLARED_FAMILY = {"POINT": "point", "MULTIPOINT": "point", "LINESTRING": "line", "MULTILINESTRING": "line",
-                    "POLYGON": "polygon", "MULTIPOLYGON": "polygon"}
+_DECLARED_FAMILY = {t.name: str(FAMILY_OF_TYPE_ID[t.value]) for t in shapely.GeometryType
+                    if t.value >= 0 and FAMILY_OF_TYPE_ID[t.value] in _FAMILIES}
+"""Type name (shapely's, as the GeoPackage declares it) -> family, from the type ids' families."""
 
 
 # ------------------------------------------------------------------------------------------

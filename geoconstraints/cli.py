@@ -318,16 +318,17 @@ class Stages:
         self.bar.refresh()
 
     @contextlib.contextmanager
-    def __call__(self, name: str) -> Iterator[None]:
+    def __call__(self, name: str) -> Iterator[outset.Item]:
         interrupt.check()  # a signal a library swallowed in the stage before (geoconstraints.interrupt)
         self._open.append(name)
         self.bar.set_description_str(": ".join(self._open))
+        item = outset.Item(name)
         t0 = time.perf_counter()
         try:
-            yield
+            yield item
         finally:
             self._open.pop()
-            log.info("%s: %.1f s", name, time.perf_counter() - t0)
+            log.info("%s: %.1f s", item.label, time.perf_counter() - t0)
         self.bar.update(1)
         if self._open:
             self.bar.set_description_str(": ".join(self._open))

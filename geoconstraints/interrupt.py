@@ -11,9 +11,12 @@ it with the threads' stacks.
 
 :func:`raised` records the exception the CLI's handler raises. :func:`check` raises it again
 while it is recorded; it is called only where a run comes in its normal course, never while an
-exception unwinds it: before each output step (:meth:`geoconstraints.output.outset.OutputSet.step`),
-before waiting for a child process's answer or its end (:mod:`geoconstraints.output.child`) and
-at each stage of a command. Between two checks a lost signal costs at most one step of work.
+exception unwinds it: at each stage of a command; in the check stage, after each chunk of work
+threads share (:func:`geoconstraints.parallel.parallel_map`: the overlay's spatial chunks) and before
+each rule (:func:`geoconstraints.rulebook.registry.run_checks`); before each output step
+(:meth:`geoconstraints.output.outset.OutputSet.step`); before waiting for a child process's answer
+or its end (:mod:`geoconstraints.output.child`). Between two checks a lost signal costs at most one
+step of work.
 :func:`forget` clears it when the command ends. Without the CLI's handler (a notebook, a library
 call) nothing is recorded and :func:`check` does nothing.
 

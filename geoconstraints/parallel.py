@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from geoconstraints import interrupt
 from geoconstraints.errors import InputError
 
 MIN_CHUNK = 100_000
@@ -33,7 +34,8 @@ def default_workers() -> int:
 def parallel_map(fn: Callable[[Any], Any], items: Sequence[Any], workers: int | None = None) -> list[Any]:
     """``[fn(x) for x in items]`` on a pool of ``workers`` threads (results in the order of ``items``).
 
-    One worker (or one item) runs in this thread.
+    One worker (or one item) runs in this thread. A Ctrl-C a library swallowed
+    (:func:`geoconstraints.interrupt.check`) is raised after the item it came in, and no more are begun.
 
     Examples
     --------
@@ -43,10 +45,17 @@ def parallel_map(fn: Callable[[Any], Any], items: Sequence[Any], workers: int | 
     n = default_workers() if workers is None else int(workers)
     if n < 1:
         raise InputError(f"workers must be 1 or more (got {workers})")
+    out: list[Any] = []
     if n == 1 or len(items) <= 1:
-        return [fn(x) for x in items]
+        for x in items:
+            out.append(fn(x))
+            interrupt.check()
+        return out
     with ThreadPoolExecutor(max_workers=min(n, len(items)), thread_name_prefix="gc-overlay") as pool:
-        return list(pool.map(fn, items))
+        for y in pool.map(fn, items):  # raising here cancels the items not begun (Executor.map)
+            out.append(y)
+            interrupt.check()
+    return out
 
 
 def chunked(fn: Callable[[np.ndarray], np.ndarray], values: np.ndarray, *, workers: int | None = None,

@@ -29,7 +29,7 @@ from pandas.testing import assert_frame_equal
 
 from geoconstraints import interrupt, output
 from geoconstraints.errors import OutputError
-from geoconstraints.output import child, write_result
+from geoconstraints.output import child, outset, write_result
 
 
 @pytest.fixture(scope="module")
@@ -130,29 +130,54 @@ def test_a_county_set_writes_its_geojson_and_geopackage_in_two_children(syntheti
     assert not child._LIVE  # every child ended and was reaped
 
 
+class _Recorder:
+    """A write_result progress that records what it is told: ("expect", n), ("begin", name), ("end", label)."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, object]] = []
+
+    def expect(self, n):
+        self.seen.append(("expect", n))
+
+    @contextlib.contextmanager
+    def __call__(self, name):
+        self.seen.append(("begin", name))
+        item = outset.Item(name)
+        yield item
+        self.seen.append(("end", item.label))
+
+    def said(self, kind):
+        return [x for k, x in self.seen if k == kind]
+
+
 def test_the_progress_follows_each_writer_and_the_wait_for_the_children(synthetic, tmp_path, monkeypatch):
-    # the CLI's bar and -v (write_result's progress): one item per writer step, in order, the GIS files only
-    # handed over here, then the wait for what the child processes write; announced before the first
+    # the CLI's bar and -v (write_result's progress): one item per writer step, in order, then the wait for what
+    # the child processes write; announced before the first; each item ends saying what it wrote and handed over
     monkeypatch.setattr(output, "GIS_CHILD_MIN_ROWS", 0)
-    seen: list[tuple[str, object]] = []
-
-    class Recorder:
-        def expect(self, n):
-            seen.append(("expect", n))
-
-        @contextlib.contextmanager
-        def __call__(self, name):
-            seen.append(("begin", name))
-            yield
-            seen.append(("end", name))
-
-    out = write_result(synthetic, tmp_path / "out", progress=Recorder())
-    begun = [name for kind, name in seen if kind == "begin"]
-    assert seen[0] == ("expect", len(begun)) and [k for k, _ in seen[1:]] == ["begin", "end"] * len(begun)
-    assert begun[:3] == ["findings.geojson (handed to a child process)", "results.gpkg (handed to a child process)",
-                         "report.html"]
-    assert begun[-1] == "waiting for the child processes (report.pdf, findings.geojson, results.gpkg)"
+    monkeypatch.setattr(output, "PDF_CHILD_MIN_CHARS", 0)
+    rec = _Recorder()
+    out = write_result(synthetic, tmp_path / "out", progress=rec)
+    begun, ended = rec.said("begin"), rec.said("end")
+    assert rec.seen[0] == ("expect", len(begun)) and [k for k, _ in rec.seen[1:]] == ["begin", "end"] * len(begun)
+    assert begun[:4] == ["findings.geojson", "results.gpkg", "report.html", "findings.csv"]
+    assert ended[:4] == ["findings.geojson handed to a child process", "results.gpkg handed to a child process",
+                         "report.html; report.pdf handed to a child process",
+                         ", ".join(["findings.csv", *(f"{t}.csv" for t in synthetic.tables)])]
+    assert begun[-1] == ended[-1] == "waiting for the child processes (report.pdf, findings.geojson, results.gpkg)"
     assert {"findings.geojson", "results.gpkg", "report.pdf"} <= set(out)
+
+
+def test_the_progress_says_a_file_is_written_here_when_no_child_can_start(synthetic, tmp_path, monkeypatch):
+    # an embedding application without a Python executable: nothing is handed over, and the items say so
+    monkeypatch.setattr(output, "GIS_CHILD_MIN_ROWS", 0)
+    monkeypatch.setattr(output, "PDF_CHILD_MIN_CHARS", 0)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python"))
+    rec = _Recorder()
+    out = write_result(synthetic, tmp_path / "out", progress=rec)
+    ended = rec.said("end")
+    assert ended[:3] == ["findings.geojson", "results.gpkg", "report.html, report.pdf"]
+    assert ended[-1] == "waiting for the child processes (no files)"
+    assert not [x for x in ended if "handed" in x] and {"findings.geojson", "report.pdf"} <= set(out)
 
 
 def test_a_child_begun_early_without_a_job_ends_with_its_block(tmp_path):

@@ -16,12 +16,12 @@ def test_stage_times_with_v_and_no_bar_off_a_terminal(runner, tmp_path):
                                "--workers", "2"])
     assert res.exit_code == 0, res.output
     lines = [ln for ln in res.stderr.splitlines() if ln.startswith("info: ") and ln.endswith(" s")]
-    # each writer is an item of the stage "write outputs" (the CSV and Parquet steps: one file per table too);
-    # the wait for the child processes' files last (report.pdf: the PDF child)
+    # each writer is an item of the stage "write outputs", named by what it wrote (the CSV and Parquet steps: one
+    # file per table too) and handed over (report.pdf: to the PDF child); the wait for the children's files last
     assert [ln[len("info: "): ln.rindex(":")] for ln in lines] == [
-        "load", "check", "report.html", "findings.geojson", "results.gpkg",
+        "load", "check", "report.html; report.pdf handed to a child process", "findings.geojson", "results.gpkg",
         "findings.csv, parcels.csv, map_comparison.csv", "findings.parquet, parcels.parquet, map_comparison.parquet",
-        "map.html", "plots", "waiting for the child processes (report.pdf)", "write outputs"]
+        "map.html", "plots/sfha_share.png", "waiting for the child processes (report.pdf)", "write outputs"]
     assert "stages" not in res.stderr  # no bar: stderr is not a terminal
     quiet = runner.invoke(main, ["screen", str(sample_path("vestal_sample.gpkg")), "--out", str(tmp_path / "q")])
     assert quiet.exit_code == 0 and quiet.stderr == ""

@@ -20,6 +20,29 @@ def test_parallel_map_keeps_order_and_refuses_zero_workers():
         parallel_map(abs, [1, 2], workers=0)
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_parallel_map_raises_a_swallowed_signal_after_its_item_and_begins_no_more(workers):
+    # a Ctrl-C whose exception a library cleared inside an item (geoconstraints.interrupt): raised in this thread
+    # once that item's answer is in; of 40 items at most the ones already begun run
+    from geoconstraints import interrupt
+
+    begun: list[int] = []
+
+    def fn(x):
+        begun.append(x)
+        if x == 0:
+            interrupt.raised(KeyboardInterrupt())
+        time.sleep(0.01)
+        return x
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            parallel_map(fn, list(range(40)), workers=workers)
+    finally:
+        interrupt.forget()
+    assert 0 in begun and len(begun) <= 1 + 2 * workers
+
+
 def test_chunked_is_the_whole_array_in_order_on_threads():
     # 7 values in chunks of at least 2 on 3 workers: 3 chunks (3, 2, 2 values), each on a pool thread
     names: list[str] = []

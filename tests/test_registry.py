@@ -75,6 +75,35 @@ def test_an_input_error_still_stops_the_run(town, monkeypatch):
         screen_parcels(town, RB)
 
 
+def test_a_signal_a_check_swallowed_stops_before_the_next_rule(town, monkeypatch):
+    # a Ctrl-C whose exception a library cleared inside a check (geoconstraints.interrupt): the rules after it
+    # do not run, and it is not turned into a failed check's not_evaluated finding
+    from geoconstraints import interrupt
+
+    ran: list[str] = []
+    first, second = [r.id for r in RB.require_group("flood")][:2]
+
+    def record(rule_id):
+        real = registry.CHECKS[rule_id]
+
+        def fn(ctx, rule):
+            ran.append(rule.id)
+            if rule.id == first:
+                interrupt.raised(KeyboardInterrupt())  # the handler ran, its exception was swallowed
+            return real(ctx, rule)
+        return fn
+
+    for rid in (first, second):
+        monkeypatch.setitem(registry.CHECKS, rid, record(rid))
+    monkeypatch.setattr(registry, "RERAISE", False)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            screen_parcels(town, RB)
+    finally:
+        interrupt.forget()
+    assert ran == [first]
+
+
 def test_reraise_for_debugging(town, monkeypatch):
     monkeypatch.setitem(registry.CHECKS, "FLD-010", boom)
     monkeypatch.setattr(registry, "RERAISE", True)

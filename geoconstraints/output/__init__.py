@@ -414,8 +414,9 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
     progress : Progress, optional
         Follows the writers (:class:`~geoconstraints.output.outset.Progress`; the CLI's progress bar
         and ``-v``): ``expect(n)`` once, then each file's writer step runs inside ``with
-        progress(name):`` (a file handed to a child process: its hand-over), and last the wait for
-        the files the child processes write (:func:`child_files_item`). The ``steps`` run outside it.
+        progress(name) as item:`` and sets ``item.wrote`` to the files it wrote and those it handed to a
+        child process (:func:`~geoconstraints.output.outset.written_label`), and last the wait for the
+        files the child processes write (:func:`child_files_item`). The ``steps`` run outside it.
 
     Raises
     ------
@@ -448,32 +449,20 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
         writers = file_steps(result, scope=scope, pdf=pdf, gis=gis_child, gpkg=gpkg_child, **kw)
         if progress is not None:
             progress.expect(len(writers) + 1)  # and the wait for the children's files
-        handed = {"findings.geojson": gis_child, "results.gpkg": gpkg_child or gis_child}
+        children = [c for c in (pdf, gis_child, gpkg_child) if c is not None]
         for name, step in writers:
-            with outset.progress_item(progress, writer_item(name, result, handed.get(name) is not None)):
-                written.update(s.step(name, step))
+            with outset.progress_item(progress, name) as item:
+                before = [len(c.jobs) for c in children]
+                got = s.step(name, step)
+                item.wrote = outset.written_label(
+                    got, [j.name for c, n in zip(children, before) for j in c.jobs[n:]])
+                written.update(got)
         for name, step in steps:
             written.update(s.step(name, step))
         with outset.progress_item(progress, child_files_item([pdf, gis_child, gpkg_child])):
             written.update(_collect(result, s, pdf, [gis_child, gpkg_child], parcel))
     written[outset.PROVENANCE_NAME] = s.folder / outset.PROVENANCE_NAME
     return {name: s.final(path) for name, path in written.items()}
-
-
-def writer_item(name: str, result: Result, handed: bool = False) -> str:
-    """The name of a writer step in :func:`write_result`'s progress: the files it writes (the CSV
-    and Parquet steps write one file per table too), and whether it only hands them to a child process.
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace
-    >>> r = SimpleNamespace(tables={"parcels": None})
-    >>> writer_item("findings.csv", r), writer_item("findings.geojson", r, handed=True)
-    ('findings.csv, parcels.csv', 'findings.geojson (handed to a child process)')
-    """
-    suffix = {"findings.csv": ".csv", "findings.parquet": ".parquet"}.get(name)
-    label = ", ".join([name, *(f"{t}{suffix}" for t in result.tables)]) if suffix else name
-    return f"{label} (handed to a child process)" if handed else label
 
 
 def child_files_item(children: Iterable[child.Child | None]) -> str:

@@ -377,20 +377,62 @@ def _no_space(exc: BaseException) -> bool:
     return "no space left on device" in text or "database or disk is full" in text or "disk quota exceeded" in text
 
 
+@dataclass
+class Item:
+    """One item of a :class:`Progress` (a writer step): ``name`` is shown while it runs; ``wrote``,
+    set by the writer when the step has run, says what it wrote (the line logged at its end).
+
+    Examples
+    --------
+    >>> it = Item("findings.csv")
+    >>> it.label
+    'findings.csv'
+    >>> it.wrote = written_label(["findings.csv", "parcels.csv"], [])
+    >>> it.label
+    'findings.csv, parcels.csv'
+    """
+
+    name: str
+    wrote: str = ""
+
+    @property
+    def label(self) -> str:
+        """``wrote`` once known, else ``name``."""
+        return self.wrote or self.name
+
+
+def written_label(files: Iterable[str], handed: Iterable[str]) -> str:
+    """What a writer step did, in words: the ``files`` it wrote and those it ``handed`` to a child process.
+
+    Examples
+    --------
+    >>> written_label(["report.html"], ["report.pdf"])
+    'report.html; report.pdf handed to a child process'
+    >>> written_label([], ["findings.geojson"])
+    'findings.geojson handed to a child process'
+    >>> written_label([], [])
+    ''
+    """
+    here, there = ", ".join(files), ", ".join(handed)
+    return "; ".join(p for p in (here, there and f"{there} handed to a child process") if p)
+
+
 class Progress(Protocol):
     """What follows the writers of a set (the CLI's progress bar and ``-v``, ``cli.Stages``):
-    :meth:`expect` announces how many items will run, then each runs inside ``with progress(name):``."""
+    :meth:`expect` announces how many items will run, then each runs inside ``with progress(name)
+    as item:``, which sets ``item.wrote`` (:class:`Item`) when its step has run."""
 
     def expect(self, n: int) -> None:
         """``n`` more items will run."""
 
-    def __call__(self, name: str) -> contextlib.AbstractContextManager[None]:
-        """The context one item (``name``: what it writes) runs in."""
+    def __call__(self, name: str) -> contextlib.AbstractContextManager[Item]:
+        """The context one item (``name``: the file its step is reported against) runs in."""
 
 
-def progress_item(progress: Progress | None, name: str) -> contextlib.AbstractContextManager[None]:
-    """``progress(name)``, or a context doing nothing when nothing follows the writers."""
-    return contextlib.nullcontext() if progress is None else progress(name)
+def progress_item(progress: Progress | None, name: str) -> contextlib.AbstractContextManager[Item]:
+    """``progress(name)``, or a context giving an :class:`Item` and doing nothing else when nothing
+    follows the writers."""
+    return contextlib.nullcontext(Item(name)) if progress is None else progress(name)
 
 
 @dataclass

@@ -33,6 +33,7 @@ from typing import Any
 
 import geopandas as gpd
 
+from geoconstraints import interrupt
 from geoconstraints.errors import GeoConstraintsError, RulebookError
 from geoconstraints.rulebook.findings import FINDING_COLUMNS, Outcomes, concat_findings, rows_only_for
 from geoconstraints.rulebook.model import Rule, Rulebook
@@ -117,6 +118,7 @@ def run_checks(rulebook: Rulebook, group: str, ctx: Any, *,
                 f"function; register one with @geoconstraints.rulebook.check({rule.id!r})"
             )
         log.debug("running %s", rule.id)
+        interrupt.check()  # a Ctrl-C a library swallowed in the rule before: the next one does not run
         try:
             if keep is None:
                 res = _checked(fn, ctx, rule)

@@ -60,6 +60,7 @@ from geoconstraints.output.field import write_field_files
 from geoconstraints.output.plots import write_plots
 from geoconstraints.output.selection import OUTPUTS, select_outputs
 from geoconstraints.output.siteplan import (
+    MAX_SHEETS,
     ORIENTATIONS,
     PAPERS,
     SITEPLAN_NAME,
@@ -734,7 +735,8 @@ def harvest_cmd(plan: str | None, rulebook: str, out_dir: str, offline: bool, fa
               help="Rulebook name (vestal, lockport) or path of your own YAML rulebook.")
 @click.option("--scale", "scale", default=None, metavar="FT",
               help="Feet of ground per inch of paper: 1 in = FT ft. Default and largest allowed: the law's minimum "
-                   "scale (HRV-002 min_scale_ft_per_in: 500 for Vestal); a smaller number draws larger.")
+                   "scale (HRV-002 min_scale_ft_per_in: 500 for Vestal); a smaller number draws larger, down to "
+                   f"the scale that fits the plan on {MAX_SHEETS} sheets (a smaller one is refused, naming it).")
 @click.option("--paper", type=click.Choice(list(PAPERS)), default="letter", show_default=True,
               help="Paper: letter (8.5 x 11 in), tabloid (11 x 17 in), arch-d (24 x 36 in).")
 @click.option("--orientation", type=click.Choice(list(ORIENTATIONS)), default="auto", show_default=True,

@@ -25,6 +25,7 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
+from shapely import STRtree
 
 from geoconstraints.errors import InputError, RulebookError
 from geoconstraints.geometry import buffers as bf
@@ -33,8 +34,10 @@ from geoconstraints.geometry.bfe import BFE_COLUMNS, BFE_METHODS, bfe_at_points
 from geoconstraints.geometry.flow import FlowTrace, trace_flow
 from geoconstraints.geometry.overlay import (
     CHUNK_SIZE,
+    FloodZoneSpec,
     PendingDistances,
     acres_of,
+    classify_flood_zones,
     distance_to_lines,
     flood_metrics,
     norm_text,
@@ -71,7 +74,7 @@ from geoconstraints.rules import harvest as hv
 from geoconstraints.rules.flood import FloodContext, flood_zone_spec
 from geoconstraints.rules.seqr import RULE_ID, Action, norm_key, resources, validate_action
 from geoconstraints.rules.stormwater import StormwaterContext, swp007_applies
-from geoconstraints.text import day_text
+from geoconstraints.text import day_text, ft_text
 from geoconstraints.units import SQFT_PER_ACRE, number_problem
 
 log = logging.getLogger(__name__)
@@ -185,6 +188,25 @@ def _bfe_for_overlaps(layers: Layers, rulebook: Rulebook, overlaps: np.ndarray) 
     return dict(zip(BFE_COLUMNS, cols))
 
 
+def _slivers_ignored(m: pd.DataFrame) -> Any:
+    """The zones whose overlap with each subject was ignored as a sliver (``'AE; X'``), and ``floodway``
+    where the subject's floodway overlap was (a floodway lies inside a zone whose overlap may count).
+
+    Examples
+    --------
+    >>> m = pd.DataFrame({"sliver_zones": ["", "AE", "", "X"], "floodway_sliver": [False, False, True, True]})
+    >>> list(_slivers_ignored(m))
+    ['', 'AE', 'floodway', 'X; floodway']
+    """
+    zones = m["sliver_zones"].array
+    fw = m["floodway_sliver"].to_numpy(dtype=bool)
+    if not fw.any():
+        return zones
+    out = np.asarray(zones, dtype=object).copy()
+    out[fw] = [f"{z}; floodway" if z else "floodway" for z in out[fw]]
+    return out
+
+
 def _subject_table(subjects: gpd.GeoDataFrame, id_name: str, m: pd.DataFrame, layers: Layers,
                    zoning_given: bool) -> gpd.GeoDataFrame:
     area = m["area_sqft"].to_numpy()
@@ -197,7 +219,7 @@ def _subject_table(subjects: gpd.GeoDataFrame, id_name: str, m: pd.DataFrame, la
         # the overlay's text as it is held (Arrow): no Python string per row and back
         "flood_zones": m["flood_zones"].array, "flood_data": m["flood_data"].array,
         "uncovered_acres": acres_of(m["uncovered_sqft"]),
-        "slivers_ignored": m["sliver_zones"].array,
+        "slivers_ignored": _slivers_ignored(m),
     })
     for key, col, role in (("_corridor", "stream_corridor_acres", "stream_corridor"),
                            ("_critical", "critical_slope_acres", "critical_slopes")):
@@ -230,28 +252,105 @@ def _measured(table: gpd.GeoDataFrame, id_name: str, m: pd.DataFrame) -> gpd.Geo
 
 
 def _overlap_layers(overlaps: dict[str, np.ndarray], table: gpd.GeoDataFrame) -> dict[str, gpd.GeoDataFrame]:
-    """Derived layers ``sfha_overlaps`` and ``floodway_overlaps``: each parcel's part in them."""
+    """Derived layers ``sfha_overlaps`` and ``floodway_overlaps``: each parcel's part in them, as the
+    parcels table measures it (an overlap ignored as a sliver is in ``slivers_ignored``, not here)."""
     derived = {}
     for key, name in (("_sfha", "sfha_overlaps"), ("_floodway", "floodway_overlaps")):
         g = overlaps[key]
-        has = ~pd.isna(g)
+        has = ~pd.isna(g) & (table[f"{key[1:]}_acres"].to_numpy() > 0)
         derived[name] = gpd.GeoDataFrame({"parcel_id": table["parcel_id"].to_numpy()[has],
                                           "acres": acres_of(shapely.area(np.asarray(g[has], dtype=object)))},
                                          geometry=np.asarray(g[has], dtype=object), crs=table.crs)
     return derived
 
 
-def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray) -> pd.DataFrame:
-    """The BFE of each footprint: the highest over its corners and centroid (conservative), best method first."""
-    coords, owner = shapely.get_coordinates(geoms, return_index=True)
+def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray, sfha: np.ndarray) -> pd.DataFrame:
+    """The BFE of each footprint (see :func:`_footprint_bfe`) from the BFE at its corners, its centroid
+    and the corners of its part in the SFHA (``sfha``: the overlay's ``_sfha`` geometries, None where
+    none), so that where a footprint leaves the zone the BFE at the zone's edge is sampled too.
+    ``bfe_ft, bfe_method, bfe_datum, bfe_note``, one row per footprint (positional index)."""
+    coords, owner = shapely.get_coordinates(np.concatenate([geoms, np.asarray(sfha, dtype=object)]),
+                                            return_index=True)
+    owner = np.where(owner < len(geoms), owner, owner - len(geoms))  # an SFHA part's corners: its footprint's
     pts = np.concatenate([shapely.points(coords), shapely.centroid(geoms)])
-    owner = np.concatenate([owner, np.arange(len(geoms))])
-    b = bfe_at_points(pts, flood=layers.get_layer("flood_zones"), bfe_lines=layers.get_layer("bfe_lines"),
+    flood = layers.get_layer("flood_zones")
+    b = bfe_at_points(pts, flood=flood, bfe_lines=layers.get_layer("bfe_lines"),
                       streams=layers.get_layer("streams"), search_radius_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
-    b["owner"] = owner
+    b["owner"] = np.concatenate([owner, np.arange(len(geoms))])
     b["rank"] = b["bfe_method"].map({k: i for i, k in enumerate(BFE_METHODS)})
-    b = b.sort_values(["owner", "rank", "bfe_ft"], ascending=[True, True, False], na_position="last")
-    return b.groupby("owner").head(1).set_index("owner").reindex(range(len(geoms)))
+    b["in_bfe_zone"] = _in_bfe_zone(pts, flood, flood_zone_spec(rulebook, exact=True))
+    found = {o: _footprint_bfe(p) for o, p in b.groupby("owner", sort=True)}
+    none = (np.nan, "none", "", "the footprint has no corners: no BFE")
+    return pd.DataFrame([found.get(i, none) for i in range(len(geoms))],
+                        columns=["bfe_ft", "bfe_method", "bfe_datum", "bfe_note"])
+
+
+def _in_bfe_zone(pts: np.ndarray, flood: gpd.GeoDataFrame | None, spec: FloodZoneSpec) -> np.ndarray:
+    """Whether each point lies in (or on the edge of) a flood zone polygon of a zone with BFEs on the
+    FIRM (FLD-006 ``bfe_zones``: AE, AH, A1-A30, VE, V1-V30)."""
+    inside = np.zeros(len(pts), dtype=bool)
+    if flood is None or not len(flood):
+        return inside
+    bz = classify_flood_zones(flood, spec)["bfe_zone"].to_numpy()
+    if bz.any():
+        hit, _ = STRtree(np.asarray(flood.geometry.values[bz], dtype=object)).query(pts, predicate="intersects")
+        inside[hit] = True
+    return inside
+
+
+def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str]:
+    """(bfe_ft, bfe_method, bfe_datum, bfe_note) of one footprint from the BFE at its sample points.
+
+    The highest ``bfe_ft`` of the points whatever its method (conservative: a lower ``STATIC_BFE`` at
+    one corner never replaces a higher interpolated BFE at another); the method, datum and note are
+    those of the point giving it (the first method of :data:`~geoconstraints.geometry.bfe.BFE_METHODS`
+    on a tie). Not determined (NaN, ``none``, the note says why) when a point in a BFE zone has no BFE
+    (that part's BFE may be higher than the rest's: the rest gives only a lower bound) or when the
+    points' BFEs are in different vertical datums (never compared).
+
+    Parameters
+    ----------
+    p : DataFrame
+        :func:`~geoconstraints.geometry.bfe.bfe_at_points`' rows of the footprint's corners and
+        centroid, with ``rank`` (position of the method in ``BFE_METHODS``) and ``in_bfe_zone``.
+
+    Examples
+    --------
+    >>> p = pd.DataFrame({"bfe_ft": [805.0, 809.4, np.nan], "bfe_method": ["static", "interpolated_along_stream",
+    ...                   "none"], "rank": [0, 1, 3], "bfe_datum": ["NAVD88", "NAVD88", ""],
+    ...                   "bfe_note": ["static BFE", "interpolated", "upstream of the last BFE line"],
+    ...                   "in_bfe_zone": [True, True, False]})
+    >>> _footprint_bfe(p)[:3]
+    (809.4, 'interpolated_along_stream', 'NAVD88')
+    >>> p.loc[2, "in_bfe_zone"] = True  # the point with no BFE lies in the BFE zone
+    >>> bfe, method, _, note = _footprint_bfe(p)
+    >>> bfe, method
+    (nan, 'none')
+    >>> print(note)
+    part of the footprint in a BFE zone has no BFE (upstream of the last BFE line); elsewhere on the
+    footprint the BFE reaches 809.4 ft, so the site's BFE is at least that
+    """
+    has = p[p["bfe_ft"].notna()]
+    if not len(has):
+        return np.nan, "none", "", f"highest over the footprint's corners and centroid ({p['bfe_note'].iloc[0]})"
+    lacking = p[p["in_bfe_zone"].to_numpy() & p["bfe_ft"].isna().to_numpy()]
+    if len(lacking):
+        why = "; ".join(dict.fromkeys(lacking["bfe_note"]))
+        return np.nan, "none", "", (f"part of the footprint in a BFE zone has no BFE ({why}); elsewhere on the "
+                                    f"footprint the BFE reaches {ft_text(has['bfe_ft'].max())} ft, so the site's "
+                                    f"BFE is at least that")
+    datums = sorted(set(has["bfe_datum"]))
+    if len(datums) > 1:
+        return np.nan, "none", "", ("the BFEs at the footprint's corners and centroid are in different vertical "
+                                    f"datums ({', '.join(d or 'not stated' for d in datums)}): not compared")
+    top = has.sort_values(["bfe_ft", "rank"], ascending=[False, True], kind="stable").iloc[0]
+    note = f"highest over the footprint's corners and centroid ({top['bfe_note']})"
+    better = has[has["rank"] < top["rank"]].sort_values("rank", kind="stable")
+    if len(better):
+        b = better.iloc[0]
+        note += (f"; above the {b['bfe_method'].replace('_', ' ')} BFE of {ft_text(b['bfe_ft'])} ft elsewhere on "
+                 f"the footprint")
+    return float(top["bfe_ft"]), str(top["bfe_method"]), str(top["bfe_datum"]), note
 
 
 def _compare_maps(table: gpd.GeoDataFrame, m_pre: pd.DataFrame, min_sqft: float) -> gpd.GeoDataFrame:
@@ -295,8 +394,8 @@ def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUN
     findings : {"person", "all"}, optional
         Which findings the result keeps in memory (:attr:`Result.scope
         <geoconstraints.result.Result.scope>`): ``person`` (the default, as ``--findings``:
-        violation, review, not_evaluated) or ``all`` (pass and info too: five findings per
-        parcel, millions for a county). Every outcome is in the parcels table either way; the
+        violation, review, not_evaluated, and the run-wide FLD-010 whatever its status) or ``all``
+        (pass and info too: five findings per parcel, millions for a county). Every outcome is in the parcels table either way; the
         pass and info findings left out are counted in :attr:`Result.omitted
         <geoconstraints.result.Result.omitted>` (:meth:`Result.counts`, :meth:`Result.summary`
         and the report count them). Writing every finding (``write_result(..., findings="all")``)
@@ -332,7 +431,7 @@ def screen_parcels(layers: Layers, rulebook: Rulebook, *, chunk_size: int = CHUN
     >>> res.tables["parcels"]["worst_status"].value_counts().to_dict()
     {'review': 1361, 'info': 1317, 'not_evaluated': 141}
     >>> res.scope, len(res.findings), res.n_findings, res.counts() == screen_parcels(layers, rb, findings="all").counts()
-    ('person', 2750, 14096, True)
+    ('person', 2751, 14096, True)
     """
     scope = findings_scope("screen", findings)
     rulebook.require_group("flood")
@@ -383,7 +482,7 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
     pre = layers.get_layer("flood_zones_preliminary")
     if pre is not None:
         m_pre, _ = flood_metrics(parcels, pre, flood_zone_spec(rulebook), chunk_size=chunk_size, workers=workers,
-                                 overlay=overlay)
+                                 overlay=overlay, layer="flood_zones_preliminary")
         table = _compare_maps(table, m_pre, rulebook["FLD-001"].t("min_overlap_sqft"))
         min_acres = rulebook["FLD-001"].t("min_overlap_sqft") / SQFT_PER_ACRE
         changed = (table["zone_change"] != "") | (table["sfha_acres_change"].abs() >= min_acres)
@@ -474,7 +573,7 @@ def check_site(
                        SITE_NUMBER_BOUNDS)
     fps, flood = _site_inputs(layers, rulebook, use)
     m, overlaps = flood_metrics(fps, flood, flood_zone_spec(rulebook, exact=True))
-    table = _footprint_table(layers, rulebook, fps, m)
+    table = _footprint_table(layers, rulebook, fps, m, overlaps["_sfha"])
     opts = {"use": use, "lowest_floor_ft": lowest_floor_ft, "bfe_ft": bfe_ft, "enclosed_sqft": enclosed_sqft,
             "openings_sqin": openings_sqin, "openings": openings, "opening_bottom_ft": opening_bottom_ft,
             "improvement_cost": improvement_cost, "market_value": market_value,
@@ -507,17 +606,17 @@ def _site_inputs(layers: Layers, rulebook: Rulebook, use: str) -> tuple[gpd.GeoD
     return fps, flood
 
 
-def _footprint_table(layers: Layers, rulebook: Rulebook, fps: gpd.GeoDataFrame, m: pd.DataFrame) -> gpd.GeoDataFrame:
+def _footprint_table(layers: Layers, rulebook: Rulebook, fps: gpd.GeoDataFrame, m: pd.DataFrame,
+                     sfha: np.ndarray) -> gpd.GeoDataFrame:
     """One row per footprint: the overlay's measurements, its BFE and highest adjacent grade."""
     table = _subject_table(fps, "footprint_id", m, layers, False)
     geoms = np.asarray(fps.geometry.values, dtype=object)
-    best = _site_bfe(layers, rulebook, geoms)
+    best = _site_bfe(layers, rulebook, geoms, sfha)
     in_sfha = m["sfha_sqft"].to_numpy() > 0
     table["bfe_ft"] = np.where(in_sfha, best["bfe_ft"].to_numpy(dtype=float), np.nan)
     table["bfe_method"] = np.where(in_sfha, best["bfe_method"].to_numpy(), "none")
     table["bfe_datum"] = np.where(in_sfha, best["bfe_datum"].to_numpy(), "")
-    table["bfe_note"] = np.where(in_sfha, [f"highest over the footprint's corners and centroid ({x})" for x in best["bfe_note"]],
-                                 "not in the area of special flood hazard")
+    table["bfe_note"] = np.where(in_sfha, best["bfe_note"].to_numpy(), "not in the area of special flood hazard")
     hag = np.full(len(geoms), np.nan)
     frac = np.zeros(len(geoms))
     if layers.dem is not None:

@@ -12,7 +12,7 @@ import logging
 import platform
 import re
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +89,8 @@ def _groups(cols: dict[str, np.ndarray], keys: list[str]) -> tuple[np.ndarray, n
 
 def split_scope(findings: gpd.GeoDataFrame | list[gpd.GeoDataFrame | Outcomes],
                 scope: str) -> tuple[gpd.GeoDataFrame, pd.DataFrame]:
-    """The findings of ``scope`` and the counts of the others (:data:`OMITTED_COLUMNS`).
+    """The findings of ``scope`` (:func:`~geoconstraints.rulebook.findings.in_scope`: a run-wide one is
+    in every scope) and the counts of the others (:data:`OMITTED_COLUMNS`).
 
     Only four columns of the rows left out are read (no text column is copied), so a
     screening can drop millions of pass/info rows before they are typed and sorted. Given the
@@ -101,7 +102,7 @@ def split_scope(findings: gpd.GeoDataFrame | list[gpd.GeoDataFrame | Outcomes],
     Parameters
     ----------
     findings : DataFrame or list of DataFrame or Outcomes
-        Findings with ``rule_id``, ``title``, ``status``, ``waived`` (what
+        Findings with ``rule_id``, ``title``, ``status``, ``waived``, ``subject_id`` (what
         :func:`~geoconstraints.rulebook.registry.run_group` returns), or what
         :func:`~geoconstraints.rulebook.registry.run_checks` returns (``Outcomes`` built for
         the statuses of ``scope``: another scope is a ValueError).
@@ -116,11 +117,11 @@ def split_scope(findings: gpd.GeoDataFrame | list[gpd.GeoDataFrame | Outcomes],
 
     Examples
     --------
-    >>> f = pd.DataFrame({"rule_id": ["R-1", "R-1", "R-2"], "title": "t", "status": ["pass", "review", "pass"],
-    ...                   "waived": ""})
+    >>> f = pd.DataFrame({"rule_id": ["R-1", "R-1", "R-2", "R-3"], "title": "t", "status": ["pass", "review", "pass", "info"],
+    ...                   "waived": "", "subject_id": ["P1", "P2", "P1", ""]})
     >>> kept, omitted = split_scope(f, "person")
-    >>> kept["status"].tolist(), omitted[["rule_id", "status", "n"]].values.tolist()
-    (['review'], [['R-1', 'pass', 1], ['R-2', 'pass', 1]])
+    >>> kept["rule_id"].tolist(), omitted[["rule_id", "status", "n"]].values.tolist()
+    (['R-1', 'R-3'], [['R-1', 'pass', 1], ['R-2', 'pass', 1]])
     """
     if scope not in FINDINGS_SCOPES:
         raise ValueError(f"scope {scope!r} is not one of {', '.join(FINDINGS_SCOPES)}")
@@ -131,7 +132,7 @@ def split_scope(findings: gpd.GeoDataFrame | list[gpd.GeoDataFrame | Outcomes],
             raise ValueError(f"the findings of {o.rule_id} were built for the statuses {', '.join(sorted(o.statuses))} "
                              f"only, not for the scope {scope!r}")
     frames = [o for o in items if not isinstance(o, Outcomes)]
-    keeps = [in_scope(f["status"].to_numpy(), scope) for f in frames]
+    keeps = [in_scope(f["status"].to_numpy(), scope, f["subject_id"].to_numpy()) for f in frames]
     kept = {id(f): f if k.all() else f[k] for f, k in zip(frames, keeps)}
     out = kept[id(findings)] if not isinstance(findings, list) else concat_findings(
         [o.frame if isinstance(o, Outcomes) else kept[id(o)] for o in items])
@@ -151,8 +152,8 @@ def split_scope(findings: gpd.GeoDataFrame | list[gpd.GeoDataFrame | Outcomes],
 
 def _outcome_counts(o: Outcomes) -> pd.DataFrame:
     """:attr:`Result.omitted` of the rows an :class:`Outcomes` left out, sorted as :func:`_omitted_counts` sorts."""
-    n = np.bincount(o.rank, minlength=len(STATUSES))
-    left = [(s, int(n[k])) for k, s in enumerate(STATUSES) if n[k] and s not in o.statuses]
+    n = np.bincount(o.rank[o.left_out()], minlength=len(STATUSES))
+    left = [(s, int(n[k])) for k, s in enumerate(STATUSES) if n[k]]
     out = pd.DataFrame({"rule_id": pd.Series([o.rule_id] * len(left), dtype=object),
                         "title": pd.Series([o.title] * len(left), dtype=object),
                         "status": pd.Series([s for s, _ in left], dtype=object),
@@ -204,8 +205,9 @@ class Result:
         report.html and map.html), so a folder of outputs can be checked for coming from one run.
     scope : {"all", "person"}
         Which findings :attr:`findings` holds: ``all`` every one; ``person`` only those that need a
-        person (violation, review, not_evaluated), the default of a screening, whose pass and info
-        outcomes are in the ``status_<rule>`` columns of ``tables["parcels"]``.
+        person (violation, review, not_evaluated) and the run-wide ones (of any status), the default of
+        a screening, whose other pass and info outcomes are in the ``status_<rule>`` columns of
+        ``tables["parcels"]``.
     omitted : DataFrame
         The findings not kept, counted (:data:`OMITTED_COLUMNS`); empty when nothing was left
         out. :meth:`counts`, :meth:`summary` and :attr:`n_findings` count them.
@@ -258,7 +260,7 @@ class Result:
         >>> from geoconstraints.commands import screen_parcels
         >>> res = screen_parcels(load_layers(sample_path("vestal_sample.gpkg")), load_rulebook("vestal"))
         >>> res.omitted_text()[:60]
-        '11,346 info and pass findings are not kept (findings scope p'
+        '11,345 info and pass findings are not kept (findings scope p'
         """
         n = int(self.omitted["n"].sum())
         if not n:
@@ -267,6 +269,31 @@ class Result:
         return (f"{n:,} {which} findings are not kept (findings scope {self.scope}): each subject's outcome per rule "
                 f"is in the status_<rule> columns of the parcels table ({where}); "
                 f"keep them with findings=\"all\" (--findings all)")
+
+    def as_written(self, scope: str) -> Result:
+        """This result as the findings files of ``scope`` hold it: the findings of ``scope`` kept, the
+        others counted in :attr:`omitted` (``self`` when the files hold every finding kept).
+
+        What report.html and map.html are made from, so that what they list and say is in the files is
+        there: a screening with ``--parcel`` or ``--out-db`` keeps every finding (the handout and the
+        database get them) and writes the ``person`` ones (:func:`split_scope`).
+
+        Examples
+        --------
+        >>> from geoconstraints import load_layers, load_rulebook, sample_path
+        >>> from geoconstraints.commands import screen_parcels
+        >>> res = screen_parcels(load_layers(sample_path("vestal_sample.gpkg")), load_rulebook("vestal"), findings="all")
+        >>> w = res.as_written("person")
+        >>> w.scope, len(w.findings), w.counts() == res.counts(), res.as_written("all") is res
+        ('person', 2751, True, True)
+        """
+        if scope_statuses(scope) is None or scope == self.scope:
+            return self
+        kept, left = split_scope(self.findings, scope)
+        if len(self.omitted):
+            left = _sorted_omitted(pd.concat([self.omitted, left], ignore_index=True)
+                                   .groupby(OMITTED_COLUMNS[:-1], sort=False, dropna=False)["n"].sum().reset_index())
+        return replace(self, findings=kept, omitted=left, scope=scope)
 
     def provenance(self) -> dict[str, Any]:
         """The provenance stamp: inputs with sizes and SHA-256, CRS, NFHL map, rulebook, version."""
@@ -283,7 +310,7 @@ class Result:
                 inputs.append({"role": "dem", "file": p.name, "path": str(p), "layer": "",
                                "features": None, "crs": dem.crs.to_string(),
                                "size_bytes": p.stat().st_size, "sha256": sha256_file(p),
-                               "z_units": f"{dem.z_units} ({dem.z_units_source})"})
+                               "z_units": dem.z_description})
         for role, p in self.extra_inputs.items():
             p = Path(p)
             inputs.append({"role": role, "file": p.name, "path": str(p), "layer": "", "features": None,

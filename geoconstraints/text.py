@@ -38,25 +38,31 @@ def is_blank(v: Any) -> bool:
 
 
 TRUE_WORDS: tuple[str, ...] = ("1", "true", "t", "yes", "y")
-"""Text read as yes (case-insensitive); any other non-blank text is no."""
+"""Text read as yes (case-insensitive)."""
+
+FALSE_WORDS: tuple[str, ...] = ("0", "false", "f", "no", "n")
+"""Text read as no (case-insensitive). Text that is neither a yes nor a no word is not stated."""
 
 
 def truthy(v: Any) -> bool | None:
-    """A yes/no flag as True or False, or ``None`` when not stated (None, NaN, blank text).
+    """A yes/no flag as True or False, or ``None`` when not stated (None, NaN, blank text, or a
+    word that is neither yes nor no).
 
-    Text is yes when it is one of :data:`TRUE_WORDS` (``1, true, t, yes, y``, any case); numbers
-    and booleans by their truth. "Not stated" is kept apart from "no" so a rule can say
-    ``not_evaluated`` instead of guessing.
+    Text is yes when it is one of :data:`TRUE_WORDS` (``1, true, t, yes, y``, any case), no when
+    it is one of :data:`FALSE_WORDS` (``0, false, f, no, n``); any other word ("maybe",
+    "unknown") is ``None``, never a guessed no. Numbers and booleans by their truth. "Not stated"
+    is kept apart from "no" so a rule can say ``not_evaluated`` instead of guessing.
 
     Examples
     --------
-    >>> [truthy(v) for v in ("Yes", " y ", "no", "0", 1, 0.0, True, None, float("nan"), "  ")]
-    [True, True, False, False, True, False, True, None, None, None]
+    >>> [truthy(v) for v in ("Yes", " y ", "no", "0", "maybe", 1, 0.0, True, None, float("nan"), "  ")]
+    [True, True, False, False, None, True, False, True, None, None, None]
     """
     if is_blank(v):
         return None
     if isinstance(v, str):
-        return v.strip().lower() in TRUE_WORDS
+        word = v.strip().lower()
+        return True if word in TRUE_WORDS else False if word in FALSE_WORDS else None
     return bool(v)
 
 

@@ -491,6 +491,15 @@ def rulebook_threshold_without_unit(folder: Path) -> Case:
 
 
 @entry
+def rulebook_zero_interval(folder: Path) -> Case:
+    """An inspection interval of 0 days: refused at load (it divided by zero in the stormwater run)."""
+    y = folder / "mine.yaml"
+    y.write_text("extends: vestal\nrules:\n  - id: SWP-007\n    thresholds: {inspection_interval_days: 0}\n")
+    return Case(["rules", "--rulebook", str(y)], 2, ("mine.yaml", "SWP-007", "inspection_interval_days = 0",
+                                                     "whole number of days (1 or more)"))
+
+
+@entry
 def rulebook_waiver_without_reason(folder: Path) -> Case:
     """A waiver with an empty reason: refused."""
     y = folder / "mine.yaml"
@@ -1153,6 +1162,47 @@ def negative_road_width(folder: Path) -> Case:
     gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area(), "roads": roads})
     return Case(harvest(folder, gpkg), 2, ("layer roads", "row_width_ft = -50 is negative", "R1"),
                 out_dir=folder / "out")
+
+
+@entry
+def huge_road_width(folder: Path) -> Case:
+    """A road with row_width_ft = 1e7: no right-of-way is over 1,000 ft (1e300 made GEOS fail; 1e7 put every
+    landing inside it)."""
+    roads = gpd.GeoDataFrame({"id": ["R1"], "row_width_ft": [1e7]},
+                             geometry=[LineString([(X0 - 500, Y0 - 50), (X0 + 900, Y0 - 50)])], crs=NY_FT)
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area(), "roads": roads})
+    return Case(harvest(folder, gpkg), 2, ("layer roads", "row_width_ft = 10,000,000 is over 1,000",
+                                           "wider than any road right-of-way", "R1"), out_dir=folder / "out")
+
+
+@entry
+def nfhl_other_no_value_codes(folder: Path) -> Case:
+    """STATIC_BFE -8888 and 0 (not NFHL's -9999, but no BFE either): missing, one warning each, exit 0."""
+    fz = flood_zones()
+    fz["STATIC_BFE"] = [-8888.0, 0.0]
+    gpkg = write_gpkg(folder / "town.gpkg", {"parcels": parcels(), "flood_zones": fz})
+    return Case(["layers", str(gpkg)], 0, ("field STATIC_BFE holds -8888 in 1 feature(s) (FA1)", "read as not given",
+                                          "field STATIC_BFE is 0 in 1 feature(s) (FA2)", "count as no BFE"))
+
+
+@entry
+def bfe_below_any_ground(folder: Path) -> Case:
+    """A BFE line with ELEV -849 (a lost sign): lower than any US ground, refused naming the feature."""
+    lines = gpd.GeoDataFrame({"BFE_LN_ID": ["B1"], "ELEV": [-849.0], "V_DATUM": ["NAVD88"]},
+                             geometry=[LineString([(X0, Y0 - 100), (X0, Y0 + 300)])], crs=NY_FT)
+    gpkg = write_gpkg(folder / "town.gpkg", {"parcels": parcels(), "bfe_lines": lines})
+    return Case(screen(folder, gpkg), 2, ("layer bfe_lines", "field ELEV = -849 is below -300 ft",
+                                          "no base flood elevation", "feature B1"), out_dir=folder / "out")
+
+
+@entry
+def constructed_neither_yes_nor_no(folder: Path) -> Case:
+    """A skid trail with constructed = 'maybe': not stated (as empty), never a no; one warning, exit 0."""
+    trails = gpd.GeoDataFrame({"id": ["S1"], "constructed": ["maybe"]},
+                              geometry=[LineString([(X0 + 50, Y0 + 50), (X0 + 450, Y0 + 350)])], crs=NY_FT)
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area(), "skid_trails": trails})
+    return Case(["layers", str(gpkg)], 0, ("field constructed holds 'maybe' in 1 feature(s) (S1)",
+                                          "read as not stated"))
 
 
 @entry

@@ -301,13 +301,89 @@ def test_screen_findings_all_still_writes_every_finding(runner, tmp_path):
         lines[scope] = res.output.splitlines()[0]
         got = pd.read_csv(tmp_path / scope / "out" / "findings.csv", dtype=str, keep_default_na=False)
         want = every.findings if scope == "all" else every.findings[every.findings["status"].isin(
-            ["violation", "review", "not_evaluated"])]
+            ["violation", "review", "not_evaluated"]) | (every.findings["subject_id"] == "")]  # and FLD-010's info
         assert got[["rule_id", "status", "subject_id"]].values.tolist() == \
             want[["rule_id", "status", "subject_id"]].values.tolist(), scope
         prov = json.loads((tmp_path / scope / "out" / "provenance.json").read_text("utf-8"))
         assert prov["findings_scope"] == scope and prov["findings_total"] == every.counts()
-    assert (got["status"] == "pass").sum() == every.counts()["pass"] == 8  # FLD-001 1, FLD-002 3, FLD-005 3, FLD-006 1
-    assert lines["person"] == lines["all"] == "screen: 16 findings (4 review, 4 info, 8 pass)"
+    # FLD-001 1, FLD-002 3, FLD-005 1 (the parcel outside the SFHA; the two in it under 5 acres: info), FLD-006 1
+    assert (got["status"] == "pass").sum() == every.counts()["pass"] == 6
+    assert lines["person"] == lines["all"] == "screen: 16 findings (4 review, 6 info, 6 pass)"
+
+
+def _map_text(page: str) -> str:
+    """map.html with the legend JSON's escapes undone."""
+    return page.replace("\\u0027", "'").replace("\\u003c", "<").replace("\\u003e", ">")
+
+
+def test_screen_parcel_report_and_map_say_only_what_the_findings_files_hold(runner, tmp_path):
+    # --parcel keeps every finding in memory (the handout lists the parcel's pass and info ones), but the
+    # findings files are those of the default scope (person): report.html and map.html list, count and
+    # send a reader to what those files hold, as the same screening without --parcel does
+    import re
+    from html import unescape
+
+    gpkg = sample_gpkg(tmp_path)
+    for name, extra in (("default", ()), ("parcel", ("--parcel", "P1"))):
+        res = runner.invoke(main, screen(tmp_path / name, gpkg, "--outputs", "report,geojson,csv,map", *extra))
+        assert res.exit_code == 0, res.output
+    out = tmp_path / "parcel" / "out"
+    prov = json.loads((out / "provenance.json").read_text("utf-8"))
+    feats = json.loads((out / "findings.geojson").read_text("utf-8"))["features"]
+    rows = (out / "findings.csv").read_bytes().count(b"\r\n") - 1
+    assert prov["findings_scope"] == "person" and sum(prov["findings_written"].values()) == len(feats) == rows
+    assert prov["findings_total"]["pass"] > 0 and not [f for f in feats if f["properties"]["status"] == "pass"]
+    page = unescape((out / "report.html").read_text("utf-8"))
+    assert "every one in findings.geojson" not in page and "all findings are in" not in page
+    # the counts it prints: every finding, less those it says are not in the files, are the files' rows
+    total, left = re.search(r"Findings by status: ([\d,]+) in all; ([\d,]+) [a-z ]+ findings are not kept", page).groups()
+    assert int(total.replace(",", "")) == sum(prov["findings_total"].values())
+    assert int(total.replace(",", "")) - int(left.replace(",", "")) == len(feats)
+    assert sum(int(n) for n in re.findall(r'data-omitted="(\d+)"', page)) == int(left.replace(",", ""))
+    assert "pass FLD-002 findings, not in findings.geojson (findings scope person)" in page
+    assert not re.findall(r'<tr><td><span class="badge pass">', page)  # no pass finding listed as if in the files
+    # the map draws what the files hold, as without --parcel, and says the pass findings are not in them
+    data = [re.search(r'id="gc-findings-data">(.*?)</script>', (tmp_path / d / "out" / "map.html").read_text("utf-8"),
+                      re.DOTALL).group(1) for d in ("default", "parcel")]
+    assert data[0] == data[1]
+    assert f"{prov['findings_total']['pass']:,} not in findings.geojson, not drawn" in _map_text(
+        (out / "map.html").read_text("utf-8"))
+    # the handout still has the parcel's pass findings (why --parcel keeps them all)
+    assert re.search(r"Passes: FLD-\d{3}", unescape(re.sub(r"<[^>]+>", "", (out / "report_parcel_P1.html").read_text("utf-8"))))
+
+
+def test_screen_writes_the_run_wide_flood_map_finding_in_every_scope(runner, tmp_path):
+    # FLD-010 (the flood map is not the adopted one: info) is about no parcel, so no status column holds
+    # it: a default screen (findings scope person) keeps it and writes it, and the report says it
+    import re
+    from html import unescape
+
+    import pandas as pd
+
+    from geoconstraints import sample_path
+
+    res = runner.invoke(main, screen(tmp_path, sample_path("vestal_sample.gpkg"), "--outputs", "report,geojson,csv"))
+    assert res.exit_code == 0, res.output
+    out = tmp_path / "out"
+    csv = pd.read_csv(out / "findings.csv", dtype=str, keep_default_na=False)
+    fld10 = csv[csv["rule_id"] == "FLD-010"]
+    assert fld10[["status", "subject_id"]].values.tolist() == [["info", ""]]
+    message = fld10["message"].iloc[0]
+    assert "36007C" in message and "adopted map is 360057" in message
+    feats = json.loads((out / "findings.geojson").read_text("utf-8"))["features"]
+    got = [f for f in feats if f["properties"]["rule_id"] == "FLD-010"]
+    assert len(got) == 1 and got[0]["properties"]["message"] == message and got[0]["geometry"] is None
+    prov = json.loads((out / "provenance.json").read_text("utf-8"))
+    assert prov["findings_scope"] == "person" and prov["findings_written"]["info"] == 1
+    assert sum(prov["findings_written"].values()) == len(feats) == len(csv)
+    page = (out / "report.html").read_text("utf-8")
+    section = re.search(r'<div class="rule" id="rule-FLD-010">(.*?)(?:<div class="rule"|</section>)', page,
+                        re.DOTALL).group(1)
+    assert message in unescape(section) and "data-omitted" not in section
+    # the report's counts: those not written are the per-parcel ones (status columns), the rest are the files'
+    total, left = re.search(r"Findings by status: ([\d,]+) in all; ([\d,]+) [a-z ]+ findings are not kept",
+                            unescape(page)).groups()
+    assert int(total.replace(",", "")) - int(left.replace(",", "")) == len(csv)
 
 
 def test_harvest_from_role_options_only_never_passes_what_it_cannot_check(tmp_path):

@@ -3,6 +3,7 @@
 A 270-kB GeoTIFF declaring 60,000 x 60,000 float32 cells (13.4 GiB) asked for 13.4 GiB; a sparse
 16,000^2 one made a small harvest take 37 s and 3.2 GB. Here every window the harvest command reads
 is recorded: all lie inside the plan's extent plus the margin, and their cells are counted.
+What a window holds is checked too: the band's scale and offset applied, an undeclared fill nodata.
 """
 
 from __future__ import annotations
@@ -78,3 +79,77 @@ def test_windows_equal_the_whole_band(tmp_path):
     part = gc.open_dem(dem.path).read_ft(((5, 17), (3, 29)))
     np.testing.assert_array_equal(part, whole[5:17, 3:29])
     assert part.dtype == np.float32 and not part.flags.writeable
+
+
+# ------------------------------------------------------------------------------------------
+# the values read: the band's scale and offset applied, an undeclared fill is nodata (a harvest)
+
+
+def _harvest_dem(path, *, stored=None, scale=None, offset=None, nodata=-9999.0):
+    """The catalogue's 40 x 40 DEM (z = 800 + 0.5 (row + col) ft: 5 % along x and along y, 10-ft
+    cells) stored as ``stored(z)``, with the band's scale and offset."""
+    import rasterio
+    from catalogue import write_dem
+
+    write_dem(path, units="ft", nodata=nodata)
+    with rasterio.open(path) as src:
+        profile, z = src.profile, src.read(1).astype("float64")
+    if stored is not None:
+        data = stored(z)
+        profile.update(dtype=data.dtype.name, nodata=nodata)
+        with rasterio.open(path, "w", **profile) as dst:
+            dst.write(data, 1)
+            dst.units = ("ft",)
+            if scale is not None:
+                dst.scales = (scale,)
+            if offset is not None:
+                dst.offsets = (offset,)
+    return path
+
+
+def _grades(tmp_path, dem):
+    import geopandas as gpd
+
+    # R1 runs east along y = Y0 + 100 (5 %, 280 ft); R2 north along x = X0 + 100 (5 %, 200 ft)
+    roads = gpd.GeoDataFrame({"id": ["R1", "R2"]}, geometry=[LineString([(X0 + 10, Y0 + 100), (X0 + 290, Y0 + 100)]),
+                                                             LineString([(X0 + 100, Y0 + 20), (X0 + 100, Y0 + 220)])],
+                             crs=NY_FT)
+    gpkg = write_gpkg(tmp_path / "plan.gpkg", {"harvest_area": harvest_area(), "haul_roads": roads})
+    res = gc.check_harvest(gc.load_layers(gpkg, dem=dem), gc.load_rulebook("vestal"))
+    f = res.findings[(res.findings["rule_id"] == "HRV-010") & (res.findings["subject_layer"] == "haul_roads")]
+    f = f.set_index("subject_id")
+    return f["status"].to_dict(), f["message"].to_dict(), sorted(set(res.derived["contours"]["elev_ft"]))
+
+
+@pytest.mark.parametrize(("stored", "scale", "offset"), [
+    (lambda z: np.round(z * 100).astype("int32"), 0.01, None),  # hundredths of a foot, as the Vestal sample's dem_scaled.tif
+    (lambda z: (z - 1000).astype("float32"), None, 1000.0),  # elevation - 1000
+], ids=["scale", "offset"])
+def test_a_scaled_or_offset_dem_gives_the_plain_dems_grades(tmp_path, stored, scale, offset):
+    # The plain DEM: both roads 5 % (0.5 ft per 10-ft cell; per US survey foot 5 / 1.000002), a pass;
+    # its cells hold 800 .. 839.5 ft, so its contours (HRV-002's 10-ft interval) are 810, 820, 830 ft
+    # (800 ft is a single corner cell: no line). Read unscaled, the hundredths made the roads 500 %
+    # (a violation); the offset put the contours at -190 .. -170 ft.
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    plain = _grades(tmp_path / "a", _harvest_dem(tmp_path / "a" / "plain.tif"))
+    scaled = _grades(tmp_path / "b", _harvest_dem(tmp_path / "b" / "scaled.tif", stored=stored, scale=scale,
+                                                  offset=offset))
+    assert plain[0] == {"R1": "pass", "R2": "pass"} and "max grade 5.0 %" in plain[1]["R1"]
+    assert plain[2] == [810.0, 820.0, 830.0]
+    assert scaled == plain
+
+
+def test_an_undeclared_fill_under_a_haul_road_is_not_evaluated(tmp_path):
+    # The DEM declares nodata -9999; rows 20-30 (y = Y0 + 50 .. Y0 + 160, under R1) hold -32768. Read as
+    # ground, R1 was flat: "max grade 0.0 %", a pass. It is not evaluated; R2 crosses the hole (the
+    # stretch on it not evaluated, the rest measured).
+    def holed(z):
+        z = z.astype("float32")
+        z[20:31, :] = -32768
+        return z
+
+    dem = _harvest_dem(tmp_path / "fill.tif", stored=holed)
+    status, message, _ = _grades(tmp_path, dem)
+    assert status["R1"] == "not_evaluated" and "off the DEM or on nodata cells" in message["R1"]
+    assert status["R2"] == "not_evaluated" and "max grade 0.0 %" not in message["R2"]

@@ -147,6 +147,20 @@ def test_numbers_in_messages():
     assert value_text(["RA-1", "RC"]) == "RA-1, RC" and value_text(7) == "7" and value_text(7.25) == "7.25"
 
 
+@pytest.mark.parametrize(("value", "text"), [
+    # the cut-off 0.01: at it and just over, 2 decimals; just under, 2 significant figures (never "0")
+    (0.01, "0.01"), (0.0101, "0.01"), (0.0149, "0.01"), (0.0099, "0.0099"), (0.00999, "0.01"),
+    (0.0043, "0.0043"),  # 186 sq ft in acres: an SFHA review finding
+    (0.023, "0.02"),  # a sliver in sq ft
+    (0.005, "0.005"), (0.0049, "0.0049"), (0.00012345, "0.00012"), (1e-9, "0.000000001"),
+    (-0.0043, "-0.0043"), (-0.023, "-0.02"), (0.0, "0"),
+])
+def test_a_nonzero_number_never_prints_as_zero(value, text):
+    assert fmt_num(value) == text
+    assert num_texts(np.array([value, value, 1.5])).tolist() == [text, text, "1.5"]
+    assert value_text(value) == text
+
+
 def test_messages_by_status_filled_by_hand(vestal):
     rule = vestal["FLD-001"]
     f = rule.findings(["review", "pass", "not_evaluated", "info"], subject_layer="parcels",

@@ -7,6 +7,7 @@ unless a reprojection is involved.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import geopandas as gpd
@@ -175,6 +176,26 @@ def test_sliver_and_minimum_area_are_ignored_and_said(tmp_path, rb) -> None:
     assert r3["sfha_acres"] == 0 and "sliver of 25 sq ft" in finding(res, "FLD-001", "P3")["message"]
 
 
+def test_slivers_are_left_out_of_the_overlap_layers_and_a_floodway_sliver_is_said(tmp_path, rb) -> None:
+    # P1: AE (not floodway) over the whole 200 x 200 parcel, and its floodway part a strip 0.5 ft x 200 ft = 100 sq
+    # ft, thinner than 1 ft: the SFHA counts (40,000 sq ft), the floodway is an ignored sliver. P2: AE a strip
+    # 0.8 x 200 ft = 160 sq ft: a sliver. Before: both slivers were features of sfha_overlaps / floodway_overlaps
+    # while the parcels table measured 0 acres, and the floodway sliver was not in slivers_ignored.
+    p = parcels(sq(0, 0, 200, 200), sq(1000, 0, 1200, 200))
+    fz = zones((sq(-10, -10, 199.5, 210), "AE"), (sq(199.5, -10, 400, 210), "AE", "FLOODWAY"),
+               (sq(1199.2, 0, 1400, 200), "AE"), (sq(900, -10, 1199.2, 210), "X"))
+    res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
+    r1, r2 = row(res, "P1"), row(res, "P2")
+    assert r1["sfha_acres"] * ACRE == pytest.approx(40_000, abs=0.5) and r1["floodway_acres"] == 0
+    assert r1["slivers_ignored"] == "floodway" and r2["slivers_ignored"] == "AE" and r2["sfha_acres"] == 0
+    f2 = finding(res, "FLD-002", "P1")
+    assert f2["status"] == "pass" and "no regulatory floodway mapped on it" not in f2["message"]
+    assert "sliver of 100 sq ft along the floodway was ignored" in f2["message"]
+    sfha, fw = res.derived["sfha_overlaps"], res.derived["floodway_overlaps"]
+    assert sfha["parcel_id"].tolist() == ["P1"] and sfha["acres"].iloc[0] * ACRE == pytest.approx(40_000, abs=0.5)
+    assert len(fw) == 0
+
+
 def test_floodway_acres_and_share(tmp_path, rb) -> None:
     # floodway x 150..250 over the 200 x 200 parcel: 50 x 200 = 10,000 sq ft = 0.2296 ac, share 0.25
     fz = zones((sq(150, -10, 250, 210), "AE", "FLOODWAY"), (sq(-10, -10, 150, 210), "AE"))
@@ -188,6 +209,28 @@ def test_floodway_acres_and_share(tmp_path, rb) -> None:
     assert "25.0% of the parcel" in f["message"]
     # AE next to a floodway: § 6-138 applies, not the 1 ft rule
     assert finding(res, "FLD-006", "P1")["status"] == "pass"
+
+
+def test_small_areas_that_need_action_never_print_as_zero(tmp_path, rb) -> None:
+    # P1: AE a strip 2 ft x 93 ft = 186 sq ft (thicker than 1 ft, over the 100 sq ft minimum) = 0.00427 acres;
+    # P2: floodway a strip 2 ft x 61 ft = 122 sq ft = 0.0028 acres; P3: AE a corner 0.1517 x 0.1517 ft =
+    # 0.0230 sq ft, an ignored sliver. Before: "0 acres in the area of special flood hazard", "(0.00 acres, ...)"
+    # and "a sliver of 0 sq ft".
+    p = parcels(sq(0, 0, 200, 200), sq(1000, 0, 1200, 200), sq(2000, 0, 2200, 200))
+    ae, fw, corner = sq(198, 0, 250, 93), sq(1198, 0, 1250, 61), sq(2199.8483, 199.8483, 2300, 300)
+    fz = zones((ae, "AE"), (fw, "AE", "FLOODWAY"), (corner, "AE"),
+               (sq(-10, -10, 2500, 500).difference(ae).difference(fw).difference(corner), "X"))
+    res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
+    assert row(res, "P1")["sfha_acres"] * ACRE == pytest.approx(186, abs=0.01)
+    m1 = finding(res, "FLD-001", "P1")
+    assert m1["status"] == "review"
+    assert m1["message"].startswith("parcels P1: 0.0043 acres in the area of special flood hazard, development permit")
+    m2 = finding(res, "FLD-002", "P2")
+    assert m2["status"] == "review" and "in the regulatory floodway (0.0028 acres, 0.3% of the parcel" in m2["message"]
+    m3 = finding(res, "FLD-001", "P3")
+    assert m3["status"] == "pass" and row(res, "P3")["slivers_ignored"] == "AE"
+    assert "a sliver of 0.02 sq ft along the area of special flood hazard was ignored" in m3["message"]
+    assert not any(t in m for m in res.findings["message"] for t in (" 0 acres", " 0.00 acres", " 0 sq ft"))
 
 
 # ------------------------------------------------------------------------------------------
@@ -237,7 +280,8 @@ def test_flood_data_compared_as_arrow_text_gives_the_same_findings(tmp_path, rb,
     seen.clear()
     python = screen(tmp_path / "b", rb, parcels=p, flood_zones=fz)
     assert seen["dtype"] == object
-    assert {"not_evaluated", "pass", "review"} <= set(arrow.findings["status"])  # partial, no data, SFHA, none
+    # partial, no data, SFHA (FLD-005 on the partial parcel: info, its lot count being the proposal's)
+    assert {"not_evaluated", "info", "review"} <= set(arrow.findings["status"])
     cols = ["rule_id", "subject_id", "status", "measured", "message"]
     pd.testing.assert_frame_equal(arrow.findings[cols].reset_index(drop=True), python.findings[cols].reset_index(drop=True))
     pd.testing.assert_frame_equal(arrow.tables["parcels"].drop(columns="geometry"),
@@ -263,14 +307,23 @@ def test_screen_without_parcels_is_an_input_error(tmp_path, rb) -> None:
 
 def test_fld005_large_parcels_in_sfha(tmp_path, rb) -> None:
     # P1 500 x 500 ft = 250,000 sq ft = 5.739 ac (> 5 ac) touching AE: review
-    # P2 400 x 500 ft = 200,000 sq ft = 4.591 ac: pass; P3 5.739 ac outside the SFHA: pass
-    p = parcels(sq(0, 0, 500, 500), sq(600, 0, 1000, 500), sq(2000, 0, 2500, 500))
-    fz = zones((sq(-10, -10, 1100, 100), "AE"), (sq(-10, 100, 3000, 600), "X"), (sq(1100, -10, 3000, 100), "X"))
+    # P2 400 x 500 ft = 200,000 sq ft = 4.591 ac touching AE: info (not over 5 acres; the lot count, the law's other
+    # test, is the proposal's: never a pass); P3 5.739 ac outside the SFHA: pass
+    # P4 435.6 x 500 ft = 217,800 sq ft = 5 ac exactly, touching AE: info (not greater than); P5 436 x 500 ft =
+    # 218,000 sq ft = 5.0046 ac: review
+    p = parcels(sq(0, 0, 500, 500), sq(600, 0, 1000, 500), sq(2000, 0, 2500, 500), sq(4000, 0, 4435.6, 500),
+                sq(5000, 0, 5436, 500))
+    fz = zones((sq(-10, -10, 1100, 100), "AE"), (sq(-10, 100, 6000, 600), "X"), (sq(1100, -10, 3900, 100), "X"),
+               (sq(3900, -10, 6000, 100), "AE"))
     res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
     f1 = finding(res, "FLD-005", "P1")
     assert f1["status"] == "review" and f1["measured"] == pytest.approx(250_000 / ACRE) and f1["threshold"] == 5
-    assert finding(res, "FLD-005", "P2")["status"] == "pass"
+    f2 = finding(res, "FLD-005", "P2")
+    assert f2["status"] == "info" and "into more than 50 lots would need BFE data" in f2["message"]
     assert finding(res, "FLD-005", "P3")["status"] == "pass"
+    assert finding(res, "FLD-005", "P4")["status"] == "info"
+    assert finding(res, "FLD-005", "P4")["measured"] == pytest.approx(5.0, abs=1e-9)
+    assert finding(res, "FLD-005", "P5")["status"] == "review"
     f9 = finding(res, "FLD-009", "P2")
     assert f9["status"] == "info" and f9["measured"] == pytest.approx(200_000 / ACRE)
 
@@ -350,15 +403,49 @@ def test_geographic_layers_are_reprojected_and_areas_match(tmp_path, rb, geo) ->
     assert got["flood_zones"].tolist() == ref["flood_zones"].tolist()
 
 
-def test_missing_sfha_tf_is_derived_from_fld_zone(tmp_path, rb) -> None:
+def test_missing_sfha_tf_is_not_guessed_and_the_zones_classify(tmp_path, rb) -> None:
+    # without SFHA_TF the rulebook's zone lists classify the zones: the same areas as with the flag, and the
+    # layer's SFHA_TF stays empty (never guessed from the zone's first letter)
     p, fz = _base_case()
     fz = fz.copy()
     fz["SFHA_TF"] = ["T", "T", "F", "F", "F"]
     with_flag = screen(tmp_path / "a", rb, parcels=p, flood_zones=fz).tables["parcels"]
     without = screen(tmp_path / "b", rb, parcels=p, flood_zones=fz.drop(columns="SFHA_TF")).tables["parcels"]
     layers = load_layers(write(tmp_path / "c", flood_zones=fz.drop(columns="SFHA_TF")))
-    assert layers["flood_zones"]["SFHA_TF"].tolist() == ["T", "T", "F", "F", "F"]
+    assert layers["flood_zones"]["SFHA_TF"].tolist() == [None] * 5
     assert without["sfha_acres"].tolist() == with_flag["sfha_acres"].tolist()
+    assert with_flag["sfha_acres"].tolist() == pytest.approx([12_500 / ACRE, 15_000 / ACRE])
+
+
+@pytest.mark.parametrize("value", ["Zone AE", "UNDES", "ANI", "2", "OPEN WATER"])
+def test_a_zone_value_the_rulebook_does_not_know_is_undetermined_never_a_pass(tmp_path, rb, value, caplog) -> None:
+    # an older FIRM's spelling or a coded value, wholly over a parcel: not "no flood hazard" (before: FLD-001 and
+    # FLD-002 passed, and "ANI", area not included, starting with A, was made SFHA); the load names the value
+    fz = zones((sq(-50, -50, 250, 250), value))
+    with caplog.at_level(logging.WARNING):
+        res = screen(tmp_path, rb, parcels=parcels(sq(0, 0, 200, 200)), flood_zones=fz)
+    r = row(res, "P1")
+    assert r["flood_data"] == "no_data" and r["sfha_acres"] == 0
+    for rule in ("FLD-001", "FLD-002", "FLD-005", "FLD-006", "FLD-009"):
+        f = finding(res, rule, "P1")
+        assert f["status"] == "not_evaluated", (rule, f["message"])
+        assert "a zone value the rulebook does not know" in f["message"]
+    said = [m.getMessage() for m in caplog.records if "zone lists do not know" in m.getMessage()]
+    assert len(said) == 1 and repr(value.upper()) in said[0] and "layer flood_zones:" in said[0]
+
+
+def test_an_unknown_zone_flagged_sfha_is_in_the_sfha_and_known_zones_are_unchanged(tmp_path, rb) -> None:
+    # the layer's own SFHA_TF = T for a zone outside the lists (AR): in the SFHA (review), 100 %; X, B, C and
+    # X500 are mapped land outside it (pass)
+    fz = zones((sq(-50, -50, 250, 250), "AR"))
+    fz["SFHA_TF"] = ["T"]
+    res = screen(tmp_path / "ar", rb, parcels=parcels(sq(0, 0, 200, 200)), flood_zones=fz)
+    assert finding(res, "FLD-001", "P1")["status"] == "review"
+    assert row(res, "P1")["sfha_acres"] == pytest.approx(40_000 / ACRE)
+    for z in ("X", "B", "C", "X500"):
+        res = screen(tmp_path / z, rb, parcels=parcels(sq(0, 0, 200, 200)), flood_zones=zones((sq(-50, -50, 250, 250), z)))
+        assert finding(res, "FLD-001", "P1")["status"] == "pass", z
+        assert row(res, "P1")["flood_data"] == "full"
 
 
 def test_invalid_bow_tie_is_repaired(tmp_path, rb) -> None:
@@ -534,6 +621,67 @@ def test_site_floor_against_interpolated_bfe(tmp_path, rb) -> None:
     assert site_status(mh, "FLD-004") == "violation" and site_status(mh, "FLD-003") == "info"
 
 
+def _river_ending_at_x1000():
+    """A river along y = 100 (x -500..3000) crossed by BFE lines 800 at x = 0 and 810 at x = 1000, and none
+    upstream of x = 1000: along it the BFE is 800 + 10 * x / 1000 ft for x in 0..1000, unknown beyond."""
+    st = gpd.GeoDataFrame({"name": ["River"]}, geometry=[LineString([(X0 - 500, Y0 + 100), (X0 + 3000, Y0 + 100)])],
+                          crs=NY_FT)
+    bl = _lines((LineString([(X0, Y0 - 200), (X0, Y0 + 400)]), 800.0, "NAVD88"),
+                (LineString([(X0 + 1000, Y0 - 200), (X0 + 1000, Y0 + 400)]), 810.0, "NAVD88"))
+    return bl, st
+
+
+def test_site_bfe_not_determined_where_part_of_the_footprint_in_the_bfe_zone_has_none(tmp_path, rb) -> None:
+    # footprint x 900..1400, y 0..50, all in AE. Corners at x = 900: 800 + 10 * 900 / 1000 = 809.0 ft; corners at
+    # x = 1400 and the centroid (x = 1150) lie upstream of the last BFE line: no BFE there, and the BFE upstream is
+    # above 810 ft. Before: 809.0 ft from the downstream corners only, and a floor of 810.0 ft passed.
+    bl, st = _river_ending_at_x1000()
+    layers = _site_layers(tmp_path, sq(900, 0, 1400, 50), fz=zones((sq(-500, -200, 3000, 400), "AE")), bl=bl,
+                          streams=st)
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=810.0)
+    t = res.tables["footprints"].iloc[0]
+    assert np.isnan(t["bfe_ft"]) and t["bfe_method"] == "none"
+    f = finding(res, "FLD-003", "F1")
+    assert f["status"] == "not_evaluated", f["message"]
+    assert "part of the footprint in a BFE zone has no BFE" in f["message"]
+    assert "not between two BFE lines" in f["message"] and "809.0 ft" in f["message"]  # why, and the lower bound
+    # a manufactured home (FLD-004, at or above the BFE) is not passed on the downstream corners either
+    mh = check_site(layers, rb, use="manufactured", lowest_floor_ft=810.0)
+    assert site_status(mh, "FLD-004") == "not_evaluated" and site_status(mh, "FLD-003") == "info"
+
+
+def test_site_bfe_is_the_highest_whatever_the_method(tmp_path, rb) -> None:
+    # footprint x 940..990, y 0..50 in AE. The AE polygon east of x = 950 has STATIC_BFE 805; the corners at
+    # x = 940 lie west of it and are interpolated: 800 + 10 * 940 / 1000 = 809.4 ft. The site's BFE is the higher,
+    # 809.4 ft (before: the static 805 ft won by its method, and a floor of 806.0 ft passed).
+    bl, st = _river_ending_at_x1000()
+    fz = zones((sq(-500, -200, 950, 400), "AE"), (sq(950, -200, 3000, 400), "AE", None, 805.0))
+    layers = _site_layers(tmp_path, sq(940, 0, 990, 50), fz=fz, bl=bl, streams=st)
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=806.0)
+    t = res.tables["footprints"].iloc[0]
+    assert t["bfe_ft"] == pytest.approx(809.4, abs=1e-6) and t["bfe_method"] == "interpolated_along_stream"
+    assert "above the static BFE of 805.0 ft elsewhere on the footprint" in t["bfe_note"]
+    f = finding(res, "FLD-003", "F1")
+    assert f["status"] == "violation" and f["threshold"] == pytest.approx(809.4, abs=1e-6)
+    assert site_status(check_site(layers, rb, use="nonresidential", lowest_floor_ft=806.0), "FLD-003") == "review"
+    assert site_status(check_site(layers, rb, use="residential", lowest_floor_ft=809.4), "FLD-003") == "pass"
+    mh = check_site(layers, rb, use="manufactured", lowest_floor_ft=806.0)
+    assert site_status(mh, "FLD-004") == "violation"
+
+
+def test_site_bfe_is_sampled_where_the_footprint_leaves_the_bfe_zone(tmp_path, rb) -> None:
+    # AE up to x = 980, X beyond. Footprint x 900..1400: corners at x = 900 give 809.0 ft; the corners at x = 1400
+    # and the centroid are in zone X, upstream of the last BFE line (no BFE, and none needed there). The AE part
+    # reaches x = 980, where the BFE is 800 + 10 * 980 / 1000 = 809.8 ft (before: 809.0 ft, a floor of 809.5 passed)
+    bl, st = _river_ending_at_x1000()
+    fz = zones((sq(-500, -200, 980, 400), "AE"), (sq(980, -200, 3000, 400), "X"))
+    layers = _site_layers(tmp_path, sq(900, 0, 1400, 50), fz=fz, bl=bl, streams=st)
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=809.5)
+    assert res.tables["footprints"].iloc[0]["bfe_ft"] == pytest.approx(809.8, abs=1e-6)
+    assert site_status(res, "FLD-003") == "violation"
+    assert site_status(check_site(layers, rb, use="residential", lowest_floor_ft=809.8), "FLD-003") == "pass"
+
+
 def test_site_in_floodway(tmp_path, rb) -> None:
     fz, bl, st = _ae_with_lines()
     layers = _site_layers(tmp_path, sq(0, 300, 100, 350), fz=fz, bl=bl, streams=st)
@@ -668,7 +816,7 @@ def test_sample_town_screen() -> None:
     assert (f1["status"] == "not_evaluated").all()
     assert ((t["sfha_share"] >= 0) & (t["sfha_share"] <= 1)).all()
     # interpolated BFEs follow the sample's profile BFE(x) = 844.8 + 0.0008 (x - 955,900) within 0.5 ft
-    interp = t[t["bfe_method"] == "interpolated_along_stream"]
+    interp = t[(t["bfe_method"] == "interpolated_along_stream") & (t["sfha_acres"] > 0)]  # (sfha_overlaps: no slivers)
     assert len(interp) > 100
     pts = res.derived["sfha_overlaps"].set_index("parcel_id").loc[interp["parcel_id"]].geometry.representative_point()
     err = interp["bfe_ft"].to_numpy() - (844.8 + 0.0008 * (pts.x.to_numpy() - 955_900))
@@ -766,6 +914,23 @@ def test_bfe_at_points_raw_minus_9999_is_no_bfe() -> None:
                 (LineString([(X0 + 400, Y0 - 100), (X0 + 400, Y0 + 100)]), 802.0, "NAVD88"))
     r2 = bfe_at_points([Point(X0 + 300, Y0)], bfe_lines=bl, search_radius_ft=5000).iloc[0]
     assert r2["bfe_method"] == "none" and np.isnan(r2["bfe_ft"])
+
+
+@pytest.mark.parametrize("code", [-8888.0, -999.0, 0.0])
+def test_bfe_at_points_raw_other_codes_and_zero_are_no_bfe(code) -> None:
+    # like -9999: any value at or below -999, and a BFE of 0, is no value (FLD-003 passed floors
+    # "at or above the BFE of -8,888.0 ft"); -998 is a number (refused by the loader, not here)
+    fz = zones((sq(0, 0, 100, 100), "AE", None, code), (sq(100, 0, 200, 100), "AE", None, 812.5))
+    r = bfe_at_points([Point(X0 + 50, Y0 + 50), Point(X0 + 150, Y0 + 50)], flood=fz, search_radius_ft=5000)
+    assert r.loc[0, "bfe_method"] == "none" and np.isnan(r.loc[0, "bfe_ft"])
+    assert r.loc[1, "bfe_ft"] == 812.5
+    bl = _lines((LineString([(X0 + 200, Y0 - 100), (X0 + 200, Y0 + 100)]), code, "NAVD88"),
+                (LineString([(X0 + 400, Y0 - 100), (X0 + 400, Y0 + 100)]), 802.0, "NAVD88"))
+    r2 = bfe_at_points([Point(X0 + 300, Y0)], bfe_lines=bl, search_radius_ft=5000).iloc[0]
+    assert r2["bfe_method"] == "none" and np.isnan(r2["bfe_ft"])
+    fz.loc[0, "STATIC_BFE"] = -998.0  # just over the codes: a number, as given
+    r3 = bfe_at_points([Point(X0 + 50, Y0 + 50)], flood=fz, search_radius_ft=5000).iloc[0]
+    assert (r3["bfe_method"], r3["bfe_ft"]) == ("static", -998.0)
 
 
 def test_nearest_lines_only_between_bracketing_lines() -> None:

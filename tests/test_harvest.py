@@ -837,6 +837,15 @@ def test_constructed_flag_as_text(vestal) -> None:
     assert (st2["status"], st2["measured"]) == ("violation", pytest.approx(100.0))
 
 
+def test_constructed_word_neither_yes_nor_no_is_not_stated(vestal) -> None:
+    # "maybe" was read as no, so ST1 (300 ft in SC1) passed as "not a constructed skid trail"; it is
+    # not stated, as an empty flag is: treated as constructed (default switch) -> violation
+    trails = layer(["ST1"], [LineString([(202, 100), (202, 400)])], constructed=["maybe"])
+    st1 = one(check_harvest(scene(skid_trails=trails), vestal), "HRV-011", "ST1")
+    assert (st1["status"], st1["measured"]) == ("violation", pytest.approx(300.0))
+    assert "not a constructed skid trail" not in st1["message"]
+
+
 def test_zoning_proximity_unknown_district_not_pass(vestal) -> None:
     # no zoning layer; P2's zoning field is empty and P2 lies 50 ft from H1: not a pass
     parcels = layer(
@@ -849,6 +858,49 @@ def test_zoning_proximity_unknown_district_not_pass(vestal) -> None:
     assert h1["status"] == "not_evaluated" and "P2" in h1["message"]
     # L1 at (500,500): P2 is 550 ft away, P1 (RR) and P3 (C-1) are known -> pass
     assert one(res, "HRV-003", "L1")["status"] == "pass"
+
+
+
+def _spelled_scene(rr: str, ra1: str, *, zoning_layer: bool) -> Layers:
+    """The scene with P1's district written ``rr`` and P2's ``ra1`` (in the parcels' zoning field,
+    or in a zoning layer of the same polygons), plus landing L9 at (700, 20): 70 ft above P2's top
+    line, inside the 100-ft strip of an RA-1 property line (§ 44-VI-6(F)(6))."""
+    ids = ["P1", "P2", "P3"]
+    boxes = [box(-200, -50, 1600, 1005), box(-200, -600, 1600, -50), box(1600, -600, 2400, 1005)]
+    landings = layer(["L1", "L2", "L3", "L9"],
+                     [Point(500, 500), Point(220, 500), box(600, 880, 650, 900), Point(700, 20)])
+    if zoning_layer:
+        return scene(parcels=layer(ids, boxes), zoning=layer(["Z1", "Z2", "Z3"], boxes, district=[rr, ra1, "C-1"]),
+                     landings=landings)
+    return scene(parcels=layer(ids, boxes, zoning=[rr, ra1, "C-1"]), landings=landings)
+
+
+@pytest.mark.parametrize("zoning_layer", [False, True], ids=["parcels.zoning", "zoning layer"])
+@pytest.mark.parametrize("rr, ra1", [("rr", "RA1"), ("R R", "RA 1"), ("r-r", "ra-1"), ("R_R", "RA_1"),
+                                     (" r.r. ", " Ra.1 ")])
+def test_district_spelling_ignores_case_spaces_hyphens_underscores_dots(vestal, rr, ra1, zoning_layer) -> None:
+    # "property zoned RA-1" (§ 44-VI-6(G)) and "a property line within an RA-1 ... district",
+    # "a residential dwelling in an RR district" (§ 44-VI-6(F)(6)): P2 written RA1, "RA 1", ra-1 ... is
+    # the rulebook's RA-1 and P1 written rr, "R R" ... its RR, so every harvest finding (status,
+    # measure, message) is the one of the plan zoned "RR", "RA-1"
+    ref = check_harvest(_spelled_scene("RR", "RA-1", zoning_layer=zoning_layer), vestal)
+    res = check_harvest(_spelled_scene(rr, ra1, zoning_layer=zoning_layer), vestal)
+    # the reference: H1 50 ft from RA-1 (review), the band v in [0,50] of H1 (50,000 sq ft), D1's RR
+    # circle, L9 in P2's strip
+    h1 = one(ref, "HRV-003", "H1")
+    assert (h1["status"], h1["measured"]) == ("review", pytest.approx(50.0))
+    assert one(ref, "HRV-021", "H1")["measured"] == pytest.approx(50_000 / SQFT_PER_ACRE, rel=1e-9)
+    assert one(ref, "HRV-022", "H1")["measured"] * SQFT_PER_ACRE == pytest.approx(ARC * math.pi * 100**2, rel=1e-6)
+    assert one(ref, "HRV-024", "L9")["status"] == "violation"
+    cols = ["rule_id", "subject_layer", "subject_id", "status", "measured", "message"]
+    key = ["rule_id", "subject_layer", "subject_id", "message"]
+    want = ref.findings[cols].sort_values(key).reset_index(drop=True)
+    got = res.findings[cols].sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, want)
+    strips = ["kind", "source_id", "measured_from"]
+    assert sorted(map(tuple, res.derived["buffer_strips"][strips].to_numpy().tolist())) == sorted(
+        map(tuple, ref.derived["buffer_strips"][strips].to_numpy().tolist()))
+    assert len(res.derived["possible_buffer_strips"]) == 0
 
 
 def test_between_bands_switch_spelling(tmp_path) -> None:

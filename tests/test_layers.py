@@ -28,7 +28,7 @@ from geoconstraints.errors import CRSError, DemError, FieldError, GeometryError,
 from geoconstraints.io.layers import load_layers
 from geoconstraints.io.roles import ROLES
 from geoconstraints.io.sources import LayerSource, parse_path_layer, resolve_sources
-from geoconstraints.io.validate import id_texts, nfhl_sentinels
+from geoconstraints.io.validate import MAX_MAGNITUDE, id_texts, nfhl_sentinels
 from geoconstraints.units import SQFT_PER_ACRE
 
 S_BFE = REAL / "lexington_va" / "S_BFE.shp"
@@ -234,12 +234,114 @@ def test_nfhl_fields_and_sentinels(tmp_path):
     assert fz["SFHA_TF"].tolist() == ["T", "F"]
 
 
-def test_sfha_derived_from_zone_when_missing(tmp_path):
+# NFHL "no value" codes other than -9999, BFEs of 0 or below any ground, road widths, yes/no words
+
+def _one_warning(layers, fragment: str) -> str:
+    ws = [w for w in layers.warnings if fragment in w]
+    assert len(ws) == 1, layers.warnings
+    return ws[0]
+
+
+@pytest.mark.parametrize(("value", "kept", "warned"), [
+    (-9999.0, None, None),  # NFHL's own code: no value, silently
+    (-9999.000001, None, "a 'no value' code like NFHL's -9999"),
+    (-8888.0, None, "a 'no value' code like NFHL's -9999"),
+    (-999.0, None, "a 'no value' code like NFHL's -9999"),  # at the bound
+    (0.0, None, "NFHL never gives a BFE of 0 ft"),
+    (-300.0, -300.0, "below sea level"),  # the lowest believable BFE: kept, said
+    (-2.5, -2.5, "below sea level"),
+    (0.5, 0.5, None),
+    (812.0, 812.0, None),
+])
+def test_static_bfe_codes_zero_and_below_sea_level(tmp_path, value, kept, warned):
+    fz = flood_zones()
+    fz.loc[0, "STATIC_BFE"] = value
+    layers = load_layers(write_gpkg(tmp_path / "t.gpkg", {"flood_zones": fz}))
+    got = layers["flood_zones"]["STATIC_BFE"].iloc[0]
+    assert math.isnan(got) if kept is None else got == kept
+    if warned is None:
+        assert not [w for w in layers.warnings if "STATIC_BFE" in w], layers.warnings
+    else:
+        w = _one_warning(layers, "field STATIC_BFE")
+        assert warned in w and "layer flood_zones (t.gpkg:flood_zones)" in w and "1 feature(s) (FA1)" in w
+
+
+@pytest.mark.parametrize("value", [-998.9, -849.0, -300.1])
+def test_bfe_below_any_ground_refused(tmp_path, value):
+    # over the no-value codes (<= -999) and under -300 ft: a BFE lower than Death Valley is no elevation
+    lines = gpd.GeoDataFrame({"BFE_LN_ID": ["a", "b"], "ELEV": [812.5, value]},
+                             geometry=[LineString([(X0, Y0), (X0 + 100, Y0)])] * 2, crs=NY_FT)
+    with pytest.raises(FieldError, match=rf"layer bfe_lines \(b.gpkg\): field ELEV = {value:g} is below "
+                                         r"-300 ft.*no base flood elevation \(feature b\).*-9999"):
+        load_layers(overrides={"bfe_lines": str(write_gpkg(tmp_path / "b.gpkg", {"bfe_lines": lines}))})
+
+
+def test_bfe_codes_in_elev_and_metres(tmp_path):
+    lines = gpd.GeoDataFrame({"BFE_LN_ID": ["a", "b", "c", "d"], "ELEV": [812.5, -8888.0, 0.0, -91.0],
+                              "LEN_UNIT": ["Feet", "Feet", "Feet", "Meters"]},
+                             geometry=[LineString([(X0, Y0), (X0 + 100, Y0)])] * 4, crs=NY_FT)
+    layers = load_layers(overrides={"bfe_lines": str(write_gpkg(tmp_path / "b.gpkg", {"bfe_lines": lines}))})
+    g = layers["bfe_lines"]
+    assert g["ELEV"].iloc[0] == 812.5 and g["ELEV"].iloc[1:3].isna().all()
+    assert g["ELEV"].iloc[3] == -91.0  # -91 m = -298.6 ft: below sea level, believable
+    assert "1 feature(s) (b)" in _one_warning(layers, "holds -8888")
+    assert "1 feature(s) (c)" in _one_warning(layers, "field ELEV is 0")
+    lines["ELEV"] = [812.5, 800.0, 801.0, -92.0]  # -92 m = -301.8 ft
+    with pytest.raises(FieldError, match=r"field ELEV = -92 m is below -300 ft.*feature d\)"):
+        load_layers(overrides={"bfe_lines": str(write_gpkg(tmp_path / "b2.gpkg", {"bfe_lines": lines}))})
+
+
+def test_depth_other_code_is_no_value_not_negative(tmp_path):
+    fz = flood_zones()
+    fz["DEPTH"] = [-8888.0, -9999.0]  # was refused as a negative depth; a code like -9999
+    layers = load_layers(write_gpkg(tmp_path / "t.gpkg", {"flood_zones": fz}))
+    assert layers["flood_zones"]["DEPTH"].isna().all()
+    assert "1 feature(s) (FA1)" in _one_warning(layers, "field DEPTH holds -8888")
+
+
+def _roads(widths: list) -> gpd.GeoDataFrame:
+    return gpd.GeoDataFrame({"id": [f"R{i + 1}" for i in range(len(widths))], "row_width_ft": widths},
+                            geometry=[LineString([(X0, Y0 + 50 * i), (X0 + 500, Y0 + 50 * i)])
+                                      for i in range(len(widths))], crs=NY_FT)
+
+
+def test_row_width_up_to_1000_ft_kept(tmp_path):
+    g = load_layers(overrides={"roads": str(write_gpkg(tmp_path / "r.gpkg", {"roads": _roads([999.99, 1000.0])}))})
+    assert g["roads"]["row_width_ft"].tolist() == [999.99, 1000.0]
+
+
+@pytest.mark.parametrize(("value", "shown"), [(1000.01, "1,000.01"), (1e7, "10,000,000"), (1e14, "1e+14")])
+def test_row_width_over_1000_ft_refused(tmp_path, value, shown):
+    # 1e300 made GEOS fail in HRV-002/003/025; 1e7 ft put every landing inside one road's right-of-way
+    gpkg = write_gpkg(tmp_path / "r.gpkg", {"roads": _roads([50.0, value])})
+    with pytest.raises(FieldError, match=rf"layer roads \(r.gpkg\): field row_width_ft = {re.escape(shown)} is over "
+                                         r"1,000, wider than any road right-of-way \(feature R2\). Correct the value"):
+        load_layers(overrides={"roads": str(gpkg)})
+
+
+def test_constructed_word_neither_yes_nor_no_is_not_stated(tmp_path):
+    trails = gpd.GeoDataFrame({"id": ["S1", "S2", "S3", "S4", "S5"], "constructed": ["maybe", "No", " ", "yes", "maybe"]},
+                              geometry=[LineString([(X0, Y0 + 10 * i), (X0 + 100, Y0 + 10 * i)]) for i in range(5)],
+                              crs=NY_FT)
+    layers = load_layers(overrides={"skid_trails": str(write_gpkg(tmp_path / "s.gpkg", {"skid_trails": trails}))})
+    assert layers["skid_trails"]["constructed"].tolist() == [None, False, None, True, None]
+    w = _one_warning(layers, "field constructed")
+    assert "layer skid_trails (s.gpkg)" in w and "'maybe' in 2 feature(s) (S1, S5)" in w
+    assert "read as not stated, as an empty value is" in w
+
+
+def test_sfha_flag_read_as_given_never_guessed_from_the_zone(tmp_path):
+    # no SFHA_TF field: the column is empty (the rulebook's zone lists classify FLD_ZONE), never guessed from the
+    # zone's first letter (an older map's "ANI", area not included, would have been made SFHA); odd flags: empty
     fz = flood_zones().drop(columns=["SFHA_TF"])
-    fz["FLD_ZONE"] = ["ae ", "AREA NOT INCLUDED"]
+    fz["FLD_ZONE"] = ["ae ", "ANI"]
     out = load_layers(write_gpkg(tmp_path / "t.gpkg", {"flood_zones": fz}))["flood_zones"]
-    assert out["FLD_ZONE"].tolist() == ["AE", "AREA NOT INCLUDED"]
-    assert out["SFHA_TF"].tolist() == ["T", "F"]
+    assert out["FLD_ZONE"].tolist() == ["AE", "ANI"]
+    assert out["SFHA_TF"].tolist() == [None, None]
+    fz = flood_zones()
+    fz["SFHA_TF"] = [" t", "yes"]
+    out = load_layers(write_gpkg(tmp_path / "u.gpkg", {"flood_zones": fz}))["flood_zones"]
+    assert out["SFHA_TF"].tolist() == ["T", None]
 
 
 def test_lowercase_fields_mapped(tmp_path):
@@ -538,3 +640,40 @@ def test_id_texts_is_the_value_by_value_reading(values, dtype):
     want = [one(v) for v in s.astype(object)]
     assert text.tolist() == want
     assert blank.tolist() == [w == "" for w in want]
+
+
+# ------------------------------------------------------------------------------------------
+# numbers too large to convert: 1e308 cords was "1e+308 cords = inf cu ft" in HRV-001
+
+def _harvest_areas(cords: list[float]) -> gpd.GeoDataFrame:
+    return gpd.GeoDataFrame({"id": [f"H{i + 1}" for i in range(len(cords))], "cords": cords},
+                            geometry=[shapely.box(X0 + 600 * i, Y0, X0 + 600 * i + 500, Y0 + 400)
+                                      for i in range(len(cords))], crs=NY_FT)
+
+
+@pytest.mark.parametrize("step", [-1, 0, 1])
+def test_numbers_beyond_any_measured_quantity_refused(tmp_path, step):
+    # MAX_MAGNITUDE (1e15): just under and at it load, the next float over is refused naming the layer, the field
+    # and the feature (1e308 cords was 1e+308 cords = inf cu ft in HRV-001)
+    top = MAX_MAGNITUDE
+    value = top if step == 0 else float(np.nextafter(top, np.inf if step > 0 else 0.0))
+    gpkg = write_gpkg(tmp_path / "h.gpkg", {"harvest_area": _harvest_areas([1.0, value])})
+    if step <= 0:
+        got = load_layers(overrides={"harvest_area": str(gpkg)})["harvest_area"]["cords"].iloc[-1]
+        assert got == value
+        return
+    with pytest.raises(FieldError, match=rf"^layer harvest_area \(h.gpkg\): field cords = {re.escape(f'{value:g}')} is too "
+                                         r"large \(over 1e\+15\), beyond any quantity a layer measures \(feature H2\). "
+                                         r"Correct the value"):
+        load_layers(overrides={"harvest_area": str(gpkg)})
+
+
+def test_cli_cords_1e308_exits_2(tmp_path, runner):
+    from geoconstraints.cli import main
+
+    gpkg = write_gpkg(tmp_path / "plan.gpkg", {"harvest_area": _harvest_areas([1e308])})
+    r = runner.invoke(main, ["harvest", str(gpkg), "--out", str(tmp_path / "out")])
+    assert r.exit_code == 2 and r.stdout == "" and "overflow" not in r.output and "inf cu ft" not in r.output
+    assert r.stderr.strip().splitlines() == [
+        ("error: layer harvest_area (plan.gpkg:harvest_area): field cords = 1e+308 is too large (over 1e+15), beyond any "
+         "quantity a layer measures (feature H1). Correct the value, or leave it empty where it is not known")]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import pytest
 import rasterio
 from rasterio.transform import from_origin
@@ -92,7 +93,8 @@ def test_roads_terrain_runs_bars_and_table(tmp_path) -> None:
     assert off.water_bars is None  # skid trails get no water bars
     table = road_table(t).set_index("road_id")
     assert table.loc["UP", ["steep_runs", "runs_over_limit", "water_bars"]].tolist() == [1, 1, 2]
-    assert np.isnan(table.loc["OFF", "water_bars"]) and table.loc["ACROSS", "water_bars"] == 0
+    assert table["water_bars"].dtype == "Int64"  # a count: integers, blank where none are placed
+    assert table.loc["OFF", "water_bars"] is pd.NA and table.loc["ACROSS", "water_bars"] == 0
     runs = grade_runs_layer(t, CRS)
     # every steep stretch, flagged: UP's 300 ft (over the limit) and the ~100 ft of OFF on the DEM (not)
     assert runs["road_id"].tolist() == ["UP", "OFF"] and runs["exceeds"].tolist() == [True, False]
@@ -105,7 +107,9 @@ def test_roads_terrain_runs_bars_and_table(tmp_path) -> None:
 def test_roads_terrain_without_dem_says_so() -> None:
     t = roads_terrain(None, {"haul_roads": gdf(["R"], [LineString([(0, 0), (300, 400)])])}, CRS)
     rt = t[("haul_roads", "R")]
-    assert (rt.length_ft, rt.error, rt.runs, rt.fully_evaluated) == (500.0, "no DEM given (--dem)", [], False)
+    # 500 US survey feet = 500.001 ft (international feet, as every length of the profile)
+    assert rt.length_ft == pytest.approx(500.001, abs=1e-6)
+    assert (rt.error, rt.runs, rt.fully_evaluated) == ("no DEM given (--dem)", [], False)
     assert road_table(t)["note"].tolist() == ["no DEM given (--dem)"]
     assert len(grade_runs_layer(t, CRS)) == 0 and len(water_bars_layer(t, CRS)) == 0
 
@@ -152,3 +156,26 @@ def test_road_terrain_window_from_the_cell_size_and_net_grade(tmp_path) -> None:
     up = roads_terrain(dem, {"haul_roads": gdf(["UP"], [LineString([(X0, Y0 + 100), (X0 + 300, Y0 + 100)])])}, CRS,
                        grade=wide)[("haul_roads", "UP")]
     assert up.window_ft == pytest.approx(25.0, rel=1e-5) and "5 DEM cells of 5.0 ft" in up.window_note
+
+
+def test_roads_csv_counts_are_integers_and_never_more_evaluated_than_long(tmp_path) -> None:
+    # The sample's S-3 is a 350 x 350 US survey ft diagonal: 494.9747 ftUS = 494.9757 ft. Before, roads.csv had
+    # length_ft 494.97 (CRS units) and evaluated_length_ft 494.98 (feet, the profile's), and water_bars 2.0.
+    from geoconstraints.output.files import write_csv
+
+    dem = _plane_dem(tmp_path / "p.tif", 30.0)
+    diag = LineString([(X0 + 100, Y0 + 100), (X0 + 450, Y0 + 450)])
+    roads = {"haul_roads": gdf(["UP"], [LineString([(X0, Y0 + 100), (X0 + 300, Y0 + 100)])]),
+             "skid_trails": gdf(["S-3"], [diag])}
+    bars = {"table": [{"min_grade_pct": 2, "max_grade_pct": None, "min_spacing_ft": 100, "max_spacing_ft": 100}],
+            "min_grade_pct": 2.0, "spacing_end": "shorter", "between_bands": "steeper"}
+    t = roads_terrain(dem, roads, CRS, grade={"max_grade_pct": 25.0, "max_run_ft": 200.0}, water_bars=bars)
+    s3 = t[("skid_trails", "S-3")]
+    assert s3.fully_evaluated and s3.length_ft == pytest.approx(494.97474683 * 1.000002, abs=1e-6)
+    assert s3.evaluated_length_ft <= s3.length_ft and s3.evaluated_length_ft == pytest.approx(s3.length_ft)
+    write_csv(road_table(t), tmp_path / "roads.csv")
+    text = (tmp_path / "roads.csv").read_text().splitlines()
+    assert text[1].startswith("haul_roads,UP,300.0,300.0,") and text[1].endswith(",2,")  # 2 water bars, not 2.0
+    assert text[2].startswith("skid_trails,S-3,494.98,494.98,") and text[2].endswith(",,")  # none asked for: blank
+    back = pd.read_csv(tmp_path / "roads.csv")
+    assert (back["evaluated_length_ft"] <= back["length_ft"]).all()

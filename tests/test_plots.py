@@ -219,4 +219,17 @@ def test_file_names_are_safe(vestal, harvest, monkeypatch):
     monkeypatch.setattr(plots, "road_profiles",
                         lambda r: [plots.RoadProfile(**{**p.__dict__, "road_id": "a/b"}),
                                    plots.RoadProfile(**{**p.__dict__, "road_id": "a:b"})])
-    assert set(plots.render_plots(harvest)) == {"profile_haul_roads_a_b.png", "profile_haul_roads_a_b_2.png"}
+    assert set(plots.render_plots(harvest)) == {"profile_haul_roads_a_b-c14cddc0.png", "profile_haul_roads_a_b-6783a31e.png"}
+
+
+def test_long_ids_give_bounded_file_names(vestal, harvest, monkeypatch, tmp_path):
+    # a 252-character haul-road id (legal in a GeoPackage) failed the whole run: File name too long
+    p = plots.road_profiles(harvest)[0]
+    long_id = "H-" + "9" * 250
+    monkeypatch.setattr(plots, "road_profiles",
+                        lambda r: [plots.RoadProfile(**{**p.__dict__, "road_id": long_id}),
+                                   plots.RoadProfile(**{**p.__dict__, "road_id": long_id[:-1] + "8"})])
+    written = plots.write_plots(harvest, tmp_path)
+    names = sorted(path.name for path in written.values())
+    assert len(names) == 2 and all(n.startswith("profile_haul_roads_H-999") and len(n) <= 100 for n in names)
+    assert sorted(k.split("/")[1] for k in written) == names and all(path.is_file() for path in written.values())

@@ -222,7 +222,8 @@ def test_password_from_pgpassword_and_the_flood_role(town, monkeypatch) -> None:
     layers = load_layers(overrides={"flood_zones": _url(None, "flood_zones"), "parcels": _url(None)})
     fz = layers["flood_zones"]
     assert list(fz["feature_id"]) == ["F-1", "F-2"]  # fld_ar_id -> FLD_AR_ID, the role's id field
-    assert list(fz["FLD_ZONE"]) == ["AE", "X"] and list(fz["SFHA_TF"]) == ["T", "F"]  # derived, as for files
+    # no SFHA_TF column in the table: empty, never guessed from the zone (the zone lists classify), as for files
+    assert list(fz["FLD_ZONE"]) == ["AE", "X"] and list(fz["SFHA_TF"]) == [None, None]
     assert fz["STATIC_BFE"].iloc[0] == 850.0 and np.isnan(fz["STATIC_BFE"].iloc[1])  # NFHL -9999 -> missing
     assert layers.info["flood_zones"].sha256 != layers.info["parcels"].sha256
 

@@ -144,8 +144,9 @@ def test_keep_gives_each_checks_statuses_and_only_the_findings_kept(town):
             assert got.frame["status"].isin(PERSON_STATUSES).all()
             cols = ["rule_id", "status", "subject_id", "message", "measured", "threshold", "geometry"]
             assert got.frame[cols].reset_index(drop=True).equals(want[cols])
-        else:  # no row left out (a site-only rule gives none): the frame is the whole frame
-            assert whole["status"].isin(PERSON_STATUSES).all()
+        else:  # no row left out (a site-only rule gives none; FLD-010's run-wide info): the frame is the whole frame
+            assert (whole["status"].isin(PERSON_STATUSES) | (whole["subject_id"] == "")).all()
+            assert got[["rule_id", "status", "subject_id", "message"]].equals(whole[["rule_id", "status", "subject_id", "message"]])
     assert sum(isinstance(o, Outcomes) for o in lean) >= 4
     assert full.n_findings == sum(len(f) for f in every)
 
@@ -189,7 +190,8 @@ def test_keep_runs_again_a_check_that_changes_its_frame(town, monkeypatch):
     assert not isinstance(got, Outcomes) and len(got) == len(ctx.table)
     assert set(got["status"]) - set(PERSON_STATUSES)  # pass/info rows are there, split_scope drops them
     kept, omitted = split_scope(lean, "person")
-    assert kept["status"].isin(PERSON_STATUSES).all()
+    assert kept["status"].isin(PERSON_STATUSES).sum() == len(kept) - 1  # and the run-wide FLD-010 info
+    assert kept.loc[~kept["status"].isin(PERSON_STATUSES), ["rule_id", "subject_id"]].values.tolist() == [["FLD-010", ""]]
     assert omitted.loc[omitted["rule_id"] == "FLD-001", "n"].sum() == (~got["status"].isin(PERSON_STATUSES)).sum()
 
 

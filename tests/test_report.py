@@ -137,8 +137,19 @@ def test_one_parcel_report_unknown_id(result):
 
 
 def test_parcel_report_name_is_file_safe():
-    assert parcel_report_name(XSS_ID) == "report_parcel_script_alert_1_script.html"
-    assert parcel_report_name("../../etc") == "report_parcel_etc.html"
+    assert parcel_report_name(XSS_ID) == "report_parcel_script_alert_1_script-5c140d35.html"
+    assert parcel_report_name("../../etc") == "report_parcel_etc-74ccf3c5.html"
+    assert parcel_report_name("1014.-14-1") == "report_parcel_1014.-14-1.html"  # a safe id is itself
+
+
+def test_parcel_report_name_is_bounded_and_unique():
+    # ids of 64 characters (at), 63 (under) and 65 (over) the limit; two long ids sharing a prefix
+    assert parcel_report_name("P" * 63) == f"report_parcel_{'P' * 63}.html"
+    assert parcel_report_name("P" * 64) == f"report_parcel_{'P' * 64}.html"
+    over = parcel_report_name("P" * 65)
+    assert over.startswith("report_parcel_" + "P" * 55 + "-") and len(over) == len("report_parcel_.html") + 64
+    a, b = parcel_report_name("P" * 300 + "a"), parcel_report_name("P" * 300 + "b")
+    assert a != b and len(a) == len(b) == len(over)
 
 
 def test_format_value_and_units():
@@ -259,6 +270,39 @@ def test_significant_figures():
     assert significant(float("nan")) == "" and significant(0.0) == "0"
     assert column_header("floodway_share") == ("Floodway share (%)", 100.0)
     assert column_header("bfe_ft") == ("BFE (ft)", 1.0)
+
+
+def test_feet_and_counts_in_the_parcel_table(result):
+    # the sample's 1026.-13-1 (BFE 846.51 ft) showed as 847 and 1026.-13-5 (846.5) as 846: three
+    # significant figures are whole feet at these elevations, and FLD-003 compares at 0.01 ft
+    import dataclasses
+
+    import pandas as pd
+
+    from geoconstraints.output.report_table import feet_text, parcel_table
+
+    table = pd.DataFrame({
+        "parcel_id": ["A", "B", "C", "D"], "worst_status": ["review"] * 4,
+        "bfe_ft": [846.51, 846.5, 1234.567, np.nan], "stream_distance_ft": [343.29, 0.004, 0.005, 12.0],
+        "sfha_acres": [0.4564, 0.0043, 0.0, 1234.5], "sfha_share": [0.997, 0.0004, 0.0, 1.0],
+        "footprints": pd.array([1, 1234, None, 0], dtype="Int64"), "floors": np.array([1, 2, 3, 4]),
+    })
+    t = parcel_table(table)
+    ids = [r[0]["text"] for r in t.rows]  # most severe (largest share) first
+    texts = {c.name: [t.rows[ids.index(i)][j]["text"] for i in "ABCD"] for j, c in enumerate(t.columns)}
+    assert texts["bfe_ft"] == ["846.51", "846.50", "1,234.57", ""]  # 0.01 ft, trailing zeros kept
+    assert texts["stream_distance_ft"] == ["343.29", "0.004", "0.01", "12.00"]  # nonzero never 0.00
+    assert texts["sfha_acres"] == ["0.456", "0.0043", "0", "1,230"]  # significant: a small area never 0
+    assert texts["sfha_share"] == ["99.7", "0.04", "0", "100"]
+    assert texts["footprints"] == ["1", "1,234", "", "0"] and texts["floors"] == ["1", "2", "3", "4"]  # counts
+    # the 0.01 ft cut-off: at, just under and just over half of it
+    assert [feet_text(x) for x in (0.01, 0.006, 0.0049, -0.0049, 846.505001, 846.504999)] == [
+        "0.01", "0.01", "0.0049", "-0.0049", "846.51", "846.50"]
+    # and in report.html (and so report.pdf, drawn from the same page)
+    page = render_report(dataclasses.replace(result, tables={"parcels": table}), overview=False, figures=False)
+    body = _parcels_table(page)
+    assert 'data-sort="846.51">846.51</td>' in body and 'data-sort="846.5">846.50</td>' in body
+    assert ">847<" not in body and ">846<" not in body
 
 
 @pytest.fixture(scope="module")

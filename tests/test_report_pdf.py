@@ -132,7 +132,7 @@ def test_demo_report_pdf_keeps_worst_status_at_letter_width(demo_screen):
 def test_handout_pdf_is_one_page(synthetic, demo_screen, tmp_path):
     res, _ = synthetic
     pdf = report.write_report_pdf(res, tmp_path / report.parcel_pdf_name(XSS_ID), parcel=XSS_ID)
-    assert pdf.name == "report_parcel_script_alert_1_script.pdf"
+    assert pdf.name == "report_parcel_script_alert_1_script-5c140d35.pdf"
     assert len(PdfReader(str(pdf)).pages) == 1
     text = _text(pdf, 1)
     assert XSS_ID in text and "page 1 of 1" in text and "Passes: FLD-001." in text

@@ -60,8 +60,9 @@ def test_dir_lists_the_lazy_api():
 
 
 def test_a_result_that_left_findings_out_counts_them(result):
-    # the same findings, split as screen_parcels(..., findings="person") splits them (by hand: the 3
-    # info and 1 pass go, the 2 violation, 1 review and 1 not_evaluated stay)
+    # the same findings, split as screen_parcels(..., findings="person") splits them (by hand: the 2
+    # water bars' info and 1 pass go, the 2 violation, 1 review and 1 not_evaluated stay, and so does the
+    # run-wide FLD-010 info: no status column holds its outcome)
     from dataclasses import replace
 
     import pandas as pd
@@ -69,22 +70,24 @@ def test_a_result_that_left_findings_out_counts_them(result):
     from geoconstraints.result import split_scope
 
     kept, omitted = split_scope(result.findings, "person")
-    assert sorted(kept["status"]) == ["not_evaluated", "review", "violation", "violation"]
+    assert sorted(kept["status"]) == ["info", "not_evaluated", "review", "violation", "violation"]
+    assert kept.loc[kept["status"] == "info", ["rule_id", "subject_id"]].values.tolist() == [["FLD-010", ""]]
     assert omitted[["rule_id", "status", "waived", "n"]].values.tolist() == [
-        ["FLD-001", "pass", "", 1], ["FLD-010", "info", "", 1], ["HRV-030", "info", "", 2]]
+        ["FLD-001", "pass", "", 1], ["HRV-030", "info", "", 2]]
     person = replace(result, findings=kept, scope="person", omitted=omitted)
     assert person.n_findings == result.n_findings == 8
     assert person.counts() == result.counts()
     pd.testing.assert_frame_equal(person.summary(), result.summary())
     assert [person.has(s) for s in gc.STATUSES] == [result.has(s) for s in gc.STATUSES]
     lines = repr(person).splitlines()
-    assert lines[1] == "  findings: 8 (2 violation, 1 review, 1 not_evaluated, 3 info, 1 pass), 4 kept"
-    assert lines[2].startswith("  4 info and pass findings are not kept (findings scope person): each subject's "
+    assert lines[1] == "  findings: 8 (2 violation, 1 review, 1 not_evaluated, 3 info, 1 pass), 5 kept"
+    assert lines[2].startswith("  3 info and pass findings are not kept (findings scope person): each subject's "
                                "outcome per rule is in the status_<rule> columns of the parcels table")
-    assert "4 info and pass findings are not kept" in person._repr_html_()
+    assert "3 info and pass findings are not kept" in person._repr_html_()
     # a waived finding left out is no unwaived one: has() says so
     waived = replace(person, omitted=omitted.assign(waived="waived by the town board"))
-    assert not waived.has("pass") and not waived.has("info") and waived.counts() == result.counts()
+    assert not waived.has("pass") and waived.counts() == result.counts()
+    assert waived.has("info")  # the run-wide FLD-010 info is kept, unwaived
     # nothing left out: an empty table, and the repr of a complete result says nothing of it
     assert split_scope(result.findings, "all")[1].empty and "kept" not in repr(result)
     with pytest.raises(ValueError, match="scope 'some' is not one of person, all"):
@@ -168,7 +171,8 @@ def test_omitted_counts_split_a_rule_whose_title_or_waiver_varies():
     from geoconstraints.result import split_scope
 
     f = pd.DataFrame({"rule_id": ["R-1"] * 5, "title": ["a", "a", "b", "a", "a"],
-                      "status": ["pass", "pass", "pass", "info", "review"], "waived": ["", "", "", "w", ""]})
+                      "status": ["pass", "pass", "pass", "info", "review"], "waived": ["", "", "", "w", ""],
+                      "subject_id": ["P1", "P2", "P3", "P4", "P5"]})
     kept, omitted = split_scope(f, "person")
     assert kept["status"].tolist() == ["review"]
     assert sorted(omitted.values.tolist()) == [["R-1", "a", "info", "w", 1], ["R-1", "a", "pass", "", 2],
@@ -253,11 +257,10 @@ def test_the_checks_frames_are_split_and_counted_unstacked_as_stacked():
         kept_s, omitted_s = split_scope(stacked, scope)
         pd.testing.assert_frame_equal(kept.reset_index(drop=True), kept_s.reset_index(drop=True))
         pd.testing.assert_frame_equal(omitted, omitted_s)
-    kept, omitted = split_scope(frames, "person")
-    assert kept["status"].tolist() == ["review", "violation", "not_evaluated"] and kept.crs == "EPSG:2261"
+    kept, omitted = split_scope(frames, "person")  # the run-wide FLD-010 info is kept in every scope
+    assert kept["status"].tolist() == ["review", "violation", "info", "not_evaluated"] and kept.crs == "EPSG:2261"
     assert omitted[["rule_id", "status", "waived", "n"]].values.tolist() == [
-        ["FLD-001", "info", "", 1], ["FLD-001", "pass", "", 1], ["FLD-002", "pass", "by the board", 1],
-        ["FLD-010", "info", "", 1]]
+        ["FLD-001", "info", "", 1], ["FLD-001", "pass", "", 1], ["FLD-002", "pass", "by the board", 1]]
     assert split_scope([], "person")[0].empty and split_scope([], "person")[1].empty
 
 
@@ -290,10 +293,13 @@ def test_outcomes_answer_as_the_frames_of_every_row():
                 lambda: rb["FLD-010"].findings("pass", subject_layer="flood_zones", crs=2261, detail="ok")]
 
     frames = [make() for make in calls()]
-    with rows_only_for(PERSON_STATUSES) as got:
+    with rows_only_for(PERSON_STATUSES) as outcomes:
         lean = [make() for make in calls()]
-    assert [type(x) for x in got] == [Outcomes] * 4 and [o.frame for o in got] == lean
-    assert [len(f) for f in lean] == [2, 2, 0, 0] and lean[1]["subject_id"].tolist() == ["1", "4"]
+    # the run-wide FLD-010 pass is kept in every scope: no row of its call is left out, so no Outcomes
+    assert [type(x) for x in outcomes] == [Outcomes] * 3 and [o.frame for o in outcomes] == lean[:3]
+    assert [len(f) for f in lean] == [2, 2, 0, 1] and lean[1]["subject_id"].tolist() == ["1", "4"]
+    assert lean[3]["message"].tolist() == frames[3]["message"].tolist() != [""]
+    got = [*outcomes, lean[3]]  # as run_checks hands them on
     table = pd.DataFrame({"parcel_id": ["P1", "P2", "P3", "P4", "1", "4"]})
     want = add_rule_status_columns(table, frames, "parcels", "parcel_id", worst=True)
     pd.testing.assert_frame_equal(add_rule_status_columns(table, got, "parcels", "parcel_id", worst=True), want)
@@ -306,8 +312,8 @@ def test_outcomes_answer_as_the_frames_of_every_row():
     assert kept_lean.geometry.equals(kept.geometry.reset_index(drop=True))
     pd.testing.assert_frame_equal(omitted_lean, omitted)
     assert omitted[["rule_id", "status", "n"]].values.tolist() == [
-        ["FLD-001", "info", 1], ["FLD-001", "pass", 1], ["FLD-002", "pass", 2], ["FLD-009", "info", 4],
-        ["FLD-010", "pass", 1]]
+        ["FLD-001", "info", 1], ["FLD-001", "pass", 1], ["FLD-002", "pass", 2], ["FLD-009", "info", 4]]
+    assert kept.loc[kept["rule_id"] == "FLD-010", "status"].tolist() == ["pass"]
     # outcomes and frames in one list: the frame's rows are filtered there, the counts merged
     mixed = [got[0], frames[1], got[2], frames[3]]
     pd.testing.assert_frame_equal(split_scope(mixed, "person")[1], omitted)

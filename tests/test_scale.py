@@ -79,18 +79,20 @@ def town_all(town_layers):
 
 def test_findings_files_hold_every_finding_that_needs_a_person(town, town_all):
     # screen's default (--findings person): findings.geojson/.csv/.parquet and the findings layers
-    # carry the violation, review and not_evaluated findings, every one of them, in order
+    # carry the violation, review and not_evaluated findings, every one of them, in order, and the run-wide
+    # ones whatever their status (FLD-010: the map is not the adopted one, info)
     res, written = town
     f = town_all.findings
-    person = f[f["status"].isin(PERSON_STATUSES)].reset_index(drop=True)
+    person = f[f["status"].isin(PERSON_STATUSES) | (f["subject_id"] == "")].reset_index(drop=True)
     assert 0 < len(person) < len(f)
+    assert person.loc[~person["status"].isin(PERSON_STATUSES), ["rule_id", "status"]].values.tolist() == [["FLD-010", "info"]]
     data = json.loads(written["findings.geojson"].read_text("utf-8"))
     feats = data["features"]
     assert len(feats) == len(person)
     got = {s: 0 for s in STATUSES}
     for ft in feats:
         got[ft["properties"]["status"]] += 1
-    assert got == {s: (n if s in PERSON_STATUSES else 0) for s, n in res.counts().items()}
+    assert got == {s: (n if s in PERSON_STATUSES else int(s == "info")) for s, n in res.counts().items()}
     assert data["geoconstraints"]["findings"] == "person"
     for k in (0, len(person) // 2, len(person) - 1):  # same order, same values
         p = feats[k]["properties"]
@@ -177,7 +179,8 @@ def test_report_is_bounded_and_says_what_it_leaves_out(town):
     left = {rid: int(n) for rid, n in re.findall(r'data-rule="([A-Z]+-\d+)" data-omitted="(\d+)"', page)}
     assert left == {str(k): int(v) for k, v in res.omitted.groupby("rule_id")["n"].sum().items()}
     fld1 = res.omitted.set_index(["rule_id", "status"])["n"]
-    assert (f"{fld1['FLD-001', 'pass']:,} pass FLD-001 findings, not kept in memory (findings scope person): each "
+    assert (f"{fld1['FLD-001', 'pass']:,} pass FLD-001 findings, not in findings.geojson and results.gpkg "
+            f"(findings scope person): each "
             f"parcel's outcome is in the status_FLD_001 column of parcels.csv, parcels.parquet and results.gpkg; "
             f"rerun with --findings all to list them.") in unescape(page)
     # the summary still counts every finding
@@ -198,7 +201,7 @@ def test_person_scope_keeps_exactly_the_findings_that_need_a_person(town, town_a
     res, _ = town
     full = town_all.findings
     assert (res.scope, town_all.scope) == ("person", "all") and town_all.omitted.empty
-    want = full[full["status"].isin(PERSON_STATUSES).to_numpy()].reset_index(drop=True)
+    want = full[(full["status"].isin(PERSON_STATUSES) | (full["subject_id"] == "")).to_numpy()].reset_index(drop=True)
     assert 0 < len(want) < len(full)
     pd.testing.assert_frame_equal(res.findings.reset_index(drop=True), want)
     # the parcels table (status columns, worst_status) is the same, built from every finding
@@ -208,7 +211,7 @@ def test_person_scope_keeps_exactly_the_findings_that_need_a_person(town, town_a
                               full.loc[full["subject_id"] != "", "status"].to_numpy(), index=t["parcel_id"])
     assert (by_hand.to_numpy() == t["worst_status"].to_numpy()).all()
     # what was left out is counted, rule by rule: the totals are those of every finding
-    out = full[~full["status"].isin(PERSON_STATUSES).to_numpy()]
+    out = full[~(full["status"].isin(PERSON_STATUSES) | (full["subject_id"] == "")).to_numpy()]  # FLD-010 is kept
     assert res.omitted.set_index(["rule_id", "status"])["n"].to_dict() == out.groupby(["rule_id", "status"]).size().to_dict()
     assert set(res.omitted["status"]) == {"pass", "info"}
     assert res.n_findings == town_all.n_findings == len(full) == 5 * N + 1
@@ -241,7 +244,8 @@ def test_report_and_map_count_the_same_whatever_the_scope(town, town_all):
     page = page.replace("\\u0027", "'").replace("\\u003c", "<").replace("\\u003e", ">")  # the legend's JSON
     n_pass = town_all.counts()["pass"]
     assert f"{STATUS_LABELS['pass']}: {n_pass:,} findings" in page
-    assert (f"{n_pass:,} not kept in memory, not drawn: each parcel's outcome is in the status_<rule> columns of "
+    assert (f"{n_pass:,} not in findings.geojson and results.gpkg, not drawn: each parcel's outcome is in the "
+            f"status_<rule> columns of "
             f"parcels.csv, parcels.parquet and results.gpkg") in page
 
 

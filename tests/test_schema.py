@@ -69,6 +69,36 @@ def test_every_unit_suffix_refuses_negative_nan_and_inf(suffix, tmp_path):
     assert load_rulebook(p)["HRV-010"].t(name) == 0.0  # zero is a value (FLD-003 min_freeboard_ft: 0)
 
 
+@pytest.mark.parametrize(("rule", "name"), [
+    ("HRV-002", "contour_interval_ft"), ("HRV-001", "standard_cord_cuft"), ("HRV-002", "min_scale_ft_per_in"),
+    ("FLD-003", "elevation_precision_ft"), ("SWP-006", "haul_road_width_ft"), ("SWP-006", "default_landing_area_sqft"),
+    ("HRV-001", "period_months"),
+])
+def test_steps_divisors_and_sizes_are_more_than_zero(rule, name, tmp_path):
+    # 0 divided by zero (stormwater), said "57 cords = 0 cu ft" (cords) or was refused late, unnamed
+    p = tmp_path / "mine.yaml"
+    for value in ("0", "0.0", "-0.0"):
+        p.write_text(f"extends: vestal\nrules:\n  - id: {rule}\n    thresholds: {{{name}: {value}}}\n")
+        with pytest.raises(RulebookError, match=f"^rulebook {p}: rule {rule} threshold {name} = -?0 is not more "
+                                                f"than 0: .* must be more than 0 .*Fix the rulebook$"):
+            load_rulebook(p)
+    p.write_text(f"extends: vestal\nrules:\n  - id: {rule}\n    thresholds: {{{name}: 0.001}}\n")
+    assert load_rulebook(p)[rule].t(name) == 0.001  # just over 0
+
+
+@pytest.mark.parametrize(("value", "ok"), [("0", False), ("0.99999", False), ("1", True), ("1.00001", False),
+                                           ("7", True), ("7.5", False), ("0.00001", False)])
+def test_an_interval_in_days_is_whole_days_from_1(value, ok, tmp_path):
+    p = tmp_path / "insp.yaml"
+    p.write_text(f"extends: vestal\nrules:\n  - id: SWP-007\n    thresholds: {{inspection_interval_days: {value}}}\n")
+    if ok:
+        assert load_rulebook(p)["SWP-007"].t("inspection_interval_days") == float(value)
+    else:
+        with pytest.raises(RulebookError, match=f"^rulebook {p}: rule SWP-007 threshold inspection_interval_days = "
+                                                r".* is not a whole number of days \(1 or more\)"):
+            load_rulebook(p)
+
+
 @pytest.mark.parametrize(("text", "match"), [
     ("extends: vestal\nrules:\n  - id: HRV-010\n    threshold: {max_grade_pct: 30}\n",
      r"rule HRV-010: unknown key 'threshold' \(did you mean 'thresholds'\?\)"),

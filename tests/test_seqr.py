@@ -69,6 +69,11 @@ CASES = [
                                       "type_i": False}, PASS, "C-1 is one of C-1, C-2, CD"),
     ("commercial_zone_construction", {"district": "cd", "board_approval": False, "eis_completed": True,
                                       "type_i": False}, PASS, "Type II"),
+    # the district compared as the harvest rules compare it: case, spaces, hyphens, dots do not count
+    ("commercial_zone_construction", {"district": "c 1", "board_approval": False, "eis_completed": True,
+                                      "type_i": False}, PASS, "c 1 is one of C-1, C-2, CD"),
+    ("commercial_zone_construction", {"district": "C2", "board_approval": False, "eis_completed": True,
+                                      "type_i": False}, PASS, "Type II"),
     # § 6-28(b)(3): "upon completion of an environmental impact statement ... not otherwise ... type I"
     ("commercial_zone_construction", {"district": "C-1", "board_approval": False}, NE,
      "say whether an environmental impact statement has been completed (--eis-completed or --eis-not-completed)"),

@@ -314,6 +314,57 @@ def test_scale_limit_read_from_the_rulebook(runner, tmp_path):
     assert "1 in = 400 ft" in res.stderr and "HRV-002" in res.stderr
 
 
+# ------------------------------------------------------------------------------------------
+# the smallest scale: the one that fits the plan on MAX_SHEETS sheets
+
+@pytest.mark.parametrize("scale", [500, 250, 100, 47.5])
+def test_sheet_count_is_the_layout_s(result, scale):
+    plan = sp.prepare_plan(result, scale)
+    pad = sp.PAD_IN * scale / plan.ft_per_unit
+    bare = (plan.extent[0] + pad, plan.extent[1] + pad, plan.extent[2] - pad, plan.extent[3] - pad)
+    for orientation in sp.ORIENTATIONS:
+        _, sheets = sp.plan_sheets(plan.extent, "letter", orientation, scale, plan.ft_per_unit)
+        maps = sum(not s.key_map for s in sheets)
+        assert sp.sheet_count(bare, "letter", orientation, scale, plan.ft_per_unit) == maps
+
+
+def test_scale_needing_too_many_sheets_at_under_over(result):
+    rule = result.rulebook["HRV-002"]
+    plan = sp.prepare_plan(result, 500)
+    pad = sp.PAD_IN * 500 / plan.ft_per_unit
+    bare = (plan.extent[0] + pad, plan.extent[1] + pad, plan.extent[2] - pad, plan.extent[3] - pad)
+    least = sp.smallest_scale(bare, "letter", "auto", plan.ft_per_unit)
+    assert 1 < least < rule.t("min_scale_ft_per_in")
+    for scale in (least, least + 1):  # at and over the smallest usable scale: at most MAX_SHEETS
+        assert sp.check_sheets(sp.prepare_plan(result, scale), "letter", "auto", scale, rule) <= sp.MAX_SHEETS
+    under = least - 1
+    with pytest.raises(InputError, match=rf"^--scale {sp.num_text(under)}: the plan \(.* ft\) would need [\d,]+ "
+                                         rf"sheets of letter .* at most {sp.MAX_SHEETS}\. Give --scale "
+                                         rf"{sp.num_text(least)} or more \(up to the law's 500, HRV-002\)$"):
+        sp.check_sheets(sp.prepare_plan(result, under), "letter", "auto", under, rule)
+
+
+def test_plan_too_large_even_at_the_law_s_scale(result):
+    rule = result.rulebook["HRV-002"]
+    plan = sp.prepare_plan(result, 500)
+    x0, y0, x1, y1 = plan.extent
+    plan.extent = (x0, y0, x1 + 80 * (x1 - x0), y1 + 80 * (y1 - y0))  # a plan some 30 miles across
+    with pytest.raises(InputError, match=r"even at the law's scale of 1 in = 500 ft \(HRV-002\)\. Use larger "
+                                         r"paper \(--paper tabloid or arch-d\)"):
+        sp.check_sheets(plan, "letter", "auto", 500, rule)
+
+
+def test_cli_refuses_a_scale_needing_too_many_sheets(runner, tmp_path):
+    # --scale 0.001 grew memory without limit (4.4 GB in 14 s); --scale 10 drew for minutes
+    for value in ("0.001", "10"):
+        res = runner.invoke(main, ["siteplan", str(gc.sample_path("vestal_sample.gpkg")), "--scale", value,
+                                   "--out", str(tmp_path / "o")])
+        assert res.exit_code == 2, res.output
+        assert res.stderr.count("\n") == 1 and "Traceback" not in res.output and "could not complete" not in res.output
+        assert re.search(rf"--scale {value}: .* would need [\d,]+ sheets .* Give --scale \d+ or more", res.stderr)
+    assert not (tmp_path / "o").exists()
+
+
 def test_cli_writes_the_set(runner, tmp_path):
     out = tmp_path / "out"
     res = runner.invoke(main, ["siteplan", str(gc.sample_path("vestal_sample.gpkg")), "--dem",
@@ -438,3 +489,15 @@ def test_viewport_on_every_page_read_back():
     assert [float(v) for v in reader.pages[0]["/VP"][0]["/BBox"]] == [36.0, 36.0, 576.0, 756.0]
     with pytest.raises(OutputError, match="has 1 pages but 2 map frames"):
         sp.georeference(blank_pdf(1), [("a", (0, 0, 1, 1), (0, 0, 1, 1))] * 2, pyproj.CRS("EPSG:32618"), 1.0, {})
+
+
+def test_the_plan_finds_the_districts_spelled_as_the_checks_read_them():
+    # a zoning field spelling RA-1 as "RA1" or "ra 1": drawn as RA-1 near the plan, as HRV-003 reads it (before:
+    # compared as "RA1" with the rulebook's "RA-1", nothing was drawn)
+    box = shapely.box
+    parcels = gpd.GeoDataFrame({"zoning": ["RA1", "ra 1", "C-1", None]},
+                               geometry=[box(0, 0, 10, 10), box(10, 0, 20, 10), box(20, 0, 30, 10), box(30, 0, 40, 10)],
+                               crs="EPSG:2261")
+    got = sp._near_districts({"parcels": parcels}, ["RA-1", "RA-2", "RC"], box(-5, -5, 45, 5))
+    assert got is not None and got["district"].tolist() == ["RA-1", "RA-1"]
+    assert shapely.area(got.geometry.values).tolist() == pytest.approx([50.0, 50.0])  # each 10 x 5 ft inside

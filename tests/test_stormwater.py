@@ -334,6 +334,47 @@ def test_unparseable_date_is_an_input_error(tmp_path):
         run(tmp_path, d)
 
 
+@pytest.mark.parametrize(("start", "stab", "refused"), [
+    ("1899-12-31", "1900-01-10", "start"),  # just under the first year
+    ("1900-01-01", "1900-01-10", None),  # at it
+    ("1900-01-02", "1900-01-10", None),
+    ("2100-12-20", "2100-12-30", None),
+    ("2100-12-20", "2100-12-31", None),  # at the last day
+    ("2100-12-20", "2101-01-01", "stabilized"),  # just over
+    ("2024-05-01", "2999-01-01", "stabilized"),  # was OutOfBoundsDatetime, "could not complete"
+    ("0001-01-01", "2024-05-01", "start"),
+    (pd.Timestamp("2024-05-01"), pd.Timestamp("2999-01-01"), "stabilized"),  # a GeoPackage DATETIME field
+])
+def test_dates_outside_1900_to_2100_refused_naming_layer_polygon_field(tmp_path, start, stab, refused):
+    d = [dpoly("A", square(1), "2024-05-01", "2024-05-05"), dpoly("B7", square(1, dx=1000), start, stab)]
+    if refused is None:
+        d = d[1:]
+        tl = run(tmp_path, d).tables["disturbance_timeline"]
+        assert tl["date_from"].iloc[0] == pd.Timestamp(start)
+        assert tl["date_to"].iloc[-1] == pd.Timestamp(stab) - pd.Timedelta(days=1)
+        return
+    value = start if refused == "start" else stab
+    shown = value if isinstance(value, str) else f"{value:%Y-%m-%d}( 00:00:00)?"  # as the loader gives it
+    with pytest.raises(InputError, match=rf"^layer disturbance: field {refused} of polygon B7: date '{shown}' is "
+                                         r"outside the years 1900 to 2100: correct the date"):
+        run(tmp_path, d)
+
+
+@pytest.mark.parametrize(("start", "stab", "pattern"), [
+    # no second number over 12 in the layer: 5/1/2024 could be May 1 or 5 January
+    (["5/1/2024", "5/2/2024"], ["5/3/2024", "5/4/2024"],
+     r"field start of polygons A, B: date '5/1/2024' could be May 1, 2024 or 5 January 2024: no date of this layer"),
+    (["2024-05-01", "2024-05-02"], ["5/20/2024", "2024-05-20"],
+     r"field stabilized of polygon A: date '5/20/2024' has slashes where other dates of this layer are YYYY-MM-DD"),
+    (["13/5/2024", "1/5/2024"], ["20/5/2024", "2/5/2024"],
+     r"field start of polygon A: date '13/5/2024' is day/month/year \(there is no month 13\)"),
+])
+def test_dates_read_two_ways_refused(tmp_path, start, stab, pattern):
+    d = [dpoly(i, square(1, dx=1000 * k), a, b) for k, (i, a, b) in enumerate(zip("AB", start, stab))]
+    with pytest.raises(InputError, match=pattern):
+        run(tmp_path, d)
+
+
 # --------------------------------------------------------------------------------------------
 # rainfall, storm events
 # --------------------------------------------------------------------------------------------
@@ -368,6 +409,31 @@ def test_consecutive_wet_days_switch():
 ])
 def test_bad_rainfall_is_an_input_error(frame, pattern):
     with pytest.raises(InputError, match=pattern):
+        read_rainfall(frame)
+
+
+@pytest.mark.parametrize(("value", "refused"), [
+    ("71.99", False), ("72", False), ("72.01", True), ("1e308", True),  # 1e308 overflowed the CSV rounding
+])
+def test_rainfall_over_72_inches_a_day_refused(value, refused):
+    frame = pd.DataFrame({"date": ["2024-05-01", "2024-05-02"], "precip_in": ["0", value]})
+    if not refused:
+        assert read_rainfall(frame)["precip_in"].iloc[1] == float(value)
+        return
+    with pytest.raises(InputError, match=rf"rainfall table row 2: precip_in '{value}' is more than 72 in, more rain "
+                                         r"than any day has had. Give the day's total in inches"):
+        read_rainfall(frame)
+
+
+@pytest.mark.parametrize(("day", "refused"), [
+    ("1899-12-31", True), ("1900-01-01", False), ("2100-12-31", False), ("2101-01-01", True),
+])
+def test_rainfall_dates_outside_1900_to_2100_refused(day, refused):
+    frame = pd.DataFrame({"date": [day], "precip_in": [0.1]})
+    if not refused:
+        assert read_rainfall(frame)["date"].iloc[0] == pd.Timestamp(day)
+        return
+    with pytest.raises(InputError, match=rf"rainfall table row 1: date '{day}' is outside the years 1900 to 2100"):
         read_rainfall(frame)
 
 
@@ -489,6 +555,49 @@ def test_inspection_log_bad_date(tmp_path):
         read_inspection_log(p)
 
 
+LOG_DAYS = ["2025-04-07", "2025-04-14", "2025-05-05", "2025-05-15"]
+
+
+@pytest.mark.parametrize("written", [
+    LOG_DAYS,
+    ["2025-04-07T09:30", "2025-04-14 16:45:00", "2025-05-05T08:00:00Z", "2025-05-15T23:30:00-04:00"],
+    ["4/7/2025", "4/14/2025", "5/5/2025", "5/15/2025"],  # month/day/year, shown by the 14 and the 15
+    ["04/07/2025 9:30 AM", "04/14/2025", "05/05/2025", "05/15/2025"],
+])
+def test_inspection_log_iso_and_us_dates_read_alike(tmp_path, written):
+    p = tmp_path / "log.csv"
+    p.write_text("date,inspector\n" + "".join(f"{d},JD\n" for d in written))
+    assert list(read_inspection_log(p)["date"].dt.strftime("%Y-%m-%d")) == LOG_DAYS
+
+
+@pytest.mark.parametrize(("written", "pattern"), [
+    # day/month/year with no day over 12: the first reading invented gaps (format="mixed", one date at a time)
+    (["07/04/2025", "08/04/2025", "05/05/2025", "12/05/2025"],
+     (r"^log.csv lines 2, 3, 5: date '07/04/2025' could be July 4, 2025 or 7 April 2025: no date of this file has "
+      r"a day over 12 to tell month/day/year from day/month/year. Write dates as YYYY-MM-DD$")),
+    (["07/04/2025", "14/04/2025", "05/05/2025", "15/05/2025"],
+     (r"^log.csv lines 3, 5: date '14/04/2025' is day/month/year \(there is no month 14\); a date with slashes is "
+      r"read as month/day/year only. Write dates as YYYY-MM-DD$")),
+    (["2025-04-07", "4/14/2025", "2025-05-05", "2025-05-15"],
+     r"^log.csv line 3: date '4/14/2025' has slashes where other dates of this file are YYYY-MM-DD"),
+    (["2025-04-07", "2025-04-14", "2025-05-05", "5/15/25"], r"^log.csv line 5: date '5/15/25' is not a date"),
+    (["2025-04-07", "2025-02-30", "2025-05-05", "2025-05-15"], r"^log.csv line 3: date '2025-02-30' is not a date"),
+    (["2025-04-07", "2025-04-14", "2025-05-05", "2999-05-05"],
+     r"^log.csv line 5: date '2999-05-05' is outside the years 1900 to 2100"),
+])
+def test_inspection_log_dates_read_two_ways_or_wrong_refused(tmp_path, written, pattern):
+    p = tmp_path / "log.csv"
+    p.write_text("date,inspector\n" + "".join(f"{d},JD\n" for d in written))
+    with pytest.raises(InputError, match=pattern):
+        read_inspection_log(p)
+
+
+def test_inspection_log_one_reading_either_way_is_kept():
+    # 5/5/2025 reads the same both ways: no other date needed to tell
+    log = read_inspection_log(pd.DataFrame({"date": ["5/5/2025", "12/12/2025"]}))
+    assert list(log["date"].dt.strftime("%Y-%m-%d")) == ["2025-05-05", "2025-12-12"]
+
+
 # --------------------------------------------------------------------------------------------
 # Vestal vs Lockport: same input, different findings
 # --------------------------------------------------------------------------------------------
@@ -591,6 +700,63 @@ def test_cli_stormwater_bad_rainfall_exits_2(tmp_path):
     assert r.exit_code == 2
     assert "2024-05-02" in r.output and "Traceback" not in r.output
     assert len(r.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("layout", "message"), [
+    ("%d/%m/%Y", ("error: log.csv lines 3, 4, 5, 8, 9, 10, 14, 15, 17, 18 (+9 more): date '14/04/2025' is "
+                  "day/month/year (there is no month 14)")),
+    ("dd/mm, no day over 12", "error: log.csv lines "),
+    ("%Y-%m-%d", None),
+    ("%m/%d/%Y", None),
+])
+def test_cli_sample_inspection_log_day_month_refused_iso_and_us_unchanged(tmp_path, layout, message):
+    # the sample log in day/month/year read one date at a time gave 9 violations instead of 4 (exit 0)
+    log = pd.read_csv(SAMPLE / "inspection_log.csv", dtype=str)
+    days = pd.to_datetime(log["date"], format="%Y-%m-%d")
+    if layout.startswith("dd/mm"):
+        log, days = log[days.dt.day <= 12], days[days.dt.day <= 12]
+        layout = "%d/%m/%Y"
+    log["date"] = days.dt.strftime(layout)
+    log.to_csv(tmp_path / "log.csv", index=False)
+    gpkg = str(SAMPLE / "vestal_sample.gpkg")
+    out = tmp_path / "out"
+    r = CliRunner().invoke(main, ["stormwater", "--disturbance", f"{gpkg}:disturbance", "--rainfall",
+                                  str(SAMPLE / "rainfall.csv"), "--inspection-log", str(tmp_path / "log.csv"),
+                                  "--outputs", "csv", "--out", str(out)])
+    if message is not None:
+        assert r.exit_code == 2 and r.stdout == "" and "Traceback" not in r.output
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(message), r.stderr
+        assert "Write dates as YYYY-MM-DD" in lines[0] and not out.exists()
+        return
+    assert r.exit_code == 0, r.output
+    f = pd.read_csv(out / "findings.csv")
+    f7 = f[(f["rule_id"] == "SWP-007") & (f["status"] == "violation")]
+    assert sorted(f7["subject_id"]) == [
+        "gap from 2025-06-16 to 2025-06-30", "gap from 2025-09-01 to 2025-09-15", "storm of 2025-08-12"]
+
+
+@pytest.mark.parametrize(("field", "value"), [("stabilized", "2999-01-01"), ("start", "0001-01-01")])
+def test_cli_far_future_or_ancient_disturbance_date_exits_2(tmp_path, field, value):
+    d = [dpoly("D1", square(1), "2024-05-01", "2024-05-20")]
+    d[0][field] = value
+    path = write_layers(tmp_path, d)
+    r = CliRunner().invoke(main, ["stormwater", str(path), "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "Traceback" not in r.output and "could not complete" not in r.output
+    assert r.stderr.strip().splitlines() == [
+        (f"error: layer disturbance: field {field} of polygon D1: date '{value}' is outside the years 1900 to 2100: "
+         f"correct the date (a typing error?)")]
+
+
+def test_cli_rainfall_1e308_exits_2(tmp_path):
+    path = write_layers(tmp_path, [dpoly("D1", square(1), "2024-05-01", "2024-05-05")])
+    rain = tmp_path / "rain.csv"
+    rain.write_text("date,precip_in\n2024-05-01,0\n2024-05-02,1e308\n2024-05-03,0\n2024-05-04,0\n")
+    r = CliRunner().invoke(main, ["stormwater", str(path), "--rainfall", str(rain), "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "Traceback" not in r.output and "overflow" not in r.output
+    assert r.stderr.strip().splitlines() == [
+        ("error: rain.csv line 3: precip_in '1e308' is more than 72 in, more rain than any day has had. Give the "
+         "day's total in inches (millimetres / 25.4)")]
 
 
 SAMPLE_ROLES = ("disturbance", "landings", "haul_roads", "impaired_waters", "harvest_area")

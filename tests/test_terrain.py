@@ -72,8 +72,11 @@ def write_dem(
     dtype: str = "float64",
     tags: dict | None = None,
     mask_fn=None,
+    scale: float | None = None,
+    offset: float | None = None,
 ) -> Path:
-    """Write a 1-band GeoTIFF whose cell-centre values are ``fn(X, Y)`` (map coordinates)."""
+    """Write a 1-band GeoTIFF whose cell-centre values are ``fn(X, Y)`` (map coordinates), stored
+    as given: ``scale``/``offset`` set the band's scale and offset (elevation = stored x scale + offset)."""
     x0 = -cell / 2 if x0 is None else x0
     ytop = ny * cell - cell / 2 if ytop is None else ytop
     xc = x0 + (np.arange(nx) + 0.5) * cell
@@ -100,6 +103,10 @@ def write_dem(
             dst.units = (units,)
         if tags:
             dst.update_tags(**tags)
+        if scale is not None:
+            dst.scales = (scale,)
+        if offset is not None:
+            dst.offsets = (offset,)
     return path
 
 
@@ -532,6 +539,131 @@ def test_road_entirely_off_dem(plane30):
     assert r.not_evaluated[0].length_ft == pytest.approx(r.total_length_ft)
 
 
+# --------------------------------------------------------------------------------------------
+# stored values: the band's scale and offset, fill values and impossible cells
+# --------------------------------------------------------------------------------------------
+
+
+def tilted(X, Y):
+    """z = 0.3 x + 0.1 y + 900 ft: 30 % along x; whole hundredths of a foot at every cell centre."""
+    return 0.3 * X + 0.1 * Y + 900
+
+
+@pytest.mark.parametrize(
+    ("stored", "dtype", "scale", "offset"),
+    [
+        (lambda X, Y: np.round(tilted(X, Y) * 100), "int32", 0.01, None),  # hundredths of a foot
+        (lambda X, Y: tilted(X, Y) - 1000, "float32", None, 1000.0),  # elevation - 1000
+        (lambda X, Y: np.round((tilted(X, Y) - 1000) * 100), "int32", 0.01, 1000.0),  # both
+    ],
+    ids=["scale", "offset", "scale_and_offset"],
+)
+def test_band_scale_and_offset_give_the_plain_dems_values(tmp_path, stored, dtype, scale, offset):
+    # Once read was the stored value: 100 x the grades and elevations (4,348 contour levels instead of
+    # 43 on the sample), or elevations 1,000 ft low (FLD-004 passed on a highest adjacent grade of -147 ft).
+    plain = open_dem(write_dem(tmp_path / "plain.tif", tilted, nx=100, ny=100))
+    dem = open_dem(write_dem(tmp_path / "s.tif", stored, nx=100, ny=100, dtype=dtype, scale=scale, offset=offset))
+    z = dem.read_ft()
+    # cell (row 0, col 0) is centred at (0, 990): 0 + 99 + 900 = 999 ft; (99, 99) at (990, 0): 297 + 900 = 1,197 ft.
+    # Tolerance 1e-3 ft: float32 holds 1,197 to 1.2e-4 ft.
+    assert z[0, 0] == pytest.approx(999, abs=1e-3) and z[99, 99] == pytest.approx(1197, abs=1e-3)
+    np.testing.assert_allclose(z, plain.read_ft(), atol=1e-3)
+    # grade along x: 30 % (per US survey foot: 30 / 1.000002), tolerance 0.01 %
+    p = line_profile(dem, LineString([(100, 500), (900, 500)]), NY_FT)
+    np.testing.assert_allclose(grades(p), 30.0, atol=0.01)
+    assert grade_runs(p, max_grade_pct=25, max_run_ft=200).max_grade_pct == pytest.approx(30.0, abs=0.01)
+    # HAG of (200,300)-(260,340): max at (260, 340): 78 + 34 + 900 = 1,012; min at (200, 300): 60 + 30 + 900 = 990
+    hi, lo, frac = highest_adjacent_grade(dem, box(200, 300, 260, 340), NY_FT)
+    assert (hi, lo, frac) == (pytest.approx(1012, abs=1e-3), pytest.approx(990, abs=1e-3), 1.0)
+    # contours: z spans 900 (0, 0) .. 1,296 (990, 990): the 10-ft levels 900 .. 1,290, as on the plain DEM
+    c = contours(dem, 10)
+    assert list(c["elev_ft"]) == pytest.approx(list(np.arange(900, 1300, 10)))
+    assert list(c["elev_ft"]) == list(contours(plain, 10)["elev_ft"])
+    assert (dem.z_scale, dem.z_offset) == (scale or 1.0, offset or 0.0)
+    # the DEM's description says so (the log line of open_dem)
+    assert dem.z_description == f"ft (metadata); stored values x {scale or 1:g} + {offset or 0:g} (band scale and offset)"
+
+
+def test_a_zero_band_scale_is_refused(tmp_path):
+    with pytest.raises(DemError, match=r"z.tif: its band scale 0 .*gdal_edit.py -scale 1 -offset 0 z.tif"):
+        open_dem(write_dem(tmp_path / "z.tif", tilted, nx=10, ny=10, scale=0.0))
+
+
+@pytest.fixture
+def dem_warnings():
+    """The messages the DEM reader logs at WARNING (attached to its own logger: the CLI's logging
+    set-up, run earlier in the same process, stops propagation at ``geoconstraints``)."""
+    import logging
+
+    records: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+
+    log = logging.getLogger("geoconstraints.io.dem")
+    handler, level = Keep(logging.WARNING), log.level
+    log.addHandler(handler)
+    log.setLevel(logging.WARNING)
+    yield records
+    log.removeHandler(handler)
+    log.setLevel(level)
+
+
+def test_an_undeclared_fill_under_a_road_is_nodata_not_flat_ground(tmp_path, dem_warnings):
+    # A 30 % plane declaring nodata -9999 whose cells centred at x = 400..600 (21 columns x 10 rows)
+    # hold -32768, an int16 fill it does not declare. Read as ground they were flat: a road on them
+    # had grade 0 % (HRV-010 pass) and a footprint on them a highest adjacent grade of -32,768 ft.
+    p = write_dem(tmp_path / "fill.tif", lambda X, Y: np.where((X >= 400) & (X <= 600), -32768.0, 0.3 * X + 100),
+                  nx=100, ny=10, nodata=-9999.0, dtype="float32")
+    dem = open_dem(p)
+    z = dem.read_ft()
+    assert np.isnan(z[:, 40:61]).all() and np.isfinite(z[:, 39]).all() and np.isfinite(z[:, 61]).all()
+    assert len(dem_warnings) == 1
+    assert dem_warnings[0].startswith("DEM fill.tif: 210 cell(s) in the area read hold -32768 (stored value): a "
+                                      "no-data fill the DEM does not declare (it declares nodata -9999). Read as "
+                                      "nodata: what lies on them is not evaluated.")
+    on = grade_runs(line_profile(dem, LineString([(420, 45), (580, 45)]), NY_FT, step_ft=10),
+                    max_grade_pct=25, max_run_ft=200)
+    assert on.runs == [] and on.evaluated_length_ft == 0 and math.isnan(on.max_grade_pct)
+    assert len(on.not_evaluated) == 1 and not on.fully_evaluated
+    # across it: samples in (390, 610) touch a hole cell (bilinear neighbours of weight > 0)
+    across = grade_runs(line_profile(dem, LineString([(0, 45), (900, 45)]), NY_FT, step_ft=10),
+                        max_grade_pct=25, max_run_ft=200)
+    k = 1.000002  # ftUS -> ft
+    assert [(g.start_ft / k, g.end_ft / k) for g in across.not_evaluated] == [pytest.approx((390, 610))]
+    hi, _, frac = highest_adjacent_grade(dem, box(450, 10, 550, 80), NY_FT)
+    assert math.isnan(hi) and frac == 0.0
+
+
+@pytest.mark.parametrize(
+    ("value", "dtype", "nodata", "why"),
+    [
+        (65535, "uint16", None, "an elevation no ground has (below -1,500 ft or above 30,000 ft)"),
+        (-3.4028234663852886e38, "float32", -9999.0, "a no-data fill the DEM does not declare (it declares nodata -9999)"),
+        (-5000.0, "float32", -9999.0, "an elevation no ground has"),
+        (99999.0, "float32", None, "an elevation no ground has"),
+    ],
+    ids=["uint16_max", "float32_fill_other_nodata", "below_the_dead_sea", "above_everest"],
+)
+def test_cells_no_ground_has_are_nodata_with_a_warning(tmp_path, dem_warnings, value, dtype, nodata, why):
+    # 2 x 3 cells of a 10 x 10 plane (0.3 x + 100 ft, whole feet) hold ``value``: nodata, never ground
+    # (65535 was read as a 65,535-ft peak; -3.4e38 beside a declared -9999 stopped the run).
+    def fn(X, Y):
+        z = np.round(0.3 * X + 100)
+        z[2:4, 5:8] = value
+        return z
+
+    dem = open_dem(write_dem(tmp_path / "odd.tif", fn, nx=10, ny=10, nodata=nodata, dtype=dtype))
+    z = dem.read_ft()
+    assert np.isnan(z[2:4, 5:8]).all() and np.isfinite(z).sum() == 100 - 6
+    assert z[0, 0] == 100 and z[9, 9] == 100 + 0.3 * 90
+    assert len(dem_warnings) == 1 and dem_warnings[0].startswith("DEM odd.tif: 6 cell(s) in the area read hold ")
+    assert why in dem_warnings[0]
+    dem.read_ft()  # cached: no second warning
+    assert len(dem_warnings) == 1
+
+
 def test_geographic_line_crs_refused(plane30):
     with pytest.raises(CRSError, match="geographic"):
         line_profile(plane30, LineString([(-76, 42), (-76.01, 42)]), "EPSG:4326")
@@ -584,7 +716,7 @@ def test_utm_dem_sampled_from_state_plane_line(tmp_path):
 def test_line_in_metre_crs_distances_in_feet(tmp_path):
     p = write_dem(
         tmp_path / "m.tif",
-        lambda X, Y: 0.3 * X,
+        lambda X, Y: 0.3 * (X - 400000.0),  # 0 .. 90 m (0.3 X would be 120 km: no ground, nodata)
         cell=1.0,
         nx=300,
         ny=50,
@@ -892,3 +1024,17 @@ def test_run_length_exact_on_planes_whatever_the_cell_and_units(tmp_path, units,
     assert run.mean_grade_pct == pytest.approx(plane, abs=1e-6)
     assert run.exceeds is exceeds
     assert run.geometry.length * (K_US if units == "ft" else FT_PER_M) == pytest.approx(length, abs=1e-6)
+
+
+def test_band_scale_and_offset_are_said_by_layers(tmp_path):
+    # `geoconstraints layers` (and provenance.json, from the same z_description) say the stored values were
+    # scaled (the reader applies them: a clerk comparing with the raw file sees why the numbers differ)
+    from geoconstraints.io.describe import as_lines, describe
+
+    path = write_dem(tmp_path / "s.tif", lambda X, Y: np.round(tilted(X, Y) * 100), nx=20, ny=20, dtype="int32",
+                     scale=0.01)
+    text = "\n".join(as_lines(describe(path)))
+    assert "stored values x 0.01 + 0 (band scale and offset)" in text
+    assert open_dem(path).z_description == "ft (metadata); stored values x 0.01 + 0 (band scale and offset)"
+    plain = write_dem(tmp_path / "p.tif", tilted, nx=20, ny=20)
+    assert "band scale" not in "\n".join(as_lines(describe(plain)))

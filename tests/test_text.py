@@ -49,7 +49,7 @@ def test_redact_leaves_other_values_and_walks_nested() -> None:
 
 @pytest.mark.parametrize(("value", "expected"), [
     ("yes", True), ("Y", True), (" TRUE ", True), ("t", True), ("1", True), (1, True), (2.0, True), (True, True),
-    ("no", False), ("n", False), ("0", False), ("false", False), ("maybe", False), (0, False), (0.0, False),
+    ("no", False), ("n", False), ("0", False), ("false", False), (" F ", False), (0, False), (0.0, False),
     (False, False), (np.int64(0), False),
     (None, None), (float("nan"), None), (np.float32("nan"), None), ("", None), ("   ", None), (pd.NA, None),
     (pd.NaT, None),
@@ -57,3 +57,10 @@ def test_redact_leaves_other_values_and_walks_nested() -> None:
 def test_truthy_keeps_not_stated_apart_from_no(value, expected) -> None:
     assert truthy(value) is expected
     assert is_blank(value) is (expected is None)
+
+
+@pytest.mark.parametrize("word", ["maybe", "unknown", "2", "-1", "yes please", "nope", "?", "TBD"])
+def test_truthy_word_neither_yes_nor_no_is_not_stated(word) -> None:
+    # "maybe" used to be read as no: a constructed skid trail on a designated slope became a pass
+    assert truthy(word) is None
+    assert not is_blank(word)  # given, but not a yes/no word

@@ -15,7 +15,7 @@ import shapely
 from shapely import STRtree
 
 from geoconstraints.geometry.overlay import line_segments, norm_text
-from geoconstraints.io.roles import NFHL_SENTINEL
+from geoconstraints.io.validate import nfhl_no_value
 from geoconstraints.text import ft_text
 from geoconstraints.units import FT_PER_M, normalize_length_unit
 
@@ -34,9 +34,10 @@ def _norm_datum(v: Any) -> str:
 
 
 def _elev_ft(df: pd.DataFrame, field_name: str) -> np.ndarray:
-    """Elevations in feet; the NFHL sentinel -9999 (and any non-number) is missing, never an elevation."""
+    """Elevations in feet; NFHL "no value" codes (-9999 and the like, 0: :func:`nfhl_no_value`) and any
+    non-number are missing, never an elevation."""
     vals = pd.to_numeric(df[field_name], errors="coerce").to_numpy(dtype=float)
-    vals = np.where(vals == NFHL_SENTINEL, np.nan, vals)
+    vals = np.where(nfhl_no_value(vals, field_name), np.nan, vals)
     if "LEN_UNIT" in df.columns:
         metres = df["LEN_UNIT"].map(normalize_length_unit).eq("m").to_numpy()
         vals = np.where(metres, vals * FT_PER_M, vals)
@@ -82,7 +83,8 @@ def bfe_at_points(
     several); otherwise linear interpolation, by distance along the nearest stream line, between
     the two ``S_BFE`` lines (``ELEV``) that cross that stream on either side of the point's
     projection; without stream lines, the nearest BFE line on each side of the point weighted by
-    inverse distance (never two lines on one side: no extrapolation). -9999 is no value.
+    inverse distance (never two lines on one side: no extrapolation). -9999 (any value at or below
+    -999) and a BFE of 0 are no value.
     Vertical datums (``V_DATUM``) are never mixed: bracketing lines in different datums give no
     value and a note. ``LEN_UNIT`` metres are converted to feet.
 

@@ -7,6 +7,7 @@ plan's neighbourhood before buffering.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -336,8 +337,10 @@ def road_buffers(
 # districts
 
 
-def parcel_districts(parcels: gpd.GeoDataFrame, zoning: gpd.GeoDataFrame | None = None) -> pd.Series:
-    """Zoning district of each parcel, aligned with ``parcels``.
+def parcel_districts(parcels: gpd.GeoDataFrame, zoning: gpd.GeoDataFrame | None = None, *,
+                     districts: Iterable[str] = ()) -> pd.Series:
+    """Zoning district of each parcel, aligned with ``parcels`` (named as :func:`norm_district`
+    names them: a spelling of one of ``districts`` comes back spelled as there).
 
     With a ``zoning`` layer: the district covering the largest part of the parcel (None where
     no district overlaps). Without: the parcel's own ``zoning`` field (None when absent).
@@ -350,10 +353,10 @@ def parcel_districts(parcels: gpd.GeoDataFrame, zoning: gpd.GeoDataFrame | None 
             t = pd.DataFrame({"p": pi, "d": zoning["district"].to_numpy()[zi], "a": area})
             t = t[t["a"] > 0]
             best = t.loc[t.groupby("p")["a"].idxmax()]
-            out.iloc[best["p"].to_numpy()] = norm_district(best["d"]).to_numpy()
+            out.iloc[best["p"].to_numpy()] = norm_district(best["d"], districts).to_numpy()
         return _none_for_missing(out)
     if "zoning" in parcels.columns:
-        return norm_district(parcels["zoning"])
+        return norm_district(parcels["zoning"], districts)
     return out
 
 
@@ -361,9 +364,46 @@ def _none_for_missing(s: pd.Series) -> pd.Series:
     return s.astype(object).where(s.notna(), None)
 
 
-def norm_district(s: pd.Series) -> pd.Series:
-    """District names stripped and upper-cased; None for blanks."""
-    return s.map(lambda v: str(v).strip().upper() if isinstance(v, str) and v.strip() else None)
+def norm_district(s: pd.Series, districts: Iterable[str] = ()) -> pd.Series:
+    """District names as they are compared: stripped and upper-cased, missing for blanks, and
+    a spelling of one of ``districts`` spelled as there.
+
+    Case, spaces, hyphens, underscores and dots do not tell districts apart: ``RA1``, ``ra 1``,
+    ``RA_1`` and ``R.A.-1`` are the rulebook's ``RA-1``. Every comparison of districts goes
+    through this function, with the rulebook's list of the districts it looks for.
+
+    Parameters
+    ----------
+    s : Series
+        District values (the zoning layer's ``district``, the parcels' ``zoning``). A value that
+        is not text, or blank, is an unknown district.
+    districts : iterable of str
+        The districts looked for, as the rulebook spells them.
+
+    Returns
+    -------
+    Series
+        Aligned with ``s``; missing (unknown district) where ``s`` is not text or blank.
+
+    Examples
+    --------
+    >>> d = norm_district(pd.Series(["RA1", " ra 1", "RA_1", "rc", "c-1", " ", None]), ["RA-1", "RA-2", "RC"])
+    >>> d.tolist()[:5], d.isna().tolist()[5:]
+    (['RA-1', 'RA-1', 'RA-1', 'RC', 'C-1'], [True, True])
+    """
+    spelled = {_district_key(d): str(d).strip().upper() for d in districts}
+
+    def one(v: Any) -> str | None:
+        if not isinstance(v, str) or not v.strip():
+            return None
+        return spelled.get(_district_key(v), v.strip().upper())
+
+    return s.map(one)
+
+
+def _district_key(v: Any) -> str:
+    """A district name without case, spaces, hyphens, underscores or dots (``ra-1`` -> ``RA1``)."""
+    return re.sub(r"[\s_.\-]+", "", str(v)).upper()
 
 
 def point_districts(
@@ -371,9 +411,11 @@ def point_districts(
     *,
     zoning: gpd.GeoDataFrame | None = None,
     parcels: gpd.GeoDataFrame | None = None,
+    districts: Iterable[str] = (),
 ) -> pd.Series:
     """District at each geometry's representative point: the ``zoning`` layer, else the
-    ``zoning`` field of the parcel holding the point. None where unknown."""
+    ``zoning`` field of the parcel holding the point. None where unknown; named as
+    :func:`norm_district` names them (a spelling of one of ``districts`` spelled as there)."""
     out = pd.Series(None, index=geoms.index, dtype=object)
     pts = shapely.point_on_surface(geoms.values)
     if zoning is not None and len(zoning):
@@ -385,7 +427,7 @@ def point_districts(
     gi, si = src.sindex.query(pts, predicate="within")
     if len(gi):
         first = pd.DataFrame({"g": gi, "s": si}).drop_duplicates("g")
-        vals = norm_district(pd.Series(src[field].to_numpy()[first["s"].to_numpy()]))
+        vals = norm_district(pd.Series(src[field].to_numpy()[first["s"].to_numpy()]), districts)
         out.iloc[first["g"].to_numpy()] = vals.to_numpy()
     return _none_for_missing(out)
 
@@ -472,7 +514,7 @@ def property_line_buffers(
         parcels.sindex.query(near.geometry.values, predicate="dwithin", distance=touch_tolerance_ft)[1]
     )
     pool = parcels.iloc[ring]
-    dist = parcel_districts(pool, zoning)
+    dist = parcel_districts(pool, zoning, districts=want)
     zoned = dist.isna().to_numpy() if unknown_districts else dist.isin(want).to_numpy()
     if unknown_districts:
         dist = dist.astype(object).where(dist.notna(), "district unknown")
@@ -547,7 +589,7 @@ def dwelling_buffers(
     if not len(sel):
         return empty_buffers(crs)
     want = {str(d).strip().upper() for d in districts}
-    dist = point_districts(sel.geometry, zoning=zoning, parcels=parcels)
+    dist = point_districts(sel.geometry, zoning=zoning, parcels=parcels, districts=want)
     keep = dist.isna().to_numpy() if unknown_districts else dist.isin(want).to_numpy()
     sel, dist = sel.loc[keep], dist.loc[keep].astype(object).where(dist.loc[keep].notna(), "district unknown")
     return _frame(

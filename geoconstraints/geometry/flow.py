@@ -103,8 +103,11 @@ class FlowTrace:
 
     @property
     def complete(self) -> bool:
-        """Every path was followed to a target, a closed depression or the length limit within the DEM."""
-        return self.outcome != "edge"
+        """Every path was followed to its end within the DEM: a target or a closed depression.
+
+        A path that runs off the DEM (``edge``) or is cut off at the length limit (``limit``) was not.
+        """
+        return self.outcome not in ("edge", "limit")
 
 
 # ------------------------------------------------------------------------------------------

@@ -81,6 +81,9 @@ class FloodZoneSpec:
     ----------
     sfha_zones, undetermined_zones, unnumbered_a_zones, bfe_zones : frozenset of str
         Zone names (upper case, ranges expanded with :func:`expand_zone_list`).
+    non_sfha_zones : frozenset of str
+        Mapped zones outside the SFHA (X, B, C ...). A zone in none of ``sfha_zones``,
+        ``non_sfha_zones`` and ``undetermined_zones`` is unknown: undetermined, never "no hazard".
     floodway_word : str
         ``ZONE_SUBTY`` text that marks the regulatory floodway (``FLOODWAY``).
     zone_field, sfha_field, subtype_field : str
@@ -103,6 +106,7 @@ class FloodZoneSpec:
     min_overlap_sqft: float
     floodway_sliver_tolerance_ft: float
     floodway_min_overlap_sqft: float
+    non_sfha_zones: frozenset[str] = frozenset()
 
     @property
     def tolerances(self) -> tuple[dict[str, float], dict[str, float]]:
@@ -124,24 +128,41 @@ def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec) -> pd.DataFra
     Returns
     -------
     DataFrame
-        ``zone`` (upper case), booleans ``undetermined`` (zone D, AREA NOT INCLUDED or blank: not
-        "no hazard"), ``covered`` (= not undetermined), ``sfha`` (zone in ``sfha_zones`` or
-        ``SFHA_TF = 'T'``, never when undetermined), ``floodway`` (subtype contains FLOODWAY),
-        ``unnumbered_a``, ``bfe_zone``.
+        ``zone`` (upper case), booleans ``unknown`` (a zone in none of the spec's lists, e.g.
+        ``ZONE AE`` or a coded value, and not flagged ``SFHA_TF = 'T'``), ``undetermined`` (zone D,
+        AREA NOT INCLUDED, blank or unknown: not "no hazard"), ``covered`` (= not undetermined),
+        ``sfha`` (zone in ``sfha_zones`` or ``SFHA_TF = 'T'``, never when undetermined),
+        ``floodway`` (subtype contains FLOODWAY), ``unnumbered_a``, ``bfe_zone``.
+
+    Examples
+    --------
+    >>> spec = FloodZoneSpec(sfha_zones=frozenset({"AE"}), undetermined_zones=frozenset({"D"}),
+    ...                      unnumbered_a_zones=frozenset(), bfe_zones=frozenset({"AE"}), floodway_word="FLOODWAY",
+    ...                      zone_field="FLD_ZONE", sfha_field="SFHA_TF", subtype_field="ZONE_SUBTY",
+    ...                      sliver_tolerance_ft=1, min_overlap_sqft=100, floodway_sliver_tolerance_ft=1,
+    ...                      floodway_min_overlap_sqft=100, non_sfha_zones=frozenset({"X"}))
+    >>> c = classify_flood_zones(pd.DataFrame({"FLD_ZONE": ["AE", "X", "D", "Zone AE", "AR", None],
+    ...                                        "SFHA_TF": [None, None, None, None, "T", None]}), spec)
+    >>> c[["unknown", "undetermined", "sfha"]].to_numpy().tolist()  # doctest: +NORMALIZE_WHITESPACE
+    [[False, False, True], [False, False, False], [False, True, False], [True, True, False],
+     [False, False, True], [False, True, False]]
     """
     if spec.zone_field not in flood.columns:
         raise InputError(f"flood zones: field {spec.zone_field} missing; map the flood zone field to "
                          f"{spec.zone_field} in a project file")
     zone = norm_text(flood[spec.zone_field])
-    undetermined = zone.isin(spec.undetermined_zones) | (zone == "")
     flag = (norm_text(flood[spec.sfha_field]).str[:1] if spec.sfha_field in flood.columns
             else pd.Series("", index=flood.index))
+    # a zone the rulebook does not know is not "no hazard" (an older FIRM's "ZONE AE", "UNDES", a coded
+    # value): undetermined, unless the layer itself flags it SFHA
+    unknown = ~zone.isin(spec.sfha_zones | spec.non_sfha_zones | spec.undetermined_zones) & (zone != "") & (flag != "T")
+    undetermined = zone.isin(spec.undetermined_zones) | (zone == "") | unknown
     sfha = (zone.isin(spec.sfha_zones) | (flag == "T")) & ~undetermined
     sub = (norm_text(flood[spec.subtype_field]) if spec.subtype_field in flood.columns
            else pd.Series("", index=flood.index))
     floodway = sub.str.contains(spec.floodway_word.upper(), regex=False) & ~undetermined
     return pd.DataFrame({
-        "zone": zone, "undetermined": undetermined, "covered": ~undetermined, "sfha": sfha,
+        "zone": zone, "unknown": unknown, "undetermined": undetermined, "covered": ~undetermined, "sfha": sfha,
         "floodway": floodway,
         "unnumbered_a": zone.isin(spec.unnumbered_a_zones) & sfha,
         "bfe_zone": zone.isin(spec.bfe_zones) & sfha,
@@ -957,6 +978,18 @@ def _coverage_state(geoms: np.ndarray, area: np.ndarray, m: pd.DataFrame, covere
     return state
 
 
+def _warn_unknown_zones(cls: pd.DataFrame, spec: FloodZoneSpec, layer: str) -> None:
+    """Say which zone values of ``layer`` :func:`classify_flood_zones` found unknown, and what became of them."""
+    counts = cls.loc[cls["unknown"], "zone"].value_counts()
+    if not len(counts):
+        return
+    shown = ", ".join(f"{z!r} ({n})" for z, n in counts.head(8).items()) + (", ..." if len(counts) > 8 else "")
+    log.warning("layer %s: %d feature(s) have a %s value the rulebook's zone lists do not know (%s): "
+                "their flood hazard counts as undetermined (not evaluated), not as 'no flood hazard'. Give the NFHL "
+                "zone names (A, AE, X ...), or %s = 'T' where the zone is in the SFHA, or add the values to the "
+                "rulebook's zone lists", layer, int(counts.sum()), spec.zone_field, shown, spec.sfha_field)
+
+
 def flood_metrics(
     subjects: gpd.GeoDataFrame,
     flood: gpd.GeoDataFrame | None,
@@ -966,6 +999,7 @@ def flood_metrics(
     chunk_size: int = CHUNK_SIZE,
     workers: int | None = None,
     overlay: Callable[..., pd.DataFrame] | None = None,
+    layer: str = "flood_zones",
 ) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
     """Per-subject flood measurements (areas in sq ft and acres, zones, coverage).
 
@@ -984,6 +1018,9 @@ def flood_metrics(
     overlay : callable, optional
         The engine: a function with the signature and result of :func:`overlay_areas` (the
         default), e.g. :func:`geoconstraints.geometry.overlay_dask.overlay_areas_dask`.
+    layer : str
+        The role of ``flood`` (``flood_zones``, ``flood_zones_preliminary``), for the warning naming
+        zone values the spec does not know (:func:`classify_flood_zones`: undetermined).
 
     Returns
     -------
@@ -998,8 +1035,9 @@ def flood_metrics(
     area = shapely.area(geoms)
     layers: list[tuple[str, np.ndarray]] = []
     if flood is not None and len(flood):
-        flood_layers, _ = _flood_cover_layers(flood, spec)
+        flood_layers, cls = _flood_cover_layers(flood, spec)
         layers += flood_layers
+        _warn_unknown_zones(cls, spec, layer)
     layers += list(extra)
     cover = CoverIndex.build(layers, max_span=tile_span(geoms), workers=workers)
     engine = overlay_areas if overlay is None else overlay

@@ -15,8 +15,8 @@ import pandas as pd
 import shapely
 
 from geoconstraints.errors import InputError, RulebookError
-from geoconstraints.io.tables import DAY, PRECIP_TOL_IN, parse_days
-from geoconstraints.text import day_text, fixed, id_list, is_blank
+from geoconstraints.io.tables import DAY, PRECIP_TOL_IN, read_days
+from geoconstraints.text import day_text, fixed, id_list
 from geoconstraints.units import sqft_to_acres
 
 log = logging.getLogger(__name__)
@@ -157,22 +157,24 @@ def phasing_dates(disturbance: gpd.GeoDataFrame, *, what: str = "layer disturban
     Raises
     ------
     InputError
-        A date that cannot be read, or a stabilisation date before the start (naming the polygons).
+        A date that cannot be read, could be read two ways or falls outside
+        :data:`~geoconstraints.io.tables.DATE_YEARS` (see :func:`~geoconstraints.io.tables.read_days`:
+        both fields are read one way), or a stabilisation date before the start (naming the polygons).
     """
     ids = disturbance["feature_id"].astype(str)
     if "start" not in disturbance.columns or "stabilized" not in disturbance.columns:
         nat = pd.Series(pd.NaT, index=disturbance.index, dtype="datetime64[ns]")
         return PhasingDates(nat, nat, list(ids), has_fields=False)
-    parsed = {}
-    for col in ("start", "stabilized"):
-        raw = disturbance[col]
-        days = parse_days(raw)
-        bad = days.isna() & ~raw.map(is_blank)
-        if bad.any():
-            shown = [f"{i} ({raw[k]!r})" for k, i in zip(raw.index[bad], ids[bad])]
+    raw = disturbance[["start", "stabilized"]]
+    parsed, issue = read_days(raw, scope="layer")
+    if issue is not None:
+        col, rows = issue.column, issue.rows
+        if issue.kind == "unreadable":
+            shown = [f"{i} ({v!r})" for i, v in zip(ids.iloc[rows], raw[col].iloc[rows])]
             raise InputError(f"{what}: field {col} holds values that are not dates for polygons "
                              f"{id_list(shown)}. Write dates as YYYY-MM-DD")
-        parsed[col] = days
+        raise InputError(f"{what}: field {col} of polygon{'s' if len(rows) > 1 else ''} {id_list(ids.iloc[rows])}: "
+                         f"date {issue.value!r} {issue.why}")
     start, stab = parsed["start"], parsed["stabilized"]
     rev = start.notna() & stab.notna() & (stab < start)
     if rev.any():

@@ -863,7 +863,8 @@ class RoadTerrain:
     layer, feature_id : str
         The road's layer (``haul_roads``, ``skid_trails``) and id.
     length_ft, evaluated_length_ft : float
-        Horizontal length, and the part the DEM covered.
+        Horizontal length in international feet (the CRS's feet converted, like the profile's
+        distances), and the part the DEM covered (never more than ``length_ft``).
     runs : list of Run
         Steep runs of every part (see :func:`grade_runs`).
     gaps : list of Stretch
@@ -953,7 +954,9 @@ def road_terrain(
     -------
     RoadTerrain
     """
-    rt = RoadTerrain(layer, str(feature_id), float(shapely.length(line)))
+    # in international feet like the profile's distances: a US-survey-foot CRS's length is 2 ppm short of
+    # them (S-3 of the sample: 494.97 ft long, 494.98 ft evaluated)
+    rt = RoadTerrain(layer, str(feature_id), float(shapely.length(line)) * (ft_per_unit(crs) or 1.0))
     if dem is None:
         rt.error = "no DEM given (--dem)"
         return rt
@@ -989,6 +992,7 @@ def road_terrain(
             st = float(wb.attrs.get("steepest_grade_pct", np.nan))
             steepest = st if not np.isfinite(steepest) else max(steepest, st) if np.isfinite(st) else steepest
             bars.append(wb)
+    rt.evaluated_length_ft = min(rt.evaluated_length_ft, rt.length_ft)  # the sum of the pieces: float noise over
     rt.max_grade_pct = max(maxg) if maxg else float("nan")
     rt.mean_grade_pct = gl_sum / ev_sum if ev_sum > 0 else float("nan")
     rt.steepest_net_grade_pct = float(steepest)
@@ -1068,7 +1072,8 @@ def water_bars_layer(terrain: Mapping[tuple[str, str], RoadTerrain], crs: Any) -
 
 
 def road_table(terrain: Mapping[tuple[str, str], RoadTerrain]) -> pd.DataFrame:
-    """One row per road: length, grades, runs, water bars (None for roads that get none)."""
+    """One row per road: length, grades, runs, water bars (a count: nullable integers, blank for the
+    layers that get none, ``skid_trails``)."""
     rows = [{
         "road_layer": layer, "road_id": fid, "length_ft": rt.length_ft,
         "evaluated_length_ft": rt.evaluated_length_ft, "max_grade_pct": rt.max_grade_pct,
@@ -1078,7 +1083,7 @@ def road_table(terrain: Mapping[tuple[str, str], RoadTerrain]) -> pd.DataFrame:
         "water_bars": None if layer != "haul_roads" else (len(rt.water_bars) if rt.water_bars is not None else 0),
         "note": rt.error,
     } for (layer, fid), rt in terrain.items()]
-    return pd.DataFrame(rows, columns=ROAD_TABLE_COLUMNS)
+    return pd.DataFrame(rows, columns=ROAD_TABLE_COLUMNS).astype({"water_bars": "Int64"})
 
 
 def empty_contours(crs: Any) -> gpd.GeoDataFrame:

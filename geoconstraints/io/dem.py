@@ -1,5 +1,6 @@
 """Opening a DEM: horizontal and vertical units checked (feet or metres, never guessed),
-elevations read in feet, bilinear sampling at points in any CRS.
+elevations read in feet (the band's scale and offset applied, fill values and impossible cells
+read as nodata), bilinear sampling at points in any CRS.
 """
 
 from __future__ import annotations
@@ -97,12 +98,18 @@ class Dem:
     nodata : float or None
         The band's nodata value (``None`` when not set, e.g. the Muncy lidar DEM).
     z_units : str
-        ``'ft'`` or ``'m'``: the unit of the *stored* values. :meth:`read_ft` converts.
+        ``'ft'`` or ``'m'``: the unit of the elevations (stored value x ``z_scale`` +
+        ``z_offset``). :meth:`read_ft` converts.
     z_units_source : str
         ``'metadata'`` or ``'user'``: where ``z_units`` came from (for provenance).
     xy_unit_ft : float or None
         Feet per CRS horizontal unit (1.000002 for US survey feet, 3.2808 for metres);
         ``None`` for a geographic CRS.
+    z_scale, z_offset : float
+        The band's scale factor and offset (GDAL's ``-scale``/``-offset``, rasterio's
+        ``scales``/``offsets``): elevation = stored value x ``z_scale`` + ``z_offset``, in
+        ``z_units``. 1 and 0 for most DEMs; an integer DEM in hundredths of a foot has scale 0.01.
+        Every read applies them.
     """
 
     path: Path
@@ -114,6 +121,8 @@ class Dem:
     z_units: str
     z_units_source: str
     xy_unit_ft: float | None
+    z_scale: float = 1.0
+    z_offset: float = 0.0
     uri: str | None = None
     """A GDAL virtual path or URL the DEM is read from (``path`` is then its text, for messages)."""
     focus: tuple[int, int, int, int] | None = field(default=None, repr=False, compare=False)
@@ -121,6 +130,8 @@ class Dem:
     set by :meth:`set_focus`); read once, and every window inside it is a slice of it."""
     _cache: dict[tuple[int, int, int, int], np.ndarray] = field(default_factory=dict, init=False, repr=False,
                                                                  compare=False)
+    _warned: set[tuple[int, int, int, int]] = field(default_factory=set, init=False, repr=False, compare=False)
+    """Windows whose cells read as nodata (fills, impossible values) have been warned about."""
 
     @property
     def cell_size_ft(self) -> float:
@@ -138,12 +149,33 @@ class Dem:
 
     @property
     def z_factor_ft(self) -> float:
-        """Multiplier from stored values to feet (1.0 for a feet DEM, 3.2808 for metres)."""
+        """Multiplier from elevations in ``z_units`` to feet (1.0 for a feet DEM, 3.2808 for metres)."""
         return 1.0 if self.z_units == "ft" else FT_PER_M
+
+    @property
+    def z_description(self) -> str:
+        """The vertical unit, where it came from, and the band scale/offset when not 1 and 0.
+
+        Examples
+        --------
+        >>> from geoconstraints.io.sample import sample_path
+        >>> open_dem(sample_path("dem.tif")).z_description
+        'ft (metadata)'
+        """
+        text = f"{self.z_units} ({self.z_units_source})"
+        if self.z_scale != 1.0 or self.z_offset != 0.0:
+            text += f"; stored values x {self.z_scale:g} + {self.z_offset:g} (band scale and offset)"
+        return text
 
     def read_ft(self, window: Any = None) -> np.ndarray:
         """Elevations in feet as float32 (float64 for a float64 DEM), NaN where nodata (or masked),
         read from the file window by window (never the whole band unless asked and small enough).
+
+        The band's scale and offset are applied (stored value x ``z_scale`` + ``z_offset``). Cells
+        holding a common no-data fill (:data:`FILL_VALUES`) the DEM does not declare, or an
+        elevation no land has (outside :data:`MIN_GROUND_FT` .. :data:`MAX_GROUND_FT`), are NaN
+        as nodata, with a warning naming the DEM and the count: a measurement on them is not
+        evaluated, never flat ground.
 
         Parameters
         ----------
@@ -159,8 +191,16 @@ class Dem:
         Raises
         ------
         DemError
-            The window holds more than :data:`MAX_WINDOW_CELLS` cells, or infinite or impossible
-            values (a fill value the DEM does not declare as nodata).
+            The window holds more than :data:`MAX_WINDOW_CELLS` cells, or infinite values, or the
+            DEM declares no nodata value and holds a common fill value (or a value further than
+            :data:`MAX_ELEVATION_FT` from sea level): declaring it is the fix.
+
+        Examples
+        --------
+        >>> from geoconstraints.io.sample import sample_path
+        >>> z = open_dem(sample_path("dem.tif")).read_ft(((0, 2), (0, 3)))
+        >>> z.shape, z.dtype.name, bool((z > 800).all())
+        ((2, 3), 'float32', True)
         """
         if window is None:
             r0, r1, c0, c1 = 0, self.height, 0, self.width
@@ -306,15 +346,31 @@ _CACHED_WINDOWS = 8
 """Windows kept in memory besides the focus (a road's profile window is read once per road)."""
 
 MAX_ELEVATION_FT = 1e7
-"""A cell further from sea level than this (3,000 km) is no elevation but a fill value (-3.4e38...)."""
+"""A cell further from sea level than this (3,000 km) is no elevation but a fill value (-3.4e38...):
+refused when the DEM declares no nodata value."""
 
-_FILL_VALUES = (-9999.0, -32768.0, -32767.0, -3.4028234663852886e38)
-"""Common "no data" fills: refused when the DEM declares no nodata value."""
+FILL_VALUES = (-9999.0, -32768.0, -32767.0, -3.4028234663852886e38)
+"""Common "no data" fills (stored values, before the band's scale and offset): refused when the DEM
+declares no nodata value (``gdal_edit.py -a_nodata`` is the fix); nodata, with a warning, when it
+declares another one (a band has a single nodata value)."""
+
+MIN_GROUND_FT = -1_500.0
+"""Lowest elevation of the Earth's land surface, with a margin (the Dead Sea shore is -1,410 ft):
+a cell below it is no ground but a fill or a wrong scale, read as nodata with a warning."""
+
+MAX_GROUND_FT = 30_000.0
+"""Highest elevation of the Earth's land surface, with a margin (Everest is 29,032 ft): a cell
+above it is no ground but a fill (65535 in a uint16 DEM) or a wrong scale, read as nodata with a
+warning."""
 
 
 def _read_window_ft(dem: Dem, key: tuple[int, int, int, int]) -> np.ndarray:
     """Read cells ``(row0, row1, col0, col1)`` of band 1 as float32 feet (float64 for a float64
-    DEM), NaN where masked."""
+    DEM), the band's scale and offset applied; NaN where masked, and where a cell holds a fill
+    value or no ground elevation (:func:`_mask_impossible`).
+
+    The only place DEM values are read: every window, the focus and whole-band reads come here.
+    """
     r0, r1, c0, c1 = key
     cells = (r1 - r0) * (c1 - c0)
     name = dem.path.name
@@ -326,39 +382,76 @@ def _read_window_ft(dem: Dem, key: tuple[int, int, int, int]) -> np.ndarray:
     import rasterio.errors  # see the note on imports at the top
     from rasterio.windows import Window
 
+    scaled = dem.z_scale != 1.0 or dem.z_offset != 0.0
     try:
         with rasterio.open(dem.uri or dem.path) as src:
-            dtype = "float64" if src.dtypes[0] == "float64" else "float32"  # float32 is exact for the rest
-            band = src.read(1, window=Window(c0, r0, c1 - c0, r1 - r0), masked=True, out_dtype=dtype)
+            float64 = src.dtypes[0] == "float64"  # float32 is exact for the cells of the rest
+            band = src.read(1, window=Window(c0, r0, c1 - c0, r1 - r0), masked=True,
+                            out_dtype="float64" if float64 or scaled else "float32")
     except (rasterio.errors.RasterioError, MemoryError) as exc:
         raise LayerReadError(
             f"DEM {name}: cannot be read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}). "
             f"Check the file is a complete GeoTIFF."
         ) from None
-    z = np.ma.filled(band, np.nan)
-    _check_values(z, dem)
+    stored = np.ma.filled(band, np.nan)
+    z = stored * dem.z_scale + dem.z_offset if scaled else stored  # float64 for a scaled band
     if dem.z_factor_ft != 1.0:
-        z *= z.dtype.type(dem.z_factor_ft)
+        z = z * z.dtype.type(dem.z_factor_ft)
+    _check_values(stored, z, dem)
+    _mask_impossible(stored, z, dem, key)
+    if scaled and not float64:
+        z = z.astype("float32")
     z.flags.writeable = False
     return z
 
 
-def _check_values(z: np.ndarray, dem: Dem) -> None:
-    """Refuse infinite cells and fill values the DEM does not declare (they are no elevation)."""
+def _check_values(stored: np.ndarray, z_ft: np.ndarray, dem: Dem) -> None:
+    """Refuse infinite cells, and, in a DEM declaring no nodata value, fill values (its ``stored``
+    values) and values no elevation has (``z_ft``, feet): declaring the fill is the fix."""
     name = dem.path.name
-    inf = np.isinf(z)
+    inf = np.isinf(stored) | np.isinf(z_ft)
     if inf.any():
         raise DemError(f"DEM {name}: {int(inf.sum()):,} cell(s) in the area needed hold infinity, which is no "
                        f"elevation. Set them to nodata (e.g. gdal_calc.py) or fix the DEM")
-    if not np.isfinite(z).any():
-        return
-    lo, hi = float(np.nanmin(z)), float(np.nanmax(z))
-    fill = next((f for f in _FILL_VALUES if lo == np.float32(f)), None) if dem.nodata is None else None
-    limit = MAX_ELEVATION_FT / dem.z_factor_ft
-    if fill is not None or max(abs(lo), abs(hi)) > limit:
-        bad = fill if fill is not None else (lo if abs(lo) > abs(hi) else hi)
+    if dem.nodata is not None or not np.isfinite(stored).any():
+        return  # with a nodata value declared, fills are read as nodata (_mask_impossible)
+    lo = float(np.nanmin(stored))
+    fill = next((f for f in FILL_VALUES if lo == np.float32(f)), None)
+    far = np.abs(z_ft) > MAX_ELEVATION_FT
+    if fill is not None or far.any():
+        bad = fill if fill is not None else float(stored[far][np.argmax(np.abs(z_ft[far]))])
         raise DemError(f"DEM {name}: cells in the area needed hold {bad:g}, which is no elevation (a no-data fill "
                        f"the DEM does not declare?). Declare it: gdal_edit.py -a_nodata {bad:g} {name}")
+
+
+def _mask_impossible(stored: np.ndarray, z_ft: np.ndarray, dem: Dem, key: tuple[int, int, int, int]) -> None:
+    """Set to NaN (nodata) in ``z_ft`` the cells holding a common fill value the DEM does not declare
+    (it declares another) or an elevation outside :data:`MIN_GROUND_FT` .. :data:`MAX_GROUND_FT`,
+    warning once per window with the DEM's name and the count: never read as ground."""
+    with np.errstate(invalid="ignore"):
+        fills = np.isin(stored, np.asarray(FILL_VALUES, dtype=stored.dtype))
+        bad = fills | (z_ft < MIN_GROUND_FT) | (z_ft > MAX_GROUND_FT)
+    if not bad.any():
+        return
+    values = np.unique(stored[bad])  # before ``z_ft`` (maybe ``stored`` itself) is set to NaN
+    z_ft[bad] = np.nan
+    if key in dem._warned:
+        return
+    dem._warned.add(key)
+    name = dem.path.name
+    shown = (", ".join(f"{v:.9g}" for v in values) if len(values) <= 3
+             else f"{len(values):,} values from {values[0]:.9g} to {values[-1]:.9g}")
+    why = []
+    if fills.any():
+        declared = "declares no nodata value" if dem.nodata is None else f"declares nodata {dem.nodata:g}"
+        why.append(f"a no-data fill the DEM does not declare (it {declared})")
+    if (bad & ~fills).any():
+        how = " with the band's scale and offset" if dem.z_scale != 1.0 or dem.z_offset != 0.0 else ""
+        why.append(f"an elevation no ground has{how} (below {MIN_GROUND_FT:,.0f} ft or above {MAX_GROUND_FT:,.0f} ft)")
+    fix = "nodata" if dem.nodata is None else f"the DEM's nodata value {dem.nodata:g}"
+    logger.warning("DEM %s: %s cell(s) in the area read hold %s (stored value): %s. Read as nodata: what lies on "
+                   "them is not evaluated. Set them to %s (gdal_calc.py), or fix the DEM's units, scale or offset",
+                   name, f"{int(bad.sum()):,}", shown, " or ".join(why), fix)
 
 
 def _bilinear(z: np.ndarray, col: np.ndarray, row: np.ndarray, origin: tuple[int, int],
@@ -471,12 +564,26 @@ def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
                        f"{name})")
     nodata = meta["nodata"]
     unit, source = _z_units_and_source(name, user_unit, meta["unit"], meta["raw_unit"])
+    scale, offset = _scale_and_offset(name, meta["scale"], meta["offset"])
     dem = Dem(path=path, crs=crs, transform=meta["transform"], width=int(meta["width"]),
               height=int(meta["height"]), nodata=None if nodata is None else float(nodata),
-              z_units=unit, z_units_source=source, xy_unit_ft=ft_per_unit(crs), uri=uri)
-    logger.info("DEM %s: %dx%d cells of %.3f ft, z in %s (%s), nodata=%s",
-                name, dem.width, dem.height, dem.cell_size_ft, unit, source, dem.nodata)
+              z_units=unit, z_units_source=source, xy_unit_ft=ft_per_unit(crs), z_scale=scale, z_offset=offset,
+              uri=uri)
+    logger.info("DEM %s: %dx%d cells of %.3f ft, z in %s, nodata=%s",
+                name, dem.width, dem.height, dem.cell_size_ft, dem.z_description, dem.nodata)
     return dem
+
+
+def _scale_and_offset(name: str, scale: Any, offset: Any) -> tuple[float, float]:
+    """The band's scale and offset as floats (1 and 0 when not set); a zero or non-finite one is
+    refused (it would turn every cell into one value, or none)."""
+    s = 1.0 if scale is None else float(scale)
+    o = 0.0 if offset is None else float(offset)
+    if not (math.isfinite(s) and s != 0.0 and math.isfinite(o)):
+        raise DemError(f"DEM {name}: its band scale {s:g} and offset {o:g} (elevation = stored value x scale + "
+                       f"offset) give no elevations. Fix them, e.g. gdal_edit.py -scale 1 -offset 0 {name} if the "
+                       f"stored values are the elevations")
+    return s, o
 
 
 def _user_z_units(name: str, z_units: str | None) -> str | None:
@@ -493,7 +600,8 @@ def _user_z_units(name: str, z_units: str | None) -> str | None:
 
 
 def _read_dem_header(path: Path, uri: str | None = None) -> dict[str, Any]:
-    """CRS, transform, size, nodata and the metadata's vertical unit of a GeoTIFF (no pixels read)."""
+    """CRS, transform, size, nodata, band 1's scale and offset and the metadata's vertical unit of a
+    GeoTIFF (no pixels read)."""
     if uri is None:
         if not path.exists():
             raise LayerReadError(
@@ -518,7 +626,8 @@ def _read_dem_header(path: Path, uri: str | None = None) -> dict[str, Any]:
                 )
             unit, raw_unit = _vertical_unit_from_metadata(src)
             return {"unit": unit, "raw_unit": raw_unit, "crs": src.crs, "transform": src.transform,
-                    "width": src.width, "height": src.height, "nodata": src.nodata}
+                    "width": src.width, "height": src.height, "nodata": src.nodata,
+                    "scale": src.scales[0], "offset": src.offsets[0]}
     except rasterio.errors.RasterioError as exc:
         raise LayerReadError(
             f"DEM {redact(uri) if uri else path}: cannot be read ({str(exc).splitlines()[0][:200]}). Check the file "

@@ -183,7 +183,8 @@ def _describe_raster(path: Path, name: str, uri: str | None) -> dict[str, Any]:
         out["layers"].append(entry)
         return out
     entry.update(width=dem.width, height=dem.height, crs=crs_label(dem.crs), cell_size_ft=round(dem.cell_size_ft, 6),
-                 z_units=dem.z_units, z_units_source=dem.z_units_source, nodata=dem.nodata)
+                 z_units=dem.z_units, z_units_source=dem.z_units_source, z_scale=dem.z_scale, z_offset=dem.z_offset,
+                 nodata=dem.nodata)
     out["layers"].append(entry)
     return out
 
@@ -352,6 +353,8 @@ def _raster_lines(d: dict[str, Any]) -> list[str]:
         return [d["source"], raw, f"  role dem: problem: {e['problem']}"]
     line = (f"  role dem: raster {e['width']}x{e['height']}, CRS {e['crs']}, cell {e['cell_size_ft']:.3f} "
             f"ft, z in {e['z_units']} ({e['z_units_source']}), nodata {e['nodata']}")
+    if e.get("z_scale", 1.0) != 1.0 or e.get("z_offset", 0.0) != 0.0:
+        line += f", stored values x {e['z_scale']:g} + {e['z_offset']:g} (band scale and offset)"
     return [d["source"], line]
 
 

@@ -15,7 +15,8 @@ import shapely
 from geoconstraints.errors import FieldError, GeometryError, InputError
 from geoconstraints.io.roles import NFHL_SENTINEL, ROLES, LayerSource, RoleSpec
 from geoconstraints.parallel import chunked
-from geoconstraints.text import id_list, is_blank, truthy
+from geoconstraints.text import FALSE_WORDS, TRUE_WORDS, id_list, is_blank, truthy
+from geoconstraints.units import FT_PER_M, normalize_length_unit
 
 log = logging.getLogger(__name__)
 
@@ -331,12 +332,48 @@ def polygonal_parts(geoms: Any) -> np.ndarray:
     return parts_of_kind(geoms, "polygon")
 
 
+NFHL_NO_VALUE_AT_MOST = -999.0
+"""An NFHL number at or below this is a "no value" code, never a measure: NFHL's own -9999
+(:data:`~geoconstraints.io.roles.NFHL_SENTINEL`) and the -8888, -999 ... other exports write. Such a
+value is read as not given; any but -9999 with a warning."""
+
+NFHL_BFE_FIELDS: tuple[str, ...] = ("STATIC_BFE", "ELEV")
+"""NFHL fields holding a base flood elevation, where 0 is no value too: NFHL writes -9999 where
+there is no BFE and never a BFE of 0 ft (tests/data/real/SOURCES.md: Lexington's ELEV runs 709 to
+1,468 ft, its STATIC_BFE is -9999 or a real value), so a 0 is a blank an export filled with zero."""
+
+LOWEST_BFE_FT = -300.0
+"""The lowest believable base flood elevation (ft), below the lowest ground in the United States
+(Badwater Basin, Death Valley, -282 ft). A BFE may be negative (land below sea level, around New
+Orleans or the Salton Sea: why :data:`NUMBER_FIELDS` lets it), but one under this is no elevation
+(a lost sign, a code) and the layer is refused."""
+
+
+def nfhl_no_value(vals: np.ndarray, field: str) -> np.ndarray:
+    """Where NFHL numbers of ``field`` are "no value" codes: finite and at or below
+    :data:`NFHL_NO_VALUE_AT_MOST`, or 0 in a BFE field (:data:`NFHL_BFE_FIELDS`). NaN is no code
+    (it is already no value) and neither is infinity (refused by :func:`check_numbers`).
+
+    Examples
+    --------
+    >>> v = np.array([-9999.0, -8888.0, -999.0, -998.9, 0.0, 812.5, np.nan, -np.inf])
+    >>> nfhl_no_value(v, "STATIC_BFE").tolist()
+    [True, True, True, False, True, False, False, False]
+    >>> nfhl_no_value(v, "DEPTH").tolist()
+    [True, True, True, False, False, False, False, False]
+    """
+    vals = np.asarray(vals, dtype="float64")
+    code = np.isfinite(vals) & (vals <= NFHL_NO_VALUE_AT_MOST)
+    return code | (vals == 0) if field in NFHL_BFE_FIELDS else code
+
+
 def nfhl_sentinels(gdf: pd.DataFrame, spec: RoleSpec) -> pd.DataFrame:
-    """Turn NFHL -9999 (and text 'NP' in numeric fields) into missing values."""
+    """Turn NFHL "no value" codes (-9999 and the like, 0 as a BFE: :func:`nfhl_no_value`) and text
+    ('NP') in numeric fields into missing values."""
     for f in spec.sentinel_fields:
         if f in gdf.columns:
-            vals = pd.to_numeric(gdf[f], errors="coerce")
-            gdf[f] = vals.where(vals != NFHL_SENTINEL).astype("float64")
+            vals = pd.to_numeric(gdf[f], errors="coerce").astype("float64")
+            gdf[f] = vals.where(~nfhl_no_value(vals.to_numpy(), f))
     return gdf
 
 
@@ -350,11 +387,36 @@ NUMBER_FIELDS: dict[str, dict[str, bool]] = {
 """Numeric fields a rule reads, per role: ``True`` where a negative value means nothing (a
 volume, a width, a depth). Infinity is refused in all of them (NaN is a missing value)."""
 
+MAX_MAGNITUDE = 1e15
+"""The largest magnitude a numeric field may hold: beyond any quantity a layer measures (1e15 ft is
+about 190 billion miles), and small enough that a rule's unit conversions and sums over a layer
+stay finite numbers (``1e308`` cords was ``inf`` cu ft). A larger value is refused."""
+
+MAX_ROW_WIDTH_FT = 1_000.0
+"""The widest believable road right-of-way (ft); an interstate's is a few hundred feet. A wider
+``row_width_ft`` is no right-of-way (a typo, a code, another unit): it would widen one road over
+the whole town, and a width like 1e300 breaks GEOS."""
+
+NUMBER_MAXIMA: dict[str, dict[str, tuple[float, str]]] = {
+    "roads": {"row_width_ft": (MAX_ROW_WIDTH_FT, "wider than any road right-of-way")},
+}
+"""Numeric fields with a largest meaningful value, per role: the bound (in the field's unit) and
+what a larger value would be. A larger value is refused."""
+
+FLAG_FIELDS: dict[str, tuple[str, ...]] = {"skid_trails": ("constructed",)}
+"""Yes/no fields a rule reads, per role (read with :func:`~geoconstraints.text.truthy`)."""
+
 
 def check_numbers(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[str] | None = None) -> None:
     """Refuse an infinite value, or a negative one where it means nothing, in a numeric field a
     rule reads (:data:`NUMBER_FIELDS`), naming the layer, the field and the features; text that
-    is no number (other than NFHL's ``NP``) is a warning: that value counts as not given."""
+    is no number (other than NFHL's ``NP``) is a warning: that value counts as not given.
+
+    Also refused: a value over its bound (:data:`NUMBER_MAXIMA`), one larger than
+    :data:`MAX_MAGNITUDE` and a BFE under
+    :data:`LOWEST_BFE_FT`. NFHL "no value" codes other than -9999 (:func:`nfhl_no_value`) and
+    yes/no fields holding neither word (:data:`FLAG_FIELDS`) are warnings: not given.
+    """
     what = f"layer {role} ({label})"
     for name, nonneg in NUMBER_FIELDS.get(role, {}).items():
         if name not in gdf.columns:
@@ -364,22 +426,92 @@ def check_numbers(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[str] 
         given = ~raw.map(is_blank).to_numpy(dtype=bool) & (raw.astype(str).str.strip().str.upper() != "NP").to_numpy()
         text = np.isnan(vals) & given
         if name in ROLES[role].sentinel_fields:
-            vals[vals == NFHL_SENTINEL] = np.nan  # NFHL's "none"
+            _nfhl_codes(gdf, name, vals, what, warn)  # NFHL's "none": NaN from here on
         if text.any() and warn is not None:
             ids = gdf["feature_id"].to_numpy()[text].astype(str)
             warn.append(f"{what}: field {name} holds text that is no number ({raw[text].iloc[0]!r}) in "
                         f"{id_list(ids)}; those values count as not given")
-        bad = np.isinf(vals) | ((vals < 0) & nonneg)
+        huge = np.isfinite(vals) & (np.abs(vals) > MAX_MAGNITUDE)
+        bad = np.isinf(vals) | ((vals < 0) & nonneg) | huge
         if bad.any():
             ids = gdf["feature_id"].to_numpy()[bad].astype(str)
             first = vals[bad][0]
-            why = "is not a finite number" if np.isinf(first) else "is negative, which means nothing here"
+            why = ("is not a finite number" if np.isinf(first) else
+                   f"is too large (over {MAX_MAGNITUDE:g}), beyond any quantity a layer measures"
+                   if huge[bad][0] else "is negative, which means nothing here")
             raise FieldError(f"{what}: field {name} = {first:g} {why} (feature{'s' if len(ids) > 1 else ''} "
                              f"{id_list(ids)}). Correct the value, or leave it empty where it is not known")
+        if name in NFHL_BFE_FIELDS:
+            _check_bfe(gdf, name, vals, what, warn)
+        top, meaning = NUMBER_MAXIMA.get(role, {}).get(name, (np.inf, ""))
+        over = vals > top
+        if over.any():
+            ids = gdf["feature_id"].to_numpy()[over].astype(str)
+            raise FieldError(f"{what}: field {name} = {vals[over][0]:,.10g} is over {top:,.10g}, {meaning} "
+                             f"(feature{'s' if len(ids) > 1 else ''} {id_list(ids)}). Correct the value, or "
+                             f"leave it empty where it is not known")
+    _check_flags(gdf, role, what, warn)
+
+
+def _nfhl_codes(gdf: gpd.GeoDataFrame, name: str, vals: np.ndarray, what: str, warn: list[str] | None) -> None:
+    """Set NFHL "no value" codes in ``vals`` to NaN (in place), with one warning per kind of code
+    other than NFHL's own -9999 (which is silent)."""
+    code = nfhl_no_value(vals, name)
+    fids = gdf["feature_id"].to_numpy()
+    if warn is not None:
+        other = code & (vals != NFHL_SENTINEL) & (vals != 0)
+        if other.any():
+            shown = ", ".join(f"{v:.10g}" for v in pd.unique(vals[other])[:3])
+            warn.append(f"{what}: field {name} holds {shown} in {int(other.sum())} feature(s) "
+                        f"({id_list(fids[other].astype(str), 5)}): a 'no value' code like NFHL's -9999 (any value "
+                        f"at or below {NFHL_NO_VALUE_AT_MOST:g}), not a measure; read as not given. Write -9999 "
+                        f"or leave the field empty where there is no value")
+        zero = code & (vals == 0)
+        if zero.any():
+            warn.append(f"{what}: field {name} is 0 in {int(zero.sum())} feature(s) "
+                        f"({id_list(fids[zero].astype(str), 5)}): NFHL never gives a BFE of 0 ft (it writes "
+                        f"-9999 where there is none), so those count as no BFE. Enter the BFE where it is known")
+    vals[code] = np.nan
+
+
+def _check_bfe(gdf: gpd.GeoDataFrame, name: str, vals: np.ndarray, what: str, warn: list[str] | None) -> None:
+    """Refuse a BFE under :data:`LOWEST_BFE_FT` (in feet, by ``LEN_UNIT``); warn of BFEs below sea level."""
+    metres = (gdf["LEN_UNIT"].map(normalize_length_unit).eq("m").to_numpy() if "LEN_UNIT" in gdf.columns
+              else np.zeros(len(gdf), dtype=bool))
+    ft = np.where(metres, vals * FT_PER_M, vals)
+    fids = gdf["feature_id"].to_numpy()
+    low = ft < LOWEST_BFE_FT
+    if low.any():
+        ids = fids[low].astype(str)
+        raise FieldError(f"{what}: field {name} = {vals[low][0]:g}{' m' if metres[low][0] else ''} is below "
+                         f"{LOWEST_BFE_FT:g} ft, lower than any ground in the United States (Death Valley, -282 ft), "
+                         f"so it is no base flood elevation (feature{'s' if len(ids) > 1 else ''} {id_list(ids)}). "
+                         f"Correct the value (a lost sign? another unit?), or write -9999 or leave it empty where "
+                         f"there is no BFE")
+    neg = ft < 0
+    if neg.any() and warn is not None:
+        warn.append(f"{what}: field {name} is below sea level ({vals[neg][0]:g}) in {int(neg.sum())} feature(s) "
+                    f"({id_list(fids[neg].astype(str), 5)}): kept as an elevation (land below sea level has such "
+                    f"BFEs). Check its sign and vertical datum")
+
+
+def _check_flags(gdf: gpd.GeoDataFrame, role: str, what: str, warn: list[str] | None) -> None:
+    """Warn of yes/no fields (:data:`FLAG_FIELDS`) holding neither a yes nor a no word: not stated."""
+    for name in FLAG_FIELDS.get(role, ()):
+        if name not in gdf.columns or warn is None:
+            continue
+        raw = gdf[name]
+        odd = (raw.map(truthy).isna() & ~raw.map(is_blank).astype(bool)).to_numpy(dtype=bool)
+        if odd.any():
+            shown = ", ".join(repr(v) for v in pd.unique(raw[odd].astype(str))[:3])
+            warn.append(f"{what}: field {name} holds {shown} in {int(odd.sum())} feature(s) "
+                        f"({id_list(gdf['feature_id'].to_numpy()[odd].astype(str), 5)}), neither a yes word "
+                        f"({', '.join(TRUE_WORDS)}) nor a no word ({', '.join(FALSE_WORDS)}); read as not stated, "
+                        f"as an empty value is. Write yes or no")
 
 
 def normalize_role_fields(gdf: gpd.GeoDataFrame, role: str) -> gpd.GeoDataFrame:
-    """Role-specific derived columns (SFHA_TF from FLD_ZONE, ...). A stream's ``kind`` is kept as
+    """Role-specific columns made uniform (FLD_ZONE upper case, SFHA_TF T / F or none, ...). A stream's ``kind`` is kept as
     given (trimmed, lower case) beside its raw ``FCODE``: reading them is the rulebook's
     (``rules.harvest.classify_streams``)."""
     if role == "streams" and "kind" in gdf.columns:
@@ -392,12 +524,13 @@ def normalize_role_fields(gdf: gpd.GeoDataFrame, role: str) -> gpd.GeoDataFrame:
         gdf["ZONE_SUBTY"] = gdf["ZONE_SUBTY"].map(lambda v: str(v).strip().upper() if isinstance(v, str) and v.strip() else None)
         if "SFHA_TF" not in gdf.columns:
             gdf["SFHA_TF"] = None
-        derived = gdf["FLD_ZONE"].map(lambda z: "T" if isinstance(z, str) and z.startswith(("A", "V"))
-                                      and z != "AREA NOT INCLUDED" else "F")
+        # the SFHA flag as given (T / F), else none: never guessed from the zone's first letter (an older map's
+        # "ANI", area not included, is not in the SFHA); the rulebook's zone lists classify the zones
         sfha = gdf["SFHA_TF"].map(lambda v: str(v).strip().upper()[:1] if isinstance(v, str) and v.strip() else None)
-        gdf["SFHA_TF"] = sfha.where(sfha.isin(["T", "F"]), derived)
-    if role == "skid_trails" and "constructed" in gdf.columns:
-        gdf["constructed"] = gdf["constructed"].map(truthy)
+        gdf["SFHA_TF"] = pd.Series(np.where(sfha.isin(["T", "F"]), sfha, None), index=gdf.index, dtype=object)
+    for name in FLAG_FIELDS.get(role, ()):  # True, False or None: a word neither yes nor no is not stated
+        if name in gdf.columns:
+            gdf[name] = gdf[name].map(truthy)
     if role == "roads" and "row_width_ft" in gdf.columns:
         gdf["row_width_ft"] = pd.to_numeric(gdf["row_width_ft"], errors="coerce")
     return gdf

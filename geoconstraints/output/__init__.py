@@ -309,7 +309,10 @@ def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str 
     ``gpkg`` as well (a county's set, :data:`GIS_SPLIT_MIN_ROWS`), results.gpkg goes to that second
     child, so both GDAL files are written at once. The jobs of all are collected by
     :func:`write_result` after the steps."""
-    shown = findings_in_scope(result.findings, scope)
+    # the findings of the files; the report and the map list and count them (a --parcel screening keeps
+    # every finding in memory for the handout)
+    written = result.as_written(scope)
+    shown = written.findings
     stamp = _stamp(result, scope)
     limits: dict[str, Any] = {}
     if report_max_parcels is not None:
@@ -321,7 +324,7 @@ def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str 
     reports: list[tuple[str, Step]] = []
     if o & {"report", "pdf"}:
         name = "report.html" if "report" in o else "report.pdf"
-        reports.append((name, partial(_html, result, "report.html", pdf=pdf, outputs=o, **limits)))
+        reports.append((name, partial(_html, written, "report.html", pdf=pdf, outputs=o, **limits)))
     if parcel is not None:  # the one-parcel report a clerk hands to the owner
         name = report.parcel_report_name(parcel)
         reports.append((name, partial(_html, result, name, pdf=pdf, parcel=parcel, outputs=o)))
@@ -340,7 +343,7 @@ def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str 
     if "parquet" in o:
         steps.append(("findings.parquet", partial(_parquet, result, shown, stamp, shared=shared)))
     if "map" in o:
-        steps.append(("map.html", partial(_map, result, offline=offline, outputs=o, **map_kw)))
+        steps.append(("map.html", partial(_map, written, offline=offline, outputs=o, **map_kw)))
     if result.command == "harvest" and "field" in o:  # landings, water bars and crossings for the crews' GPS
         steps.append(("field.kml", partial(field.write_field_files, result)))
     if "plots" in o:

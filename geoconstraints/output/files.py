@@ -6,10 +6,12 @@ input (which findings: :func:`geoconstraints.rulebook.findings.findings_in_scope
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import logging
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -34,6 +36,34 @@ OUTPUT_NAMES: tuple[str, ...] = (
 )
 """Names a run may write into its output folder (plus ``<table>.csv`` and ``<table>.parquet`` per table
 and ``report_parcel_<id>.html`` / ``.pdf``): field.kml / field.gpx for a harvest check, plots/ when a plot applies."""
+
+ID_NAME_CHARS = 64
+"""Most characters of a feature id in a file name (``report_parcel_<id>.html``,
+``plots/profile_<layer>_<id>.png``): a name stays far below the 255 bytes a file system allows,
+with the prefix, suffix and the temporary name's extra characters (:func:`atomic_path`)."""
+
+
+def id_file_part(value: Any, limit: int = ID_NAME_CHARS) -> str:
+    """A feature id as it appears in a file name, the one function every writer names files by.
+
+    An id of letters, digits, ``.``, ``_`` and ``-`` up to ``limit`` characters is itself; any
+    other is a readable prefix (other characters as ``_``) and ``-`` with 8 hex digits of its
+    SHA-256, so two ids never share a name and none is too long for a file system.
+
+    Examples
+    --------
+    >>> id_file_part("H-1"), id_file_part("1014.-14-1"), id_file_part("a/b"), id_file_part("../../etc")
+    ('H-1', '1014.-14-1', 'a_b-c14cddc0', 'etc-74ccf3c5')
+    >>> part = id_file_part("H-" + "9" * 250); len(part), part[:12], part[-9:]
+    (64, 'H-9999999999', '-60e81d7d')
+    """
+    text = str(value)
+    if len(text) <= limit and re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]*", text) and not text.endswith("."):
+        return text
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    head = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._")[: max(0, limit - 9)].rstrip("._")
+    return f"{head}-{digest}" if head else digest
+
 
 FINDINGS_LAYERS: dict[str, str] = {"point": "findings_point", "line": "findings_line",
                                    "polygon": "findings_polygon", "none": "findings_nogeom"}

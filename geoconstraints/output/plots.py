@@ -22,7 +22,6 @@ import io
 import itertools
 import logging
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -420,10 +419,6 @@ def _png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "x"
-
-
 def render_plots(result: Result) -> dict[str, bytes]:
     """Every plot that applies to ``result``: file name (``profile_haul_roads_H-1.png``...) -> PNG bytes.
 
@@ -432,9 +427,9 @@ def render_plots(result: Result) -> dict[str, bytes]:
     """
     out: dict[str, bytes] = {}
     for p in road_profiles(result):
-        base = f"profile_{p.layer}_{_safe(p.road_id)}" + (f"_part{p.part + 1}" if p.part else "")
+        base = f"profile_{p.layer}_{files.id_file_part(p.road_id)}" + (f"_part{p.part + 1}" if p.part else "")
         name, n = f"{base}.png", 2
-        while name in out:  # ids that differ only in characters a file name cannot hold
+        while name in out:  # one id twice in a layer
             name, n = f"{base}_{n}.png", n + 1
         out[name] = render_profile(p)
     tl = timeline_data(result)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import math
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -23,7 +22,7 @@ import pandas as pd
 
 from geoconstraints.errors import InputError, MissingToolError
 from geoconstraints.output import child, plots
-from geoconstraints.output.files import atomic_path
+from geoconstraints.output.files import atomic_path, id_file_part
 from geoconstraints.output.overview import overview_data_uri
 from geoconstraints.output.report_table import (
     PARCEL_ID_COLUMNS,
@@ -269,9 +268,8 @@ def parcel_row(result: Result, parcel: str) -> pd.DataFrame:
 
 
 def parcel_report_name(parcel: str) -> str:
-    """File name of the one-parcel report: ``report_parcel_<id>.html`` with a file-safe id."""
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", str(parcel)).strip("._") or "parcel"
-    return f"report_parcel_{safe[:80]}.html"
+    """File name of the one-parcel report: ``report_parcel_<id>.html`` with a file-safe id (:func:`id_file_part`)."""
+    return f"report_parcel_{id_file_part(parcel)}.html"
 
 
 def parcel_findings(findings: pd.DataFrame, parcel: str) -> pd.DataFrame:

@@ -6,8 +6,10 @@ table for people:
 
 * headers with units (``sfha_acres`` -> "SFHA (acres)", ``sfha_share`` -> "SFHA share (%)");
 * the most severe parcels first (``worst_status``, then the largest SFHA share);
-* numbers to three significant figures (:func:`significant`): a share of 0.997 shows as
-  99.7 %, never as 100, and 0.0004 as 0.04 %, never as 0;
+* numbers by what they are (:func:`number_format`): elevations and lengths (``*_ft``) at 0.01 ft
+  (:func:`feet_text`: a BFE of 846.51 shows as 846.51, never as 847), counts as integers, the rest
+  (shares, acres, sq ft) to three significant figures (:func:`significant`): a share of 0.997
+  shows as 99.7 %, never as 100, 0.0004 as 0.04 %, never as 0, and 0.0043 acres as 0.0043;
 * no column that is empty in every listed row; a column with one value in every listed row is
   said once above the table; a long text repeated across rows (a note) becomes a numbered
   reference with a legend of notes under the table;
@@ -33,7 +35,11 @@ PARCEL_ID_COLUMNS = ("parcel_id", "feature_id", "id")
 """Columns of the parcels table that may hold the parcel id (first present wins)."""
 
 SIG_DIGITS = 3
-"""Significant figures of the numbers in the parcels table."""
+"""Significant figures of the numbers in the parcels table that are not lengths or counts."""
+
+FT_DECIMALS = 2
+"""Decimals of an elevation or length (a ``*_ft`` column) in the parcels table: 0.01 ft, the
+precision FLD-003 compares elevations at and parcels.csv keeps."""
 
 UNIT_WORDS: dict[str, tuple[str, float]] = {
     "acres": ("acres", 1.0), "sqft": ("sq ft", 1.0), "ft": ("ft", 1.0), "pct": ("%", 1.0),
@@ -119,6 +125,67 @@ def _sig(v: float, digits: int) -> str:
     return f"{v:,.{decimals}f}".rstrip("0").rstrip(".")
 
 
+def feet_text(value: float, decimals: int = FT_DECIMALS) -> str:
+    """An elevation or length in feet at a fixed precision (0.01 ft), thousands separators.
+
+    Trailing zeros are kept (the column reads at one precision); a value that is not zero but
+    would show as 0.00 is given to two significant figures instead (:func:`significant`).
+
+    Examples
+    --------
+    >>> feet_text(846.51), feet_text(846.5), feet_text(1234.567), feet_text(0.0), feet_text(float("nan"))
+    ('846.51', '846.50', '1,234.57', '0.00', '')
+    >>> feet_text(0.005), feet_text(0.004), feet_text(-0.0031)
+    ('0.01', '0.004', '-0.0031')
+    """
+    if value is None:
+        return ""
+    v = float(value) + 0.0  # -0.0 is 0.00
+    if not math.isfinite(v):
+        return significant(v)
+    text = f"{v:,.{decimals}f}"
+    if v != 0 and not text.strip("-0.,"):  # a nonzero value that rounds to zero
+        return significant(v, 2)
+    return text
+
+
+def count_text(value: float) -> str:
+    """A count as an integer with thousands separators (never ``1,230`` for 1,234).
+
+    Examples
+    --------
+    >>> count_text(15), count_text(1234.0), count_text(float("nan"))
+    ('15', '1,234', '')
+    """
+    if value is None:
+        return ""
+    v = float(value)
+    return f"{round(v):,d}" if math.isfinite(v) else significant(v)
+
+
+def number_format(name: str, s: pd.Series) -> str:
+    """How the parcels table writes the numbers of column ``name``: ``'count'`` for an integer
+    column, ``'feet'`` for a length or elevation (a ``*_ft`` name, :func:`feet_text`), else
+    ``'significant'`` (:func:`significant`).
+
+    Examples
+    --------
+    >>> number_format("bfe_ft", pd.Series([846.51])), number_format("stream_distance_ft", pd.Series([1.0]))
+    ('feet', 'feet')
+    >>> number_format("n_footprints", pd.Series([3], dtype="Int64")), number_format("sfha_acres", pd.Series([0.1]))
+    ('count', 'significant')
+    """
+    if pd.api.types.is_integer_dtype(s.dtype):
+        return "count"
+    if column_header(name)[0].endswith("(ft)"):
+        return "feet"
+    return "significant"
+
+
+NUMBER_TEXT = {"count": count_text, "feet": feet_text}
+"""Formatter of each :func:`number_format` other than ``'significant'``."""
+
+
 # -- headers ------------------------------------------------------------------------------------
 def column_header(name: str) -> tuple[str, float]:
     """A header for people and the factor to apply to the column's numbers.
@@ -157,6 +224,7 @@ class Column:
     kind: str  # "id", "status", "rule_status", "number", "note", "text"
     factor: float = 1.0
     upper: float | None = None
+    number: str = "significant"  # how numbers are written: "significant", "feet", "count" (number_format)
     print: bool = True
     width_in: float = 0.0
 
@@ -278,12 +346,13 @@ def _make_column(name: str, s: pd.Series, id_col: str | None) -> Column:
         return Column(name, _rule_status_header(name), kind)
     header, factor = column_header(name)
     upper = 100.0 if header.endswith("(%)") and factor == 100.0 else None
-    return Column(name, header, kind, factor=factor, upper=upper)
+    number = number_format(name, s) if kind == "number" else "significant"
+    return Column(name, header, kind, factor=factor, upper=upper, number=number)
 
 
 def _cell(col: Column, v: Any, notes: dict[str, int]) -> dict[str, Any]:
     """A template cell: ``text``, numeric ``sort`` key (or None), ``status`` (badge) and ``note``."""
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):  # pd.NA: a nullable integer's blank
         return {"text": "", "sort": None, "status": "", "note": 0}
     if col.kind in ("status", "rule_status"):
         s = str(v)
@@ -292,7 +361,8 @@ def _cell(col: Column, v: Any, notes: dict[str, int]) -> dict[str, Any]:
                 "note": 0, "title": STATUS_LABELS.get(s, s)}
     if col.kind == "number" and isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
         x = float(v) * col.factor
-        return {"text": significant(x, upper=col.upper), "sort": repr(x), "status": "", "note": 0}
+        text = NUMBER_TEXT[col.number](x) if col.number in NUMBER_TEXT else significant(x, upper=col.upper)
+        return {"text": text, "sort": repr(x), "status": "", "note": 0}
     text = ", ".join(map(str, v)) if isinstance(v, (list, tuple, set)) else str(v)
     if col.kind == "note" and text.strip():
         n = notes.setdefault(text, len(notes) + 1)

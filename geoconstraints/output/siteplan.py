@@ -45,6 +45,7 @@ from matplotlib.path import Path as MplPath
 from geoconstraints._version import __version__
 from geoconstraints.errors import InputError, OutputError, RulebookError
 from geoconstraints.geometry import terrain
+from geoconstraints.geometry.buffers import norm_district
 from geoconstraints.output import files, styles
 from geoconstraints.result import Result
 from geoconstraints.rulebook.findings import STATUS_RANK
@@ -81,6 +82,14 @@ COLUMN_IN = 2.45
 
 OVERLAP_IN = 0.5
 """Overlap of neighbouring sheets, paper inches (250 ft at 1 in = 500 ft); stated on every sheet."""
+
+PAD_IN = 0.25
+"""Paper around the plan's features on the sheets (inches)."""
+
+MAX_SHEETS = 100
+"""Most map sheets a site plan is drawn on (about a minute of drawing; the sample plan needs 72 at
+1 in = 50 ft on letter). A ``--scale`` needing more is refused with the smallest usable scale, so
+the lower bound of the scale follows from the plan's extent, the paper and this number."""
 
 INDEX_EVERY = 5
 """Every 5th contour is an index contour: heavier and labelled with its elevation."""
@@ -450,16 +459,15 @@ def _near_districts(frames: dict[str, gpd.GeoDataFrame], districts: list[str], r
         src, col = frames.get("parcels"), "zoning"
         if src is None or col not in src.columns:
             return None
-    d = src[col].astype(str).str.strip().str.upper()
-    sub = src[d.isin([x.upper() for x in districts]).to_numpy()]
-    if not len(sub):
+    d = norm_district(src[col], districts)  # RA1, ra 1 ... are the rulebook's RA-1, as the checks read them
+    hit = d.isin([str(x).strip().upper() for x in districts]).to_numpy()
+    if not hit.any():
         return None
-    part = shapely.intersection(sub.geometry.values, ring)
+    part = shapely.intersection(src.geometry.values[hit], ring)
     keep = ~shapely.is_empty(part)
     if not keep.any():
         return None
-    return gpd.GeoDataFrame({"district": d[d.isin([x.upper() for x in districts])].to_numpy()[keep]},
-                            geometry=part[keep], crs=src.crs)
+    return gpd.GeoDataFrame({"district": d.to_numpy()[hit][keep]}, geometry=part[keep], crs=src.crs)
 
 
 _DRAWN = ("parcels", "zoning", "stream_corridor", "critical_slopes", "buffer_strips", "wetlands", "ponds",
@@ -473,7 +481,7 @@ def prepare_plan(result: Result, scale_ft_per_in: float) -> PlanData:
 
     The extent covers the harvest area, landings, haul roads, skid trails, the parcels the
     harvest area overlaps (element a) and the harvest area grown by HRV-002's
-    ``zoning_search_distance_ft`` (element c), plus a quarter inch of paper. Call
+    ``zoning_search_distance_ft`` (element c), plus :data:`PAD_IN` of paper. Call
     :func:`load_frames` with the area the sheets cover before drawing.
 
     Parameters
@@ -509,7 +517,7 @@ def prepare_plan(result: Result, scale_ft_per_in: float) -> PlanData:
     touched = touched_parcels(sources["parcels"], harvest)
     ring = shapely.buffer(shapely.union_all(harvest.geometry.values), search_ft / k)
     plan = [sources.get(n) for n in ("harvest_area", "landings", "haul_roads", "skid_trails")]
-    extent = plan_extent(plan + [touched, gpd.GeoDataFrame(geometry=[ring], crs=crs)], 0.25 * scale_ft_per_in / k)
+    extent = plan_extent(plan + [touched, gpd.GeoDataFrame(geometry=[ring], crs=crs)], PAD_IN * scale_ft_per_in / k)
     return PlanData(result, crs, k, {}, marked_findings(result.findings, crs), extent,
                     sorted(touched["feature_id"].astype(str)) if touched is not None else [],
                     rule.t("contour_interval_ft"), districts, search_ft,
@@ -1315,6 +1323,78 @@ def plan_sheets(extent: tuple[float, float, float, float], paper: str, orientati
     return lay, sheets
 
 
+def sheet_count(extent: tuple[float, float, float, float], paper: str, orientation: str, scale_ft_per_in: float,
+                ft_per_unit: float) -> int:
+    """Map sheets :func:`plan_sheets` draws for ``extent`` at ``scale_ft_per_in`` (the key map not
+    counted), computed without laying them out.
+
+    ``extent`` is the plan's extent without the :data:`PAD_IN` of paper, which grows with the scale.
+
+    Examples
+    --------
+    >>> sheet_count((0, 0, 3000, 3000), "letter", "auto", 500, 1.0)
+    1
+    >>> sheet_count((0, 0, 3000, 3000), "letter", "auto", 0.001, 1.0)
+    190840152672
+    """
+    pad = PAD_IN * scale_ft_per_in / ft_per_unit
+    w, h = extent[2] - extent[0] + 2 * pad, extent[3] - extent[1] + 2 * pad
+    upi = scale_ft_per_in / ft_per_unit
+    counts = []
+    for o in (("portrait", "landscape") if orientation == "auto" else (orientation,)):
+        f = page_layout(paper, o).frame
+        counts.append(grid_count(w, f[2] * upi, OVERLAP_IN * upi) * grid_count(h, f[3] * upi, OVERLAP_IN * upi))
+    return min(counts)
+
+
+def smallest_scale(extent: tuple[float, float, float, float], paper: str, orientation: str, ft_per_unit: float,
+                   most: int = MAX_SHEETS) -> float:
+    """The smallest scale (feet per inch, a whole number from 1 up) at which the plan over
+    ``extent`` (without its pad) fits on ``most`` map sheets.
+
+    Examples
+    --------
+    >>> smallest_scale((0, 0, 3000, 3000), "letter", "auto", 1.0), smallest_scale((0, 0, 3000, 3000), "letter", "auto", 1.0, 1)
+    (46.0, 459.0)
+    """
+    lo, hi = 0.0, 1.0
+    while sheet_count(extent, paper, orientation, hi, ft_per_unit) > most:
+        lo, hi = hi, hi * 2
+    for _ in range(60):  # fewer sheets at a larger scale: bisect between too many (lo) and enough (hi)
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if sheet_count(extent, paper, orientation, mid, ft_per_unit) <= most else (mid, hi)
+    return float(math.ceil(hi - 1e-9))
+
+
+def check_sheets(plan: PlanData, paper: str, orientation: str, scale_ft_per_in: float, rule: Any) -> int:
+    """The number of map sheets of ``plan`` at ``scale_ft_per_in``; InputError over :data:`MAX_SHEETS`.
+
+    Raises
+    ------
+    InputError
+        One line naming ``--scale``, the sheets it would need and the smallest usable scale (or
+        larger paper, when even the law's scale, HRV-002 ``min_scale_ft_per_in``, needs more).
+    """
+    pad = PAD_IN * scale_ft_per_in / plan.ft_per_unit
+    x0, y0, x1, y1 = plan.extent
+    bare = (x0 + pad, y0 + pad, x1 - pad, y1 - pad)
+    n = sheet_count(bare, paper, orientation, scale_ft_per_in, plan.ft_per_unit)
+    if n <= MAX_SHEETS:
+        return n
+    limit = rule.t("min_scale_ft_per_in")
+    least = smallest_scale(bare, paper, orientation, plan.ft_per_unit)
+    span = " x ".join(num_text(round((b - a) * plan.ft_per_unit)) for a, b in ((bare[0], bare[2]), (bare[1], bare[3])))
+    head = (f"--scale {num_text(scale_ft_per_in)}: the plan ({span} ft) would need {n:,} sheets of {paper} at "
+            f"1 in = {num_text(scale_ft_per_in)} ft; a site plan is drawn on at most {MAX_SHEETS}")
+    if least <= limit:
+        raise InputError(f"{head}. Give --scale {num_text(least)} or more (up to the law's {num_text(limit)}, "
+                         f"{rule.id})")
+    bigger = [p for p in PAPERS if PAPERS[p][0] * PAPERS[p][1] > PAPERS[paper][0] * PAPERS[paper][1]]
+    raise InputError(f"{head}, even at the law's scale of 1 in = {num_text(limit)} ft ({rule.id}). "
+                     + (f"Use larger paper (--paper {' or '.join(bigger)}) or split the plan" if bigger
+                        else "Split the plan into smaller harvest areas"))
+
+
 def _map_axes(fig: Figure, lay: PageLayout, box: tuple[float, float, float, float]) -> Any:
     pw, ph = lay.page
     fx, fy, fw, fh = lay.frame
@@ -1557,7 +1637,8 @@ def render_siteplan(result: Result, *, scale_ft_per_in: float | None = None, pap
     Raises
     ------
     InputError
-        A scale smaller than the law's minimum, NaN, inf or <= 0; an unknown paper or orientation.
+        A scale smaller than the law's minimum, NaN, inf or <= 0, or one needing more than
+        :data:`MAX_SHEETS` sheets (:func:`check_sheets`); an unknown paper or orientation.
     RulebookError
         The rulebook has no HRV-002.
 
@@ -1578,6 +1659,7 @@ def render_siteplan(result: Result, *, scale_ft_per_in: float | None = None, pap
     if paper not in PAPERS:
         raise InputError(f"--paper {paper!r} is not one of {', '.join(PAPERS)}")
     plan = prepare_plan(result, scale)
+    check_sheets(plan, paper, orientation, scale, rule)  # before laying out or drawing a sheet
     lay, sheets = plan_sheets(plan.extent, paper, orientation, scale, plan.ft_per_unit)
     boxes = np.array([s.box for s in sheets])
     load_frames(plan, (boxes[:, 0].min(), boxes[:, 1].min(), boxes[:, 2].max(), boxes[:, 3].max()))

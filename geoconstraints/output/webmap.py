@@ -768,8 +768,8 @@ def _count_detail(c: mapdata.StatusCounts, shown: bool = True, where: Holders | 
     if c.unlocated:
         parts.append(f"{c.unlocated:,} run-wide, without a place on the map")
     if left:
-        parts.append(f"{left:,} not kept in memory, not drawn: each parcel's outcome is in the status_<rule> "
-                     f"columns of {(where or Holders()).parcels}")
+        parts.append(f"{left:,} not in {(where or Holders()).findings}, not drawn: each parcel's outcome is in the "
+                     f"status_<rule> columns of {(where or Holders()).parcels}")
     return "; ".join(parts)
 
 

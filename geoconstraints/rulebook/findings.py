@@ -44,7 +44,8 @@ _NUMERIC = ("measured", "threshold")
 
 FINDINGS_SCOPES: tuple[str, ...] = ("person", "all")
 """Which findings a run keeps and its findings files carry: ``person`` those that need a person
-(:data:`PERSON_STATUSES`), ``all`` every finding, pass and info included."""
+(:data:`PERSON_STATUSES`) and the run-wide ones (:func:`run_wide`), ``all`` every finding, pass and
+info included."""
 
 PERSON_STATUSES: tuple[str, ...] = ("violation", "review", "not_evaluated")
 """The statuses that need a person: kept by ``--findings person``."""
@@ -88,23 +89,38 @@ def scope_statuses(scope: str) -> tuple[str, ...] | None:
     return None if scope == "all" else PERSON_STATUSES
 
 
-def in_scope(statuses: Any, scope: str) -> np.ndarray:
-    """Boolean mask of the findings of ``scope`` (``all``: every one; ``person``: :data:`PERSON_STATUSES`).
+def run_wide(subject_ids: Any) -> np.ndarray:
+    """Boolean mask of the run-wide findings: about no one subject (``subject_id`` ``""``: the flood
+    map against the adopted one, a rule whose check failed). Every findings scope keeps them
+    (:func:`in_scope`): they are few, and no status column of a subjects table holds their outcome.
 
     Examples
     --------
-    >>> in_scope(["pass", "review", "info", "not_evaluated"], "person").tolist()
-    [False, True, False, True]
+    >>> run_wide(["", "P1"]).tolist()
+    [True, False]
+    """
+    return np.asarray(subject_ids, dtype=object) == ""
+
+
+def in_scope(statuses: Any, scope: str, subject_ids: Any) -> np.ndarray:
+    """Boolean mask of the findings of ``scope`` (``all``: every one; ``person``: those of
+    :data:`PERSON_STATUSES` and the run-wide ones of any status, :func:`run_wide`).
+
+    Examples
+    --------
+    >>> in_scope(["pass", "review", "info", "not_evaluated", "info"], "person", ["P1", "P1", "P1", "P2", ""]).tolist()
+    [False, True, False, True, True]
     """
     vals = pd.Series(np.asarray(statuses, dtype=object), dtype=object)  # no conversion to a text dtype
     keep = scope_statuses(scope)
-    return np.ones(len(vals), dtype=bool) if keep is None else vals.isin(keep).to_numpy()
+    return np.ones(len(vals), dtype=bool) if keep is None else vals.isin(keep).to_numpy() | run_wide(subject_ids)
 
 
 @dataclass(eq=False)
 class Outcomes:
     """Every subject's status from one :meth:`~geoconstraints.rulebook.model.Rule.findings` call made
-    within :func:`rows_only_for`, and the findings it built: those of the statuses kept only.
+    within :func:`rows_only_for`, and the findings it built: those of the statuses kept and the run-wide
+    ones (:func:`run_wide`) only.
 
     A screening of a county keeps the findings that need a person; its parcels table still has every
     rule's status of every parcel (:func:`geoconstraints.result.add_rule_status_columns`) and the
@@ -122,9 +138,9 @@ class Outcomes:
     rank : ndarray
         The rank in :data:`STATUSES` of every row's status (int8).
     statuses : frozenset of str
-        The statuses kept.
+        The statuses kept (a run-wide row is kept whatever its status).
     frame : GeoDataFrame
-        The findings of the rows whose status is kept, as :meth:`Rule.findings` builds them.
+        The findings of the rows kept (not :meth:`left_out`), as :meth:`Rule.findings` builds them.
     """
 
     rule_id: str
@@ -136,6 +152,11 @@ class Outcomes:
     statuses: frozenset[str]
     frame: gpd.GeoDataFrame
 
+    def left_out(self) -> np.ndarray:
+        """Boolean mask of the rows left out of :attr:`frame`: a status not kept, about a subject."""
+        kept = np.array([s in self.statuses for s in STATUSES], dtype=bool)[self.rank]
+        return ~(kept | run_wide(self.subject_id))
+
 
 _ROWS_KEPT: ContextVar[tuple[frozenset[str], list[Outcomes]] | None] = ContextVar("rows_kept", default=None)
 
@@ -143,8 +164,8 @@ _ROWS_KEPT: ContextVar[tuple[frozenset[str], list[Outcomes]] | None] = ContextVa
 @contextmanager
 def rows_only_for(statuses: Collection[str]) -> Iterator[list[Outcomes]]:
     """Within the block, :meth:`~geoconstraints.rulebook.model.Rule.findings` builds the findings of
-    these statuses only and records every row's status in the list it yields (one
-    :class:`Outcomes` per call that left a row out).
+    these statuses and the run-wide ones (:func:`run_wide`) only and records every row's status in the
+    list it yields (one :class:`Outcomes` per call that left a row out).
 
     Examples
     --------
@@ -183,8 +204,11 @@ def rows_kept() -> tuple[frozenset[str], list[Outcomes]] | None:
 
 
 def findings_in_scope(findings: gpd.GeoDataFrame, scope: str) -> gpd.GeoDataFrame:
-    """The findings of ``scope``: those of :data:`PERSON_STATUSES` for ``person``, all for ``all``."""
-    return findings if scope_statuses(scope) is None else findings[in_scope(findings["status"].to_numpy(), scope)]
+    """The findings of ``scope`` (:func:`in_scope`): those of :data:`PERSON_STATUSES` and the run-wide
+    ones for ``person``, all for ``all``."""
+    if scope_statuses(scope) is None:
+        return findings
+    return findings[in_scope(findings["status"].to_numpy(), scope, findings["subject_id"].to_numpy())]
 
 
 def empty_findings(crs: Any = None) -> gpd.GeoDataFrame:

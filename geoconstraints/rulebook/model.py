@@ -23,11 +23,13 @@ from geoconstraints.rulebook.findings import (
     Outcomes,
     every_row,
     rows_kept,
+    run_wide,
 )
 from geoconstraints.rulebook.render import (
     fields_of,
     fmt_num,
     message_statuses,
+    messages_only_for,
     num_texts,
     render_messages,
     render_text,
@@ -361,9 +363,10 @@ class Rule:
         if bad:
             raise ValueError(f"status {', '.join(map(repr, sorted(bad)))} is not one of {', '.join(STATUSES)}")
         lean = rows_kept()
-        if lean is not None and not all(u in lean[0] for u in uniq):
-            # within rows_only_for: the rows of the statuses kept only, every row's status recorded
-            keep = np.array([u in lean[0] for u in uniq], dtype=bool)[codes]
+        # within rows_only_for: the rows of the statuses kept and the run-wide ones only, every row's status recorded
+        keep = (np.array([u in lean[0] for u in uniq], dtype=bool)[codes] | run_wide(ids)
+                if lean is not None and not all(u in lean[0] for u in uniq) else None)
+        if lean is not None and keep is not None and not keep.all():
             take = np.flatnonzero(keep)
             with every_row():
                 frame = self.findings(uniq[codes[take]], subject_layer=_take(subject_layer, take, n, self.id),
@@ -381,12 +384,16 @@ class Rule:
         # per-row texts copied: value_texts may hand back the caller's own array, and the frame takes it as is
         layer = value_texts(subject_layer).copy() if _is_rows(subject_layer) else value_text(subject_layer)
         units = value_texts(unit).copy() if _is_rows(unit) else value_text(unit)
+        only = message_statuses()
+        if only is not None and not set(st[run_wide(ids)]) <= only:
+            only = None  # a run-wide finding is kept in every findings scope: its message too
         texts: dict[str, Any] = {**self.names(), "detail": ""}
-        texts.update(subject_layer=layer, unit=units, subject_id=ids, measured=self._num_texts_where_used(st, meas,
-                     "measured"), threshold=self._num_texts_where_used(st, thr, "threshold"))
-        texts.update({k: value_texts(v) if _is_rows(v) else value_text(v) for k, v in values.items()})
         suffix = f" [waived: {self.waived}]" if self.waived else ""
-        msgs = render_messages(self.template, st, texts, where=f"rule {self.id}", suffix=suffix)
+        with messages_only_for(only):
+            texts.update(subject_layer=layer, unit=units, subject_id=ids, measured=self._num_texts_where_used(
+                         st, meas, "measured"), threshold=self._num_texts_where_used(st, thr, "threshold"))
+            texts.update({k: value_texts(v) if _is_rows(v) else value_text(v) for k, v in values.items()})
+            msgs = render_messages(self.template, st, texts, where=f"rule {self.id}", suffix=suffix)
         text = {"rule_id": self.id, "rulebook": self.rulebook, "status": st, "citation": self.citation,
                 "subject_layer": layer, "subject_id": ids, "unit": units, "message": msgs, "title": self.title,
                 "reading": self.reading, "waived": self.waived}

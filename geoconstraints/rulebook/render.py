@@ -18,6 +18,7 @@ gigabytes. Messages of many findings are filled at once by array concatenation
 
 from __future__ import annotations
 
+import math
 import re
 import string
 from collections.abc import Callable, Collection, Iterator, Mapping
@@ -47,20 +48,42 @@ Part = tuple[str, str | None, str]
 # ------------------------------------------------------------------------------------------
 # numbers and values as text
 
+MESSAGE_DECIMALS = 2
+"""Decimals of a number in a message (:func:`fmt_num`): 0.01 acre, 0.01 ft."""
+
+SMALL_SIGNIFICANT = 2
+"""Significant figures of a nonzero number too small for :data:`MESSAGE_DECIMALS` (under 0.01):
+0.0043 acres (186 sq ft) is written ``0.0043``, never ``0``."""
+
+_SMALL = 10.0 ** -MESSAGE_DECIMALS
+
+
 def fmt_num(v: Any) -> str:
-    """A number as message text: up to 2 decimals, thousands separators, no trailing zeros.
+    """A number as message text: the one rule for every number a message or detail prints.
+
+    * 0.01 and more (in magnitude): up to 2 decimals (:data:`MESSAGE_DECIMALS`), thousands
+      separators, trailing zeros dropped; a million and more without decimals.
+    * Not zero but under 0.01: 2 significant figures (:data:`SMALL_SIGNIFICANT`), so a nonzero
+      quantity never reads as ``0``: an SFHA of 0.0043 acres (186 sq ft) needs a permit, and a
+      sliver of 0.023 sq ft was measured, not nothing.
+    * Zero is ``0``; NaN and None are ``n/a``.
 
     Examples
     --------
     >>> [fmt_num(x) for x in (150.0, 2560, 0.125, 1_234_567.8, float("nan"), None)]
     ['150', '2,560', '0.12', '1,234,568', 'n/a', 'n/a']
+    >>> [fmt_num(x) for x in (0.0043, 0.023, 0.01, 0.0099, 0.0101, -0.00123, 0.0)]
+    ['0.0043', '0.02', '0.01', '0.0099', '0.01', '-0.0012', '0']
     """
     if v is None:
         return "n/a"
     x = float(v)
     if np.isnan(x):
         return "n/a"
-    return f"{x:,.2f}".rstrip("0").rstrip(".") if abs(x) < 1e6 else f"{x:,.0f}"
+    if x != 0 and abs(x) < _SMALL:
+        decimals = SMALL_SIGNIFICANT - 1 - math.floor(math.log10(abs(x)))
+        return f"{x:.{decimals}f}".rstrip("0").rstrip(".")
+    return f"{x:,.{MESSAGE_DECIMALS}f}".rstrip("0").rstrip(".") if abs(x) < 1e6 else f"{x:,.0f}"
 
 
 def num_texts(values: Any) -> np.ndarray:
@@ -71,9 +94,12 @@ def num_texts(values: Any) -> np.ndarray:
     _bits, first, inverse = np.unique(v.view(np.int64), return_index=True, return_inverse=True)  # -0.0 kept apart
     u = v[first]
     texts = np.full(len(u), "n/a", dtype=object)  # NaN
-    small = np.abs(u) < 1e6  # the two branches of fmt_num, without its per-value checks
-    big = ~small & ~np.isnan(u)
-    texts[small] = [f"{x:,.2f}".rstrip("0").rstrip(".") for x in u[small].tolist()]
+    mag = np.abs(u)
+    tiny = (mag > 0) & (mag < _SMALL)  # fmt_num's significant figures (rare)
+    small = (mag < 1e6) & ~tiny  # the two other branches of fmt_num, without its per-value checks
+    big = ~small & ~tiny & ~np.isnan(u)
+    texts[tiny] = [fmt_num(x) for x in u[tiny].tolist()]
+    texts[small] = [f"{x:,.{MESSAGE_DECIMALS}f}".rstrip("0").rstrip(".") for x in u[small].tolist()]
     texts[big] = [f"{x:,.0f}" for x in u[big].tolist()]
     return texts[inverse.reshape(-1)]
 

@@ -5,7 +5,10 @@ unknown key (the typo ``threshold:`` is named, with the key it probably meant), 
 types refuse a string or a bool where a number belongs, and ``allow_inf_nan=False`` refuses NaN
 and infinity, which compare false with everything and would turn every violation into a pass.
 Thresholds are not a fixed list: any name ending with a unit suffix (``_ft``, ``_pct``...) is a
-threshold, and every suffix names a magnitude, so a negative value is refused. Params and tables are free-form data, but any
+threshold, and every suffix names a magnitude, so a negative value is refused; a step, divisor,
+conversion factor or size (a name with a word of :data:`POSITIVE_WORDS`: ``contour_interval_ft``,
+``standard_cord_cuft``) must be more than 0, and an interval in days a whole number of days, 1 or
+more. Params and tables are free-form data, but any
 number in them must be finite, and a number under a key with a unit suffix must not be negative.
 
 Two levels are checked (:mod:`geoconstraints.rulebook.loader` calls both):
@@ -46,6 +49,24 @@ from geoconstraints.units import number_problem as finite_problem
 SIGNED_UNITS: frozenset[str] = frozenset()
 """Unit suffixes whose values may be negative (none today: every suffix names a magnitude)."""
 
+POSITIVE_WORDS: dict[str, str] = {
+    "interval": "an interval (the step between contours, or between inspections)",
+    "precision": "a rounding step (elevations are divided by it)",
+    "scale": "a map scale (feet of ground per inch of paper)",
+    "standard": "a conversion factor (e.g. the cubic feet in a standard cord)",
+    "period": "a period of time",
+    "width": "a width (a strip of no width covers nothing)",
+    "area": "an area given to a feature",
+}
+"""Words of a threshold's name (between underscores, before the unit) that make it a step, divisor,
+conversion factor or size: its value must be more than 0, since 0 divides by zero, never ends or
+draws nothing (``contour_interval_ft``, ``standard_cord_cuft``, ``haul_road_width_ft``). To turn a
+rule off, waive it."""
+
+COUNTED_UNITS: frozenset[str] = frozenset({"days"})
+"""Units an interval is counted in: such an interval (``inspection_interval_days``) is a whole
+number, 1 or more."""
+
 RULE_KEYS: tuple[str, ...] = ("id", "title", "group", "citation", "summary", "thresholds", "params", "switches",
                               "tables", "messages", "inputs", "notes")
 FILE_KEYS: tuple[str, ...] = ("rulebook", "name", "version", "title", "source", "extends", "notes", "rules", "waive")
@@ -68,6 +89,10 @@ def number_problem(key: str, value: Any) -> str:
     ('= -50 is negative: a length in feet is 0 or more', '= inf is not a finite number (NaN and infinity are refused)')
     >>> number_problem("max_access_points_count", -1), number_problem("min_distance_ft", 150)
     ('= -1 is negative: a count is 0 or more', '')
+    >>> number_problem("standard_cord_cuft", 0)
+    '= 0 is not more than 0: a conversion factor (e.g. the cubic feet in a standard cord) must be more than 0 (to turn the rule off, waive it)'
+    >>> number_problem("inspection_interval_days", 0.5), number_problem("inspection_interval_days", 1)
+    ('= 0.5 is not a whole number of days (1 or more): an interval in days counts whole days', '')
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         try:
@@ -82,6 +107,12 @@ def number_problem(key: str, value: Any) -> str:
     unit = unit_of(key)
     if unit and unit not in SIGNED_UNITS and value < 0:
         return f"= {value:g} is negative: {_MAGNITUDE.get(unit, f'a value in {unit}')} is 0 or more"
+    words = set(key[: len(key) - len(unit) - 1].split("_")) if unit else set()
+    what = next((POSITIVE_WORDS[w] for w in POSITIVE_WORDS if w in words), "")
+    if what and unit in COUNTED_UNITS and "interval" in words and not (value >= 1 and float(value).is_integer()):
+        return f"= {value:g} is not a whole number of {unit} (1 or more): an interval in {unit} counts whole {unit}"
+    if what and value <= 0:
+        return f"= {value:g} is not more than 0: {what} must be more than 0 (to turn the rule off, waive it)"
     return ""
 
 

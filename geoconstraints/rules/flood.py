@@ -53,6 +53,7 @@ def flood_zone_spec(rulebook: Rulebook, *, exact: bool = False) -> FloodZoneSpec
     r1, r2, r6 = rulebook["FLD-001"], rulebook["FLD-002"], rulebook["FLD-006"]
     spec = FloodZoneSpec(
         sfha_zones=expand_zone_list(r1.p("sfha_zones")),
+        non_sfha_zones=expand_zone_list(r1.p("non_sfha_zones")),
         undetermined_zones=expand_zone_list(r1.p("undetermined_zones")),
         unnumbered_a_zones=expand_zone_list(r6.p("unnumbered_a_zones")),
         bfe_zones=expand_zone_list(r6.p("bfe_zones")),
@@ -123,7 +124,7 @@ def _sliver_note(t: pd.DataFrame, kind: str) -> np.ndarray:
     sl = t[f"{kind}_sliver"].to_numpy(dtype=bool)
     label = {"sfha": "area of special flood hazard", "floodway": "floodway"}[kind]
     out = np.full(len(t), "", dtype=object)
-    out[sl] = [f"; a sliver of {r:,.0f} sq ft along the {label} was ignored (thinner than the "
+    out[sl] = [f"; a sliver of {fmt_num(r)} sq ft along the {label} was ignored (thinner than the "
                f"sliver tolerance or under the minimum area)" for r in raw[sl]]
     return out
 
@@ -133,9 +134,10 @@ def _coverage_note(t: pd.DataFrame) -> np.ndarray:
     und = t["undetermined_sqft"].to_numpy() > 0
     out = np.full(len(t), "", dtype=object)
     part = (t["flood_data"] == "partial").to_numpy(dtype=bool)
-    out[part] = [f"; partial flood data: {a:,.2f} acres outside the flood map's coverage not evaluated"
+    out[part] = [f"; partial flood data: {fmt_num(a)} acres outside the flood map's coverage not evaluated"
                  for a in unc[part]]
-    out[und] = out[und] + "; zone D / AREA NOT INCLUDED (undetermined hazard) is not 'no flood hazard'"
+    out[und] = out[und] + ("; zone D / AREA NOT INCLUDED or a zone value the rulebook does not know (undetermined "
+                           "hazard) is not 'no flood hazard'")
     return out
 
 
@@ -183,8 +185,8 @@ def _not_covered(t: pd.DataFrame) -> np.ndarray:
 
 def _no_flood_detail(ctx: FloodContext) -> str:
     return ("no flood_zones layer given: give --flood-zones (FEMA NFHL S_FLD_HAZ_AR)" if not ctx.flood_given
-            else "outside the flood map's coverage, or in zone D / AREA NOT INCLUDED (undetermined hazard), "
-                 "which is not 'no flood hazard'")
+            else "outside the flood map's coverage, or in zone D / AREA NOT INCLUDED (undetermined hazard) or a "
+                 "zone value the rulebook does not know, which is not 'no flood hazard'")
 
 
 @check("FLD-001")
@@ -236,11 +238,12 @@ def check_floodway(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     else:
         status = np.where(nc, "not_evaluated", np.where(in_fw, "review", np.where(partial, "not_evaluated", "pass")))
         detail = np.full(n, "", dtype=object)
-        detail[in_fw] = [f"{a:,.2f} acres, {s:.1%} of the parcel: encroachments prohibited unless a technical "
+        detail[in_fw] = [f"{fmt_num(a)} acres, {s:.1%} of the parcel: encroachments prohibited unless a technical "
                          f"evaluation shows no rise" for a, s in zip(acres_of(fw[in_fw]), share[in_fw])]
         measured = np.where(nc, np.nan, acres_of(fw))
         unit = "acres"
     detail[~in_fw & ~nc] = "no regulatory floodway mapped on it"
+    detail[~in_fw & ~nc & t["floodway_sliver"].to_numpy(dtype=bool)] = "no regulatory floodway on it but a sliver"
     ne_part = (status == "not_evaluated") & ~nc
     detail[ne_part] = "no floodway on the covered part"
     if ctx.flood_given and not _subtype_known(ctx):
@@ -455,13 +458,15 @@ def check_bfe_data_large(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     t, acres, lim, nc, in_sfha = _by_acres(ctx, rule, "max_acres")
     partial = (t["flood_data"] == "partial").to_numpy()
     big = acres > lim
+    # the lot test is the proposal's: a parcel not over the area that is (or may be) in the SFHA is info, not pass
     status = np.where(nc, "not_evaluated", np.where(in_sfha & big, "review",
-                      np.where(partial & big, "not_evaluated", "pass")))
+                      np.where(partial & big, "not_evaluated", np.where(in_sfha | partial, "info", "pass"))))
     lots = f"lot count not known for a parcel: area test only ({rule.t('max_lots'):g} lots)"
     detail = np.full(len(t), "", dtype=object)
     detail[in_sfha & big] = [f"{lots}; BFE on the FIRM here: {m}" for m in t["bfe_method"].to_numpy()[in_sfha & big]]
-    detail[in_sfha & ~big] = f"{lots}: parcel not greater than {lim:g} acres"
+    detail[in_sfha & ~big] = "in the area of special flood hazard; lot count not known for a parcel: the proposal's"
     detail[~in_sfha] = "outside the area of special flood hazard"
+    detail[~in_sfha & ~big & partial] = "no SFHA on the covered part, part of it off the flood map"
     detail[~in_sfha & big & partial] = f"over {lim:g} acres, no SFHA on the covered part"
     return _acres_frame(ctx, rule, status, detail, acres, lim, nc)
 

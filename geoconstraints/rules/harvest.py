@@ -10,6 +10,7 @@ the numbers the helpers below read from the rulebook) and runs them.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -603,14 +604,17 @@ def check_commercial_volume(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
 # zoning around the plan (HRV-002 c, HRV-003)
 
 
-def _zoning_frame(ctx: HarvestContext) -> tuple[gpd.GeoDataFrame | None, str | None]:
-    """Zoning polygons (or parcels) with a normalised district ``_d``, and where they come from."""
+def _zoning_frame(ctx: HarvestContext,
+                  districts: Iterable[str] = ()) -> tuple[gpd.GeoDataFrame | None, str | None]:
+    """Zoning polygons (or parcels) with a normalised district ``_d`` (a spelling of one of
+    ``districts`` spelled as the rulebook does, :func:`~geoconstraints.geometry.buffers.norm_district`),
+    and where they come from."""
     zoning, parcels = ctx.get("zoning"), ctx.get("parcels")
     src = bf.zoning_source(zoning, parcels)
     if src == "zoning layer" and zoning is not None:
-        return zoning.assign(_d=bf.norm_district(zoning["district"])), src
+        return zoning.assign(_d=bf.norm_district(zoning["district"], districts)), src
     if src is not None and parcels is not None:
-        return parcels.assign(_d=bf.norm_district(parcels["zoning"])), src
+        return parcels.assign(_d=bf.norm_district(parcels["zoning"], districts)), src
     return None, src
 
 
@@ -635,7 +639,7 @@ def zoning_gaps(ctx: HarvestContext, geoms: Any, zsrc: gpd.GeoDataFrame, distanc
 
 def _zoning_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: str, zsrc: gpd.GeoDataFrame,
                   src: str) -> gpd.GeoDataFrame:
-    want = [str(d).upper() for d in rule.p("districts")]
+    want = [str(d).strip().upper() for d in rule.p("districts")]
     dtext, dist_ft = ", ".join(want), rule.t("distance_ft")
     ids, n = _plan_ids(g), len(g)
     ra = zsrc.loc[zsrc["_d"].isin(want).to_numpy()]
@@ -685,8 +689,8 @@ def check_zoning_proximity(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     ``not_evaluated``, naming the gap.
     """
     out = []
-    zsrc, src = _zoning_frame(ctx)
-    dtext = ", ".join(str(d).upper() for d in rule.p("districts"))
+    zsrc, src = _zoning_frame(ctx, rule.p("districts"))
+    dtext = ", ".join(str(d).strip().upper() for d in rule.p("districts"))
     for layer in rule.p("plan_elements"):
         g = ctx.get(layer)
         if g is None:

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import geopandas as gpd
+import pandas as pd
 
 from geoconstraints.errors import InputError
+from geoconstraints.geometry.buffers import norm_district
 from geoconstraints.rulebook.loader import load_rulebook
 from geoconstraints.rulebook.model import Rule, Rulebook, unit_of
 from geoconstraints.rulebook.registry import check
@@ -174,10 +176,10 @@ def _conditions(e: dict[str, Any], action: Action, met: list[str], fails: list[s
     """Compare the action with the other conditions of list item ``e`` (district, board approval)."""
     districts = e.get("districts")
     if districts:
-        allowed = {str(x).upper() for x in districts}
+        allowed = {str(x).strip().upper() for x in districts}
         if action.district is None:
             missing.append(f"give the zoning district (the item covers {', '.join(districts)})")
-        elif str(action.district).strip().upper() in allowed:
+        elif norm_district(pd.Series([str(action.district)]), districts).iloc[0] in allowed:  # C1, c 1: C-1
             met.append(f"district {action.district} is one of {', '.join(districts)}")
         else:
             fails.append(f"district {action.district} is not one of {', '.join(districts)}")

@@ -199,9 +199,10 @@ def condition_a(ctx: StormwaterContext, rule: Rule, k: int) -> tuple[bool | None
     discharge; a human confirms the drainage path). Beyond it the law's test, discharge, is
     decided only by the downslope flow path traced on a DEM (``ctx.flows``): ``review`` when it
     reaches the water; ``pass`` when every path ends in a closed depression at least
-    ``min_depression_depth_ft`` deep (shallower ones are filled before tracing) or runs
-    ``max_flow_path_ft`` without reaching it (reading ``undrained_path_end``); ``not_evaluated``
-    without a DEM or when a path runs off the DEM.
+    ``min_depression_depth_ft`` deep (shallower ones are filled before tracing) without reaching it
+    (reading ``undrained_path_end``); ``not_evaluated`` without a DEM, when a path runs off the DEM,
+    or when a path is cut off at ``max_flow_path_ft`` (not followed to its end: it may still reach
+    the water beyond, whatever ``undrained_path_end`` says).
     """
     site = ctx.sites[k]
     limit = rule.t("impaired_water_distance_ft")
@@ -230,11 +231,17 @@ def condition_a(ctx: StormwaterContext, rule: Rule, k: int) -> tuple[bool | None
             flow.length_ft, maxl, flow.path
     ends = ", ".join(f"{n} {k_}" for k_, n in flow.ends.items())
     if not flow.complete:
-        return None, "not_evaluated", (f"the {traced} runs off the DEM (its edge or a nodata cell) before reaching an "
-                                       f"impaired water (path ends: {ends}): discharge not shown; {near}"), \
+        cut = {"edge": "runs off the DEM (its edge or a nodata cell)",
+               "limit": f"is not followed to its end (stopped at max_flow_path_ft = {fmt_num(maxl)} ft)"}
+        how = " and ".join(cut[k_] for k_ in cut if flow.ends.get(k_)) or cut.get(flow.outcome, flow.outcome)
+        longest = f"; longest path {fixed(flow.length_ft, 0)} ft" if flow.ends.get("limit") else ""
+        return None, "not_evaluated", (f"the {traced} {how} before reaching an impaired water (path ends: "
+                                       f"{ends}{longest}): discharge not shown; {near}"), \
             flow.length_ft, maxl, flow.end_points
-    how = (f"ends in closed depressions or runs {fmt_num(maxl)} ft (max_flow_path_ft) without reaching an impaired "
-           f"water (path ends: {ends}; longest path {fixed(flow.length_ft, 0)} ft); {near}")
+    min_depth = rule.t("min_depression_depth_ft")
+    deep = f" at least {fmt_num(min_depth)} ft deep (min_depression_depth_ft)" if min_depth > 0 else ""
+    how = (f"ends in a closed depression{deep} without reaching an impaired water (path ends: {ends}; longest "
+           f"path {fixed(flow.length_ft, 0)} ft); {near}")
     reading = rule.s("undrained_path_end")
     if reading == "not_evaluated":
         return None, "not_evaluated", f"every {traced} {how}; undrained_path_end=not_evaluated", flow.length_ft, maxl, \

@@ -173,7 +173,7 @@ def rulebook_with(folder: Path, book: str, **values) -> Path:
     # ft = 10.00002 ft in EPSG:2261 (59 steps = 590.0012 ft), and 3.048 m = 10 ft exactly in EPSG:32618
     # (590 ft). The site's east edge is 595 ft from the water: beyond the 500-ft screening distance.
     (59, "review"),  # at: max_flow_path_ft = the path's length: followed to the water
-    (58, "pass"),    # under (580 ft): the path stops without reaching it (undrained_path_end=no_discharge)
+    (58, "not_evaluated"),  # under (580 ft): the path is cut off still draining east, not followed to its end
     (60, "review"),  # over (600 ft)
 ])
 def test_swp002_flow_path_length_limit(tmp_path, crs, steps, expect):
@@ -190,15 +190,78 @@ def test_swp002_flow_path_length_limit(tmp_path, crs, steps, expect):
         assert res.derived["flow_paths"].iloc[0]["outcome"] == "target"
     else:
         assert f["measured"] == pytest.approx(58 * cell_ft, rel=1e-9) and f.geometry.geom_type in ("MultiPoint", "Point")
-        assert "no_discharge" in f["message"]
+        assert "stopped at max_flow_path_ft = 580 ft" in f["message"] and "1 limit" in f["message"], f["message"]
+        assert "no_discharge" not in f["message"]
+        assert res.derived["flow_paths"].iloc[0]["outcome"] == "limit"
 
 
-def test_swp002_flow_path_not_evaluated_reading(tmp_path):
-    # the same path stopping at 580 ft under undrained_path_end=not_evaluated: not decided
+@pytest.mark.parametrize("book", BOOKS)
+@pytest.mark.parametrize("reading", ["no_discharge", "not_evaluated"])
+def test_swp002_path_stopped_at_the_length_limit_is_never_pass(tmp_path, book, reading):
+    # the plane falls east toward the water at u = 605; max_flow_path_ft = 400 stops the path at u = 405,
+    # still running downhill: it was not followed to its end, so discharge is not shown either way and
+    # undrained_path_end (a reading of closed depressions only) does not turn it into a pass
     dem = dem_tif(tmp_path, lambda u, v: 1000.0 - 0.1 * u)
-    rb = rulebook_with(tmp_path, "vestal", max_flow_path_ft=400.0, undrained_path_end="not_evaluated")
+    rb = rulebook_with(tmp_path, book, max_flow_path_ft=400.0, undrained_path_end=reading)
     res = run(tmp_path, rb, dem=dem, disturbance=one_cell_site(NY_FT), impaired_waters=water_at(605))
-    assert one(res, "SWP-002")["status"] == "not_evaluated"
+    f = one(res, "SWP-002")
+    assert f["status"] == "not_evaluated", f["message"]
+    assert "not followed to its end (stopped at max_flow_path_ft = 400 ft)" in f["message"], f["message"]
+    assert "undrained_path_end" not in f["message"]
+
+
+@pytest.mark.parametrize("book", BOOKS)
+@pytest.mark.parametrize("water_u, expect", [(3405.0, "review"), (8405.0, "not_evaluated")])
+def test_swp002_shipped_one_mile_limit_on_a_plane_draining_to_the_water(tmp_path, book, water_u, expect):
+    # the shipped max_flow_path_ft (5,280 ft) and undrained_path_end (no_discharge): a plane falling 2 %
+    # east, no pits, the water 3,400 ft or 8,400 ft east of the site. The near water is reached (3,390 ft
+    # of path: u = 5 to the widened water at u = 3,395); the far one lies beyond the mile the path is
+    # followed, so the path is cut off still draining toward it: not_evaluated naming the limit, never pass
+    dem = dem_tif(tmp_path, lambda u, v: 1000.0 - 0.02 * u, cols=900)
+    res = run(tmp_path, book, dem=dem, disturbance=one_cell_site(NY_FT), impaired_waters=water_at(water_u))
+    f = one(res, "SWP-002")
+    assert f["status"] == expect, f["message"]
+    if expect == "review":
+        assert f["measured"] == pytest.approx(3390.0, abs=0.1) and "reaches impaired water W1" in f["message"]
+    else:
+        assert "stopped at max_flow_path_ft = 5,280 ft" in f["message"] and "limit" in f["message"], f["message"]
+        assert f["measured"] <= 5280.0 * (1 + 1e-9)
+
+
+def bowl_at(u0: float, v0: float, depth: float = 4.0):
+    """The plane falling 0.1 ft per ft east, with the cell centred on local (u0, v0) `depth` ft lower: a
+    closed depression `depth` - 1 ft deep (its spill point is its lowest neighbour, the next cell east,
+    1 ft lower on the plane)."""
+    return lambda u, v: 1000.0 - 0.1 * u - np.where((np.abs(u - u0) < 1) & (np.abs(v - v0) < 1), depth, 0.0)
+
+
+@pytest.mark.parametrize("reading, expect", [("no_discharge", "pass"), ("not_evaluated", "not_evaluated")])
+def test_swp002_closed_depression_follows_the_undrained_path_end_reading(tmp_path, reading, expect):
+    # the path from the site (u = 5) runs east into a 3-ft-deep closed depression at u = 105 (4 ft below the
+    # plane, whose next cell east is 1 ft lower: at least min_depression_depth_ft = 1 ft deep) and ends there,
+    # inside the DEM and far short of max_flow_path_ft: the switch decides, and the limit is no part of it
+    dem = dem_tif(tmp_path, bowl_at(105.0, 5.0))
+    rb = rulebook_with(tmp_path, "vestal", undrained_path_end=reading)
+    res = run(tmp_path, rb, dem=dem, disturbance=one_cell_site(NY_FT), impaired_waters=water_at(605))
+    f = one(res, "SWP-002")
+    assert f["status"] == expect, f["message"]
+    assert f"undrained_path_end={reading}" in f["message"] and "1 pit" in f["message"]
+    assert "closed depression at least 1 ft deep" in f["message"] and "max_flow_path_ft" not in f["message"]
+    assert f["measured"] == pytest.approx(100.0, rel=1e-4)  # u = 5 to 105
+
+
+def test_swp002_one_path_in_a_depression_and_one_stopped_at_the_limit_is_not_evaluated(tmp_path):
+    # two disturbance polygons, one site: the north cell (v = 5) drains into the depression at u = 105; the
+    # south cell (v = -195, 200 ft away, out of the depression's reach) runs east on the plane until
+    # max_flow_path_ft = 400 stops it. One path not followed to its end: not_evaluated, not pass
+    dem = dem_tif(tmp_path, bowl_at(105.0, 5.0))
+    rb = rulebook_with(tmp_path, "vestal", max_flow_path_ft=400.0)
+    site = [d("A", box(X0, Y0, X0 + 10, Y0 + 10), "2024-05-01", "2024-05-29"),
+            d("B", box(X0, Y0 - 200, X0 + 10, Y0 - 190), "2024-05-01", "2024-05-29")]
+    res = run(tmp_path, rb, dem=dem, disturbance=site, impaired_waters=water_at(605))
+    f = one(res, "SWP-002")
+    assert f["status"] == "not_evaluated", f["message"]
+    assert "1 limit" in f["message"] and "1 pit" in f["message"] and "stopped at max_flow_path_ft" in f["message"]
 
 
 def test_swp002_pit_flat_edge_and_terrace(tmp_path):
@@ -237,17 +300,30 @@ def test_swp002_pit_flat_edge_and_terrace(tmp_path):
 
 def test_swp002_lockport_conditions_abc_not_required_when_the_path_misses(tmp_path):
     # Lockport SWP-007 applies only under Condition A, B or C. 0.5 acre is under Condition C's 1 acre and
-    # B's 5 acres; the water is 600 ft away and the plane falls WEST, away from it: the path runs 80 ft
-    # (max_flow_path_ft set to 80) without reaching it -> Condition A does not apply -> inspections not required
-    dem = dem_tif(tmp_path, lambda u, v: 1000.0 + 0.1 * u, cols=80)
-    rb = tmp_path / "lk.yaml"
-    rb.write_text("extends: lockport\nrulebook: lockport-test\nrules:\n  - id: SWP-002\n    thresholds:\n"
-                  "      max_flow_path_ft: 80\n")
-    res = run(tmp_path, rb, dem=dem, disturbance=[d("A", sq(0.5), "2024-05-01", "2024-05-29")],
+    # B's 5 acres; the water is 600 ft away and every path from the site ends in a bowl (z rising 0.1 ft per
+    # ft from local (45, 45), inside the site) -> Condition A does not apply -> inspections not required
+    dem = dem_tif(tmp_path, lambda u, v: 1000.0 + 0.1 * np.hypot(u - 45.0, v - 45.0), cols=80)
+    res = run(tmp_path, "lockport", dem=dem, disturbance=[d("A", sq(0.5), "2024-05-01", "2024-05-29")],
               impaired_waters=water_at(side(0.5) + 600))
-    assert one(res, "SWP-002")["status"] == "pass"
+    f2 = one(res, "SWP-002")
+    assert f2["status"] == "pass" and "pit" in f2["message"], f2["message"]
     f7 = one(res, "SWP-007", "schedule")
     assert f7["status"] == "pass" and "not required" in f7["message"]
+
+
+def test_swp002_lockport_conditions_abc_undecided_when_the_path_is_stopped_at_the_limit(tmp_path):
+    # the same 0.5-acre site (neither B nor C), but the plane falls EAST, toward the water 600 ft away, and
+    # max_flow_path_ft = 300 stops every path still draining toward it: Condition A is not decided, so
+    # SWP-007 cannot say the inspections are not required
+    dem = dem_tif(tmp_path, lambda u, v: 1000.0 - 0.1 * u, cols=90)
+    rb = rulebook_with(tmp_path, "lockport", max_flow_path_ft=300.0)
+    res = run(tmp_path, rb, dem=dem, disturbance=[d("A", sq(0.5), "2024-05-01", "2024-05-29")],
+              impaired_waters=water_at(side(0.5) + 600))
+    f2 = one(res, "SWP-002")
+    assert f2["status"] == "not_evaluated" and "stopped at max_flow_path_ft = 300 ft" in f2["message"], f2["message"]
+    f7 = one(res, "SWP-007", "schedule")
+    assert f7["status"] == "not_evaluated" and "not required" not in f7["message"], f7["message"]
+    assert "Condition A (" in f7["message"] and "max_flow_path_ft" in f7["message"]
 
 
 # ------------------------------------------------------------------------------------------

@@ -233,6 +233,20 @@ def test_small_areas_that_need_action_never_print_as_zero(tmp_path, rb) -> None:
     assert not any(t in m for m in res.findings["message"] for t in (" 0 acres", " 0.00 acres", " 0 sq ft"))
 
 
+def test_shares_never_print_as_zero_or_whole(tmp_path, rb) -> None:
+    # P1: 2,000 x 2,000 ft = 4,000,000 sq ft, AE a strip 2 x 100 ft = 200 sq ft: 0.005 % (was "0.0%");
+    # P2: 200 x 200 ft, AE all but a 4 x 4 ft corner of X: 39,984 / 40,000 = 99.96 % (was "100.0%")
+    p = parcels(sq(0, 0, 2000, 2000), sq(3000, 0, 3200, 200))
+    strip, corner = sq(1998, 0, 2050, 100), sq(3196, 196, 3210, 210)
+    fz = zones((strip, "AE"), (sq(2900, -10, 3210, 210).difference(corner), "AE"), (corner, "X"),
+               (sq(-10, -10, 2100, 2100).difference(strip), "X"))
+    res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
+    assert row(res, "P1")["sfha_share"] == pytest.approx(200 / 4e6)
+    assert "(0.005% of the parcel, zones AE" in finding(res, "FLD-001", "P1")["message"]
+    assert row(res, "P2")["sfha_share"] == pytest.approx(39_984 / 40_000)
+    assert "(over 99.9% of the parcel, zones AE" in finding(res, "FLD-001", "P2")["message"]
+
+
 # ------------------------------------------------------------------------------------------
 # coverage: no data is not "no hazard"
 

@@ -814,6 +814,26 @@ def test_contours_on_plane_are_straight_lines(tmp_path):
     assert contours(dem, 10, crs="EPSG:4326").crs == pyproj.CRS("EPSG:4326")
 
 
+def test_contours_refuse_an_interval_too_small_for_the_ground(tmp_path, monkeypatch):
+    # z = 0.3 x on cell centres x = 0..990: relief 297 ft. With at most 100 levels (the limit set low here), a
+    # 3-ft interval traces levels 0..297 = 100 (at the limit), 2.97 ft traces 101 (over): refused, naming the
+    # interval, the relief and the smallest interval that fits (297 / 100 = 2.97 ft, shown as 3). A 0.0001-ft
+    # interval used to trace millions of levels and never end.
+    import geoconstraints.geometry.terrain as tr
+
+    dem = open_dem(write_dem(tmp_path / "c.tif", lambda X, Y: 0.3 * X, nx=100, ny=50))
+    monkeypatch.setattr(tr, "MAX_CONTOUR_LEVELS", 100)
+    # at the limit: traced (level 297, the last column of cell centres, gives no line: 0..294 drawn)
+    assert contours(dem, 3.0)["elev_ft"].tolist() == pytest.approx(list(np.arange(0, 297, 3)))
+    with pytest.raises(InputError, match=r"^contour interval 2.97 ft over the 297.0 ft of relief of DEM c.tif here gives "
+                                         r"101 contour levels; at most 100 are traced. Give a contour interval of at "
+                                         r"least 3 ft \(the rulebook's contour_interval_ft\)$"):
+        contours(dem, 2.97)
+    monkeypatch.setattr(tr, "MAX_CONTOUR_LEVELS", 5_000)
+    with pytest.raises(InputError, match="2,970,001 contour levels"):
+        contours(dem, 0.0001)
+
+
 def test_hag_on_sloping_plane(tmp_path):
     # z = 0.3 x + 0.1 y + 100; footprint (200,300)-(260,340):
     # max at (260, 340): 78 + 34 + 100 = 212; min at (200, 300): 60 + 30 + 100 = 190.

@@ -717,6 +717,12 @@ def place_water_bars(
 # --------------------------------------------------------------------------------------------
 
 
+MAX_CONTOUR_LEVELS = 5_000
+"""The most contour levels :func:`contours` traces over one area: 5,000 levels at 1 ft is 5,000 ft of
+relief. More means an interval too small for the ground (``0.0001`` ft traced millions of levels and
+never ended): refused, giving the smallest interval that fits."""
+
+
 def contours(
     dem: Dem,
     interval_ft: float,
@@ -772,7 +778,14 @@ def contours(
         line_type=contourpy.LineType.Separate,
     )
     zmin, zmax = float(np.nanmin(z)), float(np.nanmax(z))
-    levels = np.arange(math.ceil(zmin / interval_ft), math.floor(zmax / interval_ft) + 1) * interval_ft
+    first, last = math.ceil(zmin / interval_ft), math.floor(zmax / interval_ft)
+    if last - first + 1 > MAX_CONTOUR_LEVELS:
+        need = (zmax - zmin) / MAX_CONTOUR_LEVELS
+        raise InputError(f"contour interval {interval_ft:g} ft over the {zmax - zmin:,.1f} ft of relief of DEM "
+                         f"{dem.path.name} here gives {last - first + 1:,} contour levels; at most "
+                         f"{MAX_CONTOUR_LEVELS:,} are traced. Give a contour interval of at least {need:.2g} ft "
+                         f"(the rulebook's contour_interval_ft)")
+    levels = np.arange(first, last + 1) * interval_ft
     elev, geoms = [], []
     for level in levels:
         parts = [LineString(a) for a in gen.lines(float(level)) if len(a) >= 2]

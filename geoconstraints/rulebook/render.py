@@ -86,6 +86,28 @@ def fmt_num(v: Any) -> str:
     return f"{x:,.{MESSAGE_DECIMALS}f}".rstrip("0").rstrip(".") if abs(x) < 1e6 else f"{x:,.0f}"
 
 
+def share_texts(shares: Any, decimals: int = 1) -> np.ndarray:
+    """Shares (0 to 1) as per cent text, ``decimals`` after the point, that never read 0 % for a
+    nonzero share nor 100 % for a part: a share that rounds to 0 is written as :func:`fmt_num` writes
+    it, one that rounds to 100 but is not whole says ``over 99.9%``.
+
+    Examples
+    --------
+    >>> share_texts([0.25, 0.0004, 0.00004, 1.0, 0.99996, 0.0, float("nan")]).tolist()
+    ['25.0%', '0.04%', '0.004%', '100.0%', 'over 99.9%', '0.0%', 'n/a']
+    >>> share_texts([0.004, 0.998, 0.5], decimals=0).tolist()
+    ['0.4%', 'over 99%', '50%']
+    """
+    x = np.asarray(shares, dtype="float64")
+    pct = 100.0 * x
+    out = np.array(["n/a" if np.isnan(v) else f"{v:.{decimals}f}%" for v in pct], dtype=object)
+    half = 0.5 * 10.0 ** -decimals
+    tiny = (x > 0) & (pct < half)
+    out[tiny] = [f"{fmt_num(v)}%" for v in pct[tiny]]
+    out[(x < 1) & (pct >= 100.0 - half)] = f"over {100.0 - 2 * half:.{decimals}f}%"
+    return out
+
+
 def num_texts(values: Any) -> np.ndarray:
     """:func:`fmt_num` of every value of a float array, formatting each distinct value once."""
     v = np.asarray(values, dtype="float64")

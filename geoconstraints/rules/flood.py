@@ -24,7 +24,7 @@ from geoconstraints.io.layers import Layers
 from geoconstraints.rulebook.findings import empty_findings
 from geoconstraints.rulebook.model import Rule, Rulebook
 from geoconstraints.rulebook.registry import check
-from geoconstraints.rulebook.render import fmt_num
+from geoconstraints.rulebook.render import fmt_num, share_texts
 from geoconstraints.text import ft_text, is_blank
 
 log = logging.getLogger(__name__)
@@ -203,7 +203,7 @@ def check_sfha(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     zones = t["flood_zones"].to_numpy()
     detail = _per_value(zones, lambda z: f"zones {z}" if z else "no mapped zone")
     rv = status == "review"
-    detail[rv] = [f"{s:.1%} of the {ctx.subject_layer[:-1]}, zones {z or 'n/a'}" for s, z in zip(share[rv], zones[rv])]
+    detail[rv] = [f"{s} of the {ctx.subject_layer[:-1]}, zones {z or 'n/a'}" for s, z in zip(share_texts(share[rv]), zones[rv])]
     ne_part = (status == "not_evaluated") & ~nc
     detail[ne_part] = [f"the covered part is outside the SFHA (zones {z or 'n/a'})" for z in zones[ne_part]]
     detail[nc] = _no_flood_detail(ctx)
@@ -232,14 +232,14 @@ def check_floodway(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
         detail = np.full(n, "", dtype=object)
         why = ("a no-rise technical evaluation is supplied: it must demonstrate no increase in flood levels "
                "during the base flood" if no_rise else "no no-rise technical evaluation supplied")
-        detail[in_fw] = [f"{s:.0%} of the footprint; {why}" for s in share[in_fw]]
+        detail[in_fw] = [f"{s} of the footprint; {why}" for s in share_texts(share[in_fw], 0)]
         measured = np.where(nc, np.nan, fw)
         unit = "sqft"
     else:
         status = np.where(nc, "not_evaluated", np.where(in_fw, "review", np.where(partial, "not_evaluated", "pass")))
         detail = np.full(n, "", dtype=object)
-        detail[in_fw] = [f"{fmt_num(a)} acres, {s:.1%} of the parcel: encroachments prohibited unless a technical "
-                         f"evaluation shows no rise" for a, s in zip(acres_of(fw[in_fw]), share[in_fw])]
+        detail[in_fw] = [f"{fmt_num(a)} acres, {s} of the parcel: encroachments prohibited unless a technical "
+                         f"evaluation shows no rise" for a, s in zip(acres_of(fw[in_fw]), share_texts(share[in_fw]))]
         measured = np.where(nc, np.nan, acres_of(fw))
         unit = "acres"
     detail[~in_fw & ~nc] = "no regulatory floodway mapped on it"

@@ -671,7 +671,7 @@ def _zoning_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: s
         if not within[i] and unknown[i]:
             txt += f"; district unknown for {where} {unknown[i]} within {fmt_num(dist_ft)} ft"
         if not within[i] and gapped[i]:
-            txt += (f"; {sqft_to_acres(gap[i]):,.2f} acres within {fmt_num(dist_ft)} ft not covered by the "
+            txt += (f"; {fmt_num(sqft_to_acres(gap[i]))} acres within {fmt_num(dist_ft)} ft not covered by the "
                     f"{'zoning layer' if src == 'zoning layer' else 'parcels'} (outside public rights-of-way): "
                     f"no data is not no district")
         detail.append(txt)
@@ -772,7 +772,7 @@ def _derived_gaps(ctx: HarvestContext, rule: Rule, key: str) -> str:
                                          distance=dist + _TOL_FT)] if len(unk) else unk
         why = []
         if gap[0] > rule.t("coverage_gap_tolerance_sqft") + _TOL_SQFT:
-            why.append(f"{sqft_to_acres(gap[0]):,.2f} acres within {fmt_num(dist)} ft of the harvest area not covered "
+            why.append(f"{fmt_num(sqft_to_acres(gap[0]))} acres within {fmt_num(dist)} ft of the harvest area not covered "
                        f"by the {src} (outside public rights-of-way)")
         if len(near):
             why.append(f"district unknown for {id_list(_plan_ids(near))}")
@@ -1151,7 +1151,7 @@ def check_stream_crossings(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
 
 
 def _possible_note(pos: gpd.GeoDataFrame, inside_acres: float) -> str:
-    return (f"a further {inside_acres:.2f} acres lie within the strips of {id_list(sorted(set(pos['source_id'])))}, "
+    return (f"a further {fmt_num(inside_acres)} acres lie within the strips of {id_list(sorted(set(pos['source_id'])))}, "
             f"whose district is unknown (a strip if the district is listed)")
 
 
@@ -1175,7 +1175,7 @@ def _buffer_findings(ctx: HarvestContext, rule: Rule, kind: str, **values: Any) 
     hi, si = (strips.sindex.query(ha.geometry.values, predicate="intersects") if len(strips)
               else (np.array([], int), np.array([], int)))
     srcs = _joined(hi, strips["source_id"].to_numpy()[si], n)
-    detail = [f"{label} buffer, {acres[i]:.2f} acres inside the harvest area" + (f" (from {srcs[i]})" if srcs[i] else "")
+    detail = [f"{label} buffer, {fmt_num(acres[i])} acres inside the harvest area" + (f" (from {srcs[i]})" if srcs[i] else "")
               + f"; {bb.notes.get(kind, '')}" + (f"; {_possible_note(pos, extra[i])}" if extra[i] > 0 else "")
               + (f"; not whole: {bb.missing[kind]}" if kind in bb.missing else "") for i in range(n)]
     status = np.where((extra > 0) | (kind in bb.missing), "not_evaluated", "info")
@@ -1222,7 +1222,7 @@ def check_buffer_cutting(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     unsure = bool(bb.missing) | (maybe > 0)
     status = np.where(acres > 0, "info", np.where(unsure, "not_evaluated", "pass"))
     kinds = ", ".join(sorted(set(bb.strips["kind"]))) or "none"
-    extra = [f"; strips of unknown district ({id_list(sorted(set(bb.possible['source_id'])))}) reach {m:.2f} acres "
+    extra = [f"; strips of unknown district ({id_list(sorted(set(bb.possible['source_id'])))}) reach {fmt_num(m)} acres "
              f"of it" if m > 0 else "" for m in maybe]
     return rule.findings(status, subject_layer="harvest_area", subject_id=_plan_ids(ha), measured=acres, unit="acres",
                          geometry=np.where(acres > 0, inside, ha.geometry.values), crs=ctx.crs,

@@ -30,7 +30,7 @@ from shapely import STRtree
 from geoconstraints.errors import InputError, RulebookError
 from geoconstraints.geometry import buffers as bf
 from geoconstraints.geometry import terrain as tr
-from geoconstraints.geometry.bfe import BFE_COLUMNS, BFE_METHODS, bfe_at_points
+from geoconstraints.geometry.bfe import BFE_COLUMNS, BFE_METHODS, bfe_at_points, static_bfe_polygons
 from geoconstraints.geometry.flow import FlowTrace, trace_flow
 from geoconstraints.geometry.overlay import (
     CHUNK_SIZE,
@@ -264,49 +264,98 @@ def _overlap_layers(overlaps: dict[str, np.ndarray], table: gpd.GeoDataFrame) ->
     return derived
 
 
+SITE_BFE_COLUMNS = ("bfe_ft", "bfe_method", "bfe_datum", "bfe_note", "bfe_known_ft", "bfe_known_datum",
+                    "static_bfe_sqft")
+"""The columns of :func:`_site_bfe`: those of :func:`_footprint_bfe` and the area of the footprint's part in
+the SFHA that lies in flood zone polygons stating a ``STATIC_BFE``."""
+
+
 def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray, sfha: np.ndarray) -> pd.DataFrame:
     """The BFE of each footprint (see :func:`_footprint_bfe`) from the BFE at its corners, its centroid
     and the corners of its part in the SFHA (``sfha``: the overlay's ``_sfha`` geometries, None where
-    none), so that where a footprint leaves the zone the BFE at the zone's edge is sampled too.
-    ``bfe_ft, bfe_method, bfe_datum, bfe_note``, one row per footprint (positional index)."""
-    coords, owner = shapely.get_coordinates(np.concatenate([geoms, np.asarray(sfha, dtype=object)]),
-                                            return_index=True)
-    owner = np.where(owner < len(geoms), owner, owner - len(geoms))  # an SFHA part's corners: its footprint's
-    pts = np.concatenate([shapely.points(coords), shapely.centroid(geoms)])
+    none), so that where a footprint leaves the zone the BFE at the zone's edge is sampled too; and
+    where its SFHA part crosses the edge of a polygon stating a ``STATIC_BFE``, the corners of the part
+    outside such polygons, sampled both ways: the static BFE of the polygon they touch, and the BFE the
+    BFE lines give there (the other side's BFE at the edge, else missed: an interpolated BFE rising
+    towards the edge is highest on it). :data:`SITE_BFE_COLUMNS`, one row per footprint (positional index)."""
+    n = len(geoms)
+    sfha = np.asarray(sfha, dtype=object)
     flood = layers.get_layer("flood_zones")
-    b = bfe_at_points(pts, flood=flood, bfe_lines=layers.get_layer("bfe_lines"),
-                      streams=layers.get_layer("streams"), search_radius_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
-    b["owner"] = np.concatenate([owner, np.arange(len(geoms))])
+    spec = flood_zone_spec(rulebook, exact=True)
+    edge, static_sqft = _static_edges(sfha, flood)
+    coords, owner = shapely.get_coordinates(np.concatenate([geoms, sfha, edge]), return_index=True)
+    n_edge = int((owner >= 2 * n).sum())
+    owner = np.where(owner < n, owner, np.where(owner < 2 * n, owner - n, owner - 2 * n))  # an SFHA part's or an
+    # edge's corners: its footprint's
+    pts = np.concatenate([shapely.points(coords), shapely.centroid(geoms)])
+    sample = functools.partial(bfe_at_points, bfe_lines=layers.get_layer("bfe_lines"),
+                               streams=layers.get_layer("streams"),
+                               search_radius_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
+    b = sample(pts, flood=flood)
+    b["owner"] = np.concatenate([owner, np.arange(n)])
+    b["in_bfe_zone"] = _in_bfe_zone(pts, flood, spec)
+    if n_edge:  # the edges' corners again, without the static BFE: the BFE lines' side of the edge
+        e_pts = pts[len(coords) - n_edge:len(coords)]
+        e = sample(e_pts, flood=None)
+        e["owner"] = owner[len(coords) - n_edge:]
+        e["in_bfe_zone"] = _in_bfe_zone(e_pts, flood, spec, without_static=True)
+        b = pd.concat([b, e], ignore_index=True)
     b["rank"] = b["bfe_method"].map({k: i for i, k in enumerate(BFE_METHODS)})
-    b["in_bfe_zone"] = _in_bfe_zone(pts, flood, flood_zone_spec(rulebook, exact=True))
     found = {o: _footprint_bfe(p) for o, p in b.groupby("owner", sort=True)}
-    none = (np.nan, "none", "", "the footprint has no corners: no BFE")
-    return pd.DataFrame([found.get(i, none) for i in range(len(geoms))],
-                        columns=["bfe_ft", "bfe_method", "bfe_datum", "bfe_note"])
+    none = (np.nan, "none", "", "the footprint has no corners: no BFE", np.nan, "")
+    out = pd.DataFrame([found.get(i, none) for i in range(n)], columns=list(SITE_BFE_COLUMNS[:-1]))
+    out["static_bfe_sqft"] = static_sqft
+    return out
 
 
-def _in_bfe_zone(pts: np.ndarray, flood: gpd.GeoDataFrame | None, spec: FloodZoneSpec) -> np.ndarray:
+def _static_edges(sfha: np.ndarray, flood: gpd.GeoDataFrame | None) -> tuple[np.ndarray, np.ndarray]:
+    """(edge, sqft) per footprint: its SFHA part outside the polygons stating a ``STATIC_BFE``, where
+    that part meets such a polygon (None elsewhere: nothing more to sample), and the area of its SFHA
+    part inside them."""
+    edge = np.full(len(sfha), None, dtype=object)
+    sqft = np.zeros(len(sfha))
+    has = static_bfe_polygons(flood)
+    if flood is None or not has.any():
+        return edge, sqft
+    polys = np.asarray(flood.geometry.values[has], dtype=object)
+    si, pi = STRtree(polys).query(sfha, predicate="intersects")
+    for i in np.unique(si):  # a handful of proposed footprints
+        static = shapely.union_all(polys[pi[si == i]])
+        sqft[i] = shapely.area(shapely.intersection(sfha[i], static))
+        rest = shapely.difference(sfha[i], static)
+        if not shapely.is_empty(rest):
+            edge[i] = rest
+    return edge, sqft
+
+
+def _in_bfe_zone(pts: np.ndarray, flood: gpd.GeoDataFrame | None, spec: FloodZoneSpec, *,
+                 without_static: bool = False) -> np.ndarray:
     """Whether each point lies in (or on the edge of) a flood zone polygon of a zone with BFEs on the
-    FIRM (FLD-006 ``bfe_zones``: AE, AH, A1-A30, VE, V1-V30)."""
+    FIRM (FLD-006 ``bfe_zones``: AE, AH, A1-A30, VE, V1-V30); ``without_static``: one stating no
+    ``STATIC_BFE`` (its BFE comes from the BFE lines)."""
     inside = np.zeros(len(pts), dtype=bool)
     if flood is None or not len(flood):
         return inside
     bz = classify_flood_zones(flood, spec)["bfe_zone"].to_numpy()
+    if without_static:
+        bz = bz & ~static_bfe_polygons(flood)
     if bz.any():
         hit, _ = STRtree(np.asarray(flood.geometry.values[bz], dtype=object)).query(pts, predicate="intersects")
         inside[hit] = True
     return inside
 
 
-def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str]:
-    """(bfe_ft, bfe_method, bfe_datum, bfe_note) of one footprint from the BFE at its sample points.
+def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str, float, str]:
+    """(bfe_ft, bfe_method, bfe_datum, bfe_note, bfe_known_ft, bfe_known_datum) of one footprint from its samples.
 
     The highest ``bfe_ft`` of the points whatever its method (conservative: a lower ``STATIC_BFE`` at
     one corner never replaces a higher interpolated BFE at another); the method, datum and note are
     those of the point giving it (the first method of :data:`~geoconstraints.geometry.bfe.BFE_METHODS`
     on a tie). Not determined (NaN, ``none``, the note says why) when a point in a BFE zone has no BFE
     (that part's BFE may be higher than the rest's: the rest gives only a lower bound) or when the
-    points' BFEs are in different vertical datums (never compared).
+    points' BFEs are in different vertical datums (never compared). ``bfe_known_ft`` is the highest
+    BFE known on the footprint, in ``bfe_known_datum``: the BFE itself, or where part of the footprint
+    has none, a lower bound of it (NaN when nothing is known or the datums differ).
 
     Parameters
     ----------
@@ -323,26 +372,28 @@ def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str]:
     >>> _footprint_bfe(p)[:3]
     (809.4, 'interpolated_along_stream', 'NAVD88')
     >>> p.loc[2, "in_bfe_zone"] = True  # the point with no BFE lies in the BFE zone
-    >>> bfe, method, _, note = _footprint_bfe(p)
-    >>> bfe, method
-    (nan, 'none')
+    >>> bfe, method, _, note, known, _ = _footprint_bfe(p)
+    >>> bfe, method, known
+    (nan, 'none', 809.4)
     >>> print(note)
     part of the footprint in a BFE zone has no BFE (upstream of the last BFE line); elsewhere on the
     footprint the BFE reaches 809.4 ft, so the site's BFE is at least that
     """
     has = p[p["bfe_ft"].notna()]
     if not len(has):
-        return np.nan, "none", "", f"highest over the footprint's corners and centroid ({p['bfe_note'].iloc[0]})"
+        return (np.nan, "none", "", f"highest over the footprint's corners and centroid ({p['bfe_note'].iloc[0]})",
+                np.nan, "")
+    datums = sorted(set(has["bfe_datum"]))
+    known, known_datum = (float(has["bfe_ft"].max()), datums[0]) if len(datums) == 1 else (np.nan, "")
     lacking = p[p["in_bfe_zone"].to_numpy() & p["bfe_ft"].isna().to_numpy()]
     if len(lacking):
         why = "; ".join(dict.fromkeys(lacking["bfe_note"]))
         return np.nan, "none", "", (f"part of the footprint in a BFE zone has no BFE ({why}); elsewhere on the "
                                     f"footprint the BFE reaches {ft_text(has['bfe_ft'].max())} ft, so the site's "
-                                    f"BFE is at least that")
-    datums = sorted(set(has["bfe_datum"]))
+                                    f"BFE is at least that"), known, known_datum
     if len(datums) > 1:
         return np.nan, "none", "", ("the BFEs at the footprint's corners and centroid are in different vertical "
-                                    f"datums ({', '.join(d or 'not stated' for d in datums)}): not compared")
+                                    f"datums ({', '.join(d or 'not stated' for d in datums)}): not compared"), np.nan, ""
     top = has.sort_values(["bfe_ft", "rank"], ascending=[False, True], kind="stable").iloc[0]
     note = f"highest over the footprint's corners and centroid ({top['bfe_note']})"
     better = has[has["rank"] < top["rank"]].sort_values("rank", kind="stable")
@@ -350,7 +401,8 @@ def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str]:
         b = better.iloc[0]
         note += (f"; above the {b['bfe_method'].replace('_', ' ')} BFE of {ft_text(b['bfe_ft'])} ft elsewhere on "
                  f"the footprint")
-    return float(top["bfe_ft"]), str(top["bfe_method"]), str(top["bfe_datum"]), note
+    return (float(top["bfe_ft"]), str(top["bfe_method"]), str(top["bfe_datum"]), note, float(top["bfe_ft"]),
+            str(top["bfe_datum"]))
 
 
 def _compare_maps(table: gpd.GeoDataFrame, m_pre: pd.DataFrame, min_sqft: float) -> gpd.GeoDataFrame:
@@ -573,13 +625,15 @@ def check_site(
                        SITE_NUMBER_BOUNDS)
     fps, flood = _site_inputs(layers, rulebook, use)
     m, overlaps = flood_metrics(fps, flood, flood_zone_spec(rulebook, exact=True))
-    table = _footprint_table(layers, rulebook, fps, m, overlaps["_sfha"])
+    table, known = _footprint_table(layers, rulebook, fps, m, overlaps["_sfha"])
     opts = {"use": use, "lowest_floor_ft": lowest_floor_ft, "bfe_ft": bfe_ft, "enclosed_sqft": enclosed_sqft,
             "openings_sqin": openings_sqin, "openings": openings, "opening_bottom_ft": opening_bottom_ft,
             "improvement_cost": improvement_cost, "market_value": market_value,
             "no_rise_evaluation": no_rise_evaluation}
-    ctx = FloodContext("site", layers, _measured(table, "footprint_id", m), "footprints", flood is not None,
-                       overlaps, opts)
+    work = _measured(table, "footprint_id", m)
+    for c in known.columns:  # what the checks read, not part of the footprints table
+        work[c] = known[c].to_numpy()
+    ctx = FloodContext("site", layers, work, "footprints", flood is not None, overlaps, opts)
     found = run_group(rulebook, "flood", ctx)
     table["required_lowest_floor_ft"] = _required_floor(found, table["footprint_id"])
     table["worst_status"] = worst_status_of(found, "footprints", table["footprint_id"])
@@ -607,8 +661,10 @@ def _site_inputs(layers: Layers, rulebook: Rulebook, use: str) -> tuple[gpd.GeoD
 
 
 def _footprint_table(layers: Layers, rulebook: Rulebook, fps: gpd.GeoDataFrame, m: pd.DataFrame,
-                     sfha: np.ndarray) -> gpd.GeoDataFrame:
-    """One row per footprint: the overlay's measurements, its BFE and highest adjacent grade."""
+                     sfha: np.ndarray) -> tuple[gpd.GeoDataFrame, pd.DataFrame]:
+    """One row per footprint: the overlay's measurements, its BFE and highest adjacent grade; and the
+    ``bfe_known_ft``, ``bfe_known_datum`` and ``static_bfe_sqft`` of each (:func:`_site_bfe`), which only
+    the checks read."""
     table = _subject_table(fps, "footprint_id", m, layers, False)
     geoms = np.asarray(fps.geometry.values, dtype=object)
     best = _site_bfe(layers, rulebook, geoms, sfha)
@@ -617,6 +673,9 @@ def _footprint_table(layers: Layers, rulebook: Rulebook, fps: gpd.GeoDataFrame, 
     table["bfe_method"] = np.where(in_sfha, best["bfe_method"].to_numpy(), "none")
     table["bfe_datum"] = np.where(in_sfha, best["bfe_datum"].to_numpy(), "")
     table["bfe_note"] = np.where(in_sfha, best["bfe_note"].to_numpy(), "not in the area of special flood hazard")
+    known = pd.DataFrame({"bfe_known_ft": np.where(in_sfha, best["bfe_known_ft"].to_numpy(dtype=float), np.nan),
+                          "bfe_known_datum": np.where(in_sfha, best["bfe_known_datum"].to_numpy(), ""),
+                          "static_bfe_sqft": best["static_bfe_sqft"].to_numpy(dtype=float)})
     hag = np.full(len(geoms), np.nan)
     frac = np.zeros(len(geoms))
     if layers.dem is not None:
@@ -624,7 +683,7 @@ def _footprint_table(layers: Layers, rulebook: Rulebook, fps: gpd.GeoDataFrame, 
             hag[i], _, frac[i] = highest_adjacent_grade(layers.dem, g, layers.crs)
     table["hag_ft"], table["hag_fraction"] = hag, frac
     table["stream_distance_ft"] = _stream_distance(layers, geoms, rulebook)
-    return table
+    return table, known
 
 
 # ------------------------------------------------------------------------------------------

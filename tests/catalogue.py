@@ -1289,6 +1289,19 @@ def dem_undeclared_fill_value(folder: Path) -> Case:
 
 
 @entry
+def dem_all_zeros(folder: Path) -> Case:
+    """A DEM holding 0 in every cell (the wrong band, a placeholder): every grade was 0 %, HRV-010 a pass."""
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})
+    dem = write_dem(folder / "dem.tif", units="ft")
+    import rasterio
+
+    with rasterio.open(dem, "r+") as dst:
+        dst.write(np.zeros((dst.height, dst.width), dtype="float32"), 1)
+    return Case(harvest(folder, gpkg, "--dem", str(dem)), 2,
+                ("DEM dem.tif: every valid cell read holds 0 ft", "no relief", "gdalinfo -stats dem.tif"),
+                out_dir=folder / "out")
+
+@entry
 def dem_z_units_contradict_metadata(folder: Path) -> Case:
     """--dem-z-units ft on a DEM whose metadata says metre: refused naming both (4 grade violations became 0)."""
     gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})

@@ -40,3 +40,24 @@ def pg_url() -> str:
         pytest.fail("GEOCONSTRAINTS_PG_URL is not set: run `eval \"$(bash scripts/postgis.sh)\"` (installs and "
                     "starts a throwaway PostgreSQL + PostGIS on 127.0.0.1:55432 and exports the URL) and rerun")
     return url
+
+
+@pytest.fixture
+def dem_warnings():
+    """The messages the DEM reader logs at WARNING (attached to its own logger: the CLI's logging
+    set-up, run earlier in the same process, stops propagation at ``geoconstraints``)."""
+    import logging
+
+    records: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+
+    log = logging.getLogger("geoconstraints.io.dem")
+    handler, level = Keep(logging.WARNING), log.level
+    log.addHandler(handler)
+    log.setLevel(logging.WARNING)
+    yield records
+    log.removeHandler(handler)
+    log.setLevel(level)

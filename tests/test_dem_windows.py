@@ -153,3 +153,96 @@ def test_an_undeclared_fill_under_a_haul_road_is_not_evaluated(tmp_path):
     status, message, _ = _grades(tmp_path, dem)
     assert status["R1"] == "not_evaluated" and "off the DEM or on nodata cells" in message["R1"]
     assert status["R2"] == "not_evaluated" and "max grade 0.0 %" not in message["R2"]
+
+
+# ------------------------------------------------------------------------------------------
+# a DEM with no relief (all zeros: the wrong band, a placeholder) is refused where it is read
+
+
+def _water_bars(tmp_path, dem):
+    import geopandas as gpd
+
+    road = gpd.GeoDataFrame({"id": ["R1"]}, geometry=[LineString([(X0 + 10, Y0 + 100), (X0 + 290, Y0 + 100)])],
+                            crs=NY_FT)
+    gpkg = write_gpkg(tmp_path / "bars.gpkg", {"harvest_area": harvest_area(), "haul_roads": road})
+    res = gc.check_harvest(gc.load_layers(gpkg, dem=dem), gc.load_rulebook("vestal"))
+    return res.findings.loc[res.findings["rule_id"] == "HRV-030"].set_index("subject_id")
+
+
+def test_a_dem_of_zeros_is_refused_naming_the_file_and_the_fix(tmp_path):
+    # Every cell holds 0 (an empty band, a raster never written, a placeholder). Read as ground it
+    # was 0 % everywhere: both roads "max grade 0.0 %", HRV-010 a pass on a raster that measured
+    # nothing (and a highest adjacent grade of 0 ft). Refused where it is read, naming the file.
+    dem = _harvest_dem(tmp_path / "zero.tif", stored=lambda z: np.zeros_like(z, dtype="float32"))
+    with pytest.raises(DemError, match=(r"DEM zero.tif: every valid cell read holds 0 ft \(all 1,600 valid cells of "
+                                        r"the raster\): no relief, as an empty band or a raster never written holds; "
+                                        r"every grade on it would be 0 %. Likely it is the wrong file or band \(a mask, "
+                                        r"an empty export\) or a placeholder raster. Check it with gdalinfo -stats "
+                                        r"zero.tif")):
+        _grades(tmp_path, dem)
+
+
+def test_a_dem_of_one_elevation_is_read_with_a_warning_and_no_grade_is_a_pass(tmp_path, dem_warnings):
+    # Every cell holds 812.5 ft: a synthetic flat site (the rules take it: a building pad's highest
+    # adjacent grade) or a placeholder. Its grades were 0 %: HRV-010 and HRV-030 a pass. No grade is
+    # measured on it: not evaluated, with the reason; the DEM named in a warning with the likely fix.
+    dem = _harvest_dem(tmp_path / "flat.tif", stored=lambda z: np.full_like(z, 812.5, dtype="float32"))
+    status, message, _ = _grades(tmp_path, dem)
+    assert status == {"R1": "not_evaluated", "R2": "not_evaluated"}
+    assert "every cell of DEM flat.tif around the road holds 812.50 ft: no relief, so no grade measured" in message["R1"]
+    assert dem_warnings[0] == ("DEM flat.tif: every valid cell read holds 812.50 ft (all 1,600 valid cells of the "
+                               "raster): no relief, so grades are not evaluated on it. If the ground is not this flat, "
+                               "it is the wrong file or band (a mask, an empty export) or a placeholder raster. Check it "
+                               "with gdalinfo -stats flat.tif (its minimum equals its maximum) and give the DEM of the "
+                               "ground")
+    bars = _water_bars(tmp_path, dem)
+    assert bars.loc["R1", "status"] == "not_evaluated" and "no relief" in bars.loc["R1", "message"]
+
+
+def test_a_flat_band_1_of_a_multiband_raster_names_the_band(tmp_path, dem_warnings):
+    # A 3-band raster whose band 1 is an all-255 mask and band 2 the elevations: band 1 is read.
+    import rasterio
+
+    src = _harvest_dem(tmp_path / "plain.tif")
+    with rasterio.open(src) as s:
+        profile, z = s.profile, s.read(1)
+    profile.update(count=3)
+    path = tmp_path / "rgb.tif"
+    with rasterio.open(path, "w", **profile) as dst:
+        dst.write(np.stack([np.full_like(z, 255.0), z, z]))
+        dst.units = ("ft", "ft", "ft")
+    status, _, _ = _grades(tmp_path, path)
+    assert status == {"R1": "not_evaluated", "R2": "not_evaluated"}
+    assert ("If the ground is not this flat, band 1 of its 3 bands is read: extract the elevation band "
+            "(gdal_translate -b N rgb.tif dem.tif), or it is a placeholder raster") in dem_warnings[0]
+
+
+def test_the_flat_check_reads_only_small_windows_beyond_the_plan(big, monkeypatch):
+    # On the 60,000^2 sparse DEM the area around the plan has relief: nothing more is read. Its cells
+    # made one value (0 ft), the check reads 9 windows of 16 x 16 cells across it, never the band.
+    reads: list[tuple[int, int, int, int]] = []
+    real = dem_module._read_stored
+    flat = False
+
+    def spy(src, dem, key, dtype):
+        reads.append(key)
+        stored, z = real(src, dem, key, dtype)
+        if flat:  # the data made flat, the nodata kept
+            stored = z = np.where(np.isnan(stored), np.nan, 0.0).astype(dtype)
+        return stored, z
+
+    monkeypatch.setattr(dem_module, "_read_stored", spy)
+    for flat in (False, True):
+        reads.clear()
+        dem = gc.open_dem(big)
+        assert dem.set_focus((X0, Y0, X0 + 500, Y0 + 400), NY_FT, DEM_MARGIN_FT)
+        first = ((dem.focus[0], dem.focus[0] + 5), (dem.focus[2], dem.focus[2] + 5))
+        if not flat:
+            dem.read_ft(first)
+            assert reads == [dem.focus]
+            continue
+        with pytest.raises(DemError, match=(r"DEM big.tif: every valid cell read holds 0 ft \([\d,]+ around the plan, and 9 "
+                                                  r"windows sampled across the raster hold the same\)")):
+            dem.read_ft(first)
+        assert reads[0] == dem.focus and len(reads) == 10
+        assert all((r1 - r0, c1 - c0) == (16, 16) for r0, r1, c0, c1 in reads[1:])

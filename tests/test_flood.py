@@ -665,22 +665,41 @@ def test_site_bfe_not_determined_where_part_of_the_footprint_in_the_bfe_zone_has
 
 
 def test_site_bfe_is_the_highest_whatever_the_method(tmp_path, rb) -> None:
-    # footprint x 940..990, y 0..50 in AE. The AE polygon east of x = 950 has STATIC_BFE 805; the corners at
-    # x = 940 lie west of it and are interpolated: 800 + 10 * 940 / 1000 = 809.4 ft. The site's BFE is the higher,
-    # 809.4 ft (before: the static 805 ft won by its method, and a floor of 806.0 ft passed).
+    # footprint x 940..990, y 0..50 in AE. The AE polygon east of x = 950 has STATIC_BFE 805; west of it the BFE is
+    # interpolated: 800 + 10 * x / 1000 ft, rising to 800 + 10 * 950 / 1000 = 809.5 ft at the static polygon's edge,
+    # where the footprint crosses it (corners at x = 940 give only 809.4 ft). The site's BFE is the highest, 809.5 ft
+    # (before: the static 805 ft won by its method, and a floor of 806.0 ft passed; then 809.4 ft from the corners
+    # alone, and a floor of 809.4 ft passed). Tolerance 1e-6 ft: straight lines and axis-aligned edges.
     bl, st = _river_ending_at_x1000()
     fz = zones((sq(-500, -200, 950, 400), "AE"), (sq(950, -200, 3000, 400), "AE", None, 805.0))
     layers = _site_layers(tmp_path, sq(940, 0, 990, 50), fz=fz, bl=bl, streams=st)
     res = check_site(layers, rb, use="residential", lowest_floor_ft=806.0)
     t = res.tables["footprints"].iloc[0]
-    assert t["bfe_ft"] == pytest.approx(809.4, abs=1e-6) and t["bfe_method"] == "interpolated_along_stream"
+    assert t["bfe_ft"] == pytest.approx(809.5, abs=1e-6) and t["bfe_method"] == "interpolated_along_stream"
     assert "above the static BFE of 805.0 ft elsewhere on the footprint" in t["bfe_note"]
     f = finding(res, "FLD-003", "F1")
-    assert f["status"] == "violation" and f["threshold"] == pytest.approx(809.4, abs=1e-6)
+    assert f["status"] == "violation" and f["threshold"] == pytest.approx(809.5, abs=1e-6)
     assert site_status(check_site(layers, rb, use="nonresidential", lowest_floor_ft=806.0), "FLD-003") == "review"
-    assert site_status(check_site(layers, rb, use="residential", lowest_floor_ft=809.4), "FLD-003") == "pass"
+    for floor, expect in ((809.4, "violation"), (809.49, "violation"), (809.5, "pass"), (809.51, "pass")):
+        assert site_status(check_site(layers, rb, use="residential", lowest_floor_ft=floor), "FLD-003") == expect, floor
     mh = check_site(layers, rb, use="manufactured", lowest_floor_ft=806.0)
     assert site_status(mh, "FLD-004") == "violation"
+
+
+def test_site_bfe_is_sampled_where_a_static_bfe_strip_crosses_the_footprint(tmp_path, rb) -> None:
+    # A static-BFE strip (AE, STATIC_BFE 805) at x 960..980 crosses footprint x 900..990 (y 0..50) and the corners
+    # lie on either side of it, so no corner touches the strip's edges. West of it the interpolated BFE rises to
+    # 800 + 10 * 960 / 1000 = 809.6 ft at x = 960; east of it from 809.8 ft at x = 980 to 809.9 ft at the corners at
+    # x = 990, the highest. A strip with STATIC_BFE 815 instead: its BFE (815.0 ft) is sampled where the footprint
+    # crosses its edges (before: no sample point in it, 809.9 ft, and a floor of 810 ft passed).
+    bl, st = _river_ending_at_x1000()
+    for strip_bfe, want in ((805.0, 809.9), (815.0, 815.0)):
+        fz = zones((sq(-500, -200, 960, 400), "AE"), (sq(960, -200, 980, 400), "AE", None, strip_bfe),
+                   (sq(980, -200, 3000, 400), "AE"))
+        layers = _site_layers(tmp_path / str(strip_bfe), sq(900, 0, 990, 50), fz=fz, bl=bl, streams=st)
+        res = check_site(layers, rb, use="residential", lowest_floor_ft=810.0)
+        assert res.tables["footprints"].iloc[0]["bfe_ft"] == pytest.approx(want, abs=1e-6), strip_bfe
+        assert site_status(res, "FLD-003") == ("pass" if want < 810.0 else "violation")
 
 
 def test_site_bfe_is_sampled_where_the_footprint_leaves_the_bfe_zone(tmp_path, rb) -> None:
@@ -694,6 +713,86 @@ def test_site_bfe_is_sampled_where_the_footprint_leaves_the_bfe_zone(tmp_path, r
     assert res.tables["footprints"].iloc[0]["bfe_ft"] == pytest.approx(809.8, abs=1e-6)
     assert site_status(res, "FLD-003") == "violation"
     assert site_status(check_site(layers, rb, use="residential", lowest_floor_ft=809.8), "FLD-003") == "pass"
+
+
+def test_site_floor_below_the_known_bfe_is_a_violation_though_part_has_none(tmp_path, rb) -> None:
+    # The layout of test_site_bfe_not_determined_...: footprint x 900..1400 (y 0..50) all in AE; the corners at
+    # x = 900 give 800 + 10 * 900 / 1000 = 809.0 ft, the rest lies upstream of the last BFE line (no BFE). The site's
+    # BFE, the highest over the footprint, is at least 809.0 ft: a floor under that is below it whatever the rest
+    # holds (before: not_evaluated); a floor at or above it may still be below the unknown part's BFE.
+    bl, st = _river_ending_at_x1000()
+    layers = _site_layers(tmp_path, sq(900, 0, 1400, 50), fz=zones((sq(-500, -200, 3000, 400), "AE")), bl=bl,
+                          streams=st)
+    for floor, expect in ((808.99, "violation"), (809.0, "not_evaluated"), (809.01, "not_evaluated")):
+        f = finding(check_site(layers, rb, use="residential", lowest_floor_ft=floor), "FLD-003", "F1")
+        assert f["status"] == expect, (floor, f["message"])
+        assert f["threshold"] == pytest.approx(809.0, abs=1e-6)
+        assert "part of the footprint has no BFE, so the true BFE may be higher" in f["message"]
+    f = finding(check_site(layers, rb, use="residential", lowest_floor_ft=805.0), "FLD-003", "F1")
+    assert "below the BFE of at least 809.0 ft (NAVD88)" in f["message"]
+    assert "not between two BFE lines" in f["message"]  # why part of it has none
+    assert site_status(check_site(layers, rb, use="nonresidential", lowest_floor_ft=805.0), "FLD-003") == "review"
+    for floor, expect in ((808.99, "violation"), (809.0, "not_evaluated")):  # a manufactured home (FLD-004)
+        assert site_status(check_site(layers, rb, use="manufactured", lowest_floor_ft=floor), "FLD-004") == expect
+    assert site_status(check_site(layers, rb, use="residential"), "FLD-003") == "not_evaluated"  # no floor given
+
+
+def test_a_stated_bfe_never_lowers_the_bar_below_the_firm(tmp_path, rb, caplog) -> None:
+    # Same layout: the FIRM data gives 809.0 ft on part of the footprint, nothing on the rest. A BFE from other data
+    # (--bfe-ft, § 6-121(b)(5)) stands in for the part without one: the site's BFE is the higher of the two. A stated
+    # 805 ft used to replace the FIRM's 809.0 ft (a floor of 807 ft passed).
+    bl, st = _river_ending_at_x1000()
+    layers = _site_layers(tmp_path, sq(900, 0, 1400, 50), fz=zones((sq(-500, -200, 3000, 400), "AE")), bl=bl,
+                          streams=st)
+    with caplog.at_level(logging.WARNING):
+        low = check_site(layers, rb, use="residential", lowest_floor_ft=807.0, bfe_ft=805.0)
+    f = finding(low, "FLD-003", "F1")
+    assert f["status"] == "violation" and f["threshold"] == pytest.approx(809.0, abs=1e-6)
+    assert "used instead of the lower 805.0 ft given by the user (--bfe-ft)" in f["message"]
+    assert any("below the 809.0 ft the FIRM data gives" in r.getMessage() for r in caplog.records)
+    for floor, expect in ((808.99, "violation"), (809.0, "pass"), (809.01, "pass")):
+        res = check_site(layers, rb, use="residential", lowest_floor_ft=floor, bfe_ft=805.0)
+        assert site_status(res, "FLD-003") == expect, floor
+    # a stated BFE above the FIRM's known part is the site's BFE (the part without one may be that high)
+    for floor, expect in ((810.99, "violation"), (811.0, "pass"), (811.01, "pass")):
+        res = check_site(layers, rb, use="residential", lowest_floor_ft=floor, bfe_ft=811.0)
+        assert site_status(res, "FLD-003") == expect, floor
+        assert finding(res, "FLD-003", "F1")["threshold"] == pytest.approx(811.0)
+    mh = check_site(layers, rb, use="manufactured", lowest_floor_ft=807.0, bfe_ft=805.0)
+    assert site_status(mh, "FLD-004") == "violation" and finding(mh, "FLD-004", "F1")["threshold"] == pytest.approx(809.0)
+    # where the FIRM gives the BFE on the whole footprint (802.0 ft, test_site_floor_against_interpolated_bfe) a
+    # stated BFE is not used, and the detail says so
+    fz, bl2, st2 = _ae_with_lines()
+    whole = _site_layers(tmp_path / "whole", sq(0, 0, 100, 100), fz=fz, bl=bl2, streams=st2)
+    f = finding(check_site(whole, rb, use="residential", lowest_floor_ft=801.0, bfe_ft=790.0), "FLD-003", "F1")
+    assert f["status"] == "violation" and f["threshold"] == pytest.approx(802.0, abs=1e-6)
+    assert "the BFE given (790.0 ft, --bfe-ft) is not used" in f["message"]
+
+
+def test_the_firm_gives_a_bfe_by_area_not_by_the_method_of_the_highest_point(tmp_path, rb) -> None:
+    # (1) Zone A footprint x 940..990 (y 0..50) whose east part (x > 950) lies in a polygon stating STATIC_BFE 805;
+    # the BFE lines give 809.4 ft at the west corners. The FIRM gives a BFE here (the static one), though the
+    # highest point's BFE is interpolated: FLD-003 applies (before: FLD-004 read no BFE at all and a floor of
+    # 804 ft, below the static 805, was not_evaluated). Its BFE is the highest, 809.5 ft at x = 950.
+    bl, st = _river_ending_at_x1000()
+    fz = zones((sq(-500, -200, 950, 400), "A"), (sq(950, -200, 3000, 400), "A", None, 805.0))
+    layers = _site_layers(tmp_path, sq(940, 0, 990, 50), fz=fz, bl=bl, streams=st)
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=804.0)
+    f = finding(res, "FLD-003", "F1")
+    assert f["status"] == "violation" and f["threshold"] == pytest.approx(809.5, abs=1e-6)
+    assert site_status(res, "FLD-004") == "info"
+    # (2) Zone A footprint x 0..50 (y 0..40) only touching, along x = 0, an AE polygon with STATIC_BFE 101: none
+    # of it lies where the FIRM gives a BFE, so FLD-004 applies (HAG + 2 ft), not FLD-003 with the neighbour's BFE
+    # (before: a floor of 101.5 ft passed FLD-003 and FLD-004 was info). DEM plane z = 100 + 0.01 (x - X0): HAG
+    # 100.5 ft along the walls, required 102.5 ft (tolerance 1e-3 ft, float32 DEM).
+    fz = zones((sq(-200, -200, 0, 300), "AE", None, 101.0), (sq(0, -200, 300, 300), "A"))
+    layers = _site_layers(tmp_path / "touch", sq(0, 0, 50, 40), dem=True, fz=fz)
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=101.5)
+    assert site_status(res, "FLD-003") == "info"
+    f = finding(res, "FLD-004", "F1")
+    assert f["status"] == "violation" and f["threshold"] == pytest.approx(102.5, abs=1e-3)
+    for floor, expect in ((102.49, "violation"), (102.5, "pass"), (102.51, "pass")):
+        assert site_status(check_site(layers, rb, use="residential", lowest_floor_ft=floor), "FLD-004") == expect
 
 
 def test_site_in_floodway(tmp_path, rb) -> None:

@@ -596,6 +596,21 @@ def test_nodata_hole_not_evaluated(tmp_path, vestal) -> None:
     assert flat.iloc[0]["measured"] == pytest.approx(200.0, abs=12)
 
 
+def test_no_contour_between_levels_is_named_so(tmp_path, vestal) -> None:
+    # a gentle 0.1 % slope: the DEM covers the plan and its 200-ft margin (u -300..1300) from 1000.7 to
+    # 1002.3 ft, so no 10-ft level (1000, 1010) crosses it; HRV-002 (b) is not supplied, and says why truly
+    # (before: "the DEM does not cover the plan", which it does)
+    p = write_dem(tmp_path / "gentle.tif", lambda u, v: 1001 + 0.001 * u, bounds=(-300, -300, 1300, 1300))
+    lay = Layers(frames={"harvest_area": layer(["H"], [box(0, 0, 1000, 1000)])},
+                 crs=CRS.from_user_input(NY_FT), dem=open_dem(p))
+    res = check_harvest(lay, vestal)
+    assert not len(res.derived["contours"])
+    b = one(res, "HRV-002", "b")
+    assert b["status"] == "not_evaluated"
+    assert "lies between two such levels" in b["message"] and "does not cover the plan" not in b["message"]
+    assert "multiple of 10 ft" in b["message"]
+
+
 def test_no_dem(base) -> None:
     assert set(pick(base, "HRV-010")["status"]) == {"not_evaluated"}
     assert set(pick(base, "HRV-030")["status"]) == {"not_evaluated"}

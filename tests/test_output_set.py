@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import json
 import os
 import signal
@@ -714,3 +715,57 @@ def test_gdals_sidecar_of_an_output_is_part_of_the_set_and_an_open_geopackage_is
     (out / "budget.xlsx.aux.xml").write_text("<PAMDataset/>")
     res = runner.invoke(main, screen(out.parent, gpkg, "--overwrite"))
     assert res.exit_code == 2 and "holds budget.xlsx.aux.xml, which the earlier run there" in res.stderr
+
+
+# ------------------------------------------------------------------------------------------
+# what provenance.json says was read; file names a case-insensitive file system keeps apart
+
+def test_provenance_names_the_layers_not_read_and_hashes_a_users_rulebook(tmp_path, runner):
+    # a GeoPackage holding a layer no role names (the clerk's notes): inputs lists what the run read,
+    # inputs_not_read what it did not; a user's rulebook file (extending a bundled one) gets its
+    # SHA-256 as the bundled one does
+    gpkg = sample_gpkg(tmp_path)
+    write_gpkg(gpkg, {"notes": harvest_area().rename(columns={"id": "note"})})
+    book = tmp_path / "my-town.yaml"
+    book.write_text("extends: vestal\nrulebook: my-town\nversion: '1'\nrules:\n  FLD-001:\n    citation: my code\n",
+                    encoding="utf-8")
+    res = runner.invoke(main, screen(tmp_path, gpkg, "--rulebook", str(book), "--outputs", "csv"))
+    assert res.exit_code == 0, res.output
+    prov = json.loads((tmp_path / "out" / "provenance.json").read_text("utf-8"))
+    assert {(i["role"], i["layer"]) for i in prov["inputs"]} == {("parcels", "parcels"), ("flood_zones", "flood_zones")}
+    assert prov["inputs_not_read"] == [{"file": "town.gpkg", "path": str(gpkg), "layer": "notes"}]
+    assert prov["rulebook_source"] == str(book)
+    assert prov["rulebook_sha256"] == hashlib.sha256(book.read_bytes()).hexdigest()
+    mine, base = prov["rulebook_files"]
+    assert (mine["file"], mine["bundled"], mine["size_bytes"]) == ("my-town.yaml", False, book.stat().st_size)
+    assert (base["rulebook"], base["bundled"], len(base["sha256"])) == ("vestal", True, 64)
+    # a run reading only the roles it is told reads fewer layers of the same file, and says so
+    from geoconstraints import load_layers, load_rulebook, screen_parcels
+    from geoconstraints.output import write_result
+
+    layers = load_layers(gpkg, roles=("parcels",))
+    write_result(screen_parcels(layers, load_rulebook("vestal")), tmp_path / "two", outputs="csv")
+    prov = json.loads((tmp_path / "two" / "provenance.json").read_text("utf-8"))
+    assert [i["layer"] for i in prov["inputs"]] == ["parcels"]
+    assert sorted(i["layer"] for i in prov["inputs_not_read"]) == ["flood_zones", "notes"]
+    assert prov["rulebook_files"][0]["bundled"] and prov["rulebook_sha256"] == prov["rulebook_files"][0]["sha256"]
+
+
+def test_road_profiles_of_ids_that_differ_only_in_case_are_two_files(tmp_path):
+    # haul roads H-1 and h-1: two plots whose names differ once case is folded (macOS, Windows),
+    # both in the set and in provenance.json
+    import geoconstraints as gc
+    from geoconstraints.commands import check_harvest
+    from geoconstraints.output import write_result
+
+    roads = gpd.read_file(gc.sample_path("vestal_sample.gpkg"), layer="haul_roads")
+    roads["id"] = ["H-1", "h-1", *roads["id"].iloc[2:]]
+    layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"), dem=gc.sample_path("dem.tif"), haul_roads=roads)
+    written = write_result(check_harvest(layers, gc.load_rulebook("vestal")), tmp_path / "out", outputs="csv,plots")
+    plots = sorted(n for n in written if n.startswith("plots/profile_haul_roads_"))
+    assert len(plots) == len(roads) and len({n.casefold() for n in plots}) == len(plots)
+    hashed = {f"plots/profile_haul_roads_{i}-{hashlib.sha256(i.encode()).hexdigest()[:8]}.png" for i in ("H-1", "h-1")}
+    assert hashed <= set(plots)
+    assert f"plots/profile_haul_roads_{roads['id'].iloc[2]}.png" in plots  # an id clashing with none is itself
+    listed = {o["path"] for o in json.loads((tmp_path / "out" / "provenance.json").read_text("utf-8"))["outputs"]}
+    assert set(plots) <= listed

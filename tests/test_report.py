@@ -392,3 +392,55 @@ def test_parcel_summary_counts_each_worst_status_once(dtype):
     assert sum(counts.values()) == len(values)
     assert _parcel_summary(table.iloc[:0]) == dict.fromkeys(STATUSES, 0)
     assert _parcel_summary(pd.DataFrame({"a": [1]})) == {} and _parcel_summary(None) == {}
+
+
+# -- the handout's notes on what it leaves out for room -------------------------------------------
+
+@pytest.fixture(scope="module")
+def town_every_finding():
+    """The sample town screened keeping every finding (as ``screen --parcel`` does)."""
+    from common import SAMPLE
+
+    from geoconstraints.commands import screen_parcels
+    from geoconstraints.io.layers import load_layers
+
+    return screen_parcels(load_layers(SAMPLE / "vestal_sample.gpkg"), load_rulebook("vestal"), findings="all")
+
+
+def _handout_notes(page: str) -> dict[str, str]:
+    return {k: " ".join(unescape(re.sub(r"<[^>]+>", "", v)).split())
+            for k, v in re.findall(r'<p class="note" id="(handout-more[^"]*)"[^>]*>(.*?)</p>', page, re.DOTALL)}
+
+
+def test_handout_names_only_files_that_hold_the_findings_it_leaves_out(town_every_finding):
+    # squeezed to three findings, parcel 1006.-12-1 leaves out one not_evaluated finding (in the findings
+    # files of a screening's default scope, person) and one info finding (in none of them: only its rule's
+    # status is in the parcels table)
+    from geoconstraints.output.selection import select_outputs
+    from geoconstraints.result import status_column
+
+    res, pid = town_every_finding, "1006.-12-1"
+    mine = res.findings[(res.findings["subject_id"] == pid) & (res.findings["status"] != "pass")]
+    assert sorted(mine["status"]) == ["info"] + ["not_evaluated"] * 4
+    info_rule = mine.loc[mine["status"] == "info", "rule_id"].iloc[0]
+    page = render_report(res, parcel=pid, handout_step=3, overview=False, outputs=select_outputs("csv,report"))
+    notes = _handout_notes(page)
+    assert notes["handout-more"] == ("… and 1 more findings of this parcel that are not pass, left out to keep this "
+                                     "page to one sheet: they are in findings.csv.")
+    assert notes["handout-more-elsewhere"] == (
+        f"Also 1 info findings of this parcel, left out to keep this page to one sheet and not in findings.csv "
+        f"(findings scope person): each rule's outcome for this parcel is in the {status_column(info_rule)} column "
+        f"of parcels.csv; rerun with --findings all to keep them in the findings files.")
+    assert 'data-left-out="1"' in page
+    for absent in ("findings.geojson", "results.gpkg", "report.pdf", "parcels.parquet"):
+        assert absent not in page, absent
+    assert "Inputs and their SHA-256 are listed in report.html and provenance.json." in " ".join(page.split())
+    # every finding in the files (--findings all): one note, the two findings in it
+    page = render_report(res, parcel=pid, handout_step=3, overview=False, scope="all")
+    notes = _handout_notes(page)
+    assert list(notes) == ["handout-more"]
+    assert notes["handout-more"].startswith("… and 2 more findings") and "in findings.geojson and results.gpkg." in (
+        notes["handout-more"])
+    assert "listed in report.pdf, report.html and provenance.json." in " ".join(page.split())
+    # nothing left out: no note
+    assert _handout_notes(render_report(res, parcel=pid, overview=False)) == {}

@@ -76,14 +76,14 @@ def test_holders_name_only_files_of_the_set():
     assert every.findings == "findings.geojson and results.gpkg"
     assert every.parcels == "parcels.csv, parcels.parquet and results.gpkg"
     assert every.layers == "results.gpkg"
-    assert every.handout == "report.pdf, findings.geojson and results.gpkg"
+    assert every.inputs == "report.pdf, report.html and provenance.json"
     some = Holders(select_outputs("csv,geojson,report"))
-    assert (some.findings, some.parcels, some.layers, some.handout) == (
-        "findings.geojson", "parcels.csv", "", "findings.geojson")
+    assert (some.findings, some.parcels, some.layers, some.inputs) == (
+        "findings.geojson", "parcels.csv", "", "report.html and provenance.json")
     tables = Holders(select_outputs("csv,parquet,pdf"))
-    assert (tables.findings, tables.parcels, tables.handout) == (
-        "findings.parquet and findings.csv", "parcels.csv and parcels.parquet",
-        "report.pdf, findings.parquet and findings.csv")
+    assert (tables.findings, tables.parcels, tables.inputs) == (
+        "findings.parquet and findings.csv", "parcels.csv and parcels.parquet", "report.pdf and provenance.json")
+    assert Holders(select_outputs("gpkg")).inputs == "provenance.json"
 
 
 # -- the set written --------------------------------------------------------------------------------
@@ -160,6 +160,57 @@ def test_a_handout_asked_for_is_written(screened, tmp_path):
     write_result(screened, out, outputs="gpkg", parcel=pid)
     # no pdf chosen: no PDF of the handout either
     assert _files(out) == sorted(["provenance.json", report.parcel_report_name(pid), "results.gpkg"])
+
+
+@pytest.fixture(scope="module")
+def screened_all():
+    """The same screening keeping every finding (as ``screen --parcel`` does: the handout lists them)."""
+    return screen_parcels(load_layers(TOWN), load_rulebook("vestal"), findings="all")
+
+
+def test_a_handout_names_only_files_of_the_set_for_what_it_leaves_out(screened_all, tmp_path, monkeypatch):
+    # the handout squeezed to one finding: the findings it leaves out are named in the files of the set
+    # that hold them (findings.csv: the `person` findings of a screening), the info ones as in none
+    monkeypatch.setattr(report, "HANDOUT_MAX_ROWS", (1, 1, 1, 1))
+    pid = "1003.-11-1"  # review x3 and one info
+    out = tmp_path / "out"
+    write_result(screened_all, out, outputs="csv", parcel=pid)
+    page = " ".join(re.sub(r"<[^>]+>", "", (out / report.parcel_report_name(pid)).read_text()).split())
+    assert ("… and 2 more findings of this parcel that are not pass, left out to keep this page to one sheet: "
+            "they are in findings.csv.") in page
+    assert "Also 1 info findings of this parcel, left out to keep this page to one sheet and not in findings.csv" in page
+    assert "Inputs and their SHA-256 are listed in provenance.json." in page
+    for other in ("findings.geojson", "results.gpkg", "report.pdf", "parquet"):
+        assert other not in page, other
+
+
+def test_a_handout_laid_out_again_after_the_child_keeps_the_outputs_and_scope(screened_all, tmp_path, monkeypatch):
+    # a handout the child found over one page is rendered again in this process: with the set's outputs
+    # and findings scope, so its notes still name only the files of the set holding what it leaves out
+    from types import SimpleNamespace
+
+    from geoconstraints import output
+
+    calls = []
+    monkeypatch.setattr(output, "PDF_CHILD_MIN_CHARS", 0)
+    monkeypatch.setattr(report, "write_report_pdf", lambda result, path, **kw: calls.append(kw) or path)
+
+    class OverOnePage:  # the child's answer: not written, over one page
+        def __init__(self):
+            self.jobs = []
+
+        def submit(self, name, target, job, **params):
+            self.jobs.append(SimpleNamespace(name=name, target=target, params=params,
+                                             result=lambda: {"written": False}))
+            return self.jobs[-1]
+
+    pid, chosen = "1003.-11-1", select_outputs("csv,pdf")
+    name = report.parcel_report_name(pid)
+    child_ = OverOnePage()
+    output._html(screened_all, name, tmp_path, child_, outputs=chosen, parcel=pid, scope="person")
+    assert calls == []  # handed to the child
+    output._collect_pdf(screened_all, child_.jobs[0], pid, tmp_path)
+    assert calls == [{"parcel": pid, "handout_step": 1, "outputs": chosen, "scope": "person"}]
 
 
 def test_overwrite_replaces_a_whole_set_with_fewer_files(screened, everything, tmp_path):

@@ -639,6 +639,49 @@ def test_vestal_vs_lockport_inspections_and_logging(tmp_path):
     assert finding(lk3, "SWP-007", "schedule")["status"] == "not_evaluated"
 
 
+def _lockport_without(*rule_ids: str):
+    """Lockport's rulebook with ``rule_ids`` left out (a custom rulebook lacking the rule a condition needs)."""
+    from geoconstraints.rulebook.model import Rulebook
+
+    lk = load_rulebook("lockport")
+    return Rulebook("lockport-custom", "1", "Lockport without " + ", ".join(rule_ids),
+                    {r.id: r for r in lk if r.id not in rule_ids})
+
+
+@pytest.mark.parametrize(("missing", "acres", "use", "undecided"), [
+    (("SWP-002",), 2, "single_family", "Condition A"),  # B: under 5 acres; C: single-family excluded
+    (("SWP-002", "SWP-003"), 6, "single_family", "Conditions A"),  # C: 5 acres or more is B's, not C's
+    (("SWP-002", "SWP-004"), 2, "commercial", "Conditions A"),  # B: under 5 acres
+])
+def test_swp007_a_condition_whose_rule_is_missing_is_undecided_never_not_required(tmp_path, missing, acres, use,
+                                                                                     undecided):
+    # Lockport inspects only under Condition A, B or C. A custom rulebook without the rule defining a
+    # condition skipped that condition: with the others not applying, SWP-007 said "none of Conditions
+    # A, B, C applies, so inspections are not required", a pass on a condition never examined.
+    _d, rain = inspection_case()
+    d = [dpoly("H", square(acres), "2024-05-01", "2024-05-29", use)]
+    layers = load_layers(write_layers(tmp_path, d), primary=("disturbance",))
+    res = check_stormwater(layers, _lockport_without(*missing), rainfall=rain)
+    f = finding(res, "SWP-007", "schedule")
+    assert f["status"] == "not_evaluated", f["message"]
+    assert "not required" not in f["message"]
+    assert f"{undecided} (the rulebook has no SWP-002" in f["message"]
+    for rid in missing:
+        assert f"the rulebook has no {rid}, the rule defining Condition" in f["message"]
+    assert "could not be decided" in f["message"]
+
+
+def test_swp007_a_missing_rule_does_not_hide_a_condition_that_applies(tmp_path):
+    # Without SWP-002 Condition A is undecided, but 6 acres meet Condition B: inspections required.
+    d, rain = inspection_case()
+    d = [dpoly("H", square(6), "2024-05-01", "2024-05-29", "commercial")]
+    layers = load_layers(write_layers(tmp_path, d), primary=("disturbance",))
+    res = check_stormwater(layers, _lockport_without("SWP-002"), rainfall=rain)
+    f = finding(res, "SWP-007", "schedule")
+    assert f["status"] == "info" and "Condition B applies" in f["message"]
+    assert res.tables["inspections"]["required"].all()
+
+
 def test_use_matching_an_exemption_is_listed(tmp_path):
     res = run(tmp_path, [dpoly("G", square(0.2), use="cemetery_graves"), dpoly("B", square(2, dx=1000))])
     f = finding(res, "SWP-006", "G")

@@ -25,7 +25,7 @@ from common import MUNCY_DEM, NY_FT, UTM18
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.ndimage import map_coordinates
-from shapely.geometry import LineString, Polygon, box
+from shapely.geometry import LineString, MultiLineString, Polygon, box
 
 from geoconstraints.errors import CRSError, DemError, InputError, LayerReadError
 from geoconstraints.geometry.terrain import (
@@ -589,27 +589,6 @@ def test_a_zero_band_scale_is_refused(tmp_path):
         open_dem(write_dem(tmp_path / "z.tif", tilted, nx=10, ny=10, scale=0.0))
 
 
-@pytest.fixture
-def dem_warnings():
-    """The messages the DEM reader logs at WARNING (attached to its own logger: the CLI's logging
-    set-up, run earlier in the same process, stops propagation at ``geoconstraints``)."""
-    import logging
-
-    records: list[str] = []
-
-    class Keep(logging.Handler):
-        def emit(self, record):
-            records.append(record.getMessage())
-
-    log = logging.getLogger("geoconstraints.io.dem")
-    handler, level = Keep(logging.WARNING), log.level
-    log.addHandler(handler)
-    log.setLevel(logging.WARNING)
-    yield records
-    log.removeHandler(handler)
-    log.setLevel(level)
-
-
 def test_an_undeclared_fill_under_a_road_is_nodata_not_flat_ground(tmp_path, dem_warnings):
     # A 30 % plane declaring nodata -9999 whose cells centred at x = 400..600 (21 columns x 10 rows)
     # hold -32768, an int16 fill it does not declare. Read as ground they were flat: a road on them
@@ -662,6 +641,65 @@ def test_cells_no_ground_has_are_nodata_with_a_warning(tmp_path, dem_warnings, v
     assert why in dem_warnings[0]
     dem.read_ft()  # cached: no second warning
     assert len(dem_warnings) == 1
+
+
+
+def _lake_dem(tmp_path):
+    """A 30 % plane (0.3 x + 100 ft, 200 x 100 cells of 10 ft) holding a lake whose hydro-flattened
+    surface is 150 ft exactly in every cell centred at 400 <= x <= 900, 200 <= y <= 700."""
+    def fn(X, Y):
+        return np.where((X >= 400) & (X <= 900) & (Y >= 200) & (Y <= 700), 150.0, 0.3 * X + 100)
+
+    return open_dem(write_dem(tmp_path / "lake.tif", fn, nodata=-9999.0, dtype="float32"))
+
+
+def test_a_road_on_cells_without_relief_is_not_evaluated_never_flat_ground(tmp_path):
+    # Every DEM cell around the road holds 150 ft: grade 0 %, "fully evaluated", no run, a pass. A
+    # lake's flattened surface (a bridge), a no-data fill the DEM does not declare or a placeholder
+    # raster: no grade was measured. The road is not evaluated, with the reason.
+    from geoconstraints.geometry.terrain import road_terrain
+
+    dem = _lake_dem(tmp_path)
+    on = road_terrain(dem, LineString([(500, 400), (800, 450)]), NY_FT, layer="haul_roads", feature_id="B",
+                      grade=GRADE)
+    assert not on.fully_evaluated and on.runs == [] and on.evaluated_length_ft == 0
+    assert on.error == ("every cell of DEM lake.tif around the road holds 150.00 ft: no relief, so no grade measured "
+                        "(a water body's flattened surface, a no-data fill the DEM does not declare, or a placeholder "
+                        "raster?)")
+    # a road onto the shore is measured: the cells around it differ (30 % up to the lake, then level)
+    across = road_terrain(dem, LineString([(100, 400), (800, 400)]), NY_FT, grade=GRADE)
+    assert not across.error and across.fully_evaluated and across.max_grade_pct == pytest.approx(30, abs=0.5)
+    # a road of two parts, one on the lake: that part is a stretch not evaluated, the other measured
+    two = road_terrain(dem, MultiLineString([[(500, 400), (800, 400)], [(1200, 400), (1500, 400)]]), NY_FT,
+                       grade=GRADE)
+    assert not two.error and len(two.gaps) == 1
+    assert two.gaps[0].why.startswith("on DEM cells that all hold 150.00 ft (no relief")
+    assert two.gaps[0].length_ft == pytest.approx(300, abs=0.01)
+    assert two.evaluated_length_ft == pytest.approx(300, abs=0.01) and two.max_grade_pct == pytest.approx(30, abs=0.5)
+
+
+def test_a_flat_area_around_the_plan_in_a_dem_with_relief_is_read_with_a_warning(tmp_path, dem_warnings):
+    # The area the run needs (the focus) lies in the lake: one value in every cell. The DEM has
+    # relief elsewhere (its windows probed across the raster): real data, not refused; warned.
+    dem = _lake_dem(tmp_path)
+    assert dem.set_focus((500, 300, 800, 600), NY_FT)
+    r0, r1, c0, c1 = dem.focus
+    z = dem.read_ft(((r0, r1), (c0, c1)))
+    assert (r1 - r0, c1 - c0) == (33, 33) and (z == 150).all()  # x 490 .. 810, y 290 .. 610: in the lake
+    assert len(dem_warnings) == 1 and dem_warnings[0].startswith(
+        "DEM lake.tif: every one of the 1,089 valid cells around the plan holds 150.00 ft, while the raster has relief "
+        "elsewhere (150.00 ft to 619.00 ft sampled)")
+
+
+def test_a_dem_of_one_value_is_sampled_as_it_is_but_its_grades_are_not_evaluated(tmp_path):
+    # open_dem(...).sample is a faithful sampler (no plan, no focus: nothing refused); what a
+    # grade would be measured on is judged by its caller: no relief, not evaluated.
+    from geoconstraints.geometry.terrain import road_terrain
+
+    dem = open_dem(write_dem(tmp_path / "zero.tif", lambda X, Y: 0.0 * X, dtype="float32"))
+    assert (dem.sample([100.0, 500.0], [100.0, 500.0], NY_FT) == 0).all()
+    rt = road_terrain(dem, LineString([(100, 100), (900, 600)]), NY_FT, grade=GRADE)
+    assert rt.error.startswith("every cell of DEM zero.tif around the road holds 0.00 ft: no relief")
 
 
 def test_geographic_line_crs_refused(plane30):

@@ -3,8 +3,10 @@ CSV, atomic replacement, and the output-folder guard."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
+import re
 from pathlib import Path
 
 import geopandas as gpd
@@ -302,6 +304,40 @@ def test_out_dir_would_overwrite_input(tmp_path):
     writers.check_out_dir(tmp_path / "new", [inp])
     assert not (tmp_path / "new").exists()  # checking creates nothing
     assert inp.read_bytes() == b"input"
+
+
+# ------------------------------------------------------------------------------------------
+# file names from feature ids: one file per id, on a case-insensitive file system too
+
+def test_file_names_of_ids_that_differ_only_in_case_are_distinct():
+    # macOS (APFS) and Windows (NTFS) fold case: report_parcel_A-1 and report_parcel_a-1, or
+    # profile_haul_roads_H-1.png and ..._h-1.png, are one file there, the second written replacing the first
+    ids = ["A-1", "a-1", "B-2", "a/b", "a_b-c14cddc0", "P" * 300 + "a", "P" * 300 + "A", "H-1", "h-1", "h-1 "]
+    assert len({writers.id_file_part(i).casefold() for i in ids}) < len(ids)  # what one id alone gives
+    parts = writers.distinct_file_parts(ids)
+    assert list(parts) == ids
+    assert len({p.casefold() for p in parts.values()}) == len(ids)
+    assert all(re.fullmatch(r"[A-Za-z0-9._-]+", p) and len(p) <= writers.ID_NAME_CHARS for p in parts.values())
+    # an id that clashes with no other keeps its own name; the clashing ones each get a hash of their own id
+    assert parts["B-2"] == "B-2" and parts["a/b"] == writers.id_file_part("a/b")
+    assert parts["A-1"] == "A-1-" + hashlib.sha256(b"A-1").hexdigest()[:8]
+    assert parts["a-1"] == "a-1-" + hashlib.sha256(b"a-1").hexdigest()[:8]
+    # deterministic: the same names whatever the order, and an id given twice is one name
+    assert writers.distinct_file_parts(reversed(ids)) == parts
+    assert writers.distinct_file_parts(["A-1", "A-1"]) == {"A-1": "A-1"}
+    # a name still clashing after 8 hex digits (an id spelled like another's hashed name) gets more
+    spelled = ["A-1", "a-1", "a-1-" + hashlib.sha256(b"A-1").hexdigest()[:8]]
+    got = writers.distinct_file_parts(spelled)
+    assert len({p.casefold() for p in got.values()}) == 3
+
+
+def test_handout_names_among_other_handouts_are_distinct():
+    from geoconstraints.output import report
+
+    assert report.parcel_report_name("A-1") == "report_parcel_A-1.html"  # one handout: its own name
+    among = ["A-1", "a-1", "B-2"]
+    names = [report.parcel_pdf_name(p, among=among) for p in among]
+    assert len({n.casefold() for n in names}) == 3 and names[2] == "report_parcel_B-2.pdf"
 
 
 # ------------------------------------------------------------------------------------------

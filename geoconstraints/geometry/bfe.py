@@ -171,6 +171,20 @@ def _static_bfe(pts: np.ndarray, flood: gpd.GeoDataFrame, bfe: np.ndarray, metho
     todo[p] = False
 
 
+def static_bfe_polygons(flood: gpd.GeoDataFrame | None) -> np.ndarray:
+    """Which flood zone polygons state a ``STATIC_BFE`` (a value: not -9999, another no-value code or 0).
+
+    Examples
+    --------
+    >>> f = gpd.GeoDataFrame({"STATIC_BFE": [805.0, -9999.0, 0.0]}, geometry=[None, None, None])
+    >>> static_bfe_polygons(f).tolist(), static_bfe_polygons(None).tolist()
+    ([True, False, False], [])
+    """
+    if flood is None or "STATIC_BFE" not in flood.columns:
+        return np.zeros(0 if flood is None else len(flood), dtype=bool)
+    return np.isfinite(_elev_ft(flood, "STATIC_BFE"))
+
+
 BFE_COLUMNS = ("bfe_ft", "bfe_method", "bfe_datum", "bfe_note", "bfe_low_ft", "bfe_high_ft", "stream_position_ft")
 """The columns of :func:`bfe_at_points`' table, in order."""
 

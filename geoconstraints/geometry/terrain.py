@@ -68,6 +68,9 @@ class Profile:
         CRS of ``x``, ``y`` and ``line``.
     ft_per_unit : float
         Feet per unit of ``crs`` (to turn ``dist_ft`` back into line distances).
+    cells_ft : tuple of (float, float, int)
+        Lowest and highest valid DEM cell (feet) of the windows of cells sampled around the line,
+        and their count (NaN, NaN, 0 when none holds data): see :attr:`flat_ft`.
     """
 
     x: np.ndarray
@@ -77,6 +80,16 @@ class Profile:
     line: LineString | None = None
     crs: pyproj.CRS | None = None
     ft_per_unit: float = 1.0
+    cells_ft: tuple[float, float, int] = (float("nan"), float("nan"), 0)
+
+    @property
+    def flat_ft(self) -> float | None:
+        """The one value every valid DEM cell around the line holds (at least two cells), None when
+        they differ (or hold no data). Zero relief is no grade measured: a water body's flattened
+        surface, a no-data fill the DEM does not declare, or a placeholder raster. Real ground on a
+        lidar DEM is never one exact value across the cells around a road."""
+        lo, hi, n = self.cells_ft
+        return lo if n >= 2 and lo == hi else None
 
     @property
     def length_ft(self) -> float:
@@ -179,9 +192,14 @@ def line_profile(dem: Dem, line, crs, *, step_ft: float | None = None) -> Profil
     line = _as_linestring(line)
     step = dem.cell_size_ft if step_ft is None else float(step_ft)
     xs, ys, dist = densify(line, step / k)
-    z = dem.sample(xs, ys, crs)
+    windows: list[tuple[float, float, int]] = []
+    z = dem.sample(xs, ys, crs, relief=windows)
+    lows = [w[0] for w in windows if w[2]]
+    highs = [w[1] for w in windows if w[2]]
+    cells = ((min(lows), max(highs), sum(w[2] for w in windows)) if lows
+             else (float("nan"), float("nan"), 0))
     return Profile(
-        x=xs, y=ys, dist_ft=dist * k, z_ft=z, line=line, crs=crs, ft_per_unit=k
+        x=xs, y=ys, dist_ft=dist * k, z_ft=z, line=line, crs=crs, ft_per_unit=k, cells_ft=cells
     )
 
 
@@ -237,12 +255,14 @@ class Run:
 
 @dataclass
 class Stretch:
-    """A stretch of line whose grade could not be evaluated (off the DEM or nodata)."""
+    """A stretch of line whose grade could not be evaluated (off the DEM or nodata, or a part of a
+    road on DEM cells without relief: ``why`` says which)."""
 
     start_ft: float
     end_ft: float
     length_ft: float
     geometry: LineString | None = None
+    why: str = "off the DEM or on nodata cells"
 
 
 @dataclass
@@ -982,6 +1002,7 @@ def road_terrain(
     maxg: list[float] = []
     gl_sum = ev_sum = 0.0
     steepest = np.nan
+    flat: list[float] = []  # the value of each part on cells without relief
     for part in shapely.get_parts(merged):
         if part.length == 0:
             continue
@@ -990,6 +1011,12 @@ def road_terrain(
         except GeometryError as exc:
             rt.error = str(exc)
             break
+        if prof.flat_ft is not None:  # zero relief is no grade measured: never a pass
+            flat.append(prof.flat_ft)
+            rt.gaps.append(Stretch(0.0, prof.length_ft, prof.length_ft, part, why=(
+                f"on DEM cells that all hold {prof.flat_ft:,.2f} ft (no relief: a water body's flattened surface, a "
+                f"no-data fill the DEM does not declare, or a placeholder raster?)")))
+            continue
         res = grade_runs(prof, **limits, smoothing_window_ft=rt.window_ft)
         rt.runs.extend(res.runs)
         rt.gaps.extend(res.not_evaluated)
@@ -1005,6 +1032,8 @@ def road_terrain(
             st = float(wb.attrs.get("steepest_grade_pct", np.nan))
             steepest = st if not np.isfinite(steepest) else max(steepest, st) if np.isfinite(st) else steepest
             bars.append(wb)
+    if flat and len(flat) == len(rt.gaps) and not rt.error and rt.evaluated_length_ft == 0:
+        rt.error = no_relief_note(dem, flat[0])  # the whole road: one reason, not a stretch list
     rt.evaluated_length_ft = min(rt.evaluated_length_ft, rt.length_ft)  # the sum of the pieces: float noise over
     rt.max_grade_pct = max(maxg) if maxg else float("nan")
     rt.mean_grade_pct = gl_sum / ev_sum if ev_sum > 0 else float("nan")
@@ -1012,6 +1041,13 @@ def road_terrain(
     if bars:
         rt.water_bars = pd.concat(bars, ignore_index=True) if len(bars) > 1 else bars[0]
     return rt
+
+
+def no_relief_note(dem: Dem, value_ft: float) -> str:
+    """Why a road on DEM cells that all hold ``value_ft`` is not evaluated."""
+    return (f"every cell of DEM {dem.path.name} around the road holds {value_ft:,.2f} ft: no relief, so no grade "
+            f"measured (a water body's flattened surface, a no-data fill the DEM does not declare, or a placeholder "
+            f"raster?)")
 
 
 def roads_terrain(

@@ -1,6 +1,7 @@
 """Opening a DEM: horizontal and vertical units checked (feet or metres, never guessed),
 elevations read in feet (the band's scale and offset applied, fill values and impossible cells
-read as nodata), bilinear sampling at points in any CRS.
+read as nodata, a raster with no relief refused or warned about), bilinear sampling at points in
+any CRS.
 """
 
 from __future__ import annotations
@@ -110,6 +111,8 @@ class Dem:
         ``scales``/``offsets``): elevation = stored value x ``z_scale`` + ``z_offset``, in
         ``z_units``. 1 and 0 for most DEMs; an integer DEM in hundredths of a foot has scale 0.01.
         Every read applies them.
+    band_count : int
+        The raster's bands (band 1 is read): named when a DEM without relief is refused or warned about.
     """
 
     path: Path
@@ -123,6 +126,7 @@ class Dem:
     xy_unit_ft: float | None
     z_scale: float = 1.0
     z_offset: float = 0.0
+    band_count: int = 1
     uri: str | None = None
     """A GDAL virtual path or URL the DEM is read from (``path`` is then its text, for messages)."""
     focus: tuple[int, int, int, int] | None = field(default=None, repr=False, compare=False)
@@ -132,6 +136,8 @@ class Dem:
                                                                  compare=False)
     _warned: set[tuple[int, int, int, int]] = field(default_factory=set, init=False, repr=False, compare=False)
     """Windows whose cells read as nodata (fills, impossible values) have been warned about."""
+    _relief: bool = field(default=False, init=False, repr=False, compare=False)
+    """A window read held two valid cells of different elevations (the DEM is no flat raster)."""
 
     @property
     def cell_size_ft(self) -> float:
@@ -175,7 +181,9 @@ class Dem:
         holding a common no-data fill (:data:`FILL_VALUES`) the DEM does not declare, or an
         elevation no land has (outside :data:`MIN_GROUND_FT` .. :data:`MAX_GROUND_FT`), are NaN
         as nodata, with a warning naming the DEM and the count: a measurement on them is not
-        evaluated, never flat ground.
+        evaluated, never flat ground. The area the run needs (:attr:`focus`) holding 0 ft in every
+        valid cell, and a few small windows across the raster too, is refused; another single value
+        is warned about (:func:`_check_relief`).
 
         Parameters
         ----------
@@ -193,7 +201,8 @@ class Dem:
         DemError
             The window holds more than :data:`MAX_WINDOW_CELLS` cells, or infinite values, or the
             DEM declares no nodata value and holds a common fill value (or a value further than
-            :data:`MAX_ELEVATION_FT` from sea level): declaring it is the fix.
+            :data:`MAX_ELEVATION_FT` from sea level): declaring it is the fix. Or the window is the
+            focus and every valid cell read holds 0 ft (an empty band, a placeholder).
 
         Examples
         --------
@@ -264,7 +273,7 @@ class Dem:
         r0, r1, c0, c1 = max(r0, 0), min(r1, self.height), max(c0, 0), min(c1, self.width)
         return (r0, r1, c0, c1) if r0 < r1 and c0 < c1 else None
 
-    def sample(self, x, y, crs) -> np.ndarray:
+    def sample(self, x, y, crs, *, relief: list[tuple[float, float, int]] | None = None) -> np.ndarray:
         """Bilinear elevations in feet at points given in ``crs``.
 
         Points are transformed to the DEM CRS with pyproj, then interpolated between the four
@@ -278,6 +287,10 @@ class Dem:
             Coordinates in ``crs``.
         crs : CRS-like
             CRS of ``x``/``y``.
+        relief : list, optional
+            When given, ``(lowest, highest, count)`` of the valid cells (feet) of each window of
+            cells read for the points is appended to it (NaN, NaN, 0 for a window without data):
+            whether the DEM has any relief around them (:func:`cells_relief`).
 
         Returns
         -------
@@ -293,10 +306,11 @@ class Dem:
         out = np.full(np.shape(col), np.nan)
         if not inside.any():
             return out
-        out[inside] = self._sample_cells(col[inside], row[inside])
+        out[inside] = self._sample_cells(col[inside], row[inside], relief)
         return out
 
-    def _sample_cells(self, ci: np.ndarray, ri: np.ndarray) -> np.ndarray:
+    def _sample_cells(self, ci: np.ndarray, ri: np.ndarray,
+                      relief: list[tuple[float, float, int]] | None = None) -> np.ndarray:
         """Bilinear values at fractional cells (all on the DEM), read window by window: points
         whose window would exceed :data:`MAX_WINDOW_CELLS` are split in halves, in their order
         (the points of a long road profile are in order along it, so each half stays narrow)."""
@@ -306,8 +320,11 @@ class Dem:
         c1 = min(math.floor(ci.max()) + 2, self.width)
         if (r1 - r0) * (c1 - c0) > MAX_WINDOW_CELLS // 4 and len(ci) > 1:
             half = len(ci) // 2
-            return np.concatenate([self._sample_cells(ci[:half], ri[:half]), self._sample_cells(ci[half:], ri[half:])])
+            return np.concatenate([self._sample_cells(ci[:half], ri[:half], relief),
+                                   self._sample_cells(ci[half:], ri[half:], relief)])
         z = self.read_ft(((r0, r1), (c0, c1)))
+        if relief is not None:
+            relief.append(cells_relief(z))
         return _bilinear(z, ci, ri, (r0, c0), (self.height, self.width))
 
     def bounds_polygon(self, crs=None) -> Polygon:
@@ -380,29 +397,135 @@ def _read_window_ft(dem: Dem, key: tuple[int, int, int, int]) -> np.ndarray:
             f"read at once. Clip the DEM to the plan's area (gdalwarp -te ...) or resample it to coarser cells"
         )
     import rasterio.errors  # see the note on imports at the top
-    from rasterio.windows import Window
 
     scaled = dem.z_scale != 1.0 or dem.z_offset != 0.0
     try:
         with rasterio.open(dem.uri or dem.path) as src:
             float64 = src.dtypes[0] == "float64"  # float32 is exact for the cells of the rest
-            band = src.read(1, window=Window(c0, r0, c1 - c0, r1 - r0), masked=True,
-                            out_dtype="float64" if float64 or scaled else "float32")
+            stored, z = _read_stored(src, dem, key, "float64" if float64 or scaled else "float32")
     except (rasterio.errors.RasterioError, MemoryError) as exc:
         raise LayerReadError(
             f"DEM {name}: cannot be read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}). "
             f"Check the file is a complete GeoTIFF."
         ) from None
-    stored = np.ma.filled(band, np.nan)
-    z = stored * dem.z_scale + dem.z_offset if scaled else stored  # float64 for a scaled band
-    if dem.z_factor_ft != 1.0:
-        z = z * z.dtype.type(dem.z_factor_ft)
     _check_values(stored, z, dem)
     _mask_impossible(stored, z, dem, key)
     if scaled and not float64:
         z = z.astype("float32")
+    _check_relief(dem, key, z)
     z.flags.writeable = False
     return z
+
+
+def _read_stored(src: Any, dem: Dem, key: tuple[int, int, int, int], dtype: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(stored, z_ft)``: cells ``(row0, row1, col0, col1)`` of band 1 of the open ``src`` as read
+    (NaN where masked) and as feet (the band's scale and offset and the unit applied; ``stored``
+    itself when none changes it)."""
+    from rasterio.windows import Window  # see the note on imports at the top
+
+    r0, r1, c0, c1 = key
+    band = src.read(1, window=Window(c0, r0, c1 - c0, r1 - r0), masked=True, out_dtype=dtype)
+    stored = np.ma.filled(band, np.nan)
+    scaled = dem.z_scale != 1.0 or dem.z_offset != 0.0
+    z = stored * dem.z_scale + dem.z_offset if scaled else stored  # float64 for a scaled band
+    if dem.z_factor_ft != 1.0:
+        z = z * z.dtype.type(dem.z_factor_ft)
+    return stored, z
+
+
+def cells_relief(z: np.ndarray) -> tuple[float, float, int]:
+    """``(lowest, highest, count)`` of the valid (finite) cells of ``z``; NaN, NaN, 0 when none.
+
+    Examples
+    --------
+    >>> cells_relief(np.array([[800.0, np.nan], [800.5, 801.0]]))
+    (800.0, 801.0, 3)
+    """
+    n = int(np.count_nonzero(np.isfinite(z)))
+    if n == 0:
+        return float("nan"), float("nan"), 0
+    return float(np.nanmin(z)), float(np.nanmax(z)), n
+
+
+PROBE_GRID = 3
+"""A DEM holding one value in the whole area a run needs is probed in PROBE_GRID x PROBE_GRID small
+windows spread across the raster before it is refused (:func:`_check_relief`)."""
+
+PROBE_CELLS = 16
+"""Side in cells of each probe window: 9 windows of 16 x 16 cells, never the whole raster."""
+
+
+def _check_relief(dem: Dem, key: tuple[int, int, int, int], z: np.ndarray) -> None:
+    """Check the area the run needs (the focus: the plan's layers plus a margin) has relief.
+
+    When every valid cell of it holds one value, a few small windows across the raster are read
+    too (:data:`PROBE_GRID` x :data:`PROBE_GRID` windows of :data:`PROBE_CELLS` cells, never the
+    whole band). If they hold that value (or no data) the raster has no relief:
+
+    - all 0 ft is refused (:class:`DemError`): zero is what an empty band, a mask or a raster never
+      written holds (GDAL reads unwritten blocks as 0), never the ground across a plan; every grade
+      on it would be 0 % and every highest adjacent grade 0 ft;
+    - another single value is read with a warning naming the DEM and the likely fix (the wrong band,
+      a placeholder): a synthetic flat site is an input the rules take (a building pad's highest
+      adjacent grade), and what needs relief is not evaluated on it (a road's grade,
+      :func:`geoconstraints.geometry.terrain.road_terrain`).
+
+    A flat area around the plan in a raster with relief elsewhere (a hydro-flattened lake, an
+    undeclared constant fill) is warned about too. Real lidar is never one exact value across a
+    plan and a 1,000-ft margin. Other windows are the sampler's plain reads (:meth:`Dem.sample`
+    reports their relief to its caller).
+    """
+    lo, hi, n = cells_relief(z)
+    if n >= 2 and hi > lo:
+        dem._relief = True
+        return
+    if n < 2 or key != dem.focus:
+        return
+    name = dem.path.name
+    whole = key == (0, dem.height, 0, dem.width)
+    others = None if whole else _probe(dem)
+    if others is not None and len(others[others != lo]):  # relief elsewhere: the plan's area is flat (water, a patch)
+        dem._relief = True
+        logger.warning("DEM %s: every one of the %s valid cells around the plan holds %s ft, while the raster has "
+                       "relief elsewhere (%s ft to %s ft sampled): what is measured there is not evaluated. A water "
+                       "body's flattened surface, or a no-data fill the DEM does not declare (gdal_edit.py -a_nodata)?",
+                       name, f"{n:,}", f"{lo:,.2f}", f"{float(np.min(others)):,.2f}", f"{float(np.max(others)):,.2f}")
+        return
+    where = (f"all {n:,} valid cells of the raster" if whole else
+             f"{n:,} around the plan, and {PROBE_GRID * PROBE_GRID} windows sampled across the raster"
+             + (" hold the same" if others is not None and len(others) else " hold no data"))
+    likely = (f"band 1 of its {dem.band_count} bands is read: extract the elevation band (gdal_translate -b N "
+              f"{name} dem.tif), or it is a placeholder raster" if dem.band_count > 1 else
+              "it is the wrong file or band (a mask, an empty export) or a placeholder raster")
+    check = f"Check it with gdalinfo -stats {name} (its minimum equals its maximum) and give the DEM of the ground"
+    if lo == 0:
+        raise DemError(f"DEM {name}: every valid cell read holds 0 ft ({where}): no relief, as an empty band or a "
+                       f"raster never written holds; every grade on it would be 0 %. Likely {likely}. {check}")
+    logger.warning("DEM %s: every valid cell read holds %s ft (%s): no relief, so grades are not evaluated on it. "
+                   "If the ground is not this flat, %s. %s", name, f"{lo:,.2f}", where, likely, check)
+
+
+def _probe(dem: Dem) -> np.ndarray | None:
+    """The valid elevations (ft) of :data:`PROBE_GRID` x :data:`PROBE_GRID` windows of
+    :data:`PROBE_CELLS` cells spread across the whole raster (fills and impossible values left
+    out, as :func:`_mask_impossible` reads them); None when the file cannot be read there."""
+    import rasterio.errors  # see the note on imports at the top
+
+    half = PROBE_CELLS // 2
+    keys = {(max(r - half, 0), min(r + half, dem.height), max(c - half, 0), min(c + half, dem.width))
+            for r in (int((i + 0.5) * dem.height / PROBE_GRID) for i in range(PROBE_GRID))
+            for c in (int((j + 0.5) * dem.width / PROBE_GRID) for j in range(PROBE_GRID))}
+    values = []
+    try:
+        with rasterio.open(dem.uri or dem.path) as src:
+            for key in sorted(keys):
+                stored, z = _read_stored(src, dem, key, "float64")
+                with np.errstate(invalid="ignore"):
+                    bad = _impossible(stored, z)[1] | (np.abs(z) > MAX_ELEVATION_FT) | ~np.isfinite(z)
+                values.append(z[~bad])
+    except (rasterio.errors.RasterioError, MemoryError):
+        return None
+    return np.concatenate(values) if values else np.array([])
 
 
 def _check_values(stored: np.ndarray, z_ft: np.ndarray, dem: Dem) -> None:
@@ -429,8 +552,7 @@ def _mask_impossible(stored: np.ndarray, z_ft: np.ndarray, dem: Dem, key: tuple[
     (it declares another) or an elevation outside :data:`MIN_GROUND_FT` .. :data:`MAX_GROUND_FT`,
     warning once per window with the DEM's name and the count: never read as ground."""
     with np.errstate(invalid="ignore"):
-        fills = np.isin(stored, np.asarray(FILL_VALUES, dtype=stored.dtype))
-        bad = fills | (z_ft < MIN_GROUND_FT) | (z_ft > MAX_GROUND_FT)
+        fills, bad = _impossible(stored, z_ft)
     if not bad.any():
         return
     values = np.unique(stored[bad])  # before ``z_ft`` (maybe ``stored`` itself) is set to NaN
@@ -452,6 +574,13 @@ def _mask_impossible(stored: np.ndarray, z_ft: np.ndarray, dem: Dem, key: tuple[
     logger.warning("DEM %s: %s cell(s) in the area read hold %s (stored value): %s. Read as nodata: what lies on "
                    "them is not evaluated. Set them to %s (gdal_calc.py), or fix the DEM's units, scale or offset",
                    name, f"{int(bad.sum()):,}", shown, " or ".join(why), fix)
+
+
+def _impossible(stored: np.ndarray, z_ft: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(fills, bad)``: the cells holding a common fill value (:data:`FILL_VALUES`, stored), and
+    those or an elevation outside :data:`MIN_GROUND_FT` .. :data:`MAX_GROUND_FT` (``z_ft``)."""
+    fills = np.isin(stored, np.asarray(FILL_VALUES, dtype=stored.dtype))
+    return fills, fills | (z_ft < MIN_GROUND_FT) | (z_ft > MAX_GROUND_FT)
 
 
 def _bilinear(z: np.ndarray, col: np.ndarray, row: np.ndarray, origin: tuple[int, int],
@@ -568,7 +697,7 @@ def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
     dem = Dem(path=path, crs=crs, transform=meta["transform"], width=int(meta["width"]),
               height=int(meta["height"]), nodata=None if nodata is None else float(nodata),
               z_units=unit, z_units_source=source, xy_unit_ft=ft_per_unit(crs), z_scale=scale, z_offset=offset,
-              uri=uri)
+              band_count=int(meta["count"]), uri=uri)
     logger.info("DEM %s: %dx%d cells of %.3f ft, z in %s, nodata=%s",
                 name, dem.width, dem.height, dem.cell_size_ft, dem.z_description, dem.nodata)
     return dem
@@ -627,7 +756,7 @@ def _read_dem_header(path: Path, uri: str | None = None) -> dict[str, Any]:
             unit, raw_unit = _vertical_unit_from_metadata(src)
             return {"unit": unit, "raw_unit": raw_unit, "crs": src.crs, "transform": src.transform,
                     "width": src.width, "height": src.height, "nodata": src.nodata,
-                    "scale": src.scales[0], "offset": src.offsets[0]}
+                    "scale": src.scales[0], "offset": src.offsets[0], "count": src.count}
     except rasterio.errors.RasterioError as exc:
         raise LayerReadError(
             f"DEM {redact(uri) if uri else path}: cannot be read ({str(exc).splitlines()[0][:200]}). Check the file "

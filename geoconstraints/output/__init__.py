@@ -9,24 +9,31 @@ notebook.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 import re
 import shutil
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
 import pandas as pd
+import yaml
 
 from geoconstraints import interrupt
-from geoconstraints.errors import MissingToolError, OutputError
+from geoconstraints.errors import GeoConstraintsError, MissingToolError, OutputError
+from geoconstraints.io.postgis import is_db_source
+from geoconstraints.io.sources import list_layers
 from geoconstraints.output import child, field, files, outset, plots, report, styles, webmap
 from geoconstraints.output.selection import ALL_OUTPUTS, OUTPUTS, select_outputs
 from geoconstraints.result import Result
 from geoconstraints.rulebook.findings import findings_in_scope, findings_scope, status_counts
+from geoconstraints.rulebook.loader import BoundedLoader, available_rulebooks
+from geoconstraints.rulebook.model import Rulebook
 
 log = logging.getLogger(__name__)
 
@@ -106,14 +113,99 @@ def result_scope(result: Result, findings: str | None) -> str:
 
 
 def _provenance(result: Result, scope: str, outputs: frozenset[str] = ALL_OUTPUTS) -> dict[str, Any]:
-    """provenance.json's content: the result's provenance, the findings scope, the count of every
+    """provenance.json's content: the result's provenance (``inputs``: every layer the run read), the
+    layers of its input GeoPackages it did not read (:func:`layers_not_read`), the rulebook file(s)
+    applied with their SHA-256 (:func:`rulebook_files`), the findings scope, the count of every
     finding (those left out of memory included) and of those written, and the outputs chosen
     (``--outputs``, in the order of :data:`~geoconstraints.output.selection.OUTPUTS`)."""
     prov = result.provenance()
-    prov.update(findings_scope=scope, findings_total=result.counts(),
+    books = rulebook_files(result.rulebook)
+    prov.update(inputs_not_read=layers_not_read(result), rulebook_sha256=books[0]["sha256"] if books else "",
+                rulebook_files=books, findings_scope=scope, findings_total=result.counts(),
                 findings_written=status_counts(findings_in_scope(result.findings, scope)),
                 outputs_chosen=[k for k in OUTPUTS if k in outputs])
     return prov
+
+
+def layers_not_read(result: Result) -> list[dict[str, str]]:
+    """The layers of the run's input GeoPackages that it did not read (``inputs_not_read`` of
+    provenance.json): ``{"file", "path", "layer"}`` each, in the file's order.
+
+    ``inputs`` lists every layer read, with its role (a command reads every layer named by a role
+    unless told which, ``load_layers(..., roles=...)``); a layer named by no role (``notes``,
+    QGIS's ``layer_styles``) or one left out by ``roles`` is read by no check and drawn in no
+    output: it is named here, so that the file's SHA-256 in ``inputs`` is not taken for a
+    statement about every layer in it. Only local GeoPackages (``.gpkg``) are looked into; a file
+    that can no longer be opened is skipped.
+    """
+    if result.layers is None:
+        return []
+    read: dict[str, set[str]] = {}
+    for info in result.layers.info.values():
+        path = str(info.path)
+        if is_db_source(path) or path == "GeoDataFrame" or Path(path).suffix.lower() != ".gpkg":
+            continue
+        read.setdefault(path, set()).add(str(info.layer or ""))
+    out: list[dict[str, str]] = []
+    for path, names in read.items():
+        if not Path(path).is_file():
+            continue
+        try:
+            present = list_layers(Path(path))
+        except GeoConstraintsError:
+            continue
+        out += [{"file": Path(path).name, "path": path, "layer": n} for n in present if n not in names]
+    return out
+
+
+def rulebook_files(rulebook: Rulebook) -> list[dict[str, Any]]:
+    """The rulebook file(s) a run applied, each with its size and SHA-256 (``rulebook_files`` of
+    provenance.json; ``rulebook_sha256`` is the first one's): the file named (a user's YAML file, or
+    a bundled rulebook's inside the package, ``bundled``), then in turn each file it ``extends``.
+
+    Hashed as the set is written, as the DEM and the other inputs are. A file that can no longer be
+    read is listed without a hash, saying so (``error``).
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> [(f["rulebook"], f["bundled"], len(f["sha256"])) for f in rulebook_files(load_rulebook("vestal"))]
+    [('vestal', True, 64)]
+    """
+    shipped = set(available_rulebooks())
+    out: list[dict[str, Any]] = []
+    where, seen = str(rulebook.path or ""), set()
+    while where and where not in seen:
+        seen.add(where)
+        bundled = where in shipped
+        entry: dict[str, Any] = {"rulebook": where, "bundled": bundled,
+                                 "file": f"{where}.yaml" if bundled else Path(where).name,
+                                 "path": "" if bundled else where}
+        try:
+            data = ((resources.files("geoconstraints.rulebook") / f"{where}.yaml").read_bytes() if bundled
+                    else Path(where).read_bytes())
+        except OSError as exc:
+            out.append({**entry, "size_bytes": None, "sha256": "",
+                        "error": f"not readable when the outputs were written ({exc.strerror or exc})"})
+            break
+        out.append({**entry, "size_bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+        where = _extended(data, where, bundled, shipped)
+    return out
+
+
+def _extended(data: bytes, where: str, bundled: bool, shipped: set[str]) -> str:
+    """The rulebook the file ``where`` (its bytes ``data``) extends, named as the loader resolves it
+    (a relative path is relative to the file extending it); ``""`` for none."""
+    try:
+        raw = yaml.load(data.decode("utf-8"), Loader=BoundedLoader)
+    except (yaml.YAMLError, UnicodeDecodeError, GeoConstraintsError):
+        return ""
+    parent = str(raw.get("extends") or "") if isinstance(raw, dict) else ""
+    if parent and parent not in shipped and not Path(parent).is_absolute() and not bundled:
+        beside = Path(where).parent / parent
+        if beside.exists() or beside.suffix.lower() in (".yaml", ".yml"):
+            parent = str(beside)
+    return parent
 
 
 def stamp_html(page: str, run_id: str) -> str:
@@ -261,13 +353,15 @@ def _html(result: Result, name: str, folder: Path, pdf: child.Child | None = Non
         return out
     pdf_name = report.parcel_pdf_name(parcel) if parcel is not None else name[: -len(".html")] + ".pdf"
     max_pages = None if parcel is None else 1  # the handout must fit one page
+    # a handout the child finds over one page is rendered again here, as this one was (_collect_pdf)
+    again = {"outputs": outputs, **{k: v for k, v in kw.items() if k != "parcel"}}
     if (pdf is not None and len(page) >= PDF_CHILD_MIN_CHARS
             and pdf.submit(pdf_name, folder / pdf_name, {"kind": "pdf", "page": page, "max_pages": max_pages},
-                           max_pages=max_pages)):
+                           max_pages=max_pages, render=again)):
         return out
     try:
-        out[pdf_name] = report.write_report_pdf(result, folder / pdf_name, parcel=parcel, outputs=outputs,
-                                                page=None if parcel is not None else page)
+        out[pdf_name] = (report.write_report_pdf(result, folder / pdf_name, parcel=parcel, **again) if parcel is not None
+                         else report.write_report_pdf(result, folder / pdf_name, outputs=outputs, page=page))
     except MissingToolError as exc:  # the GIS outputs matter more than a print layout
         log.warning("%s not written: %s", pdf_name, exc)
     return out
@@ -280,8 +374,9 @@ def _collect_pdf(result: Result, job: child.Job, parcel: str | None, folder: Pat
         answer = job.result()
         if "missing" in answer:
             raise report.pdf_tool_missing(*answer["missing"])
-        if not answer["written"]:  # a handout over one page: shortened and laid out again, here
-            report.write_report_pdf(result, job.target, parcel=parcel, handout_step=1)
+        if not answer["written"]:  # a handout over one page: shortened and laid out again, here (its notes
+            # naming the files of this set: the same outputs and findings scope)
+            report.write_report_pdf(result, job.target, parcel=parcel, handout_step=1, **job.params.get("render", {}))
     except MissingToolError as exc:  # the GIS outputs matter more than a print layout
         log.warning("%s not written: %s", job.name, exc)
         return {}
@@ -327,7 +422,7 @@ def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str 
         reports.append((name, partial(_html, written, "report.html", pdf=pdf, outputs=o, **limits)))
     if parcel is not None:  # the one-parcel report a clerk hands to the owner
         name = report.parcel_report_name(parcel)
-        reports.append((name, partial(_html, result, name, pdf=pdf, parcel=parcel, outputs=o)))
+        reports.append((name, partial(_html, result, name, pdf=pdf, parcel=parcel, outputs=o, scope=scope)))
     # the parcels encoded once, for results.gpkg and parcels.parquet
     shared = files.SharedTables() if {"gpkg", "parquet"} <= o else None
     gis_files: list[tuple[str, Step]] = []

@@ -48,7 +48,9 @@ def id_file_part(value: Any, limit: int = ID_NAME_CHARS) -> str:
 
     An id of letters, digits, ``.``, ``_`` and ``-`` up to ``limit`` characters is itself; any
     other is a readable prefix (other characters as ``_``) and ``-`` with 8 hex digits of its
-    SHA-256, so two ids never share a name and none is too long for a file system.
+    SHA-256, so none is too long for a file system. Two ids may still give one name (``A-1`` and
+    ``a-1`` on a case-insensitive file system, ``a/b`` and ``a_b-c14cddc0`` anywhere): the names of
+    several files of one folder come from :func:`distinct_file_parts`.
 
     Examples
     --------
@@ -60,9 +62,57 @@ def id_file_part(value: Any, limit: int = ID_NAME_CHARS) -> str:
     text = str(value)
     if len(text) <= limit and re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]*", text) and not text.endswith("."):
         return text
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    head = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._")[: max(0, limit - 9)].rstrip("._")
+    return _hashed_part(text, limit, 8)
+
+
+def _hashed_part(text: str, limit: int, digits: int) -> str:
+    """``text`` as a readable prefix (other characters as ``_``) and ``-`` with ``digits`` hex digits
+    of its SHA-256, at most ``limit`` characters (the digest alone when no prefix fits)."""
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:digits]
+    head = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._")[: max(0, limit - digits - 1)].rstrip("._")
     return f"{head}-{digest}" if head else digest
+
+
+HASH_DIGITS: tuple[int, ...] = (8, 16, 64)
+"""Hex digits of the SHA-256 :func:`distinct_file_parts` appends to the names that would clash, in
+turn: a name that still clashes with 8 (an id spelled like another's hashed name) gets 16, then 64."""
+
+
+def distinct_file_parts(values: Iterable[Any], limit: int = ID_NAME_CHARS) -> dict[str, str]:
+    """The file-name parts of several ids that name files of one folder, distinct under case folding.
+
+    Each id is :func:`id_file_part` of it, except where two or more ids would give names that are
+    equal once case is folded (``A-1`` and ``a-1``: one file on macOS's and Windows' case-insensitive
+    file systems, where the second written would replace the first; or ``a/b`` and ``a_b-c14cddc0``,
+    the same name anywhere): every one of those gets ``-`` and 8 hex digits of the SHA-256 of its
+    own id (16, then 64, for a name that still clashes, :data:`HASH_DIGITS`). Deterministic: a
+    name depends on its id and on which other ids it clashes with, never on their order. An id
+    given twice is one id (one name).
+
+    Returns
+    -------
+    dict
+        ``str(id) -> part``, in the order given.
+
+    Examples
+    --------
+    >>> distinct_file_parts(["A-1", "a-1", "B-2"])
+    {'A-1': 'A-1-bc4e7be9', 'a-1': 'a-1-2f8fe63a', 'B-2': 'B-2'}
+    >>> distinct_file_parts(["a/b", "a_b-c14cddc0"])  # "a/b" is already its hashed name
+    {'a/b': 'a_b-c14cddc0', 'a_b-c14cddc0': 'a_b-c14cddc0-10ed7bd6'}
+    """
+    ids = list(dict.fromkeys(str(v) for v in values))
+    parts = {t: id_file_part(t, limit) for t in ids}
+    for digits in HASH_DIGITS:
+        folded: dict[str, list[str]] = {}
+        for t in ids:
+            folded.setdefault(parts[t].casefold(), []).append(t)
+        clashing = [t for group in folded.values() if len(group) > 1 for t in group]
+        if not clashing:
+            break
+        for t in clashing:
+            parts[t] = _hashed_part(t, limit, digits)
+    return parts
 
 
 FINDINGS_LAYERS: dict[str, str] = {"point": "findings_point", "line": "findings_line",

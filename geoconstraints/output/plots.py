@@ -423,14 +423,22 @@ def render_plots(result: Result) -> dict[str, bytes]:
     """Every plot that applies to ``result``: file name (``profile_haul_roads_H-1.png``...) -> PNG bytes.
 
     Road profiles for a harvest check with a DEM, the phasing timeline for a stormwater check
-    with dates, the SFHA share histogram for a parcel screening.
+    with dates, the SFHA share histogram for a parcel screening. The names are distinct under case
+    folding (:func:`~geoconstraints.output.files.distinct_file_parts`: roads ``H-1`` and ``h-1`` of one
+    layer are ``profile_haul_roads_H-1-21eef697.png`` and ``profile_haul_roads_h-1-54f50aff.png``, not
+    one file on a case-insensitive file system).
     """
     out: dict[str, bytes] = {}
-    for p in road_profiles(result):
-        base = f"profile_{p.layer}_{files.id_file_part(p.road_id)}" + (f"_part{p.part + 1}" if p.part else "")
+    taken: set[str] = set()
+    profiles = road_profiles(result)
+    parts = {layer: files.distinct_file_parts(p.road_id for p in profiles if p.layer == layer)
+             for layer in dict.fromkeys(p.layer for p in profiles)}
+    for p in profiles:
+        base = f"profile_{p.layer}_{parts[p.layer][str(p.road_id)]}" + (f"_part{p.part + 1}" if p.part else "")
         name, n = f"{base}.png", 2
-        while name in out:  # one id twice in a layer
+        while name.casefold() in taken:  # one id twice in a layer (or an id spelled like another's part)
             name, n = f"{base}_{n}.png", n + 1
+        taken.add(name.casefold())
         out[name] = render_profile(p)
     tl = timeline_data(result)
     if tl is not None:

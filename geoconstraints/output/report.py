@@ -22,7 +22,7 @@ import pandas as pd
 
 from geoconstraints.errors import InputError, MissingToolError
 from geoconstraints.output import child, plots
-from geoconstraints.output.files import atomic_path, id_file_part
+from geoconstraints.output.files import atomic_path, distinct_file_parts, id_file_part
 from geoconstraints.output.overview import overview_data_uri
 from geoconstraints.output.report_table import (
     PARCEL_ID_COLUMNS,
@@ -35,7 +35,7 @@ from geoconstraints.output.report_table import (
 from geoconstraints.output.selection import ALL_OUTPUTS, Holders
 from geoconstraints.output.styles import STATUS_COLORS, STATUS_LABELS
 from geoconstraints.result import status_column
-from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES, worst_status
+from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES, findings_scope, in_scope, worst_status
 from geoconstraints.rulebook.model import Rule, unit_of
 from geoconstraints.text import redact, redact_all
 
@@ -267,9 +267,21 @@ def parcel_row(result: Result, parcel: str) -> pd.DataFrame:
     return hit
 
 
-def parcel_report_name(parcel: str) -> str:
-    """File name of the one-parcel report: ``report_parcel_<id>.html`` with a file-safe id (:func:`id_file_part`)."""
-    return f"report_parcel_{id_file_part(parcel)}.html"
+def parcel_report_name(parcel: str, among: Iterable[Any] | None = None) -> str:
+    """File name of the one-parcel report: ``report_parcel_<id>.html`` with a file-safe id (:func:`id_file_part`).
+
+    ``among``: the ids of every parcel whose handout goes into the same folder (a set holds one
+    handout; a notebook may write many): the name is then distinct from theirs under case folding
+    (:func:`~geoconstraints.output.files.distinct_file_parts`), so the handouts of ``A-1`` and ``a-1``
+    are two files on a case-insensitive file system too.
+
+    Examples
+    --------
+    >>> parcel_report_name("A-1"), parcel_report_name("A-1", among=["A-1", "a-1"])
+    ('report_parcel_A-1.html', 'report_parcel_A-1-bc4e7be9.html')
+    """
+    part = id_file_part(parcel) if among is None else distinct_file_parts([*map(str, among), str(parcel)])[str(parcel)]
+    return f"report_parcel_{part}.html"
 
 
 def parcel_findings(findings: pd.DataFrame, parcel: str) -> pd.DataFrame:
@@ -347,7 +359,7 @@ def _parcel_summary(table: pd.DataFrame | None) -> dict[str, int]:
 def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: int = MAX_PASS_ROWS,
                   max_finding_rows: int = MAX_FINDING_ROWS, max_parcel_rows: int = MAX_PARCEL_ROWS,
                   overview: bool = True, figures: bool = True, handout_step: int = 0,
-                  outputs: Iterable[str] = ALL_OUTPUTS) -> str:
+                  outputs: Iterable[str] = ALL_OUTPUTS, scope: str | None = None) -> str:
     """Render ``report.html`` for ``result``.
 
     Parameters
@@ -375,6 +387,12 @@ def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: i
     outputs : iterable of str
         The outputs of the set the report belongs to (:mod:`~geoconstraints.output.selection`;
         default every one): its notes name only those files.
+    scope : {"person", "all"}, optional
+        For ``parcel``: the findings scope of the set's findings files (default the command's,
+        :func:`~geoconstraints.rulebook.findings.findings_scope`): the handout's note on the findings
+        left out for room names those files only for the findings they hold
+        (:func:`handout_left_out`). The report itself is made from the findings as written
+        (:meth:`Result.as_written <geoconstraints.result.Result.as_written>`).
 
     Returns
     -------
@@ -387,7 +405,8 @@ def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: i
         ``parcel`` is not in the parcels table.
     """
     if parcel is not None:
-        return _render_handout(result, str(parcel), overview=overview, step=handout_step, outputs=outputs)
+        return _render_handout(result, str(parcel), overview=overview, step=handout_step, outputs=outputs,
+                               scope=scope)
     findings = result.findings
     table = result.tables.get("parcels")
     ptable = parcel_table(table, max_parcel_rows) if table is not None and len(table) else None
@@ -420,8 +439,8 @@ def _overview(result: Result, parcel: str | None, overview: bool, **kwargs: Any)
         return "", f"The overview map could not be drawn ({type(exc).__name__}: {exc}); see map.html."
 
 
-def _handout_rows(findings: pd.DataFrame, step: int) -> tuple[list[dict[str, Any]], int, list[str]]:
-    """(rows of the non-pass findings listed, how many more, rule ids that pass) of one parcel."""
+def _handout_rows(findings: pd.DataFrame, step: int) -> tuple[list[dict[str, Any]], pd.DataFrame, list[str]]:
+    """(rows of the non-pass findings listed, the non-pass findings left out, rule ids that pass) of one parcel."""
     other = findings[findings["status"] != "pass"] if len(findings) else findings
     if len(other):
         rank = other["status"].map(STATUS_RANK).fillna(len(STATUSES)).to_numpy()
@@ -435,15 +454,48 @@ def _handout_rows(findings: pd.DataFrame, step: int) -> tuple[list[dict[str, Any
         if chars and len(str(r["message"])) > chars:
             r["message"] = str(r["message"])[: chars - 1].rstrip() + "…"
     passing = sorted(set(findings.loc[findings["status"] == "pass", "rule_id"])) if len(findings) else []
-    return rows, max(0, len(other) - limit), passing
+    return rows, other.iloc[limit:], passing
+
+
+def handout_left_out(result: Result, left: pd.DataFrame, scope: str | None = None,
+                     outputs: Iterable[str] = ALL_OUTPUTS) -> dict[str, Any]:
+    """What the handout's notes say of the findings ``left`` out of it for room, split by where they are.
+
+    The findings files of the set (findings.geojson, results.gpkg, findings.csv, findings.parquet,
+    as far as ``outputs`` has them) hold the findings of ``scope`` only (default: the command's,
+    :func:`~geoconstraints.rulebook.findings.findings_scope`): with ``person`` (a screening's
+    default) a parcel's ``info`` findings are in none of them, only each rule's status in the
+    parcels table's ``status_<rule>`` columns. Neither report.pdf nor report.html is named: they
+    list a limited number of findings per rule.
+
+    Returns
+    -------
+    dict
+        ``held`` (how many are in the findings files), ``held_in`` (those files, in words),
+        ``elsewhere`` (how many are in none of them), ``elsewhere_text`` (``"2 info"``),
+        ``columns`` (the parcels table's status columns of their rules, ``""`` when the table lacks
+        one), ``parcels_in`` (the files holding the parcels table) and ``scope``.
+    """
+    scope = findings_scope(result.command, scope)
+    where = Holders(frozenset(outputs))
+    mask = in_scope(left["status"].to_numpy(), scope, left["subject_id"].to_numpy()) if len(left) else np.zeros(0, bool)
+    held, rest = left[mask], left[~mask]
+    table = result.tables.get("parcels")
+    cols = [status_column(str(r)) for r in dict.fromkeys(rest["rule_id"])] if len(rest) else []
+    has_cols = bool(cols) and table is not None and all(c in table.columns for c in cols)
+    counts = rest["status"].value_counts() if len(rest) else pd.Series(dtype="int64")
+    return {"held": len(held), "held_in": where.findings, "elsewhere": len(rest),
+            "elsewhere_text": " and ".join(f"{int(counts[s]):,} {s.replace('_', ' ')}" for s in STATUSES
+                                           if s in counts.index),
+            "columns": ", ".join(cols) if has_cols else "", "parcels_in": where.parcels, "scope": scope}
 
 
 def _render_handout(result: Result, parcel: str, *, overview: bool, step: int,
-                    outputs: Iterable[str] = ALL_OUTPUTS) -> str:
+                    outputs: Iterable[str] = ALL_OUTPUTS, scope: str | None = None) -> str:
     """The one-page handout of one parcel (see :func:`render_report`)."""
     row = parcel_row(result, parcel)
     findings = parcel_findings(result.findings, parcel)
-    rows, more, passing = _handout_rows(findings, step)
+    rows, left, passing = _handout_rows(findings, step)
     size = {0: (7.4, 3.5), 1: (7.4, 3.0), 2: (7.4, 2.5)}.get(step)
     image, _ = _overview(result, parcel, overview and size is not None,
                          **({"width_in": size[0], "height_in": size[1], "dpi": 130} if size else {}))
@@ -452,7 +504,8 @@ def _render_handout(result: Result, parcel: str, *, overview: bool, step: int,
     titles = {rid: rb[rid].title for rid in cites}
     prov = redact_all(result.provenance())
     return _env().get_template("handout.html.j2").render(
-        prov=prov, parcel=parcel, card=parcel_card(row), rows=rows, more=more, passing=passing,
+        prov=prov, parcel=parcel, card=parcel_card(row), rows=rows, passing=passing,
+        more=handout_left_out(result, left, scope, outputs),
         counts=status_counts(findings), statuses=STATUSES, status_labels=STATUS_LABELS,
         status_colors=STATUS_COLORS, image=image, cites=cites, titles=titles, step=step,
         rulebook_title=rb.title, worst=worst_status(findings["status"]) if len(findings) else "",
@@ -489,7 +542,7 @@ def write_report_pdf(result: Result, path: str | os.PathLike[str], *, parcel: st
     The PDF is the report's HTML laid out by WeasyPrint for US Letter, with page numbers
     ("page 3 of 7") in the footer. A handout that runs over one page is laid out again with
     fewer findings listed, a smaller map and shorter messages until it fits (the findings left
-    out are counted on the page and are all in report.pdf / findings.geojson).
+    out are counted on the page, which says which files of the set hold them: :func:`handout_left_out`).
 
     Parameters
     ----------
@@ -532,9 +585,9 @@ def write_report_pdf(result: Result, path: str | os.PathLike[str], *, parcel: st
     return target
 
 
-def parcel_pdf_name(parcel: str) -> str:
-    """File name of the one-parcel handout PDF: ``report_parcel_<id>.pdf``."""
-    return parcel_report_name(parcel)[: -len(".html")] + ".pdf"
+def parcel_pdf_name(parcel: str, among: Iterable[Any] | None = None) -> str:
+    """File name of the one-parcel handout PDF: ``report_parcel_<id>.pdf`` (``among``: see :func:`parcel_report_name`)."""
+    return parcel_report_name(parcel, among)[: -len(".html")] + ".pdf"
 
 
 __all__ = ["MAX_FINDING_ROWS", "MAX_PARCEL_ROWS", "MAX_PASS_ROWS", "ParcelTable", "format_value", "html_to_pdf",

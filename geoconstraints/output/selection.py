@@ -78,7 +78,10 @@ def select_outputs(names: str | Iterable[str] | None) -> frozenset[str]:
 
 
 def _join(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    """``a``, ``a and b``, ``a, b and c``; ``""`` for none."""
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 @dataclass(frozen=True)
@@ -92,8 +95,8 @@ class Holders:
     >>> h.findings, h.parcels, h.layers
     ('findings.geojson and results.gpkg', 'parcels.csv, parcels.parquet and results.gpkg', 'results.gpkg')
     >>> h = Holders(select_outputs("parquet"))
-    >>> h.findings, h.parcels, h.layers
-    ('findings.parquet', 'parcels.parquet', '')
+    >>> h.findings, h.parcels, h.layers, h.inputs
+    ('findings.parquet', 'parcels.parquet', '', 'provenance.json')
     """
 
     outputs: frozenset[str] = ALL_OUTPUTS
@@ -120,6 +123,8 @@ class Holders:
         return "results.gpkg" if "gpkg" in self.outputs else ""
 
     @property
-    def handout(self) -> str:
-        """Where a handout's findings left out for room are: report.pdf (when written) and the findings files."""
-        return _join((["report.pdf"] if "pdf" in self.outputs else []) + self._findings())
+    def inputs(self) -> str:
+        """The files listing the inputs with their SHA-256: report.pdf and report.html when written, and
+        provenance.json (always written)."""
+        return _join([f for k, f in (("pdf", "report.pdf"), ("report", "report.html")) if k in self.outputs]
+                     + ["provenance.json"])

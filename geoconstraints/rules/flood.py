@@ -321,25 +321,31 @@ def _fld003_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
         return "info", f"manufactured home: elevation checked under FLD-004 ({rule.p('manufactured_citation')})", np.nan
     if not _firm_gives_bfe(row):
         return "info", f"no BFE on the FIRM here (zone {row['flood_zones']}): FLD-004 applies", np.nan
-    bfe, src = _site_bfe(row, user_bfe)
+    bfe, src, complete = _site_bfe(row, user_bfe)
     if bfe is None:
         return "not_evaluated", f"BFE zone, but no BFE could be determined at the site ({row['bfe_note']}); give --bfe-ft", \
             np.nan
     req = bfe + rule.t("min_freeboard_ft")
     prec = rule.t("elevation_precision_ft")
-    dat = f" ({row['bfe_datum']})" if row["bfe_datum"] else ""
+    datum = row["bfe_datum"] or (row["bfe_known_datum"] if np.isnan(row["bfe_ft"]) and bfe == row["bfe_known_ft"]
+                                 else "")
+    dat = f" ({datum})" if datum else ""
+    least = "" if complete else "at least "
     if floor is None:
-        return "not_evaluated", f"BFE {ft_text(req)} ft{dat}; no lowest floor elevation given (--lowest-floor-ft); {src}", \
-            req
+        return "not_evaluated", (f"BFE {least}{ft_text(req)} ft{dat}; no lowest floor elevation given "
+                                 f"(--lowest-floor-ft); {src}"), req
     f_txt, r_txt = _elev_pair(float(floor), req, prec)
     cmp = f"compared at {fmt_num(prec)} ft"
     if _meets(float(floor), req, prec):
+        if not complete:  # met where the BFE is known; the part without one may need more
+            return "not_evaluated", (f"lowest floor {f_txt} ft meets the BFE of {r_txt} ft{dat} known on part of the "
+                                     f"footprint ({cmp}), but {src}; give --bfe-ft"), req
         return "pass", f"lowest floor {f_txt} ft at or above the BFE of {r_txt} ft{dat} ({cmp}); {src}", req
     if use == "nonresidential":
-        return "review", (f"lowest floor {f_txt} ft is below the BFE of {r_txt} ft{dat}: lawful only if "
+        return "review", (f"lowest floor {f_txt} ft is below the BFE of {least}{r_txt} ft{dat}: lawful only if "
                           f"floodproofed watertight to the BFE, certified by a licensed engineer or architect; {src}"), req
-    return "violation", (f"lowest floor {f_txt} ft is below the BFE of {r_txt} ft{dat} ({cmp}); {src}; the floor "
-                         f"elevation must be in the BFE's vertical datum"), req
+    return "violation", (f"lowest floor {f_txt} ft is below the BFE of {least}{r_txt} ft{dat} ({cmp}); {src}; the "
+                         f"floor elevation must be in the BFE's vertical datum"), req
 
 
 def _site_gate(ctx: FloodContext, row: pd.Series, outside: str) -> tuple[str, str] | None:
@@ -354,17 +360,48 @@ def _site_gate(ctx: FloodContext, row: pd.Series, outside: str) -> tuple[str, st
 
 
 def _firm_gives_bfe(row: pd.Series) -> bool:
-    """The footprint's SFHA is a zone with BFEs on the FIRM (AE, A1-A30, ...) or has a STATIC_BFE."""
-    return bool(row["bfe_zone_sqft"] > 0 or row["bfe_method"] == "static")
+    """The FIRM gives a BFE on the footprint's part in the SFHA: some of it lies in a zone with BFEs (AE,
+    A1-A30, ...: its BFE a ``STATIC_BFE`` or read off the BFE lines, interpolated) or in a flood zone
+    polygon stating a ``STATIC_BFE``.
+
+    Told by area, never by the method of the BFE found: that is the method of the highest sample
+    point only (a static BFE below an interpolated one elsewhere on the footprint is still the
+    FIRM's), and a corner merely touching a static-BFE polygon next door gets its value.
+    """
+    return bool(row["bfe_zone_sqft"] > 0 or row["static_bfe_sqft"] > 0)
 
 
-def _site_bfe(row: pd.Series, user_bfe: float | None) -> tuple[float | None, str]:
-    """The FIRM's BFE at the site, else the user's BFE from other data, with a phrase saying which."""
+def _site_bfe(row: pd.Series, user_bfe: float | None) -> tuple[float | None, str, bool]:
+    """(BFE, a phrase saying where it comes from, complete) of a footprint where the FIRM gives a BFE.
+
+    The FIRM's BFE when determined over the whole footprint (a BFE given by the user is then not used:
+    § 6-121(b)(5) other data stands in only where the FIRM gives none). Where part of the footprint in a
+    BFE zone has no BFE, the user's BFE stands in for that part, but never below the highest BFE the
+    FIRM data gives elsewhere on the footprint (``bfe_known_ft``): the higher of the two (with a
+    warning when the FIRM's is higher). Without a user's BFE, that highest known BFE is returned with
+    ``complete`` False: a lower bound of the site's BFE (the highest over the footprint), which a floor
+    below it fails for sure and a floor at or above it does not pass.
+    """
+    known = float(row["bfe_known_ft"])
     if np.isfinite(row["bfe_ft"]):
-        return float(row["bfe_ft"]), f"BFE {row['bfe_method'].replace('_', ' ')}, {row['bfe_note']}"
+        src = f"BFE {row['bfe_method'].replace('_', ' ')}, {row['bfe_note']}"
+        if user_bfe is not None:
+            src += (f"; the BFE given ({ft_text(float(user_bfe))} ft, --bfe-ft) is not used: the FIRM gives the BFE "
+                    f"on the whole footprint")
+        return float(row["bfe_ft"]), src, True
     if user_bfe is not None:
-        return float(user_bfe), f"BFE {ft_text(float(user_bfe))} ft given by the user (--bfe-ft): {row['bfe_note']}"
-    return None, ""
+        given = float(user_bfe)
+        if np.isfinite(known) and known > given:
+            log.warning("footprint %s: the BFE given (--bfe-ft %s ft) is below the %s ft the FIRM data gives on part of "
+                        "it: the higher, %s ft, is used", row["feature_id"], ft_text(given), ft_text(known),
+                        ft_text(known))
+            return known, (f"BFE {ft_text(known)} ft from the FIRM data on part of the footprint, used instead of the "
+                           f"lower {ft_text(given)} ft given by the user (--bfe-ft): a BFE from other data never lowers "
+                           f"the bar below the FIRM's; {row['bfe_note']}"), True
+        return given, f"BFE {ft_text(given)} ft given by the user (--bfe-ft): {row['bfe_note']}", True
+    if np.isfinite(known):
+        return known, f"part of the footprint has no BFE, so the true BFE may be higher: {row['bfe_note']}", False
+    return None, "", True
 
 
 @check("FLD-004")
@@ -383,11 +420,12 @@ def _fld004_required(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[flo
     """
     user_bfe = ctx.site.get("bfe_ft")
     if _firm_gives_bfe(row):  # only a manufactured home reaches here: at or above the BFE
-        bfe, src = _site_bfe(row, user_bfe)
+        bfe, src, complete = _site_bfe(row, user_bfe)
         if bfe is None:
             return None, (f"manufactured home in a BFE zone, but no BFE could be determined ({row['bfe_note']}); "
                           f"give --bfe-ft"), False
-        return bfe, f"manufactured home: at or above the BFE {ft_text(bfe)} ft ({src})", True
+        least = "" if complete else "at least "
+        return bfe, f"manufactured home: at or above the BFE {least}{ft_text(bfe)} ft ({src})", complete
     fb = rule.t("hag_freeboard_ft")
     hag, frac = float(row["hag_ft"]), float(row["hag_fraction"])
     cands, words = [], []

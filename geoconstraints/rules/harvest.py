@@ -759,7 +759,12 @@ def _empty_given(ctx: HarvestContext, present: list[str]) -> list[str]:
 def _derived_gaps(ctx: HarvestContext, rule: Rule, key: str) -> str:
     """Why an element whose layers are all given is still not supplied ('' when it is)."""
     if key == "b" and not len(ctx.contours):
-        return "the DEM does not cover the plan: no contours"
+        step = fmt_num(rule.t("contour_interval_ft"))
+        if ctx.layers.dem is None:
+            return "no DEM given: no contours"
+        return (f"no contour line at a multiple of {step} ft crosses the plan's area: the DEM does not cover it, "
+                f"has no data there, or the ground there lies between two such levels (give contours, or a "
+                f"smaller contour_interval_ft)")
     if key == "c":
         ha = ctx.harvest_area
         zsrc, src = _zoning_frame(ctx)
@@ -831,8 +836,8 @@ def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, max_run: floa
                 measured=run.length_ft if mode == "horizontal" else run.slope_length_ft, threshold=max_run, unit="ft")
     for gap in rt.gaps:
         rows.add("not_evaluated", **at, geometry=gap.geometry, detail=(
-            f"{gap.length_ft:,.0f} ft from {gap.start_ft:,.0f} to {gap.end_ft:,.0f} ft along the line is off the DEM "
-            f"or on nodata cells"), measured=gap.length_ft, unit="ft")
+            f"{gap.length_ft:,.0f} ft from {gap.start_ft:,.0f} to {gap.end_ft:,.0f} ft along the line is {gap.why}"),
+            measured=gap.length_ft, unit="ft")
     if rt.fully_evaluated and not any(r.exceeds for r in rt.runs):
         longest = max((r.length_ft if mode == "horizontal" else r.slope_length_ft for r in rt.runs), default=0.0)
         rows.add("pass", **at, geometry=geom, detail=(
@@ -1477,7 +1482,7 @@ def _water_bar_row(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule)
     gap = sum(s.length_ft for s in rt.gaps)
     if gap > 0:
         status = "not_evaluated"
-        detail += f"; {gap:,.0f} ft off the DEM or on nodata, no bars placed there"
+        detail += f"; {gap:,.0f} ft {' or '.join(sorted({s.why for s in rt.gaps}))}, no bars placed there"
     elif count == 0 and np.isfinite(steep) and steep < min_g:
         status, detail = "pass", f"{grade_txt}, the DEM covering the whole road"
     else:

@@ -262,6 +262,17 @@ def _rule_or_none(rb: Rulebook, rid: str) -> Rule | None:
     return rb.rules.get(rid)
 
 
+_CONDITION_RULES = (("A", "SWP-002"), ("B", "SWP-003"), ("C", "SWP-004"))
+"""Lockport's Conditions A, B, C and the rules defining them (SWP-007 applies_to=conditions_abc)."""
+
+
+def _conditions(names: Sequence[str]) -> str:
+    """'Condition A (...)' or 'Conditions B and C'."""
+    if len(names) == 1:
+        return f"Condition {names[0]}"
+    return f"Conditions {', '.join(names[:-1])} and {names[-1]}"
+
+
 def swp007_applies(ctx: StormwaterContext, rule: Rule, site: Site | None) -> tuple[bool | None, str]:
     """Whether SWP-007 inspections are required for ``site``, from ``applies_to`` and the conditions.
 
@@ -285,23 +296,31 @@ def swp007_applies(ctx: StormwaterContext, rule: Rule, site: Site | None) -> tup
         return False, (f"not a land development activity ({fixed(acres)} acres; {why}), so no inspections "
                        f"are required (applies_to=all_land_development)")
     if applies_to == "conditions_abc":
-        met, unknown = [], []
-        r3, r4, r2 = (_rule_or_none(rb, i) for i in ("SWP-003", "SWP-004", "SWP-002"))
-        if r3 is not None and condition_b(acres, r3):
-            met.append("B")
-        if r4 is not None and condition_c(acres, site.uses, r4)[0]:
-            met.append("C")
-        if r2 is not None:
-            a, _st, why, *_ = condition_a(ctx, r2, next(i for i, x in enumerate(ctx.sites) if x is site))
-            if a:
-                met.append("A")
-            elif a is None:
-                unknown.append(f"A ({why})")
+        met: list[str] = []
+        unknown: list[str] = []
+        no: list[str] = []
+        for cond, rid in _CONDITION_RULES:
+            r = _rule_or_none(rb, rid)
+            applies: bool | None
+            why = ""
+            if r is None:  # undecided, never "does not apply": the rule deciding it is not in this rulebook
+                applies, why = None, (f"the rulebook has no {rid}, the rule defining Condition {cond}, so whether "
+                                      f"it applies is not known")
+            elif cond == "A":
+                applies, _st, why, *_ = condition_a(ctx, r, next(i for i, x in enumerate(ctx.sites) if x is site))
+            elif cond == "B":
+                applies = condition_b(acres, r)
+            else:
+                applies = condition_c(acres, site.uses, r)[0]
+            if applies is None:
+                unknown.append(f"{cond} ({why})")
+            else:
+                (met if applies else no).append(cond)
         if met:
             return True, f"Condition {', '.join(met)} applies (applies_to=conditions_abc)"
         if unknown:
-            return None, (f"Conditions B and C do not apply and Condition {', '.join(unknown)} could not be "
-                          f"decided (applies_to=conditions_abc)")
+            return None, (f"{_conditions(no)} {'does' if len(no) == 1 else 'do'} not apply and " if no else "") + (
+                f"{_conditions(unknown)} could not be decided (applies_to=conditions_abc)")
         return False, ("none of Conditions A, B, C applies, so inspections are not required "
                        "(applies_to=conditions_abc)")
     raise RulebookError(f"rule SWP-007 in rulebook {rule.rulebook!r}: param applies_to={applies_to!r} is not "

@@ -71,7 +71,7 @@ from geoconstraints.rulebook.model import Rulebook
 from geoconstraints.rulebook.registry import run_checks, run_group
 from geoconstraints.rulebook.render import messages_only_for
 from geoconstraints.rules import harvest as hv
-from geoconstraints.rules.flood import FloodContext, flood_zone_spec
+from geoconstraints.rules.flood import FloodContext, firm_gives_bfe, flood_zone_spec
 from geoconstraints.rules.seqr import RULE_ID, Action, norm_key, resources, validate_action
 from geoconstraints.rules.stormwater import StormwaterContext, swp007_applies
 from geoconstraints.text import day_text, ft_text
@@ -273,20 +273,23 @@ the SFHA that lies in flood zone polygons stating a ``STATIC_BFE``."""
 def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray, sfha: np.ndarray) -> pd.DataFrame:
     """The BFE of each footprint (see :func:`_footprint_bfe`) from the BFE at its corners, its centroid
     and the corners of its part in the SFHA (``sfha``: the overlay's ``_sfha`` geometries, None where
-    none), so that where a footprint leaves the zone the BFE at the zone's edge is sampled too; and
-    where its SFHA part crosses the edge of a polygon stating a ``STATIC_BFE``, the corners of the part
-    outside such polygons, sampled both ways: the static BFE of the polygon they touch, and the BFE the
-    BFE lines give there (the other side's BFE at the edge, else missed: an interpolated BFE rising
-    towards the edge is highest on it). :data:`SITE_BFE_COLUMNS`, one row per footprint (positional index)."""
+    none), so that where a footprint leaves the zone the BFE at the zone's edge is sampled too; the
+    corners of that part cut along the edges of each flood zone polygon (:func:`_zone_pieces`), so that
+    a polygon lying wholly inside the footprint (an island: a higher ``STATIC_BFE``, an AE area without
+    a BFE) is sampled; and where its SFHA part crosses the edge of a polygon stating a ``STATIC_BFE``,
+    the corners of the part outside such polygons, sampled both ways: the static BFE of the polygon they
+    touch, and the BFE the BFE lines give there (the other side's BFE at the edge, else missed: an
+    interpolated BFE rising towards the edge is highest on it). :data:`SITE_BFE_COLUMNS`, one row per
+    footprint (positional index)."""
     n = len(geoms)
     sfha = np.asarray(sfha, dtype=object)
     flood = layers.get_layer("flood_zones")
     spec = flood_zone_spec(rulebook, exact=True)
     edge, static_sqft = _static_edges(sfha, flood)
-    coords, owner = shapely.get_coordinates(np.concatenate([geoms, sfha, edge]), return_index=True)
-    n_edge = int((owner >= 2 * n).sum())
-    owner = np.where(owner < n, owner, np.where(owner < 2 * n, owner - n, owner - 2 * n))  # an SFHA part's or an
-    # edge's corners: its footprint's
+    groups = [geoms, sfha, _zone_pieces(sfha, flood), edge]  # n geometries each; the edges last
+    coords, owner = shapely.get_coordinates(np.concatenate(groups), return_index=True)
+    n_edge = int((owner >= (len(groups) - 1) * n).sum())
+    owner = owner % max(n, 1)  # a part's, a piece's or an edge's corners: its footprint's
     pts = np.concatenate([shapely.points(coords), shapely.centroid(geoms)])
     sample = functools.partial(bfe_at_points, bfe_lines=layers.get_layer("bfe_lines"),
                                streams=layers.get_layer("streams"),
@@ -305,6 +308,27 @@ def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray, sfha: np.nd
     none = (np.nan, "none", "", "the footprint has no corners: no BFE", np.nan, "")
     out = pd.DataFrame([found.get(i, none) for i in range(n)], columns=list(SITE_BFE_COLUMNS[:-1]))
     out["static_bfe_sqft"] = static_sqft
+    return out
+
+
+def _zone_pieces(sfha: np.ndarray, flood: gpd.GeoDataFrame | None) -> np.ndarray:
+    """Per footprint: its SFHA part cut along the edges of every flood zone polygon it meets, the
+    polygonal parts of its intersection with each polygon in one collection (None where none), whose
+    corners are sampled: a polygon lying wholly inside the footprint, touching none of its corners (an
+    AE area in zone A, a polygon stating a higher ``STATIC_BFE``), is otherwise never sampled. A polygon
+    merely touching the part (a line or point in common) adds nothing."""
+    out = np.full(len(sfha), None, dtype=object)
+    if flood is None or not len(flood):
+        return out
+    polys = np.asarray(flood.geometry.values, dtype=object)
+    si, pi = STRtree(polys).query(sfha, predicate="intersects")
+    if not len(si):
+        return out
+    parts, k = shapely.get_parts(shapely.intersection(sfha[si], polys[pi]), return_index=True)
+    areal = (shapely.get_type_id(parts) == 3) & (shapely.area(parts) > 0)
+    parts, owner = parts[areal], si[k[areal]]
+    for i in np.unique(owner):  # a handful of proposed footprints
+        out[i] = shapely.geometrycollections(parts[owner == i])
     return out
 
 
@@ -345,6 +369,10 @@ def _in_bfe_zone(pts: np.ndarray, flood: gpd.GeoDataFrame | None, spec: FloodZon
     return inside
 
 
+SAMPLED = "corners, centroid and the corners of its parts in each flood zone polygon"
+"""The points a footprint's BFE is sampled at (:func:`_site_bfe`), as its notes name them."""
+
+
 def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str, float, str]:
     """(bfe_ft, bfe_method, bfe_datum, bfe_note, bfe_known_ft, bfe_known_datum) of one footprint from its samples.
 
@@ -381,7 +409,7 @@ def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str, float, str]:
     """
     has = p[p["bfe_ft"].notna()]
     if not len(has):
-        return (np.nan, "none", "", f"highest over the footprint's corners and centroid ({p['bfe_note'].iloc[0]})",
+        return (np.nan, "none", "", f"highest over the footprint's {SAMPLED} ({p['bfe_note'].iloc[0]})",
                 np.nan, "")
     datums = sorted(set(has["bfe_datum"]))
     known, known_datum = (float(has["bfe_ft"].max()), datums[0]) if len(datums) == 1 else (np.nan, "")
@@ -392,10 +420,10 @@ def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str, float, str]:
                                     f"footprint the BFE reaches {ft_text(has['bfe_ft'].max())} ft, so the site's "
                                     f"BFE is at least that"), known, known_datum
     if len(datums) > 1:
-        return np.nan, "none", "", ("the BFEs at the footprint's corners and centroid are in different vertical "
+        return np.nan, "none", "", (f"the BFEs at the footprint's {SAMPLED} are in different vertical "
                                     f"datums ({', '.join(d or 'not stated' for d in datums)}): not compared"), np.nan, ""
     top = has.sort_values(["bfe_ft", "rank"], ascending=[False, True], kind="stable").iloc[0]
-    note = f"highest over the footprint's corners and centroid ({top['bfe_note']})"
+    note = f"highest over the footprint's {SAMPLED} ({top['bfe_note']})"
     better = has[has["rank"] < top["rank"]].sort_values("rank", kind="stable")
     if len(better):
         b = better.iloc[0]
@@ -669,12 +697,17 @@ def _footprint_table(layers: Layers, rulebook: Rulebook, fps: gpd.GeoDataFrame, 
     geoms = np.asarray(fps.geometry.values, dtype=object)
     best = _site_bfe(layers, rulebook, geoms, sfha)
     in_sfha = m["sfha_sqft"].to_numpy() > 0
-    table["bfe_ft"] = np.where(in_sfha, best["bfe_ft"].to_numpy(dtype=float), np.nan)
-    table["bfe_method"] = np.where(in_sfha, best["bfe_method"].to_numpy(), "none")
-    table["bfe_datum"] = np.where(in_sfha, best["bfe_datum"].to_numpy(), "")
-    table["bfe_note"] = np.where(in_sfha, best["bfe_note"].to_numpy(), "not in the area of special flood hazard")
-    known = pd.DataFrame({"bfe_known_ft": np.where(in_sfha, best["bfe_known_ft"].to_numpy(dtype=float), np.nan),
-                          "bfe_known_datum": np.where(in_sfha, best["bfe_known_datum"].to_numpy(), ""),
+    # where the FIRM gives no BFE on the footprint (FLD-004 applies, reading none), neither does the table
+    used = in_sfha & firm_gives_bfe(m["bfe_zone_sqft"].to_numpy(), best["static_bfe_sqft"].to_numpy())
+    table["bfe_ft"] = np.where(used, best["bfe_ft"].to_numpy(dtype=float), np.nan)
+    table["bfe_method"] = np.where(used, best["bfe_method"].to_numpy(), "none")
+    table["bfe_datum"] = np.where(used, best["bfe_datum"].to_numpy(), "")
+    note = np.where(used, best["bfe_note"].to_numpy(), "not in the area of special flood hazard").astype(object)
+    for k in np.flatnonzero(in_sfha & ~used):  # a handful of proposed footprints
+        note[k] = _no_firm_bfe_note(m["flood_zones"].iloc[k], best.iloc[k])
+    table["bfe_note"] = note
+    known = pd.DataFrame({"bfe_known_ft": np.where(used, best["bfe_known_ft"].to_numpy(dtype=float), np.nan),
+                          "bfe_known_datum": np.where(used, best["bfe_known_datum"].to_numpy(), ""),
                           "static_bfe_sqft": best["static_bfe_sqft"].to_numpy(dtype=float)})
     hag = np.full(len(geoms), np.nan)
     frac = np.zeros(len(geoms))
@@ -684,6 +717,26 @@ def _footprint_table(layers: Layers, rulebook: Rulebook, fps: gpd.GeoDataFrame, 
     table["hag_ft"], table["hag_fraction"] = hag, frac
     table["stream_distance_ft"] = _stream_distance(layers, geoms, rulebook)
     return table, known
+
+
+def _no_firm_bfe_note(zones: Any, best: pd.Series) -> str:
+    """``bfe_note`` of a footprint in the SFHA where the FIRM gives no BFE (FLD-004 applies): saying so,
+    and that a BFE found at its sample points (a neighbouring polygon's ``STATIC_BFE`` at a corner that
+    touches it, or one read off BFE lines in zone A) is not its BFE and not used.
+
+    Examples
+    --------
+    >>> print(_no_firm_bfe_note("A", pd.Series({"bfe_known_ft": 101.0, "bfe_method": "static"})))
+    no BFE on the FIRM on the footprint (zone A): FLD-004 applies; the 101.0 ft found at its sample points
+    (the STATIC_BFE of a neighbouring flood zone polygon it only touches) is not its BFE and is not used
+    """
+    note = f"no BFE on the FIRM on the footprint (zone {zones}): FLD-004 applies"
+    found = float(best["bfe_known_ft"])
+    if not np.isfinite(found):
+        return note
+    whence = {"static": " (the STATIC_BFE of a neighbouring flood zone polygon it only touches)",
+              "none": ""}.get(str(best["bfe_method"]), " (read off the BFE lines; the FIRM gives none in this zone)")
+    return f"{note}; the {ft_text(found)} ft found at its sample points{whence} is not its BFE and is not used"
 
 
 # ------------------------------------------------------------------------------------------

@@ -795,6 +795,83 @@ def test_the_firm_gives_a_bfe_by_area_not_by_the_method_of_the_highest_point(tmp
         assert site_status(check_site(layers, rb, use="residential", lowest_floor_ft=floor), "FLD-004") == expect
 
 
+def test_the_footprints_table_shows_no_bfe_the_rules_did_not_use(tmp_path, rb) -> None:
+    # (1) Zone A footprint x 0..50 (y 0..40) only touching, along x = 0, an AE polygon with STATIC_BFE 101: the
+    # FIRM gives no BFE on it, so FLD-004 applies (HAG + 2 ft = 100.5 + 2 = 102.5 ft on the DEM plane
+    # z = 100 + 0.01 (x - X0), tolerance 1e-3 ft, float32 DEM). The table's BFE is empty and its note says the
+    # 101.0 ft found at the touching corners is not used (before: bfe_ft 101.0, method static, while the rules
+    # used 102.5 ft).
+    fz = zones((sq(-200, -200, 0, 300), "AE", None, 101.0), (sq(0, -200, 300, 300), "A"))
+    layers = _site_layers(tmp_path / "touch", sq(0, 0, 50, 40), dem=True, fz=fz)
+    for use in ("residential", "manufactured"):
+        res = check_site(layers, rb, use=use, lowest_floor_ft=101.5)
+        t = res.tables["footprints"].iloc[0]
+        assert np.isnan(t["bfe_ft"]) and t["bfe_method"] == "none" and t["bfe_datum"] == "", use
+        assert "no BFE on the FIRM on the footprint (zone A): FLD-004 applies" in t["bfe_note"]
+        assert "the 101.0 ft found at its sample points (the STATIC_BFE of a neighbouring flood zone polygon it " \
+               "only touches) is not its BFE and is not used" in t["bfe_note"]
+        assert t["required_lowest_floor_ft"] == pytest.approx(102.5, abs=1e-3)
+        f = finding(res, "FLD-004", "F1")
+        assert f["status"] == "violation" and f["threshold"] == pytest.approx(102.5, abs=1e-3)
+    # (2) Zone A footprint x 100..200 (y 0..50) beside a river whose BFE lines give 800 + 10 * x / 1000 ft: the
+    # lines are no BFE of the FIRM in zone A (FLD-004: HAG 100 + 0.01 * 200 = 102.0 ft, + 2 = 104.0 ft). Before:
+    # the table said 802.0 ft, interpolated, which no rule used.
+    bl, st = _river_ending_at_x1000()
+    layers = _site_layers(tmp_path / "lines", sq(100, 0, 200, 50), dem=True,
+                          fz=zones((sq(-500, -200, 3000, 400), "A")), bl=bl, streams=st)
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=101.5)
+    t = res.tables["footprints"].iloc[0]
+    assert np.isnan(t["bfe_ft"]) and t["bfe_method"] == "none"
+    assert "the 802.0 ft found at its sample points (read off the BFE lines; the FIRM gives none in this zone) is " \
+           "not its BFE and is not used" in t["bfe_note"]
+    assert t["required_lowest_floor_ft"] == pytest.approx(104.0, abs=1e-3)
+    assert finding(res, "FLD-004", "F1")["threshold"] == pytest.approx(104.0, abs=1e-3)
+    # where the FIRM gives the BFE, the table still shows the one FLD-003 used (802.0 ft,
+    # test_site_floor_against_interpolated_bfe)
+    fz, bl2, st2 = _ae_with_lines()
+    res = check_site(_site_layers(tmp_path / "ae", sq(0, 0, 100, 100), fz=fz, bl=bl2, streams=st2), rb,
+                     use="residential", lowest_floor_ft=801.5)
+    t = res.tables["footprints"].iloc[0]
+    assert t["bfe_ft"] == pytest.approx(802.0, abs=1e-6) == t["required_lowest_floor_ft"]
+
+
+def test_a_flood_zone_island_inside_the_footprint_is_sampled(tmp_path, rb) -> None:
+    # (1) Footprint x 100..300 (y 0..50) in an AE polygon stating STATIC_BFE 805, with an island (x 120..160,
+    # y 10..40) stating STATIC_BFE 815: a hole of the big polygon, or laid over it. The island touches none of the
+    # footprint's corners and holds none of its centroid (200, 25). The site's BFE, the highest over the
+    # footprint, is 815.0 ft (before: 805.0 ft, and a floor of 814.99 ft passed).
+    island = sq(120, 10, 160, 40)
+    holed = Polygon(sq(-500, -200, 3000, 400).exterior.coords, [island.exterior.coords[::-1]])
+    for name, big in (("hole", holed), ("over", sq(-500, -200, 3000, 400))):
+        fz = zones((big, "AE", None, 805.0), (island, "AE", None, 815.0))
+        layers = _site_layers(tmp_path / name, sq(100, 0, 300, 50), fz=fz)
+        res = check_site(layers, rb, use="residential", lowest_floor_ft=814.99)
+        t = res.tables["footprints"].iloc[0]
+        assert t["bfe_ft"] == pytest.approx(815.0) and t["bfe_method"] == "static", name
+        assert "the corners of its parts in each flood zone polygon" in t["bfe_note"]
+        for floor, expect in ((814.99, "violation"), (815.0, "pass"), (815.01, "pass")):
+            f = finding(check_site(layers, rb, use="residential", lowest_floor_ft=floor), "FLD-003", "F1")
+            assert f["status"] == expect and f["threshold"] == pytest.approx(815.0), (name, floor)
+        mh = check_site(layers, rb, use="manufactured", lowest_floor_ft=814.99)
+        assert site_status(mh, "FLD-004") == "violation"
+    # (2) Zone A footprint x 900..1100 (y 0..50) with an AE island (x 1020..1080, y 10..40) upstream of the last
+    # BFE line (x = 1000): the island is in a zone with BFEs but has none. The corners at x = 900 give
+    # 800 + 10 * 900 / 1000 = 809.0 ft, the centroid (x = 1000) lies on the 810 ft line: the site's BFE is at least
+    # 810.0 ft, maybe more (the BFE rises upstream). A floor under it is a violation, at or above it not_evaluated
+    # (before: the island was not sampled, 810.0 ft was taken as the BFE and a floor of 810.0 ft passed).
+    bl, st = _river_ending_at_x1000()
+    island = sq(1020, 10, 1080, 40)
+    fz = zones((Polygon(sq(-500, -200, 3000, 400).exterior.coords, [island.exterior.coords[::-1]]), "A"),
+               (island, "AE"))
+    layers = _site_layers(tmp_path / "a", sq(900, 0, 1100, 50), fz=fz, bl=bl, streams=st)
+    t = check_site(layers, rb, use="residential", lowest_floor_ft=810.0).tables["footprints"].iloc[0]
+    assert np.isnan(t["bfe_ft"]) and "part of the footprint in a BFE zone has no BFE" in t["bfe_note"]
+    for floor, expect in ((809.99, "violation"), (810.0, "not_evaluated"), (810.01, "not_evaluated")):
+        f = finding(check_site(layers, rb, use="residential", lowest_floor_ft=floor), "FLD-003", "F1")
+        assert f["status"] == expect and f["threshold"] == pytest.approx(810.0, abs=1e-6), (floor, f["message"])
+        assert "not between two BFE lines" in f["message"]
+
+
 def test_site_in_floodway(tmp_path, rb) -> None:
     fz, bl, st = _ae_with_lines()
     layers = _site_layers(tmp_path, sq(0, 300, 100, 350), fz=fz, bl=bl, streams=st)

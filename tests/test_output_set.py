@@ -769,3 +769,48 @@ def test_road_profiles_of_ids_that_differ_only_in_case_are_two_files(tmp_path):
     assert f"plots/profile_haul_roads_{roads['id'].iloc[2]}.png" in plots  # an id clashing with none is itself
     listed = {o["path"] for o in json.loads((tmp_path / "out" / "provenance.json").read_text("utf-8"))["outputs"]}
     assert set(plots) <= listed
+
+
+def test_the_rulebook_is_hashed_as_loaded_and_the_report_lists_it_and_the_layers_not_read(tmp_path):
+    # a rulebook file edited between loading and writing the set: provenance.json and report.html give
+    # the SHA-256 of the bytes applied, not of the file as it is now; report.html (and report.pdf, laid
+    # out from it) lists the rulebook file(s) among the inputs and the layers not read, as
+    # provenance.json does, escaped as every name is
+    import re
+    from html import unescape
+
+    from geoconstraints import load_layers, load_rulebook, screen_parcels
+    from geoconstraints.output import write_result
+
+    gpkg = sample_gpkg(tmp_path)
+    write_gpkg(gpkg, {"notes": harvest_area().rename(columns={"id": "note"}),
+                      "sketch": harvest_area().rename(columns={"id": "note"})})
+    book = tmp_path / "my <town> &co.yaml"
+    applied = b"extends: vestal\nrulebook: my-town\nversion: '1'\n"
+    book.write_bytes(applied)
+    result = screen_parcels(load_layers(gpkg), load_rulebook(book))
+    book.write_bytes(b"extends: vestal\nrulebook: my-town\nversion: '2'\n")  # edited before the set is written
+    write_result(result, tmp_path / "out", outputs="csv,report")
+    prov = json.loads((tmp_path / "out" / "provenance.json").read_text("utf-8"))
+    assert prov["rulebook_sha256"] == hashlib.sha256(applied).hexdigest() != hashlib.sha256(book.read_bytes()).hexdigest()
+    assert [(f["file"], f["size_bytes"]) for f in prov["rulebook_files"]] == [(book.name, len(applied)),
+                                                                              ("vestal.yaml", prov["rulebook_files"][1]["size_bytes"])]
+    assert sorted(i["layer"] for i in prov["inputs_not_read"]) == ["notes", "sketch"]
+    page = (tmp_path / "out" / "report.html").read_text("utf-8")
+    section = re.search(r'<section id="provenance".*?</section>', page, re.DOTALL).group(0)
+    assert "<town>" not in section and "my &lt;town&gt; &amp;co.yaml" in section  # escaped, never markup
+    rows = [[" ".join(unescape(re.sub(r"<[^>]+>", "", c)).split()) for c in re.findall(r"<td[^>]*>(.*?)</td>", r, re.DOTALL)]
+            for r in re.findall(r'<tr class="rulebook-file">(.*?)</tr>', section, re.DOTALL)]
+    assert rows == [["rulebook", book.name, "", "", "", f"{len(applied):,}", prov["rulebook_sha256"]],
+                    ["rulebook (extended)", "vestal.yaml (bundled with geoconstraints)", "", "", "",
+                     f"{prov['rulebook_files'][1]['size_bytes']:,}", prov["rulebook_files"][1]["sha256"]]]
+    not_read = re.search(r'<p class="note" id="inputs-not-read">(.*?)</p>', section, re.DOTALL).group(1)
+    assert " ".join(unescape(not_read).split()) == (
+        "Present in the input files but not read by this run (no check used them, no output draws them): "
+        f"town.gpkg: {', '.join(i['layer'] for i in prov['inputs_not_read'])}.")
+    # every layer read: no such line
+    (tmp_path / "two").mkdir()
+    layers = load_layers(sample_gpkg(tmp_path / "two"))
+    write_result(screen_parcels(layers, load_rulebook("vestal")), tmp_path / "out2", outputs="csv,report")
+    page = (tmp_path / "out2" / "report.html").read_text("utf-8")
+    assert 'id="inputs-not-read"' not in page and page.count('<tr class="rulebook-file">') == 1

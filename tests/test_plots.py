@@ -233,3 +233,33 @@ def test_long_ids_give_bounded_file_names(vestal, harvest, monkeypatch, tmp_path
     names = sorted(path.name for path in written.values())
     assert len(names) == 2 and all(n.startswith("profile_haul_roads_H-999") and len(n) <= 100 for n in names)
     assert sorted(k.split("/")[1] for k in written) == names and all(path.is_file() for path in written.values())
+
+
+def test_report_captions_name_the_road_by_its_id_not_its_file_name(harvest, monkeypatch):
+    # roads whose file names carry a hash (ids equal under case folding, a long id, an id with markup):
+    # the report's caption names each road by its own id, escaped, never by the file name
+    import hashlib
+    import re
+    from html import unescape
+
+    from geoconstraints.output import report
+
+    p = plots.road_profiles(harvest)[0]
+    ids = ["H-1", "h-1", "H-" + "9" * 250, 'a<b>&"c']
+    monkeypatch.setattr(plots, "road_profiles",
+                        lambda r: [plots.RoadProfile(**{**p.__dict__, "road_id": i}) for i in ids]
+                        + [plots.RoadProfile(**{**p.__dict__, "road_id": "S-2", "layer": "skid_trails", "part": 1})])
+    names = list(plots.render_plots(harvest))
+    assert names[0] == f"profile_haul_roads_H-1-{hashlib.sha256(b'H-1').hexdigest()[:8]}.png"
+    subjects = [f"haul road {i}" for i in ids] + ["skid trail S-2 (part 2)"]
+    page = report.render_report(harvest, overview=False)
+    figures = re.findall(r'<figure class="plot" data-plot="(profile_[^"]+)"><img src="[^"]+" alt="([^"]*)">'
+                         r"<figcaption>(.*?)</figcaption>", page)
+    assert [name for name, _, _ in figures] == names
+    for (name, alt, caption), subject in zip(figures, subjects):
+        assert unescape(alt) == unescape(caption)
+        assert unescape(caption).startswith(f"Profile of {subject}: elevation from the DEM"), caption
+        part = re.sub(r"^profile_(haul_roads|skid_trails)_", "", name)[:-len(".png")]
+        assert part not in unescape(caption)  # not the file name, so no hash
+    assert "a<b>&" not in page and "a&lt;b&gt;&amp;&#34;c" in figures[3][2]
+    assert [(d.name, d.subject) for d in plots.drawn_plots(harvest)] == list(zip(names, subjects))

@@ -444,3 +444,77 @@ def test_handout_names_only_files_that_hold_the_findings_it_leaves_out(town_ever
     assert "listed in report.pdf, report.html and provenance.json." in " ".join(page.split())
     # nothing left out: no note
     assert _handout_notes(render_report(res, parcel=pid, overview=False)) == {}
+
+
+@pytest.fixture(scope="module")
+def town_person_findings():
+    """The sample town screened through the Python API with its default scope: only the findings that
+    need a person kept in memory, the pass and info ones counted (``findings="person"``)."""
+    from common import SAMPLE
+
+    from geoconstraints.commands import screen_parcels
+    from geoconstraints.io.layers import load_layers
+
+    return screen_parcels(load_layers(SAMPLE / "vestal_sample.gpkg"), load_rulebook("vestal"))
+
+
+def _handout_text(page: str, element_id: str) -> str:
+    m = re.search(rf'<p class="[^"]*" id="{element_id}"[^>]*>(.*?)</p>', page, re.DOTALL)
+    return " ".join(unescape(re.sub(r"<[^>]+>", "", m.group(1))).split()) if m else ""
+
+
+def _outcome_badge(page: str) -> str:
+    return re.search(r'<p class="outcome" id="outcome">Outcome: <span class="badge ([^"]+)">', page).group(1)
+
+
+def test_handout_of_a_result_that_kept_only_the_findings_needing_a_person(town_person_findings, town_every_finding):
+    # write_report_pdf / render_report(parcel=...) on a result screened with findings="person": the parcel's pass
+    # and info findings were never in memory. The handout no longer counts the findings it leaves out as if they
+    # were all, says which rules' outcomes it has only from the parcels table, lists their passes, and never
+    # gives "no finding" as the outcome of a parcel whose findings were all pass or info
+    from geoconstraints.output.selection import select_outputs
+    from geoconstraints.result import status_column
+
+    res, every = town_person_findings, town_every_finding
+    assert res.scope == "person" and len(res.omitted)
+    chosen = select_outputs("csv,report")
+
+    def rules(pid: str, status: str) -> list[str]:
+        f = every.findings
+        return sorted(set(f.loc[(f["subject_id"] == pid) & (f["status"] == status), "rule_id"]))
+
+    pid = "1003.-11-1"  # three findings to review (kept), one pass and one info (not kept)
+    info, passed = rules(pid, "info"), rules(pid, "pass")
+    assert len(info) == len(passed) == 1
+    page = render_report(res, parcel=pid, overview=False, outputs=chosen)
+    assert _handout_text(page, "handout-not-kept") == (
+        "Counted and listed here: the findings this run kept, those that need a person (findings scope person). "
+        f"Its parcels table gives the outcome of the other rules for this parcel: {info[0]} information; "
+        f"{passed[0]} pass (the {status_column(info[0])} and {status_column(passed[0])} columns of parcels.csv); "
+        'their findings were not kept. Screen with findings="all" (--findings all) to list them.')
+    assert 'data-not-kept="2"' in page
+    full = render_report(every, parcel=pid, overview=False, outputs=chosen)
+    assert _handout_text(page, "handout-passes") == _handout_text(full, "handout-passes") == f"Passes: {passed[0]}."
+    assert _outcome_badge(page) == _outcome_badge(full) == "review"
+    assert 'id="handout-not-kept"' not in full  # every finding kept: listed and counted, no such note
+
+    # squeezed to three findings: the one left out is counted as one that needs a person, the info one named apart
+    pid = "1006.-12-1"
+    page = render_report(res, parcel=pid, handout_step=3, overview=False, outputs=chosen)
+    assert _handout_text(page, "handout-more") == (
+        "… and 1 more findings of this parcel that need a person, left out to keep this page to one sheet: "
+        "they are in findings.csv.")
+    assert _handout_text(page, "handout-not-kept").endswith(
+        f"rules for this parcel: {rules(pid, 'info')[0]} information (the {status_column(rules(pid, 'info')[0])} "
+        'column of parcels.csv); their findings were not kept. Screen with findings="all" (--findings all) to '
+        "list them.")
+
+    # a parcel with only pass and info findings: nothing to do, its outcome is not "no finding"
+    table = every.tables["parcels"]
+    pid = str(table.loc[table["worst_status"] == "info", "parcel_id"].iloc[0])
+    page = render_report(res, parcel=pid, overview=False, outputs=chosen)
+    full = render_report(every, parcel=pid, overview=False, outputs=chosen)
+    assert _outcome_badge(page) == _outcome_badge(full) == "info"
+    assert "Nothing to do: no violation, review or missing input for this parcel." in page
+    assert _handout_text(page, "handout-passes") == _handout_text(full, "handout-passes")
+    assert _handout_text(page, "handout-not-kept")

@@ -6,6 +6,7 @@ file, the rule and the key; the YAML itself is bounded (aliases, size, depth).""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import time
 from pathlib import Path
 
@@ -229,3 +230,31 @@ def test_size_limit_is_stated(tmp_path):
     with pytest.raises(RulebookError, match="larger than 1024 kB"):
         load_rulebook(p)
     assert (SHIPPED / "vestal.yaml").stat().st_size < loader.MAX_TEXT_BYTES / 10
+
+
+def test_rulebook_files_are_hashed_as_loaded(tmp_path):
+    # the bytes hashed are the bytes parsed: a file edited after loading keeps the hash of what was applied
+    import hashlib
+
+    from geoconstraints.output.provenance import rulebook_files
+
+    book = tmp_path / "my-town.yaml"
+    first = "\ufeffextends: vestal\nrulebook: my-town\nversion: '1'\n".encode()  # a byte-order mark is hashed too
+    book.write_bytes(first)
+    rb = load_rulebook(book)
+    mine, base = rb.files
+    assert mine == {"rulebook": str(book), "bundled": False, "file": "my-town.yaml", "path": str(book),
+                    "size_bytes": len(first), "sha256": hashlib.sha256(first).hexdigest()}
+    shipped_bytes = (SHIPPED / "vestal.yaml").read_bytes()
+    assert (base["rulebook"], base["bundled"], base["file"], base["path"]) == ("vestal", True, "vestal.yaml", "")
+    assert (base["size_bytes"], base["sha256"]) == (len(shipped_bytes), hashlib.sha256(shipped_bytes).hexdigest())
+    book.write_text("extends: vestal\nrulebook: my-town\nversion: '2'\n", encoding="utf-8")  # edited after loading
+    assert rb.version == "1" and rulebook_files(rb) == [mine, base]
+    assert rulebook_files(rb)[0]["sha256"] == hashlib.sha256(first).hexdigest()
+    # a file extending a file beside it: both, in turn, as the loader resolved them
+    child = tmp_path / "street.yaml"
+    child.write_text("extends: my-town.yaml\nrulebook: street\n", encoding="utf-8")
+    assert [f["path"] for f in load_rulebook(child).files] == [str(child), str(book), ""]
+    # a rulebook made in code was read from no file: none is listed (no hash of a file it does not hold)
+    made = dataclasses.replace(rb, files=[])
+    assert rulebook_files(made) == []

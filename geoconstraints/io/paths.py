@@ -108,9 +108,9 @@ def _kind(mode: int) -> str:
     return "not a file"
 
 
-def read_small_text(path: Path, what: str, *, limit: int = MAX_TEXT_BYTES,
-                    error: type[InputError] = InputError) -> str:
-    """The UTF-8 text of a small input file (project file, rulebook), refused over ``limit`` bytes.
+def read_small_bytes(path: Path, what: str, *, limit: int = MAX_TEXT_BYTES,
+                     error: type[InputError] = InputError) -> bytes:
+    """The bytes of a small input file (project file, rulebook), refused over ``limit`` bytes.
 
     Only regular files are read (a pipe or ``/dev/zero`` is refused before it is opened), and
     never more than ``limit + 1`` bytes.
@@ -127,10 +127,27 @@ def read_small_text(path: Path, what: str, *, limit: int = MAX_TEXT_BYTES,
     if len(data) > limit:
         raise error(f"{what} {path}: larger than {limit // 1024} kB, the most read for such a file. "
                     f"Is it the right file?")
+    return data
+
+
+def decode_text(data: bytes, where: str, *, error: type[InputError] = InputError) -> str:
+    """``data`` as UTF-8 text (a byte-order mark dropped); ``error`` naming ``where`` and the first bad byte.
+
+    Examples
+    --------
+    >>> decode_text(bytes([0xEF, 0xBB, 0xBF]) + b"rules: []", "rulebook x.yaml")
+    'rules: []'
+    """
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise error(f"{what} {path}: not UTF-8 text (byte {exc.start}). Save it as UTF-8") from None
+        raise error(f"{where}: not UTF-8 text (byte {exc.start}). Save it as UTF-8") from None
+
+
+def read_small_text(path: Path, what: str, *, limit: int = MAX_TEXT_BYTES,
+                    error: type[InputError] = InputError) -> str:
+    """The UTF-8 text of a small input file (:func:`read_small_bytes`, :func:`decode_text`)."""
+    return decode_text(read_small_bytes(path, what, limit=limit, error=error), f"{what} {path}", error=error)
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:

@@ -9,31 +9,25 @@ notebook.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import os
 import re
 import shutil
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
 import pandas as pd
-import yaml
 
 from geoconstraints import interrupt
-from geoconstraints.errors import GeoConstraintsError, MissingToolError, OutputError
-from geoconstraints.io.postgis import is_db_source
-from geoconstraints.io.sources import list_layers
+from geoconstraints.errors import MissingToolError, OutputError
 from geoconstraints.output import child, field, files, outset, plots, report, styles, webmap
+from geoconstraints.output.provenance import layers_not_read, rulebook_files
 from geoconstraints.output.selection import ALL_OUTPUTS, OUTPUTS, select_outputs
 from geoconstraints.result import Result
 from geoconstraints.rulebook.findings import findings_in_scope, findings_scope, status_counts
-from geoconstraints.rulebook.loader import BoundedLoader, available_rulebooks
-from geoconstraints.rulebook.model import Rulebook
 
 log = logging.getLogger(__name__)
 
@@ -125,87 +119,6 @@ def _provenance(result: Result, scope: str, outputs: frozenset[str] = ALL_OUTPUT
                 findings_written=status_counts(findings_in_scope(result.findings, scope)),
                 outputs_chosen=[k for k in OUTPUTS if k in outputs])
     return prov
-
-
-def layers_not_read(result: Result) -> list[dict[str, str]]:
-    """The layers of the run's input GeoPackages that it did not read (``inputs_not_read`` of
-    provenance.json): ``{"file", "path", "layer"}`` each, in the file's order.
-
-    ``inputs`` lists every layer read, with its role (a command reads every layer named by a role
-    unless told which, ``load_layers(..., roles=...)``); a layer named by no role (``notes``,
-    QGIS's ``layer_styles``) or one left out by ``roles`` is read by no check and drawn in no
-    output: it is named here, so that the file's SHA-256 in ``inputs`` is not taken for a
-    statement about every layer in it. Only local GeoPackages (``.gpkg``) are looked into; a file
-    that can no longer be opened is skipped.
-    """
-    if result.layers is None:
-        return []
-    read: dict[str, set[str]] = {}
-    for info in result.layers.info.values():
-        path = str(info.path)
-        if is_db_source(path) or path == "GeoDataFrame" or Path(path).suffix.lower() != ".gpkg":
-            continue
-        read.setdefault(path, set()).add(str(info.layer or ""))
-    out: list[dict[str, str]] = []
-    for path, names in read.items():
-        if not Path(path).is_file():
-            continue
-        try:
-            present = list_layers(Path(path))
-        except GeoConstraintsError:
-            continue
-        out += [{"file": Path(path).name, "path": path, "layer": n} for n in present if n not in names]
-    return out
-
-
-def rulebook_files(rulebook: Rulebook) -> list[dict[str, Any]]:
-    """The rulebook file(s) a run applied, each with its size and SHA-256 (``rulebook_files`` of
-    provenance.json; ``rulebook_sha256`` is the first one's): the file named (a user's YAML file, or
-    a bundled rulebook's inside the package, ``bundled``), then in turn each file it ``extends``.
-
-    Hashed as the set is written, as the DEM and the other inputs are. A file that can no longer be
-    read is listed without a hash, saying so (``error``).
-
-    Examples
-    --------
-    >>> from geoconstraints.rulebook.loader import load_rulebook
-    >>> [(f["rulebook"], f["bundled"], len(f["sha256"])) for f in rulebook_files(load_rulebook("vestal"))]
-    [('vestal', True, 64)]
-    """
-    shipped = set(available_rulebooks())
-    out: list[dict[str, Any]] = []
-    where, seen = str(rulebook.path or ""), set()
-    while where and where not in seen:
-        seen.add(where)
-        bundled = where in shipped
-        entry: dict[str, Any] = {"rulebook": where, "bundled": bundled,
-                                 "file": f"{where}.yaml" if bundled else Path(where).name,
-                                 "path": "" if bundled else where}
-        try:
-            data = ((resources.files("geoconstraints.rulebook") / f"{where}.yaml").read_bytes() if bundled
-                    else Path(where).read_bytes())
-        except OSError as exc:
-            out.append({**entry, "size_bytes": None, "sha256": "",
-                        "error": f"not readable when the outputs were written ({exc.strerror or exc})"})
-            break
-        out.append({**entry, "size_bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
-        where = _extended(data, where, bundled, shipped)
-    return out
-
-
-def _extended(data: bytes, where: str, bundled: bool, shipped: set[str]) -> str:
-    """The rulebook the file ``where`` (its bytes ``data``) extends, named as the loader resolves it
-    (a relative path is relative to the file extending it); ``""`` for none."""
-    try:
-        raw = yaml.load(data.decode("utf-8"), Loader=BoundedLoader)
-    except (yaml.YAMLError, UnicodeDecodeError, GeoConstraintsError):
-        return ""
-    parent = str(raw.get("extends") or "") if isinstance(raw, dict) else ""
-    if parent and parent not in shipped and not Path(parent).is_absolute() and not bundled:
-        beside = Path(where).parent / parent
-        if beside.exists() or beside.suffix.lower() in (".yaml", ".yml"):
-            parent = str(beside)
-    return parent
 
 
 def stamp_html(page: str, run_id: str) -> str:

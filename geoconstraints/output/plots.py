@@ -419,16 +419,28 @@ def _png(fig: Any) -> bytes:
     return buf.getvalue()
 
 
-def render_plots(result: Result) -> dict[str, bytes]:
-    """Every plot that applies to ``result``: file name (``profile_haul_roads_H-1.png``...) -> PNG bytes.
+@dataclass(frozen=True)
+class Plot:
+    """One plot of a Result: its file name in plots/, its PNG, and what it shows in words.
 
-    Road profiles for a harvest check with a DEM, the phasing timeline for a stormwater check
-    with dates, the SFHA share histogram for a parcel screening. The names are distinct under case
-    folding (:func:`~geoconstraints.output.files.distinct_file_parts`: roads ``H-1`` and ``h-1`` of one
-    layer are ``profile_haul_roads_H-1-21eef697.png`` and ``profile_haul_roads_h-1-54f50aff.png``, not
-    one file on a case-insensitive file system).
+    ``subject`` is what a caption names: for a road profile its layer and the road's own id
+    (``haul road H-1``, ``skid trail S-2 (part 2)``), never the file name, which may carry a hash of
+    the id (:func:`~geoconstraints.output.files.distinct_file_parts`); ``""`` for a plot of the whole
+    run (the phasing timeline, the SFHA share histogram).
     """
-    out: dict[str, bytes] = {}
+
+    name: str
+    png: bytes
+    subject: str = ""
+
+
+ROAD_WORDS: dict[str, str] = {"haul_roads": "haul road", "skid_trails": "skid trail"}
+"""A road layer in the words of a caption."""
+
+
+def drawn_plots(result: Result) -> list[Plot]:
+    """Every plot that applies to ``result``, drawn (:func:`render_plots`, with what each shows)."""
+    out: list[Plot] = []
     taken: set[str] = set()
     profiles = road_profiles(result)
     parts = {layer: files.distinct_file_parts(p.road_id for p in profiles if p.layer == layer)
@@ -439,20 +451,37 @@ def render_plots(result: Result) -> dict[str, bytes]:
         while name.casefold() in taken:  # one id twice in a layer (or an id spelled like another's part)
             name, n = f"{base}_{n}.png", n + 1
         taken.add(name.casefold())
-        out[name] = render_profile(p)
+        subject = f"{ROAD_WORDS.get(p.layer, p.layer)} {p.road_id}" + (f" (part {p.part + 1})" if p.part else "")
+        out.append(Plot(name, render_profile(p), subject))
     tl = timeline_data(result)
     if tl is not None:
-        out["disturbance_timeline.png"] = render_timeline(tl)
+        out.append(Plot("disturbance_timeline.png", render_timeline(tl)))
     h = sfha_histogram_data(result)
     if h is not None:
-        out["sfha_share.png"] = render_sfha_histogram(h)
+        out.append(Plot("sfha_share.png", render_sfha_histogram(h)))
     return out
+
+
+def render_plots(result: Result) -> dict[str, bytes]:
+    """Every plot that applies to ``result``: file name (``profile_haul_roads_H-1.png``...) -> PNG bytes.
+
+    Road profiles for a harvest check with a DEM, the phasing timeline for a stormwater check
+    with dates, the SFHA share histogram for a parcel screening. The names are distinct under case
+    folding (:func:`~geoconstraints.output.files.distinct_file_parts`: roads ``H-1`` and ``h-1`` of one
+    layer are ``profile_haul_roads_H-1-21eef697.png`` and ``profile_haul_roads_h-1-54f50aff.png``, not
+    one file on a case-insensitive file system).
+    """
+    return {p.name: p.png for p in drawn_plots(result)}
+
+
+def data_uri(png: bytes) -> str:
+    """``data:image/png;base64,...`` of ``png`` (for an ``<img src>`` in report.html)."""
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 def plot_data_uris(result: Result) -> dict[str, str]:
     """:func:`render_plots` as ``data:image/png;base64,...`` URIs (for an ``<img src>`` in report.html)."""
-    return {name: "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-            for name, png in render_plots(result).items()}
+    return {name: data_uri(png) for name, png in render_plots(result).items()}
 
 
 def write_plots(result: Result, out_dir: str | os.PathLike[str]) -> dict[str, Path]:

@@ -24,6 +24,7 @@ from geoconstraints.errors import InputError, MissingToolError
 from geoconstraints.output import child, plots
 from geoconstraints.output.files import atomic_path, distinct_file_parts, id_file_part
 from geoconstraints.output.overview import overview_data_uri
+from geoconstraints.output.provenance import layers_not_read, rulebook_files
 from geoconstraints.output.report_table import (
     PARCEL_ID_COLUMNS,
     STATUS_SHORT,
@@ -35,7 +36,14 @@ from geoconstraints.output.report_table import (
 from geoconstraints.output.selection import ALL_OUTPUTS, Holders
 from geoconstraints.output.styles import STATUS_COLORS, STATUS_LABELS
 from geoconstraints.result import status_column
-from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES, findings_scope, in_scope, worst_status
+from geoconstraints.rulebook.findings import (
+    STATUS_RANK,
+    STATUSES,
+    findings_scope,
+    in_scope,
+    scope_statuses,
+    worst_status,
+)
 from geoconstraints.rulebook.model import Rule, unit_of
 from geoconstraints.text import redact, redact_all
 
@@ -310,33 +318,37 @@ PLOT_PLACES: tuple[tuple[str, str, str], ...] = (
                                          "red: the peak.")),
     ("sfha_share", "parcels", "Parcels by the share of their area in the special flood hazard area."),
 )
-"""(plot name prefix, where it goes: a rule id or ``parcels``, caption) of the plots of :mod:`plots`."""
+"""(plot name prefix, where it goes: a rule id or ``parcels``, caption) of the plots of :mod:`plots`;
+``{what}`` is the plot's :attr:`~geoconstraints.output.plots.Plot.subject` (the road's own id, never
+the file name, which may carry a hash of it)."""
 
 
 def report_figures(result: Result) -> tuple[dict[str, list[dict[str, str]]], str]:
-    """The PNG plots of :func:`geoconstraints.output.plots.plot_data_uris` by the section they illustrate.
+    """The PNG plots of :func:`geoconstraints.output.plots.drawn_plots` by the section they illustrate.
 
     Returns
     -------
     (dict, str)
         ``{"HRV-010": [{"src", "caption", "name"}], "SWP-005": [...], "parcels": [...]}`` (a plot
         whose rule is not in the report goes under ``"other"``), and a note when drawing failed.
+        A caption names the feature drawn by its id (``Profile of haul road H-1: ...``), escaped
+        with the page; ``name`` is the file's name in plots/.
     """
     try:
-        uris = plots.plot_data_uris(result)
+        drawn = plots.drawn_plots(result)
     except Exception as exc:  # a drawing bug must not withhold the findings
         log.warning("plots not drawn: %s", exc, exc_info=True)
         return {}, f"The plots could not be drawn ({type(exc).__name__}: {exc}); see plots/ if written."
     out: dict[str, list[dict[str, str]]] = {}
-    for name, src in uris.items():
+    for plot in drawn:
+        src = plots.data_uri(plot.png)
         for prefix, place, caption in PLOT_PLACES:
-            if name.startswith(prefix):
-                what = name[len(prefix):-len(".png")].replace("_", " ", 1)
-                what = what.replace("haul roads", "haul road").replace("skid trails", "skid trail")
-                out.setdefault(place, []).append({"src": src, "name": name, "caption": caption.format(what=what)})
+            if plot.name.startswith(prefix):
+                text = caption.format(what=plot.subject) if "{what}" in caption else caption
+                out.setdefault(place, []).append({"src": src, "name": plot.name, "caption": text})
                 break
         else:
-            out.setdefault("other", []).append({"src": src, "name": name, "caption": name})
+            out.setdefault("other", []).append({"src": src, "name": plot.name, "caption": plot.subject or plot.name})
     return out, ""
 
 
@@ -418,8 +430,14 @@ def render_report(result: Result, *, parcel: str | None = None, max_pass_rows: i
     prov = redact_all(result.provenance())
     notes = list(prov.get("warnings", [])) + list(prov.get("notes", []))
     notes += [redact(n) for n in (map_error, fig_note) if n]
+    # the provenance section lists what provenance.json lists: the rulebook file(s) with the SHA-256 they
+    # had when loaded, and the layers of the input GeoPackages present but not read
+    not_read: dict[str, list[str]] = {}
+    for layer in redact_all(layers_not_read(result)):
+        not_read.setdefault(layer["file"], []).append(layer["layer"])
     return _env().get_template("report.html.j2").render(
-        prov=prov, counts=result.counts(), statuses=STATUSES, status_labels=STATUS_LABELS,
+        prov=prov, rulebook_files=redact_all(rulebook_files(result.rulebook)), not_read=not_read,
+        counts=result.counts(), statuses=STATUSES, status_labels=STATUS_LABELS,
         status_colors=STATUS_COLORS, status_short=STATUS_SHORT, sections=sections, parcel=None,
         ptable=ptable, parcel_summary=_parcel_summary(table), is_screen=table is not None,
         image=image, figures=figs, notes=notes, options=sorted(prov.get("options", {}).items()),
@@ -490,6 +508,48 @@ def handout_left_out(result: Result, left: pd.DataFrame, scope: str | None = Non
             "columns": ", ".join(cols) if has_cols else "", "parcels_in": where.parcels, "scope": scope}
 
 
+def handout_not_kept(result: Result, row: pd.DataFrame, findings: pd.DataFrame,
+                     outputs: Iterable[str] = ALL_OUTPUTS) -> dict[str, Any]:
+    """The outcomes of the parcel's rules whose findings the run did not keep in memory, from its
+    row of the parcels table.
+
+    A screening made with ``findings="person"`` (``screen_parcels``' default) keeps only the
+    findings that need a person (:func:`~geoconstraints.result.split_scope`): the parcel's pass and
+    info findings are counted in :attr:`Result.omitted <geoconstraints.result.Result.omitted>` for
+    the whole run, never per parcel, so the handout can neither list nor count them. The parcels
+    table still holds each rule's most severe status for the parcel (``status_<rule>``): a rule whose
+    column holds a status the run did not keep, and with no finding of the parcel in memory, is
+    named by that status. ``row``: :func:`parcel_row`; ``findings``: :func:`parcel_findings`.
+
+    Returns
+    -------
+    dict
+        ``rules`` (status -> rule ids, most severe status first; empty when the run kept every
+        finding), ``n`` (how many rules), ``columns`` (their status columns, in words), ``parcels_in``
+        (the files of the set holding the parcels table) and ``scope`` (the run's findings scope).
+    """
+    kept = scope_statuses(result.scope)
+    out: dict[str, Any] = {"rules": {}, "n": 0, "columns": "", "parcels_in": Holders(frozenset(outputs)).parcels,
+                           "scope": result.scope}
+    if kept is None:
+        return out
+    in_memory = set(findings["rule_id"].astype(str)) if len(findings) else set()
+    found: dict[str, list[str]] = {}
+    for rule in result.rulebook:
+        col = status_column(rule.id)
+        if col not in row.columns or rule.id in in_memory:
+            continue
+        values = [v for v in row[col] if isinstance(v, str) and v in STATUS_RANK]
+        status = worst_status(values) if values else ""
+        if status and status not in kept:
+            found.setdefault(status, []).append(rule.id)
+    out["rules"] = {s: found[s] for s in STATUSES if s in found}
+    cols = [status_column(rid) for rids in out["rules"].values() for rid in rids]  # in the order named
+    out["n"] = len(cols)
+    out["columns"] = ", ".join(cols[:-1]) + " and " + cols[-1] if len(cols) > 1 else "".join(cols)
+    return out
+
+
 def _render_handout(result: Result, parcel: str, *, overview: bool, step: int,
                     outputs: Iterable[str] = ALL_OUTPUTS, scope: str | None = None) -> str:
     """The one-page handout of one parcel (see :func:`render_report`)."""
@@ -503,12 +563,16 @@ def _render_handout(result: Result, parcel: str, *, overview: bool, step: int,
     cites = {rid: rb[rid].citation for rid in {r["rule_id"] for r in rows} if rid in rb}
     titles = {rid: rb[rid].title for rid in cites}
     prov = redact_all(result.provenance())
+    # a result that kept only the findings needing a person: the other rules' outcomes from the parcels table
+    not_kept = handout_not_kept(result, row, findings, outputs)
+    passing = sorted({*passing, *not_kept["rules"].get("pass", [])})
+    statuses = [*findings["status"], *not_kept["rules"]] if len(findings) else list(not_kept["rules"])
     return _env().get_template("handout.html.j2").render(
         prov=prov, parcel=parcel, card=parcel_card(row), rows=rows, passing=passing,
-        more=handout_left_out(result, left, scope, outputs),
+        more=handout_left_out(result, left, scope, outputs), not_kept=not_kept,
         counts=status_counts(findings), statuses=STATUSES, status_labels=STATUS_LABELS,
         status_colors=STATUS_COLORS, image=image, cites=cites, titles=titles, step=step,
-        rulebook_title=rb.title, worst=worst_status(findings["status"]) if len(findings) else "",
+        rulebook_title=rb.title, worst=worst_status(statuses) if statuses else "",
         where=Holders(frozenset(outputs)),
     )
 

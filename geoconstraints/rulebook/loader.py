@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
 import logging
 from importlib import resources
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 import yaml
 
 from geoconstraints.errors import RulebookError
-from geoconstraints.io.paths import MAX_TEXT_BYTES, read_small_text
+from geoconstraints.io.paths import MAX_TEXT_BYTES, decode_text, read_small_bytes
 from geoconstraints.rulebook import schema
 from geoconstraints.rulebook.findings import STATUSES
 from geoconstraints.rulebook.model import Rule, Rulebook
@@ -128,14 +129,32 @@ def _read_yaml(text: str, where: str) -> dict[str, Any]:
     return data
 
 
-def _raw_rulebook(name_or_path: str | Path, _seen: tuple[str, ...] = ()) -> tuple[dict, str]:
+def rulebook_file_entry(where: str, data: bytes, bundled: bool) -> dict[str, Any]:
+    """One entry of :attr:`Rulebook.files <geoconstraints.rulebook.model.Rulebook.files>`: the file
+    ``where`` (a bundled rulebook's name, or a user's path) and the SHA-256 and size of ``data``,
+    the bytes read from it and parsed.
+
+    Examples
+    --------
+    >>> e = rulebook_file_entry("town.yaml", b"rules: []\\n", bundled=False)
+    >>> e["file"], e["size_bytes"], e["sha256"][:12]
+    ('town.yaml', 10, 'e0dfa70eb69d')
+    """
+    return {"rulebook": where, "bundled": bundled, "file": f"{where}.yaml" if bundled else Path(where).name,
+            "path": "" if bundled else where, "size_bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def _raw_rulebook(name_or_path: str | Path, _seen: tuple[str, ...] = ()) -> tuple[dict, str, dict[str, Any]]:
+    """(the parsed mapping, where: the bundled name or the path, :func:`rulebook_file_entry` of the
+    bytes parsed) of one rulebook file, not yet merged with what it ``extends``."""
     key = str(name_or_path)
     if key in _seen:
         raise RulebookError(f"rulebook {key}: 'extends' loops back to itself ({' -> '.join(_seen)})")
     shipped = available_rulebooks()
     if key in shipped:
-        text = (resources.files("geoconstraints.rulebook") / f"{key}.yaml").read_text("utf-8")
-        return _read_yaml(text, key), key
+        data = (resources.files("geoconstraints.rulebook") / f"{key}.yaml").read_bytes()
+        return (_read_yaml(decode_text(data, f"rulebook {key}", error=RulebookError), key), key,
+                rulebook_file_entry(key, data, bundled=True))
     path = Path(key)
     if path.suffix.lower() in (".yaml", ".yml") or path.exists():
         if not path.exists():
@@ -143,8 +162,9 @@ def _raw_rulebook(name_or_path: str | Path, _seen: tuple[str, ...] = ()) -> tupl
                 f"rulebook file {path} does not exist. Available rulebooks: {', '.join(shipped)}, "
                 f"or a path to a .yaml file"
             )
-        text = read_small_text(path, "rulebook file", limit=MAX_TEXT_BYTES, error=RulebookError)
-        return _read_yaml(text, str(path)), str(path)
+        data = read_small_bytes(path, "rulebook file", limit=MAX_TEXT_BYTES, error=RulebookError)
+        return (_read_yaml(decode_text(data, f"rulebook file {path}", error=RulebookError), str(path)), str(path),
+                rulebook_file_entry(str(path), data, bundled=False))
     raise RulebookError(
         f"unknown rulebook {key!r}. Available rulebooks: {', '.join(shipped)} "
         f"(or a path to your own .yaml file that extends one)"
@@ -177,7 +197,7 @@ def _merge_rule(base: dict[str, Any], over: dict[str, Any], where: str) -> dict[
 
 
 def _resolve(name_or_path: str | Path, _seen: tuple[str, ...] = ()) -> dict[str, Any]:
-    raw, where = _raw_rulebook(name_or_path, _seen)
+    raw, where, entry = _raw_rulebook(name_or_path, _seen)
     rules_raw = raw.get("rules") or []
     if isinstance(rules_raw, dict):  # allow {ID: {...}} in user files
         bad = next((k for k, v in rules_raw.items() if v is not None and not isinstance(v, dict)), None)
@@ -214,6 +234,7 @@ def _resolve(name_or_path: str | Path, _seen: tuple[str, ...] = ()) -> dict[str,
         if user_file:  # a changed rulebook must not pass for the one it extends
             meta["rulebook"] = Path(where).stem
         waive = {**base["waive"], **waive_raw}
+        files = [entry, *base["files"]]
     else:
         rules = {}
         for r in rules_raw:
@@ -222,12 +243,13 @@ def _resolve(name_or_path: str | Path, _seen: tuple[str, ...] = ()) -> dict[str,
             rules[r["id"]] = r
         meta = {k: v for k, v in raw.items() if k not in ("rules", "waive")}
         waive = dict(waive_raw)
+        files = [entry]
     meta.setdefault("rulebook", raw.get("rulebook") or raw.get("name") or Path(where).stem)
     meta["path"] = where
     meta["extends"] = str(parent or "")
     if "rulebook" in raw or "name" in raw:
         meta["rulebook"] = raw.get("rulebook") or raw.get("name")
-    return {"rules": rules, "meta": meta, "waive": waive}
+    return {"rules": rules, "meta": meta, "waive": waive, "files": files}
 
 
 def _build_rule(d: dict[str, Any], book: str, where: str) -> Rule:
@@ -367,5 +389,5 @@ def load_rulebook(name_or_path: str | Path = "vestal") -> Rulebook:
         rules[rid].waived = str(reason).strip()
     return Rulebook(name=book, version=str(meta.get("version", "")), title=str(meta.get("title", "")),
                     rules=rules, source=str(meta.get("source", "")), path=where,
-                    extends=meta.get("extends", ""))
+                    extends=meta.get("extends", ""), files=resolved["files"])
 

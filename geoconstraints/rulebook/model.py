@@ -480,6 +480,11 @@ class Rulebook:
     source: str = ""
     path: str = ""
     extends: str = ""
+    files: list[dict[str, Any]] = field(default_factory=list)
+    """The rulebook file(s) read, hashed as they were loaded (the bytes hashed are the bytes parsed):
+    the file named (a user's YAML file, or a bundled rulebook's inside the package), then in turn each
+    file it ``extends``; each ``{"rulebook", "bundled", "file", "path", "size_bytes", "sha256"}``
+    (:func:`~geoconstraints.rulebook.loader.rulebook_file_entry`). Empty for a rulebook made in code."""
 
     def __getitem__(self, rule_id: str) -> Rule:
         try:

@@ -368,7 +368,19 @@ def _firm_gives_bfe(row: pd.Series) -> bool:
     point only (a static BFE below an interpolated one elsewhere on the footprint is still the
     FIRM's), and a corner merely touching a static-BFE polygon next door gets its value.
     """
-    return bool(row["bfe_zone_sqft"] > 0 or row["static_bfe_sqft"] > 0)
+    return bool(firm_gives_bfe(row["bfe_zone_sqft"], row["static_bfe_sqft"]))
+
+
+def firm_gives_bfe(bfe_zone_sqft: Any, static_bfe_sqft: Any) -> np.ndarray:
+    """:func:`_firm_gives_bfe` of many footprints at once (the footprints table says the same as the
+    rules: where the FIRM gives no BFE, FLD-004 applies and no BFE of the FIRM is used).
+
+    Examples
+    --------
+    >>> firm_gives_bfe([0.0, 12.5, 0.0], [0.0, 0.0, 3.0]).tolist()
+    [False, True, True]
+    """
+    return (np.asarray(bfe_zone_sqft, dtype=float) > 0) | (np.asarray(static_bfe_sqft, dtype=float) > 0)
 
 
 def _site_bfe(row: pd.Series, user_bfe: float | None) -> tuple[float | None, str, bool]:

@@ -265,12 +265,14 @@ def _overlap_layers(overlaps: dict[str, np.ndarray], table: gpd.GeoDataFrame) ->
 
 
 SITE_BFE_COLUMNS = ("bfe_ft", "bfe_method", "bfe_datum", "bfe_note", "bfe_known_ft", "bfe_known_datum",
-                    "static_bfe_sqft")
-"""The columns of :func:`_site_bfe`: those of :func:`_footprint_bfe` and the area of the footprint's part in
-the SFHA that lies in flood zone polygons stating a ``STATIC_BFE``."""
+                    "static_bfe_sqft", "no_bfe_sqft", "no_bfe_zones")
+"""The columns of :func:`_site_bfe`: those of :func:`_footprint_bfe`, the area of the footprint's part in
+the SFHA that lies in flood zone polygons stating a ``STATIC_BFE``, and the area and zones of its part in
+the SFHA where the FIRM gives no BFE (:func:`_no_bfe_parts`)."""
 
 
-def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray, sfha: np.ndarray) -> pd.DataFrame:
+def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray, sfha: np.ndarray,
+              bfe_zone_sqft: np.ndarray) -> pd.DataFrame:
     """The BFE of each footprint (see :func:`_footprint_bfe`) from the BFE at its corners, its centroid
     and the corners of its part in the SFHA (``sfha``: the overlay's ``_sfha`` geometries, None where
     none), so that where a footprint leaves the zone the BFE at the zone's edge is sampled too; the
@@ -279,8 +281,12 @@ def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray, sfha: np.nd
     a BFE) is sampled; and where its SFHA part crosses the edge of a polygon stating a ``STATIC_BFE``,
     the corners of the part outside such polygons, sampled both ways: the static BFE of the polygon they
     touch, and the BFE the BFE lines give there (the other side's BFE at the edge, else missed: an
-    interpolated BFE rising towards the edge is highest on it). :data:`SITE_BFE_COLUMNS`, one row per
-    footprint (positional index)."""
+    interpolated BFE rising towards the edge is highest on it). A footprint lying partly where the FIRM
+    gives a BFE (``bfe_zone_sqft``: the overlay's area in a zone with BFEs; or a ``STATIC_BFE`` polygon)
+    and partly in the SFHA where it gives none (zone A: :func:`_no_bfe_parts`) takes no BFE read off the
+    BFE lines at a point of the latter (:func:`_off_the_firm`): § 6-137(d) governs that part (FLD-004),
+    and the BFE lines give no BFE of the FIRM there. :data:`SITE_BFE_COLUMNS`, one row per footprint
+    (positional index)."""
     n = len(geoms)
     sfha = np.asarray(sfha, dtype=object)
     flood = layers.get_layer("flood_zones")
@@ -297,18 +303,90 @@ def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray, sfha: np.nd
     b = sample(pts, flood=flood)
     b["owner"] = np.concatenate([owner, np.arange(n)])
     b["in_bfe_zone"] = _in_bfe_zone(pts, flood, spec)
+    where = pts
     if n_edge:  # the edges' corners again, without the static BFE: the BFE lines' side of the edge
         e_pts = pts[len(coords) - n_edge:len(coords)]
         e = sample(e_pts, flood=None)
         e["owner"] = owner[len(coords) - n_edge:]
         e["in_bfe_zone"] = _in_bfe_zone(e_pts, flood, spec, without_static=True)
         b = pd.concat([b, e], ignore_index=True)
+        where = np.concatenate([pts, e_pts])
+    no_bfe_sqft, no_bfe_zones = _no_bfe_parts(sfha, flood, spec)
+    mixed = firm_gives_bfe(bfe_zone_sqft, static_sqft) & (no_bfe_sqft > 0)
+    if mixed.any():
+        off = mixed[b["owner"].to_numpy()] & _off_the_firm(where, b["bfe_method"].to_numpy(), flood, spec)
+        b = b[~off].reset_index(drop=True)
     b["rank"] = b["bfe_method"].map({k: i for i, k in enumerate(BFE_METHODS)})
     found = {o: _footprint_bfe(p) for o, p in b.groupby("owner", sort=True)}
     none = (np.nan, "none", "", "the footprint has no corners: no BFE", np.nan, "")
-    out = pd.DataFrame([found.get(i, none) for i in range(n)], columns=list(SITE_BFE_COLUMNS[:-1]))
+    out = pd.DataFrame([found.get(i, none) for i in range(n)], columns=list(SITE_BFE_COLUMNS[:6]))
+    note = out["bfe_note"].to_numpy(dtype=object)
+    for i in np.flatnonzero(mixed):  # a handful of proposed footprints
+        note[i] += (f"; its part in zone {no_bfe_zones[i]} has no BFE on the FIRM (none read off the BFE lines there "
+                    f"is used): FLD-004 applies to that part")
+    out["bfe_note"] = note
     out["static_bfe_sqft"] = static_sqft
+    out["no_bfe_sqft"], out["no_bfe_zones"] = no_bfe_sqft, no_bfe_zones
     return out
+
+
+def _no_bfe_parts(sfha: np.ndarray, flood: gpd.GeoDataFrame | None,
+                  spec: FloodZoneSpec) -> tuple[np.ndarray, np.ndarray]:
+    """(sqft, zones) per footprint: the area of its SFHA part where the FIRM gives no BFE (§ 6-137(d)):
+    in flood zone polygons of the SFHA of no zone with BFEs and stating no ``STATIC_BFE`` (zone A; AO,
+    A99, ...), outside every polygon that gives one; and those polygons' zones (``'A'``; ``''`` where
+    none). A polygon merely touching the part adds nothing."""
+    sqft = np.zeros(len(sfha))
+    names = np.full(len(sfha), "", dtype=object)
+    if flood is None or not len(flood):
+        return sqft, names
+    cls = classify_flood_zones(flood, spec)
+    gives = cls["bfe_zone"].to_numpy() | static_bfe_polygons(flood)
+    without = np.flatnonzero(cls["sfha"].to_numpy() & ~gives)
+    if not len(without):
+        return sqft, names
+    polys = np.asarray(flood.geometry.values, dtype=object)
+    zone = cls["zone"].to_numpy()
+    si, pi = STRtree(polys[without]).query(sfha, predicate="intersects")
+    giving = polys[gives]
+    tree = STRtree(giving) if len(giving) else None
+    for i in np.unique(si):  # a handful of proposed footprints
+        near = without[pi[si == i]]
+        hit = shapely.area(shapely.intersection(sfha[i], polys[near])) > 0
+        if not hit.any():
+            continue
+        part = shapely.intersection(sfha[i], shapely.union_all(polys[near[hit]]))
+        if tree is not None:
+            g = tree.query(sfha[i], predicate="intersects")
+            if len(g):
+                part = shapely.difference(part, shapely.union_all(giving[g]))
+        sqft[i] = float(shapely.area(part))
+        names[i] = ", ".join(sorted(set(zone[near[hit]]))) if sqft[i] > 0 else ""
+    return sqft, names
+
+
+def _off_the_firm(pts: np.ndarray, method: np.ndarray, flood: gpd.GeoDataFrame | None,
+                  spec: FloodZoneSpec) -> np.ndarray:
+    """Which samples are no BFE of the FIRM on a footprint lying partly where the FIRM gives none: a
+    BFE read off the BFE lines (or none) at a point in (or on the edge of) an SFHA polygon giving no
+    BFE (zone A, :func:`_no_bfe_parts`) and in no polygon of a zone with BFEs taking its BFE from the
+    BFE lines. A static BFE is the polygon's own; a point on the edge between zone A and AE keeps the
+    AE BFE; a point outside the SFHA (zone X) is not affected."""
+    if flood is None or not len(flood):
+        return np.zeros(len(pts), dtype=bool)
+    cls = classify_flood_zones(flood, spec)
+    static = static_bfe_polygons(flood)
+    in_a = _on_polygons(pts, flood, cls["sfha"].to_numpy() & ~cls["bfe_zone"].to_numpy() & ~static)
+    return (method != "static") & in_a & ~_in_bfe_zone(pts, flood, spec, without_static=True)
+
+
+def _on_polygons(pts: np.ndarray, flood: gpd.GeoDataFrame, which: np.ndarray) -> np.ndarray:
+    """Whether each point lies in (or on the edge of) one of the flood zone polygons ``which`` (a mask)."""
+    inside = np.zeros(len(pts), dtype=bool)
+    if which.any():
+        hit, _ = STRtree(np.asarray(flood.geometry.values[which], dtype=object)).query(pts, predicate="intersects")
+        inside[hit] = True
+    return inside
 
 
 def _zone_pieces(sfha: np.ndarray, flood: gpd.GeoDataFrame | None) -> np.ndarray:
@@ -357,16 +435,12 @@ def _in_bfe_zone(pts: np.ndarray, flood: gpd.GeoDataFrame | None, spec: FloodZon
     """Whether each point lies in (or on the edge of) a flood zone polygon of a zone with BFEs on the
     FIRM (FLD-006 ``bfe_zones``: AE, AH, A1-A30, VE, V1-V30); ``without_static``: one stating no
     ``STATIC_BFE`` (its BFE comes from the BFE lines)."""
-    inside = np.zeros(len(pts), dtype=bool)
     if flood is None or not len(flood):
-        return inside
+        return np.zeros(len(pts), dtype=bool)
     bz = classify_flood_zones(flood, spec)["bfe_zone"].to_numpy()
     if without_static:
         bz = bz & ~static_bfe_polygons(flood)
-    if bz.any():
-        hit, _ = STRtree(np.asarray(flood.geometry.values[bz], dtype=object)).query(pts, predicate="intersects")
-        inside[hit] = True
-    return inside
+    return _on_polygons(pts, flood, bz)
 
 
 SAMPLED = "corners, centroid and the corners of its parts in each flood zone polygon"
@@ -580,12 +654,13 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
 
 
 def _required_floor(found: pd.DataFrame, ids: pd.Series) -> np.ndarray:
-    """The required lowest floor of each footprint: the threshold of its FLD-003 finding, else FLD-004's."""
+    """The required lowest floor of each footprint: the higher of the thresholds of its FLD-003 and FLD-004
+    findings (both where it lies partly where the FIRM gives a BFE and partly in zone A: the stricter governs)."""
     req = np.full(len(ids), np.nan)
     for rid in ("FLD-003", "FLD-004"):
         f = found[(found["rule_id"] == rid) & (found["subject_layer"] == "footprints")]
         thr = f.groupby("subject_id")["threshold"].first().reindex(ids.astype(str)).to_numpy(dtype=float)
-        req = np.where(np.isfinite(thr) & ~np.isfinite(req), thr, req)
+        req = np.where(np.isfinite(thr) & ~(req >= thr), thr, req)
     return req
 
 
@@ -691,11 +766,11 @@ def _site_inputs(layers: Layers, rulebook: Rulebook, use: str) -> tuple[gpd.GeoD
 def _footprint_table(layers: Layers, rulebook: Rulebook, fps: gpd.GeoDataFrame, m: pd.DataFrame,
                      sfha: np.ndarray) -> tuple[gpd.GeoDataFrame, pd.DataFrame]:
     """One row per footprint: the overlay's measurements, its BFE and highest adjacent grade; and the
-    ``bfe_known_ft``, ``bfe_known_datum`` and ``static_bfe_sqft`` of each (:func:`_site_bfe`), which only
-    the checks read."""
+    ``bfe_known_ft``, ``bfe_known_datum``, ``static_bfe_sqft``, ``no_bfe_sqft`` and ``no_bfe_zones`` of each
+    (:func:`_site_bfe`), which only the checks read."""
     table = _subject_table(fps, "footprint_id", m, layers, False)
     geoms = np.asarray(fps.geometry.values, dtype=object)
-    best = _site_bfe(layers, rulebook, geoms, sfha)
+    best = _site_bfe(layers, rulebook, geoms, sfha, m["bfe_zone_sqft"].to_numpy(dtype=float))
     in_sfha = m["sfha_sqft"].to_numpy() > 0
     # where the FIRM gives no BFE on the footprint (FLD-004 applies, reading none), neither does the table
     used = in_sfha & firm_gives_bfe(m["bfe_zone_sqft"].to_numpy(), best["static_bfe_sqft"].to_numpy())
@@ -708,7 +783,9 @@ def _footprint_table(layers: Layers, rulebook: Rulebook, fps: gpd.GeoDataFrame, 
     table["bfe_note"] = note
     known = pd.DataFrame({"bfe_known_ft": np.where(used, best["bfe_known_ft"].to_numpy(dtype=float), np.nan),
                           "bfe_known_datum": np.where(used, best["bfe_known_datum"].to_numpy(), ""),
-                          "static_bfe_sqft": best["static_bfe_sqft"].to_numpy(dtype=float)})
+                          "static_bfe_sqft": best["static_bfe_sqft"].to_numpy(dtype=float),
+                          "no_bfe_sqft": best["no_bfe_sqft"].to_numpy(dtype=float),
+                          "no_bfe_zones": best["no_bfe_zones"].to_numpy()})
     hag = np.full(len(geoms), np.nan)
     frac = np.zeros(len(geoms))
     if layers.dem is not None:

@@ -773,14 +773,17 @@ def test_the_firm_gives_a_bfe_by_area_not_by_the_method_of_the_highest_point(tmp
     # (1) Zone A footprint x 940..990 (y 0..50) whose east part (x > 950) lies in a polygon stating STATIC_BFE 805;
     # the BFE lines give 809.4 ft at the west corners. The FIRM gives a BFE here (the static one), though the
     # highest point's BFE is interpolated: FLD-003 applies (before: FLD-004 read no BFE at all and a floor of
-    # 804 ft, below the static 805, was not_evaluated). Its BFE is the highest, 809.5 ft at x = 950.
+    # 804 ft, below the static 805, was not_evaluated). The west part (x < 950) is zone A without a BFE: the
+    # lines' 809.4..809.5 ft there are no BFE of the FIRM (§ 6-137(d) governs it, FLD-004: no DEM here, so
+    # not_evaluated), and the footprint's BFE is the static 805.0 ft (it was 809.5 ft, read off the lines at
+    # x = 950 on the zone A side, and FLD-004 was info).
     bl, st = _river_ending_at_x1000()
     fz = zones((sq(-500, -200, 950, 400), "A"), (sq(950, -200, 3000, 400), "A", None, 805.0))
     layers = _site_layers(tmp_path, sq(940, 0, 990, 50), fz=fz, bl=bl, streams=st)
     res = check_site(layers, rb, use="residential", lowest_floor_ft=804.0)
     f = finding(res, "FLD-003", "F1")
-    assert f["status"] == "violation" and f["threshold"] == pytest.approx(809.5, abs=1e-6)
-    assert site_status(res, "FLD-004") == "info"
+    assert f["status"] == "violation" and f["threshold"] == pytest.approx(805.0)
+    assert site_status(res, "FLD-004") == "not_evaluated"
     # (2) Zone A footprint x 0..50 (y 0..40) only touching, along x = 0, an AE polygon with STATIC_BFE 101: none
     # of it lies where the FIRM gives a BFE, so FLD-004 applies (HAG + 2 ft), not FLD-003 with the neighbour's BFE
     # (before: a floor of 101.5 ft passed FLD-003 and FLD-004 was info). DEM plane z = 100 + 0.01 (x - X0): HAG
@@ -855,21 +858,112 @@ def test_a_flood_zone_island_inside_the_footprint_is_sampled(tmp_path, rb) -> No
         mh = check_site(layers, rb, use="manufactured", lowest_floor_ft=814.99)
         assert site_status(mh, "FLD-004") == "violation"
     # (2) Zone A footprint x 900..1100 (y 0..50) with an AE island (x 1020..1080, y 10..40) upstream of the last
-    # BFE line (x = 1000): the island is in a zone with BFEs but has none. The corners at x = 900 give
-    # 800 + 10 * 900 / 1000 = 809.0 ft, the centroid (x = 1000) lies on the 810 ft line: the site's BFE is at least
-    # 810.0 ft, maybe more (the BFE rises upstream). A floor under it is a violation, at or above it not_evaluated
-    # (before: the island was not sampled, 810.0 ft was taken as the BFE and a floor of 810.0 ft passed).
+    # BFE line (x = 1000): the island is in a zone with BFEs but has none (before: the island was not sampled,
+    # 810.0 ft read at the centroid was taken as the BFE and a floor of 810.0 ft passed). The corners at x = 900
+    # (809.0 ft) and the centroid (x = 1000, on the 810 ft line) lie in zone A, where the BFE lines give no BFE of
+    # the FIRM (§ 6-137(d) governs that part, FLD-004): the island's BFE is not determined, whatever the floor
+    # (before this: "at least 810.0 ft" from those zone A points, and 809.99 ft was a violation).
     bl, st = _river_ending_at_x1000()
     island = sq(1020, 10, 1080, 40)
     fz = zones((Polygon(sq(-500, -200, 3000, 400).exterior.coords, [island.exterior.coords[::-1]]), "A"),
                (island, "AE"))
     layers = _site_layers(tmp_path / "a", sq(900, 0, 1100, 50), fz=fz, bl=bl, streams=st)
     t = check_site(layers, rb, use="residential", lowest_floor_ft=810.0).tables["footprints"].iloc[0]
-    assert np.isnan(t["bfe_ft"]) and "part of the footprint in a BFE zone has no BFE" in t["bfe_note"]
-    for floor, expect in ((809.99, "violation"), (810.0, "not_evaluated"), (810.01, "not_evaluated")):
-        f = finding(check_site(layers, rb, use="residential", lowest_floor_ft=floor), "FLD-003", "F1")
-        assert f["status"] == expect and f["threshold"] == pytest.approx(810.0, abs=1e-6), (floor, f["message"])
-        assert "not between two BFE lines" in f["message"]
+    assert np.isnan(t["bfe_ft"]) and "its part in zone A has no BFE on the FIRM" in t["bfe_note"]
+    for floor in (809.99, 810.0, 810.01):
+        res = check_site(layers, rb, use="residential", lowest_floor_ft=floor)
+        f = finding(res, "FLD-003", "F1")
+        assert f["status"] == "not_evaluated" and np.isnan(f["threshold"]), (floor, f["message"])
+        assert "no BFE could be determined" in f["message"] and "not between two BFE lines" in f["message"]
+        assert site_status(res, "FLD-004") == "not_evaluated"  # the zone A part: no DEM
+
+
+def _ae_beside_zone_a(tmp_path: Path, static_bfe: float, *, dem: bool = True):
+    """Footprint x 0..50 (y 0..40): its west half (x < 25) in an AE polygon stating ``static_bfe``, its east half
+    in zone A (no BFE). DEM plane z = 100 + 0.01 (x - X0): HAG 100.5 ft along the walls (x up to 50), so the zone
+    A part needs HAG + 2 = 102.5 ft (§ 6-137(d)(1); tolerance 1e-3 ft, float32 DEM)."""
+    fz = zones((sq(-200, -200, 25, 300), "AE", None, static_bfe), (sq(25, -200, 300, 300), "A"))
+    return _site_layers(tmp_path, sq(0, 0, 50, 40), dem=dem, fz=fz)
+
+
+def test_a_footprint_in_ae_and_zone_a_meets_both_the_bfe_and_hag_plus_2(tmp_path, rb) -> None:
+    # § 6-137(b)(1) asks the AE part for the BFE, (d)(1) the zone A part for 2 ft above the highest adjacent grade
+    # of the structure: the building meets both, the higher governs. Before: FLD-003 alone (the BFE), FLD-004
+    # info, and a floor of 102.49 ft passed beside a zone A part needing 102.5 ft.
+    # (1) AE STATIC_BFE 103.0 > 102.5: the BFE governs, required 103.0 ft
+    layers = _ae_beside_zone_a(tmp_path / "bfe", 103.0)
+    for floor, f3, f4 in ((102.99, "violation", "pass"), (103.0, "pass", "pass"), (103.01, "pass", "pass")):
+        res = check_site(layers, rb, use="residential", lowest_floor_ft=floor)
+        a, b = finding(res, "FLD-003", "F1"), finding(res, "FLD-004", "F1")
+        assert (a["status"], b["status"]) == (f3, f4), (floor, a["message"], b["message"])
+        assert a["threshold"] == pytest.approx(103.0) and b["threshold"] == pytest.approx(102.5, abs=1e-3)
+        t = res.tables["footprints"].iloc[0]
+        assert t["required_lowest_floor_ft"] == pytest.approx(103.0) and t["bfe_ft"] == pytest.approx(103.0)
+        assert "its part in zone A has no BFE on the FIRM" in t["bfe_note"] and "FLD-004 applies" in a["message"]
+        assert "§ 6-137(d) applies to it" in b["message"] and "100.5 ft + 2 ft = 102.5 ft" in b["message"]
+    # (2) AE STATIC_BFE 101.0 < 102.5: HAG + 2 governs, required 102.5 ft; a floor meeting only the BFE fails
+    layers = _ae_beside_zone_a(tmp_path / "hag", 101.0)
+    for floor, f4 in ((102.49, "violation"), (102.5, "pass"), (102.51, "pass")):
+        res = check_site(layers, rb, use="residential", lowest_floor_ft=floor)
+        assert site_status(res, "FLD-003") == "pass" and site_status(res, "FLD-004") == f4, floor
+        assert finding(res, "FLD-004", "F1")["threshold"] == pytest.approx(102.5, abs=1e-3)
+        t = res.tables["footprints"].iloc[0]
+        assert t["required_lowest_floor_ft"] == pytest.approx(102.5, abs=1e-3)
+        assert t["worst_status"] == ("violation" if f4 == "violation" else "review")  # FLD-001: the permit
+    # nonresidential: floodproofing answers the BFE (review), not the zone A part's 2 ft above grade
+    res = check_site(layers, rb, use="nonresidential", lowest_floor_ft=100.0)
+    assert site_status(res, "FLD-003") == "review" and site_status(res, "FLD-004") == "violation"
+    # a BFE from other data (--bfe-ft 104) is the zone A part's (max(104, 102.5)); the FIRM's 101.0 ft stays the
+    # AE part's
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=103.99, bfe_ft=104.0)
+    a, b = finding(res, "FLD-003", "F1"), finding(res, "FLD-004", "F1")
+    assert a["status"] == "pass" and a["threshold"] == pytest.approx(101.0)
+    assert "(FLD-004 uses it for the part without one)" in a["message"]
+    assert b["status"] == "violation" and b["threshold"] == pytest.approx(104.0)
+    # a manufactured home (FLD-004 alone): the higher of the BFE and HAG + 2
+    for bfe, floor, expect, req in ((101.0, 102.49, "violation", 102.5), (101.0, 102.5, "pass", 102.5),
+                                    (103.0, 102.99, "violation", 103.0), (103.0, 103.0, "pass", 103.0)):
+        res = check_site(_ae_beside_zone_a(tmp_path / f"mh{bfe}", bfe), rb, use="manufactured", lowest_floor_ft=floor)
+        f = finding(res, "FLD-004", "F1")
+        assert f["status"] == expect and f["threshold"] == pytest.approx(req, abs=1e-3), (bfe, floor, f["message"])
+        assert site_status(res, "FLD-003") == "info"
+
+
+def test_a_footprint_in_ae_and_zone_a_without_a_dem(tmp_path, rb) -> None:
+    # The layout of _ae_beside_zone_a (AE STATIC_BFE 101.0) without a DEM: the zone A part's requirement is
+    # unknown, so a floor at or above the BFE is not_evaluated under FLD-004 (before: info, and the building
+    # passed); a floor below the BFE fails FLD-003 whatever the zone A part needs.
+    layers = _ae_beside_zone_a(tmp_path, 101.0, dem=False)
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=150.0)
+    assert site_status(res, "FLD-003") == "pass"
+    f = finding(res, "FLD-004", "F1")
+    assert f["status"] == "not_evaluated" and "no pre-construction DEM" in f["message"], f["message"]
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=100.99)
+    assert site_status(res, "FLD-003") == "violation" and site_status(res, "FLD-004") == "not_evaluated"
+    assert res.tables["footprints"].iloc[0]["worst_status"] == "violation"
+    mh = check_site(layers, rb, use="manufactured", lowest_floor_ft=100.99)  # below the BFE, a lower bound
+    assert site_status(mh, "FLD-004") == "violation"
+    assert site_status(check_site(layers, rb, use="manufactured", lowest_floor_ft=101.0), "FLD-004") == "not_evaluated"
+
+
+def test_bfe_lines_read_at_zone_a_corners_are_no_bfe_of_the_firm(tmp_path, rb) -> None:
+    # AE (BFE from the lines, 800 + 10 * x / 1000 ft) up to x = 950, zone A beyond. Footprint x 940..990 (y 0..50):
+    # its corners at x = 990 and its centroid (x = 965) lie in zone A, where the lines give 809.9 / 809.65 ft but
+    # the FIRM gives no BFE; the AE part's BFE is highest at its edge, x = 950: 809.5 ft (before: 809.9 ft from
+    # the zone A corners, while a zone A point without one would not have counted as missing). The zone A part
+    # needs HAG + 2: the DEM plane gives 100 + 0.01 * 990 = 109.9 ft along the walls, + 2 = 111.9 ft.
+    bl, st = _river_ending_at_x1000()
+    fz = zones((sq(-500, -200, 950, 400), "AE"), (sq(950, -200, 3000, 400), "A"))
+    layers = _site_layers(tmp_path, sq(940, 0, 990, 50), dem=True, fz=fz, bl=bl, streams=st)
+    for floor, expect in ((809.49, "violation"), (809.5, "pass"), (809.51, "pass")):
+        res = check_site(layers, rb, use="residential", lowest_floor_ft=floor)
+        f = finding(res, "FLD-003", "F1")
+        assert f["status"] == expect and f["threshold"] == pytest.approx(809.5, abs=1e-6), (floor, f["message"])
+        g = finding(res, "FLD-004", "F1")
+        assert g["status"] == "pass" and g["threshold"] == pytest.approx(111.9, abs=1e-3), g["message"]
+    t = res.tables["footprints"].iloc[0]
+    assert t["bfe_ft"] == pytest.approx(809.5, abs=1e-6) == t["required_lowest_floor_ft"]
+    assert "none read off the BFE lines there is used" in t["bfe_note"]
 
 
 def test_site_in_floodway(tmp_path, rb) -> None:

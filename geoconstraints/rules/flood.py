@@ -371,6 +371,13 @@ def _firm_gives_bfe(row: pd.Series) -> bool:
     return bool(firm_gives_bfe(row["bfe_zone_sqft"], row["static_bfe_sqft"]))
 
 
+def _no_bfe_part(row: pd.Series) -> bool:
+    """Part of the footprint's SFHA part lies where the FIRM gives no BFE (zone A: ``no_bfe_sqft``, see
+    :func:`geoconstraints.commands._no_bfe_parts`); with :func:`_firm_gives_bfe`, a footprint in both,
+    judged by FLD-003 on the BFE and by FLD-004 on its zone A part (§ 6-137(d): the stricter governs)."""
+    return bool(float(row.get("no_bfe_sqft", 0.0)) > 0)
+
+
 def firm_gives_bfe(bfe_zone_sqft: Any, static_bfe_sqft: Any) -> np.ndarray:
     """:func:`_firm_gives_bfe` of many footprints at once (the footprints table says the same as the
     rules: where the FIRM gives no BFE, FLD-004 applies and no BFE of the FIRM is used).
@@ -398,8 +405,9 @@ def _site_bfe(row: pd.Series, user_bfe: float | None) -> tuple[float | None, str
     if np.isfinite(row["bfe_ft"]):
         src = f"BFE {row['bfe_method'].replace('_', ' ')}, {row['bfe_note']}"
         if user_bfe is not None:
-            src += (f"; the BFE given ({ft_text(float(user_bfe))} ft, --bfe-ft) is not used: the FIRM gives the BFE "
-                    f"on the whole footprint")
+            src += (f"; the BFE given ({ft_text(float(user_bfe))} ft, --bfe-ft) is not used here: the FIRM gives the "
+                    + ("BFE on the part in a zone with BFEs (FLD-004 uses it for the part without one)"
+                       if _no_bfe_part(row) else "BFE on the whole footprint"))
         return float(row["bfe_ft"]), src, True
     if user_bfe is not None:
         given = float(user_bfe)
@@ -428,16 +436,42 @@ def _fld004_required(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[flo
     """(required floor, how it was found, complete) of one footprint in the SFHA under FLD-004.
 
     ``required`` is None when nothing is known; ``complete`` is False when the requirement is only a
-    lower bound (no DEM under the footprint, or the DEM covers only part of its walls).
+    lower bound (no DEM under the footprint, or the DEM covers only part of its walls). A footprint
+    lying partly where the FIRM gives a BFE and partly in zone A (:func:`_no_bfe_part`): the zone A
+    part's requirement (§ 6-137(d), the HAG of the whole structure's walls), for a manufactured home
+    the higher of it and the BFE (the stricter governs).
     """
     user_bfe = ctx.site.get("bfe_ft")
-    if _firm_gives_bfe(row):  # only a manufactured home reaches here: at or above the BFE
+    firm = _firm_gives_bfe(row)
+    mh: tuple[float | None, str, bool] | None = None
+    if firm and ctx.site.get("use") == "manufactured":  # at or above the BFE
         bfe, src, complete = _site_bfe(row, user_bfe)
         if bfe is None:
-            return None, (f"manufactured home in a BFE zone, but no BFE could be determined ({row['bfe_note']}); "
-                          f"give --bfe-ft"), False
-        least = "" if complete else "at least "
-        return bfe, f"manufactured home: at or above the BFE {least}{ft_text(bfe)} ft ({src})", complete
+            mh = None, (f"manufactured home in a BFE zone, but no BFE could be determined ({row['bfe_note']}); "
+                        f"give --bfe-ft"), False
+        else:
+            least = "" if complete else "at least "
+            mh = bfe, f"manufactured home: at or above the BFE {least}{ft_text(bfe)} ft ({src})", complete
+        if not _no_bfe_part(row):
+            return mh
+    req, how, complete = _no_bfe_required(rule, row, user_bfe)
+    if not firm:
+        return req, how, complete
+    how = (f"its part in zone {row['no_bfe_zones']} has no BFE on the FIRM, so {rule.p('standards_citation')} "
+           f"applies to it: {how}")
+    if mh is None:
+        return req, f"{how}; the part where the FIRM gives a BFE: FLD-003", complete
+    known = [v for v in (mh[0], req) if v is not None]
+    if not known:
+        return None, f"{mh[1]}; {how}", False
+    top = max(known)
+    return top, (f"the higher of both parts' requirements, {ft_text(top)} ft: {mh[1]}; {how}"), \
+        bool(mh[2] and complete and len(known) == 2)
+
+
+def _no_bfe_required(rule: Rule, row: pd.Series, user_bfe: float | None) -> tuple[float | None, str, bool]:
+    """(required floor, how it was found, complete) where the FIRM gives no BFE (§ 6-137(d)): the higher
+    of a BFE from other data and the highest adjacent grade + ``hag_freeboard_ft``."""
     fb = rule.t("hag_freeboard_ft")
     hag, frac = float(row["hag_ft"]), float(row["hag_fraction"])
     cands, words = [], []
@@ -467,7 +501,7 @@ def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
     gate = _site_gate(ctx, row, f"{rule.p('standards_citation')} does not apply")
     if gate is not None:
         return (*gate, np.nan)
-    if _firm_gives_bfe(row) and ctx.site.get("use") != "manufactured":
+    if _firm_gives_bfe(row) and ctx.site.get("use") != "manufactured" and not _no_bfe_part(row):
         return "info", "the FIRM gives a BFE here: FLD-003 applies", np.nan
     req, how, complete = _fld004_required(ctx, rule, row)
     if req is None:

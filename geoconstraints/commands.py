@@ -19,7 +19,7 @@ import logging
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import geopandas as gpd
 import numpy as np
@@ -290,8 +290,8 @@ def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray, sfha: np.nd
     n = len(geoms)
     sfha = np.asarray(sfha, dtype=object)
     flood = layers.get_layer("flood_zones")
-    spec = flood_zone_spec(rulebook, exact=True)
-    edge, static_sqft = _static_edges(sfha, flood)
+    fz = _firm_zones(flood, flood_zone_spec(rulebook, exact=True))
+    edge, static_sqft = _static_edges(sfha, flood, fz)
     groups = [geoms, sfha, _zone_pieces(sfha, flood), edge]  # n geometries each; the edges last
     coords, owner = shapely.get_coordinates(np.concatenate(groups), return_index=True)
     n_edge = int((owner >= (len(groups) - 1) * n).sum())
@@ -302,19 +302,19 @@ def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray, sfha: np.nd
                                search_radius_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
     b = sample(pts, flood=flood)
     b["owner"] = np.concatenate([owner, np.arange(n)])
-    b["in_bfe_zone"] = _in_bfe_zone(pts, flood, spec)
+    b["in_bfe_zone"] = _in_bfe_zone(pts, flood, fz)
     where = pts
     if n_edge:  # the edges' corners again, without the static BFE: the BFE lines' side of the edge
         e_pts = pts[len(coords) - n_edge:len(coords)]
         e = sample(e_pts, flood=None)
         e["owner"] = owner[len(coords) - n_edge:]
-        e["in_bfe_zone"] = _in_bfe_zone(e_pts, flood, spec, without_static=True)
+        e["in_bfe_zone"] = _in_bfe_zone(e_pts, flood, fz, without_static=True)
         b = pd.concat([b, e], ignore_index=True)
         where = np.concatenate([pts, e_pts])
-    no_bfe_sqft, no_bfe_zones = _no_bfe_parts(sfha, flood, spec)
+    no_bfe_sqft, no_bfe_zones = _no_bfe_parts(sfha, flood, fz)
     mixed = firm_gives_bfe(bfe_zone_sqft, static_sqft) & (no_bfe_sqft > 0)
     if mixed.any():
-        off = mixed[b["owner"].to_numpy()] & _off_the_firm(where, b["bfe_method"].to_numpy(), flood, spec)
+        off = mixed[b["owner"].to_numpy()] & _off_the_firm(where, b["bfe_method"].to_numpy(), flood, fz)
         b = b[~off].reset_index(drop=True)
     b["rank"] = b["bfe_method"].map({k: i for i, k in enumerate(BFE_METHODS)})
     found = {o: _footprint_bfe(p) for o, p in b.groupby("owner", sort=True)}
@@ -330,8 +330,32 @@ def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray, sfha: np.nd
     return out
 
 
+class FirmZones(NamedTuple):
+    """What the FIRM says of each flood zone polygon, classified once for :func:`_site_bfe` and its helpers
+    (masks aligned with the flood layer's rows; empty without a layer)."""
+
+    zone: np.ndarray
+    """The zone of each polygon (:func:`~geoconstraints.geometry.overlay.classify_flood_zones`)."""
+    sfha: np.ndarray
+    """In the SFHA."""
+    bfe_zone: np.ndarray
+    """Of a zone with BFEs on the FIRM (AE, AH, A1-A30, VE, V1-V30)."""
+    static: np.ndarray
+    """Stating a ``STATIC_BFE`` (:func:`~geoconstraints.geometry.bfe.static_bfe_polygons`)."""
+
+
+def _firm_zones(flood: gpd.GeoDataFrame | None, spec: FloodZoneSpec) -> FirmZones:
+    """:class:`FirmZones` of the flood layer."""
+    if flood is None or not len(flood):
+        none = np.zeros(0, dtype=bool)
+        return FirmZones(np.zeros(0, dtype=object), none, none, none)
+    cls = classify_flood_zones(flood, spec)
+    return FirmZones(cls["zone"].to_numpy(), cls["sfha"].to_numpy(dtype=bool), cls["bfe_zone"].to_numpy(dtype=bool),
+                     static_bfe_polygons(flood))
+
+
 def _no_bfe_parts(sfha: np.ndarray, flood: gpd.GeoDataFrame | None,
-                  spec: FloodZoneSpec) -> tuple[np.ndarray, np.ndarray]:
+                  fz: FirmZones) -> tuple[np.ndarray, np.ndarray]:
     """(sqft, zones) per footprint: the area of its SFHA part where the FIRM gives no BFE (§ 6-137(d)):
     in flood zone polygons of the SFHA of no zone with BFEs and stating no ``STATIC_BFE`` (zone A; AO,
     A99, ...), outside every polygon that gives one; and those polygons' zones (``'A'``; ``''`` where
@@ -340,13 +364,12 @@ def _no_bfe_parts(sfha: np.ndarray, flood: gpd.GeoDataFrame | None,
     names = np.full(len(sfha), "", dtype=object)
     if flood is None or not len(flood):
         return sqft, names
-    cls = classify_flood_zones(flood, spec)
-    gives = cls["bfe_zone"].to_numpy() | static_bfe_polygons(flood)
-    without = np.flatnonzero(cls["sfha"].to_numpy() & ~gives)
+    gives = fz.bfe_zone | fz.static
+    without = np.flatnonzero(fz.sfha & ~gives)
     if not len(without):
         return sqft, names
     polys = np.asarray(flood.geometry.values, dtype=object)
-    zone = cls["zone"].to_numpy()
+    zone = fz.zone
     si, pi = STRtree(polys[without]).query(sfha, predicate="intersects")
     giving = polys[gives]
     tree = STRtree(giving) if len(giving) else None
@@ -366,7 +389,7 @@ def _no_bfe_parts(sfha: np.ndarray, flood: gpd.GeoDataFrame | None,
 
 
 def _off_the_firm(pts: np.ndarray, method: np.ndarray, flood: gpd.GeoDataFrame | None,
-                  spec: FloodZoneSpec) -> np.ndarray:
+                  fz: FirmZones) -> np.ndarray:
     """Which samples are no BFE of the FIRM on a footprint lying partly where the FIRM gives none: a
     BFE read off the BFE lines (or none) at a point in (or on the edge of) an SFHA polygon giving no
     BFE (zone A, :func:`_no_bfe_parts`) and in no polygon of a zone with BFEs taking its BFE from the
@@ -374,10 +397,8 @@ def _off_the_firm(pts: np.ndarray, method: np.ndarray, flood: gpd.GeoDataFrame |
     AE BFE; a point outside the SFHA (zone X) is not affected."""
     if flood is None or not len(flood):
         return np.zeros(len(pts), dtype=bool)
-    cls = classify_flood_zones(flood, spec)
-    static = static_bfe_polygons(flood)
-    in_a = _on_polygons(pts, flood, cls["sfha"].to_numpy() & ~cls["bfe_zone"].to_numpy() & ~static)
-    return (method != "static") & in_a & ~_in_bfe_zone(pts, flood, spec, without_static=True)
+    in_a = _on_polygons(pts, flood, fz.sfha & ~fz.bfe_zone & ~fz.static)
+    return (method != "static") & in_a & ~_in_bfe_zone(pts, flood, fz, without_static=True)
 
 
 def _on_polygons(pts: np.ndarray, flood: gpd.GeoDataFrame, which: np.ndarray) -> np.ndarray:
@@ -410,13 +431,13 @@ def _zone_pieces(sfha: np.ndarray, flood: gpd.GeoDataFrame | None) -> np.ndarray
     return out
 
 
-def _static_edges(sfha: np.ndarray, flood: gpd.GeoDataFrame | None) -> tuple[np.ndarray, np.ndarray]:
+def _static_edges(sfha: np.ndarray, flood: gpd.GeoDataFrame | None, fz: FirmZones) -> tuple[np.ndarray, np.ndarray]:
     """(edge, sqft) per footprint: its SFHA part outside the polygons stating a ``STATIC_BFE``, where
     that part meets such a polygon (None elsewhere: nothing more to sample), and the area of its SFHA
     part inside them."""
     edge = np.full(len(sfha), None, dtype=object)
     sqft = np.zeros(len(sfha))
-    has = static_bfe_polygons(flood)
+    has = fz.static
     if flood is None or not has.any():
         return edge, sqft
     polys = np.asarray(flood.geometry.values[has], dtype=object)
@@ -430,17 +451,14 @@ def _static_edges(sfha: np.ndarray, flood: gpd.GeoDataFrame | None) -> tuple[np.
     return edge, sqft
 
 
-def _in_bfe_zone(pts: np.ndarray, flood: gpd.GeoDataFrame | None, spec: FloodZoneSpec, *,
+def _in_bfe_zone(pts: np.ndarray, flood: gpd.GeoDataFrame | None, fz: FirmZones, *,
                  without_static: bool = False) -> np.ndarray:
     """Whether each point lies in (or on the edge of) a flood zone polygon of a zone with BFEs on the
     FIRM (FLD-006 ``bfe_zones``: AE, AH, A1-A30, VE, V1-V30); ``without_static``: one stating no
     ``STATIC_BFE`` (its BFE comes from the BFE lines)."""
     if flood is None or not len(flood):
         return np.zeros(len(pts), dtype=bool)
-    bz = classify_flood_zones(flood, spec)["bfe_zone"].to_numpy()
-    if without_static:
-        bz = bz & ~static_bfe_polygons(flood)
-    return _on_polygons(pts, flood, bz)
+    return _on_polygons(pts, flood, fz.bfe_zone & ~fz.static if without_static else fz.bfe_zone)
 
 
 SAMPLED = "corners, centroid and the corners of its parts in each flood zone polygon"

@@ -82,6 +82,19 @@ def fixed(v: float, nd: int = 2) -> str:
     return f"{v:,.{nd}f}"
 
 
+def and_list(names: list[str] | tuple[str, ...]) -> str:
+    """Words joined as a sentence lists them: ``a``, ``a and b``, ``a, b and c``; ``""`` for none.
+
+    Examples
+    --------
+    >>> and_list([]), and_list(["A"]), and_list(["A", "B"]), and_list(["A", "B", "C"])
+    ('', 'A', 'A and B', 'A, B and C')
+    """
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def ft_text(v: float) -> str:
     """An elevation or length in feet at 0.1 ft (``847.4``)."""
     return f"{v:,.1f}"

@@ -215,6 +215,15 @@ def _shade_grades(ax: Any, p: RoadProfile, floor: float) -> list[Patch]:
     return [Patch(facecolor=colors[c], label=f"grade {labels[c]}") for c in used]
 
 
+ROAD_WORDS: dict[str, str] = {"haul_roads": "haul road", "skid_trails": "skid trail"}
+"""A road layer in the words of a caption."""
+
+
+def road_subject(p: RoadProfile) -> str:
+    """A road profile's road in words, by its own id: ``haul road H-1``, ``skid trail S-2 (part 2)``."""
+    return f"{ROAD_WORDS.get(p.layer, p.layer)} {p.road_id}" + (f" (part {p.part + 1})" if p.part else "")
+
+
 def render_profile(p: RoadProfile, *, width_in: float = 8.0, height_in: float = 3.4, dpi: int = DPI) -> bytes:
     """Draw one road profile (grade classes, runs over the limit, water bars) as PNG bytes."""
     fig = Figure(figsize=(width_in, height_in), dpi=dpi)
@@ -255,10 +264,9 @@ def render_profile(p: RoadProfile, *, width_in: float = 8.0, height_in: float = 
     ax.set_ylabel("elevation (ft)", fontsize=8)
     ax.tick_params(labelsize=7)
     ax.grid(alpha=0.3, linewidth=0.5)
-    name = {"haul_roads": "Haul road", "skid_trails": "Skid trail"}.get(p.layer, p.layer)
-    part = f" (part {p.part + 1})" if p.part else ""
+    subject = road_subject(p)
     g = p.grade_pct[np.isfinite(p.grade_pct)]
-    ax.set_title(f"{name} {p.road_id}{part}: {p.dist_ft[-1]:,.0f} ft, steepest {g.max() if len(g) else float('nan'):.1f} %, "
+    ax.set_title(f"{subject[:1].upper()}{subject[1:]}: {p.dist_ft[-1]:,.0f} ft, steepest {g.max() if len(g) else float('nan'):.1f} %, "
                  f"{len(p.exceeding)} run(s) over the limit", fontsize=9, loc="left")
     fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.735, 0.9), fontsize=6.5, frameon=False)
     return _png(fig)
@@ -434,9 +442,6 @@ class Plot:
     subject: str = ""
 
 
-ROAD_WORDS: dict[str, str] = {"haul_roads": "haul road", "skid_trails": "skid trail"}
-"""A road layer in the words of a caption."""
-
 
 def drawn_plots(result: Result) -> list[Plot]:
     """Every plot that applies to ``result``, drawn (:func:`render_plots`, with what each shows)."""
@@ -451,8 +456,7 @@ def drawn_plots(result: Result) -> list[Plot]:
         while name.casefold() in taken:  # one id twice in a layer (or an id spelled like another's part)
             name, n = f"{base}_{n}.png", n + 1
         taken.add(name.casefold())
-        subject = f"{ROAD_WORDS.get(p.layer, p.layer)} {p.road_id}" + (f" (part {p.part + 1})" if p.part else "")
-        out.append(Plot(name, render_profile(p), subject))
+        out.append(Plot(name, render_profile(p), road_subject(p)))
     tl = timeline_data(result)
     if tl is not None:
         out.append(Plot("disturbance_timeline.png", render_timeline(tl)))

@@ -45,7 +45,7 @@ from geoconstraints.rulebook.findings import (
     worst_status,
 )
 from geoconstraints.rulebook.model import Rule, unit_of
-from geoconstraints.text import redact, redact_all
+from geoconstraints.text import and_list, redact, redact_all
 
 log = logging.getLogger(__name__)
 
@@ -546,7 +546,7 @@ def handout_not_kept(result: Result, row: pd.DataFrame, findings: pd.DataFrame,
     out["rules"] = {s: found[s] for s in STATUSES if s in found}
     cols = [status_column(rid) for rids in out["rules"].values() for rid in rids]  # in the order named
     out["n"] = len(cols)
-    out["columns"] = ", ".join(cols[:-1]) + " and " + cols[-1] if len(cols) > 1 else "".join(cols)
+    out["columns"] = and_list(cols)
     return out
 
 

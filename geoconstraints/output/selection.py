@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from geoconstraints.errors import OutputError
+from geoconstraints.text import and_list
 
 OUTPUTS: dict[str, str] = {
     "geojson": "findings.geojson",
@@ -77,13 +78,6 @@ def select_outputs(names: str | Iterable[str] | None) -> frozenset[str]:
     return chosen
 
 
-def _join(names: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``; ``""`` for none."""
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
-
-
 @dataclass(frozen=True)
 class Holders:
     """Where the notes of the report and the map send a reader for what they leave out: only
@@ -109,12 +103,12 @@ class Holders:
     @property
     def findings(self) -> str:
         """The files holding every finding written: the GIS files when written, else the tables."""
-        return _join(self._findings())
+        return and_list(self._findings())
 
     @property
     def parcels(self) -> str:
         """The files holding every row of the parcels table (a screening)."""
-        return _join([f for k, f in (("csv", "parcels.csv"), ("parquet", "parcels.parquet"), ("gpkg", "results.gpkg"))
+        return and_list([f for k, f in (("csv", "parcels.csv"), ("parquet", "parcels.parquet"), ("gpkg", "results.gpkg"))
                       if k in self.outputs])
 
     @property
@@ -126,5 +120,5 @@ class Holders:
     def inputs(self) -> str:
         """The files listing the inputs with their SHA-256: report.pdf and report.html when written, and
         provenance.json (always written)."""
-        return _join([f for k, f in (("pdf", "report.pdf"), ("report", "report.html")) if k in self.outputs]
+        return and_list([f for k, f in (("pdf", "report.pdf"), ("report", "report.html")) if k in self.outputs]
                      + ["provenance.json"])

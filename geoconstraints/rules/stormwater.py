@@ -33,7 +33,7 @@ from geoconstraints.rulebook.findings import concat_findings
 from geoconstraints.rulebook.model import FindingRows, Rule, Rulebook
 from geoconstraints.rulebook.registry import check
 from geoconstraints.rulebook.render import fmt_num
-from geoconstraints.text import day_text, fixed, id_list, is_blank
+from geoconstraints.text import and_list, day_text, fixed, id_list, is_blank
 
 log = logging.getLogger(__name__)
 
@@ -268,9 +268,7 @@ _CONDITION_RULES = (("A", "SWP-002"), ("B", "SWP-003"), ("C", "SWP-004"))
 
 def _conditions(names: Sequence[str]) -> str:
     """'Condition A (...)' or 'Conditions B and C'."""
-    if len(names) == 1:
-        return f"Condition {names[0]}"
-    return f"Conditions {', '.join(names[:-1])} and {names[-1]}"
+    return f"Condition{'s' if len(names) > 1 else ''} {and_list(list(names))}"
 
 
 def swp007_applies(ctx: StormwaterContext, rule: Rule, site: Site | None) -> tuple[bool | None, str]:

@@ -71,7 +71,13 @@ from geoconstraints.rulebook.model import Rulebook
 from geoconstraints.rulebook.registry import run_checks, run_group
 from geoconstraints.rulebook.render import messages_only_for
 from geoconstraints.rules import harvest as hv
-from geoconstraints.rules.flood import FloodContext, firm_gives_bfe, flood_zone_spec
+from geoconstraints.rules.flood import (
+    STATED_BFE_METHOD,
+    FloodContext,
+    bfe_in_use,
+    firm_gives_bfe,
+    flood_zone_spec,
+)
 from geoconstraints.rules.seqr import RULE_ID, Action, norm_key, resources, validate_action
 from geoconstraints.rules.stormwater import StormwaterContext, swp007_applies
 from geoconstraints.text import day_text, ft_text
@@ -265,7 +271,7 @@ def _overlap_layers(overlaps: dict[str, np.ndarray], table: gpd.GeoDataFrame) ->
 
 
 SITE_BFE_COLUMNS = ("bfe_ft", "bfe_method", "bfe_datum", "bfe_note", "bfe_known_ft", "bfe_known_datum",
-                    "static_bfe_sqft", "no_bfe_sqft", "no_bfe_zones")
+                    "bfe_known_method", "static_bfe_sqft", "no_bfe_sqft", "no_bfe_zones")
 """The columns of :func:`_site_bfe`: those of :func:`_footprint_bfe`, the area of the footprint's part in
 the SFHA that lies in flood zone polygons stating a ``STATIC_BFE``, and the area and zones of its part in
 the SFHA where the FIRM gives no BFE (:func:`_no_bfe_parts`)."""
@@ -318,8 +324,8 @@ def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray, sfha: np.nd
         b = b[~off].reset_index(drop=True)
     b["rank"] = b["bfe_method"].map({k: i for i, k in enumerate(BFE_METHODS)})
     found = {o: _footprint_bfe(p) for o, p in b.groupby("owner", sort=True)}
-    none = (np.nan, "none", "", "the footprint has no corners: no BFE", np.nan, "")
-    out = pd.DataFrame([found.get(i, none) for i in range(n)], columns=list(SITE_BFE_COLUMNS[:6]))
+    none = (np.nan, "none", "", "the footprint has no corners: no BFE", np.nan, "", "none")
+    out = pd.DataFrame([found.get(i, none) for i in range(n)], columns=list(SITE_BFE_COLUMNS[:7]))
     note = out["bfe_note"].to_numpy(dtype=object)
     for i in np.flatnonzero(mixed):  # a handful of proposed footprints
         note[i] += (f"; its part in zone {no_bfe_zones[i]} has no BFE on the FIRM (none read off the BFE lines there "
@@ -465,8 +471,9 @@ SAMPLED = "corners, centroid and the corners of its parts in each flood zone pol
 """The points a footprint's BFE is sampled at (:func:`_site_bfe`), as its notes name them."""
 
 
-def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str, float, str]:
-    """(bfe_ft, bfe_method, bfe_datum, bfe_note, bfe_known_ft, bfe_known_datum) of one footprint from its samples.
+def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str, float, str, str]:
+    """(bfe_ft, bfe_method, bfe_datum, bfe_note, bfe_known_ft, bfe_known_datum, bfe_known_method) of one
+    footprint from its samples.
 
     The highest ``bfe_ft`` of the points whatever its method (conservative: a lower ``STATIC_BFE`` at
     one corner never replaces a higher interpolated BFE at another); the method, datum and note are
@@ -474,8 +481,9 @@ def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str, float, str]:
     on a tie). Not determined (NaN, ``none``, the note says why) when a point in a BFE zone has no BFE
     (that part's BFE may be higher than the rest's: the rest gives only a lower bound) or when the
     points' BFEs are in different vertical datums (never compared). ``bfe_known_ft`` is the highest
-    BFE known on the footprint, in ``bfe_known_datum``: the BFE itself, or where part of the footprint
-    has none, a lower bound of it (NaN when nothing is known or the datums differ).
+    BFE known on the footprint, in ``bfe_known_datum``, found by ``bfe_known_method``: the BFE itself,
+    or where part of the footprint has none, a lower bound of it (NaN and ``none`` when nothing is known
+    or the datums differ).
 
     Parameters
     ----------
@@ -492,9 +500,9 @@ def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str, float, str]:
     >>> _footprint_bfe(p)[:3]
     (809.4, 'interpolated_along_stream', 'NAVD88')
     >>> p.loc[2, "in_bfe_zone"] = True  # the point with no BFE lies in the BFE zone
-    >>> bfe, method, _, note, known, _ = _footprint_bfe(p)
-    >>> bfe, method, known
-    (nan, 'none', 809.4)
+    >>> bfe, method, _, note, known, _, known_method = _footprint_bfe(p)
+    >>> bfe, method, known, known_method
+    (nan, 'none', 809.4, 'interpolated_along_stream')
     >>> print(note)
     part of the footprint in a BFE zone has no BFE (upstream of the last BFE line); elsewhere on the
     footprint the BFE reaches 809.4 ft, so the site's BFE is at least that
@@ -502,19 +510,21 @@ def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str, float, str]:
     has = p[p["bfe_ft"].notna()]
     if not len(has):
         return (np.nan, "none", "", f"highest over the footprint's {SAMPLED} ({p['bfe_note'].iloc[0]})",
-                np.nan, "")
+                np.nan, "", "none")
     datums = sorted(set(has["bfe_datum"]))
-    known, known_datum = (float(has["bfe_ft"].max()), datums[0]) if len(datums) == 1 else (np.nan, "")
+    top = has.sort_values(["bfe_ft", "rank"], ascending=[False, True], kind="stable").iloc[0]
+    known, known_datum, known_method = ((float(top["bfe_ft"]), datums[0], str(top["bfe_method"])) if len(datums) == 1
+                                        else (np.nan, "", "none"))
     lacking = p[p["in_bfe_zone"].to_numpy() & p["bfe_ft"].isna().to_numpy()]
     if len(lacking):
         why = "; ".join(dict.fromkeys(lacking["bfe_note"]))
         return np.nan, "none", "", (f"part of the footprint in a BFE zone has no BFE ({why}); elsewhere on the "
                                     f"footprint the BFE reaches {ft_text(has['bfe_ft'].max())} ft, so the site's "
-                                    f"BFE is at least that"), known, known_datum
+                                    f"BFE is at least that"), known, known_datum, known_method
     if len(datums) > 1:
         return np.nan, "none", "", (f"the BFEs at the footprint's {SAMPLED} are in different vertical "
-                                    f"datums ({', '.join(d or 'not stated' for d in datums)}): not compared"), np.nan, ""
-    top = has.sort_values(["bfe_ft", "rank"], ascending=[False, True], kind="stable").iloc[0]
+                                    f"datums ({', '.join(d or 'not stated' for d in datums)}): not compared"), \
+            np.nan, "", "none"
     note = f"highest over the footprint's {SAMPLED} ({top['bfe_note']})"
     better = has[has["rank"] < top["rank"]].sort_values("rank", kind="stable")
     if len(better):
@@ -522,7 +532,7 @@ def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str, float, str]:
         note += (f"; above the {b['bfe_method'].replace('_', ' ')} BFE of {ft_text(b['bfe_ft'])} ft elsewhere on "
                  f"the footprint")
     return (float(top["bfe_ft"]), str(top["bfe_method"]), str(top["bfe_datum"]), note, float(top["bfe_ft"]),
-            str(top["bfe_datum"]))
+            str(top["bfe_datum"]), str(top["bfe_method"]))
 
 
 def _compare_maps(table: gpd.GeoDataFrame, m_pre: pd.DataFrame, min_sqft: float) -> gpd.GeoDataFrame:
@@ -756,6 +766,7 @@ def check_site(
         work[c] = known[c].to_numpy()
     ctx = FloodContext("site", layers, work, "footprints", flood is not None, overlaps, opts)
     found = run_group(rulebook, "flood", ctx)
+    _stated_bfe_shown(table, work, bfe_ft, str(rulebook["FLD-004"].p("other_data_citation")))
     table["required_lowest_floor_ft"] = _required_floor(found, table["footprint_id"])
     table["worst_status"] = worst_status_of(found, "footprints", table["footprint_id"])
     res = make_result("flood-site", rulebook, found, layers, tables={"footprints": table},
@@ -764,6 +775,48 @@ def check_site(
                      "DEM must share one vertical datum. Footprints are measured exactly: no sliver tolerance or "
                      "minimum overlap applies to proposed development.")
     return res
+
+
+def _stated_bfe_shown(table: gpd.GeoDataFrame, work: gpd.GeoDataFrame, stated: float | None, citation: str) -> None:
+    """Show in the footprints ``table`` the BFE the user stated (``--bfe-ft``, other data under ``citation``)
+    where the rules used it, after they ran on ``work`` (the BFE they use is not changed).
+
+    Where the FIRM gives no BFE on the footprint (FLD-004: the higher of the stated BFE and the highest
+    adjacent grade's requirement), and where part of it in a BFE zone has none (FLD-003,
+    :func:`~geoconstraints.rules.flood.bfe_in_use`): ``bfe_ft`` the stated BFE, ``bfe_method``
+    :data:`~geoconstraints.rules.flood.STATED_BFE_METHOD`, ``bfe_datum`` empty (the user's, not stated),
+    and ``bfe_note`` saying so; or there, the higher BFE the FIRM data gives on part of the footprint,
+    used instead, with its method and datum. Where the FIRM gives the BFE on its part in a zone with BFEs
+    and part lies in zone A, the FIRM's BFE stays and the note says the stated BFE is FLD-004's for the
+    zone A part."""
+    if stated is None:
+        return
+    given = float(stated)
+    said = f"the BFE stated by the user ({ft_text(given)} ft, --bfe-ft: other data, {citation})"
+    firm = firm_gives_bfe(work["bfe_zone_sqft"].to_numpy(), work["static_bfe_sqft"].to_numpy())
+    cols = {c: table[c].to_numpy(dtype=float if c == "bfe_ft" else object).copy()
+            for c in ("bfe_ft", "bfe_method", "bfe_datum", "bfe_note")}
+    for k in np.flatnonzero(work["sfha_sqft"].to_numpy() > 0):  # a handful of proposed footprints
+        row = work.iloc[k]
+        note = str(cols["bfe_note"][k])
+        if not firm[k]:
+            cols["bfe_ft"][k], cols["bfe_method"][k], cols["bfe_datum"][k] = given, STATED_BFE_METHOD, ""
+            cols["bfe_note"][k] = f"{note}; {said} is used (FLD-004)"
+            continue
+        bfe, whence = bfe_in_use(float(row["bfe_ft"]), float(row["bfe_known_ft"]), given)
+        if whence == "firm":
+            if float(row["no_bfe_sqft"]) > 0:
+                cols["bfe_note"][k] = f"{note}; {said} is used for its part in zone {row['no_bfe_zones']} (FLD-004)"
+        elif whence == "stated":
+            cols["bfe_ft"][k], cols["bfe_method"][k], cols["bfe_datum"][k] = bfe, STATED_BFE_METHOD, ""
+            cols["bfe_note"][k] = f"{said[0].upper()}{said[1:]} stands in where the FIRM gives none: {note}"
+        elif whence == "firm_known":
+            cols["bfe_ft"][k], cols["bfe_method"][k] = bfe, row["bfe_known_method"]
+            cols["bfe_datum"][k] = row["bfe_known_datum"]
+            cols["bfe_note"][k] = (f"the {ft_text(bfe)} ft the FIRM data gives on part of the footprint, used instead "
+                                   f"of the lower BFE stated by the user ({ft_text(given)} ft, --bfe-ft): {note}")
+    for c, v in cols.items():
+        table[c] = v
 
 
 def _site_inputs(layers: Layers, rulebook: Rulebook, use: str) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame | None]:
@@ -784,8 +837,8 @@ def _site_inputs(layers: Layers, rulebook: Rulebook, use: str) -> tuple[gpd.GeoD
 def _footprint_table(layers: Layers, rulebook: Rulebook, fps: gpd.GeoDataFrame, m: pd.DataFrame,
                      sfha: np.ndarray) -> tuple[gpd.GeoDataFrame, pd.DataFrame]:
     """One row per footprint: the overlay's measurements, its BFE and highest adjacent grade; and the
-    ``bfe_known_ft``, ``bfe_known_datum``, ``static_bfe_sqft``, ``no_bfe_sqft`` and ``no_bfe_zones`` of each
-    (:func:`_site_bfe`), which only the checks read."""
+    ``bfe_known_ft``, ``bfe_known_datum``, ``bfe_known_method``, ``static_bfe_sqft``, ``no_bfe_sqft`` and
+    ``no_bfe_zones`` of each (:func:`_site_bfe`), which only the checks read (and :func:`_stated_bfe_shown`)."""
     table = _subject_table(fps, "footprint_id", m, layers, False)
     geoms = np.asarray(fps.geometry.values, dtype=object)
     best = _site_bfe(layers, rulebook, geoms, sfha, m["bfe_zone_sqft"].to_numpy(dtype=float))
@@ -801,6 +854,7 @@ def _footprint_table(layers: Layers, rulebook: Rulebook, fps: gpd.GeoDataFrame, 
     table["bfe_note"] = note
     known = pd.DataFrame({"bfe_known_ft": np.where(used, best["bfe_known_ft"].to_numpy(dtype=float), np.nan),
                           "bfe_known_datum": np.where(used, best["bfe_known_datum"].to_numpy(), ""),
+                          "bfe_known_method": np.where(used, best["bfe_known_method"].to_numpy(), "none"),
                           "static_bfe_sqft": best["static_bfe_sqft"].to_numpy(dtype=float),
                           "no_bfe_sqft": best["no_bfe_sqft"].to_numpy(dtype=float),
                           "no_bfe_zones": best["no_bfe_zones"].to_numpy()})

@@ -8,6 +8,7 @@ unless a reprojection is involved.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 import geopandas as gpd
@@ -377,6 +378,78 @@ def test_fld010_adopted_map(tmp_path, rb) -> None:
     assert o["status"] == "info" and "36007C" in o["message"] and "360057" in o["message"]
     assert "2010-06-16" in o["message"]
     assert one(f_bare).iloc[0]["status"] == "not_evaluated"
+
+
+def _fld010(rule, eff: list) -> pd.Series:
+    """FLD-010's one finding for a flood layer of DFIRM_ID 360057 whose features hold the EFF_DATE values ``eff``."""
+    from types import SimpleNamespace
+
+    from geoconstraints.rules.flood import FloodContext, check_adopted_map
+    flood = gpd.GeoDataFrame({"FLD_ZONE": ["X"] * len(eff), "DFIRM_ID": ["360057"] * len(eff),
+                              "EFF_DATE": pd.Series(eff, dtype=object)},
+                             geometry=[sq(0, 0, 10, 10)] * len(eff), crs=NY_FT)
+    table = gpd.GeoDataFrame({"parcel_id": []}, geometry=[], crs=NY_FT)
+    ctx = FloodContext("screen", SimpleNamespace(get_layer={"flood_zones": flood}.get), table, "parcels", True)
+    return check_adopted_map(ctx, rule).iloc[0]
+
+
+@pytest.mark.parametrize(("eff", "status"), [
+    # the adopted 1998-03-02 as NFHL GeoPackages, shapefiles, Esri exports and FEMA write it: pass
+    (["1998-03-02"], "pass"), (["1998-03-02 00:00:00"], "pass"), (["1998-03-02T00:00:00.000Z"], "pass"),
+    (["1998/03/02 00:00:00"], "pass"), (["19980302"], "pass"), ([19980302], "pass"), (["3/2/1998"], "pass"),
+    (["03/02/1998 12:00:00 AM"], "pass"), ([pd.Timestamp("1998-03-02")], "pass"),
+    ([pd.Timestamp("1998-03-02", tz="America/New_York")], "pass"),  # a PostGIS timestamptz at midnight
+    (["1998-03-02", " ", None], "pass"),  # blanks are not stated, as before
+    (["2/3/1998"], "info"),  # FEMA's US order: February 3, another day
+    # no day stated: not_evaluated naming the value. Before, pd.to_datetime guessed "13/2/1998" day-first
+    # (1998-02-13) and "differs", kept "March 2nd" as text ("differs"), dropped the 05:00 of a shifted
+    # Esri date (pass), and let one bad value among good ones pass
+    (["13/2/1998"], "not_evaluated"), (["March 2nd"], "not_evaluated"), (["3/2/98"], "not_evaluated"),
+    ([pd.Timestamp("1998-03-02 05:00")], "not_evaluated"), (["1998-03-02 05:00:00"], "not_evaluated"),
+    (["1998-02-30"], "not_evaluated"), (["1998-03-02", "1998"], "not_evaluated"),
+])
+def test_fld010_reads_the_effective_date_strictly(rb, eff, status) -> None:
+    f = _fld010(rb["FLD-010"], eff)
+    assert f["status"] == status, f["message"]
+    if status == "not_evaluated":
+        bad = eff[-1]
+        assert (repr(bad) if isinstance(bad, str) else str(bad)) in f["message"] and "is not a date" in f["message"]
+        assert "not compared with the adopted map 360057 dated 1998-03-02" in f["message"]
+
+
+def test_fld010_a_year_alone_is_no_date_and_never_passes(tmp_path, rb) -> None:
+    # A rulebook adopting a map of 2012-01-01 and a flood layer whose EFF_DATE says only "2012": pd.to_datetime read
+    # the year as 2012-01-01, and FLD-010 passed. Through the loader and the screening, as a clerk runs it.
+    mine = tmp_path / "mine.yaml"
+    mine.write_text('extends: vestal\nrules:\n  - id: FLD-010\n    params: {adopted_effective_date: "2012-01-01"}\n')
+    rb12 = load_rulebook(mine)
+    p = parcels(sq(0, 0, 100, 100))
+    for eff, status in (("2012", "not_evaluated"), ("2012-01-01", "pass")):
+        fz = zones((sq(-10, -10, 110, 110), "X"), DFIRM_ID="360057", EFF_DATE=eff)
+        f = screen(tmp_path / eff, rb12, parcels=p, flood_zones=fz).findings
+        f = f[f["rule_id"] == "FLD-010"].iloc[0]
+        assert f["status"] == status, f["message"]
+    assert "EFF_DATE '2012' (a year alone names no day) is not a date" in _fld010(rb12["FLD-010"], ["2012"])["message"]
+    # a date column as a GeoPackage holds it (read as datetime64): midnight is the day; a time of day is not
+    p = parcels(sq(0, 0, 100, 100))
+    for when, status in (("2012-01-01 00:00", "pass"), ("2012-01-01 05:00", "not_evaluated")):
+        fz = zones((sq(-10, -10, 110, 110), "X"), DFIRM_ID="360057", EFF_DATE=pd.Timestamp(when))
+        res = screen(tmp_path / when.replace(":", ""), rb12, parcels=p, flood_zones=fz)
+        assert str(res.layers.get_layer("flood_zones")["EFF_DATE"].dtype).startswith("datetime64")
+        f = res.findings[res.findings["rule_id"] == "FLD-010"].iloc[0]
+        assert f["status"] == status, f["message"]
+
+
+@pytest.mark.parametrize("adopted", ["1998", "2/30/1998", "02.03.1998"])
+def test_fld010_an_adopted_date_stating_no_day_is_a_rulebook_error(tmp_path, rb, adopted) -> None:
+    from geoconstraints.errors import RulebookError
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(f'extends: vestal\nrules:\n  - id: FLD-010\n    params: {{adopted_effective_date: "{adopted}"}}\n')
+    p = parcels(sq(0, 0, 100, 100))
+    fz = zones((sq(-10, -10, 110, 110), "X"), DFIRM_ID="360057", EFF_DATE="1998-03-02")
+    with pytest.raises(RulebookError, match=rf"rule FLD-010 params.adopted_effective_date = '{re.escape(adopted)}' "
+                                            rf"is not a date \(.+\); write it as YYYY-MM-DD.*Fix the rulebook"):
+        screen(tmp_path, load_rulebook(mine), parcels=p, flood_zones=fz)
 
 
 # ------------------------------------------------------------------------------------------
@@ -878,11 +951,15 @@ def test_a_flood_zone_island_inside_the_footprint_is_sampled(tmp_path, rb) -> No
         assert site_status(res, "FLD-004") == "not_evaluated"  # the zone A part: no DEM
 
 
-def _ae_beside_zone_a(tmp_path: Path, static_bfe: float, *, dem: bool = True):
+def _ae_beside_zone_a(tmp_path: Path, static_bfe: float, *, dem: bool = True, zone: str = "A",
+                      depth: float | None = None):
     """Footprint x 0..50 (y 0..40): its west half (x < 25) in an AE polygon stating ``static_bfe``, its east half
-    in zone A (no BFE). DEM plane z = 100 + 0.01 (x - X0): HAG 100.5 ft along the walls (x up to 50), so the zone
-    A part needs HAG + 2 = 102.5 ft (§ 6-137(d)(1); tolerance 1e-3 ft, float32 DEM)."""
-    fz = zones((sq(-200, -200, 25, 300), "AE", None, static_bfe), (sq(25, -200, 300, 300), "A"))
+    in ``zone`` A (no BFE; or AO with a base flood ``depth``). DEM plane z = 100 + 0.01 (x - X0): HAG 100.5 ft along
+    the walls (x up to 50), so the zone A part needs HAG + 2 = 102.5 ft (§ 6-137(d)(1); tolerance 1e-3 ft, float32
+    DEM)."""
+    fz = zones((sq(-200, -200, 25, 300), "AE", None, static_bfe), (sq(25, -200, 300, 300), zone))
+    if depth is not None:
+        fz["DEPTH"] = [-9999.0, depth]
     return _site_layers(tmp_path, sq(0, 0, 50, 40), dem=dem, fz=fz)
 
 
@@ -927,6 +1004,93 @@ def test_a_footprint_in_ae_and_zone_a_meets_both_the_bfe_and_hag_plus_2(tmp_path
         f = finding(res, "FLD-004", "F1")
         assert f["status"] == expect and f["threshold"] == pytest.approx(req, abs=1e-3), (bfe, floor, f["message"])
         assert site_status(res, "FLD-003") == "info"
+
+
+@pytest.mark.parametrize("depth", [1.0, 3.0])
+def test_a_footprint_in_ae_and_zone_ao_meets_the_bfe_and_hag_plus_2(tmp_path, rb, depth) -> None:
+    # The layout of _ae_beside_zone_a with the east half in zone AO (shallow flooding, a base flood depth of
+    # ``depth`` ft on the FIRM, no BFE). Vestal ch. 6 defines AO (§ 6-101 "area of shallow flooding": depths of 1 to
+    # 3 ft) and puts it in the SFHA, but names no standard by depth: a part of the SFHA without base flood
+    # elevations is § 6-137(d)'s, to or above a BFE from other data (§ 6-121(b)(5)) and "in addition" 2 ft above
+    # the highest adjacent grade ((d)(1)), whatever the depth (a depth is no elevation). So as with zone A: FLD-003
+    # judges the AE part's BFE, FLD-004 the AO part's HAG + 2 = 102.5 ft, and the higher governs.
+    layers = _ae_beside_zone_a(tmp_path / "bfe", 103.0, zone="AO", depth=depth)
+    for floor, f3, f4 in ((102.99, "violation", "pass"), (103.0, "pass", "pass")):
+        res = check_site(layers, rb, use="residential", lowest_floor_ft=floor)
+        a, b = finding(res, "FLD-003", "F1"), finding(res, "FLD-004", "F1")
+        assert (a["status"], b["status"]) == (f3, f4), (floor, a["message"], b["message"])
+        assert a["threshold"] == pytest.approx(103.0) and b["threshold"] == pytest.approx(102.5, abs=1e-3)
+        assert "its part in zone AO has no BFE on the FIRM" in a["message"] and "FLD-004 applies" in a["message"]
+        assert "its part in zone AO has no BFE on the FIRM, so § 6-137(d) applies to it" in b["message"]
+        assert "100.5 ft + 2 ft = 102.5 ft" in b["message"]
+        t = res.tables["footprints"].iloc[0]
+        assert t["flood_zones"] == "AE; AO" and t["bfe_ft"] == pytest.approx(103.0) and t["bfe_method"] == "static"
+        assert t["required_lowest_floor_ft"] == pytest.approx(103.0)
+        assert site_status(res, "FLD-006") == "review"  # AO: analysed like an unnumbered A zone (§ 6-136(f)(1))
+    # the AE part's BFE below HAG + 2: the AO part's 102.5 ft governs
+    low = _ae_beside_zone_a(tmp_path / "hag", 101.0, zone="AO", depth=depth)
+    for floor, f4 in ((102.49, "violation"), (102.5, "pass")):
+        res = check_site(low, rb, use="residential", lowest_floor_ft=floor)
+        assert site_status(res, "FLD-003") == "pass" and site_status(res, "FLD-004") == f4, floor
+        assert res.tables["footprints"].iloc[0]["required_lowest_floor_ft"] == pytest.approx(102.5, abs=1e-3)
+    # a BFE from other data (--bfe-ft) is the AO part's: FLD-004 max(104, 102.5); FLD-003 keeps the AE part's 103.0;
+    # the table shows the FIRM's 103.0 ft and says the stated 104.0 ft is used for the AO part
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=103.5, bfe_ft=104.0)
+    a, b = finding(res, "FLD-003", "F1"), finding(res, "FLD-004", "F1")
+    assert (a["status"], a["threshold"]) == ("pass", pytest.approx(103.0))
+    assert (b["status"], b["threshold"]) == ("violation", pytest.approx(104.0))
+    t = res.tables["footprints"].iloc[0]
+    assert t["bfe_ft"] == pytest.approx(103.0) and t["bfe_method"] == "static"
+    assert t["required_lowest_floor_ft"] == pytest.approx(104.0)
+    assert ("the BFE stated by the user (104.0 ft, --bfe-ft: other data, § 6-121(b)(5)) is used for its part in "
+            "zone AO (FLD-004)") in t["bfe_note"]
+    # a manufactured home: FLD-004 alone, the higher of the BFE and the AO part's HAG + 2
+    mh = check_site(layers, rb, use="manufactured", lowest_floor_ft=102.99)
+    f = finding(mh, "FLD-004", "F1")
+    assert (f["status"], f["threshold"]) == ("violation", pytest.approx(103.0)) and site_status(mh, "FLD-003") == "info"
+
+
+def test_the_footprints_table_shows_the_stated_bfe_the_rules_used(tmp_path, rb) -> None:
+    # --bfe-ft (a BFE from other data, § 6-121(b)(5)) stood in for the FIRM's, but footprints.csv left bfe_ft empty
+    # (bfe_method none) though the rules used it: the clerk could not see which BFE was used. The findings do not
+    # change (thresholds as in test_site_zone_a_uses_hag_from_dem and test_a_stated_bfe_never_lowers_the_bar_...).
+    # (1) Zone A, no BFE on the FIRM: FLD-004 requires max(stated BFE, HAG 100.5 + 2 ft)
+    fz = zones((sq(-200, -200, 300, 300), "A"))
+    layers = _site_layers(tmp_path / "a", sq(0, 0, 50, 40), dem=True, fz=fz)
+    for stated, req in ((103.0, 103.0), (101.0, 102.5)):
+        res = check_site(layers, rb, use="residential", lowest_floor_ft=102.6, bfe_ft=stated)
+        t = res.tables["footprints"].iloc[0]
+        assert (t["bfe_ft"], t["bfe_method"], t["bfe_datum"]) == (stated, "stated_other_data", ""), stated
+        assert t["bfe_note"].startswith("no BFE on the FIRM on the footprint (zone A): FLD-004 applies")
+        assert (f"the BFE stated by the user ({stated:.1f} ft, --bfe-ft: other data, § 6-121(b)(5)) is used "
+                f"(FLD-004)") in t["bfe_note"]
+        assert t["required_lowest_floor_ft"] == pytest.approx(req, abs=1e-3)
+        assert finding(res, "FLD-004", "F1")["threshold"] == pytest.approx(req, abs=1e-3)
+    t = check_site(layers, rb, use="residential", lowest_floor_ft=102.6).tables["footprints"].iloc[0]
+    assert np.isnan(t["bfe_ft"]) and t["bfe_method"] == "none"  # nothing stated: still none
+    # (2) All in AE, part of it upstream of the last BFE line (no BFE there; 809.0 ft known on the rest): a stated
+    # BFE at or above the known one is FLD-003's BFE; a lower one is not used, the FIRM data's 809.0 ft is
+    bl, st = _river_ending_at_x1000()
+    layers = _site_layers(tmp_path / "ae", sq(900, 0, 1400, 50), fz=zones((sq(-500, -200, 3000, 400), "AE")),
+                          bl=bl, streams=st)
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=811.0, bfe_ft=811.0)
+    t = res.tables["footprints"].iloc[0]
+    assert (t["bfe_ft"], t["bfe_method"], t["bfe_datum"]) == (811.0, "stated_other_data", "")
+    assert t["bfe_note"].startswith("The BFE stated by the user (811.0 ft, --bfe-ft: other data, § 6-121(b)(5)) "
+                                    "stands in where the FIRM gives none: part of the footprint in a BFE zone has no BFE")
+    assert t["required_lowest_floor_ft"] == pytest.approx(811.0) == finding(res, "FLD-003", "F1")["threshold"]
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=809.0, bfe_ft=805.0)
+    t = res.tables["footprints"].iloc[0]
+    assert t["bfe_ft"] == pytest.approx(809.0, abs=1e-6) == finding(res, "FLD-003", "F1")["threshold"]
+    assert (t["bfe_method"], t["bfe_datum"]) == ("interpolated_along_stream", "NAVD88")
+    assert t["bfe_note"].startswith("the 809.0 ft the FIRM data gives on part of the footprint, used instead of the "
+                                    "lower BFE stated by the user (805.0 ft, --bfe-ft)")
+    # (3) The FIRM gives the BFE on the whole footprint: the stated one is not used, and the table keeps the FIRM's
+    fz, bl2, st2 = _ae_with_lines()
+    whole = _site_layers(tmp_path / "whole", sq(0, 0, 100, 100), fz=fz, bl=bl2, streams=st2)
+    t = check_site(whole, rb, use="residential", lowest_floor_ft=801.0, bfe_ft=790.0).tables["footprints"].iloc[0]
+    assert t["bfe_ft"] == pytest.approx(802.0, abs=1e-6) and t["bfe_method"] == "interpolated_along_stream"
+    assert "stated" not in t["bfe_note"]
 
 
 def test_a_footprint_in_ae_and_zone_a_without_a_dem(tmp_path, rb) -> None:

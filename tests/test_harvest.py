@@ -260,6 +260,39 @@ def test_landing_in_buffer(base) -> None:
     assert one(base, "HRV-024", "L3")["measured"] == pytest.approx(80.0)
 
 
+def test_landing_at_the_curved_edge_of_a_strip_is_measured_to_its_source(vestal) -> None:
+    # § 44-VI-6(F)(6): buffer strips within 100 ft of a dwelling in RR, no landing within them. The strip's
+    # circle is a 64-sided polygon with its corners on the true circle: a landing 100 ft (or 99.9 ft) from the
+    # dwelling between two corners lay outside the polygon and passed ("nearest buffer strip 0.12 ft away");
+    # the same 50 ft beyond a stream's end. Measured to the dwelling (the stream) now: within the width is in
+    # the strip; 100.1 ft between two corners (outside the true circle, inside the polygon's error) passes
+    a = math.pi / 64  # half-way between two corners of the circle
+
+    def at_angle(r, t, cx=0.0):
+        return Point(cx + r * math.cos(t), r * math.sin(t))
+
+    lay = Layers(frames={
+        "landings": layer(["L100", "L99", "L0", "L100.1", "LS"],
+                          [at_angle(100, a), at_angle(99.9, a), at_angle(100, 0), at_angle(100.1, a),
+                           at_angle(50, a, 3000)]),
+        "dwellings": layer(["D"], [Point(0, 0)]),
+        "parcels": layer(["P"], [box(-1000, -1000, 4000, 1000)], zoning=["RR"]),
+        "streams": layer(["S"], [LineString([(2500, 0), (3000, 0)])], kind=["perennial"]),
+        "roads": layer(["R"], [LineString([(-1000, 900), (4000, 900)])], row_width_ft=[50.0]),
+    }, crs=CRS.from_user_input(NY_FT))
+    res = check_harvest(lay, vestal)
+    for lid, kind in (("L100", "dwelling buffer of D"), ("L99", "dwelling buffer of D"), ("L0", "dwelling buffer of D"),
+                      ("LS", "stream buffer of S")):
+        f = one(res, "HRV-024", lid)
+        assert f["status"] == "violation", lid
+        assert kind in f["message"], lid
+    assert "curved outline is drawn up to 0.12 ft inside" in one(res, "HRV-024", "L100")["message"]
+    assert one(res, "HRV-024", "L100.1")["status"] == "pass"
+    table = res.tables["landings"].set_index("landing_id")
+    assert table.loc["L100", "in_buffer"] is True and table.loc["L100", "buffer_kinds"] == "dwelling"
+    assert table.loc["L100.1", "in_buffer"] is False
+
+
 def test_landing_row_distance(base, vestal) -> None:
     # centre line v=1030, ROW 50 ft -> edge at v=1005; L3 top at v=900 -> 105 ft < 150
     l3 = one(base, "HRV-025", "L3")
@@ -539,6 +572,36 @@ def test_runs_just_under_and_just_over_200_ft(graded) -> None:
     assert over["status"] == "violation"
     assert over["measured"] == pytest.approx(210.0, abs=10)
     assert over["measured"] > 200
+
+
+def test_a_steep_road_digitised_in_pieces_is_one_road(tmp_path, vestal) -> None:
+    # § 44-VI-6(F)(1): a haul road split into two features at a vertex, 150 ft of 40 % on each side of the
+    # joint, is 300 ft of 40 % on the ground (before: each piece passed with "longest 150.0 ft"); two pieces
+    # of exactly 100 ft (international feet: the CRS is in US survey feet) make exactly 200 ft, not more
+    p = write_dem(tmp_path / "plane40.tif", lambda u, v: 1000 + 0.40 * u, bounds=(-50, 0, 1700, 1000))
+    k = 1200 / 3937 / 0.3048  # feet per US survey foot
+    h = 100 / k
+    lay = Layers(frames={"haul_roads": layer(
+        ["A", "B", "C", "D", "E"],
+        [LineString([(100, 500), (250, 500)]), LineString([(250, 500), (400, 500)]),
+         LineString([(100, 300), (100 + h, 300)]), LineString([(100 + h, 300), (100 + 2 * h, 300)]),
+         LineString([(100, 800), (250, 800)])])}, crs=CRS.from_user_input(NY_FT), dem=open_dem(p))
+    lay.frames["haul_roads"] = pd.concat([lay.frames["haul_roads"], layer(  # 100 + 100.5 ft: just over
+        ["F", "G"], [LineString([(100, 150), (100 + h, 150)]), LineString([(100 + h, 150), (100 + 2.005 * h, 150)])])],
+        ignore_index=True)
+    res = check_harvest(lay, vestal)
+    for rid, other in (("A", "B"), ("B", "A")):
+        v = one(res, "HRV-010", rid)
+        assert v["status"] == "violation"
+        assert v["measured"] == pytest.approx(300.0, abs=0.01)
+        assert f"steep runs of haul_roads {other}: 300.0 ft together" in v["message"]
+    for rid in ("C", "D"):  # 100 + 100 = 200 ft: not more than 200 ft
+        assert one(res, "HRV-010", rid)["status"] == "pass"
+    assert one(res, "HRV-010", "E")["status"] == "pass"  # 150 ft alone
+    assert one(res, "HRV-010", "G")["measured"] == pytest.approx(200.5, abs=0.01)
+    assert {one(res, "HRV-010", r)["status"] for r in ("F", "G")} == {"violation"}
+    runs = res.derived["grade_runs"].set_index("road_id")
+    assert runs.loc["A", "exceeds"] and runs.loc["B", "exceeds"] and not runs.loc["C", "exceeds"]
 
 
 def test_contour_road_on_steep_slope_passes(graded) -> None:
@@ -824,6 +887,24 @@ def test_commercial_volume_partly_missing_or_mixed_units(vestal) -> None:
     # the known part alone already exceeds: 25 cords > 20 whatever B holds
     res = check_harvest(scene(harvest_area=layer(["A", "B"], ab, cords=[25.0, np.nan])), vestal)
     assert one(res, "HRV-001", "B")["status"] == "review"
+
+
+def test_commercial_volume_zero_cords_does_not_hide_cubic_feet(vestal) -> None:
+    # § 44-VI-6(B): "greater than ... 2,560 cubic feet". An area giving cords 0 (a blank an export filled with
+    # zero) and its volume in cu ft was judged on the 0 cords alone: 3,000 cu ft passed with "0 cords = 0 cu ft".
+    # The larger of the two measures counts: 2,560 cu ft (= 20 cords) is at the limit, 2,561 just over it
+    ha = layer(["A", "B", "C", "D"], [box(0, 0, 100, 100), box(300, 0, 400, 100), box(600, 0, 700, 100),
+                                      box(900, 0, 1000, 100)],
+               cords=[0.0, 0.0, 0.0, 25.0], cubic_feet=[3000.0, 2560.0, 2561.0, 1280.0], parcel_id=["P1", "P2", "P3", "P4"])
+    parcels = layer(["P1", "P2", "P3", "P4"], [box(-10, -10, 110, 110), box(290, -10, 410, 110),
+                                                box(590, -10, 710, 110), box(890, -10, 1010, 110)], owner=list("WXYZ"))
+    res = check_harvest(_volume_scene(ha, parcels), vestal)
+    a = one(res, "HRV-001", "A")
+    assert (a["status"], a["measured"]) == ("review", pytest.approx(3000 / 128))
+    assert "3,000 cu ft" in a["message"]
+    assert one(res, "HRV-001", "B")["status"] == "pass"
+    assert one(res, "HRV-001", "C")["status"] == "review"
+    assert (one(res, "HRV-001", "D")["status"], one(res, "HRV-001", "D")["measured"]) == ("review", 25.0)
 
 
 def test_commercial_volume_exemptions_from_the_rulebook(tmp_path) -> None:

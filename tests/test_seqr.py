@@ -89,6 +89,10 @@ CASES = [
     ("one_two_family_residence", {}, PASS, "Type II"),
     ("one_two_family_residence", {"units": 2}, PASS, "2 units is not more than 2"),
     ("one_two_family_residence", {"units": 3}, REVIEW, "3 units is more than 2"),
+    # § 6-28(b)(19): town actions "except as either specifically set forth in type I activities": stated
+    ("budget_and_town_actions", {}, NE, "say whether the action falls within a Type I designation"),
+    ("budget_and_town_actions", {"type_i": False}, PASS, "stated: the action falls within no Type I designation"),
+    ("budget_and_town_actions", {"type_i": True}, REVIEW, "not Type II under Vestal Code § 6-28(b)(19)"),
     ("sign_permit", {}, PASS, "§ 6-28(b)(2)"),
     ("ministerial_action", {}, PASS, "exempt action"),
     ("emergency_action", {}, PASS, "§ 6-22(7)"),

@@ -328,6 +328,28 @@ def test_reversed_dates_are_an_input_error_naming_the_polygon(tmp_path):
         run(tmp_path, d)
 
 
+def test_stabilized_on_the_start_date_is_an_input_error_not_a_polygon_left_out_of_the_peak(tmp_path):
+    # A polygon counts as disturbed on the days start <= day < stabilized, so one stabilized on its
+    # start date was disturbed on no day and dropped out of SWP-005: A and B, two disjoint 4-acre
+    # squares both starting 2024-05-01, gave a peak of 4 acres (pass) with A left out, although 8
+    # acres are disturbed on 05-01 ("not more than five acres ... at any one time"); refused instead.
+    a = side(4)
+    d = [dpoly("A", square(4), "2024-05-01", "2024-05-01"), dpoly("B", square(4, dx=a + 100), "2024-05-01", "2024-06-01")]
+    with pytest.raises(InputError, match=r"^layer disturbance: stabilized on the start date for polygons A "
+                                         r"\(2024-05-01\).*Give the first day it is stabilised"):
+        run(tmp_path, d)
+    # a landing whose filled-in stabilisation (the project's last, 06-01) falls on its own start
+    # was left out the same way: 4 + 2 acres touching, peak 4 (pass); refused naming it
+    landing = [{"id": "L1", "start": "2024-06-01", "stabilized": None, "geometry": square(2, dx=a)}]
+    with pytest.raises(InputError, match=r"^landings / haul roads landing L1: a stabilized date on or before"):
+        run(tmp_path, d[1:], landings=landing)
+    # one day apart: disturbed on its start day, counted (4 + 4 = 8 acres on 05-01)
+    d[0]["stabilized"] = "2024-05-02"
+    f = finding(run(tmp_path, d), "SWP-005")
+    assert f["status"] == "violation" and f["measured"] == pytest.approx(8.0, abs=TOL)
+    assert "2024-05-01 to 2024-05-01" in f["message"]
+
+
 def test_unparseable_date_is_an_input_error(tmp_path):
     d = [dpoly("A", square(1), "2024-05-01", "next spring")]
     with pytest.raises(InputError, match="stabilized.*A.*next spring"):
@@ -527,6 +549,30 @@ def test_thirteen_day_gap_fails_although_fixed_weekly_windows_would_be_met(tmp_p
     res = run(tmp_path, d, inspection_log=log)
     f = finding(res, "SWP-007", "gap from 2024-05-02 to 2024-05-15")
     assert f["status"] == "violation" and f["measured"] == 13
+
+
+def test_inspection_log_with_no_inspection_in_the_period_is_checked(tmp_path):
+    # A log given with its header only (no inspection made) stopped the run with a TypeError, and a
+    # project of at most 7 days with none logged in it left SWP-007 "could not be evaluated (bug)".
+    empty = tmp_path / "log.csv"
+    empty.write_text("date,inspector,notes\n")
+    # disturbed 05-01..05-29 with none logged: one gap of 28 days, a violation
+    d = [dpoly("A", square(2), "2024-05-01", "2024-05-29", "commercial")]
+    f = finding(run(tmp_path, d, inspection_log=empty), "SWP-007", "gap from 2024-05-01 to 2024-05-29")
+    assert f["status"] == "violation" and f["measured"] == 28 and "one was due by 2024-05-08" in f["message"]
+    # 05-01..05-08 (7 days, the interval: "every seven days" as a gap rule) with none logged in it,
+    # the header-only log or one whose inspections are outside the period: nothing was due
+    d = [dpoly("A", square(2), "2024-05-01", "2024-05-08", "commercial")]
+    for log in (empty, pd.DataFrame({"date": ["2024-04-20"], "inspector": ["J. Doe"]})):
+        res = run(tmp_path, d, inspection_log=log)
+        f = finding(res, "SWP-007", "schedule")
+        assert f["status"] == "pass" and f["measured"] == 7 and f["threshold"] == 7, f["message"]
+        assert "no interval inspection was due: 7 days from the start of disturbance on 2024-05-01" in f["message"]
+        assert not res.findings["message"].str.contains("bug").any()
+    # 05-01..05-09 (8 days) with none logged: a violation
+    d = [dpoly("A", square(2), "2024-05-01", "2024-05-09", "commercial")]
+    f = finding(run(tmp_path, d, inspection_log=empty), "SWP-007", "gap from 2024-05-01 to 2024-05-09")
+    assert f["status"] == "violation" and f["measured"] == 8
 
 
 def test_storm_inspection_24_hours_means_same_or_next_day():

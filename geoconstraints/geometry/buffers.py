@@ -7,6 +7,7 @@ plan's neighbourhood before buffering.
 from __future__ import annotations
 
 import logging
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -123,6 +124,22 @@ def _crs_of(*frames: gpd.GeoDataFrame | None) -> Any:
 
 def _buffer(geoms: Any, width_ft: float) -> np.ndarray:
     return shapely.buffer(np.asarray(geoms, dtype=object), width_ft, quad_segs=_QUAD_SEGS)
+
+
+def arc_error_ft(width_ft: Any) -> Any:
+    """How far inside the true line ``width_ft`` away a strip's outline may lie.
+
+    A strip's arcs (a dwelling's circle, the round ends and outer bends of a stream's strip) are
+    drawn as polygons of ``4 * 16`` sides whose corners lie on the true circle; the middle of
+    each side is ``width_ft * (1 - cos(pi / 64))`` inside it. A point that close outside the outline
+    may still be within ``width_ft`` of the source. Straight sides are exact.
+
+    Examples
+    --------
+    >>> round(arc_error_ft(50.0), 3), round(arc_error_ft(100.0), 3)
+    (0.06, 0.12)
+    """
+    return width_ft * (1.0 - math.cos(math.pi / (4 * _QUAD_SEGS)))  # a float, or an array of widths
 
 
 # ------------------------------------------------------------------------------------------
@@ -647,6 +664,59 @@ def buffers_inside(areas: gpd.GeoDataFrame, strips: gpd.GeoDataFrame) -> np.ndar
 
 
 
+def strip_sources(strips: gpd.GeoDataFrame, inputs: Mapping[str, gpd.GeoDataFrame | None], *,
+                  touch_tolerance_ft: float | None = None) -> np.ndarray:
+    """The geometry each strip is drawn around, aligned with ``strips`` (None where not told).
+
+    A stream (line, or polygon: its bank), a right-of-way polygon (``source_id`` ``row <id>``), the
+    stretches of a road centre line outside every right-of-way polygon, a dwelling, a zoned parcel's
+    boundary (``measured_from`` ``property line of a ...``), a neighbour's line where it borders a
+    zoned parcel (reading b: with ``touch_tolerance_ft``, else None). A point is in a strip of
+    width ``w`` exactly when it lies within ``w`` of its source: the strip's outline is drawn up
+    to :func:`arc_error_ft` inside that.
+
+    Parameters
+    ----------
+    strips : GeoDataFrame
+        :data:`BUFFER_COLUMNS` (from :func:`build_buffers`).
+    inputs : mapping
+        The layers the strips were built from (the ``inputs`` of :func:`build_buffers`).
+    touch_tolerance_ft : float, optional
+        The ``touch_tolerance_ft`` the property-line strips were built with.
+
+    Examples
+    --------
+    >>> d = gpd.GeoDataFrame({"feature_id": ["D1"]}, geometry=[shapely.Point(0, 0)])
+    >>> strips = dwelling_buffers(d, 100, districts=["RR"], parcels=gpd.GeoDataFrame(
+    ...     {"feature_id": ["P"], "zoning": ["RR"]}, geometry=[shapely.box(-500, -500, 500, 500)]))
+    >>> strip_sources(strips, {"dwellings": d})[0].wkt
+    'POINT (0 0)'
+    """
+    def by_id(role: str) -> dict[str, Any]:
+        g = inputs.get(role)
+        return {} if g is None else dict(zip(g["feature_id"].astype(str), g.geometry.values))
+
+    sources = {k: by_id(r) for k, r in (("stream", "streams"), ("dwelling", "dwellings"), ("row", "row"),
+                                        ("road", "roads"), ("parcel", "parcels"))}
+    out = np.full(len(strips), None, dtype=object)
+    for i, (kind, sid, mf) in enumerate(zip(strips["kind"], strips["source_id"].astype(str),
+                                            strips["measured_from"].astype(str))):
+        if kind in ("stream", "dwelling"):
+            out[i] = sources[kind].get(sid)
+        elif kind == "road" and mf == "right-of-way line":
+            out[i] = sources["row"].get(sid.removeprefix("row "))
+        elif kind == "road" and sid in sources["road"]:
+            out[i] = _outside_row(np.array([sources["road"][sid]], dtype=object), inputs.get("row"))[0]
+        elif kind == "property_line" and mf.startswith("property line of a") and sid in sources["parcel"]:
+            out[i] = shapely.boundary(sources["parcel"][sid])
+        elif kind == "property_line" and touch_tolerance_ft is not None and sid in sources["parcel"]:
+            zoned = sources["parcel"].get(mf.rsplit(" parcel ", 1)[-1])  # "property line bordering RA-1 parcel P2"
+            if zoned is not None:  # as _bordering_line_strips draws it
+                out[i] = shapely.intersection(shapely.boundary(sources["parcel"][sid]),
+                                              shapely.buffer(zoned, touch_tolerance_ft))
+    return out
+
+
 # ------------------------------------------------------------------------------------------
 # every kind at once
 
@@ -668,12 +738,16 @@ class BufferBuild:
         caller adds: the rule is not in the rulebook), in :data:`BUFFER_KINDS` order.
     notes : dict[str, str]
         Buffer kind -> how it was measured (for finding details).
+    touch_tolerance_ft : float or None
+        The gap still counted as bordering the property-line strips were built with (None when
+        none were), for :func:`strip_sources`.
     """
 
     strips: gpd.GeoDataFrame
     missing: dict[str, str] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
     possible: gpd.GeoDataFrame = field(default_factory=empty_buffers)
+    touch_tolerance_ft: float | None = None
 
 
 def _stream_and_road(inputs: Mapping[str, Any], s: Mapping[str, Any], kinds: Sequence[str],
@@ -722,6 +796,7 @@ def _district_strips(inputs: Mapping[str, Any], settings: Mapping[str, Mapping[s
             frames.append(property_line_buffers(parcels, s["width_ft"], **kw))
             maybe.append(property_line_buffers(parcels, s["width_ft"], unknown_districts=True, **kw))
             out.notes["property_line"] = f"districts from the {zsrc}; reading {s['reading']}"
+            out.touch_tolerance_ft = float(s["touch_tolerance_ft"])
     if "dwelling" in settings:
         s, dw = settings["dwelling"], inputs.get("dwellings")
         if dw is None:

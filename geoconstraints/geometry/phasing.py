@@ -159,7 +159,8 @@ def phasing_dates(disturbance: gpd.GeoDataFrame, *, what: str = "layer disturban
     InputError
         A date that cannot be read, could be read two ways or falls outside
         :data:`~geoconstraints.io.tables.DATE_YEARS` (see :func:`~geoconstraints.io.tables.read_days`:
-        both fields are read one way), or a stabilisation date before the start (naming the polygons).
+        both fields are read one way), or a stabilisation date before the start or on it (a polygon
+        disturbed on no day; naming the polygons).
     """
     ids = disturbance["feature_id"].astype(str)
     if "start" not in disturbance.columns or "stabilized" not in disturbance.columns:
@@ -182,6 +183,12 @@ def phasing_dates(disturbance: gpd.GeoDataFrame, *, what: str = "layer disturban
                  for i, a, b in zip(ids[rev], start[rev], stab[rev])]
         raise InputError(f"{what}: stabilized date before the start date for polygons {id_list(shown)}. "
                          f"Fix the dates (or swap them)")
+    same = start.notna() & (stab == start)  # disturbed on no day: it would drop out of the peak (SWP-005)
+    if same.any():
+        shown = [f"{i} ({day_text(a)})" for i, a in zip(ids[same], start[same])]
+        raise InputError(f"{what}: stabilized on the start date for polygons {id_list(shown)}: a polygon counts as "
+                         f"disturbed from its start date up to the day before its stabilized date, so it would never "
+                         f"count. Give the first day it is stabilised (after the start)")
     undated = list(ids[start.isna() | stab.isna()])
     return PhasingDates(start, stab, undated)
 
@@ -407,8 +414,8 @@ def match_inspections(schedule: pd.DataFrame, inspections: pd.DataFrame | None) 
     met = lo < hi
     idx = np.minimum(lo, max(len(dates) - 1, 0))
     out["status"] = np.where(met, "met", "missed")
-    out["inspection_date"] = pd.to_datetime(np.where(met, dates[idx] if len(dates) else np.datetime64("NaT"),
-                                                     np.datetime64("NaT")))
+    out["inspection_date"] = pd.to_datetime(np.where(met, dates[idx] if len(dates) else np.datetime64("NaT", "ns"),
+                                                     np.datetime64("NaT", "ns")))
     insp = inspections["inspector"].astype(str).to_numpy()
     out["inspector"] = np.where(met, insp[idx] if len(insp) else "", "")
     return out
@@ -552,7 +559,7 @@ def site_phasing(site: Site) -> SitePhasing:
     Raises
     ------
     InputError
-        A date that cannot be read or a stabilisation before the start (naming layer and feature).
+        A date that cannot be read or a stabilisation on or before the start (naming layer and feature).
     """
     m = site.members
     if m is None or not len(m):
@@ -576,10 +583,10 @@ def site_phasing(site: Site) -> SitePhasing:
     span0, span1 = start[dated].min(), stab[dated].max()
     assumed = list(m.loc[~dated, "feature_id"])
     start, stab = start.fillna(span0), stab.fillna(span1)
-    bad = stab < start
+    bad = stab <= start  # a filled date may leave a footprint disturbed on no day
     if bad.any():
-        raise InputError(f"landings / haul roads {id_list(m.loc[bad, 'feature_id'])}: a stabilized date before the "
-                         f"site's first start ({day_text(span0)}) or a start after its last stabilisation "
+        raise InputError(f"landings / haul roads {id_list(m.loc[bad, 'feature_id'])}: a stabilized date on or before "
+                         f"the site's first start ({day_text(span0)}) or a start on or after its last stabilisation "
                          f"({day_text(span1)}); fix or complete their dates")
     full = PhasingDates(start, stab)
     return SitePhasing(phasing_timeline(m, full), "", assumed)

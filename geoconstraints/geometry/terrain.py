@@ -238,9 +238,15 @@ class Run:
     max_grade_pct : float
         Steepest segment (filtered grade).
     exceeds : bool
-        The compared length (horizontal or slope, per ``run_length``) is more than ``max_run_ft``.
+        The compared length (horizontal or slope, per ``run_length``) is more than ``max_run_ft``,
+        alone or with the steep runs of other roads it meets end to end (:func:`join_runs`).
     geometry : LineString or None
         The sub-line from ``start_ft`` to ``end_ft``, in the profile's CRS.
+    joined_ft : float
+        The compared length of the longest stretch of steep runs joined end to end that holds this
+        run, when that stretch goes on to other roads and is over the limit (NaN otherwise).
+    joined_with : str
+        The other roads of that stretch (``layer id, ...``; '' when none).
     """
 
     start_ft: float
@@ -251,6 +257,8 @@ class Run:
     max_grade_pct: float
     exceeds: bool
     geometry: LineString | None = None
+    joined_ft: float = float("nan")
+    joined_with: str = ""
 
 
 @dataclass
@@ -1084,7 +1092,127 @@ def roads_terrain(
         for fid, geom in zip(g["feature_id"].astype(str), g.geometry.values):
             out[(layer, fid)] = road_terrain(dem, geom, crs, layer=layer, feature_id=fid, grade=grade,
                                              water_bars=bars)
+        if grade is not None and "max_run_ft" in grade:  # a road digitised in pieces is one road
+            runs = [(fid, r) for (lay, fid), rt in out.items() if lay == layer for r in rt.runs]
+            joined = join_runs(runs, max_run_ft=float(grade["max_run_ft"]),
+                               run_length=str(grade.get("run_length", "horizontal")))
+            for i, (length, others) in joined.items():
+                run = runs[i][1]
+                run.exceeds, run.joined_ft, run.joined_with = True, length, f"{layer} {', '.join(others)}"
     return out
+
+
+_JOIN_TOL = 1e-6
+"""Run ends this close (units of the line CRS) are one point: roads digitised end to end share the
+vertex (numerical, not law)."""
+
+_JOIN_MAX_STEPS = 5_000
+"""The most path extensions :func:`join_runs` tries from one run (a bound on its work over a dense
+network of steep runs; a real plan's joined runs take a handful)."""
+
+
+def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
+              run_length: str = "horizontal") -> dict[int, tuple[float, list[str]]]:
+    """The steep runs not over the limit alone that are, joined end to end with those of other roads.
+
+    A haul road digitised in pieces (split at a junction, a vertex, a map sheet) is one road on
+    the ground: a run steeper than the limit that reaches the end of one piece goes on along the
+    steep run starting where it ends. The runs are the edges of a graph whose nodes are their end
+    points (ends within 1e-6 of a unit are one point); the longest simple path of runs through
+    each run is compared with ``max_run_ft`` (two runs meeting at a junction form a path, whichever
+    way the roads continue).
+
+    Parameters
+    ----------
+    runs : sequence of (str, Run)
+        The runs of one layer, each with the id of its road (runs without geometry are skipped).
+    max_run_ft : float
+        The length limit; a path of exactly it does not exceed (1e-9 relative, float noise).
+    run_length : {'horizontal', 'slope'}
+        The length compared.
+
+    Returns
+    -------
+    dict
+        Index in ``runs`` -> (compared length of the longest path through it, ft; the ids of the
+        other roads on that path), for the runs not over the limit alone whose path holds a run
+        of another road and is over the limit.
+
+    Examples
+    --------
+    One road split in two pieces, 150 ft of 40 % on each side of the joint, and a third road apart:
+
+    >>> def run(a, b):
+    ...     return Run(0.0, 150.0, 150.0, 161.6, 40.0, 40.0, False, LineString([a, b]))
+    >>> join_runs([("A", run((0, 0), (150, 0))), ("B", run((150, 0), (300, 0))),
+    ...            ("C", run((0, 50), (150, 50)))], max_run_ft=200)
+    {0: (300.0, ['B']), 1: (300.0, ['A'])}
+    """
+    _check_option("run_length", run_length, RUN_LENGTHS)
+    keep = [i for i, (_, r) in enumerate(runs) if r.geometry is not None and not r.geometry.is_empty]
+    if len(keep) < 2:
+        return {}
+    geoms = np.array([runs[i][1].geometry for i in keep], dtype=object)
+    pts = np.concatenate([shapely.get_point(geoms, 0), shapely.get_point(geoms, -1)])
+    a, b = shapely.STRtree(pts).query(pts, predicate="dwithin", distance=_JOIN_TOL)
+    from scipy.sparse import coo_matrix  # imported here: a screening does not pay scipy's import
+    from scipy.sparse.csgraph import connected_components
+
+    node = connected_components(coo_matrix((np.ones(len(a)), (a, b)), shape=(len(pts),) * 2), directed=False)[1]
+    m = len(keep)
+    ends = [(int(node[e]), int(node[m + e])) for e in range(m)]
+    length = [runs[i][1].length_ft if run_length == "horizontal" else runs[i][1].slope_length_ft for i in keep]
+    adj: dict[int, list[tuple[int, int]]] = {}
+    for e, (u, v) in enumerate(ends):
+        adj.setdefault(u, []).append((v, e))
+        adj.setdefault(v, []).append((u, e))
+    out: dict[int, tuple[float, list[str]]] = {}
+    for e, (u, v) in enumerate(ends):
+        if runs[keep[e]][1].exceeds or len(adj[u]) + len(adj[v]) <= 2:
+            continue
+        best, path = _longest_path_through(adj, length, e, u, v)
+        others = sorted({runs[keep[f]][0] for f in path} - {runs[keep[e]][0]})
+        if best > max_run_ft * (1 + _REL_TOL) and others:
+            out[keep[e]] = (best, others)
+    return out
+
+
+def _longest_path_through(adj: Mapping[int, list[tuple[int, int]]], length: Sequence[float], e: int, u: int,
+                          v: int) -> tuple[float, list[int]]:
+    """The longest simple path of edges through edge ``e`` (``u`` - ``v``) and its edges: grown first
+    at ``v``, then at ``u`` (each path once), at most :data:`_JOIN_MAX_STEPS` extensions."""
+    def options(a: int, b: int, phase: int) -> Any:
+        return iter(([(1, n, f) for n, f in adj[b]] if phase == 0 else []) + [(0, n, f) for n, f in adj[a]])
+
+    seen, path, total = {u, v}, [e], length[e]
+    best, best_path = total, [e]
+    stack: list[tuple[int, int, int, Any, int, int]] = [(u, v, 0, options(u, v, 0), -1, -1)]
+    steps = 0
+    while stack:
+        a, b, _phase, it, added, via = stack[-1]
+        nxt = next(it, None)
+        if nxt is None:
+            stack.pop()
+            if via >= 0:
+                seen.discard(added)
+                path.pop()
+                total -= length[via]
+            continue
+        side, n, f = nxt
+        if n in seen or steps >= _JOIN_MAX_STEPS:
+            continue
+        steps += 1
+        seen.add(n)
+        path.append(f)
+        total += length[f]
+        if total > best:
+            best, best_path = total, list(path)
+        na, nb, nph = (a, n, 0) if side == 1 else (n, b, 1)
+        stack.append((na, nb, nph, options(na, nb, nph), n, f))
+    if steps >= _JOIN_MAX_STEPS:
+        logger.warning("join_runs: more than %d paths of steep runs joined end to end; the longest found is "
+                       "%.1f ft", _JOIN_MAX_STEPS, best)
+    return best, best_path
 
 
 GRADE_RUN_COLUMNS = ["road_layer", "road_id", "start_ft", "end_ft", "length_ft", "slope_length_ft",

@@ -9,6 +9,7 @@ The checks read a :class:`FloodContext` built by :func:`geoconstraints.commands.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
 from collections.abc import Callable
@@ -19,6 +20,7 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 
+from geoconstraints.errors import RulebookError
 from geoconstraints.geometry.overlay import FloodZoneSpec, acres_of, expand_zone_list, masked, share_of
 from geoconstraints.io.layers import Layers
 from geoconstraints.rulebook.findings import empty_findings
@@ -390,37 +392,82 @@ def firm_gives_bfe(bfe_zone_sqft: Any, static_bfe_sqft: Any) -> np.ndarray:
     return (np.asarray(bfe_zone_sqft, dtype=float) > 0) | (np.asarray(static_bfe_sqft, dtype=float) > 0)
 
 
+STATED_BFE_METHOD = "stated_other_data"
+"""``bfe_method`` of the footprints table where the BFE used is the one the user stated (``--bfe-ft``: a BFE
+from other data, § 6-121(b)(5)), beside the methods of :data:`~geoconstraints.geometry.bfe.BFE_METHODS`."""
+
+
+def bfe_in_use(firm_ft: float, known_ft: float, stated_ft: float | None) -> tuple[float, str]:
+    """(BFE, whence) of a footprint where the FIRM gives a BFE: the one FLD-003 (and FLD-004 for a
+    manufactured home) uses, and the footprints table shows.
+
+    Parameters
+    ----------
+    firm_ft : float
+        The FIRM's BFE determined over the whole footprint (``bfe_ft``), NaN where part of it in a BFE
+        zone has none.
+    known_ft : float
+        The highest BFE the FIRM data gives on the footprint (``bfe_known_ft``), NaN when none.
+    stated_ft : float or None
+        The BFE the user stated (``--bfe-ft``), None when not stated.
+
+    Returns
+    -------
+    tuple of (float, str)
+        ``whence`` is ``"firm"``: the FIRM's BFE (a stated BFE is not used: § 6-121(b)(5) other data
+        stands in only where the FIRM gives none); ``"stated"``: the stated BFE standing in for the part
+        without one, at or above the FIRM data's known BFE; ``"firm_known"``: that known BFE, above the
+        stated one (other data never lowers the bar below the FIRM's); ``"lower_bound"``: nothing stated,
+        the known BFE, a lower bound of the site's; ``"none"``: nothing known (NaN).
+
+    Examples
+    --------
+    >>> bfe_in_use(802.0, 802.0, 790.0), bfe_in_use(np.nan, 809.0, 811.0), bfe_in_use(np.nan, 809.0, 805.0)
+    ((802.0, 'firm'), (811.0, 'stated'), (809.0, 'firm_known'))
+    >>> bfe_in_use(np.nan, 809.0, None), bfe_in_use(np.nan, np.nan, None)
+    ((809.0, 'lower_bound'), (nan, 'none'))
+    """
+    if np.isfinite(firm_ft):
+        return float(firm_ft), "firm"
+    if stated_ft is not None:
+        if np.isfinite(known_ft) and known_ft > float(stated_ft):
+            return float(known_ft), "firm_known"
+        return float(stated_ft), "stated"
+    if np.isfinite(known_ft):
+        return float(known_ft), "lower_bound"
+    return np.nan, "none"
+
+
 def _site_bfe(row: pd.Series, user_bfe: float | None) -> tuple[float | None, str, bool]:
     """(BFE, a phrase saying where it comes from, complete) of a footprint where the FIRM gives a BFE.
 
-    The FIRM's BFE when determined over the whole footprint (a BFE given by the user is then not used:
-    § 6-121(b)(5) other data stands in only where the FIRM gives none). Where part of the footprint in a
-    BFE zone has no BFE, the user's BFE stands in for that part, but never below the highest BFE the
-    FIRM data gives elsewhere on the footprint (``bfe_known_ft``): the higher of the two (with a
-    warning when the FIRM's is higher). Without a user's BFE, that highest known BFE is returned with
-    ``complete`` False: a lower bound of the site's BFE (the highest over the footprint), which a floor
-    below it fails for sure and a floor at or above it does not pass.
+    The BFE of :func:`bfe_in_use`: the FIRM's BFE when determined over the whole footprint (a BFE given
+    by the user is then not used: § 6-121(b)(5) other data stands in only where the FIRM gives none).
+    Where part of the footprint in a BFE zone has no BFE, the user's BFE stands in for that part, but
+    never below the highest BFE the FIRM data gives elsewhere on the footprint (``bfe_known_ft``): the
+    higher of the two (with a warning when the FIRM's is higher). Without a user's BFE, that highest
+    known BFE is returned with ``complete`` False: a lower bound of the site's BFE (the highest over the
+    footprint), which a floor below it fails for sure and a floor at or above it does not pass.
     """
-    known = float(row["bfe_known_ft"])
-    if np.isfinite(row["bfe_ft"]):
+    bfe, whence = bfe_in_use(float(row["bfe_ft"]), float(row["bfe_known_ft"]), user_bfe)
+    if whence == "firm":
         src = f"BFE {row['bfe_method'].replace('_', ' ')}, {row['bfe_note']}"
         if user_bfe is not None:
             src += (f"; the BFE given ({ft_text(float(user_bfe))} ft, --bfe-ft) is not used here: the FIRM gives the "
                     + ("BFE on the part in a zone with BFEs (FLD-004 uses it for the part without one)"
                        if _no_bfe_part(row) else "BFE on the whole footprint"))
-        return float(row["bfe_ft"]), src, True
-    if user_bfe is not None:
-        given = float(user_bfe)
-        if np.isfinite(known) and known > given:
-            log.warning("footprint %s: the BFE given (--bfe-ft %s ft) is below the %s ft the FIRM data gives on part of "
-                        "it: the higher, %s ft, is used", row["feature_id"], ft_text(given), ft_text(known),
-                        ft_text(known))
-            return known, (f"BFE {ft_text(known)} ft from the FIRM data on part of the footprint, used instead of the "
-                           f"lower {ft_text(given)} ft given by the user (--bfe-ft): a BFE from other data never lowers "
-                           f"the bar below the FIRM's; {row['bfe_note']}"), True
-        return given, f"BFE {ft_text(given)} ft given by the user (--bfe-ft): {row['bfe_note']}", True
-    if np.isfinite(known):
-        return known, f"part of the footprint has no BFE, so the true BFE may be higher: {row['bfe_note']}", False
+        return bfe, src, True
+    if whence == "firm_known":
+        given = np.nan if user_bfe is None else float(user_bfe)  # never None here
+        log.warning("footprint %s: the BFE given (--bfe-ft %s ft) is below the %s ft the FIRM data gives on part of "
+                    "it: the higher, %s ft, is used", row["feature_id"], ft_text(given), ft_text(bfe), ft_text(bfe))
+        return bfe, (f"BFE {ft_text(bfe)} ft from the FIRM data on part of the footprint, used instead of the "
+                     f"lower {ft_text(given)} ft given by the user (--bfe-ft): a BFE from other data never lowers "
+                     f"the bar below the FIRM's; {row['bfe_note']}"), True
+    if whence == "stated":
+        return bfe, f"BFE {ft_text(bfe)} ft given by the user (--bfe-ft): {row['bfe_note']}", True
+    if whence == "lower_bound":
+        return bfe, f"part of the footprint has no BFE, so the true BFE may be higher: {row['bfe_note']}", False
     return None, "", True
 
 
@@ -759,28 +806,151 @@ def check_variance(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     return _acres_frame(ctx, rule, status, detail, acres, lim, nc)
 
 
-def _date_text(v: Any) -> str:
-    if v is None or (isinstance(v, float) and np.isnan(v)):
-        return ""
-    ts = pd.to_datetime(v, errors="coerce")
-    if pd.isna(ts):
-        return str(v).strip()
-    return ts.strftime("%Y-%m-%d")
+_MIDNIGHT = r"(?:[T ]0?0:00(?::00(?:\.0+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?| 12:00(?::00)? ?AM)?"
+"""An optional time part that is midnight (``T00:00:00``, `` 00:00:00.000``, ``Z`` or an offset; Esri's
+`` 12:00:00 AM``): how GeoPackages, shapefiles read as text and Esri exports write a date."""
+_US_DATE = re.compile(rf"(?P<m>\d{{1,2}})/(?P<d>\d{{1,2}})/(?P<y>\d{{4}}){_MIDNIGHT}", re.IGNORECASE)
+DATE_FORMS = (
+    re.compile(rf"(?P<y>\d{{4}})-(?P<m>\d{{2}})-(?P<d>\d{{2}}){_MIDNIGHT}", re.IGNORECASE),
+    re.compile(rf"(?P<y>\d{{4}})/(?P<m>\d{{2}})/(?P<d>\d{{2}}){_MIDNIGHT}", re.IGNORECASE),
+    re.compile(r"(?P<y>\d{4})(?P<m>\d{2})(?P<d>\d{2})"),
+    _US_DATE,
+)
+"""The text forms :func:`effective_date` reads: ISO ``YYYY-MM-DD``, GDAL's text of a date ``YYYY/MM/DD``,
+``YYYYMMDD`` and FEMA's US ``M/D/YYYY``."""
+DATE_FORMS_TEXT = "YYYY-MM-DD, YYYYMMDD or US M/D/YYYY"
+
+
+def effective_date(value: Any) -> dt.date:
+    """The calendar day ``value`` states, read strictly: never guessed.
+
+    Read: a ``datetime.date``; a ``datetime.datetime``, pandas ``Timestamp`` or ``numpy.datetime64`` at
+    midnight (a GeoPackage or shapefile date read as such; a time zone is kept: the day is the one in
+    it); the text (or whole number) ``YYYY-MM-DD``, ``YYYY/MM/DD`` (GDAL's text of a date), ``YYYYMMDD``
+    or FEMA's US ``M/D/YYYY``, with or without a midnight time part (``T00:00:00``, `` 00:00:00``,
+    `` 12:00:00 AM``, a ``Z`` or offset). Anything else is no date: a year alone (``pd.to_datetime``
+    read ``"2012"`` as 2012-01-01), a day-first ``D/M/YYYY`` (``"13/2/1998"``: only the US order is
+    read, as a day-first date cannot be told from a US one), a two-digit year, a time of day other
+    than midnight (a day shifted by a time zone, as an Esri date stored in UTC may be), free text.
+
+    Parameters
+    ----------
+    value : Any
+        One ``EFF_DATE`` value of the flood layer, or the rulebook's ``adopted_effective_date``.
+
+    Returns
+    -------
+    datetime.date
+
+    Raises
+    ------
+    ValueError
+        ``value`` states no single day; the message says why (the caller names the value).
+
+    Examples
+    --------
+    >>> import datetime as dt
+    >>> [str(effective_date(v)) for v in ("1998-03-02", "1998-03-02T00:00:00", "1998/03/02 00:00:00",
+    ...                                  19980302, "3/2/1998", "03/02/1998 12:00:00 AM",
+    ...                                  pd.Timestamp("1998-03-02"), dt.date(1998, 3, 2))]
+    ['1998-03-02', '1998-03-02', '1998-03-02', '1998-03-02', '1998-03-02', '1998-03-02', '1998-03-02', '1998-03-02']
+    >>> for v in ("2012", "13/2/1998", "1998-03-02 05:00:00", "1998-02-30", "3/2/98", "March 2, 1998"):
+    ...     try:
+    ...         effective_date(v)
+    ...     except ValueError as exc:
+    ...         print(f"{v!r}: {exc}")
+    '2012': a year alone names no day
+    '13/2/1998': no month 13: a day-first date is not read (only FEMA's US M/D/YYYY)
+    '1998-03-02 05:00:00': a time of day other than midnight (a day shifted by a time zone?)
+    '1998-02-30': no such day
+    '3/2/98': not a date in a form read (YYYY-MM-DD, YYYYMMDD or US M/D/YYYY)
+    'March 2, 1998': not a date in a form read (YYYY-MM-DD, YYYYMMDD or US M/D/YYYY)
+    """
+    if isinstance(value, np.datetime64):
+        value = pd.Timestamp(value)
+    if isinstance(value, dt.datetime):  # a pandas Timestamp too
+        if value.time() != dt.time(0):
+            raise ValueError("a time of day other than midnight (a day shifted by a time zone?)")
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    whole = isinstance(value, (int, np.integer)) or (isinstance(value, (float, np.floating))
+                                                     and float(value).is_integer())
+    if whole and not isinstance(value, bool):  # (np.bool_ is no integer)
+        text = str(int(value))
+    elif isinstance(value, str):
+        text = value.strip()
+    else:
+        raise ValueError(f"a {type(value).__name__}, not a date")
+    if re.fullmatch(r"\d{4}", text):
+        raise ValueError("a year alone names no day")
+    for form in DATE_FORMS:
+        hit = form.fullmatch(text)
+        if hit is not None:
+            y, m, d = int(hit["y"]), int(hit["m"]), int(hit["d"])
+            if form is _US_DATE and m > 12:
+                raise ValueError(f"no month {m}: a day-first date is not read (only FEMA's US M/D/YYYY)")
+            try:
+                return dt.date(y, m, d)
+            except ValueError:
+                raise ValueError("no such day") from None
+    if any(form.match(text) for form in DATE_FORMS) and re.search(r"\d:\d\d", text):
+        raise ValueError("a time of day other than midnight (a day shifted by a time zone?)")
+    raise ValueError(f"not a date in a form read ({DATE_FORMS_TEXT})")
+
+
+def _value_text(v: Any) -> str:
+    return repr(v) if isinstance(v, str) else str(v)
+
+
+def _adopted_date(rule: Rule) -> str:
+    """The rulebook's ``adopted_effective_date`` as ``YYYY-MM-DD``; a RulebookError when it states no day."""
+    value = rule.p("adopted_effective_date")
+    try:
+        return effective_date(value).isoformat()
+    except ValueError as exc:
+        raise RulebookError(f"rulebook {rule.rulebook!r}: rule {rule.id} params.adopted_effective_date = {value!r} is "
+                            f"not a date ({exc}); write it as YYYY-MM-DD, as in the shipped rulebook "
+                            f"(adopted_effective_date: \"1998-03-02\"). Fix the rulebook") from None
+
+
+def _map_dates(values: pd.Series) -> tuple[list[str], list[str]]:
+    """(the days read, as sorted ``YYYY-MM-DD``; the values that state no day, each with why) of the
+    flood layer's ``EFF_DATE`` values (blank ones skipped)."""
+    read: set[str] = set()
+    bad: list[str] = []
+    for v in values.dropna().unique():
+        if is_blank(v):
+            continue
+        try:
+            read.add(effective_date(v).isoformat())
+        except ValueError as exc:
+            bad.append(f"{_value_text(v)} ({exc})")
+    return sorted(read), bad
 
 
 @check("FLD-010")
 def check_adopted_map(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
-    """FLD-010: the flood map's DFIRM_ID / effective date against the adopted map (once per run)."""
+    """FLD-010: the flood map's DFIRM_ID / effective date against the adopted map (once per run).
+
+    ``EFF_DATE`` is read strictly (:func:`effective_date`): a value stating no day (a year alone, a
+    day-first date, free text) is ``not_evaluated`` naming it, never a pass nor a "differs"; an
+    ``adopted_effective_date`` stating no day is a RulebookError.
+    """
+    want_date = _adopted_date(rule)
     flood = ctx.layers.get_layer("flood_zones")
     ids = sorted({str(v).strip() for v in flood["DFIRM_ID"].dropna()} - {""}) if flood is not None and "DFIRM_ID" in flood else []
-    dates = sorted({_date_text(v) for v in flood["EFF_DATE"].dropna()} - {""}) if flood is not None and "EFF_DATE" in flood else []
+    dates, bad = _map_dates(flood["EFF_DATE"]) if flood is not None and "EFF_DATE" in flood else ([], [])
     want_id = str(rule.p("adopted_dfirm_id")).strip()
-    want_date = _date_text(rule.p("adopted_effective_date"))
     text = f"DFIRM_ID {', '.join(ids) or 'not stated'}, effective {', '.join(dates) or 'not stated'}"
     diff = ([] if ids == [want_id] else ["DFIRM_ID differs" if ids else "DFIRM_ID not stated"]) + (
         [] if dates == [want_date] else ["effective date differs" if dates else "effective date not stated"])
     if flood is None:
         status, detail = "not_evaluated", "no flood_zones layer given"
+    elif bad:
+        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+        status, detail = "not_evaluated", (f"{text}; EFF_DATE {'; '.join(bad[:3])}{more} is not a date: give the "
+                                           f"effective date as {DATE_FORMS_TEXT}")
     elif not ids and not dates:
         status, detail = "not_evaluated", "the layer has no DFIRM_ID or EFF_DATE values"
     elif not diff:

@@ -493,13 +493,25 @@ def _ownership(ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None, tol: floa
 
 
 def _volumes(ha: gpd.GeoDataFrame, rule: Rule) -> pd.DataFrame:
-    """Per harvest area: cords (cu ft as cords), board feet; NaN where not given."""
+    """Per harvest area: cords (cu ft as cords; the larger where both are given), board feet; NaN
+    where not given.
+
+    Examples
+    --------
+    A 0 in ``cords`` (a blank an export filled with zero) does not hide 3,000 cu ft:
+
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> ha = pd.DataFrame({"cords": [0.0, 30.0, None], "cubic_feet": [3000.0, 1280.0, 1280.0]})
+    >>> _volumes(ha, load_rulebook("vestal").rules["HRV-001"])["c"].round(4).tolist()
+    [23.4375, 30.0, 10.0]
+    """
 
     def num(name: str) -> pd.Series:
         v = pd.to_numeric(ha[name], errors="coerce") if name in ha.columns else np.nan
         return pd.Series(v, index=ha.index, dtype="float64").reset_index(drop=True)
 
-    cords = num("cords").fillna(num("cubic_feet") / rule.t("standard_cord_cuft"))
+    # one volume in two measures: where they disagree, the larger (a licence is not waived on the smaller)
+    cords = np.fmax(num("cords"), num("cubic_feet") / rule.t("standard_cord_cuft"))
     return pd.DataFrame({"c": cords, "b": num("board_feet")})
 
 
@@ -569,7 +581,7 @@ def check_commercial_volume(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     Harvest areas are grouped by :func:`_ownership`: the areas on one parcel (overlap or the
     area's ``parcel_id``), on touching parcels of one stated owner (``parcels.owner``), or
     touching with one stated ``owner`` of their own. ``cords`` and ``cubic_feet`` are one measure
-    (a cubic foot is 1 / ``standard_cord_cuft`` cord; an area's ``cords`` wins when it has both)
+    (a cubic foot is 1 / ``standard_cord_cuft`` cord; where an area gives both, the larger counts)
     summed together; ``board_feet`` is summed apart. An area is ``review`` when the known part of
     its group's volume exceeds a limit, or when the areas that unknown ownership could join
     (no parcel known, owner not stated) together exceed it, saying so; ``pass`` only when every
@@ -829,11 +841,15 @@ def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, max_run: floa
         return
     for run in rt.runs:
         if run.exceeds:
+            joined = np.isfinite(run.joined_ft)
             rows.add("violation", **at, geometry=run.geometry, detail=(
                 f"from {run.start_ft:,.1f} to {run.end_ft:,.1f} ft along the line; horizontal "
                 f"{run.length_ft:,.1f} ft, slope length {run.slope_length_ft:,.1f} ft; mean grade "
-                f"{run.mean_grade_pct:.1f} %, max {run.max_grade_pct:.1f} %; {rt.window_note}"),
-                measured=run.length_ft if mode == "horizontal" else run.slope_length_ft, threshold=max_run, unit="ft")
+                f"{run.mean_grade_pct:.1f} %, max {run.max_grade_pct:.1f} %; "
+                + (f"it goes on, end to end, along the steep runs of {run.joined_with}: {run.joined_ft:,.1f} ft "
+                   f"together; " if joined else "") + rt.window_note),
+                measured=run.joined_ft if joined else run.length_ft if mode == "horizontal" else run.slope_length_ft,
+                threshold=max_run, unit="ft")
     for gap in rt.gaps:
         rows.add("not_evaluated", **at, geometry=gap.geometry, detail=(
             f"{gap.length_ft:,.0f} ft from {gap.start_ft:,.0f} to {gap.end_ft:,.0f} ft along the line is {gap.why}"),
@@ -1250,13 +1266,49 @@ def _strip_hits(lg: gpd.GeoDataFrame, strips: gpd.GeoDataFrame) -> tuple[np.ndar
     return hit, _joined(li, labels, n), _joined(li, strips["kind"].to_numpy()[si], n)
 
 
+def _strip_edges(ctx: HarvestContext, lg: gpd.GeoDataFrame, strips: gpd.GeoDataFrame,
+                 hit: np.ndarray) -> tuple[np.ndarray, list[str], np.ndarray, list[str], np.ndarray, list[str]]:
+    """The landings not ``hit`` within the drawing error of a strip's curved outline
+    (:func:`~geoconstraints.geometry.buffers.arc_error_ft` of its width), measured to the strip's
+    source: (within its width, their labels; source not known, their labels; the largest error;
+    the kinds of the strips they are within)."""
+    n = len(lg)
+    none = np.zeros(n, dtype=bool)
+    if not len(strips):
+        return none, [""] * n, none.copy(), [""] * n, np.zeros(n), [""] * n
+    width = strips["width_ft"].to_numpy(dtype="float64")
+    reach = bf.arc_error_ft(width) + _TOL_FT
+    li, si = strips.sindex.query(lg.geometry.values, predicate="dwithin", distance=float(reach.max()))
+    close = ~hit[li] & (shapely.distance(lg.geometry.values[li], strips.geometry.values[si]) <= reach[si])
+    li, si = li[close], si[close]
+    uniq = np.unique(si)
+    found = bf.strip_sources(strips.iloc[uniq], {r: ctx.get(r) for r in ("streams", "dwellings", "row", "roads",
+                                                                           "parcels")},
+                             touch_tolerance_ft=ctx.buffers.touch_tolerance_ft)
+    geo = found[np.searchsorted(uniq, si)] if len(si) else np.array([], dtype=object)
+    known = np.array([g is not None for g in geo], dtype=bool)
+    inside = known.copy()
+    inside[known] = shapely.distance(lg.geometry.values[li[known]], geo[known]) <= width[si[known]] + _TOL_FT
+    unknown = ~known
+    labels = strips["kind"].to_numpy()[si] + " buffer of " + strips["source_id"].astype(str).to_numpy()[si]
+    is_in, maybe = none.copy(), none.copy()
+    is_in[li[inside]] = True
+    maybe[li[unknown]] = True
+    err = np.nan_to_num(-_first_per_group(li, -reach[si], n))  # the largest
+    return (is_in, _joined(li[inside], labels[inside], n), maybe & ~is_in, _joined(li[unknown], labels[unknown], n),
+            err, _joined(li[inside], strips["kind"].to_numpy()[si][inside], n))
+
+
 @check("HRV-024")
 def check_landing_in_buffer(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     """No landing inside (intersecting) any buffer strip of the listed buffer rules.
 
     A landing inside only the strip a dwelling or parcel of unknown district would have is
-    ``review`` (the district may be a listed one). Extra columns for the ``landings`` table:
-    ``in_buffer`` (None when not known) and ``buffer_kinds``.
+    ``review`` (the district may be a listed one). A landing outside a strip's outline by no more
+    than the outline's drawing error where it curves is measured to the strip's source: a landing
+    100 ft from a dwelling is within its 100-ft strip, whose 64-sided circle passes up to 0.12 ft
+    inside that (``review`` where the source is not told: :func:`~geoconstraints.geometry.buffers.strip_sources`).
+    Extra columns for the ``landings`` table: ``in_buffer`` (None when not known) and ``buffer_kinds``.
     """
     lg = ctx.get("landings")
     if lg is None:
@@ -1267,16 +1319,30 @@ def check_landing_in_buffer(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     strips = bb.strips[bb.strips["rule_id"].isin(rules)]
     pos = bb.possible[bb.possible["rule_id"].isin(rules)]
     hit, inside, kinds = _strip_hits(lg, strips)
+    # a landing just outside a strip's curved outline, drawn up to arc_error_ft inside the true line: measured
+    # to the strip's source (within its width: inside); a source not told (a line bordering another parcel): review
+    at_arc, at_arc_in, edge, edge_at, err, arc_kinds = _strip_edges(ctx, lg, strips, hit)
+    hit |= at_arc
+    inside = [t or f"{a} (within its width of the source; the strip's curved outline is drawn up to {e:,.2f} ft "
+              f"inside that)" for t, a, e in zip(inside, at_arc_in, err)]
+    kinds = [k or a for k, a in zip(kinds, arc_kinds)]
     maybe, maybe_in, _ = _strip_hits(lg, pos)
-    maybe &= ~hit
+    pos_arc, pos_arc_in, pos_edge, pos_edge_at, _, _ = _strip_edges(ctx, lg, pos, maybe)
+    maybe = (maybe | pos_arc | pos_edge) & ~hit
+    maybe_in = [m or a or e for m, a, e in zip(maybe_in, pos_arc_in, pos_edge_at)]
+    edge &= ~hit & ~maybe
     dist = (shapely.distance(lg.geometry.values, shapely.union_all(strips.geometry.values)) if len(strips)
             else np.full(n, np.nan))
     miss = "; ".join(f"{k.replace('_', ' ')} ({v})" for k, v in bb.missing.items())
-    status = np.where(hit, "violation", np.where(maybe, "review", "not_evaluated" if bb.missing else "pass"))
+    status = np.where(hit, "violation", np.where(maybe | edge, "review", "not_evaluated" if bb.missing else "pass"))
     near = np.where(np.isfinite(dist), [f"nearest buffer strip {d:,.2f} ft away" for d in dist], "no buffer strip nearby")
+    on_edge = [f"at the edge of {a}: its outline, drawn up to {e:,.2f} ft inside the true line where it curves, may "
+               f"pass the landing by that much; measure on the ground; " if ok else ""
+               for ok, a, e in zip(edge, edge_at, err)]
     detail = np.where(hit, ["inside " + t for t in inside],
-                      [(f"inside {m} (district unknown: a strip if it is a listed district); " if m else "") + t
-                       + (f"; buffer strips not built: {miss}" if miss else "") for m, t in zip(maybe_in, near)])
+                      [(f"inside {m} (district unknown: a strip if it is a listed district); " if m else "") + o + t
+                       + (f"; buffer strips not built: {miss}" if miss else "")
+                       for m, o, t in zip(maybe_in, on_edge, near)])
     geom = np.array(lg.geometry.values, dtype=object)
     if hit.any():
         cut = shapely.intersection(geom[hit], shapely.union_all(strips.geometry.values))
@@ -1284,7 +1350,7 @@ def check_landing_in_buffer(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     f = rule.findings(status, subject_layer="landings", subject_id=ids, measured=np.where(hit, 0.0, dist), unit="ft",
                       geometry=geom, crs=ctx.crs, detail=detail)
     in_buffer = hit.astype(object)
-    in_buffer[~hit & (maybe | bool(bb.missing))] = None  # not inside a strip built, but not known to be outside
+    in_buffer[~hit & (maybe | edge | bool(bb.missing))] = None  # not inside a strip built, not known to be outside
     f["in_buffer"] = in_buffer
     f["buffer_kinds"] = kinds
     return f

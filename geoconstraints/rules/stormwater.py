@@ -561,8 +561,16 @@ def check_inspections(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
                  detail=f"{missing}, so the inspection period is unknown; {why}")
     else:
         _inspection_schedule(ctx, rule, rows, subj, why)
-        if ctx.inspections_log is not None and ctx.schedule is not None:
-            return concat_findings([rows.frame(), _inspection_log_frame(ctx, rule, ctx.schedule, subj)], ctx.crs)
+        sch, ph = ctx.schedule, ctx.phasing
+        if ctx.inspections_log is not None and sch is not None and ph is not None:
+            if not (sch["reason"] == "weekly").any():  # none logged in a period no longer than the interval
+                step, days = rule.t("inspection_interval_days"), int((ph.end - ph.start).days)
+                rows.add("pass", subject_layer=subj, subject_id="schedule", measured=days, threshold=step, unit="days",
+                         detail=(f"no interval inspection was due: {days} days from the start of disturbance on "
+                                 f"{day_text(ph.start)} to the stabilisation date {day_text(ph.end)}, not more than "
+                                 f"{fmt_num(step)} days (no inspection logged in them); {why}"))
+            logged = [_inspection_log_frame(ctx, rule, sch, subj)] if len(sch) else []
+            return concat_findings([rows.frame(), *logged], ctx.crs)
     return rows.frame()
 
 

@@ -919,6 +919,9 @@ def stormwater_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline
               help="Whether the action falls within a Type I designation (6 NYCRR 617.2).")
 @click.option("--per-chapter-24/--not-per-chapter-24", "chapter_24", default=None,
               help="Whether the subdivision's houses are developed in accordance with chapter 24.")
+@click.option("--board-resolved-significant/--no-board-resolution", "board_resolved_significant", default=None,
+              help="Whether the town board has determined by resolution that the activity may have a significant "
+                   "impact on the environment (budget and other town actions, Vestal § 6-28(b)(19)).")
 @click.option("--rulebook", default="vestal", show_default=True)
 @click.option("--out", "out_dir", default=None, type=click.Path(), help="Also write the outputs here.")
 @findings_option

@@ -46,6 +46,7 @@ from geoconstraints.geometry.overlay import (
 )
 from geoconstraints.geometry.overlay_dask import dask_client, overlay_areas_dask
 from geoconstraints.geometry.phasing import (
+    QUALIFIED_NO,
     Site,
     build_sites,
     harvest_footprints,
@@ -53,6 +54,7 @@ from geoconstraints.geometry.phasing import (
     inspection_schedule,
     match_inspections,
     phasing_dates,
+    qualifications,
     site_phasing,
     storm_events,
 )
@@ -1064,7 +1066,9 @@ def check_stormwater(
     rainfall : path or DataFrame, optional
         Daily rainfall (``date``, ``precip_in``) covering the first start to the last stabilisation.
     inspection_log : path or DataFrame, optional
-        Inspections made (``date``, optional ``inspector``, ``notes``), checked against the schedule.
+        Inspections made (``date``, optional ``inspector``, ``notes`` and ``qualified``: yes / no,
+        whether the inspector is a qualified professional, where the rulebook's SWP-007 requires one,
+        ``qualified_inspector_required``), checked against the schedule.
     approved_swppp : bool
         The phasing follows an approved SWPPP: a peak over the limit is ``info``, not a violation.
     larger_common_plan : bool, float or None
@@ -1171,7 +1175,9 @@ def _schedule(r7: Any, ph: Any, rain: pd.DataFrame | None, inspected: pd.DataFra
               rainfall_src: Any) -> pd.DataFrame:
     """The inspections SWP-007 requires over the phasing period: without a log, the latest days the
     interval inspections may fall on; with one, its gaps (no more than the interval between
-    consecutive inspections); storm inspections matched to the log."""
+    consecutive inspections); storm inspections matched to the log. Where the rule requires a
+    qualified professional (``qualified_inspector_required``), an inspection the log states was not
+    made by one is not counted (SWP-007 lists it)."""
     events = None
     if rain is not None:
         check_rainfall_coverage(rain, ph.start, ph.end, rainfall_src)
@@ -1184,6 +1190,8 @@ def _schedule(r7: Any, ph: Any, rain: pd.DataFrame | None, inspected: pd.DataFra
                               inspection_within_hours=r7.t("inspection_within_hours"))
     if inspected is None:
         return match_inspections(sch, None)
+    if r7.p("qualified_inspector_required", False) is True:
+        inspected = inspected[qualifications(inspected) != QUALIFIED_NO]
     storms = match_inspections(sch[sch["reason"] == "storm"], inspected)
     gaps = inspection_gaps(ph.start, ph.end, inspected, inspection_interval_days=r7.t("inspection_interval_days"))
     out = pd.concat([f for f in (gaps, storms) if len(f)] or [gaps], ignore_index=True)
@@ -1206,6 +1214,7 @@ def classify_action(
     eis_completed: bool | None = None,
     type_i: bool | None = None,
     chapter_24: bool | None = None,
+    board_resolved_significant: bool | None = None,
 ) -> Result:
     """Classify an action under SEQR (SQR-001). Nothing the user has not stated is assumed.
 
@@ -1228,10 +1237,17 @@ def classify_action(
         names). A list item bounded by "no significant effect" needs each of its resources stated.
     lanes : int, optional
         Travel lanes added (highway repaving: none; highway reconstruction: at most one).
-    eis_completed, type_i, chapter_24 : bool, optional
-        Statements a list item may require: an EIS has been completed and the action falls within
-        no Type I designation (C-1/C-2/CD construction, § 6-28(b)(3)); the subdivision's houses are
-        developed in accordance with chapter 24 (§ 6-28(b)(1)). None: not stated.
+    eis_completed, type_i, chapter_24, board_resolved_significant : bool, optional
+        Statements a list item may require (its ``requires:`` in the rulebook); None: not stated.
+        ``eis_completed``: an EIS has been completed (C-1/C-2/CD construction, § 6-28(b)(3)).
+        ``type_i``: the action falls within a Type I designation (6 NYCRR 617.2); each item that
+        excepts Type I actions needs ``False``: C-1/C-2/CD construction (§ 6-28(b)(3)), budget and
+        other town actions (§ 6-28(b)(19)) and actions of the town (exempt, § 6-22(8), as Type I
+        actions "shall always require environmental assessment", § 6-28(a)). ``chapter_24``: the
+        subdivision's houses are developed in accordance with chapter 24 (§ 6-28(b)(1)).
+        ``board_resolved_significant``: the town board has determined by resolution that the
+        activity may have a significant impact on the environment (budget and other town actions,
+        § 6-28(b)(19), need ``False``; ``True`` makes them ``review``).
 
     Returns
     -------
@@ -1256,6 +1272,9 @@ def classify_action(
     >>> classify_action(rb, action_type="commercial_zone_construction", district="C-1",
     ...                 board_approval=False).findings["status"][0]
     'not_evaluated'
+    >>> classify_action(rb, action_type="budget_and_town_actions", type_i=False,
+    ...                 board_resolved_significant=False).findings["status"][0]
+    'pass'
     """
     rule = rulebook[RULE_ID]
     said = tuple(norm_key(a) for a in no_effect_on)
@@ -1263,7 +1282,8 @@ def classify_action(
                     district=district, board_approval=board_approval,
                     affects=tuple(norm_key(a) for a in affects), lanes=lanes,
                     no_effect_on=tuple(resources(rule)) if "all" in said else said,
-                    eis_completed=eis_completed, type_i=type_i, chapter_24=chapter_24)
+                    eis_completed=eis_completed, type_i=type_i, chapter_24=chapter_24,
+                    board_resolved_significant=board_resolved_significant)
     validate_action(rule, action)
     found = run_group(rulebook, "seqr", action)
     opts = {k: (", ".join(v) if isinstance(v, tuple) else v) for k, v in vars(action).items()}

@@ -1106,9 +1106,9 @@ def inspection_rows():
 def write_inspections(path):
     with open(path, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
-        w.writerow(["date", "inspector", "notes"])
-        for d, who, note in inspection_rows():
-            w.writerow([d.isoformat(), who, note])
+        w.writerow(["date", "inspector", "notes", "qualified"])
+        for d, who, note in inspection_rows():  # a licensed engineer: a qualified professional (Lockport § 159-7A(2))
+            w.writerow([d.isoformat(), who, note, "yes"])
 
 
 # --------------------------------------------------------------------------------------
@@ -1286,7 +1286,7 @@ geoconstraints.  Regenerating gives the same features and DEM cells.
 | `vestal_sample.gpkg` | one layer per input role (table below) |
 | `dem.tif` | terrain: river valley floor ~835-860 ft falling west, hills to ~1,400 ft, slopes from flat to > 50 % |
 | `rainfall.csv` | `date,precip_in`: daily rainfall {RAIN_START} .. {RAIN_END}, complete |
-| `inspection_log.csv` | `date,inspector,notes`: SWPPP inspections of the subdivision (some missing) |
+| `inspection_log.csv` | `date,inspector,notes,qualified`: SWPPP inspections of the subdivision (some missing), each by a qualified professional |
 | `README.md` | this file |
 
 ### Layers of `vestal_sample.gpkg`

@@ -307,6 +307,51 @@ def test_landing_row_distance(base, vestal) -> None:
     assert one(none, "HRV-025", "L1")["status"] == "not_evaluated"
 
 
+def test_landing_near_a_bend_of_a_road_is_measured_to_its_true_right_of_way(vestal) -> None:
+    # § 44-VI-6(F)(7)(3): landings "at least 150 feet from any public right-of-way". The right-of-way drawn
+    # from a road centre line (50 ft wide) rounds its bends with a 64-sided arc whose sides pass up to
+    # 25 x (1 - cos(pi/64)) = 0.03 ft inside the true edge: a landing 149.99 ft from the true right-of-way
+    # outside a bend, between two corners, measured 150.02 ft to the drawn one and passed. Measured to the
+    # right-of-way drawn exactly from the centre line now: 150 ft (at) passes, 149.99 is a violation, 150.01
+    # passes; beyond the road's flat end the centre line is not the measure (175 ft from its end is 150 ft)
+    a = -math.pi / 64  # half-way between two corners of the bend's arc, outside it
+
+    def from_bend(r):
+        return Point(1000 + r * math.cos(a), 500 + r * math.sin(a))
+
+    lay = Layers(frames={
+        "landings": layer(["L150", "L149.99", "L150.01", "LEND"],
+                          [from_bend(175.0), from_bend(174.99), from_bend(175.01), Point(1000, 1500 + 150.0)]),
+        "roads": layer(["R"], [LineString([(0, 500), (1000, 500), (1000, 1500)])], row_width_ft=[50.0]),
+    }, crs=CRS.from_user_input(NY_FT))
+    res = check_harvest(lay, vestal)
+    at = one(res, "HRV-025", "L150")
+    assert (at["status"], at["measured"]) == ("pass", pytest.approx(150.0, abs=1e-5))
+    assert "drawn exactly from its centre line" in at["message"] and "0.03 ft inside" in at["message"]
+    under = one(res, "HRV-025", "L149.99")
+    assert (under["status"], under["measured"]) == ("violation", pytest.approx(149.99, abs=1e-5))
+    assert one(res, "HRV-025", "L150.01")["status"] == "pass"
+    end = one(res, "HRV-025", "LEND")  # 150 ft beyond the flat end of the right-of-way, 150 ft from the centre line
+    assert (end["status"], end["measured"]) == ("pass", pytest.approx(150.0, abs=1e-5))
+    assert res.tables["landings"].set_index("landing_id").loc["L149.99", "row_distance_ft"] == pytest.approx(149.99,
+                                                                                                            abs=1e-5)
+
+
+def test_an_empty_layer_is_said_to_be_empty_not_missing(vestal) -> None:
+    # HRV-012 (§ 44-VI-6(F)(4)), HRV-013 (§ 44-VI-6(F)(3)), HRV-027 (§ 44-VI-6(E)(4)e): a streams or haul_roads
+    # layer given with no feature is not_evaluated (nothing to measure on), but the finding said "streams
+    # layer missing ... (no streams layer)" of a layer that was given; now it says the layer is empty
+    res = check_harvest(scene(streams=layer([], [], kind=[]), haul_roads=layer([], [])), vestal)
+    for rid, sid in (("HRV-012", "ST1"), ("HRV-013", "ST1"), ("HRV-027", "L1")):
+        f = one(res, rid, sid)
+        assert f["status"] == "not_evaluated", rid
+        assert "layer given is empty" in f["message"] and "missing" not in f["message"], (rid, f["message"])
+    assert "the streams layer given is empty" in one(res, "HRV-012", "ST1")["message"]
+    assert "the haul_roads layer given is empty" in one(res, "HRV-027", "L1")["message"]
+    gone = check_harvest(scene(streams=None), vestal)  # not given: said so
+    assert "no streams layer given" in one(gone, "HRV-012", "ST1")["message"]
+
+
 def test_landing_connected_by_haul_road(base) -> None:
     assert one(base, "HRV-027", "L1")["status"] == "pass"
     l3 = one(base, "HRV-027", "L3")  # via HR3 -> HR1 -> R1
@@ -604,6 +649,59 @@ def test_a_steep_road_digitised_in_pieces_is_one_road(tmp_path, vestal) -> None:
     assert runs.loc["A", "exceeds"] and runs.loc["B", "exceeds"] and not runs.loc["C", "exceeds"]
 
 
+def _spur_scene(tmp_path):
+    """Steep runs on the 40 % plane z = 1000 + 0.4 u + 0.4 v (40 % along u and along v): a 150-ft run
+    along u and a spur along v starting at its middle, 125, 125.5 and 150 ft long (international feet:
+    the CRS is in US survey feet); and three 80-ft pieces of one road end to end."""
+    p = write_dem(tmp_path / "plane40uv.tif", lambda u, v: 1000 + 0.40 * u + 0.40 * v, bounds=(-50, 0, 1700, 1000))
+    k = 1200 / 3937 / 0.3048  # feet per US survey foot
+    ids, lines = [], []
+    for n, (u0, spur) in enumerate(((100, 125.0), (500, 125.5), (900, 150.0)), start=1):
+        mid = u0 + 75 / k
+        ids += [f"A{n}", f"B{n}"]
+        lines += [LineString([(u0, 300), (u0 + 150 / k, 300)]), LineString([(mid, 300), (mid, 300 + spur / k)])]
+    for j, rid in enumerate(("C1", "C2", "C3")):
+        lines.append(LineString([(100 + j * 80 / k, 700), (100 + (j + 1) * 80 / k, 700)]))
+        ids.append(rid)
+    return Layers(frames={"haul_roads": layer(ids, lines)}, crs=CRS.from_user_input(NY_FT), dem=open_dem(p))
+
+
+def test_a_steep_spur_leaving_the_middle_of_a_steep_run_is_joined(tmp_path, vestal) -> None:
+    # § 44-VI-6(F)(1): "more than two hundred (200) feet". A spur of 40 % starting at the middle of another
+    # road's 150-ft run of 40 %: 75 ft along the run, then up the spur. Before: each run passed alone
+    # ("longest 150.0 ft"), the spur's end lying on the run, not at its end. 75 + 125 = 200 ft is not more
+    # than 200 ft; 75 + 125.5 ft and 75 + 150 ft are
+    res = check_harvest(_spur_scene(tmp_path), vestal)
+    for rid in ("A1", "B1"):
+        assert one(res, "HRV-010", rid)["status"] == "pass", rid
+    for rid, other, total in (("A2", "B2", 200.5), ("B2", "A2", 200.5), ("A3", "B3", 225.0), ("B3", "A3", 225.0)):
+        v = one(res, "HRV-010", rid)
+        assert v["status"] == "violation", rid
+        assert v["measured"] == pytest.approx(total, abs=0.01), rid
+        assert f"steep runs of haul_roads {other}: {total:,.1f} ft together" in v["message"], rid
+    assert {one(res, "HRV-010", r)["status"] for r in ("C1", "C2", "C3")} == {"violation"}  # 240 ft
+
+
+def test_a_cut_short_search_of_joined_runs_is_never_a_pass(tmp_path, vestal, monkeypatch) -> None:
+    # § 44-VI-6(F)(1): the search for the longest stretch of joined steep runs stops after _JOIN_MAX_STEPS
+    # path extensions. With a bound of 1, three 80-ft pieces of 40 % end to end (240 ft) are found 160 ft
+    # long: before, each passed ("longest 80.0 ft") with only a warning in the log; now review, saying so
+    from geoconstraints.geometry import terrain as tr
+
+    monkeypatch.setattr(tr, "_JOIN_MAX_STEPS", 1)
+    res = check_harvest(_spur_scene(tmp_path), vestal)
+    for rid in ("C1", "C2", "C3"):
+        f = one(res, "HRV-010", rid)
+        assert f["status"] == "review", rid
+        assert f["measured"] == pytest.approx(160.0, abs=0.01), rid
+        assert "cut short" in f["message"] and "not known to be within the limit" in f["message"], rid
+    # a path over the limit found before the bound is a violation however far the search went (the spur's
+    # first step: 150 + 75 ft); the run it leaves found only its own two halves first: review, not pass
+    assert one(res, "HRV-010", "B3")["status"] == "violation"
+    a3 = one(res, "HRV-010", "A3")
+    assert (a3["status"], a3["measured"]) == ("review", pytest.approx(150.0, abs=0.01))
+
+
 def test_contour_road_on_steep_slope_passes(graded) -> None:
     flat = one(graded, "HRV-010", "FLAT")  # along v on the 40 % hillside: 0 % along the line
     assert flat["status"] == "pass"
@@ -672,6 +770,27 @@ def test_no_contour_between_levels_is_named_so(tmp_path, vestal) -> None:
     assert b["status"] == "not_evaluated"
     assert "lies between two such levels" in b["message"] and "does not cover the plan" not in b["message"]
     assert "multiple of 10 ft" in b["message"]
+
+
+def test_contours_from_a_dem_covering_part_of_the_plan_name_the_rest(tmp_path, vestal) -> None:
+    # § 44-VI-6(E)(4)b: the site plan shows "land contours at intervals of 10 feet or less". A DEM ending at
+    # u = 1200 draws contours over H1 and part of H2 only: before, element b was info ("11 contour levels ...
+    # derived from the DEM") as if the plan had them all; now not_evaluated, naming what has none: 300 ft x
+    # 1,000 ft of H2 (6.89 acres) and the 200-ft haul road HR at u = 1400
+    p = write_dem(tmp_path / "part.tif", lambda u, v: 1000 + 0.10 * u, bounds=(-300, -300, 1200, 1300))
+    lay = Layers(frames={"harvest_area": layer(["H1", "H2"], [box(0, 0, 1000, 1000), box(1000, 0, 1500, 1000)]),
+                         "haul_roads": layer(["HR"], [LineString([(1400, 900), (1400, 1100)])])},
+                 crs=CRS.from_user_input(NY_FT), dem=open_dem(p))
+    res = check_harvest(lay, vestal)
+    assert len(res.derived["contours"])
+    b = one(res, "HRV-002", "b")
+    assert b["status"] == "not_evaluated"
+    assert "does not cover all of the plan" in b["message"]
+    assert f"harvest_area H2 ({300_000 / SQFT_PER_ACRE:.2f} acres outside it)" in b["message"]
+    assert "haul_roads HR (200 ft outside it)" in b["message"] and "H1" not in b["message"]
+    whole = write_dem(tmp_path / "whole.tif", lambda u, v: 1000 + 0.10 * u, bounds=(-300, -300, 1800, 1300))
+    full = check_harvest(Layers(frames=lay.frames, crs=lay.crs, dem=open_dem(whole)), vestal)
+    assert one(full, "HRV-002", "b")["status"] == "info"
 
 
 def test_no_dem(base) -> None:
@@ -1333,6 +1452,29 @@ MUNCY_ROADS = {
     "se-hills": LineString([(2228000, 373500), (2230500, 371500), (2234000, 372200), (2237500, 370800)]),
     "transect": LineString([(2221000, 380000), (2239000, 375000)]),
 }
+
+
+@pytest.mark.parametrize(("steepest", "expected"), [
+    (1.99, "pass"),  # just under 2 %: no water bar required
+    (2.0 - 1e-9, "info"),  # 2 % as float noise computes it: at 2 %, as the bars are placed (before: pass)
+    (2.0, "info"),  # at 2 %: the table's first band (2-5 %) starts there
+    (2.01, "info"),  # just over
+])
+def test_water_bars_pass_only_under_the_minimum_grade_as_placed(vestal, steepest, expected) -> None:
+    # § 44-VI-6(F)(8), the model-law table from 2 %: a road whose walk placed no bar (the next bar would
+    # fall at its end) is pass, "grade under 2 %", only when its steepest net grade is under 2 % by the
+    # same test that places the bars (terrain.under_min_grade), not by a bare `<` that called 2 % with
+    # 1e-9 of float noise under it
+    from geoconstraints.geometry import terrain as tr
+    from geoconstraints.rulebook.model import FindingRows
+
+    rule = vestal["HRV-030"]
+    rows = FindingRows(rule, CRS.from_user_input(NY_FT))
+    rt = tr.RoadTerrain("haul_roads", "R", 150.0, evaluated_length_ft=150.0, steepest_net_grade_pct=steepest)
+    hv._water_bar_row(rows, rt, _g(LineString([(0, 0), (150, 0)])), rule)
+    f = rows.frame()
+    assert f["status"].tolist() == [expected]
+    assert tr.under_min_grade(steepest, rule.t("min_grade_pct")) == (expected == "pass")
 
 
 def test_water_bars_stable_on_real_lidar_reprojected_and_noisy(tmp_path, vestal) -> None:

@@ -91,8 +91,23 @@ CASES = [
     ("one_two_family_residence", {"units": 3}, REVIEW, "3 units is more than 2"),
     # § 6-28(b)(19): town actions "except as either specifically set forth in type I activities": stated
     ("budget_and_town_actions", {}, NE, "say whether the action falls within a Type I designation"),
-    ("budget_and_town_actions", {"type_i": False}, PASS, "stated: the action falls within no Type I designation"),
     ("budget_and_town_actions", {"type_i": True}, REVIEW, "not Type II under Vestal Code § 6-28(b)(19)"),
+    # ... "or unless the town board shall determine by resolution that the activity may have a
+    # significant impact on the environment": stated too (was Type II with --not-type-i alone)
+    ("budget_and_town_actions", {"type_i": False}, NE,
+     ("say whether the town board has determined by resolution that the activity may have a significant impact "
+      "on the environment (--board-resolved-significant or --no-board-resolution)")),
+    ("budget_and_town_actions", {"type_i": False, "board_resolved_significant": True}, REVIEW,
+     "stated: the town board has determined by resolution that the activity may have a significant impact"),
+    ("budget_and_town_actions", {"type_i": False, "board_resolved_significant": False}, PASS,
+     "stated: the action falls within no Type I designation; stated: the town board has made no resolution"),
+    ("budget_and_town_actions", {"type_i": True, "board_resolved_significant": False}, REVIEW,
+     "stated: the action falls within a Type I designation"),
+    # § 6-22(8) actions of the town "except as specifically provided in this article to the contrary":
+    # Type I actions "shall always require environmental assessment" (§ 6-28(a)); was exempt unasked
+    ("legislature_court_town", {}, NE, "say whether the action falls within a Type I designation"),
+    ("legislature_court_town", {"type_i": True}, REVIEW, "not exempt under Vestal Code § 6-22(8)"),
+    ("legislature_court_town", {"type_i": False}, PASS, "exempt action"),
     ("sign_permit", {}, PASS, "§ 6-28(b)(2)"),
     ("ministerial_action", {}, PASS, "exempt action"),
     ("emergency_action", {}, PASS, "§ 6-22(7)"),
@@ -209,6 +224,21 @@ def test_cli_seqr_highway_flags():
     r = CliRunner().invoke(main, ["seqr", "--action-type", "small_subdivision", "--lots", "12",
                                   "--per-chapter-24"])
     assert r.exit_code == 0 and "SQR-001 pass" in r.output
+
+
+def test_cli_seqr_town_action_board_resolution():
+    # § 6-28(b)(19): a town action is Type II only when not Type I and no board resolution is stated
+    base = ["seqr", "--action-type", "budget_and_town_actions", "--not-type-i"]
+    r = CliRunner().invoke(main, base)
+    assert r.exit_code == 0, r.output
+    assert "SQR-001 not_evaluated" in r.output and "--board-resolved-significant or --no-board-resolution" in r.output
+    r = CliRunner().invoke(main, [*base, "--board-resolved-significant"])
+    assert r.exit_code == 0 and "SQR-001 review" in r.output and "determined by resolution" in r.output
+    r = CliRunner().invoke(main, [*base, "--no-board-resolution"])
+    assert r.exit_code == 0 and "SQR-001 pass" in r.output and "made no resolution" in r.output
+    # the statement is shown among the run's options
+    assert classify_action(RB, action_type="budget_and_town_actions", type_i=False,
+                           board_resolved_significant=False).options["board_resolved_significant"] is False
 
 
 def test_cli_seqr_unknown_exits_2():

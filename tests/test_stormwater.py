@@ -24,7 +24,7 @@ from shapely.geometry import LineString, Point, box
 
 from geoconstraints.cli import main
 from geoconstraints.commands import check_stormwater
-from geoconstraints.errors import FieldError, InputError, LayerReadError
+from geoconstraints.errors import FieldError, InputError, LayerReadError, RulebookError
 from geoconstraints.geometry.phasing import (
     harvest_footprints,
     inspection_schedule,
@@ -350,6 +350,32 @@ def test_stabilized_on_the_start_date_is_an_input_error_not_a_polygon_left_out_o
     assert "2024-05-01 to 2024-05-01" in f["message"]
 
 
+def test_a_landing_missing_one_date_is_described_by_the_date_filled_in(tmp_path):
+    # Disturbance A (4 acres) 05-01..05-31. Landing L1 (2 acres, touching) given a start of 05-10 but no
+    # stabilized date: only its end is filled in (the project's last stabilisation, 05-31), so it counts
+    # 05-10..05-30; the finding said it was "assumed disturbed for the whole project, 2024-05-01 to
+    # 2024-05-31" although it was not counted before 05-10.
+    a = side(4)
+    d = [dpoly("A", square(4), "2024-05-01", "2024-05-31")]
+    landing = [{"id": "L1", "start": "2024-05-10", "stabilized": None, "geometry": square(2, dx=a)}]
+    f = finding(run(tmp_path, d, landings=landing), "SWP-005")
+    assert f["measured"] == pytest.approx(6.0, abs=TOL) and "at its peak from 2024-05-10 to 2024-05-30" in f["message"]
+    assert "whole project" not in f["message"]
+    assert ("landing L1 carries a start date but no stabilized date and is assumed disturbed from its start until "
+            "the project's last stabilisation, 2024-05-31 (give its stabilized date to narrow this)") in f["message"]
+    # stabilized 05-20 but no start: from the project's first start (05-01) until 05-20
+    landing[0].update(start=None, stabilized="2024-05-20")
+    f = finding(run(tmp_path, d, landings=landing), "SWP-005")
+    assert "at its peak from 2024-05-01 to 2024-05-19" in f["message"] and "whole project" not in f["message"]
+    assert ("landing L1 carries a stabilized date but no start date and is assumed disturbed from the project's "
+            "first start, 2024-05-01, until its stabilisation") in f["message"]
+    # neither date: the whole project, as before
+    landing[0].update(stabilized=None)
+    f = finding(run(tmp_path, d, landings=landing), "SWP-005")
+    assert ("landing L1 carries no start / stabilized date and is assumed disturbed for the whole project, "
+            "2024-05-01 to 2024-05-31") in f["message"]
+
+
 def test_unparseable_date_is_an_input_error(tmp_path):
     d = [dpoly("A", square(1), "2024-05-01", "next spring")]
     with pytest.raises(InputError, match="stabilized.*A.*next spring"):
@@ -642,6 +668,123 @@ def test_inspection_log_one_reading_either_way_is_kept():
     # 5/5/2025 reads the same both ways: no other date needed to tell
     log = read_inspection_log(pd.DataFrame({"date": ["5/5/2025", "12/12/2025"]}))
     assert list(log["date"].dt.strftime("%Y-%m-%d")) == ["2025-05-05", "2025-12-12"]
+
+
+def test_blank_inspector_in_a_dataframe_log_is_not_stated_not_none_or_nan(tmp_path):
+    # A log passed as a DataFrame with None / NaN inspectors showed "(None)" and "(nan)" in the messages
+    d, rain = inspection_case()
+    log = pd.DataFrame({"date": ["2024-05-08", "2024-05-11", "2024-05-15", "2024-05-21", "2024-05-28"],
+                        "inspector": [None, np.nan, "  ", pd.NA, "J. Doe"]})
+    res = run(tmp_path, d, rainfall=rain, inspection_log=log)
+    msgs = res.findings.loc[res.findings["rule_id"] == "SWP-007", "message"]
+    assert not msgs.str.contains(r"\bNone\b|\bnan\b|<NA>").any(), msgs.tolist()
+    assert "inspection logged 2024-05-08 (inspector not stated)" in finding(res, "SWP-007", "inspection 2024-05-08")[
+        "message"]
+    assert "inspection logged 2024-05-11 (inspector not stated)" in finding(res, "SWP-007", "storm of 2024-05-10")[
+        "message"]
+    assert "(J. Doe)" in finding(res, "SWP-007", "inspection 2024-05-28")["message"]
+    assert set(res.tables["inspections"]["inspector"]) == {"", "J. Doe"}
+    # the phasing functions read such a frame alike
+    sch = res.tables["inspections"]
+    raw = pd.DataFrame({"date": pd.to_datetime(["2024-05-11"]), "inspector": [None]})
+    assert match_inspections(sch[sch["reason"] == "storm"], raw)["inspector"].tolist() == ["", ""]
+
+
+def qualified_case() -> list[dict]:
+    # A 6-acre commercial project (Condition B in Lockport: inspections required in both towns),
+    # disturbed 05-01..05-15: inspections on 05-08 and 05-15 meet the 7-day gap rule.
+    return [dpoly("A", square(6), "2024-05-01", "2024-05-15", "commercial")]
+
+
+def swp007_rows(res) -> pd.DataFrame:
+    f = res.findings[res.findings["rule_id"] == "SWP-007"]
+    return f[f["subject_id"].str.startswith(("inspection 2", "gap from ", "storm of "))].set_index("subject_id")
+
+
+def test_lockport_inspection_by_a_qualified_professional_is_stated_not_assumed(tmp_path):
+    # Lockport § 159-7A(2): "the applicant shall have a qualified professional conduct site inspections";
+    # a logged inspection passed whoever made it. Vestal § 6-234(a)(2): "the applicant or developer or
+    # their representative ... shall inspect": no qualification, the same log passes.
+    d = qualified_case()
+    log = pd.DataFrame({"date": ["2024-05-08", "2024-05-15"], "inspector": ["J. Doe", "A. Chen"]})
+    v = swp007_rows(run(tmp_path, d, "vestal", inspection_log=log))
+    assert list(v["status"]) == ["pass", "pass"]
+    # Lockport without a qualified column: counted, but not pass
+    lk = swp007_rows(run(tmp_path, d, "lockport", inspection_log=log))
+    assert list(lk["status"]) == ["not_evaluated", "not_evaluated"], lk["message"].tolist()
+    msg = lk.loc["inspection 2024-05-15", "message"]
+    assert "Lockport Code § 159-7A(2) requires inspections by a qualified professional" in msg
+    assert "does not state whether the inspector on 2024-05-08 and 2024-05-15 is one" in msg  # the gap runs from 05-08
+    assert "inspector's qualification missing" in msg
+    # stated yes for both: pass, saying so
+    yes = swp007_rows(run(tmp_path, d, "lockport", inspection_log=log.assign(qualified=["yes", "Y"])))
+    assert list(yes["status"]) == ["pass", "pass"]
+    assert "(J. Doe, stated a qualified professional), 7 days after" in yes.loc["inspection 2024-05-08", "message"]
+    # 05-08 stated not qualified: not counted (listed), so 05-01 -> 05-15 is a 14-day gap
+    res = run(tmp_path, d, "lockport", inspection_log=log.assign(qualified=["no", "yes"]))
+    no = swp007_rows(res)
+    assert no.loc["gap from 2024-05-01 to 2024-05-15", "status"] == "violation"
+    assert no.loc["gap from 2024-05-01 to 2024-05-15", "measured"] == 14
+    assert no.loc["inspection 2024-05-08 not counted", "status"] == "info"
+    assert "states the inspector is not a qualified professional" in no.loc["inspection 2024-05-08 not counted",
+                                                                             "message"]
+    assert res.tables["inspections"]["inspector_qualified"].tolist() == [""]  # the missed gap: no inspection
+    # ... while Vestal counts it (no qualification in its text)
+    v = swp007_rows(run(tmp_path, d, "vestal", inspection_log=log.assign(qualified=["no", "yes"])))
+    assert list(v["status"]) == ["pass", "pass"]
+
+
+def test_lockport_short_project_needs_no_qualification_where_nothing_was_due(tmp_path):
+    # 05-01..05-08 (7 days, the interval): no interval inspection was due, so one logged on 05-04 by an
+    # inspector whose qualification the log does not state leaves nothing unmet (it was not_evaluated);
+    # one day longer (8 days) the gap 05-04 -> 05-09 ends at the stabilisation and the inspection is due
+    log = pd.DataFrame({"date": ["2024-05-04"], "inspector": ["J. Doe"]})
+    short = swp007_rows(run(tmp_path, [dpoly("A", square(6), "2024-05-01", "2024-05-08", "commercial")], "lockport",
+                            inspection_log=log))
+    assert list(short["status"]) == ["pass"], short["message"].tolist()
+    assert "qualified professional" not in short["message"].iloc[0]
+    longer = swp007_rows(run(tmp_path, [dpoly("A", square(6), "2024-05-01", "2024-05-09", "commercial")], "lockport",
+                             inspection_log=log))
+    assert longer.loc["inspection 2024-05-04", "status"] == "not_evaluated", longer["message"].tolist()
+
+
+def test_lockport_qualified_column_read_from_the_log_file_and_storms(tmp_path):
+    # the column read from a CSV whose lines are out of date order; a storm on 05-10 (due by 05-11)
+    # met by an unstated inspection on 05-10 and a qualified one on 05-11: the qualified one is reported
+    d = qualified_case()
+    vals = [0.0] * 20
+    vals[9] = 0.8
+    p = tmp_path / "log.csv"
+    p.write_text("date,inspector,qualified\n2024-05-15,A. Chen,yes\n2024-05-11,A. Chen,yes\n"
+                 "2024-05-10,J. Doe,\n2024-05-08,A. Chen,yes\n")
+    rows = swp007_rows(run(tmp_path, d, "lockport", rainfall=rain_frame("2024-05-01", vals), inspection_log=p))
+    assert rows.loc["storm of 2024-05-10", "status"] == "pass"
+    assert "inspection logged 2024-05-11 (A. Chen, stated a qualified professional)" in rows.loc[
+        "storm of 2024-05-10", "message"]
+    # the gaps 05-08 -> 05-10 (unstated) -> 05-11: the two ending at or running from 05-10 are not pass
+    assert rows["status"].to_dict() == {
+        "inspection 2024-05-08": "pass", "inspection 2024-05-10": "not_evaluated",
+        "inspection 2024-05-11": "not_evaluated", "inspection 2024-05-15": "pass", "storm of 2024-05-10": "pass"}
+    # through the CLI with Lockport's rulebook: the same log, an inspection stated not qualified listed
+    p.write_text("date,inspector,qualified\n2024-05-08,J. Doe,no\n2024-05-08,A. Chen,yes\n2024-05-15,A. Chen,yes\n")
+    out = tmp_path / "out"
+    r = CliRunner().invoke(main, ["stormwater", str(write_layers(tmp_path, d)), "--rulebook", "lockport",
+                                  "--inspection-log", str(p), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    insp = pd.read_csv(out / "inspections.csv", keep_default_na=False)
+    assert insp["inspector_qualified"].tolist() == ["yes", "yes"]  # 05-08: A. Chen's (stated) counted
+    assert insp["inspector"].tolist() == ["A. Chen", "A. Chen"]
+
+
+def test_qualified_inspector_required_must_be_true_or_false(tmp_path):
+    rb = tmp_path / "lk.yaml"
+    rb.write_text("extends: lockport\nrulebook: lk\nrules:\n  - id: SWP-007\n    params:\n"
+                  "      qualified_inspector_required: sometimes\n")
+    log = pd.DataFrame({"date": ["2024-05-08", "2024-05-15"], "inspector": ["J. Doe"] * 2})
+    path = write_layers(tmp_path, qualified_case())
+    with pytest.raises(RulebookError, match=r"qualified_inspector_required = 'sometimes' is a text; it must be true "
+                                            r"or false"):
+        check_stormwater(load_layers(path, primary=("disturbance",)), load_rulebook(rb), inspection_log=log)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1096,3 +1096,19 @@ def test_band_scale_and_offset_are_said_by_layers(tmp_path):
     assert open_dem(path).z_description == "ft (metadata); stored values x 0.01 + 0 (band scale and offset)"
     plain = write_dem(tmp_path / "p.tif", tilted, nx=20, ny=20)
     assert "band scale" not in "\n".join(as_lines(describe(plain)))
+
+
+def test_join_runs_splits_a_run_where_a_spur_ends_on_it_with_its_own_slope_lengths() -> None:
+    # HRV-010 (§ 44-VI-6(F)(1)) with run_length slope: a run split where another run ends on it takes each
+    # piece's slope length from the run's profile (60 ft over its first 50 ft, 50 ft over the next 50), not
+    # a share of the whole; with the 150-ft spur: 60 + 150 = 210 ft, over 200 ft and not over 210 ft
+    from geoconstraints.geometry.terrain import Run, _node_runs, join_runs
+
+    run = Run(0.0, 100.0, 100.0, 110.0, 40.0, 50.0, False, LineString([(0, 0), (100, 0)]),
+              slope_profile=(np.array([0.0, 50.0, 100.0]), np.array([0.0, 60.0, 110.0])))
+    spur = Run(0.0, 150.0, 150.0, 150.0, 30.0, 30.0, False, LineString([(50, 0), (50, 150)]))
+    parent, _, length = _node_runs([run, spur], "slope")
+    assert parent.tolist() == [0, 0, 1] and length == pytest.approx([60.0, 50.0, 150.0])
+    out = join_runs([("A", run), ("B", spur)], max_run_ft=200, run_length="slope")
+    assert out[0].length_ft == pytest.approx(210.0) and out[0].others == ["B"] and not out[0].cut_short
+    assert join_runs([("A", run), ("B", spur)], max_run_ft=210, run_length="slope") == {}

@@ -142,6 +142,34 @@ def arc_error_ft(width_ft: Any) -> Any:
     return width_ft * (1.0 - math.cos(math.pi / (4 * _QUAD_SEGS)))  # a float, or an array of widths
 
 
+_FINE_TOL_FT = 1e-7
+"""How far inside the true line :func:`fine_buffer` may draw an arc (feet; numerical, not law)."""
+
+
+def fine_buffer(geom: Any, width_ft: float, *, cap_style: str = "round") -> Any:
+    """``geom`` buffered by ``width_ft`` with its arcs drawn within 1e-7 ft of the true line.
+
+    For measuring one landing against one strip where the strip's outline (:func:`arc_error_ft`)
+    is too coarse: a strip with flat ends (a right-of-way drawn from a road centre line) is not
+    the set of points within ``width_ft`` of its source, so the distance to the source does not
+    give it.
+
+    Examples
+    --------
+    >>> bend = shapely.LineString([(0, 0), (100, 0), (100, 100)])
+    >>> p = shapely.Point(100 + 100 * math.cos(math.pi / 64), -100 * math.sin(math.pi / 64))  # 100 ft from the bend
+    >>> float(round(shapely.distance(p, shapely.buffer(bend, 25, cap_style="flat", quad_segs=_QUAD_SEGS)), 4))
+    75.0301
+    >>> float(round(shapely.distance(p, fine_buffer(bend, 25, cap_style="flat")), 6))
+    75.0
+    """
+    width_ft = float(width_ft)
+    if width_ft <= _FINE_TOL_FT:
+        return shapely.buffer(geom, width_ft, cap_style=cap_style)
+    quad = math.ceil(math.pi / (4 * math.acos(1.0 - _FINE_TOL_FT / width_ft)))
+    return shapely.buffer(geom, width_ft, cap_style=cap_style, quad_segs=min(quad, 1_000_000))
+
+
 # ------------------------------------------------------------------------------------------
 # streams and roads (HRV-020)
 

@@ -16,7 +16,7 @@ import shapely
 
 from geoconstraints.errors import InputError, RulebookError
 from geoconstraints.io.tables import DAY, PRECIP_TOL_IN, read_days
-from geoconstraints.text import day_text, fixed, id_list
+from geoconstraints.text import day_text, fixed, id_list, is_blank, truthy
 from geoconstraints.units import sqft_to_acres
 
 log = logging.getLogger(__name__)
@@ -340,6 +340,50 @@ def inspection_schedule(
     return out.sort_values(["due", "reason"], kind="stable", ignore_index=True)
 
 
+QUALIFIED_YES, QUALIFIED_NO, QUALIFIED_UNSTATED = "yes", "no", "not stated"
+"""An inspection log's ``qualified`` values (:func:`qualifications`): the log states the inspector a
+qualified professional, states not, or does not say."""
+
+
+def inspector_names(col: pd.Series) -> np.ndarray:
+    """An inspection log's inspector names as text, a blank one (None, NaN, whitespace) as ``""``
+    (not stated; never the text "None" or "nan").
+
+    Examples
+    --------
+    >>> inspector_names(pd.Series(["J. Doe", None, float("nan"), " "])).tolist()
+    ['J. Doe', '', '', '']
+    """
+    return np.array(["" if is_blank(v) else str(v).strip() for v in col], dtype=object)
+
+
+def qualifications(inspections: pd.DataFrame) -> np.ndarray:
+    """Whether each logged inspection was made by a qualified professional, as the log's optional
+    ``qualified`` column states it: :data:`QUALIFIED_YES` (a yes word, :func:`~geoconstraints.text.truthy`),
+    :data:`QUALIFIED_NO` (a no word) or :data:`QUALIFIED_UNSTATED` (blank, neither word, or no column).
+
+    Examples
+    --------
+    >>> qualifications(pd.DataFrame({"qualified": ["yes", "N", "", None, "maybe"]})).tolist()
+    ['yes', 'no', 'not stated', 'not stated', 'not stated']
+    >>> qualifications(pd.DataFrame({"date": ["2024-05-01"]})).tolist()
+    ['not stated']
+    """
+    if "qualified" not in inspections.columns:
+        return np.full(len(inspections), QUALIFIED_UNSTATED, dtype=object)
+    said = [truthy(v) for v in inspections["qualified"]]
+    return np.array([QUALIFIED_UNSTATED if v is None else QUALIFIED_YES if v else QUALIFIED_NO for v in said],
+                    dtype=object)
+
+
+def _qualified_first(log: pd.DataFrame) -> pd.DataFrame:
+    """The log by date, on each day an inspection stated qualified first (then unstated, then not)."""
+    rank = pd.Series(qualifications(log), index=log.index).map({QUALIFIED_YES: 0, QUALIFIED_UNSTATED: 1,
+                                                                QUALIFIED_NO: 2})
+    order = np.lexsort((rank.to_numpy(), log["date"].to_numpy(dtype="datetime64[ns]")))
+    return log.iloc[order]
+
+
 def inspection_gaps(
     start: pd.Timestamp,
     end: pd.Timestamp,
@@ -353,7 +397,8 @@ def inspection_gaps(
 
     Fixed weekly windows would let inspections on day 1 and day 14 (a 13-day gap) meet the windows
     "days 1-7" and "days 8-14"; the gap rule does not. Inspections outside ``[start, end]`` are
-    not counted; several on one day count once.
+    not counted; several on one day count once (one stated made by a qualified professional first,
+    :func:`qualifications`).
 
     Returns
     -------
@@ -362,8 +407,9 @@ def inspection_gaps(
         than the interval): ``due`` (the previous inspection, or the start, plus the interval),
         ``reason`` (``weekly``), ``window_start`` (the previous inspection or the start),
         ``window_end`` (= due), ``status`` (``met`` / ``missed``), ``inspection_date`` (when met),
-        ``inspector``, ``gap_days`` and ``next_inspection`` (the inspection ending the gap; NaT at
-        the stabilisation date).
+        ``inspector`` (blank where not stated), ``inspector_qualified`` (:func:`qualifications`;
+        blank without an inspection), ``gap_days`` and ``next_inspection`` (the inspection ending
+        the gap; NaT at the stabilisation date).
 
     Examples
     --------
@@ -374,7 +420,7 @@ def inspection_gaps(
     """
     step = pd.Timedelta(days=float(inspection_interval_days))
     log = inspections[(inspections["date"] >= start) & (inspections["date"] <= end)]
-    log = log.sort_values("date", kind="stable").drop_duplicates("date")
+    log = _qualified_first(log).drop_duplicates("date")
     dates = pd.DatetimeIndex(log["date"])
     prev = pd.DatetimeIndex(pd.DatetimeIndex([start]).append(dates[:-1]) if len(dates) else [])
     gap = dates - prev
@@ -382,13 +428,15 @@ def inspection_gaps(
     rows = pd.DataFrame({
         "due": prev + step, "reason": "weekly", "trigger_date": pd.NaT, "precip_in": np.nan,
         "window_start": prev, "window_end": prev + step, "status": np.where(met, "met", "missed"),
-        "inspection_date": dates.where(met), "inspector": np.where(met, log["inspector"].astype(str).to_numpy(), ""),
+        "inspection_date": dates.where(met), "inspector": np.where(met, inspector_names(log["inspector"]), ""),
+        "inspector_qualified": np.where(met, qualifications(log), ""),
         "gap_days": (gap / DAY).astype(int), "next_inspection": dates})
     last = dates[-1] if len(dates) else start
     if end - last > step:  # the last stretch to the stabilisation date
         tail = pd.DataFrame({"due": [last + step], "reason": "weekly", "trigger_date": pd.NaT, "precip_in": np.nan,
                              "window_start": [last], "window_end": [last + step], "status": "missed",
-                             "inspection_date": pd.NaT, "inspector": "", "gap_days": [int((end - last) / DAY)],
+                             "inspection_date": pd.NaT, "inspector": "", "inspector_qualified": "",
+                             "gap_days": [int((end - last) / DAY)],
                              "next_inspection": pd.NaT})
         rows = pd.concat([rows, tail], ignore_index=True) if len(rows) else tail
     for c in ("trigger_date", "inspection_date", "next_inspection"):
@@ -400,24 +448,46 @@ def match_inspections(schedule: pd.DataFrame, inspections: pd.DataFrame | None) 
     """Mark each required inspection ``met`` or ``missed`` against a log (``scheduled`` without one).
 
     A required inspection is met by any logged inspection dated within its window
-    (``window_start`` to ``window_end``, inclusive); the earliest such date is reported.
+    (``window_start`` to ``window_end``, inclusive); the earliest such date is reported, or the
+    earliest stated made by a qualified professional when one is (:func:`qualifications`), with its
+    ``inspector`` (blank where not stated) and ``inspector_qualified``.
+
+    Examples
+    --------
+    >>> sch = pd.DataFrame({"window_start": pd.to_datetime(["2024-05-10"]),
+    ...                     "window_end": pd.to_datetime(["2024-05-11"])})
+    >>> log = pd.DataFrame({"date": pd.to_datetime(["2024-05-10", "2024-05-11"]), "inspector": [None, "A. Chen"],
+    ...                     "qualified": ["", "yes"]})
+    >>> match_inspections(sch, log)[["status", "inspector", "inspector_qualified"]].values.tolist()
+    [['met', 'A. Chen', 'yes']]
+    >>> match_inspections(sch, log.iloc[:1])[["inspector", "inspector_qualified"]].values.tolist()
+    [['', 'not stated']]
     """
     out = schedule.copy()
     if inspections is None:
         out["status"] = "scheduled"
         out["inspection_date"] = pd.NaT
         out["inspector"] = ""
+        out["inspector_qualified"] = ""
         return out
+    inspections = _qualified_first(inspections)
     dates = inspections["date"].to_numpy(dtype="datetime64[ns]")
-    lo = np.searchsorted(dates, out["window_start"].to_numpy(dtype="datetime64[ns]"), side="left")
-    hi = np.searchsorted(dates, out["window_end"].to_numpy(dtype="datetime64[ns]"), side="right")
-    met = lo < hi
+    qual = qualifications(inspections)
+    ws, we = out["window_start"].to_numpy(dtype="datetime64[ns]"), out["window_end"].to_numpy(dtype="datetime64[ns]")
+    lo = np.searchsorted(dates, ws, side="left")
+    met = lo < np.searchsorted(dates, we, side="right")
     idx = np.minimum(lo, max(len(dates) - 1, 0))
+    yes = np.flatnonzero(qual == QUALIFIED_YES)  # a window holding a qualified inspection reports the earliest
+    if len(yes):
+        ylo = np.searchsorted(dates[yes], ws, side="left")
+        ymet = ylo < np.searchsorted(dates[yes], we, side="right")
+        idx = np.where(ymet, yes[np.minimum(ylo, len(yes) - 1)], idx)
     out["status"] = np.where(met, "met", "missed")
     out["inspection_date"] = pd.to_datetime(np.where(met, dates[idx] if len(dates) else np.datetime64("NaT", "ns"),
                                                      np.datetime64("NaT", "ns")))
-    insp = inspections["inspector"].astype(str).to_numpy()
+    insp = inspector_names(inspections["inspector"]) if "inspector" in inspections.columns else np.full(len(dates), "")
     out["inspector"] = np.where(met, insp[idx] if len(insp) else "", "")
+    out["inspector_qualified"] = np.where(met, qual[idx] if len(qual) else "", "")
     return out
 
 
@@ -538,13 +608,19 @@ class SitePhasing:
         None when the peak cannot be known (``why`` says why).
     why : str
     assumed : list of str
-        Landings and haul roads without dates, counted as disturbed from the site's first start
-        to its last stabilisation (their missing dates filled with those).
+        Landings and haul roads without both dates, their missing dates filled with the site's first
+        start or last stabilisation.
+    filled : dict of str to str
+        Which date was filled, by feature id (those of ``assumed``): ``"both"`` (disturbed from the
+        site's first start to its last stabilisation), ``"start"`` (from the site's first start to
+        its own stabilized date) or ``"stabilized"`` (from its own start to the site's last
+        stabilisation).
     """
 
     phasing: Phasing | None
     why: str = ""
     assumed: list[str] = field(default_factory=list)
+    filled: dict[str, str] = field(default_factory=dict)
 
 
 def site_phasing(site: Site) -> SitePhasing:
@@ -553,7 +629,8 @@ def site_phasing(site: Site) -> SitePhasing:
     Disturbance polygons must all be dated (a phasing plan with an undated phase cannot give the
     peak). Landings and haul roads are counted too ("landing areas and log haul roads are subject
     to this law"): a footprint without dates is assumed disturbed for the whole span of the
-    site's dated polygons, a missing date filled with the span's start or end. A site with no
+    site's dated polygons, a missing date filled with the span's start or end (one given a start
+    only: from its start to the span's end; :attr:`SitePhasing.filled` says which). A site with no
     date at all has no phasing.
 
     Raises
@@ -582,6 +659,8 @@ def site_phasing(site: Site) -> SitePhasing:
                                  f"peak cannot be known")
     span0, span1 = start[dated].min(), stab[dated].max()
     assumed = list(m.loc[~dated, "feature_id"])
+    gone = np.where(start.isna() & stab.isna(), "both", np.where(start.isna(), "start", "stabilized"))
+    filled = dict(zip(assumed, gone[~dated.to_numpy()].tolist()))
     start, stab = start.fillna(span0), stab.fillna(span1)
     bad = stab <= start  # a filled date may leave a footprint disturbed on no day
     if bad.any():
@@ -589,4 +668,4 @@ def site_phasing(site: Site) -> SitePhasing:
                          f"the site's first start ({day_text(span0)}) or a start on or after its last stabilisation "
                          f"({day_text(span1)}); fix or complete their dates")
     full = PhasingDates(start, stab)
-    return SitePhasing(phasing_timeline(m, full), "", assumed)
+    return SitePhasing(phasing_timeline(m, full), "", assumed, filled)

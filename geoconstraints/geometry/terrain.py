@@ -11,7 +11,7 @@ import logging
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import geopandas as gpd
 import numpy as np
@@ -247,6 +247,13 @@ class Run:
         run, when that stretch goes on to other roads and is over the limit (NaN otherwise).
     joined_with : str
         The other roads of that stretch (``layer id, ...``; '' when none).
+    join_cut_short : bool
+        The search for the longest stretch of joined runs through this run stopped at its bound
+        (:data:`_JOIN_MAX_STEPS`) before it was over the limit: a longer stretch may exist, so the run
+        is not known to be within the limit (``joined_ft``: the longest found).
+    slope_profile : tuple of numpy.ndarray or None
+        ``(distance along the line ft, slope length from the run's start ft)`` at the run's samples,
+        for the slope length of a part of it (:func:`join_runs` splits runs where another ends on them).
     """
 
     start_ft: float
@@ -259,6 +266,8 @@ class Run:
     geometry: LineString | None = None
     joined_ft: float = float("nan")
     joined_with: str = ""
+    join_cut_short: bool = False
+    slope_profile: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -521,9 +530,11 @@ def _steep_runs(profile: Profile, d: np.ndarray, steep: np.ndarray, grade: np.nd
     runs = []
     for i in range(starts.size):
         s, e = float(d[starts[i]]), float(d[stops[i]])
+        a, b = int(starts[i]), int(stops[i]) + 1
         runs.append(Run(start_ft=s, end_ft=e, length_ft=float(length[i]), slope_length_ft=float(slope_len[i]),
                         mean_grade_pct=float(mean_g[i]), max_grade_pct=float(max_g[i]),
-                        exceeds=bool(exceeds[i]), geometry=_sub_line(profile, s, e)))
+                        exceeds=bool(exceeds[i]), geometry=_sub_line(profile, s, e),
+                        slope_profile=(d[a:b].copy(), cum_sl[a:b] - cum_sl[a])))
     return runs
 
 
@@ -580,6 +591,18 @@ def _parse_table(table: list[dict]) -> _Bands:
 _GRADE_EPS = 1e-7
 """Grades within this (percent) of a band's bound, or of ``min_grade_pct``, are at it (float noise
 on exact planes): 2 % computed as 1.99999999 % is 2 %."""
+
+
+def under_min_grade(grade: Any, min_grade_pct: float) -> Any:
+    """True where a net grade is under ``min_grade_pct`` (no water bar needed; HRV-030), the one test of
+    it: a grade within 1e-7 % of it (float noise on an exact plane) is at it, not under.
+
+    Examples
+    --------
+    >>> under_min_grade(np.array([1.99, 2.0 - 1e-9, 2.0, 2.01]), 2.0).tolist()
+    [True, False, False, False]
+    """
+    return np.asarray(grade) < min_grade_pct - _GRADE_EPS
 
 
 def _band_index(bands: _Bands, grade: np.ndarray, between_bands: str) -> np.ndarray:
@@ -663,7 +686,7 @@ def walk_water_bars(d: np.ndarray, z: np.ndarray, *, table: list[dict], min_grad
         if np.isfinite(g).any():
             steepest = max(float(np.nanmax(g)), steepest) if np.isfinite(steepest) else float(np.nanmax(g))
         b = _band_index(bands, g, between_bands)
-        no_bar = (g < min_grade_pct - _GRADE_EPS) | (b < 0)
+        no_bar = under_min_grade(g, min_grade_pct) | (b < 0)
         required = np.where(no_bar, np.inf, band_sp[np.clip(b, 0, None)])
         required[np.isnan(g)] = np.nan
         fits = np.flatnonzero(required >= candidates)  # NaN never fits
@@ -1096,9 +1119,10 @@ def roads_terrain(
             runs = [(fid, r) for (lay, fid), rt in out.items() if lay == layer for r in rt.runs]
             joined = join_runs(runs, max_run_ft=float(grade["max_run_ft"]),
                                run_length=str(grade.get("run_length", "horizontal")))
-            for i, (length, others) in joined.items():
+            for i, j in joined.items():
                 run = runs[i][1]
-                run.exceeds, run.joined_ft, run.joined_with = True, length, f"{layer} {', '.join(others)}"
+                run.joined_ft, run.joined_with = j.length_ft, f"{layer} {', '.join(j.others)}" if j.others else ""
+                run.exceeds, run.join_cut_short = not j.cut_short, j.cut_short
     return out
 
 
@@ -1111,16 +1135,30 @@ _JOIN_MAX_STEPS = 5_000
 network of steep runs; a real plan's joined runs take a handful)."""
 
 
+class JoinedRun(NamedTuple):
+    """What :func:`join_runs` found for one run (see there)."""
+
+    length_ft: float
+    """Compared length of the longest stretch of joined runs through it found, ft."""
+    others: list[str]
+    """The ids of the other roads on that stretch."""
+    cut_short: bool
+    """The search stopped at :data:`_JOIN_MAX_STEPS` with no stretch over the limit found."""
+
+
 def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
-              run_length: str = "horizontal") -> dict[int, tuple[float, list[str]]]:
+              run_length: str = "horizontal") -> dict[int, JoinedRun]:
     """The steep runs not over the limit alone that are, joined end to end with those of other roads.
 
     A haul road digitised in pieces (split at a junction, a vertex, a map sheet) is one road on
     the ground: a run steeper than the limit that reaches the end of one piece goes on along the
-    steep run starting where it ends. The runs are the edges of a graph whose nodes are their end
-    points (ends within 1e-6 of a unit are one point); the longest simple path of runs through
-    each run is compared with ``max_run_ft`` (two runs meeting at a junction form a path, whichever
-    way the roads continue).
+    steep run starting where it ends. A run is first split where another run ends on it (a spur
+    leaving the middle of a steep run: :func:`_node_runs`); the pieces are the edges of a graph
+    whose nodes are their end points (ends within 1e-6 of a unit are one point); the longest
+    simple path of pieces through each run is compared with ``max_run_ft`` (two runs meeting at a
+    junction form a path, whichever way the roads continue). The search from one piece stops after
+    :data:`_JOIN_MAX_STEPS` path extensions: a run whose search stopped before finding a path over
+    the limit is returned ``cut_short`` (not known to be within it).
 
     Parameters
     ----------
@@ -1134,9 +1172,10 @@ def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
     Returns
     -------
     dict
-        Index in ``runs`` -> (compared length of the longest path through it, ft; the ids of the
-        other roads on that path), for the runs not over the limit alone whose path holds a run
-        of another road and is over the limit.
+        Index in ``runs`` -> :class:`JoinedRun` (compared length of the longest path through it
+        found, ft; the ids of the other roads on that path; whether the search was cut short), for
+        the runs not over the limit alone whose path holds a run of another road and is over the
+        limit, and those whose search was cut short.
 
     Examples
     --------
@@ -1146,48 +1185,112 @@ def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
     ...     return Run(0.0, 150.0, 150.0, 161.6, 40.0, 40.0, False, LineString([a, b]))
     >>> join_runs([("A", run((0, 0), (150, 0))), ("B", run((150, 0), (300, 0))),
     ...            ("C", run((0, 50), (150, 50)))], max_run_ft=200)
-    {0: (300.0, ['B']), 1: (300.0, ['A'])}
+    {0: JoinedRun(length_ft=300.0, others=['B'], cut_short=False), 1: JoinedRun(length_ft=300.0, others=['A'], cut_short=False)}
+
+    A spur starting at the middle of a steep run: 75 ft along it, then 150 ft up the spur.
+
+    >>> join_runs([("A", run((0, 0), (150, 0))), ("B", run((75, 0), (75, 150)))], max_run_ft=200)
+    {0: JoinedRun(length_ft=225.0, others=['B'], cut_short=False), 1: JoinedRun(length_ft=225.0, others=['A'], cut_short=False)}
     """
     _check_option("run_length", run_length, RUN_LENGTHS)
     keep = [i for i, (_, r) in enumerate(runs) if r.geometry is not None and not r.geometry.is_empty]
     if len(keep) < 2:
         return {}
-    geoms = np.array([runs[i][1].geometry for i in keep], dtype=object)
+    parent, geoms, length = _node_runs([runs[i][1] for i in keep], run_length)
     pts = np.concatenate([shapely.get_point(geoms, 0), shapely.get_point(geoms, -1)])
     a, b = shapely.STRtree(pts).query(pts, predicate="dwithin", distance=_JOIN_TOL)
     from scipy.sparse import coo_matrix  # imported here: a screening does not pay scipy's import
     from scipy.sparse.csgraph import connected_components
 
     node = connected_components(coo_matrix((np.ones(len(a)), (a, b)), shape=(len(pts),) * 2), directed=False)[1]
-    m = len(keep)
+    m = len(geoms)
     ends = [(int(node[e]), int(node[m + e])) for e in range(m)]
-    length = [runs[i][1].length_ft if run_length == "horizontal" else runs[i][1].slope_length_ft for i in keep]
     adj: dict[int, list[tuple[int, int]]] = {}
     for e, (u, v) in enumerate(ends):
         adj.setdefault(u, []).append((v, e))
         adj.setdefault(v, []).append((u, e))
-    out: dict[int, tuple[float, list[str]]] = {}
+    found: dict[int, tuple[float, list[str], bool]] = {}  # index in keep -> longest, its other roads, cut short
     for e, (u, v) in enumerate(ends):
-        if runs[keep[e]][1].exceeds or len(adj[u]) + len(adj[v]) <= 2:
+        k = int(parent[e])
+        if runs[keep[k]][1].exceeds or len(adj[u]) + len(adj[v]) <= 2:
             continue
-        best, path = _longest_path_through(adj, length, e, u, v)
-        others = sorted({runs[keep[f]][0] for f in path} - {runs[keep[e]][0]})
+        best, path, complete = _longest_path_through(adj, length, e, u, v)
+        others = sorted({runs[keep[int(parent[f])]][0] for f in path} - {runs[keep[k]][0]})
+        old = found.get(k, (-1.0, [], False))
+        found[k] = (*((best, others) if best > old[0] else old[:2]), old[2] or not complete)
+    out: dict[int, JoinedRun] = {}
+    for k, (best, others, cut) in found.items():
         if best > max_run_ft * (1 + _REL_TOL) and others:
-            out[keep[e]] = (best, others)
+            out[keep[k]] = JoinedRun(best, others, False)  # a path over the limit exists, however far the search went
+        elif cut:
+            out[keep[k]] = JoinedRun(best, others, True)
     return out
 
 
+def _node_runs(runs: Sequence[Run], run_length: str) -> tuple[np.ndarray, np.ndarray, list[float]]:
+    """The runs split where the end of another lies on them (within :data:`_JOIN_TOL`): (index of each
+    piece's run, the pieces' lines, their compared lengths, ft).
+
+    A piece's horizontal length is its share of the run's; its slope length is read from the run's
+    :attr:`Run.slope_profile` (its share of the run's when that is not known: a uniform grade).
+
+    Examples
+    --------
+    >>> r = Run(0.0, 150.0, 150.0, 161.6, 40.0, 40.0, False, LineString([(0, 0), (150, 0)]))
+    >>> spur = Run(0.0, 150.0, 150.0, 161.6, 40.0, 40.0, False, LineString([(50, 0), (50, 150)]))
+    >>> parent, pieces, length = _node_runs([r, spur], "horizontal")
+    >>> parent.tolist(), [p.wkt for p in pieces[:2]], length
+    ([0, 0, 1], ['LINESTRING (0 0, 50 0)', 'LINESTRING (50 0, 150 0)'], [50.0, 100.0, 150.0])
+    """
+    geoms = np.array([r.geometry for r in runs], dtype=object)
+    m = len(geoms)
+    ends = np.concatenate([shapely.get_point(geoms, 0), shapely.get_point(geoms, -1)])
+    pi, gi = shapely.STRtree(geoms).query(ends, predicate="dwithin", distance=_JOIN_TOL)
+    other = pi % m != gi
+    pi, gi = pi[other], gi[other]
+    at = shapely.line_locate_point(geoms[gi], ends[pi]) if len(gi) else np.array([])
+    glen = shapely.length(geoms)
+    cuts: dict[int, list[float]] = {}
+    for g, t in zip(gi.tolist(), at.tolist()):
+        if _JOIN_TOL < t < glen[g] - _JOIN_TOL:  # not at the run's own ends (those are nodes already)
+            cuts.setdefault(g, []).append(t)
+    parent: list[int] = []
+    pieces: list[Any] = []
+    length: list[float] = []
+    for k, r in enumerate(runs):
+        full = r.length_ft if run_length == "horizontal" else r.slope_length_ft
+        if k not in cuts:
+            parent.append(k)
+            pieces.append(r.geometry)
+            length.append(full)
+            continue
+        at_ = [0.0, *sorted(set(cuts[k])), float(glen[k])]
+        ft = np.array(at_) / glen[k] * r.length_ft  # along the run, horizontal ft
+        if run_length == "horizontal":
+            cum = ft
+        elif r.slope_profile is not None:
+            cum = np.interp(r.start_ft + ft, *r.slope_profile)
+        else:
+            cum = ft / r.length_ft * r.slope_length_ft if r.length_ft > 0 else ft * 0.0
+        for j in range(len(at_) - 1):
+            parent.append(k)
+            pieces.append(substring(r.geometry, at_[j], at_[j + 1]))
+            length.append(float(cum[j + 1] - cum[j]))
+    return np.array(parent, dtype=int), np.array(pieces, dtype=object), length
+
+
 def _longest_path_through(adj: Mapping[int, list[tuple[int, int]]], length: Sequence[float], e: int, u: int,
-                          v: int) -> tuple[float, list[int]]:
-    """The longest simple path of edges through edge ``e`` (``u`` - ``v``) and its edges: grown first
-    at ``v``, then at ``u`` (each path once), at most :data:`_JOIN_MAX_STEPS` extensions."""
+                          v: int) -> tuple[float, list[int], bool]:
+    """The longest simple path of edges through edge ``e`` (``u`` - ``v``), its edges, and whether the
+    search was complete: grown first at ``v``, then at ``u`` (each path once), at most
+    :data:`_JOIN_MAX_STEPS` extensions (then False: the longest found)."""
     def options(a: int, b: int, phase: int) -> Any:
         return iter(([(1, n, f) for n, f in adj[b]] if phase == 0 else []) + [(0, n, f) for n, f in adj[a]])
 
     seen, path, total = {u, v}, [e], length[e]
     best, best_path = total, [e]
     stack: list[tuple[int, int, int, Any, int, int]] = [(u, v, 0, options(u, v, 0), -1, -1)]
-    steps = 0
+    steps, stopped = 0, False
     while stack:
         a, b, _phase, it, added, via = stack[-1]
         nxt = next(it, None)
@@ -1199,7 +1302,10 @@ def _longest_path_through(adj: Mapping[int, list[tuple[int, int]]], length: Sequ
                 total -= length[via]
             continue
         side, n, f = nxt
-        if n in seen or steps >= _JOIN_MAX_STEPS:
+        if n in seen:
+            continue
+        if steps >= _JOIN_MAX_STEPS:
+            stopped = True  # an extension left untried: the search is incomplete
             continue
         steps += 1
         seen.add(n)
@@ -1209,10 +1315,10 @@ def _longest_path_through(adj: Mapping[int, list[tuple[int, int]]], length: Sequ
             best, best_path = total, list(path)
         na, nb, nph = (a, n, 0) if side == 1 else (n, b, 1)
         stack.append((na, nb, nph, options(na, nb, nph), n, f))
-    if steps >= _JOIN_MAX_STEPS:
+    if stopped:
         logger.warning("join_runs: more than %d paths of steep runs joined end to end; the longest found is "
                        "%.1f ft", _JOIN_MAX_STEPS, best)
-    return best, best_path
+    return best, best_path, not stopped
 
 
 GRADE_RUN_COLUMNS = ["road_layer", "road_id", "start_ft", "end_ft", "length_ft", "slope_length_ft",

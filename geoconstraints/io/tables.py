@@ -282,29 +282,37 @@ def read_rainfall(source: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
 
 
 def read_inspection_log(source: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame:
-    """Read an inspection log: a ``date`` column, optional ``inspector`` and ``notes``.
+    """Read an inspection log: a ``date`` column, optional ``inspector``, ``notes`` and ``qualified``.
 
     Returns
     -------
     DataFrame
-        ``date`` (midnight), ``inspector``, ``notes``, sorted by date.
+        ``date`` (midnight), ``inspector``, ``notes`` (text; a blank one, None or NaN in a table, is
+        ``""``: not stated, never the text "None" or "nan") and ``qualified`` as the log gives it
+        (yes / no / blank, read by :func:`~geoconstraints.geometry.phasing.qualifications`; ``""``
+        without the column), sorted by date.
 
     Raises
     ------
     InputError
         No ``date`` column, or a blank date or one :func:`read_days` refuses (unreadable, could be
         read two ways, outside :data:`DATE_YEARS`), naming the lines.
+
+    Examples
+    --------
+    >>> log = read_inspection_log(pd.DataFrame({"date": ["2024-05-08", "2024-05-01"],
+    ...                                         "inspector": ["J. Doe", None], "qualified": ["yes", float("nan")]}))
+    >>> log["date"].dt.strftime("%m-%d").tolist(), log["inspector"].tolist(), log["qualified"].tolist()
+    (['05-01', '05-08'], ['', 'J. Doe'], ['', 'yes'])
     """
     df, label, is_file = _read_table(source, "inspection log")
     if "date" not in df.columns:
         raise FieldError(f"inspection log {label}: column date missing (columns: "
                          f"{', '.join(df.columns) or 'none'}). Give a header row 'date,inspector,notes'")
     days = _date_column(df, label, is_file)
-    out = pd.DataFrame({
-        "date": days,
-        "inspector": df["inspector"].astype(str) if "inspector" in df.columns else "",
-        "notes": df["notes"].astype(str) if "notes" in df.columns else "",
-    })
+    out = pd.DataFrame({"date": days})
+    for c in ("inspector", "notes", "qualified"):
+        out[c] = [("" if is_blank(v) else str(v).strip()) for v in df[c]] if c in df.columns else ""
     return out.sort_values("date", kind="stable", ignore_index=True)
 
 

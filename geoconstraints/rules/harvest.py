@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import geopandas as gpd
 import numpy as np
@@ -324,9 +324,32 @@ class HarvestContext:
 # helpers for checks
 
 
+def _absent(ctx: HarvestContext, *roles: str) -> str:
+    """Why the layers of ``roles`` give nothing to check against: not given, or given with no feature
+    (a plan's statement that there is none, not a map to measure on), or, for streams, none a stream.
+
+    Examples
+    --------
+    >>> from geoconstraints.io.layers import Layers
+    >>> ctx = HarvestContext(Layers(frames={"roads": gpd.GeoDataFrame(geometry=[])}, crs=None),
+    ...                      bf.BufferBuild(bf.empty_buffers()), {}, gpd.GeoDataFrame(geometry=[]))
+    >>> _absent(ctx, "roads", "row")
+    'the roads layer given is empty (no feature); no row layer given'
+    """
+    def why(role: str) -> str:
+        if not ctx.given(role):
+            return f"no {role} layer given"
+        if not len(ctx.layers.frames[role]):
+            return f"the {role} layer given is empty (no feature)"
+        if role == "streams":
+            return "no feature of the streams layer given is a stream (the rulebook's stream_kind_vocabulary maps them all to not_stream)"
+        return f"the {role} layer given has nothing to check against"
+    return "; ".join(why(r) for r in roles)
+
+
 def _missing_layer(ctx: HarvestContext, rule: Rule, layer: str, why: str = "") -> gpd.GeoDataFrame:
     return rule.findings("not_evaluated", subject_layer=layer, subject_id="", crs=ctx.crs,
-                         detail=why or f"no {layer} layer given")
+                         detail=why or _absent(ctx, layer))
 
 
 def _plan_ids(g: gpd.GeoDataFrame) -> np.ndarray:
@@ -777,6 +800,8 @@ def _derived_gaps(ctx: HarvestContext, rule: Rule, key: str) -> str:
         return (f"no contour line at a multiple of {step} ft crosses the plan's area: the DEM does not cover it, "
                 f"has no data there, or the ground there lies between two such levels (give contours, or a "
                 f"smaller contour_interval_ft)")
+    if key == "b" and ctx.layers.dem is not None:
+        return _off_dem(ctx)
     if key == "c":
         ha = ctx.harvest_area
         zsrc, src = _zoning_frame(ctx)
@@ -804,10 +829,34 @@ def _derived_gaps(ctx: HarvestContext, rule: Rule, key: str) -> str:
     return ""
 
 
+def _off_dem(ctx: HarvestContext) -> str:
+    """The plan's features (:data:`PLAN_LAYERS`) the DEM's extent does not wholly cover, with how much
+    of each lies outside it ('' when it covers them all): the contours drawn from it stop there."""
+    dem = ctx.layers.dem
+    foot = dem.bounds_polygon(ctx.crs)
+    parts = []
+    for layer in PLAN_LAYERS:
+        g = ctx.get(layer)
+        if g is None:
+            continue
+        out = shapely.difference(g.geometry.values, foot)
+        off = ~shapely.is_empty(out)
+        for fid, geom in zip(_plan_ids(g)[off], out[off]):
+            area, length = float(shapely.area(geom)), float(shapely.length(geom))
+            size = (f"{fmt_num(sqft_to_acres(area))} acres" if area > _TOL_SQFT else
+                    f"{length:,.0f} ft" if length > _TOL_FT else "")
+            parts.append(f"{layer} {fid}" + (f" ({size} outside it)" if size else " (outside it)"))
+    if not parts:
+        return ""
+    return (f"the DEM {dem.path.name} does not cover all of the plan, so no contours are drawn over: "
+            f"{', '.join(parts)} (give a DEM or contours covering them)")
+
+
 @check("HRV-002")
 def check_site_plan(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     """For each site-plan element a..k: ``info`` when the inputs supply it, else ``not_evaluated``
-    naming the layer (role) that would; contours at the rulebook interval from the DEM (b), the
+    naming the layer (role) that would; contours at the rulebook interval from the DEM (b: a DEM not
+    covering every plan feature is ``not_evaluated`` naming the features and how much lies off it), the
     zoning's coverage around the harvest area (c) and the buffer strips (j) checked too."""
     status, detail, keys = [], [], []
     for el in site_plan_inputs(ctx.layers, rule):
@@ -816,7 +865,7 @@ def check_site_plan(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
         txt = f"{el.text} Layers: {', '.join(el.present) or 'none'}"
         if empty := _empty_given(ctx, el.present):
             txt += f" ({', '.join(empty)} given with no feature: none on the plan)"
-        if el.key == "b" and not why:
+        if el.key == "b" and len(ctx.contours):  # over the part of the plan the DEM covers: why says what it misses
             txt += (f"; {len(ctx.contours)} contour levels at {fmt_num(rule.t('contour_interval_ft'))} ft derived "
                     f"from the DEM (layer contours)")
         if el.key == "j" and not why:
@@ -850,11 +899,20 @@ def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, max_run: floa
                    f"together; " if joined else "") + rt.window_note),
                 measured=run.joined_ft if joined else run.length_ft if mode == "horizontal" else run.slope_length_ft,
                 threshold=max_run, unit="ft")
+        elif run.join_cut_short:  # the longest joined stretch through it not known: never a pass
+            rows.add("review", **at, geometry=run.geometry, detail=(
+                f"from {run.start_ft:,.1f} to {run.end_ft:,.1f} ft along the line; horizontal "
+                f"{run.length_ft:,.1f} ft, slope length {run.slope_length_ft:,.1f} ft, mean grade "
+                f"{run.mean_grade_pct:.1f} %; the search of the steep runs of other roads it meets end to end was "
+                f"cut short (too many joined paths): the longest found is {run.joined_ft:,.1f} ft"
+                + (f" (with {run.joined_with})" if run.joined_with else "")
+                + f", a longer one may exist; measure it on the plan; {rt.window_note}"),
+                measured=run.joined_ft, threshold=max_run, unit="ft")
     for gap in rt.gaps:
         rows.add("not_evaluated", **at, geometry=gap.geometry, detail=(
             f"{gap.length_ft:,.0f} ft from {gap.start_ft:,.0f} to {gap.end_ft:,.0f} ft along the line is {gap.why}"),
             measured=gap.length_ft, unit="ft")
-    if rt.fully_evaluated and not any(r.exceeds for r in rt.runs):
+    if rt.fully_evaluated and not any(r.exceeds or r.join_cut_short for r in rt.runs):
         longest = max((r.length_ft if mode == "horizontal" else r.slope_length_ft for r in rt.runs), default=0.0)
         rows.add("pass", **at, geometry=geom, detail=(
             f"max grade {rt.max_grade_pct:.1f} %, {len(rt.runs)} steep stretch(es), longest {longest:,.1f} ft; "
@@ -869,6 +927,8 @@ def check_grade_runs(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     breaks in place (:func:`~geoconstraints.geometry.terrain.filter_grades`), so a run's length
     does not depend on the window. Off-DEM or nodata stretches are ``not_evaluated`` findings
     with their geometry; a road is ``pass`` only when the DEM covered all of it and no run exceeds.
+    A run whose search for the steep runs of other roads joined to it was cut short
+    (:func:`~geoconstraints.geometry.terrain.join_runs`) is ``review``: it may be longer than found.
     """
     out = []
     rows = FindingRows(rule, ctx.crs)
@@ -1097,7 +1157,7 @@ def check_skidding_in_channel(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFra
     streams = _channel_streams(ctx, list(rule.p("stream_kinds")))
     if streams is None:
         return rule.findings("not_evaluated", subject_layer="skid_trails", subject_id=ids,
-                             geometry=g.geometry.values, crs=ctx.crs, detail="no streams layer")
+                             geometry=g.geometry.values, crs=ctx.crs, detail=_absent(ctx, "streams"))
     width, ratio = rule.t("channel_width_ft"), rule.t("max_crossing_length_ratio")
     cp = channel_pieces(g, streams, width, ratio, rule.t("opposite_bank_arc_ratio"))
     along = ~cp.crossing.astype(bool)
@@ -1160,7 +1220,7 @@ def check_stream_crossings(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
         elif streams is None or ctx.channel is None:
             out.append(rule.findings("not_evaluated", subject_layer=layer, subject_id=_plan_ids(g),
                                      geometry=g.geometry.values, crs=ctx.crs,
-                                     detail="no streams layer" if streams is None else
+                                     detail=_absent(ctx, "streams") if streams is None else
                                      f"rule {CHANNEL_RULE}, whose numbers define a stream channel, is not in the rulebook"))
         else:
             out.extend(_crossings_layer(ctx, rule, g, layer, streams, kinds_txt))
@@ -1266,20 +1326,38 @@ def _strip_hits(lg: gpd.GeoDataFrame, strips: gpd.GeoDataFrame) -> tuple[np.ndar
     return hit, _joined(li, labels, n), _joined(li, strips["kind"].to_numpy()[si], n)
 
 
-def _strip_edges(ctx: HarvestContext, lg: gpd.GeoDataFrame, strips: gpd.GeoDataFrame,
-                 hit: np.ndarray) -> tuple[np.ndarray, list[str], np.ndarray, list[str], np.ndarray, list[str]]:
-    """The landings not ``hit`` within the drawing error of a strip's curved outline
+class _Edges(NamedTuple):
+    """What :func:`_strip_edges` found, per landing."""
+
+    is_in: np.ndarray
+    in_at: list[str]
+    unknown: np.ndarray
+    unknown_at: list[str]
+    err: np.ndarray
+    kinds: list[str]
+    gap: np.ndarray
+    """Distance to the nearest strip measured at its source, ft (NaN where none was)."""
+    gap_at: list[str]
+
+
+def _strip_edges(ctx: HarvestContext, lg: gpd.GeoDataFrame, strips: gpd.GeoDataFrame, hit: np.ndarray, *,
+                 beyond_ft: float = 0.0, strict: bool = False, flat_ends: bool = False) -> _Edges:
+    """The landings not ``hit`` within ``beyond_ft`` plus the drawing error of a strip's curved outline
     (:func:`~geoconstraints.geometry.buffers.arc_error_ft` of its width), measured to the strip's
-    source: (within its width, their labels; source not known, their labels; the largest error;
-    the kinds of the strips they are within)."""
+    source: (within ``beyond_ft`` of the true strip, their labels; source not known, their labels;
+    the largest error; the kinds of the strips they are within; the distance to the nearest true
+    strip and its label). Within is ``<= beyond_ft`` (touching), or ``< beyond_ft`` when ``strict``.
+    A strip with ``flat_ends`` (a right-of-way drawn from a centre line) is redrawn finely
+    (:func:`~geoconstraints.geometry.buffers.fine_buffer`): beyond an end of its source it is not the
+    ground within its width of it."""
     n = len(lg)
     none = np.zeros(n, dtype=bool)
     if not len(strips):
-        return none, [""] * n, none.copy(), [""] * n, np.zeros(n), [""] * n
+        return _Edges(none, [""] * n, none.copy(), [""] * n, np.zeros(n), [""] * n, np.full(n, np.nan), [""] * n)
     width = strips["width_ft"].to_numpy(dtype="float64")
     reach = bf.arc_error_ft(width) + _TOL_FT
-    li, si = strips.sindex.query(lg.geometry.values, predicate="dwithin", distance=float(reach.max()))
-    close = ~hit[li] & (shapely.distance(lg.geometry.values[li], strips.geometry.values[si]) <= reach[si])
+    li, si = strips.sindex.query(lg.geometry.values, predicate="dwithin", distance=beyond_ft + float(reach.max()))
+    close = ~hit[li] & (shapely.distance(lg.geometry.values[li], strips.geometry.values[si]) <= beyond_ft + reach[si])
     li, si = li[close], si[close]
     uniq = np.unique(si)
     found = bf.strip_sources(strips.iloc[uniq], {r: ctx.get(r) for r in ("streams", "dwellings", "row", "roads",
@@ -1287,16 +1365,22 @@ def _strip_edges(ctx: HarvestContext, lg: gpd.GeoDataFrame, strips: gpd.GeoDataF
                              touch_tolerance_ft=ctx.buffers.touch_tolerance_ft)
     geo = found[np.searchsorted(uniq, si)] if len(si) else np.array([], dtype=object)
     known = np.array([g is not None for g in geo], dtype=bool)
-    inside = known.copy()
-    inside[known] = shapely.distance(lg.geometry.values[li[known]], geo[known]) <= width[si[known]] + _TOL_FT
+    gap = np.full(len(si), np.nan)
+    pts, src, w = lg.geometry.values[li[known]], geo[known], width[si[known]]
+    gap[known] = (shapely.distance(pts, [bf.fine_buffer(g, x, cap_style="flat") for g, x in zip(src, w)])
+                  if flat_ends else shapely.distance(pts, src) - w)
+    inside = known & ((gap < beyond_ft - _TOL_FT) if strict else (gap <= beyond_ft + _TOL_FT))
     unknown = ~known
     labels = strips["kind"].to_numpy()[si] + " buffer of " + strips["source_id"].astype(str).to_numpy()[si]
     is_in, maybe = none.copy(), none.copy()
     is_in[li[inside]] = True
     maybe[li[unknown]] = True
     err = np.nan_to_num(-_first_per_group(li, -reach[si], n))  # the largest
-    return (is_in, _joined(li[inside], labels[inside], n), maybe & ~is_in, _joined(li[unknown], labels[unknown], n),
-            err, _joined(li[inside], strips["kind"].to_numpy()[si][inside], n))
+    nearest = _first_per_group(li[known], gap[known], n)
+    at = known & (gap == nearest[li])
+    return _Edges(is_in, _joined(li[inside], labels[inside], n), maybe & ~is_in, _joined(li[unknown], labels[unknown], n),
+                  err, _joined(li[inside], strips["kind"].to_numpy()[si][inside], n), nearest,
+                  _joined(li[at], strips["source_id"].astype(str).to_numpy()[si][at], n))
 
 
 @check("HRV-024")
@@ -1321,13 +1405,13 @@ def check_landing_in_buffer(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     hit, inside, kinds = _strip_hits(lg, strips)
     # a landing just outside a strip's curved outline, drawn up to arc_error_ft inside the true line: measured
     # to the strip's source (within its width: inside); a source not told (a line bordering another parcel): review
-    at_arc, at_arc_in, edge, edge_at, err, arc_kinds = _strip_edges(ctx, lg, strips, hit)
+    at_arc, at_arc_in, edge, edge_at, err, arc_kinds, _, _ = _strip_edges(ctx, lg, strips, hit)
     hit |= at_arc
     inside = [t or f"{a} (within its width of the source; the strip's curved outline is drawn up to {e:,.2f} ft "
               f"inside that)" for t, a, e in zip(inside, at_arc_in, err)]
     kinds = [k or a for k, a in zip(kinds, arc_kinds)]
     maybe, maybe_in, _ = _strip_hits(lg, pos)
-    pos_arc, pos_arc_in, pos_edge, pos_edge_at, _, _ = _strip_edges(ctx, lg, pos, maybe)
+    pos_arc, pos_arc_in, pos_edge, pos_edge_at, *_ = _strip_edges(ctx, lg, pos, maybe)
     maybe = (maybe | pos_arc | pos_edge) & ~hit
     maybe_in = [m or a or e for m, a, e in zip(maybe_in, pos_arc_in, pos_edge_at)]
     edge &= ~hit & ~maybe
@@ -1368,6 +1452,9 @@ def _row_note(src: pd.Series) -> str:
 def check_landing_row_distance(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     """Each landing at least the minimum distance (edge to edge) from any public right-of-way.
 
+    A right-of-way drawn from a road centre line lies up to the drawing error of its arcs inside
+    the true edge where the road bends (0.03 ft for a 50-ft right-of-way): a landing that close to
+    the limit is measured to the right-of-way drawn exactly from the centre line (:func:`_row_edges`).
     Extra column for the ``landings`` table: ``row_distance_ft``.
     """
     lg = ctx.get("landings")
@@ -1380,10 +1467,12 @@ def check_landing_row_distance(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFr
         return rule.findings("not_evaluated", subject_layer="landings", subject_id=ids, threshold=limit, unit="ft",
                              geometry=lg.geometry.values, crs=ctx.crs, detail="no roads or row layer")
     dist, near = _nearest_row(lg.geometry.values, rows)
+    dist, near = _row_edges(ctx, lg, rows, dist, near, limit)
     # a road without row_width_ft measured again as wide as max_assumed_row_width_ft: a pass must hold
     # whatever the unknown width is, up to that
     wide = bf.row_polygons(ctx.get("roads"), ctx.get("row"), default_row_width_ft=rule.t("max_assumed_row_width_ft"))
-    dist_wide, _ = _nearest_row(lg.geometry.values, wide)
+    dist_wide, near_wide = _nearest_row(lg.geometry.values, wide)
+    dist_wide, _ = _row_edges(ctx, lg, wide, dist_wide, near_wide, limit)
     # without the roads layer only the mapped rights-of-way are known: a landing far from them may be
     # near a public road that has none
     unsure = ctx.get("roads") is None
@@ -1397,6 +1486,27 @@ def check_landing_row_distance(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFr
                       detail=near)
     f["row_distance_ft"] = dist
     return f
+
+
+def _row_edges(ctx: HarvestContext, lg: gpd.GeoDataFrame, rows: gpd.GeoDataFrame, dist: np.ndarray, near: np.ndarray,
+               limit: float) -> tuple[np.ndarray, np.ndarray]:
+    """``dist`` (to the drawn rights-of-way ``rows``) of the landings not nearer than ``limit`` but within
+    the drawing error of it, measured again to the right-of-way drawn exactly from the road centre
+    line (:func:`_strip_edges`: a right-of-way drawn from a centre line lies up to
+    :func:`~geoconstraints.geometry.buffers.arc_error_ft` of half its width inside the true edge
+    where the road bends), and ``near`` saying so where that is nearer."""
+    cl = rows[(rows["source_layer"] == "roads").to_numpy()]
+    strips = gpd.GeoDataFrame({"kind": "road", "source_id": cl["source_id"].to_numpy(),
+                               "measured_from": cl["measured_from"].to_numpy(),
+                               "width_ft": cl["row_width_ft"].to_numpy(dtype="float64") / 2.0},
+                              geometry=cl.geometry.values, crs=rows.crs)
+    e = _strip_edges(ctx, lg, strips, ~(dist >= limit - _TOL_FT), beyond_ft=limit, strict=True, flat_ends=True)
+    nearer = np.isfinite(e.gap) & (e.gap < dist - _TOL_FT)
+    near = np.array([f"{t}; measured to the right-of-way of roads {a} drawn exactly from its centre line: the "
+                     f"outline drawn for it, up to {x:,.2f} ft inside the true edge where the road bends, is "
+                     f"{d:,.2f} ft away" if ok else t
+                     for t, a, x, d, ok in zip(near, e.gap_at, e.err, dist, nearer)], dtype=object)
+    return np.where(nearer, e.gap, dist), near
 
 
 def _nearest_row(geoms: np.ndarray, rows: gpd.GeoDataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -1494,7 +1604,7 @@ def check_landing_connected(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     pub, pub_ids = _public_roads(ctx)
     if hr is None or not len(pub):
         return rule.findings("not_evaluated", subject_layer="landings", subject_id=ids, geometry=lg.geometry.values,
-                             crs=ctx.crs, detail="no haul_roads layer" if hr is None else "no roads or row layer")
+                             crs=ctx.crs, detail=_absent(ctx, "haul_roads") if hr is None else _absent(ctx, "roads", "row"))
     tol = rule.t("snap_tolerance_ft")
     comp, reaches, comp_roads, members = _network(hr, pub, pub_ids, tol)
     li, hj = hr.sindex.query(lg.geometry.values, predicate="dwithin", distance=tol + _TOL_FT)
@@ -1549,7 +1659,7 @@ def _water_bar_row(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule)
     if gap > 0:
         status = "not_evaluated"
         detail += f"; {gap:,.0f} ft {' or '.join(sorted({s.why for s in rt.gaps}))}, no bars placed there"
-    elif count == 0 and np.isfinite(steep) and steep < min_g:
+    elif count == 0 and np.isfinite(steep) and tr.under_min_grade(steep, min_g):  # as the bars are placed
         status, detail = "pass", f"{grade_txt}, the DEM covering the whole road"
     else:
         status = "info"

@@ -35,7 +35,7 @@ _COMPARE = {"lt": ("less than", "not less than", lambda v, lim: v < lim),
             "le": ("not more than", "more than", lambda v, lim: v <= lim)}
 
 
-STATEMENTS = ("eis_completed", "type_i", "chapter_24")
+STATEMENTS = ("eis_completed", "type_i", "chapter_24", "board_resolved_significant")
 """Yes/no statements a list item may require (``requires:`` in the rulebook); None = not stated."""
 
 
@@ -44,8 +44,10 @@ class Action:
     """An action to classify (the CLI's options): the SEQR check's context, plain data.
 
     Nothing is assumed: a statement (``board_approval``, ``eis_completed``, ``type_i``,
-    ``chapter_24``) is None until the user makes it, and each resource a list item names must be
-    stated affected (``affects``) or not significantly affected (``no_effect_on``).
+    ``chapter_24``, ``board_resolved_significant``: the town board has determined by resolution that
+    the activity may have a significant impact) is None until the user makes it, and each resource a
+    list item names must be stated affected (``affects``) or not significantly affected
+    (``no_effect_on``).
     """
 
     action_type: str
@@ -61,6 +63,7 @@ class Action:
     eis_completed: bool | None = None
     type_i: bool | None = None
     chapter_24: bool | None = None
+    board_resolved_significant: bool | None = None
 
 
 def norm_key(v: str) -> str:
@@ -201,7 +204,9 @@ def classify(rule: Rule, action: Action) -> gpd.GeoDataFrame:
 
     ``pass`` for exempt and Type II (naming the list item, its citation and the bound met),
     ``review`` when a determination of significance is needed (with the draft-EIS fee),
-    ``not_evaluated`` when a value a bound needs was not given.
+    ``not_evaluated`` when a value a bound needs or a statement the item requires was not given.
+    An exempt item is checked like a Type II one: a statement it requires (``requires:``, e.g.
+    actions of the town, § 6-22(8), not Type I) must be made before it is ``pass``.
 
     Examples
     --------
@@ -209,6 +214,10 @@ def classify(rule: Rule, action: Action) -> gpd.GeoDataFrame:
     >>> f = classify(rule, Action("small_subdivision", lots=39, chapter_24=True)).iloc[0]
     >>> f["status"], float(f["measured"]), float(f["threshold"]), f["unit"]
     ('pass', 39.0, 40.0, 'lots')
+    >>> town = [classify(rule, Action("budget_and_town_actions", type_i=False, board_resolved_significant=said))
+    ...         for said in (None, True, False)]
+    >>> [t["status"].iloc[0] for t in town]
+    ['not_evaluated', 'review', 'pass']
     """
     key = norm_key(action.action_type)
     found = {e["key"]: (kind, e) for kind, e in _entries(rule)}
@@ -223,10 +232,7 @@ def classify(rule: Rule, action: Action) -> gpd.GeoDataFrame:
               f"action comes within {rule.t('feis_decision_days'):,.0f} calendar days of the filing of the final EIS unless "
               f"extended by mutual consent ({rule.p('feis_decision_citation', rule.citation)})")
     common: dict[str, Any] = {"subject_layer": "action", "subject_id": key}
-    if kind == "exempt":
-        return rule.findings("pass", **common, detail=(
-            f"exempt action: {item}; no SEQR review, provided the article's other requirements are met"))
-    if kind != "Type II":
+    if kind not in ("exempt", "Type II"):
         return rule.findings("review", **common, detail=f"{item}; {needed}")
     met: list[str] = []
     fails: list[str] = []
@@ -237,12 +243,15 @@ def classify(rule: Rule, action: Action) -> gpd.GeoDataFrame:
     _effects(e, action, met, fails, missing)
     at = {**common, "measured": measured, "threshold": threshold, "unit": unit}
     if fails:
-        return rule.findings("review", **at, detail=f"not Type II under {e['citation']}: {'; '.join(fails)}; {needed}")
+        return rule.findings("review", **at, detail=f"not {kind} under {e['citation']}: {'; '.join(fails)}; {needed}")
     if missing:
-        return rule.findings("not_evaluated", **at, detail=(f"Type II item {item} holds only on conditions not yet "
+        return rule.findings("not_evaluated", **at, detail=(f"{kind} item {item} holds only on conditions not yet "
                                                              f"stated: {'; '.join(missing)}"
                                                              + (f" (so far: {'; '.join(met)})" if met else "")))
     bounds = ("; " + "; ".join(met)) if met else ""
+    if kind == "exempt":
+        return rule.findings("pass", **at, detail=(f"exempt action: {item}{bounds}; no SEQR review, provided the "
+                                                   f"article's other requirements are met"))
     return rule.findings("pass", **at, detail=f"Type II action: {item}{bounds}; may be processed without regard to "
                                               f"the SEQR article")
 

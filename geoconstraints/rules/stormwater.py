@@ -21,11 +21,14 @@ from geoconstraints.errors import RulebookError
 from geoconstraints.geometry.flow import FlowTrace
 from geoconstraints.geometry.phasing import (
     AREA_TOL_ACRES,
+    QUALIFIED_NO,
+    QUALIFIED_YES,
     SUBJECT,
     Phasing,
     PhasingDates,
     Site,
     SitePhasing,
+    qualifications,
     union_acres,
 )
 from geoconstraints.io.layers import Layers
@@ -387,6 +390,27 @@ def check_condition_c(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
     return _sites_frame(ctx, rule, status, detail, threshold=rule.t("min_acres"))
 
 
+def _assumed_dates(sp: SitePhasing, ph: Phasing) -> str:
+    """What SWP-005 assumed of the landings and haul roads missing a date (:attr:`SitePhasing.filled`):
+    the date filled in, and only that."""
+    out = ""
+    for kind in ("both", "stabilized", "start"):
+        ids = [i for i in sp.assumed if sp.filled.get(i, "both") == kind]
+        if not ids:
+            continue
+        carry, are, their = ("carries", "is", "its") if len(ids) == 1 else ("carry", "are", "their")
+        out += f"; {id_list(ids)} {carry} " + {
+            "both": (f"no start / stabilized date and {are} assumed disturbed for the whole project, "
+                     f"{day_text(ph.start)} to {day_text(ph.end)} (give {their} dates to narrow this)"),
+            "stabilized": (f"a start date but no stabilized date and {are} assumed disturbed from {their} start until "
+                           f"the project's last stabilisation, {day_text(ph.end)} (give {their} stabilized date"
+                           f"{'s' if len(ids) > 1 else ''} to narrow this)"),
+            "start": (f"a stabilized date but no start date and {are} assumed disturbed from the project's first "
+                      f"start, {day_text(ph.start)}, until {their} stabilisation (give {their} start date"
+                      f"{'s' if len(ids) > 1 else ''} to narrow this)")}[kind]
+    return out
+
+
 @check("SWP-005")
 def check_phasing(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
     """SWP-005: peak concurrently disturbed area of each site from its phasing dates, at most the limit.
@@ -413,8 +437,7 @@ def check_phasing(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
                   f"disturbed from its start date up to the day before its stabilized date; overlapping phases "
                   f"counted once; series in disturbance_timeline")
         if sp.assumed:
-            detail += (f"; {id_list(sp.assumed)} carry no start / stabilized date and are assumed disturbed for the "
-                       f"whole project, {day_text(ph.start)} to {day_text(ph.end)} (give their dates to narrow this)")
+            detail += _assumed_dates(sp, ph)
         over = ph.peak_acres > limit + AREA_TOL_ACRES
         if over and ctx.approved_swppp:
             status, detail = "info", detail + "; the phasing is stated to follow an approved SWPPP"
@@ -483,9 +506,70 @@ def _d(col: pd.Series) -> pd.Series:
     return col.dt.strftime("%Y-%m-%d").fillna("")
 
 
+def qualified_inspector_required(rule: Rule) -> bool:
+    """Whether SWP-007 counts only inspections made by a qualified professional: the rule's param
+    ``qualified_inspector_required`` (Lockport § 159-7A(2): true; absent: false).
+
+    Raises
+    ------
+    RulebookError
+        A value other than true or false.
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> [qualified_inspector_required(load_rulebook(b)["SWP-007"]) for b in ("vestal", "lockport")]
+    [False, True]
+    """
+    v = rule.p("qualified_inspector_required", False)
+    if not isinstance(v, bool):
+        raise RulebookError(f"rule {rule.id} in rulebook {rule.rulebook!r}: param qualified_inspector_required={v!r} "
+                            f"is not true or false. Fix the rulebook")
+    return v
+
+
+def _qualification_unstated(ctx: StormwaterContext, rule: Rule, sch: pd.DataFrame, status: np.ndarray,
+                            detail: np.ndarray) -> None:
+    """Where only a qualified professional's inspection counts: a row met with an inspection whose
+    inspector the log does not state qualified (the inspection ending the gap, or the one it runs
+    from) is ``not_evaluated`` saying so, never ``pass`` (``status`` and ``detail`` changed in place)."""
+    log, ph = ctx.inspections_log, ctx.phasing
+    assert log is not None and ph is not None
+    stated = set(log["date"][qualifications(log) == QUALIFIED_YES].map(day_text))  # days a qualified one inspected
+    weekly = (sch["reason"] == "weekly").to_numpy()
+    # in a period no longer than the interval no interval inspection was due: whoever made one, it passes
+    due = ~weekly | ((ph.end - ph.start).days > rule.t("inspection_interval_days"))
+    for i in np.flatnonzero((status == "pass") & due):
+        days = [day_text(sch["inspection_date"].iloc[i])]
+        if weekly[i] and sch["window_start"].iloc[i] != ph.start:  # the gap runs from the previous inspection
+            days.insert(0, day_text(sch["window_start"].iloc[i]))
+        unstated = [d for d in days if d not in stated]
+        if unstated:
+            status[i] = "not_evaluated"
+            detail[i] += (f"; {rule.citation} requires inspections by a qualified professional, and the log does not "
+                          f"state whether the inspector on {and_list(unstated)} is one (its qualified column: yes or "
+                          f"no), so this is met only if so")
+
+
+def _not_counted(ctx: StormwaterContext, rule: Rule, subj: str) -> gpd.GeoDataFrame:
+    """One ``info`` finding per inspection in the period the log states was not made by a qualified
+    professional (where one is required): it is not counted."""
+    log, ph = ctx.inspections_log, ctx.phasing
+    assert log is not None and ph is not None
+    no = log[(qualifications(log) == QUALIFIED_NO) & (log["date"] >= ph.start) & (log["date"] <= ph.end)]
+    who = no["inspector"].where(no["inspector"].str.strip() != "", "inspector not stated")
+    return rule.findings("info", subject_layer=subj, subject_id=("inspection " + _d(no["date"]) + " not counted").tolist(),
+                         detail=("inspection logged " + _d(no["date"]) + " (" + who + ") is not counted: the log states "
+                                 f"the inspector is not a qualified professional, and {rule.citation} requires one"
+                                 ).tolist(), crs=ctx.crs)
+
+
 def _inspection_log_frame(ctx: StormwaterContext, rule: Rule, sch: pd.DataFrame, subj: str) -> gpd.GeoDataFrame:
     """One finding per logged interval inspection and per too-long gap (the gap rule), and one per
-    storm inspection (met by a logged one in its window, or missed)."""
+    storm inspection (met by a logged one in its window, or missed). Where the rule requires a
+    qualified professional (:func:`qualified_inspector_required`), one met with an inspection whose
+    inspector's qualification the log does not state is ``not_evaluated``, and each inspection stated
+    not by one is listed as not counted."""
     ph = ctx.phasing
     assert ph is not None
     step = rule.t("inspection_interval_days")
@@ -498,6 +582,9 @@ def _inspection_log_frame(ctx: StormwaterContext, rule: Rule, sch: pd.DataFrame,
                                        "gap from " + prev + " to " + gap_end),
                       "storm of " + _d(sch["trigger_date"]))
     insp = sch["inspector"].where(sch["inspector"].str.strip() != "", "inspector not stated")
+    required = qualified_inspector_required(rule)
+    if required:
+        insp = insp + np.where(sch["inspector_qualified"] == QUALIFIED_YES, ", stated a qualified professional", "")
     after = np.where((sch["window_start"] == ph.start).to_numpy(), "the start of disturbance on ",
                      "the previous inspection on ") + prev
     days = sch["gap_days"].map(lambda v: "" if pd.isna(v) else f"{int(v)}") if "gap_days" in sch else ""
@@ -509,11 +596,15 @@ def _inspection_log_frame(ctx: StormwaterContext, rule: Rule, sch: pd.DataFrame,
     rain = sch["precip_in"].map(lambda v: "" if pd.isna(v) else f"{v:.2f}") + " in; "
     s_met = rain + "inspection logged " + _d(sch["inspection_date"]) + " (" + insp + "), within " + win
     s_missed = rain + "no logged inspection from " + win
-    detail = np.where(weekly, np.where(met, w_met, w_missed), np.where(met, s_met, s_missed))
+    detail = np.where(weekly, np.where(met, w_met, w_missed), np.where(met, s_met, s_missed)).astype(object)
     measured = np.where(weekly, pd.to_numeric(sch.get("gap_days", np.nan), errors="coerce"), sch["precip_in"])
-    return rule.findings(np.where(met, "pass", "violation"), subject_layer=subj, subject_id=labels,
-                         measured=measured, threshold=np.where(weekly, step, rule.t("storm_threshold_in")),
-                         unit=np.where(weekly, "days", "in"), detail=detail, crs=ctx.crs)
+    status = np.where(met, "pass", "violation").astype(object)
+    if required:
+        _qualification_unstated(ctx, rule, sch, status, detail)
+    found = rule.findings(status, subject_layer=subj, subject_id=labels,
+                          measured=measured, threshold=np.where(weekly, step, rule.t("storm_threshold_in")),
+                          unit=np.where(weekly, "days", "in"), detail=detail, crs=ctx.crs)
+    return concat_findings([found, _not_counted(ctx, rule, subj)], ctx.crs) if required else found
 
 
 def _inspection_schedule(ctx: StormwaterContext, rule: Rule, rows: FindingRows, subj: str, why: str) -> None:

@@ -336,6 +336,8 @@ def scenarios(tmp_path_factory: pytest.TempPathFactory) -> list[Scenario]:
         {"action_type": "commercial_zone_construction", "district": "C-1", "board_approval": False,
          "eis_completed": True, "type_i": True},
         {"action_type": "type_i"},
+        {"action_type": "budget_and_town_actions", "type_i": False, "board_resolved_significant": False},
+        {"action_type": "legislature_court_town", "type_i": False},
     ]
     out += [Scenario(f"seqr: {a}", "vestal", "seqr", seqr, None, a) for a in actions]
     return out

@@ -440,7 +440,7 @@ def test_swp007_gap_between_inspections(tmp_path, book, gap, expect):
         dates.append(dates[-1] + pd.Timedelta(days=7))
     if pd.Timestamp("2024-05-21") - dates[-1] > pd.Timedelta(days=7):
         dates.append(pd.Timestamp("2024-05-21"))
-    log = pd.DataFrame({"date": [x.strftime("%Y-%m-%d") for x in dates], "inspector": "QP"})
+    log = pd.DataFrame({"date": [x.strftime("%Y-%m-%d") for x in dates], "inspector": "QP", "qualified": "yes"})
     res = run(tmp_path, book, disturbance=[d("A", sq(6), "2024-05-01", "2024-05-21")], inspection_log=log)
     f = res.findings[res.findings["rule_id"] == "SWP-007"]
     second = (start + pd.Timedelta(days=gap)).strftime("%Y-%m-%d")
@@ -469,7 +469,7 @@ def test_swp007_within_24_hours(tmp_path, days_after, expect):
     rainfall = pd.DataFrame({"date": pd.date_range("2024-05-01", periods=31).strftime("%Y-%m-%d"), "precip_in": vals})
     when = (pd.Timestamp("2024-05-10") + pd.Timedelta(days=days_after)).strftime("%Y-%m-%d")
     log = pd.DataFrame({"date": ["2024-05-01", "2024-05-08", when, "2024-05-15", "2024-05-22", "2024-05-29"],
-                        "inspector": "QP"})
+                        "inspector": "QP", "qualified": "yes"})
     res = run(tmp_path, disturbance=[d("A", sq(2), "2024-05-01", "2024-05-29")], rainfall=rainfall, inspection_log=log)
     assert one(res, "SWP-007", "storm of 2024-05-10")["status"] == expect
 

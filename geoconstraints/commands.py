@@ -924,7 +924,7 @@ def harvest_context(layers: Layers, rulebook: Rulebook) -> hv.HarvestContext:
         contours = tr.plan_contours(layers.dem, bf.plan_extent(plan, cs[1]), cs[0], layers.crs)
     return hv.HarvestContext(layers=layers, buffers=_harvest_buffers(layers, rulebook, plan, streams), terrain=terrain,
                              contours=contours, streams=streams, stream_kinds=kinds,
-                             channel=hv.channel_settings(rulebook))
+                             channel=hv.channel_settings(rulebook), town_districts=rulebook.town_districts)
 
 
 _LANDING_COLUMNS = {"HRV-024": ("in_buffer", "buffer_kinds"), "HRV-025": ("row_distance_ft",),
@@ -1011,6 +1011,11 @@ def check_harvest(layers: Layers, rulebook: Rulebook) -> Result:
     if warn := ctx.stream_kinds.warning():
         log.warning(warn)
         result.notes.append(warn[0].upper() + warn[1:] + ".")
+    for warn in hv.district_warnings(layers, rulebook):  # district values no rule names: how they were read
+        # a town's other districts (C-1, R-1) are normal without town_districts: the report's notes say it,
+        # the terminal only with -v; with town_districts they are unknown districts, worth a warning
+        log.log(logging.WARNING if rulebook.town_districts is not None else logging.INFO, warn)
+        result.notes.append(warn + ".")  # "zoning layer: ...", as the input warnings name a layer
     if layers.get_layer("harvest_area") is None:
         result.notes.append("No harvest_area layer: the rules about harvest areas (HRV-001, HRV-020..023) are not "
                             "evaluated.")

@@ -702,6 +702,58 @@ def test_a_cut_short_search_of_joined_runs_is_never_a_pass(tmp_path, vestal, mon
     assert (a3["status"], a3["measured"]) == ("review", pytest.approx(150.0, abs=0.01))
 
 
+def test_the_grade_runs_table_says_what_the_finding_says_of_a_cut_short_search(tmp_path, vestal, monkeypatch) -> None:
+    # § 44-VI-6(F)(1): a run whose search of joined runs was cut short is review (see above), but the derived
+    # grade_runs layer said only exceeds = False of it, as of a run within the limit. Now its columns say
+    # cut_short (review) with the longest joined stretch found (joined_ft, joined_with); a violation joined
+    # with another road says its stretch; a run within the limit says neither
+    from geoconstraints.geometry import terrain as tr
+
+    monkeypatch.setattr(tr, "_JOIN_MAX_STEPS", 1)
+    res = check_harvest(_spur_scene(tmp_path), vestal)
+    runs = res.derived["grade_runs"].set_index("road_id")
+    for rid in ("C1", "C2", "C3", "A3"):  # review
+        assert (bool(runs.loc[rid, "exceeds"]), bool(runs.loc[rid, "cut_short"])) == (False, True), rid
+        assert one(res, "HRV-010", rid)["measured"] == pytest.approx(runs.loc[rid, "joined_ft"]), rid
+    assert runs.loc["C2", "joined_ft"] == pytest.approx(160.0, abs=0.01)
+    assert runs.loc["B3", "exceeds"] and not runs.loc["B3", "cut_short"]  # violation: 150 + 75 ft
+    assert (runs.loc["B3", "joined_ft"], runs.loc["B3", "joined_with"]) == (pytest.approx(225.0, abs=0.01),
+                                                                          "haul_roads A3")
+    for rid, row in runs.iterrows():  # every run (one per road here): the table's word is the finding's
+        said = "violation" if row["exceeds"] else "review" if row["cut_short"] else "pass"
+        assert one(res, "HRV-010", rid)["status"] == said, rid
+    assert list(res.derived["grade_runs"].columns) == [*tr.GRADE_RUN_COLUMNS, "geometry"]
+    monkeypatch.undo()
+    a1 = check_harvest(_spur_scene(tmp_path), vestal).derived["grade_runs"].set_index("road_id").loc["A1"]
+    assert not a1["exceeds"] and not a1["cut_short"] and np.isnan(a1["joined_ft"]) and a1["joined_with"] == ""
+
+
+def test_steep_roads_crossing_in_an_x_are_joined_at_the_crossing(tmp_path, vestal) -> None:
+    # § 44-VI-6(F)(1): "more than two hundred (200) feet". Two haul roads crossing in an X on the 40 % plane
+    # z = 1000 + 0.4 u + 0.4 v, each steep through the crossing and sharing no end: A 150 ft along u, 100 ft
+    # of it before the crossing; B along v, 100 ft (X1) or 100.5 ft (X2) before the crossing and 50 ft after.
+    # A vehicle turning at the crossing drives 100 ft of A then 100 (100.5) ft of B. Before: each road passed
+    # alone ("longest 150.0 ft"), the roads meeting at no end; now 100 + 100 = 200 ft passes (not more than
+    # 200 ft) and 100 + 100.5 = 200.5 ft is a violation for both roads
+    p = write_dem(tmp_path / "plane40uv.tif", lambda u, v: 1000 + 0.40 * u + 0.40 * v, bounds=(-50, 0, 1700, 1000))
+    k = 1200 / 3937 / 0.3048  # feet per US survey foot
+    ids, lines = [], []
+    for n, (u0, before) in enumerate(((100, 100.0), (500, 100.5)), start=1):
+        ux, vy = u0 + 100 / k, 500
+        ids += [f"A{n}", f"B{n}"]
+        lines += [LineString([(u0, vy), (u0 + 150 / k, vy)]), LineString([(ux, vy - before / k), (ux, vy + 50 / k)])]
+    res = check_harvest(Layers(frames={"haul_roads": layer(ids, lines)}, crs=CRS.from_user_input(NY_FT),
+                               dem=open_dem(p)), vestal)
+    for rid in ("A1", "B1"):
+        f = one(res, "HRV-010", rid)
+        assert f["status"] == "pass", rid
+    for rid, other in (("A2", "B2"), ("B2", "A2")):
+        v = one(res, "HRV-010", rid)
+        assert v["status"] == "violation", rid
+        assert v["measured"] == pytest.approx(200.5, abs=0.01), rid
+        assert f"steep runs of haul_roads {other}: 200.5 ft together" in v["message"], rid
+
+
 def test_contour_road_on_steep_slope_passes(graded) -> None:
     flat = one(graded, "HRV-010", "FLAT")  # along v on the 40 % hillside: 0 % along the line
     assert flat["status"] == "pass"
@@ -791,6 +843,32 @@ def test_contours_from_a_dem_covering_part_of_the_plan_name_the_rest(tmp_path, v
     whole = write_dem(tmp_path / "whole.tif", lambda u, v: 1000 + 0.10 * u, bounds=(-300, -300, 1800, 1300))
     full = check_harvest(Layers(frames=lay.frames, crs=lay.crs, dem=open_dem(whole)), vestal)
     assert one(full, "HRV-002", "b")["status"] == "info"
+
+
+def test_contours_from_a_dem_with_nodata_under_the_plan_name_what_lies_there(tmp_path, vestal) -> None:
+    # § 44-VI-6(E)(4)b: the site plan shows "land contours at intervals of 10 feet or less". A DEM covering the
+    # whole plan but with no data in the 200 ft x 200 ft square [400, 600] x [400, 600] inside H1: contourpy
+    # drops the lines there, and before element b was info ("... contour levels ... derived from the DEM") as
+    # if the plan had them all. Now not_evaluated, naming what lies on the nodata cells: 40,000 sq ft of H1
+    # (0.92 acres) and 200 ft of the haul road HR crossing the square; H2 and the road R2 beside it are not named
+    p = write_dem(tmp_path / "hole.tif", lambda u, v: 1000 + 0.10 * u, bounds=(-300, -300, 1800, 1300),
+                  nodata=-9999.0, hole=(400, 400, 600, 600))
+    lay = Layers(frames={"harvest_area": layer(["H1", "H2"], [box(0, 0, 1000, 1000), box(1000, 0, 1500, 1000)]),
+                         "haul_roads": layer(["HR", "R2"], [LineString([(500, 300), (500, 700)]),
+                                                            LineString([(700, 300), (700, 700)])])},
+                 crs=CRS.from_user_input(NY_FT), dem=open_dem(p))
+    res = check_harvest(lay, vestal)
+    assert len(res.derived["contours"])
+    b = one(res, "HRV-002", "b")
+    assert b["status"] == "not_evaluated"
+    assert "has no data (nodata cells) under part of the plan" in b["message"]
+    assert f"harvest_area H1 ({40_000 / SQFT_PER_ACRE:.2f} acres on nodata)" in b["message"]
+    assert "haul_roads HR (200 ft on nodata)" in b["message"]
+    assert "H2" not in b["message"] and "R2" not in b["message"] and "does not cover" not in b["message"]
+    whole = write_dem(tmp_path / "whole.tif", lambda u, v: 1000 + 0.10 * u, bounds=(-300, -300, 1800, 1300),
+                      nodata=-9999.0)
+    assert one(check_harvest(Layers(frames=lay.frames, crs=lay.crs, dem=open_dem(whole)), vestal),
+               "HRV-002", "b")["status"] == "info"
 
 
 def test_no_dem(base) -> None:
@@ -1617,3 +1695,99 @@ def test_ownership_groups_equal_those_of_the_whole_layer_self_join(seed, monkeyp
     assert {tuple(sorted(got.parcel_of_comp[int(c)])) for c in got.certain} == \
            {tuple(sorted(want.parcel_of_comp[int(c)])) for c in want.certain}
     assert max(len(v) for v in got.parcel_of_comp.values()) > 3  # groups of several parcels were found
+
+
+# ------------------------------------------------------------------------------------------
+# district values the rulebook does not name (§ 44-VI-6(F)(6), (G)): a misspelt RA-1 is never a pass
+
+TOWN = ["RA-1", "RA-2", "RC", "RR", "C-1", "C-2", "CD"]
+"""A town's districts for the tests (Vestal's text does not list them; its rules name these)."""
+
+
+@pytest.fixture(scope="module")
+def town_rulebook(tmp_path_factory):
+    path = tmp_path_factory.mktemp("town") / "town.yaml"
+    path.write_text(f"extends: vestal\ntown_districts: [{', '.join(TOWN)}]\n")
+    return load_rulebook(path)
+
+
+@pytest.mark.parametrize("zoning_layer", [False, True], ids=["parcels.zoning", "zoning layer"])
+@pytest.mark.parametrize("ra1", ["RA-l", "RA-1A", "R A 1 (Res. Ag.)", "Residential Agricultural 1", "12"])
+def test_misspelt_district_with_town_districts_is_unknown_not_pass(town_rulebook, vestal, ra1, zoning_layer) -> None:
+    # P2 (below H1, 50 ft away) written ra1: with the town's districts listed, a value naming none of
+    # them is district unknown (it may be RA-1): L9, 70 ft above P2's top line, is in its would-be
+    # 100-ft strip -> HRV-024 review (not pass), naming P2; and within 300 ft of P2 -> HRV-003
+    # not_evaluated (not pass), naming P2 and its value; HRV-021 for H1 not_evaluated
+    lay = _spelled_scene("RR", ra1, zoning_layer=zoning_layer)
+    before = check_harvest(lay, vestal)  # no town_districts: read as a district the law does not list
+    assert one(before, "HRV-024", "L9")["status"] == "pass"
+    assert one(before, "HRV-003", "L9")["status"] == "pass"
+    res = check_harvest(lay, town_rulebook)
+    l9 = one(res, "HRV-024", "L9")
+    assert l9["status"] == "review" and "buffer of P2 (district unknown" in l9["message"]
+    z9 = one(res, "HRV-003", "L9")
+    p2 = "Z2" if zoning_layer else "P2"
+    assert z9["status"] == "not_evaluated" and f'{p2} ("{ra1}")' in z9["message"]
+    assert one(res, "HRV-003", "L1")["status"] == "pass"  # 550 ft from P2: every district within 300 ft known
+    assert one(res, "HRV-021", "H1")["status"] == "not_evaluated"
+    pos = res.derived["possible_buffer_strips"]
+    assert f'property line of a district unknown ("{ra1}") parcel' in set(pos.loc[pos["source_id"] == "P2", "measured_from"])
+    src = "zoning layer" if zoning_layer else "parcels.zoning field"
+    assert (f"{src}: district values naming none of the rulebook's town_districts, read as district unknown "
+            f"(each may be RA-1, RA-2, RC or RR: a strip or board review is possible there, never a pass): "
+            f'"{ra1}" (1).') in res.notes
+
+
+def test_misspelt_rr_dwelling_with_town_districts_makes_a_possible_strip(town_rulebook) -> None:
+    # P1 (holding D1 at (900,600)) written "RR-" + "x": not a district of the town, so D1 may be in RR:
+    # its would-be 100-ft circle is a possible strip and HRV-022 is not_evaluated for H1, never info/pass
+    res = check_harvest(_spelled_scene("RRx", "RA-1", zoning_layer=False), town_rulebook)
+    assert "D1" in set(res.derived["possible_buffer_strips"]["source_id"])
+    assert set(res.derived["possible_buffer_strips"]["measured_from"]) >= {'dwelling in district unknown ("RRx")'}
+    h1 = one(res, "HRV-022", "H1")
+    assert h1["status"] == "not_evaluated" and "D1" in h1["message"]
+
+
+@pytest.mark.parametrize("zoning_layer", [False, True], ids=["parcels.zoning", "zoning layer"])
+@pytest.mark.parametrize("c1", ["C-1", "c 1", "C_1"])
+def test_other_district_in_town_districts_reads_as_before(town_rulebook, vestal, c1, zoning_layer) -> None:
+    # P3 written C-1 (a spelling of it): a district of the town the law does not name, as without the
+    # list: every finding is the one of Vestal's rulebook, no possible strip, no note on district values
+    lay = _spelled_scene("RR", "RA-1", zoning_layer=zoning_layer)
+    key = "zoning" if zoning_layer else "parcels"
+    col = "district" if zoning_layer else "zoning"
+    lay.frames[key] = lay.frames[key].assign(**{col: ["RR", "RA-1", c1]})
+    ref, res = check_harvest(lay, vestal), check_harvest(lay, town_rulebook)
+    cols = ["rule_id", "subject_layer", "subject_id", "status", "measured", "message"]
+    key_cols = ["rule_id", "subject_layer", "subject_id", "message"]
+    pd.testing.assert_frame_equal(res.findings[cols].sort_values(key_cols).reset_index(drop=True),
+                                  ref.findings[cols].sort_values(key_cols).reset_index(drop=True))
+    assert len(res.derived["possible_buffer_strips"]) == 0
+    assert not [n for n in res.notes if "district values" in n]
+    assert one(res, "HRV-024", "L9")["status"] == "violation"  # P2's RA-1 strip
+
+
+@pytest.mark.parametrize("zoning_layer", [False, True], ids=["parcels.zoning", "zoning layer"])
+def test_without_town_districts_the_run_names_the_values_it_read_as_other_districts(vestal, zoning_layer,
+                                                                                   caplog) -> None:
+    # no town_districts (Vestal's text does not list the town's districts): a value no rule names is read
+    # as a district the law does not list, as before, and the run says which values, with their counts
+    ids = ["P1", "P2", "P3", "P4", "P5"]
+    boxes = [box(-200, -50, 1600, 1005), box(-200, -600, 1600, -50), box(1600, -600, 2400, 1005),
+             box(2400, -600, 3000, 1005), box(3000, -600, 3600, 1005)]
+    values = ["RR", "RA-1A", "C-1", "RA-1A", None]
+    if zoning_layer:
+        lay = scene(parcels=layer(ids, boxes), zoning=layer([f"Z{i}" for i in range(1, 6)], boxes, district=values))
+    else:
+        lay = scene(parcels=layer(ids, boxes, zoning=values))
+    with caplog.at_level("INFO", logger="geoconstraints"):
+        res = check_harvest(lay, vestal)
+    src = "zoning layer" if zoning_layer else "parcels.zoning field"
+    want = (f'{src}: district values no rule names, treated as districts the law does not list: "C-1" (1), '
+            f'"RA-1A" (2). If one is a spelling of RA-1, RA-2, RC or RR, correct the layer, or list the town\'s '
+            f"districts in the rulebook (town_districts) so other values count as unknown")
+    assert res.notes.count(want + ".") == 1  # one warning per layer, in the report's notes
+    assert want + "." in res.provenance()["notes"]
+    assert [r.levelname for r in caplog.records if want in r.getMessage()] == ["INFO"]  # -v shows it, no warning
+    # read as before: L9 near P2 ("RA-1A", not RA-1) has no strip and passes HRV-003 (the note says why)
+    assert one(res, "HRV-003", "L1")["status"] == "pass"

@@ -229,7 +229,7 @@ def test_size_limit_is_stated(tmp_path):
     p.write_bytes(b"extends: vestal\n" + b"#" * (loader.MAX_TEXT_BYTES + 1))
     with pytest.raises(RulebookError, match="larger than 1024 kB"):
         load_rulebook(p)
-    assert (SHIPPED / "vestal.yaml").stat().st_size < loader.MAX_TEXT_BYTES / 10
+    assert (SHIPPED / "vestal.yaml").stat().st_size < loader.MAX_TEXT_BYTES / 5  # the shipped rulebook: room to grow
 
 
 def test_rulebook_files_are_hashed_as_loaded(tmp_path):
@@ -258,3 +258,59 @@ def test_rulebook_files_are_hashed_as_loaded(tmp_path):
     # a rulebook made in code was read from no file: none is listed (no hash of a file it does not hold)
     made = dataclasses.replace(rb, files=[])
     assert rulebook_files(made) == []
+
+
+# ------------------------------------------------------------------------------------------
+# town_districts: the town's every zoning district (a value naming none of them is unknown)
+
+_TOWN = "[RA-1, RA-2, RC, RR, C-1, C-2, CD]"  # the districts Vestal's rules name (HRV-003/021/022, SQR-001) + none
+
+
+def test_town_districts_are_read_and_inherited(tmp_path):
+    (tmp_path / "town.yaml").write_text(f"extends: vestal\ntown_districts: {_TOWN}\n")
+    rb = load_rulebook(tmp_path / "town.yaml")
+    assert rb.town_districts == ("RA-1", "RA-2", "RC", "RR", "C-1", "C-2", "CD")
+    # a file extending that one keeps the list; the shipped rulebooks do not list the town's districts
+    (tmp_path / "more.yaml").write_text("extends: town.yaml\nrules:\n  - id: HRV-025\n    thresholds: {min_distance_ft: 200}\n")
+    assert load_rulebook(tmp_path / "more.yaml").town_districts == rb.town_districts
+    assert load_rulebook("vestal").town_districts is None and load_rulebook("lockport").town_districts is None
+    assert load_rulebook("vestal").named_districts("harvest") == ["RA-1", "RA-2", "RC", "RR"]
+
+
+@pytest.mark.parametrize("value, match", [
+    ("[RA-1, RA-2, RC, RR, ' ', C-1, C-2, CD]", r"town_districts\[4\] is blank: every entry names a zoning district"),
+    ("[RA-1, RA-2, RC, RR, C-1, C-2, CD, 12]", r"town_districts\[7\] = 12 is not text; write it in quotes \(\"12\"\)"),
+    ("[RA-1, RA-2, RC, RR, C-1, C-2, CD, null]", r"town_districts\[7\] = None is not a district name"),
+    ("[]", r"town_districts is empty"),
+    ("RA-1", r"town_districts = 'RA-1' is not a list of the town's zoning districts"),
+    ("[RA-1, RA-2, RC, RR, C-1, C-2, CD, ra-1]", r"town_districts lists 'ra-1' twice \(entries 0 and 7\)"),
+])
+def test_town_districts_must_be_non_blank_text(tmp_path, value, match):
+    (tmp_path / "bad.yaml").write_text(f"extends: vestal\ntown_districts: {value}\n")
+    with pytest.raises(RulebookError, match=r"^rulebook .*bad\.yaml: " + match + r".*Fix the rulebook$"):
+        load_rulebook(tmp_path / "bad.yaml")
+
+
+@pytest.mark.parametrize("text, match", [
+    # RR (HRV-022's district) left out of the town's list
+    ("town_districts: [RA-1, RA-2, RC, C-1, C-2, CD]\n",
+     r"rule HRV-022 names district RR, which town_districts does not list"),
+    # spelled otherwise than the rules spell it: named, with the close spelling
+    ("town_districts: [RA-1, RA2, RC, RR, C-1, C-2, CD]\n",
+     r"rule HRV-003 names district RA-2, which town_districts does not list \(did you mean 'RA2'\?\)"),
+    # SQR-001's commercial-zone item names C-1, C-2, CD: a district a rule names
+    ("town_districts: [RA-1, RA-2, RC, RR]\n", r"rule SQR-001 names district C-1"),
+    # a user's rule naming a new district must find it listed too
+    (f"town_districts: {_TOWN}\nrules:\n  - id: HRV-003\n    params: {{districts: [RA-1, RA-3]}}\n",
+     r"rule HRV-003 names district RA-3"),
+])
+def test_every_district_a_rule_names_is_in_town_districts(tmp_path, text, match):
+    (tmp_path / "bad.yaml").write_text("extends: vestal\n" + text)
+    with pytest.raises(RulebookError, match=r"^rulebook .*bad\.yaml: " + match + r".*Fix the rulebook$"):
+        load_rulebook(tmp_path / "bad.yaml")
+
+
+def test_town_districts_in_the_json_schema():
+    props = schema.json_schema()["properties"]
+    assert "town_districts" in props and "town_districts" in schema.FILE_KEYS
+    jsonschema.validate({"extends": "vestal", "town_districts": ["RA-1", "C-1"]}, schema.json_schema())

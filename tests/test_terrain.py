@@ -1112,3 +1112,25 @@ def test_join_runs_splits_a_run_where_a_spur_ends_on_it_with_its_own_slope_lengt
     out = join_runs([("A", run), ("B", spur)], max_run_ft=200, run_length="slope")
     assert out[0].length_ft == pytest.approx(210.0) and out[0].others == ["B"] and not out[0].cut_short
     assert join_runs([("A", run), ("B", spur)], max_run_ft=210, run_length="slope") == {}
+
+
+def test_join_runs_joins_runs_crossing_or_touching_at_interior_points() -> None:
+    # HRV-010 (§ 44-VI-6(F)(1)): two steep runs crossing in an X (no end shared) are joined at the crossing,
+    # the longest stretch being the longer arm of each: 100 + 100 ft is not more than 200 ft, 100 + 100.5 ft
+    # is; a run whose bend touches another's middle (interior points touching, no crossing) is joined too
+    from geoconstraints.geometry.terrain import Run, join_runs
+
+    def run(*xy):
+        line = LineString(xy)
+        return Run(0.0, line.length, line.length, line.length, 40.0, 40.0, False, line)
+
+    a = run((0, 0), (150, 0))  # the crossing 100 ft along it
+    assert join_runs([("A", a), ("B", run((100, -100), (100, 50)))], max_run_ft=200) == {}
+    over = join_runs([("A", a), ("B", run((100, -100.5), (100, 50)))], max_run_ft=200)
+    assert {k: (j.length_ft, j.others, j.cut_short) for k, j in over.items()} == {
+        0: (pytest.approx(200.5), ["B"], False), 1: (pytest.approx(200.5), ["A"], False)}
+    short = run((0, 0), (120, 0))  # 120 ft, V 100 ft (two 50-ft arms): each under 140 ft alone
+    touch = join_runs([("A", short), ("V", run((70, 40), (100, 0), (130, 40)))], max_run_ft=140)  # V's bend on A
+    assert touch[0].length_ft == pytest.approx(150.0) and touch[0].others == ["V"]  # 100 ft of A + 50 ft of V
+    assert touch[1].length_ft == pytest.approx(150.0) and touch[1].others == ["A"]
+    assert join_runs([("A", short), ("V", run((70, 40), (100, 0.001), (130, 40)))], max_run_ft=140) == {}  # apart

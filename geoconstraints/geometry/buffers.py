@@ -383,13 +383,21 @@ def road_buffers(
 
 
 def parcel_districts(parcels: gpd.GeoDataFrame, zoning: gpd.GeoDataFrame | None = None, *,
-                     districts: Iterable[str] = ()) -> pd.Series:
+                     districts: Iterable[str] = (), town_districts: Iterable[str] | None = None) -> pd.Series:
     """Zoning district of each parcel, aligned with ``parcels`` (named as :func:`norm_district`
-    names them: a spelling of one of ``districts`` comes back spelled as there).
+    names them: a spelling of one of ``districts`` comes back spelled as there; with
+    ``town_districts``, a value naming none of them is unknown).
 
     With a ``zoning`` layer: the district covering the largest part of the parcel (None where
     no district overlaps). Without: the parcel's own ``zoning`` field (None when absent).
     """
+    return _none_for_missing(norm_district(parcel_district_values(parcels, zoning), districts, town_districts))
+
+
+def parcel_district_values(parcels: gpd.GeoDataFrame, zoning: gpd.GeoDataFrame | None = None) -> pd.Series:
+    """The district value of each parcel as the layer writes it (not normalised), aligned with
+    ``parcels``: the ``district`` of the zoning polygon covering the largest part of the parcel,
+    else the parcel's own ``zoning`` field; None where there is none (:func:`parcel_districts`)."""
     out = pd.Series(None, index=parcels.index, dtype=object)
     if zoning is not None and len(zoning) and len(parcels):
         pi, zi = zoning.sindex.query(parcels.geometry.values, predicate="intersects")
@@ -398,10 +406,10 @@ def parcel_districts(parcels: gpd.GeoDataFrame, zoning: gpd.GeoDataFrame | None 
             t = pd.DataFrame({"p": pi, "d": zoning["district"].to_numpy()[zi], "a": area})
             t = t[t["a"] > 0]
             best = t.loc[t.groupby("p")["a"].idxmax()]
-            out.iloc[best["p"].to_numpy()] = norm_district(best["d"], districts).to_numpy()
+            out.iloc[best["p"].to_numpy()] = best["d"].to_numpy()
         return _none_for_missing(out)
     if "zoning" in parcels.columns:
-        return norm_district(parcels["zoning"], districts)
+        return _none_for_missing(parcels["zoning"].astype(object))
     return out
 
 
@@ -409,7 +417,8 @@ def _none_for_missing(s: pd.Series) -> pd.Series:
     return s.astype(object).where(s.notna(), None)
 
 
-def norm_district(s: pd.Series, districts: Iterable[str] = ()) -> pd.Series:
+def norm_district(s: pd.Series, districts: Iterable[str] = (),
+                  town_districts: Iterable[str] | None = None) -> pd.Series:
     """District names as they are compared: stripped and upper-cased, missing for blanks, and
     a spelling of one of ``districts`` spelled as there.
 
@@ -424,26 +433,78 @@ def norm_district(s: pd.Series, districts: Iterable[str] = ()) -> pd.Series:
         is not text, or blank, is an unknown district.
     districts : iterable of str
         The districts looked for, as the rulebook spells them.
+    town_districts : iterable of str, optional
+        Every district of the town (the rulebook's ``town_districts``). Given, a value that is a
+        spelling of none of them nor of ``districts`` (a typo ``RA-l``, ``RA-1A``, a coded ``12``)
+        is an unknown district too: it may be a listed one misspelt. None: any other text is a
+        district the rulebook does not list (:func:`unlisted_districts` counts them).
 
     Returns
     -------
     Series
-        Aligned with ``s``; missing (unknown district) where ``s`` is not text or blank.
+        Aligned with ``s``; missing (unknown district) where ``s`` is not text or blank, or
+        names no district of ``town_districts``.
 
     Examples
     --------
     >>> d = norm_district(pd.Series(["RA1", " ra 1", "RA_1", "rc", "c-1", " ", None]), ["RA-1", "RA-2", "RC"])
     >>> d.tolist()[:5], d.isna().tolist()[5:]
     (['RA-1', 'RA-1', 'RA-1', 'RC', 'C-1'], [True, True])
+    >>> t = norm_district(pd.Series(["RA-l", "c1", "ra 1"]), ["RA-1"], ["RA-1", "C-1"])  # the town's districts
+    >>> t.isna().tolist(), t.tolist()[1:]
+    ([True, False, False], ['C-1', 'RA-1'])
     """
-    spelled = {_district_key(d): str(d).strip().upper() for d in districts}
+    spelled = {_district_key(d): str(d).strip().upper() for d in town_districts or ()}
+    spelled.update({_district_key(d): str(d).strip().upper() for d in districts})
+    closed = town_districts is not None
 
     def one(v: Any) -> str | None:
         if not isinstance(v, str) or not v.strip():
             return None
+        if closed:
+            return spelled.get(_district_key(v))
         return spelled.get(_district_key(v), v.strip().upper())
 
     return s.map(one)
+
+
+def unlisted_districts(s: pd.Series, districts: Iterable[str],
+                       town_districts: Iterable[str] | None = None) -> dict[str, int]:
+    """Each distinct value of ``s`` that is neither blank nor a spelling of one of ``districts``
+    (nor, when given, of ``town_districts``), as written (stripped), with how many features hold it.
+
+    Without ``town_districts`` these values are read as districts the rulebook does not list (no
+    strip, no board review); with it, as unknown districts. Either way the run says which
+    (:func:`geoconstraints.rules.harvest.district_warnings`). A value that is not text (a number)
+    is left out: it is an unknown district already, like a blank.
+
+    Examples
+    --------
+    >>> unlisted_districts(pd.Series(["RA-1A", "C-1", "ra1", "RA-1A", None, " ", 12]), ["RA-1", "RR"])
+    {'RA-1A': 2, 'C-1': 1}
+    >>> unlisted_districts(pd.Series(["RA-1A", "c1", "ra1"]), ["RA-1"], ["RA-1", "C-1"])
+    {'RA-1A': 1}
+    """
+    known = {_district_key(d) for d in (*districts, *(town_districts or ()))}
+    out: dict[str, int] = {}
+    for v in s:
+        if isinstance(v, str) and v.strip() and _district_key(v) not in known:
+            out[v.strip()] = out.get(v.strip(), 0) + 1
+    return out
+
+
+def unknown_district(v: Any) -> str:
+    """How a strip or message names a district not known: ``district unknown``, with the value
+    the layer gives when it gives one.
+
+    Examples
+    --------
+    >>> unknown_district(None), unknown_district("RA-l")
+    ('district unknown', 'district unknown ("RA-l")')
+    """
+    if v is None or (not isinstance(v, str) and pd.isna(v)) or not str(v).strip():
+        return "district unknown"
+    return f'district unknown ("{str(v).strip()}")'
 
 
 def _district_key(v: Any) -> str:
@@ -457,10 +518,20 @@ def point_districts(
     zoning: gpd.GeoDataFrame | None = None,
     parcels: gpd.GeoDataFrame | None = None,
     districts: Iterable[str] = (),
+    town_districts: Iterable[str] | None = None,
 ) -> pd.Series:
     """District at each geometry's representative point: the ``zoning`` layer, else the
     ``zoning`` field of the parcel holding the point. None where unknown; named as
-    :func:`norm_district` names them (a spelling of one of ``districts`` spelled as there)."""
+    :func:`norm_district` names them (a spelling of one of ``districts`` spelled as there; with
+    ``town_districts``, a value naming none of them is unknown)."""
+    return _none_for_missing(norm_district(point_district_values(geoms, zoning=zoning, parcels=parcels), districts,
+                                           town_districts))
+
+
+def point_district_values(geoms: gpd.GeoSeries, *, zoning: gpd.GeoDataFrame | None = None,
+                          parcels: gpd.GeoDataFrame | None = None) -> pd.Series:
+    """The district value at each geometry's representative point as the layer writes it (not
+    normalised; None where none), aligned with ``geoms`` (:func:`point_districts`)."""
     out = pd.Series(None, index=geoms.index, dtype=object)
     pts = shapely.point_on_surface(geoms.values)
     if zoning is not None and len(zoning):
@@ -472,8 +543,7 @@ def point_districts(
     gi, si = src.sindex.query(pts, predicate="within")
     if len(gi):
         first = pd.DataFrame({"g": gi, "s": si}).drop_duplicates("g")
-        vals = norm_district(pd.Series(src[field].to_numpy()[first["s"].to_numpy()]), districts)
-        out.iloc[first["g"].to_numpy()] = vals.to_numpy()
+        out.iloc[first["g"].to_numpy()] = src[field].to_numpy()[first["s"].to_numpy()]
     return _none_for_missing(out)
 
 
@@ -507,6 +577,7 @@ def property_line_buffers(
     touch_tolerance_ft: float = 1.0,
     rule_id: str = "HRV-021",
     unknown_districts: bool = False,
+    town_districts: Sequence[str] | None = None,
 ) -> gpd.GeoDataFrame:
     """Buffer strips within ``width_ft`` of property lines in RA-1/RA-2/RC districts (HRV-021).
 
@@ -531,13 +602,16 @@ def property_line_buffers(
     unknown_districts : bool, default False
         Instead, the strips the parcels of *unknown* district would have if their district were
         a listed one (possible strips: no data is not no district).
+    town_districts : sequence of str, optional
+        Every district of the town: a value naming none of them is an unknown district
+        (:func:`norm_district`).
 
     Returns
     -------
     GeoDataFrame
         :data:`BUFFER_COLUMNS`; ``measured_from`` says ``property line of a <district> parcel``
-        or ``property line bordering <district> parcel <id>`` (``district unknown`` for the
-        possible strips).
+        or ``property line bordering <district> parcel <id>`` (``district unknown``, with the
+        value the layer gives if any, for the possible strips: :func:`unknown_district`).
     """
     if reading not in PROPERTY_LINE_READINGS:
         raise InputError(
@@ -559,10 +633,11 @@ def property_line_buffers(
         parcels.sindex.query(near.geometry.values, predicate="dwithin", distance=touch_tolerance_ft)[1]
     )
     pool = parcels.iloc[ring]
-    dist = parcel_districts(pool, zoning, districts=want)
+    raw = parcel_district_values(pool, zoning)
+    dist = norm_district(raw, want, town_districts)
     zoned = dist.isna().to_numpy() if unknown_districts else dist.isin(want).to_numpy()
     if unknown_districts:
-        dist = dist.astype(object).where(dist.notna(), "district unknown")
+        dist = dist.astype(object).where(dist.notna(), raw.map(unknown_district))
     in_near = pool["feature_id"].astype(str).isin(set(near["feature_id"].astype(str))).to_numpy()
     frames: list[gpd.GeoDataFrame] = []
     if reading in ("a", "c"):
@@ -615,6 +690,7 @@ def dwelling_buffers(
     extent: BaseGeometry | None = None,
     rule_id: str = "HRV-022",
     unknown_districts: bool = False,
+    town_districts: Sequence[str] | None = None,
 ) -> gpd.GeoDataFrame:
     """Buffer strips within ``width_ft`` of residential dwellings in RR districts (HRV-022).
 
@@ -622,7 +698,8 @@ def dwelling_buffers(
     ``zoning`` field of the parcel holding it). A dwelling in another (or an unknown) district
     makes no buffer. A dwelling polygon is buffered from its walls. With ``unknown_districts``,
     the strips of the dwellings whose district is unknown instead (possible strips: such a
-    dwelling may be in RR).
+    dwelling may be in RR). With ``town_districts``, a value naming none of the town's districts
+    is unknown (:func:`norm_district`).
 
     Returns
     -------
@@ -634,9 +711,11 @@ def dwelling_buffers(
     if not len(sel):
         return empty_buffers(crs)
     want = {str(d).strip().upper() for d in districts}
-    dist = point_districts(sel.geometry, zoning=zoning, parcels=parcels, districts=want)
+    raw = point_district_values(sel.geometry, zoning=zoning, parcels=parcels)
+    dist = norm_district(raw, want, town_districts)
     keep = dist.isna().to_numpy() if unknown_districts else dist.isin(want).to_numpy()
-    sel, dist = sel.loc[keep], dist.loc[keep].astype(object).where(dist.loc[keep].notna(), "district unknown")
+    sel, dist = sel.loc[keep], dist.loc[keep].astype(object).where(dist.loc[keep].notna(),
+                                                                   raw.loc[keep].map(unknown_district))
     return _frame(
         "dwelling",
         rule_id,
@@ -820,7 +899,7 @@ def _district_strips(inputs: Mapping[str, Any], settings: Mapping[str, Mapping[s
         else:
             kw = {"districts": s["districts"], "reading": str(s["reading"]), "zoning": zoning,
                   "extent": plan_extent(plan, s["clip_margin_ft"]), "touch_tolerance_ft": s["touch_tolerance_ft"],
-                  "rule_id": s["rule_id"]}
+                  "rule_id": s["rule_id"], "town_districts": s.get("town_districts")}
             frames.append(property_line_buffers(parcels, s["width_ft"], **kw))
             maybe.append(property_line_buffers(parcels, s["width_ft"], unknown_districts=True, **kw))
             out.notes["property_line"] = f"districts from the {zsrc}; reading {s['reading']}"
@@ -833,7 +912,8 @@ def _district_strips(inputs: Mapping[str, Any], settings: Mapping[str, Mapping[s
             out.missing["dwelling"] = "no zoning layer and no parcels.zoning field"
         else:
             kw = {"districts": s["districts"], "zoning": zoning, "parcels": parcels,
-                  "extent": plan_extent(plan, s["clip_margin_ft"]), "rule_id": s["rule_id"]}
+                  "extent": plan_extent(plan, s["clip_margin_ft"]), "rule_id": s["rule_id"],
+                  "town_districts": s.get("town_districts")}
             frames.append(dwelling_buffers(dw, s["width_ft"], **kw))
             maybe.append(dwelling_buffers(dw, s["width_ft"], unknown_districts=True, **kw))
             out.notes["dwelling"] = f"district at each dwelling from the {zsrc}"
@@ -863,7 +943,8 @@ def build_buffers(
     settings : mapping
         Kind (:data:`BUFFER_KINDS`) -> its numbers: ``width_ft``, ``clip_margin_ft``,
         ``rule_id``; ``include_intermittent`` (stream); ``districts``, ``reading``,
-        ``touch_tolerance_ft`` (property_line); ``districts`` (dwelling). Kinds left out are
+        ``touch_tolerance_ft`` (property_line); ``districts`` (dwelling); optional
+        ``town_districts`` (property_line, dwelling: :func:`norm_district`). Kinds left out are
         not built (the caller says why in :attr:`BufferBuild.missing`). ``stream`` and
         ``road`` must share ``width_ft`` and ``clip_margin_ft`` when both are given.
     plan : iterable of GeoDataFrame or None

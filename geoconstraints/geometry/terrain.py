@@ -1148,12 +1148,14 @@ class JoinedRun(NamedTuple):
 
 def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
               run_length: str = "horizontal") -> dict[int, JoinedRun]:
-    """The steep runs not over the limit alone that are, joined end to end with those of other roads.
+    """The steep runs not over the limit alone that are, joined with those of other roads.
 
     A haul road digitised in pieces (split at a junction, a vertex, a map sheet) is one road on
     the ground: a run steeper than the limit that reaches the end of one piece goes on along the
     steep run starting where it ends. A run is first split where another run ends on it (a spur
-    leaving the middle of a steep run: :func:`_node_runs`); the pieces are the edges of a graph
+    leaving the middle of a steep run) and where two runs cross or touch (two haul roads crossing
+    in an X, each steep through the crossing: a vehicle turns there, so half of one and half of
+    the other are one steep stretch) (:func:`_node_runs`); the pieces are the edges of a graph
     whose nodes are their end points (ends within 1e-6 of a unit are one point); the longest
     simple path of pieces through each run is compared with ``max_run_ft`` (two runs meeting at a
     junction form a path, whichever way the roads continue). The search from one piece stops after
@@ -1191,6 +1193,12 @@ def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
 
     >>> join_runs([("A", run((0, 0), (150, 0))), ("B", run((75, 0), (75, 150)))], max_run_ft=200)
     {0: JoinedRun(length_ft=225.0, others=['B'], cut_short=False), 1: JoinedRun(length_ft=225.0, others=['A'], cut_short=False)}
+
+    Two runs crossing in an X, 110 ft along one and 100 ft up the other from the crossing (no end
+    shared): 210 ft.
+
+    >>> join_runs([("A", run((0, 0), (150, 0))), ("B", run((40, -50), (40, 100)))], max_run_ft=200)
+    {0: JoinedRun(length_ft=210.0, others=['B'], cut_short=False), 1: JoinedRun(length_ft=210.0, others=['A'], cut_short=False)}
     """
     _check_option("run_length", run_length, RUN_LENGTHS)
     keep = [i for i, (_, r) in enumerate(runs) if r.geometry is not None and not r.geometry.is_empty]
@@ -1228,8 +1236,9 @@ def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
 
 
 def _node_runs(runs: Sequence[Run], run_length: str) -> tuple[np.ndarray, np.ndarray, list[float]]:
-    """The runs split where the end of another lies on them (within :data:`_JOIN_TOL`): (index of each
-    piece's run, the pieces' lines, their compared lengths, ft).
+    """The runs split where the end of another lies on them (within :data:`_JOIN_TOL`) and where two
+    runs cross or touch (:func:`_run_cuts`): (index of each piece's run, the pieces' lines, their
+    compared lengths, ft).
 
     A piece's horizontal length is its share of the run's; its slope length is read from the run's
     :attr:`Run.slope_profile` (its share of the run's when that is not known: a uniform grade).
@@ -1243,13 +1252,8 @@ def _node_runs(runs: Sequence[Run], run_length: str) -> tuple[np.ndarray, np.nda
     ([0, 0, 1], ['LINESTRING (0 0, 50 0)', 'LINESTRING (50 0, 150 0)'], [50.0, 100.0, 150.0])
     """
     geoms = np.array([r.geometry for r in runs], dtype=object)
-    m = len(geoms)
-    ends = np.concatenate([shapely.get_point(geoms, 0), shapely.get_point(geoms, -1)])
-    pi, gi = shapely.STRtree(geoms).query(ends, predicate="dwithin", distance=_JOIN_TOL)
-    other = pi % m != gi
-    pi, gi = pi[other], gi[other]
-    at = shapely.line_locate_point(geoms[gi], ends[pi]) if len(gi) else np.array([])
     glen = shapely.length(geoms)
+    gi, at = _run_cuts(geoms)
     cuts: dict[int, list[float]] = {}
     for g, t in zip(gi.tolist(), at.tolist()):
         if _JOIN_TOL < t < glen[g] - _JOIN_TOL:  # not at the run's own ends (those are nodes already)
@@ -1264,7 +1268,7 @@ def _node_runs(runs: Sequence[Run], run_length: str) -> tuple[np.ndarray, np.nda
             pieces.append(r.geometry)
             length.append(full)
             continue
-        at_ = [0.0, *sorted(set(cuts[k])), float(glen[k])]
+        at_ = [0.0, *_distinct(cuts[k]), float(glen[k])]
         ft = np.array(at_) / glen[k] * r.length_ft  # along the run, horizontal ft
         if run_length == "horizontal":
             cum = ft
@@ -1277,6 +1281,57 @@ def _node_runs(runs: Sequence[Run], run_length: str) -> tuple[np.ndarray, np.nda
             pieces.append(substring(r.geometry, at_[j], at_[j + 1]))
             length.append(float(cum[j + 1] - cum[j]))
     return np.array(parent, dtype=int), np.array(pieces, dtype=object), length
+
+
+def _run_cuts(geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each run is to be split (:func:`_node_runs`): (index of the run, distance along its line,
+    line units), at every end of another run lying on it (within :data:`_JOIN_TOL`) and at every point
+    where two runs intersect (a crossing, interior points touching, the ends of a shared stretch).
+
+    Pairs are found with one STRtree query and their intersections computed at once (no loop over
+    pairs); the cuts at a run's own ends are the caller's to drop.
+
+    Examples
+    --------
+    Two runs crossing in an X at (60, 0), and a third ending on the first at (100, 0):
+
+    >>> g = np.array([LineString([(0, 0), (150, 0)]), LineString([(60, -50), (60, 50)]),
+    ...               LineString([(100, 0), (100, 80)])], dtype=object)
+    >>> gi, at = _run_cuts(g)
+    >>> sorted(zip(gi.tolist(), at.tolist()))
+    [(0, 60.0), (0, 100.0), (0, 100.0), (1, 50.0), (2, 0.0)]
+    """
+    m = len(geoms)
+    tree = shapely.STRtree(geoms)
+    ends = np.concatenate([shapely.get_point(geoms, 0), shapely.get_point(geoms, -1)])
+    pi, gi = tree.query(ends, predicate="dwithin", distance=_JOIN_TOL)  # an end of one on another
+    other = pi % m != gi
+    pts, runs_ = [ends[pi[other]]], [gi[other]]
+    a, b = tree.query(geoms, predicate="intersects")  # two runs meeting anywhere
+    a, b = a[a < b], b[a < b]
+    if len(a):
+        xy, pair = shapely.get_coordinates(shapely.intersection(geoms[a], geoms[b]), return_index=True)
+        meet = shapely.points(xy)
+        pts += [meet, meet]
+        runs_ += [a[pair], b[pair]]
+    p, g = np.concatenate(pts), np.concatenate(runs_).astype(int)
+    return g, (shapely.line_locate_point(geoms[g], p) if len(g) else np.array([], dtype="float64"))
+
+
+def _distinct(at: Sequence[float]) -> list[float]:
+    """The distances sorted, those within :data:`_JOIN_TOL` of the one before dropped (one cut found
+    twice: an end on the run and the point where the two meet).
+
+    Examples
+    --------
+    >>> _distinct([100.0, 60.0, 100.0 + 1e-9])
+    [60.0, 100.0]
+    """
+    out: list[float] = []
+    for t in sorted(at):
+        if not out or t - out[-1] > _JOIN_TOL:
+            out.append(t)
+    return out
 
 
 def _longest_path_through(adj: Mapping[int, list[tuple[int, int]]], length: Sequence[float], e: int, u: int,
@@ -1322,7 +1377,7 @@ def _longest_path_through(adj: Mapping[int, list[tuple[int, int]]], length: Sequ
 
 
 GRADE_RUN_COLUMNS = ["road_layer", "road_id", "start_ft", "end_ft", "length_ft", "slope_length_ft",
-                     "mean_grade_pct", "max_grade_pct", "exceeds"]
+                     "mean_grade_pct", "max_grade_pct", "exceeds", "joined_ft", "joined_with", "cut_short"]
 WATER_BAR_COLUMNS = ["road_id", "dist_ft", "grade_pct", "band", "spacing_ft", "min_spacing_ft", "max_spacing_ft",
                      "shortened"]
 ROAD_TABLE_COLUMNS = ["road_layer", "road_id", "length_ft", "evaluated_length_ft", "max_grade_pct",
@@ -1331,9 +1386,22 @@ ROAD_TABLE_COLUMNS = ["road_layer", "road_id", "length_ft", "evaluated_length_ft
 
 
 def grade_runs_layer(terrain: Mapping[tuple[str, str], RoadTerrain], crs: Any) -> gpd.GeoDataFrame:
-    """Every steep stretch of every road as a line layer (flag ``exceeds``)."""
+    """Every steep stretch of every road as a line layer (:data:`GRADE_RUN_COLUMNS`), saying what
+    HRV-010 finds of it: ``exceeds`` (a violation: over the limit alone or joined with the steep runs
+    of other roads), else ``cut_short`` (review: the search of the runs joined to it stopped at its
+    bound, so it is not known to be within the limit), else within it. ``joined_ft`` is the length
+    of the joined stretch through it (over the limit, or the longest found when cut short; NaN when
+    none) and ``joined_with`` its other roads (``layer id, ...``; '' when none).
+
+    Examples
+    --------
+    >>> rt = RoadTerrain("haul_roads", "R1", 80.0, runs=[Run(0.0, 80.0, 80.0, 86.2, 40.0, 40.0, False,
+    ...     LineString([(0, 0), (80, 0)]), joined_ft=160.0, joined_with="haul_roads R2", join_cut_short=True)])
+    >>> grade_runs_layer({("haul_roads", "R1"): rt}, None)[["exceeds", "joined_ft", "cut_short"]].values.tolist()
+    [[False, 160.0, True]]
+    """
     rows = [(layer, fid, r.start_ft, r.end_ft, r.length_ft, r.slope_length_ft, r.mean_grade_pct,
-             r.max_grade_pct, bool(r.exceeds), r.geometry)
+             r.max_grade_pct, bool(r.exceeds), float(r.joined_ft), r.joined_with, bool(r.join_cut_short), r.geometry)
             for (layer, fid), rt in terrain.items() for r in rt.runs]
     df = pd.DataFrame([r[:-1] for r in rows], columns=GRADE_RUN_COLUMNS)
     return gpd.GeoDataFrame(df, geometry=gpd.GeoSeries([r[-1] for r in rows], crs=crs).values, crs=crs)

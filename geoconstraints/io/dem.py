@@ -18,7 +18,7 @@ import affine
 import numpy as np
 import pyproj
 import shapely
-from shapely.geometry import Polygon
+from shapely.geometry import Polygon, shape
 
 from geoconstraints.errors import CRSError, DemError, LayerReadError
 from geoconstraints.io.paths import check_file, gdal_path, is_virtual, local_archive
@@ -346,6 +346,42 @@ class Dem:
             return poly
         side = max(abs(t.a) * self.width, abs(t.e) * self.height) / 100.0
         dense = shapely.segmentize(poly, side)
+        tr = _transformer(self.crs.to_wkt(), dst.to_wkt())
+        return shapely.transform(dense, lambda c: np.column_stack(tr.transform(c[:, 0], c[:, 1])))
+
+    def nodata_area(self, bounds: tuple[float, float, float, float], crs: Any) -> Any:
+        """The cells without an elevation (nodata, masked, a fill or impossible value: NaN as
+        :meth:`read_ft` reads them) around ``bounds`` (in ``crs``), as one (multi)polygon of their
+        outer edges in ``crs``; empty when every cell there has data or ``bounds`` misses the DEM.
+
+        Only the window of cells covering ``bounds`` is read (:meth:`window_of`: a slice of the
+        :attr:`focus` when inside it). Cells outside the DEM's extent are not part of it (see
+        :meth:`bounds_polygon`).
+
+        Examples
+        --------
+        >>> from geoconstraints.io.sample import sample_path
+        >>> dem = open_dem(sample_path("dem.tif"))
+        >>> dem.nodata_area(dem.bounds_polygon().bounds, dem.crs).is_empty
+        True
+        """
+        import rasterio.features  # see the note on imports at the top
+
+        win = self.window_of(bounds, crs)
+        if win is None:
+            return Polygon()
+        r0, r1, c0, c1 = win
+        missing = ~np.isfinite(self.read_ft(((r0, r1), (c0, c1))))
+        if not missing.any():
+            return Polygon()
+        at = self.transform @ affine.Affine.translation(c0, r0)
+        cells = [shape(s) for s, _ in
+                 rasterio.features.shapes(missing.astype("uint8"), mask=missing, transform=at)]
+        area = shapely.union_all(cells)
+        dst = to_pyproj(crs)
+        if same_crs(self.crs, dst):
+            return area
+        dense = shapely.segmentize(area, max(abs(self.transform.a), abs(self.transform.e)))
         tr = _transformer(self.crs.to_wkt(), dst.to_wkt())
         return shapely.transform(dense, lambda c: np.column_stack(tr.transform(c[:, 0], c[:, 1])))
 

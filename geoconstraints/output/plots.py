@@ -79,7 +79,8 @@ class RoadProfile:
         window); NaN where not evaluated.
     runs : DataFrame
         The Result's ``grade_runs`` rows on this part (``start_ft``, ``end_ft``, ``length_ft``,
-        ``mean_grade_pct``, ``max_grade_pct``, ``exceeds``).
+        ``mean_grade_pct``, ``max_grade_pct``, ``exceeds``, ``cut_short``: HRV-010 review, the
+        joined stretch through it not known).
     water_bars_ft : ndarray
         Distances of the Result's water bars on this part.
     max_grade_pct, max_run_ft : float
@@ -179,7 +180,7 @@ def _profile(result: Result, layer: str, fid: str, i: int, part: Any, runs: pd.D
     assert layers is not None  # road_profiles checked it
     prof = terrain.line_profile(layers.dem, part, layers.crs)
     grade = terrain.filter_grades(prof.dist_ft, prof.z_ft, window)  # the grades HRV-010 judges
-    cols = ["start_ft", "end_ft", "length_ft", "mean_grade_pct", "max_grade_pct", "exceeds"]
+    cols = ["start_ft", "end_ft", "length_ft", "mean_grade_pct", "max_grade_pct", "exceeds", "cut_short"]
     rsub = pd.DataFrame(columns=cols)
     if runs is not None and len(runs):
         on = _on_part(part, np.asarray(runs.geometry.values, dtype=object), k)
@@ -253,6 +254,12 @@ def render_profile(p: RoadProfile, *, width_in: float = 8.0, height_in: float = 
     if p.exceeding.shape[0]:
         handles.append(Patch(facecolor=red, alpha=0.35, hatch="//",
                              label=f"HRV-010: over {p.max_grade_pct:g} %\nfor more than {p.max_run_ft:g} ft"))
+    short = runs[runs["cut_short"].to_numpy(dtype=bool) & ~runs["exceeds"].to_numpy(dtype=bool)]
+    for a, b in zip(short["start_ft"].to_numpy(dtype=float), short["end_ft"].to_numpy(dtype=float)):
+        ax.axvspan(a, b, color=styles.STATUS_COLORS["review"], alpha=0.3, hatch="..", zorder=2, linewidth=0)
+    if len(short):
+        handles.append(Patch(facecolor=styles.STATUS_COLORS["review"], alpha=0.3, hatch="..",
+                             label="HRV-010 review: joined\nlength not known"))
     if len(p.water_bars_ft):
         zb = np.interp(p.water_bars_ft, p.dist_ft[ok], p.z_ft[ok])
         ax.plot(p.water_bars_ft, zb, linestyle="none", marker="v", markersize=6, color="#6a3d9a", zorder=5)

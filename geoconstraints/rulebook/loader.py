@@ -361,7 +361,9 @@ def load_rulebook(name_or_path: str | Path = "vestal") -> Rulebook:
     name_or_path : str or Path
         ``"vestal"``, ``"lockport"``, or the path of a YAML file. A user's file may say
         ``extends: vestal`` and then list only the rules it changes (thresholds, switches,
-        params, citations, messages), add rules, and ``waive: {RULE-ID: "reason"}``.
+        params, citations, messages), add rules, ``waive: {RULE-ID: "reason"}``, and list the
+        town's zoning districts (``town_districts: [RA-1, RA-2, RC, RR, C-1]``: every district a
+        rule names among them; a zoning value naming none of them is then an unknown district).
 
     Raises
     ------
@@ -380,6 +382,8 @@ def load_rulebook(name_or_path: str | Path = "vestal") -> Rulebook:
     book = str(meta.get("rulebook"))
     if where not in available_rulebooks():
         check_param_kinds(resolved["rules"], where)
+    town = meta.get("town_districts")
+    schema.check_town_districts(town, resolved["rules"], where)  # every district a rule names is listed
     rules = {rid: _build_rule(d, book, where) for rid, d in sorted(resolved["rules"].items())}
     for rid, reason in resolved["waive"].items():
         if rid not in rules:
@@ -389,5 +393,6 @@ def load_rulebook(name_or_path: str | Path = "vestal") -> Rulebook:
         rules[rid].waived = str(reason).strip()
     return Rulebook(name=book, version=str(meta.get("version", "")), title=str(meta.get("title", "")),
                     rules=rules, source=str(meta.get("source", "")), path=where,
-                    extends=meta.get("extends", ""), files=resolved["files"])
+                    extends=meta.get("extends", ""), files=resolved["files"],
+                    town_districts=None if town is None else tuple(str(d).strip().upper() for d in town))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -469,6 +469,28 @@ class FindingRows:
         return self.rule.findings(**{k: self.cols[k] for k in self._KEYS}, crs=self.crs)
 
 
+def rule_districts(params: Mapping[str, Any]) -> list[str]:
+    """The zoning districts a rule's ``params`` name: its ``districts`` list and the ``districts``
+    of any list entry (SQR-001's exemptions), stripped and upper-cased, in first-seen order.
+
+    Examples
+    --------
+    >>> rule_districts({"districts": ["RA-1", " rc"], "items": [{"key": "x", "districts": ["C-1", "RA-1"]}]})
+    ['RA-1', 'RC', 'C-1']
+    """
+    found: list[Any] = list(params.get("districts") or []) if isinstance(params.get("districts"), list) else []
+    for v in params.values():
+        if isinstance(v, list):
+            found += [d for e in v if isinstance(e, Mapping) and isinstance(e.get("districts"), list)
+                      for d in e["districts"]]
+    out: list[str] = []
+    for d in found:
+        t = str(d).strip().upper()
+        if t not in out:
+            out.append(t)
+    return out
+
+
 @dataclass
 class Rulebook:
     """An ordered collection of :class:`Rule` objects, selected and parameterised for a town."""
@@ -485,6 +507,20 @@ class Rulebook:
     the file named (a user's YAML file, or a bundled rulebook's inside the package), then in turn each
     file it ``extends``; each ``{"rulebook", "bundled", "file", "path", "size_bytes", "sha256"}``
     (:func:`~geoconstraints.rulebook.loader.rulebook_file_entry`). Empty for a rulebook made in code."""
+    town_districts: tuple[str, ...] | None = None
+    """Every zoning district of the town (the rulebook's ``town_districts``, stripped and upper-cased),
+    or None when the rulebook does not list them. Given, a zoning value naming none of them is an
+    unknown district (it may be a listed one misspelt); not given, any other value is read as a
+    district the law does not name, and the run says which values it read so."""
+
+    def named_districts(self, group: str | None = None) -> list[str]:
+        """The districts the rules (of ``group``) name in their ``districts`` params, and in the
+        ``districts`` of a param's list entries, stripped and upper-cased, in first-seen order."""
+        out: list[str] = []
+        for r in self.rules.values():
+            if group is None or r.group == group:
+                out += [d for d in rule_districts(r.params) if d not in out]
+        return out
 
     def __getitem__(self, rule_id: str) -> Rule:
         try:

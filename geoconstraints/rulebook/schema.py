@@ -43,7 +43,7 @@ from pydantic_core import PydanticCustomError
 from geoconstraints.errors import RulebookError
 from geoconstraints.io.roles import ROLES
 from geoconstraints.rulebook.findings import STATUSES
-from geoconstraints.rulebook.model import GROUPS, RULE_ID_PATTERN, UNIT_SUFFIXES, unit_of
+from geoconstraints.rulebook.model import GROUPS, RULE_ID_PATTERN, UNIT_SUFFIXES, rule_districts, unit_of
 from geoconstraints.units import number_problem as finite_problem
 
 SIGNED_UNITS: frozenset[str] = frozenset()
@@ -69,7 +69,8 @@ number, 1 or more."""
 
 RULE_KEYS: tuple[str, ...] = ("id", "title", "group", "citation", "summary", "thresholds", "params", "switches",
                               "tables", "messages", "inputs", "notes")
-FILE_KEYS: tuple[str, ...] = ("rulebook", "name", "version", "title", "source", "extends", "notes", "rules", "waive")
+FILE_KEYS: tuple[str, ...] = ("rulebook", "name", "version", "title", "source", "extends", "notes", "town_districts",
+                              "rules", "waive")
 
 _Text = Annotated[str, Field(strict=True)]
 _Number = Annotated[float, Field(strict=True, allow_inf_nan=False)]
@@ -280,8 +281,17 @@ class RulebookFile(_Strict):
     source: _Text | None = None
     extends: _Text | None = None
     notes: _Text | None = None
+    town_districts: list[_Text] | None = None
     rules: list[RulePart] | None = None
     waive: dict[_Text, _Text | None] | None = None
+
+    @field_validator("town_districts", mode="before")
+    @classmethod
+    def _town_districts(cls, v: Any) -> Any:
+        why = town_districts_problem(v)
+        if why:
+            raise _fail(why)
+        return v
 
     @field_validator("version")
     @classmethod
@@ -416,6 +426,70 @@ def check_rule(rule: Mapping[str, Any], where: str) -> None:
         Rule.model_validate(rule)
     except ValidationError as exc:
         _raise(exc, {"rules": [rule]}, where, ("rules", 0))
+
+
+def town_districts_problem(value: Any) -> str:
+    """Why ``value`` cannot be a rulebook's ``town_districts`` ('' when it can, or is None): it must
+    be a list of the town's zoning districts, each non-blank text, none twice.
+
+    Examples
+    --------
+    >>> town_districts_problem(["RA-1", "C-1"]), town_districts_problem(None)
+    ('', '')
+    >>> town_districts_problem(["RA-1", " "])
+    'town_districts[1] is blank: every entry names a zoning district of the town'
+    >>> town_districts_problem(["RA-1", 12])
+    'town_districts[1] = 12 is not text; write it in quotes ("12")'
+    """
+    example = "e.g. town_districts: [RA-1, RA-2, RC, RR, C-1]"
+    if value is None:
+        return ""
+    if not isinstance(value, list):
+        return f"town_districts = {value!r} is not a list of the town's zoning districts ({example})"
+    if not value:
+        return f"town_districts is empty: list the town's zoning districts ({example}), or leave the key out"
+    seen: dict[str, int] = {}
+    for i, d in enumerate(value):
+        if not isinstance(d, str):
+            return (f"town_districts[{i}] = {d!r} is not text; write it in quotes (\"{d}\")" if d is not None
+                    and not isinstance(d, (dict, list)) else f"town_districts[{i}] = {d!r} is not a district name")
+        if not d.strip():
+            return f"town_districts[{i}] is blank: every entry names a zoning district of the town"
+        key = d.strip().upper()
+        if key in seen:
+            return f"town_districts lists {d.strip()!r} twice (entries {seen[key]} and {i})"
+        seen[key] = i
+    return ""
+
+
+def check_town_districts(town: Any, rules: Mapping[str, Mapping[str, Any]], where: str) -> None:
+    """RulebookError when a rulebook's ``town_districts`` (after ``extends`` merging) leaves out a
+    district that a rule names (its ``districts`` params, :func:`~geoconstraints.rulebook.model.rule_districts`):
+    the list is the town's every district, so a value of the zoning layer naming none of them is
+    an unknown district. Nothing to check when ``town`` is None.
+
+    Examples
+    --------
+    >>> rules = {"HRV-003": {"params": {"districts": ["RA-1", "RA-2"]}}}
+    >>> check_town_districts(["ra-1", "RA-2", "C-1"], rules, "mine.yaml")
+    >>> check_town_districts(["RA-1", "RA2", "C-1"], rules, "mine.yaml")
+    Traceback (most recent call last):
+    ...
+    geoconstraints.errors.RulebookError: rulebook mine.yaml: rule HRV-003 names district RA-2, which town_districts does not list (did you mean 'RA2'?); town_districts must list every district of the town, the rules' included, spelled as the rules spell them. Fix the rulebook
+    """
+    if town is None:
+        return
+    why = town_districts_problem(town)
+    if why:
+        raise RulebookError(f"rulebook {where}: {why}. Fix the rulebook")
+    listed = {str(d).strip().upper() for d in town}
+    for rid, rule in sorted(rules.items()):
+        for d in rule_districts(rule.get("params") or {}):
+            if d not in listed:
+                raise RulebookError(
+                    f"rulebook {where}: rule {rid} names district {d}, which town_districts does not list"
+                    f"{_did_you_mean(d, sorted(listed))}; town_districts must list every district of the town, the "
+                    f"rules' included, spelled as the rules spell them. Fix the rulebook")
 
 
 def json_schema() -> dict[str, Any]:

@@ -107,9 +107,9 @@ def buffer_settings(rulebook: Rulebook) -> tuple[dict[str, dict[str, Any]], dict
             s["include_intermittent"] = truthy(r.s("include_intermittent")) is True
         elif kind == "property_line":
             s.update(districts=list(r.p("districts")), reading=str(r.s("property_line_reading")),
-                     touch_tolerance_ft=r.t("touch_tolerance_ft") + _TOL_FT)
+                     touch_tolerance_ft=r.t("touch_tolerance_ft") + _TOL_FT, town_districts=rulebook.town_districts)
         elif kind == "dwelling":
-            s["districts"] = list(r.p("districts"))
+            s.update(districts=list(r.p("districts")), town_districts=rulebook.town_districts)
         settings[kind] = s
     return settings, absent
 
@@ -289,6 +289,9 @@ class HarvestContext:
         How the streams' values were read.
     channel : dict or None
         :func:`channel_settings` (None when the rule defining a channel is not in the rulebook).
+    town_districts : tuple of str or None
+        The rulebook's ``town_districts``: a zoning value naming none of them is an unknown district
+        (None: the rulebook does not list the town's districts).
     """
 
     layers: Layers
@@ -298,6 +301,7 @@ class HarvestContext:
     streams: gpd.GeoDataFrame | None = None
     stream_kinds: StreamKinds = field(default_factory=lambda: StreamKinds(pd.DataFrame()))
     channel: dict[str, float] | None = None
+    town_districts: tuple[str, ...] | None = None
 
     @property
     def crs(self) -> Any:
@@ -642,15 +646,55 @@ def check_commercial_volume(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
 def _zoning_frame(ctx: HarvestContext,
                   districts: Iterable[str] = ()) -> tuple[gpd.GeoDataFrame | None, str | None]:
     """Zoning polygons (or parcels) with a normalised district ``_d`` (a spelling of one of
-    ``districts`` spelled as the rulebook does, :func:`~geoconstraints.geometry.buffers.norm_district`),
-    and where they come from."""
+    ``districts`` spelled as the rulebook does, :func:`~geoconstraints.geometry.buffers.norm_district`;
+    missing where unknown, and, with the rulebook's ``town_districts``, where the value names none of
+    them), the value as written ``_v``, and where they come from."""
     zoning, parcels = ctx.get("zoning"), ctx.get("parcels")
     src = bf.zoning_source(zoning, parcels)
     if src == "zoning layer" and zoning is not None:
-        return zoning.assign(_d=bf.norm_district(zoning["district"], districts)), src
-    if src is not None and parcels is not None:
-        return parcels.assign(_d=bf.norm_district(parcels["zoning"], districts)), src
-    return None, src
+        v = zoning["district"]
+    elif src is not None and parcels is not None:
+        v, zoning = parcels["zoning"], parcels
+    else:
+        return None, src
+    return zoning.assign(_d=bf.norm_district(v, districts, ctx.town_districts), _v=v), src
+
+
+def district_warnings(layers: Layers, rulebook: Rulebook) -> list[str]:
+    """How the district values of the zoning layer (or the parcels' ``zoning`` field, whichever the
+    harvest rules read) were read, when some are neither blank nor a district a harvest rule names:
+    one sentence listing each such value with its count ([] when none, or no harvest rule names a
+    district).
+
+    Without the rulebook's ``town_districts`` those values are read as districts the law does not
+    list (no strip, no board review): the sentence says so and how to change it. With it, the
+    values naming none of the town's districts are read as unknown districts (``review`` /
+    ``not_evaluated``, never ``pass``).
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> z = gpd.GeoDataFrame({"district": ["RA-1A", "C-1", "RA-1A", "ra1", None]}, geometry=[Polygon()] * 5)
+    >>> print(district_warnings(Layers(frames={"zoning": z}, crs=None), load_rulebook("vestal"))[0])
+    zoning layer: district values no rule names, treated as districts the law does not list: "C-1" (1), "RA-1A" (2). If one is a spelling of RA-1, RA-2, RC or RR, correct the layer, or list the town's districts in the rulebook (town_districts) so other values count as unknown
+    """
+    named = rulebook.named_districts("harvest")
+    zoning, parcels = layers.get_layer("zoning"), layers.get_layer("parcels")
+    src = bf.zoning_source(zoning, parcels)
+    if not named or src is None:
+        return []
+    values = zoning["district"] if src == "zoning layer" and zoning is not None else parcels["zoning"]  # type: ignore[index]
+    found = bf.unlisted_districts(values, named, rulebook.town_districts)
+    if not found:
+        return []
+    listed = id_list([f'"{v}" ({n:,})' for v, n in sorted(found.items())], 20)
+    either = ", ".join(named[:-1]) + " or " + named[-1] if len(named) > 1 else named[0]
+    if rulebook.town_districts is None:
+        return [(f"{src}: district values no rule names, treated as districts the law does not list: {listed}. "
+                 f"If one is a spelling of {either}, correct the layer, or list the town's districts in the "
+                 f"rulebook (town_districts) so other values count as unknown")]
+    return [(f"{src}: district values naming none of the rulebook's town_districts, read as district unknown "
+             f"(each may be {either}: a strip or board review is possible there, never a pass): {listed}")]
 
 
 def zoning_gaps(ctx: HarvestContext, geoms: Any, zsrc: gpd.GeoDataFrame, distance_ft: float,
@@ -688,7 +732,7 @@ def _zoning_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: s
         nearest[near_idx[0]] = near_d
     ui, uj = (unk.sindex.query(g.geometry.values, predicate="dwithin", distance=dist_ft + _TOL_FT) if len(unk)
               else (np.array([], int),) * 2)
-    unknown = _joined(ui, unk["feature_id"].astype(str).to_numpy()[uj], n)
+    unknown = _joined(ui, _unknown_labels(unk)[uj], n)
     gap = zoning_gaps(ctx, g.geometry.values, zsrc, dist_ft, rule.t("default_row_width_ft"))
     gapped = gap > rule.t("coverage_gap_tolerance_sqft") + _TOL_SQFT
     within = np.isfinite(dmin) & (dmin <= dist_ft + _TOL_FT)
@@ -712,6 +756,13 @@ def _zoning_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: s
         detail.append(txt)
     return rule.findings(status, subject_layer=layer, subject_id=ids, measured=measured, threshold=dist_ft,
                          unit="ft", geometry=g.geometry.values, crs=ctx.crs, districts=dtext, detail=detail)
+
+
+def _unknown_labels(unk: gpd.GeoDataFrame) -> np.ndarray:
+    """The feature id of each zoning polygon (or parcel) of unknown district of a :func:`_zoning_frame`,
+    with the value it gives when it gives one (``P2 ("RA-l")``: not one of the town's districts)."""
+    return np.array([f"{i}{bf.unknown_district(v).removeprefix('district unknown')}"
+                     for i, v in zip(unk["feature_id"].astype(str), unk["_v"])], dtype=object)
 
 
 @check("HRV-003")
@@ -829,35 +880,55 @@ def _derived_gaps(ctx: HarvestContext, rule: Rule, key: str) -> str:
     return ""
 
 
-def _off_dem(ctx: HarvestContext) -> str:
-    """The plan's features (:data:`PLAN_LAYERS`) the DEM's extent does not wholly cover, with how much
-    of each lies outside it ('' when it covers them all): the contours drawn from it stop there."""
-    dem = ctx.layers.dem
-    foot = dem.bounds_polygon(ctx.crs)
-    parts = []
+def _plan_parts(ctx: HarvestContext, part: Any, where: str) -> list[str]:
+    """The plan's features (:data:`PLAN_LAYERS`) of which ``part(geometries)`` leaves something of
+    their own dimension (a polygon's area, a line's length, a point), each as ``layer id (how much
+    where)``."""
+    out = []
     for layer in PLAN_LAYERS:
         g = ctx.get(layer)
-        if g is None:
+        if g is None or not len(g):
             continue
-        out = shapely.difference(g.geometry.values, foot)
-        off = ~shapely.is_empty(out)
-        for fid, geom in zip(_plan_ids(g)[off], out[off]):
+        geoms = g.geometry.values
+        piece = part(geoms)
+        hit = ~shapely.is_empty(piece) & (shapely.get_dimensions(piece) >= shapely.get_dimensions(geoms))
+        for fid, geom in zip(_plan_ids(g)[hit], piece[hit]):
             area, length = float(shapely.area(geom)), float(shapely.length(geom))
             size = (f"{fmt_num(sqft_to_acres(area))} acres" if area > _TOL_SQFT else
                     f"{length:,.0f} ft" if length > _TOL_FT else "")
-            parts.append(f"{layer} {fid}" + (f" ({size} outside it)" if size else " (outside it)"))
-    if not parts:
-        return ""
-    return (f"the DEM {dem.path.name} does not cover all of the plan, so no contours are drawn over: "
-            f"{', '.join(parts)} (give a DEM or contours covering them)")
+            out.append(f"{layer} {fid}" + (f" ({size} {where})" if size else f" ({where})"))
+    return out
+
+
+def _off_dem(ctx: HarvestContext) -> str:
+    """The plan's features (:data:`PLAN_LAYERS`) the DEM's extent does not wholly cover, and those on its
+    cells without data (nodata, :meth:`~geoconstraints.io.dem.Dem.nodata_area`, read for the plan's
+    extent only), with how much of each lies there ('' when neither): the contours drawn from it stop
+    there."""
+    dem = ctx.layers.dem
+    foot = dem.bounds_polygon(ctx.crs)
+    why = []
+    if outside := _plan_parts(ctx, lambda geoms: shapely.difference(geoms, foot), "outside it"):
+        why.append(f"the DEM {dem.path.name} does not cover all of the plan, so no contours are drawn over: "
+                   f"{', '.join(outside)} (give a DEM or contours covering them)")
+    plan = [g.total_bounds for g in (ctx.get(layer) for layer in PLAN_LAYERS) if g is not None and len(g)]
+    if plan:
+        lo, hi = np.min(plan, axis=0), np.max(plan, axis=0)
+        holes = dem.nodata_area((float(lo[0]), float(lo[1]), float(hi[2]), float(hi[3])), ctx.crs)
+        if not holes.is_empty and (on := _plan_parts(ctx, lambda geoms: shapely.intersection(geoms, holes),
+                                                      "on nodata")):
+            why.append(f"the DEM {dem.path.name} has no data (nodata cells) under part of the plan, so no contours "
+                       f"are drawn over: {', '.join(on)} (give a DEM with data there, or contours covering them)")
+    return "; ".join(why)
 
 
 @check("HRV-002")
 def check_site_plan(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     """For each site-plan element a..k: ``info`` when the inputs supply it, else ``not_evaluated``
     naming the layer (role) that would; contours at the rulebook interval from the DEM (b: a DEM not
-    covering every plan feature is ``not_evaluated`` naming the features and how much lies off it), the
-    zoning's coverage around the harvest area (c) and the buffer strips (j) checked too."""
+    covering every plan feature, or without data under one, is ``not_evaluated`` naming the features
+    and how much lies off it or on its nodata cells), the zoning's coverage around the harvest area
+    (c) and the buffer strips (j) checked too."""
     status, detail, keys = [], [], []
     for el in site_plan_inputs(ctx.layers, rule):
         why = "; ".join([f"not supplied: {', '.join(el.missing)}"] if el.missing else []) \
@@ -895,7 +966,7 @@ def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, max_run: floa
                 f"from {run.start_ft:,.1f} to {run.end_ft:,.1f} ft along the line; horizontal "
                 f"{run.length_ft:,.1f} ft, slope length {run.slope_length_ft:,.1f} ft; mean grade "
                 f"{run.mean_grade_pct:.1f} %, max {run.max_grade_pct:.1f} %; "
-                + (f"it goes on, end to end, along the steep runs of {run.joined_with}: {run.joined_ft:,.1f} ft "
+                + (f"it goes on along the steep runs of {run.joined_with}: {run.joined_ft:,.1f} ft "
                    f"together; " if joined else "") + rt.window_note),
                 measured=run.joined_ft if joined else run.length_ft if mode == "horizontal" else run.slope_length_ft,
                 threshold=max_run, unit="ft")
@@ -903,7 +974,7 @@ def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, max_run: floa
             rows.add("review", **at, geometry=run.geometry, detail=(
                 f"from {run.start_ft:,.1f} to {run.end_ft:,.1f} ft along the line; horizontal "
                 f"{run.length_ft:,.1f} ft, slope length {run.slope_length_ft:,.1f} ft, mean grade "
-                f"{run.mean_grade_pct:.1f} %; the search of the steep runs of other roads it meets end to end was "
+                f"{run.mean_grade_pct:.1f} %; the search of the steep runs of other roads joined to it was "
                 f"cut short (too many joined paths): the longest found is {run.joined_ft:,.1f} ft"
                 + (f" (with {run.joined_with})" if run.joined_with else "")
                 + f", a longer one may exist; measure it on the plan; {rt.window_note}"),

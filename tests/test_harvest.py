@@ -824,19 +824,25 @@ def test_no_contour_between_levels_is_named_so(tmp_path, vestal) -> None:
     assert "multiple of 10 ft" in b["message"]
 
 
+def _contours_element(vestal, dem_path, haul_roads) -> tuple[Layers, pd.Series]:
+    """The harvest areas H1 [0, 1000] x [0, 1000] and H2 [1000, 1500] x [0, 1000] with ``haul_roads`` on the
+    DEM at ``dem_path``: (the layers, HRV-002's element b, asserted not_evaluated with contours drawn)."""
+    lay = Layers(frames={"harvest_area": layer(["H1", "H2"], [box(0, 0, 1000, 1000), box(1000, 0, 1500, 1000)]),
+                         "haul_roads": haul_roads}, crs=CRS.from_user_input(NY_FT), dem=open_dem(dem_path))
+    res = check_harvest(lay, vestal)
+    assert len(res.derived["contours"])
+    b = one(res, "HRV-002", "b")
+    assert b["status"] == "not_evaluated"
+    return lay, b
+
+
 def test_contours_from_a_dem_covering_part_of_the_plan_name_the_rest(tmp_path, vestal) -> None:
     # § 44-VI-6(E)(4)b: the site plan shows "land contours at intervals of 10 feet or less". A DEM ending at
     # u = 1200 draws contours over H1 and part of H2 only: before, element b was info ("11 contour levels ...
     # derived from the DEM") as if the plan had them all; now not_evaluated, naming what has none: 300 ft x
     # 1,000 ft of H2 (6.89 acres) and the 200-ft haul road HR at u = 1400
     p = write_dem(tmp_path / "part.tif", lambda u, v: 1000 + 0.10 * u, bounds=(-300, -300, 1200, 1300))
-    lay = Layers(frames={"harvest_area": layer(["H1", "H2"], [box(0, 0, 1000, 1000), box(1000, 0, 1500, 1000)]),
-                         "haul_roads": layer(["HR"], [LineString([(1400, 900), (1400, 1100)])])},
-                 crs=CRS.from_user_input(NY_FT), dem=open_dem(p))
-    res = check_harvest(lay, vestal)
-    assert len(res.derived["contours"])
-    b = one(res, "HRV-002", "b")
-    assert b["status"] == "not_evaluated"
+    lay, b = _contours_element(vestal, p, layer(["HR"], [LineString([(1400, 900), (1400, 1100)])]))
     assert "does not cover all of the plan" in b["message"]
     assert f"harvest_area H2 ({300_000 / SQFT_PER_ACRE:.2f} acres outside it)" in b["message"]
     assert "haul_roads HR (200 ft outside it)" in b["message"] and "H1" not in b["message"]
@@ -853,14 +859,8 @@ def test_contours_from_a_dem_with_nodata_under_the_plan_name_what_lies_there(tmp
     # (0.92 acres) and 200 ft of the haul road HR crossing the square; H2 and the road R2 beside it are not named
     p = write_dem(tmp_path / "hole.tif", lambda u, v: 1000 + 0.10 * u, bounds=(-300, -300, 1800, 1300),
                   nodata=-9999.0, hole=(400, 400, 600, 600))
-    lay = Layers(frames={"harvest_area": layer(["H1", "H2"], [box(0, 0, 1000, 1000), box(1000, 0, 1500, 1000)]),
-                         "haul_roads": layer(["HR", "R2"], [LineString([(500, 300), (500, 700)]),
-                                                            LineString([(700, 300), (700, 700)])])},
-                 crs=CRS.from_user_input(NY_FT), dem=open_dem(p))
-    res = check_harvest(lay, vestal)
-    assert len(res.derived["contours"])
-    b = one(res, "HRV-002", "b")
-    assert b["status"] == "not_evaluated"
+    lay, b = _contours_element(vestal, p, layer(["HR", "R2"], [LineString([(500, 300), (500, 700)]),
+                                                               LineString([(700, 300), (700, 700)])]))
     assert "has no data (nodata cells) under part of the plan" in b["message"]
     assert f"harvest_area H1 ({40_000 / SQFT_PER_ACRE:.2f} acres on nodata)" in b["message"]
     assert "haul_roads HR (200 ft on nodata)" in b["message"]

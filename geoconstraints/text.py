@@ -37,6 +37,18 @@ def is_blank(v: Any) -> bool:
     return isinstance(v, str) and not v.strip()
 
 
+def stated_text(values: Iterable[Any], blank: Any = "") -> list[Any]:
+    """Each value as stripped text, ``blank`` where it is blank (:func:`is_blank`: None, NaN, whitespace),
+    never the text "None" or "nan".
+
+    Examples
+    --------
+    >>> stated_text(["  J. Doe ", None, float("nan"), " ", 12]), stated_text([None], blank=None)
+    (['J. Doe', '', '', '', '12'], [None])
+    """
+    return [blank if is_blank(v) else str(v).strip() for v in values]
+
+
 TRUE_WORDS: tuple[str, ...] = ("1", "true", "t", "yes", "y")
 """Text read as yes (case-insensitive)."""
 

@@ -16,7 +16,7 @@ import shapely
 
 from geoconstraints.errors import InputError, RulebookError
 from geoconstraints.io.tables import DAY, PRECIP_TOL_IN, read_days
-from geoconstraints.text import day_text, fixed, id_list, is_blank, truthy
+from geoconstraints.text import day_text, fixed, id_list, stated_text, truthy
 from geoconstraints.units import sqft_to_acres
 
 log = logging.getLogger(__name__)
@@ -354,7 +354,7 @@ def inspector_names(col: pd.Series) -> np.ndarray:
     >>> inspector_names(pd.Series(["J. Doe", None, float("nan"), " "])).tolist()
     ['J. Doe', '', '', '']
     """
-    return np.array(["" if is_blank(v) else str(v).strip() for v in col], dtype=object)
+    return np.array(stated_text(col), dtype=object)
 
 
 def qualifications(inspections: pd.DataFrame) -> np.ndarray:

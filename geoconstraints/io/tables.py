@@ -17,7 +17,7 @@ import pandas as pd
 
 from geoconstraints.errors import FieldError, InputError, LayerReadError
 from geoconstraints.io.paths import check_file
-from geoconstraints.text import day_text, fixed, id_list, is_blank
+from geoconstraints.text import day_text, fixed, id_list, is_blank, stated_text
 
 log = logging.getLogger(__name__)
 
@@ -312,7 +312,7 @@ def read_inspection_log(source: str | os.PathLike[str] | pd.DataFrame) -> pd.Dat
     days = _date_column(df, label, is_file)
     out = pd.DataFrame({"date": days})
     for c in ("inspector", "notes", "qualified"):
-        out[c] = [("" if is_blank(v) else str(v).strip()) for v in df[c]] if c in df.columns else ""
+        out[c] = stated_text(df[c]) if c in df.columns else ""
     return out.sort_values("date", kind="stable", ignore_index=True)
 
 

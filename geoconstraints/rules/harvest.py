@@ -29,7 +29,7 @@ from geoconstraints.rulebook.findings import concat_findings
 from geoconstraints.rulebook.model import FindingRows, Rule, Rulebook
 from geoconstraints.rulebook.registry import check
 from geoconstraints.rulebook.render import fmt_num
-from geoconstraints.text import id_list, is_blank, truthy
+from geoconstraints.text import id_list, is_blank, stated_text, truthy
 from geoconstraints.units import sqft_to_acres
 
 log = logging.getLogger(__name__)
@@ -420,7 +420,7 @@ def _area_parcel_links(ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None) -
     ai, pj = a[inner], p[inner]
     if "parcel_id" in ha.columns:
         pos = pd.Series(np.arange(len(parcels)), index=parcels["feature_id"].astype(str))
-        named = ha["parcel_id"].map(lambda v: None if is_blank(v) else str(v).strip())
+        named = pd.Series(stated_text(ha["parcel_id"], blank=None), index=ha.index, dtype=object)
         hit = named.isin(pos.index).to_numpy()
         ai = np.concatenate([ai, np.flatnonzero(hit)])
         pj = np.concatenate([pj, pos.loc[named[hit]].to_numpy()])
@@ -463,7 +463,7 @@ def _ownership(ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None, tol: floa
     n = len(ha)
     m = 0 if parcels is None else len(parcels)
     ai, pj = _area_parcel_links(ha, parcels)
-    keys = ha["parcel_id"].map(lambda v: None if is_blank(v) else str(v).strip()) if "parcel_id" in ha.columns \
+    keys = pd.Series(stated_text(ha["parcel_id"], blank=None), index=ha.index, dtype=object) if "parcel_id" in ha.columns \
         else pd.Series([None] * n)
     known_pids = set() if parcels is None else set(parcels["feature_id"].astype(str))
     free = sorted({k for k in keys.dropna() if k not in known_pids})  # parcel keys without a parcel feature

@@ -30,7 +30,14 @@ from shapely import STRtree
 from geoconstraints.errors import InputError, RulebookError
 from geoconstraints.geometry import buffers as bf
 from geoconstraints.geometry import terrain as tr
-from geoconstraints.geometry.bfe import BFE_COLUMNS, BFE_METHODS, bfe_at_points, static_bfe_polygons
+from geoconstraints.geometry.bfe import (
+    BFE_COLUMNS,
+    BFE_METHODS,
+    FLOAT_TOL_FT,
+    bfe_at_points,
+    bfe_upper_bound,
+    static_bfe_polygons,
+)
 from geoconstraints.geometry.flow import FlowTrace, trace_flow
 from geoconstraints.geometry.overlay import (
     CHUNK_SIZE,
@@ -324,6 +331,21 @@ def _site_bfe(layers: Layers, rulebook: Rulebook, geoms: np.ndarray, sfha: np.nd
     if mixed.any():
         off = mixed[b["owner"].to_numpy()] & _off_the_firm(where, b["bfe_method"].to_numpy(), flood, fz)
         b = b[~off].reset_index(drop=True)
+    b["bound"] = False
+    # the highest BFE the BFE lines can give anywhere on the part where they give it: an upper bound the
+    # samples may not reach (past a stream's bend), or where part of it may have none, a point without one
+    u = bfe_upper_bound(_lines_part(sfha, flood, fz), bfe_lines=layers.get_layer("bfe_lines"),
+                        streams=layers.get_layer("streams"),
+                        search_radius_ft=rulebook["FLD-003"].t("bfe_search_radius_ft"))
+    has_u = np.flatnonzero(u["bound_ft"].notna().to_numpy() | u["unbounded"].to_numpy())
+    if len(has_u):
+        un = u["unbounded"].to_numpy()[has_u]
+        b = pd.concat([b, pd.DataFrame({
+            "bfe_ft": np.where(un, np.nan, u["bound_ft"].to_numpy()[has_u]),
+            "bfe_method": np.where(un, "none", u["bound_method"].to_numpy()[has_u]),
+            "bfe_datum": np.where(un, "", u["bound_datum"].to_numpy()[has_u]),
+            "bfe_note": u["bound_note"].to_numpy()[has_u], "owner": has_u, "in_bfe_zone": True, "bound": True})],
+            ignore_index=True)
     b["rank"] = b["bfe_method"].map({k: i for i, k in enumerate(BFE_METHODS)})
     found = {o: _footprint_bfe(p) for o, p in b.groupby("owner", sort=True)}
     none = (np.nan, "none", "", "the footprint has no corners: no BFE", np.nan, "", "none")
@@ -439,6 +461,26 @@ def _zone_pieces(sfha: np.ndarray, flood: gpd.GeoDataFrame | None) -> np.ndarray
     return out
 
 
+def _lines_part(sfha: np.ndarray, flood: gpd.GeoDataFrame | None, fz: FirmZones) -> np.ndarray:
+    """Per footprint: the polygonal parts of its SFHA part in flood zone polygons of a zone with BFEs stating
+    no ``STATIC_BFE`` (where the BFE lines give the BFE), one collection each (None where none). Where such a
+    polygon overlaps one stating a ``STATIC_BFE`` the overlap is kept: a larger area only raises the bound."""
+    out = np.full(len(sfha), None, dtype=object)
+    which = fz.bfe_zone & ~fz.static
+    if flood is None or not which.any():
+        return out
+    polys = np.asarray(flood.geometry.values[which], dtype=object)
+    si, pi = STRtree(polys).query(sfha, predicate="intersects")
+    if not len(si):
+        return out
+    parts = shapely.intersection(sfha[si], polys[pi])
+    areal = shapely.area(parts) > 0
+    if not areal.any():
+        return out
+    order = np.argsort(si[areal], kind="stable")
+    return shapely.geometrycollections(parts[areal][order], indices=si[areal][order], out=out)
+
+
 def _static_edges(sfha: np.ndarray, flood: gpd.GeoDataFrame | None, fz: FirmZones) -> tuple[np.ndarray, np.ndarray]:
     """(edge, sqft) per footprint: its SFHA part outside the polygons stating a ``STATIC_BFE``, where
     that part meets such a polygon (None elsewhere: nothing more to sample), and the area of its SFHA
@@ -475,23 +517,28 @@ SAMPLED = "corners, centroid and the corners of its parts in each flood zone pol
 
 def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str, float, str, str]:
     """(bfe_ft, bfe_method, bfe_datum, bfe_note, bfe_known_ft, bfe_known_datum, bfe_known_method) of one
-    footprint from its samples.
+    footprint from its samples and the bound of the BFE the BFE lines give on it.
 
-    The highest ``bfe_ft`` of the points whatever its method (conservative: a lower ``STATIC_BFE`` at
-    one corner never replaces a higher interpolated BFE at another); the method, datum and note are
-    those of the point giving it (the first method of :data:`~geoconstraints.geometry.bfe.BFE_METHODS`
-    on a tie). Not determined (NaN, ``none``, the note says why) when a point in a BFE zone has no BFE
-    (that part's BFE may be higher than the rest's: the rest gives only a lower bound) or when the
-    points' BFEs are in different vertical datums (never compared). ``bfe_known_ft`` is the highest
-    BFE known on the footprint, in ``bfe_known_datum``, found by ``bfe_known_method``: the BFE itself,
-    or where part of the footprint has none, a lower bound of it (NaN and ``none`` when nothing is known
-    or the datums differ).
+    The BFE is the highest the footprint can reach: the highest ``bfe_ft`` of the points whatever its method
+    (conservative: a lower ``STATIC_BFE`` at one corner never replaces a higher interpolated BFE at another),
+    or where the BFE lines can give more elsewhere on it (a row with ``bound`` True:
+    :func:`~geoconstraints.geometry.bfe.bfe_upper_bound`; past a stream's bend the highest point need not be
+    sampled) that upper bound, with ``bfe_known_ft`` the highest sampled (the BFE lies between the two). The
+    method, datum and note are those of the row giving it (the first method of
+    :data:`~geoconstraints.geometry.bfe.BFE_METHODS` on a tie). Not determined (NaN, ``none``, the note says
+    why) when a point in a BFE zone has no BFE or the bound says part of the footprint may have none (that
+    part's BFE may be higher than the rest's: the rest gives only a lower bound), or when the BFEs are in
+    different vertical datums (never compared). ``bfe_known_ft`` is the highest BFE reached at a sample
+    point, in ``bfe_known_datum``, found by ``bfe_known_method``: the BFE itself where a sample reaches the
+    bound, else a lower bound of it (NaN and ``none`` when nothing is known or the datums differ).
 
     Parameters
     ----------
     p : DataFrame
         :func:`~geoconstraints.geometry.bfe.bfe_at_points`' rows of the footprint's corners and
-        centroid, with ``rank`` (position of the method in ``BFE_METHODS``) and ``in_bfe_zone``.
+        centroid, with ``rank`` (position of the method in ``BFE_METHODS``) and ``in_bfe_zone``; and
+        optionally ``bound`` (True on the rows of the upper bound: its value, or NaN where part of the
+        footprint may have no BFE).
 
     Examples
     --------
@@ -508,9 +555,23 @@ def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str, float, str, s
     >>> print(note)
     part of the footprint in a BFE zone has no BFE (upstream of the last BFE line); elsewhere on the
     footprint the BFE reaches 809.4 ft, so the site's BFE is at least that
+
+    Where the BFE lines can give more than any sample point (810.1 ft), that bound is the BFE:
+
+    >>> p.loc[2, "in_bfe_zone"] = False
+    >>> up = pd.DataFrame({"bfe_ft": [810.1], "bfe_method": ["interpolated_along_stream"], "rank": [1],
+    ...                    "bfe_datum": ["NAVD88"], "bfe_note": ["the lines' highest"], "in_bfe_zone": [True],
+    ...                    "bound": [True]})
+    >>> bfe, method, _, note, known, _, _ = _footprint_bfe(pd.concat([p.assign(bound=False), up]))
+    >>> bfe, method, known
+    (810.1, 'interpolated_along_stream', 809.4)
     """
+    bound = p["bound"].to_numpy(dtype=bool) if "bound" in p.columns else np.zeros(len(p), dtype=bool)
+    up, p = p[bound], p[~bound]
     has = p[p["bfe_ft"].notna()]
     if not len(has):
+        if not len(p):
+            return np.nan, "none", "", "the footprint has no corners: no BFE", np.nan, "", "none"
         return (np.nan, "none", "", f"highest over the footprint's {SAMPLED} ({p['bfe_note'].iloc[0]})",
                 np.nan, "", "none")
     datums = sorted(set(has["bfe_datum"]))
@@ -518,21 +579,33 @@ def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str, float, str, s
     known, known_datum, known_method = ((float(top["bfe_ft"]), datums[0], str(top["bfe_method"])) if len(datums) == 1
                                         else (np.nan, "", "none"))
     lacking = p[p["in_bfe_zone"].to_numpy() & p["bfe_ft"].isna().to_numpy()]
-    if len(lacking):
-        why = "; ".join(dict.fromkeys(lacking["bfe_note"]))
-        return np.nan, "none", "", (f"part of the footprint in a BFE zone has no BFE ({why}); elsewhere on the "
-                                    f"footprint the BFE reaches {ft_text(has['bfe_ft'].max())} ft, so the site's "
-                                    f"BFE is at least that"), known, known_datum, known_method
+    maybe = up[up["bfe_ft"].isna()]
+    if len(lacking) or len(maybe):
+        why = "; ".join(dict.fromkeys([*lacking["bfe_note"], *maybe["bfe_note"]]))
+        return np.nan, "none", "", (f"part of the footprint in a BFE zone {'has' if len(lacking) else 'may have'} "
+                                    f"no BFE ({why}); elsewhere on the footprint the BFE reaches "
+                                    f"{ft_text(has['bfe_ft'].max())} ft, so the site's BFE is at least that"), \
+            known, known_datum, known_method
     if len(datums) > 1:
         return np.nan, "none", "", (f"the BFEs at the footprint's {SAMPLED} are in different vertical "
                                     f"datums ({', '.join(d or 'not stated' for d in datums)}): not compared"), \
             np.nan, "", "none"
-    note = f"highest over the footprint's {SAMPLED} ({top['bfe_note']})"
     better = has[has["rank"] < top["rank"]].sort_values("rank", kind="stable")
-    if len(better):
-        b = better.iloc[0]
-        note += (f"; above the {b['bfe_method'].replace('_', ' ')} BFE of {ft_text(b['bfe_ft'])} ft elsewhere on "
-                 f"the footprint")
+    above = "" if not len(better) else (f"; above the {better.iloc[0]['bfe_method'].replace('_', ' ')} BFE of "
+                                        f"{ft_text(better.iloc[0]['bfe_ft'])} ft elsewhere on the footprint")
+    if len(up) and float(up["bfe_ft"].max()) > known + FLOAT_TOL_FT:  # the samples may miss the highest point
+        u = up.sort_values("bfe_ft", ascending=False, kind="stable").iloc[0]
+        if u["bfe_datum"] != known_datum:
+            return np.nan, "none", "", (f"the BFE lines give the footprint up to {ft_text(u['bfe_ft'])} ft "
+                                        f"({u['bfe_datum'] or 'datum not stated'}) and its {SAMPLED} "
+                                        f"{ft_text(known)} ft ({known_datum or 'datum not stated'}): different "
+                                        f"vertical datums, not compared"), np.nan, "", "none"
+        return (float(u["bfe_ft"]), str(u["bfe_method"]), str(u["bfe_datum"]),
+                (f"at most {ft_text(u['bfe_ft'])} ft, the highest the BFE can reach on the footprint "
+                 f"({u['bfe_note']}); at least {ft_text(known)} ft, the highest at its {SAMPLED} "
+                 f"({top['bfe_note']}){above}"),
+                known, known_datum, known_method)
+    note = f"the highest the BFE can reach on the footprint, at one of its {SAMPLED} ({top['bfe_note']}){above}"
     return (float(top["bfe_ft"]), str(top["bfe_method"]), str(top["bfe_datum"]), note, float(top["bfe_ft"]),
             str(top["bfe_datum"]), str(top["bfe_method"]))
 
@@ -1290,6 +1363,6 @@ def classify_action(
                     eis_completed=eis_completed, type_i=type_i, chapter_24=chapter_24,
                     board_resolved_significant=board_resolved_significant)
     validate_action(rule, action)
-    found = run_group(rulebook, "seqr", action)
+    found = run_group(rulebook, "seqr", action.in_town(rulebook.town_districts))
     opts = {k: (", ".join(v) if isinstance(v, tuple) else v) for k, v in vars(action).items()}
     return make_result("seqr", rulebook, found, None, options={k: v for k, v in opts.items() if v not in (None, "")})

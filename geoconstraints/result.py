@@ -180,6 +180,22 @@ def _sorted_omitted(out: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)[OMITTED_COLUMNS]
 
 
+def _file_facts(path: Path) -> dict[str, Any]:
+    """``size_bytes`` and ``sha256`` of an input file read when the outputs are written (a DEM, a table),
+    or, where it is gone by then, ``None`` and ``""`` with ``"gone_at_write": True``: the outputs still
+    describe what the run read, and provenance.json says the file could not be hashed.
+
+    Examples
+    --------
+    >>> _file_facts(Path("no-such-file.tif"))
+    {'size_bytes': None, 'sha256': '', 'gone_at_write': True}
+    """
+    try:
+        return {"size_bytes": path.stat().st_size, "sha256": sha256_file(path)}
+    except FileNotFoundError:
+        return {"size_bytes": None, "sha256": "", "gone_at_write": True}
+
+
 @dataclass(repr=False)
 class Result:
     """What one command produced.
@@ -309,12 +325,11 @@ class Result:
                 p = Path(dem.path)
                 inputs.append({"role": "dem", "file": p.name, "path": str(p), "layer": "",
                                "features": None, "crs": dem.crs.to_string(),
-                               "size_bytes": p.stat().st_size, "sha256": sha256_file(p),
-                               "z_units": dem.z_description})
+                               **_file_facts(p), "z_units": dem.z_description})
         for role, p in self.extra_inputs.items():
             p = Path(p)
             inputs.append({"role": role, "file": p.name, "path": str(p), "layer": "", "features": None,
-                           "crs": "", "size_bytes": p.stat().st_size, "sha256": sha256_file(p)})
+                           "crs": "", **_file_facts(p)})
         nfhl = {}
         if self.layers is not None:
             for role in ("flood_zones", "flood_zones_preliminary", "bfe_lines"):

@@ -266,3 +266,50 @@ def test_possible_strips_of_unknown_districts() -> None:
     assert list(a["source_id"]) == ["P2"] and a["measured_from"].iloc[0] == "property line of a district unknown parcel"
     # the ring of a 1000-ft square buffered 100 ft both sides: 1,200^2 - 800^2 + the corners' arcs
     assert a.area.iloc[0] == pytest.approx(1_000_000 + 400_000 + ARC * math.pi * 10_000 - 640_000, rel=1e-6)
+
+
+def test_strips_carry_the_geometry_they_are_drawn_around() -> None:
+    # HRV-024/025 measure a landing at a strip's curved edge to the strip's source. The source was found
+    # again from the strip's text: by id (real county layers repeat ids: the second D1 answered for
+    # the first) and by splitting measured_from on " parcel " (a zoned parcel "Lot 4 parcel 2" was
+    # looked up as "2"). Each strip now carries what it is drawn around, apart from the written layer.
+    dw = layer(["D1", "D1"], [Point(0, 0), Point(3000, 0)])
+    parcels = layer(["N", "Lot 4 parcel 2", "2"], [box(-500, 0, 500, 1000), box(-500, -1000, 500, 0),
+                                                   box(5000, 5000, 6000, 6000)], zoning=["RR", "ra1", "C-1"])
+    d = bf.dwelling_buffers(dw, 100, districts=["RR"], parcels=layer(["P"], [box(-500, -500, 4000, 500)],
+                                                                          zoning=["rr"]), with_sources=True)
+    assert list(d.columns) == [*bf.BUFFER_COLUMNS, *bf.SOURCE_COLUMNS, "geometry"]
+    assert [g.equals(at(p)) for g, p in zip(d["source_geometry"], (Point(0, 0), Point(3000, 0)))] == [True, True]
+    assert list(d["district_value"]) == ["rr", "rr"] and list(d["bordering"]) == [None, None]
+    b = bf.property_line_buffers(parcels, 100, districts=["RA-1"], reading="b", with_sources=True)
+    assert list(b["source_id"]) == ["N"] and list(b["bordering"]) == ["Lot 4 parcel 2"]
+    assert b["measured_from"].iloc[0] == "property line bordering RA-1 parcel Lot 4 parcel 2"
+    assert b["district_value"].iloc[0] == "ra1"
+    # N's line where it borders the zoned parcel (1-ft touch tolerance): the shared 1,000 ft and 1-ft stubs
+    want = shapely.intersection(shapely.boundary(at(box(-500, 0, 500, 1000))),
+                                shapely.buffer(at(box(-500, -1000, 500, 0)), 1.0))
+    assert b["source_geometry"].iloc[0].equals(want) and want.length == pytest.approx(1002.0)
+    a = bf.property_line_buffers(parcels, 100, districts=["RA-1"], reading="a", with_sources=True)
+    assert a["source_geometry"].iloc[0].equals(shapely.boundary(at(box(-500, -1000, 500, 0))))
+    # a right-of-way polygon, and the stretch of a road outside it
+    roads = layer(["R1", "R1"], [LineString([(0, 0), (1000, 0)]), LineString([(500, 0), (500, 530)])])
+    row = layer(["W1"], [box(0, -30, 1000, 30)])
+    r = bf.road_buffers(roads, 50, row=row, with_sources=True)
+    assert list(r["source_id"]) == ["row W1", "R1"]
+    assert r["source_geometry"].iloc[0].equals(at(box(0, -30, 1000, 30)))
+    assert r["source_geometry"].iloc[1].equals(at(LineString([(500, 30), (500, 530)])))
+    rows = bf.row_polygons(roads, row, default_row_width_ft=50)
+    assert rows.set_index("source_layer")["source_geometry"]["roads"].equals(at(LineString([(500, 30), (500, 530)])))
+    # build_buffers keeps them apart from the strips it writes (buffer_strips has no second geometry column)
+    settings = {"dwelling": {"width_ft": 100.0, "clip_margin_ft": 600.0, "rule_id": "HRV-022", "districts": ["RR"]},
+                "property_line": {"width_ft": 100.0, "clip_margin_ft": 0.0, "rule_id": "HRV-021",
+                                  "districts": ["RA-1"], "reading": "c", "touch_tolerance_ft": 1.0}}
+    in_n = layer(["D1", "D1"], [Point(0, 500), Point(-400, 500)])  # both in N (RR)
+    built = bf.build_buffers({"dwellings": in_n, "parcels": parcels}, settings,
+                             plan=[layer(["H"], [box(-50, -50, 50, 50)])], crs=NY_FT)
+    assert list(built.strips.columns) == [*bf.BUFFER_COLUMNS, "geometry"]
+    assert list(built.sources.columns) == bf.SOURCE_COLUMNS and built.sources.index.equals(built.strips.index)
+    dwell = (built.strips["kind"] == "dwelling").to_numpy()
+    drawn_around = built.sources.loc[dwell, "source_geometry"]
+    assert [g.equals(at(p)) for g, p in zip(drawn_around, (Point(0, 500), Point(-400, 500)))] == [True, True]
+    assert built.sources.loc[~dwell, "bordering"].tolist() == [None, "Lot 4 parcel 2"]

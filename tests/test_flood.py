@@ -1516,3 +1516,108 @@ def test_real_dem_footprint_partly_off_the_dem_says_so(tmp_path, rb):
     assert float(win.min()) - 1e-6 <= t["hag_ft"] <= float(win.max()) + 1e-6
     low = check_site(layers, rb, use="residential", lowest_floor_ft=float(t["hag_ft"]) + 1.0)
     assert finding(low, "FLD-004", "F1")["status"] == "violation"  # below even the sampled part + 2 ft
+
+
+# ------------------------------------------------------------------------------------------
+# the footprint's BFE bounds the BFE over the whole footprint, not over its sample points
+
+def _bfe_bound_l_stream(tmp_path: Path, upper_line_y: float, upper_elev: float):
+    """An L-shaped river (0, 0) -> (1000, 0) -> (1000, 1000) crossed by a BFE line of 800 ft at x = 500 (500 ft along
+    it) and one of ``upper_elev`` where its vertical arm reaches y = ``upper_line_y`` (1000 + ``upper_line_y`` ft
+    along it), all in AE; footprint A (780, 200), B (950, 100), C (960, 30), D (780, 30) inside the bend."""
+    st = gpd.GeoDataFrame({"name": ["River"]}, crs=NY_FT,
+                          geometry=[LineString([(X0, Y0), (X0 + 1000, Y0), (X0 + 1000, Y0 + 1000)])])
+    bl = _lines((LineString([(X0 + 500, Y0 - 20), (X0 + 500, Y0 + 20)]), 800.0, "NAVD88"),
+                (LineString([(X0 + 980, Y0 + upper_line_y), (X0 + 1020, Y0 + upper_line_y)]), upper_elev, "NAVD88"))
+    fp = Polygon([(X0 + 780, Y0 + 200), (X0 + 950, Y0 + 100), (X0 + 960, Y0 + 30), (X0 + 780, Y0 + 30)])
+    layers = _site_layers(tmp_path, fp, fz=zones((sq(-500, -500, 1500, 1500), "AE")), bl=bl, streams=st)
+    return layers, bl, st
+
+
+def test_bfe_bound_an_edge_point_past_the_bend_is_not_passed_on_the_corners(tmp_path, rb) -> None:
+    # Along the river the BFE is 800 + 12 * (s - 500) / 1000 ft (s: ft along it). Inside the bend a point is nearest
+    # the horizontal arm (s = x) below the bisector x + y = 1000 and the vertical arm (s = 1000 + y) above it.
+    # Corners: A s = 780 (200 ft from the horizontal arm, 220 from the vertical), B s = 1100 (100 / 50), C s = 960
+    # (30 / 40), D s = 780; the centroid (854.9, 92.8) s = 854.9: the highest sampled is B, 800 + 12 * 0.6 = 807.2 ft.
+    # Edge AB, (780 + 170 u, 200 - 100 u), crosses the bisector at u = 2/7, (828.571, 171.429), where s jumps to
+    # 1000 + 171.429: the BFE there is 800 + 12 * 0.671429 = 808.057 ft, above every corner (before: a floor of
+    # 808.0 ft passed on the corners' 807.2 ft). The bound: the footprint projects onto the vertical arm up to
+    # y = 200 (corner A), s = 1200: 800 + 12 * 0.7 = 808.4 ft. The BFE lies between 807.2 (reached) and 808.4 ft
+    # (at most): a floor below 807.2 is a violation, from 808.4 a pass, between not evaluated. Tolerances: 1e-6 ft
+    # (exact arithmetic on straight lines), 1e-3 ft for the edge point (placed 1e-4 ft past the bisector).
+    layers, bl, st = _bfe_bound_l_stream(tmp_path, 500.0, 812.0)
+    u = 2 / 7 + 1e-6
+    edge = bfe_at_points([Point(X0 + 780 + 170 * u, Y0 + 200 - 100 * u)], bfe_lines=bl, streams=st,
+                         search_radius_ft=5000).iloc[0]
+    assert edge["bfe_ft"] == pytest.approx(808.0571, abs=1e-3) and edge["bfe_ft"] > 808.0
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=808.0)
+    t = res.tables["footprints"].iloc[0]
+    assert t["bfe_ft"] == pytest.approx(808.4, abs=1e-6) and t["bfe_method"] == "interpolated_along_stream"
+    assert "at most 808.4 ft, the highest the BFE can reach on the footprint" in t["bfe_note"]
+    assert "at least 807.2 ft" in t["bfe_note"]
+    f = finding(res, "FLD-003", "F1")
+    assert f["status"] == "not_evaluated" and f["threshold"] == pytest.approx(808.4, abs=1e-6), f["message"]
+    assert "meets the BFE of 807.2 ft (NAVD88) reached on the footprint but not the 808.4 ft" in f["message"]
+    for floor, expect in ((807.19, "violation"), (807.2, "not_evaluated"), (807.21, "not_evaluated"),
+                          (808.39, "not_evaluated"), (808.4, "pass"), (808.41, "pass")):
+        f = finding(check_site(layers, rb, use="residential", lowest_floor_ft=floor), "FLD-003", "F1")
+        assert f["status"] == expect, (floor, f["message"])
+    f = finding(check_site(layers, rb, use="residential", lowest_floor_ft=807.0), "FLD-003", "F1")
+    assert "below the BFE of at least 807.2 ft (NAVD88)" in f["message"]
+    assert site_status(check_site(layers, rb, use="nonresidential", lowest_floor_ft=808.0), "FLD-003") == "not_evaluated"
+    assert site_status(check_site(layers, rb, use="nonresidential", lowest_floor_ft=807.0), "FLD-003") == "review"
+    for floor, expect in ((807.19, "violation"), (807.2, "not_evaluated"), (808.39, "not_evaluated"),
+                          (808.4, "pass")):  # a manufactured home (FLD-004, at or above the BFE)
+        assert site_status(check_site(layers, rb, use="manufactured", lowest_floor_ft=floor), "FLD-004") == expect
+
+
+def test_bfe_bound_an_edge_point_past_the_last_bfe_line_makes_the_bfe_a_lower_bound(tmp_path, rb) -> None:
+    # The same bend, the upper line (ELEV 813) at y = 150 (s = 1150): along the river the BFE is
+    # 800 + 13 * (s - 500) / 650 = 800 + 0.02 (s - 500) ft up to s = 1150, none beyond. Every sample point lies
+    # between the lines (highest B, s = 1100: 812.0 ft), but the edge AB past the bisector projects up to
+    # s = 1171.429, beyond the last line: part of the footprint has no BFE (before: a floor of 812.0 ft passed).
+    # As wherever part of it has none, 812.0 ft is a lower bound (tolerance 1e-6 ft).
+    layers, _, _ = _bfe_bound_l_stream(tmp_path, 150.0, 813.0)
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=812.0)
+    t = res.tables["footprints"].iloc[0]
+    assert np.isnan(t["bfe_ft"]) and t["bfe_method"] == "none"
+    assert "part of the footprint in a BFE zone may have no BFE" in t["bfe_note"]
+    assert "beyond the last BFE line" in t["bfe_note"]
+    for floor, expect in ((811.99, "violation"), (812.0, "not_evaluated"), (812.01, "not_evaluated"),
+                          (813.5, "not_evaluated")):
+        f = finding(check_site(layers, rb, use="residential", lowest_floor_ft=floor), "FLD-003", "F1")
+        assert f["status"] == expect and f["threshold"] == pytest.approx(812.0, abs=1e-6), (floor, f["message"])
+    assert site_status(check_site(layers, rb, use="manufactured", lowest_floor_ft=812.0), "FLD-004") == "not_evaluated"
+
+
+def test_bfe_bound_without_streams_is_the_highest_line_within_reach(tmp_path, rb) -> None:
+    # No streams layer: the BFE is the inverse-distance mean of the nearest BFE line on each side, which is never
+    # above the higher of the two but need not be highest at a corner. Lines 800 at x = -100 and 810 at x = 900
+    # (_ae_with_lines); footprint x 0..100: the corners reach (800 * 800 + 810 * 200) / 1000 = 802.0 ft at x = 100,
+    # and the bound is the highest line within 5,000 ft, 810.0 ft (tolerance 1e-6 ft). Before: a floor of 805.0 ft
+    # passed on the corners alone.
+    fz, bl, _ = _ae_with_lines()
+    layers = _site_layers(tmp_path, sq(0, 0, 100, 100), fz=fz, bl=bl)
+    t = check_site(layers, rb, use="residential", lowest_floor_ft=805.0).tables["footprints"].iloc[0]
+    assert t["bfe_ft"] == pytest.approx(810.0, abs=1e-6) and t["bfe_method"] == "nearest_lines"
+    assert "at least 802.0 ft" in t["bfe_note"]
+    for floor, expect in ((801.99, "violation"), (802.0, "not_evaluated"), (805.0, "not_evaluated"),
+                          (809.99, "not_evaluated"), (810.0, "pass")):
+        f = finding(check_site(layers, rb, use="residential", lowest_floor_ft=floor), "FLD-003", "F1")
+        assert f["status"] == expect and f["threshold"] == pytest.approx(810.0, abs=1e-6), (floor, f["message"])
+
+
+def test_bfe_bound_a_straight_stream_keeps_the_corner_value(tmp_path, rb) -> None:
+    # A straight river drawn with a vertex every 10 ft (test_site_floor_against_interpolated_bfe's layout): the bound
+    # is reached at a corner, so the BFE stays the corners' 802.0 ft and a floor of 802.0 ft passes (tolerance
+    # 1e-6 ft).
+    fz, bl, _ = _ae_with_lines()
+    st = gpd.GeoDataFrame({"name": ["River"]}, crs=NY_FT,
+                          geometry=[LineString([(X0 + x, Y0 + 400) for x in range(-500, 1510, 10)])])
+    layers = _site_layers(tmp_path, sq(0, 0, 100, 100), fz=fz, bl=bl, streams=st)
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=802.0)
+    t = res.tables["footprints"].iloc[0]
+    assert t["bfe_ft"] == pytest.approx(802.0, abs=1e-6) and "at most" not in t["bfe_note"]
+    assert "the highest the BFE can reach on the footprint, at one of its corners" in t["bfe_note"]
+    for floor, expect in ((801.99, "violation"), (802.0, "pass"), (802.01, "pass")):
+        assert site_status(check_site(layers, rb, use="residential", lowest_floor_ft=floor), "FLD-003") == expect

@@ -1791,3 +1791,81 @@ def test_without_town_districts_the_run_names_the_values_it_read_as_other_distri
     assert [r.levelname for r in caplog.records if want in r.getMessage()] == ["INFO"]  # -v shows it, no warning
     # read as before: L9 near P2 ("RA-1A", not RA-1) has no strip and passes HRV-003 (the note says why)
     assert one(res, "HRV-003", "L1")["status"] == "pass"
+
+
+# ------------------------------------------------------------------------------------------
+# a strip measured to its own source (HRV-024, HRV-025): not to one found again by its id or text
+
+
+def test_landing_at_a_curved_edge_is_measured_to_its_own_source_when_ids_repeat(vestal) -> None:
+    # § 44-VI-6(F)(6), (F)(7)(3). Real county layers repeat feature ids. A landing just outside a strip's
+    # 64-sided outline is measured to the strip's source, which was looked up again by id: of two dwellings
+    # "D", the second (3,000 ft away) answered for the first, and L99.9 (99.9 ft from the first, inside its
+    # 100-ft strip) passed; of two roads "R", the straight one far away answered for the bent one, and
+    # L149.99 (149.99 ft from the bent road's right-of-way) passed at 150.02 ft. Each strip carries its own
+    a = math.pi / 64  # half-way between two corners of a circle of the strip's outline
+    common = {"parcels": layer(["P"], [box(-1000, -1000, 9000, 3000)], zoning=["RR"]),
+              "streams": layer(["S"], [LineString([(8000, -900), (8000, 2900)])], kind=["perennial"])}
+    lay = Layers(frames={
+        **common,
+        "landings": layer(["L99.9", "L100.1"], [Point(99.9 * math.cos(a), 99.9 * math.sin(a)),
+                                                Point(100.1 * math.cos(a), 100.1 * math.sin(a))]),
+        "dwellings": layer(["D", "D"], [Point(0, 0), Point(3000, 0)]),
+        "roads": layer(["R"], [LineString([(-1000, 2500), (9000, 2500)])], row_width_ft=[50.0]),
+    }, crs=CRS.from_user_input(NY_FT))
+    res = check_harvest(lay, vestal)
+    f = one(res, "HRV-024", "L99.9")
+    assert f["status"] == "violation" and "dwelling buffer of D" in f["message"]
+    assert one(res, "HRV-024", "L100.1")["status"] == "pass"  # outside the true circle
+    # the written layer keeps its columns: what a strip is drawn around is not written
+    assert list(res.derived["buffer_strips"].columns) == ["kind", "rule_id", "source_id", "width_ft", "measured_from",
+                                                         "geometry"]
+
+    def from_bend(r):  # outside the bend of R at (1000, 500), half-way between two corners of its arc
+        return Point(1000 + r * math.cos(-a), 500 + r * math.sin(-a))
+
+    roads = Layers(frames={
+        **common,
+        "landings": layer(["L149.99", "L150.01"], [from_bend(174.99), from_bend(175.01)]),
+        "roads": layer(["R", "R"], [LineString([(0, 500), (1000, 500), (1000, 1500)]),
+                                    LineString([(5000, 0), (6000, 0)])], row_width_ft=[50.0, 50.0]),
+    }, crs=CRS.from_user_input(NY_FT))
+    res = check_harvest(roads, vestal)
+    under = one(res, "HRV-025", "L149.99")
+    assert (under["status"], under["measured"]) == ("violation", pytest.approx(149.99, abs=1e-5))
+    assert one(res, "HRV-025", "L150.01")["status"] == "pass"
+
+
+def test_landing_at_the_end_of_a_bordering_line_strip_whose_parcel_id_holds_parcel(tmp_path) -> None:
+    # § 44-VI-6(F)(6), reading (b): the strip along N's line where it borders the RA-1 parcel "Lot 4 parcel 2"
+    # (measured_from "property line bordering RA-1 parcel Lot 4 parcel 2"). Its source was redrawn from that
+    # text split on " parcel ": parcel "2", far away, borders nothing, the source came out empty and L99.9,
+    # 99.9 ft beyond the round end of the strip (inside it), passed. The strip carries its line
+    rb = tmp_path / "rb.yaml"
+    rb.write_text("extends: vestal\nrules:\n  - id: HRV-021\n    switches:\n      property_line_reading: b\n")
+    a = math.pi / 2 + math.pi / 64  # north of the line's end (0, 1), half-way between two corners of the cap
+    lay = Layers(frames={
+        "landings": layer(["L99.9"], [Point(99.9 * math.cos(a), 1 + 99.9 * math.sin(a))]),
+        "parcels": layer(["N", "Lot 4 parcel 2", "2"], [box(0, 0, 1000, 1000), box(0, -1000, 1000, 0),
+                                                         box(5000, 5000, 6000, 6000)], zoning=["RR", "RA-1", "C-1"]),
+        "dwellings": layer(["D"], [Point(5500, 5500)]),
+        "streams": layer(["S"], [LineString([(-2000, -900), (-2000, 900)])], kind=["perennial"]),
+        "roads": layer(["R"], [LineString([(-3000, 3000), (3000, 3000)])], row_width_ft=[50.0]),
+    }, crs=CRS.from_user_input(NY_FT))
+    res = check_harvest(lay, load_rulebook(rb))
+    f = one(res, "HRV-024", "L99.9")
+    assert f["status"] == "violation" and "property_line buffer of N" in f["message"]
+
+
+def test_landing_in_a_strip_of_a_district_unknown_is_told_the_value(town_rulebook) -> None:
+    # HRV-003 names the value a layer gives for a district it does not know ('P2 ("RA-l")'); HRV-024 said
+    # only "district unknown". It names it too, and for a neighbour's line the parcel whose district it is
+    res = check_harvest(_spelled_scene("RR", "RA-l", zoning_layer=False), town_rulebook)
+    l9 = one(res, "HRV-024", "L9")
+    assert l9["status"] == "review"
+    assert ('inside property_line buffer of P1 (bordering P2, district unknown ("RA-l")), property_line buffer of P2 '
+            '(district unknown ("RA-l")): a strip if it is a listed district') in l9["message"]
+    lay = _spelled_scene("RRx", "RA-1", zoning_layer=False)  # D1 at (900, 600) in P1 written "RRx"
+    lay.frames["landings"] = layer(["L5"], [Point(900, 650)])
+    l5 = one(check_harvest(lay, town_rulebook), "HRV-024", "L5")
+    assert l5["status"] == "review" and 'dwelling buffer of D1 (district unknown ("RRx"))' in l5["message"]

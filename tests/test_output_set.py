@@ -814,3 +814,103 @@ def test_the_rulebook_is_hashed_as_loaded_and_the_report_lists_it_and_the_layers
     write_result(screen_parcels(layers, load_rulebook("vestal")), tmp_path / "out2", outputs="csv,report")
     page = (tmp_path / "out2" / "report.html").read_text("utf-8")
     assert 'id="inputs-not-read"' not in page and page.count('<tr class="rulebook-file">') == 1
+
+
+# ------------------------------------------------------------------------------------------
+# an input changed while the run was under way (read, then re-exported before the set is written)
+
+def _screened(tmp_path: Path, flood: gpd.GeoDataFrame | None = None):
+    from catalogue import flood_zones, write_dem
+
+    from geoconstraints import load_layers, load_rulebook, screen_parcels
+
+    gpkg = write_gpkg(tmp_path / "town.gpkg", {"parcels": parcels(), "flood_zones": flood_zones() if flood is None
+                                               else flood})
+    dem = write_dem(tmp_path / "dem.tif", units="ft")
+    return gpkg, dem, screen_parcels(load_layers(gpkg, dem=dem), load_rulebook("vestal"))
+
+
+def _changed_warnings(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records
+            if r.levelname == "WARNING" and "changed while the run" in r.getMessage()]
+
+
+def test_an_input_rewritten_between_read_and_write_is_flagged(tmp_path, caplog):
+    from geoconstraints.output import write_result
+
+    gpkg, dem, result = _screened(tmp_path)
+    read = gpkg.stat()
+    write_gpkg(gpkg, {"parcels": parcels(4)})  # re-exported while the run was under way
+    st = dem.stat()
+    os.utime(dem, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))  # the DEM touched: same size, later time
+    with caplog.at_level("WARNING"):
+        write_result(result, tmp_path / "out", outputs="csv")  # not failed
+    prov = json.loads((tmp_path / "out" / "provenance.json").read_text("utf-8"))
+    assert prov["changed_during_run"] is True
+    changed = {c["role"]: c for c in prov["inputs_changed_during_run"]}
+    assert set(changed) == {"parcels", "flood_zones", "dem"}
+    p = changed["parcels"]
+    assert p["path"] == str(gpkg) and p["sha256_in_inputs"] == "the file as read"
+    assert (p["read"]["size_bytes"], p["read"]["mtime_ns"]) == (read.st_size, read.st_mtime_ns)
+    assert (p["at_write"]["size_bytes"], p["at_write"]["mtime_ns"]) == (gpkg.stat().st_size, gpkg.stat().st_mtime_ns)
+    d = changed["dem"]
+    assert d["read"]["size_bytes"] == d["at_write"]["size_bytes"] == dem.stat().st_size
+    assert d["at_write"]["mtime_ns"] - d["read"]["mtime_ns"] == 2_000_000_000
+    assert [i["role"] for i in prov["inputs"] if i.get("changed_during_run")] == ["parcels", "flood_zones", "dem"]
+    warned = _changed_warnings(caplog)
+    assert len(warned) == 2  # one per file
+    assert warned[0].startswith(f"input {gpkg} (parcels, flood_zones) changed while the run was under way: it is now "
+                                f"{gpkg.stat().st_size:,} bytes")
+    assert all("The outputs describe the file as this run read it, not as it is now" in w for w in warned)
+    assert warned[1].startswith(f"input {dem} (dem) changed while the run was under way")
+
+
+def test_a_removed_input_is_flagged_and_a_normal_run_is_not(tmp_path, caplog):
+    from geoconstraints.output import write_result
+
+    gpkg, _dem, result = _screened(tmp_path)
+    with caplog.at_level("WARNING"):
+        write_result(result, tmp_path / "out", outputs="csv")
+    prov = json.loads((tmp_path / "out" / "provenance.json").read_text("utf-8"))
+    assert prov["changed_during_run"] is False and prov["inputs_changed_during_run"] == []
+    assert not any("changed_during_run" in i for i in prov["inputs"]) and _changed_warnings(caplog) == []
+    gpkg.unlink()
+    write_result(result, tmp_path / "out2", outputs="csv")
+    prov = json.loads((tmp_path / "out2" / "provenance.json").read_text("utf-8"))
+    assert [(c["role"], c["at_write"]) for c in prov["inputs_changed_during_run"]] == [("parcels", None),
+                                                                                       ("flood_zones", None)]
+    assert _changed_warnings(caplog)[-1].startswith(f"input {gpkg} (parcels, flood_zones) changed while the run was "
+                                                    f"under way: it is gone")
+
+
+@pytest.mark.parametrize(("eff", "raw", "iso"), [
+    (["3/2/1998", "3/2/1998"], "3/2/1998", "1998-03-02"),  # FEMA's US order
+    (["2012", "20100616"], "20100616, 2012", "2010-06-16, not a date"),  # a year alone states no day
+    (["2012", None], "2012", None),  # no value states a day: no ISO field
+])
+def test_provenance_gives_the_flood_map_s_effective_day_beside_the_raw_text(tmp_path, eff, raw, iso):
+    from catalogue import flood_zones
+
+    from geoconstraints.output import write_result
+
+    _, _, result = _screened(tmp_path, flood_zones().assign(EFF_DATE=eff))
+    write_result(result, tmp_path / "out", outputs="csv")
+    nfhl = json.loads((tmp_path / "out" / "provenance.json").read_text("utf-8"))["nfhl"]["flood_zones"]
+    assert nfhl["effective_date"] == raw
+    assert nfhl.get("effective_date_iso") == iso
+
+
+def test_a_dem_gone_before_the_write_is_said_not_a_traceback(tmp_path, caplog):
+    from geoconstraints.output import write_result
+
+    _gpkg, dem, result = _screened(tmp_path)
+    dem.unlink()  # the DEM is hashed when the set is written: gone by then
+    with caplog.at_level("WARNING"):
+        write_result(result, tmp_path / "out", outputs="csv,report")
+    prov = json.loads((tmp_path / "out" / "provenance.json").read_text("utf-8"))
+    assert "<td>dem</td><td>dem.tif</td>" in (page := (tmp_path / "out" / "report.html").read_text("utf-8"))
+    assert "gone when the outputs were written: not hashed" in page
+    entry = next(i for i in prov["inputs"] if i["role"] == "dem")
+    assert (entry["size_bytes"], entry["sha256"], entry["gone_at_write"]) == (None, "", True)
+    assert [(c["role"], c["at_write"]) for c in prov["inputs_changed_during_run"]] == [("dem", None)]
+    assert _changed_warnings(caplog)[-1].startswith(f"input {dem} (dem) changed while the run was under way: it is gone")

@@ -260,3 +260,51 @@ def test_cli_seqr_writes_outputs(tmp_path):
     r = CliRunner().invoke(main, ["seqr", "--action-type", "sign_permit", "--out", str(out)])
     assert r.exit_code == 0, r.output
     assert (out / "findings.geojson").exists() and (out / "report.html").exists()
+
+
+# the district of a SEQR list item read with the rulebook's town_districts (a value naming none of the
+# town's districts is unknown, as the harvest rules read zoning values), not "not one of"
+
+_TOWN = "[RA-1, RA-2, RC, RR, C-1, C-2, CD]"
+_C1 = {"action_type": "commercial_zone_construction", "board_approval": False, "eis_completed": True, "type_i": False}
+
+
+@pytest.fixture(scope="module")
+def town_rb(tmp_path_factory):
+    path = tmp_path_factory.mktemp("town") / "town.yaml"
+    path.write_text(f"extends: vestal\ntown_districts: {_TOWN}\n")
+    return load_rulebook(path)
+
+
+def test_misspelt_district_with_town_districts_is_unknown_not_a_failed_condition(town_rb):
+    f = classify_action(town_rb, **_C1, district="C-l").findings.iloc[0]
+    assert f["status"] == NE, f["message"]  # before: review, "district C-l is not one of C-1, C-2, CD"
+    assert ("give a zoning district of the town: 'C-l' names none of the town's districts "
+            "(RA-1, RA-2, RC, RR, C-1, C-2, CD), so whether it is one of C-1, C-2, CD is unknown") in f["message"]
+    assert "is not one of" not in f["message"]
+
+
+def test_district_with_and_without_town_districts(town_rb):
+    # a spelling of one of the town's districts reads as before, with or without town_districts
+    for rb in (RB, town_rb):
+        assert classify_action(rb, **_C1, district="c 1").findings["status"][0] == PASS
+        f = classify_action(rb, **_C1, district="RA-1").findings.iloc[0]
+        assert f["status"] == REVIEW and "district RA-1 is not one of C-1, C-2, CD" in f["message"]
+    # without town_districts the rulebook cannot tell a typo from another district: not one of (not a pass)
+    f = classify_action(RB, **_C1, district="C-l").findings.iloc[0]
+    assert f["status"] == REVIEW and "district C-l is not one of C-1, C-2, CD" in f["message"]
+    # a failed condition still outweighs the unknown district: board approval needed is not Type II
+    f = classify_action(town_rb, **{**_C1, "board_approval": True}, district="C-l").findings.iloc[0]
+    assert f["status"] == REVIEW and "needs town board" in f["message"]
+    # blank is no district given
+    f = classify_action(town_rb, **_C1, district=" ").findings.iloc[0]
+    assert f["status"] == NE and "give the zoning district (the item covers C-1, C-2, CD)" in f["message"]
+
+
+def test_cli_seqr_unknown_district_of_the_town(tmp_path):
+    rb = tmp_path / "town.yaml"
+    rb.write_text(f"extends: vestal\ntown_districts: {_TOWN}\n")
+    r = CliRunner().invoke(main, ["seqr", "--rulebook", str(rb), "--action-type", "commercial_zone_construction",
+                                  "--district", "C-l", "--no-board-approval", "--eis-completed", "--not-type-i"])
+    assert r.exit_code == 0, r.output
+    assert "SQR-001 not_evaluated" in r.output and "'C-l' names none of the town's districts" in r.output

@@ -501,3 +501,55 @@ def test_the_plan_finds_the_districts_spelled_as_the_checks_read_them():
     got = sp._near_districts({"parcels": parcels}, ["RA-1", "RA-2", "RC"], box(-5, -5, 45, 5))
     assert got is not None and got["district"].tolist() == ["RA-1", "RA-1"]
     assert shapely.area(got.geometry.values).tolist() == pytest.approx([50.0, 50.0])  # each 10 x 5 ft inside
+
+
+# ------------------------------------------------------------------------------------------
+# districts near the harvest area read with the rulebook's town_districts, as HRV-003 reads them
+
+_TOWN = "[RA-1, RA-2, RC, RR, R-1, R-2, C-1, C-2, CD]"  # the sample town's districts, SQR-001's C-2 and CD
+
+
+def _zoned(tmp_path, value, town):
+    """The sample harvest checked with zoning polygon Z-10 (RA-2, 60 ft from the harvest area) holding
+    ``value``; with the sample town's ``town_districts`` when ``town``."""
+    rb = gc.load_rulebook("vestal")
+    if town:
+        (tmp_path / "town.yaml").write_text(f"extends: vestal\ntown_districts: {_TOWN}\n")
+        rb = gc.load_rulebook(tmp_path / "town.yaml")
+    layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"), dem=gc.sample_path("dem.tif"))
+    z = layers.frames["zoning"]
+    layers.frames["zoning"] = z.assign(district=z["district"].astype(object).where(z["feature_id"] != "Z-10", value))
+    res = check_harvest(layers, rb)
+    plan = sp.prepare_plan(res, 500)
+    sp.load_frames(plan, plan.extent)
+    f = res.findings
+    return res, plan, f.loc[(f["rule_id"] == "HRV-003") & (f["subject_id"] == "HA-1")].iloc[0]
+
+
+@pytest.mark.parametrize(("value", "town", "status", "near", "unknown"), [
+    # a typo of RA-2: with town_districts HRV-003 cannot pass, and the plan shows (c) what it could not read
+    ("RA-Z", True, "not_evaluated", None, ['district unknown ("RA-Z")']),
+    # without them the rulebook reads it as a district the law does not list: nothing to show, as HRV-003 passes
+    ("RA-Z", False, "pass", None, None),
+    # a blank district is unknown either way (before: HRV-003 not evaluated, the plan showed nothing)
+    (None, False, "not_evaluated", None, ["district unknown"]),
+    (" ", True, "not_evaluated", None, ["district unknown"]),
+    # a spelling of one of the town's districts reads as the district it spells
+    ("ra 2", True, "review", ["RA-2"], None),
+])
+def test_districts_near_the_harvest_area_drawn_as_hrv003_reads_them(tmp_path, value, town, status, near, unknown):
+    _res, plan, f = _zoned(tmp_path, value, town)
+    assert f["status"] == status, f["message"]
+    assert plan.town_districts == (tuple(_TOWN.strip("[]").split(", ")) if town else None)
+    got = {k: plan.frames[k]["district"].tolist() if k in plan.frames else None
+           for k in ("zoning_near", "zoning_unknown")}
+    assert got == {"zoning_near": near, "zoning_unknown": unknown}
+
+
+def test_unknown_district_near_the_harvest_area_labelled_on_the_sheet(tmp_path):
+    res, _plan, f = _zoned(tmp_path, "RA-Z", True)
+    assert 'Z-10 ("RA-Z")' in f["message"]  # the check names it; the sheet must show it too
+    path, _pdf = sp.write_siteplan(res, tmp_path / "out")
+    flat = " ".join(pdf_text(path).split())
+    assert 'district unknown ("RA-Z")' in flat
+    assert "(c) district unknown within 300 ft (as labelled)" in flat

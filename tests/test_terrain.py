@@ -1134,3 +1134,190 @@ def test_join_runs_joins_runs_crossing_or_touching_at_interior_points() -> None:
     assert touch[0].length_ft == pytest.approx(150.0) and touch[0].others == ["V"]  # 100 ft of A + 50 ft of V
     assert touch[1].length_ft == pytest.approx(150.0) and touch[1].others == ["A"]
     assert join_runs([("A", short), ("V", run((70, 40), (100, 0.001), (130, 40)))], max_run_ft=140) == {}  # apart
+
+
+# --------------------------------------------------------------------------------------------
+# HRV-010: a road whose line meets or crosses itself (a ring, a figure-eight)
+# --------------------------------------------------------------------------------------------
+
+
+def _loop_dem(tmp_path):
+    """z = 1000 + 0.4 X: 40 % along +X (0.4 ft per US survey foot: 39.99992 %), 0 % along Y, 20 % at 60
+    degrees from X (cos 60 = 0.5); 10-ft cells over X, Y in [-5, 1995] x [-5, 1495] (US survey feet)."""
+    return open_dem(write_dem(tmp_path / "loop40.tif", lambda X, Y: 1000 + 0.4 * X, nx=200, ny=150))
+
+
+def _haul_roads(ids, lines):
+    """A haul_roads layer (EPSG:2261) of ``lines`` with ``feature_id`` ``ids``."""
+    import geopandas as gpd
+
+    return gpd.GeoDataFrame({"feature_id": list(ids)}, geometry=list(lines), crs=NY_FT)
+
+
+def _loop_line(ox, oy, pts_ft):
+    """A line through ``pts_ft`` (local international feet) placed at (ox, oy) in EPSG:2261 (US survey feet)."""
+    return LineString([(ox + u / K_US, oy + v / K_US) for u, v in pts_ft])
+
+
+def _ring_ft(first, last):
+    """A closed ring on :func:`_loop_dem` (local feet) steep across its start/end vertex: ``first`` ft of 40 %
+    from the start, 100 ft of 0 % (+Y), 2 (first + last) ft of 20 % (direction (-0.5, 0.866)), back down at
+    0 % (-Y), and ``last`` ft of 40 % into the start. The line's first and last runs meet at the closing
+    vertex: one steep stretch of first + last ft on the ground."""
+    top = 100 + math.sqrt(3) * (first + last)
+    return [(0, 0), (first, 0), (first, 100), (-last, top), (-last, 0), (0, 0)]
+
+
+@pytest.mark.parametrize("first, last, over", [(100, 150, True), (100, 100, False), (100, 99.5, False),
+                                               (100, 100.5, True)])
+def test_hrv010_loop_closed_ring_steep_across_its_seam(tmp_path, first, last, over):
+    # § 44-VI-6(F)(1): "more than two hundred (200) feet". A ring road (a closed line) whose steep part runs
+    # across its start/end vertex: grade_runs, reading the line from its start, finds a run at each end (first
+    # and last ft), one stretch on the ground. Before, each was judged alone (100, 150 ft: both pass; join_runs
+    # joined only the runs of other roads). Now joined at the closing vertex: 100 + 150 = 250 ft and
+    # 100 + 100.5 = 200.5 ft exceed; 100 + 100 = 200 ft (at the limit) and 100 + 99.5 = 199.5 ft do not
+    from geoconstraints.geometry.terrain import road_table, roads_terrain
+
+    dem = _loop_dem(tmp_path)
+    ring = _loop_line(500, 200, _ring_ft(first, last))
+    assert ring.is_closed and ring.is_simple
+    roads = {"haul_roads": _haul_roads(["RING"], [ring])}
+    rt = roads_terrain(dem, roads, NY_FT, grade=GRADE)[("haul_roads", "RING")]
+    assert rt.fully_evaluated
+    runs = sorted(rt.runs, key=lambda r: r.start_ft)
+    assert [r.length_ft for r in runs] == [pytest.approx(first, abs=1e-6), pytest.approx(last, abs=1e-6)]
+    assert runs[0].start_ft == 0 and runs[1].end_ft == pytest.approx(rt.length_ft, abs=1e-6)
+    for r in runs:
+        assert r.exceeds is over and not r.join_cut_short
+        if over:
+            assert r.joined_ft == pytest.approx(first + last, abs=1e-6)
+            assert r.joined_with.startswith("haul_roads RING (")  # its own line: see roads_terrain
+        else:
+            assert np.isnan(r.joined_ft) and r.joined_with == ""
+    row = road_table({("haul_roads", "RING"): rt}).iloc[0]
+    assert row["runs_over_limit"] == (2 if over else 0) and row["steep_runs"] == 2
+
+
+def _figure_eight_ft(s1):
+    """A closed line on :func:`_loop_dem` (local feet) crossing itself once, as a figure-eight: S1, 150 ft of
+    40 % along +X from (0, 0), through P = (100, 0); a gentle way round (0 % down -Y, 20 %, 0 % up +Y, 50 ft)
+    to S2, 150 ft of 32 % in direction (0.8, 0.6) crossing S1 at P, ``s1`` ft after its start; a gentle
+    way back (0 % up +Y 50 ft, 20 %, 0 % down -Y) to the start."""
+    d = np.array([0.8, 0.6])
+    q = np.array([100.0, 0.0]) - s1 * d
+    r = np.array([100.0, 0.0]) + (150 - s1) * d
+    low = q[1] - 50  # the 20 % leg from (150, -h) reaches (q.x, low): dy = sqrt(3) (150 - q.x)
+    h = math.sqrt(3) * (150 - q[0]) - low
+    up = r[1] + 50
+    top = up + math.sqrt(3) * r[0]
+    return [(0, 0), (150, 0), (150, -h), (q[0], low), tuple(q), tuple(r), (r[0], up), (0, top), (0, 0)]
+
+
+@pytest.mark.parametrize("s1, over", [(99.5, False), (100.0, False), (100.5, True)])
+def test_hrv010_loop_self_crossing_figure_eight(tmp_path, s1, over):
+    # § 44-VI-6(F)(1): one road whose line crosses itself (a figure-eight), steep through the crossing both
+    # times: S1 150 ft of 40 % with the crossing 100 ft along it, S2 150 ft of 32 % with the crossing s1 ft
+    # along it, the two apart along the line (gentle ways round between them). A vehicle turning at the
+    # crossing drives 100 ft of S1 then s1 ft of S2, as at two roads crossing in an X. Before: the runs of one
+    # road were never joined, each passed alone (150 ft). Now 100 + 100.5 = 200.5 ft exceeds; 100 + 100 = 200 ft
+    # (at the limit) and 100 + 99.5 = 199.5 ft do not
+    from geoconstraints.geometry.terrain import roads_terrain
+
+    dem = _loop_dem(tmp_path)
+    line = _loop_line(500, 600, _figure_eight_ft(s1))
+    assert line.is_closed and not line.is_simple  # it crosses itself (once: at P)
+    roads = {"haul_roads": _haul_roads(["EIGHT"], [line])}
+    rt = roads_terrain(dem, roads, NY_FT, grade=GRADE)[("haul_roads", "EIGHT")]
+    assert rt.fully_evaluated
+    runs = sorted(rt.runs, key=lambda x: x.start_ft)
+    assert [x.length_ft for x in runs] == [pytest.approx(150.0, abs=1e-6)] * 2
+    assert [x.mean_grade_pct for x in runs] == [pytest.approx(40.0, abs=1e-3), pytest.approx(32.0, abs=1e-3)]
+    for x in runs:
+        assert x.exceeds is over and not x.join_cut_short
+        if over:
+            assert x.joined_ft == pytest.approx(100 + s1, abs=1e-6)
+            assert x.joined_with.startswith("haul_roads EIGHT (")
+        else:
+            assert np.isnan(x.joined_ft)
+
+
+def test_hrv010_loop_join_runs_of_one_road_meeting_or_crossing_itself() -> None:
+    # § 44-VI-6(F)(1): join_runs joins the runs of one road as it joins those of two: end to end (a ring's
+    # start/end vertex, two parts of one road meeting at a junction) and crossing in an X; the road is named
+    # among the roads of the stretch. A run alone is still judged alone (its own length), however it loops
+    from geoconstraints.geometry.terrain import Run, join_runs
+
+    def run(*xy):
+        line = LineString(xy)
+        return Run(0.0, line.length, line.length, line.length, 40.0, 40.0, False, line)
+
+    seam = join_runs([("A", run((0, 0), (100, 0))), ("A", run((-150, 0), (0, 0)))], max_run_ft=200)
+    assert {k: (j.length_ft, j.others, j.cut_short) for k, j in seam.items()} == {
+        0: (pytest.approx(250.0), ["A"], False), 1: (pytest.approx(250.0), ["A"], False)}
+    assert join_runs([("A", run((0, 0), (100, 0))), ("A", run((-100, 0), (0, 0)))], max_run_ft=200) == {}
+    x = join_runs([("A", run((0, 0), (150, 0))), ("A", run((100, -100.5), (100, 50))),
+                   ("B", run((1000, 0), (1100, 0)))], max_run_ft=200)  # B apart: not on the stretch
+    assert {k: (j.length_ft, j.others) for k, j in x.items()} == {0: (pytest.approx(200.5), ["A"]),
+                                                                  1: (pytest.approx(200.5), ["A"])}
+    mixed = join_runs([("A", run((0, 0), (100, 0))), ("A", run((100, 0), (150, 0))), ("B", run((150, 0), (250, 0)))],
+                      max_run_ft=200)  # A's two runs end to end, then B's: 250 ft, roads A and B
+    assert mixed[0].others == ["A", "B"] and mixed[1].others == ["A", "B"] and mixed[2].others == ["A"]
+    # one run looping back across itself (180 ft, crossing at 50 and 150 ft): nothing to join it with
+    assert join_runs([("A", run((0, 0), (100, 0), (100, 50), (50, 50), (50, -30)))], max_run_ft=150) == {}
+
+
+def test_hrv010_loop_ring_findings_say_the_road_goes_on_along_its_own_line(tmp_path) -> None:
+    # § 44-VI-6(F)(1): the ring of 100 + 150 ft steep across its start/end vertex is two HRV-010 violations
+    # (one per run) of 250 ft, saying the stretch goes on along the road's own line; 100 + 100 ft is a pass
+    from pyproj import CRS
+
+    from geoconstraints.commands import check_harvest
+    from geoconstraints.io.layers import Layers
+    from geoconstraints.rulebook.loader import load_rulebook
+
+    dem = _loop_dem(tmp_path)
+    roads = _haul_roads(["OVER", "AT"], [_loop_line(300, 200, _ring_ft(100, 150)),
+                                         _loop_line(1300, 200, _ring_ft(100, 100))])
+    res = check_harvest(Layers(frames={"haul_roads": roads}, crs=CRS.from_user_input(NY_FT), dem=dem),
+                        load_rulebook("vestal"))
+    f = res.findings[res.findings["rule_id"] == "HRV-010"]
+    over, at = f[f["subject_id"] == "OVER"], f[f["subject_id"] == "AT"]
+    assert over["status"].tolist() == ["violation", "violation"]
+    assert over["measured"].tolist() == [pytest.approx(250.0, abs=0.01)] * 2
+    assert all("goes on along the steep runs of haul_roads OVER (" in m and "250.0 ft together" in m
+               for m in over["message"])
+    assert at["status"].tolist() == ["pass"]
+    assert res.tables["roads"].set_index("road_id").loc["OVER", "runs_over_limit"] == 2
+
+
+# --------------------------------------------------------------------------------------------
+# HRV-010: roads.csv counts the runs whose joined search was cut short (review)
+# --------------------------------------------------------------------------------------------
+
+
+def test_hrv010_roads_table_counts_cut_short_runs(tmp_path, monkeypatch) -> None:
+    # § 44-VI-6(F)(1): three 80-ft pieces of 40 % end to end (240 ft). With the search bound at 1 extension
+    # the middle piece's search finds 160 ft and stops: review (not known to be within 200 ft). Before,
+    # roads.csv said only runs_over_limit 0 of it, as of a clean road; now runs_cut_short 1 beside it
+    # (runs_over_limit keeps its meaning: HRV-010 violations)
+    import pandas as pd
+
+    from geoconstraints.geometry import terrain as tr
+    from geoconstraints.output.files import write_csv
+
+    monkeypatch.setattr(tr, "_JOIN_MAX_STEPS", 1)
+    dem = _loop_dem(tmp_path)
+    pieces = [_loop_line(300, 300, [(80 * j, 0), (80 * (j + 1), 0)]) for j in range(3)]
+    roads = {"haul_roads": _haul_roads(["C1", "C2", "C3"], pieces)}
+    t = tr.roads_terrain(dem, roads, NY_FT, grade=GRADE)
+    table = tr.road_table(t).set_index("road_id")
+    assert table.loc["C2", ["steep_runs", "runs_over_limit", "runs_cut_short"]].tolist() == [1, 0, 1]
+    assert t[("haul_roads", "C2")].runs[0].joined_ft == pytest.approx(160.0, abs=1e-6)
+    for rid in ("C1", "C2", "C3"):  # each a review here: a cut-short run is never counted as over the limit
+        assert table.loc[rid, "runs_over_limit"] + table.loc[rid, "runs_cut_short"] == 1, rid
+    write_csv(tr.road_table(t), tmp_path / "roads.csv")
+    back = pd.read_csv(tmp_path / "roads.csv").set_index("road_id")
+    assert back.loc["C2", "runs_cut_short"] == 1 and back.loc["C2", "runs_over_limit"] == 0
+    monkeypatch.undo()
+    clean = tr.road_table(tr.roads_terrain(dem, roads, NY_FT, grade=GRADE)).set_index("road_id")
+    assert clean["runs_over_limit"].tolist() == [1, 1, 1] and clean["runs_cut_short"].tolist() == [0, 0, 0]

@@ -121,12 +121,7 @@ def bfe_at_points(
     if bfe_lines is None or not len(bfe_lines) or "ELEV" not in bfe_lines.columns:
         note[todo] = "no STATIC_BFE at the site and no BFE lines (bfe_lines layer): no BFE"
         return bfe_frame(bfe, method, datum, note, lo_e, hi_e, spos)
-    lines = bfe_lines.geometry.values
-    l_elev = _elev_ft(bfe_lines, "ELEV")
-    l_dat = (bfe_lines["V_DATUM"].map(_norm_datum).to_numpy() if "V_DATUM" in bfe_lines.columns
-             else np.full(len(bfe_lines), "", dtype=object))
-    good = np.isfinite(l_elev)
-    lines, l_elev, l_dat = np.asarray(lines[good], dtype=object), l_elev[good], l_dat[good]
+    lines, l_elev, l_dat = _line_arrays(bfe_lines)
     if not len(lines):
         note[todo] = "no STATIC_BFE at the site and the BFE lines carry no ELEV values: no BFE"
         return bfe_frame(bfe, method, datum, note, lo_e, hi_e, spos)
@@ -142,6 +137,15 @@ def bfe_at_points(
         _nearest_lines(pts, idx, lines, l_elev, l_dat, search_radius_ft, why,
                        bfe, method, datum, note, lo_e, hi_e)
     return bfe_frame(bfe, method, datum, note, lo_e, hi_e, spos)
+
+
+def _line_arrays(bfe_lines: gpd.GeoDataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(geometries, ELEV in feet, normalized V_DATUM) of the BFE lines that state an elevation."""
+    l_elev = _elev_ft(bfe_lines, "ELEV")
+    l_dat = (bfe_lines["V_DATUM"].map(_norm_datum).to_numpy() if "V_DATUM" in bfe_lines.columns
+             else np.full(len(bfe_lines), "", dtype=object))
+    good = np.isfinite(l_elev)
+    return np.asarray(bfe_lines.geometry.values[good], dtype=object), l_elev[good], l_dat[good]
 
 
 def _static_bfe(pts: np.ndarray, flood: gpd.GeoDataFrame, bfe: np.ndarray, method: np.ndarray,
@@ -195,14 +199,14 @@ def bfe_frame(bfe, method, datum, note, lo_e, hi_e, spos) -> pd.DataFrame:
 
 
 
-def _along_stream(pts, idx, streams, lines, l_elev, l_dat, radius, bfe, method, datum, note,
-                  lo_e, hi_e, spos) -> None:
-    """Interpolate by distance along the nearest studied stream between bracketing BFE lines.
+NO_STUDIED_STREAM = "no stream line is crossed by two BFE lines: no BFE interpolated"
 
-    A stream is a flooding source with BFEs when at least two BFE lines cross it; the site is
-    projected onto the nearest such stream.
-    """
-    # BFE line crossings with every stream: (stream, position along it, elevation, datum)
+
+def _crossings(streams: np.ndarray, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                                  float, np.ndarray]:
+    """Where the BFE lines cross the stream lines: ``(key, stream, line, position, span, studied)``, sorted
+    by ``key = stream * span + position`` (``span`` longer than any stream, so the crossings of one stream
+    are consecutive and in order along it); ``studied``: the streams crossed by two BFE lines or more."""
     li, sk = STRtree(streams).query(lines, predicate="intersects")
     cx = shapely.intersection(lines[li], streams[sk])
     cpts, cidx = shapely.get_parts(cx, return_index=True)
@@ -211,8 +215,22 @@ def _along_stream(pts, idx, streams, lines, l_elev, l_dat, radius, bfe, method, 
     c_stream, c_line = sk[cidx], li[cidx]
     c_s = shapely.line_locate_point(streams[c_stream], cpts) if len(cpts) else np.zeros(0)
     studied = np.flatnonzero(np.bincount(c_stream, minlength=len(streams)) >= 2)
+    span = float(shapely.length(streams).max()) + 10.0
+    ckey = c_stream * span + c_s
+    order = np.argsort(ckey, kind="stable")
+    return ckey[order], c_stream[order], c_line[order], c_s[order], span, studied
+
+
+def _along_stream(pts, idx, streams, lines, l_elev, l_dat, radius, bfe, method, datum, note,
+                  lo_e, hi_e, spos) -> None:
+    """Interpolate by distance along the nearest studied stream between bracketing BFE lines.
+
+    A stream is a flooding source with BFEs when at least two BFE lines cross it; the site is
+    projected onto the nearest such stream.
+    """
+    ckey, c_stream, c_line, c_s, span, studied = _crossings(streams, lines)
     if not len(studied):
-        note[idx] = "no stream line is crossed by two BFE lines: no BFE interpolated"
+        note[idx] = NO_STUDIED_STREAM
         return
     segs, seg_line = line_segments(streams[studied])
     (pp, sg), dist = STRtree(segs).query_nearest(pts[idx], return_distance=True, all_matches=False)
@@ -225,10 +243,6 @@ def _along_stream(pts, idx, streams, lines, l_elev, l_dat, radius, bfe, method, 
         return
     s_site = shapely.line_locate_point(streams[sj], pts[site])
     spos[site] = s_site
-    span = float(shapely.length(streams).max()) + 10.0
-    ckey = c_stream * span + c_s
-    order = np.argsort(ckey, kind="stable")
-    ckey, c_stream, c_line, c_s = ckey[order], c_stream[order], c_line[order], c_s[order]
     skey = sj * span + s_site
     pos = np.searchsorted(ckey, skey, side="right")
     lo, hi = pos - 1, pos
@@ -322,3 +336,245 @@ def _nearest_lines(pts, idx, lines, l_elev, l_dat, radius, why, bfe, method, dat
                 f"distance; not a surveyed BFE"
                 for a, b, da, db, t in zip(e1[ok], e2[ok], d1[ok], d2[ok], t1[ok])]
 
+
+
+# ------------------------------------------------------------------------------------------
+# The highest BFE over an area
+
+BOUND_COLUMNS = ("bound_ft", "bound_method", "bound_datum", "bound_note", "unbounded")
+"""The columns of :func:`bfe_upper_bound`'s table, in order."""
+
+FLOAT_TOL_FT = 1e-6
+"""Float noise in positions along a stream and distances (ft): never a legal threshold, only so that a
+position computed two ways compares equal; every comparison it loosens widens the bound."""
+
+
+def bfe_upper_bound(
+    regions: np.ndarray | gpd.GeoSeries,
+    *,
+    bfe_lines: gpd.GeoDataFrame | None = None,
+    streams: gpd.GeoDataFrame | None = None,
+    search_radius_ft: float,
+) -> pd.DataFrame:
+    """The highest BFE the ``S_BFE`` lines can give at any point of each region: an upper bound of the
+    BFE :func:`bfe_at_points` reads off the lines anywhere in it, never of its corners only.
+
+    Along a stream the BFE is piecewise linear in the position along it, but the positions the points of
+    an area project to are not those of its corners (past a bend, the nearest stretch of a hairpin
+    switching arms). Every point of a region lies within ``D`` (its distance to the studied streams plus
+    its bounding box's diagonal) of its nearest stream point, so only the stream segments within ``D``
+    can be nearest; a point nearest to the inside of a segment projects onto it within the projection of
+    the region's convex hull, and one nearest to a vertex lies where the projections onto both its
+    segments reach past it. The bound is the BFE's maximum over those positions (their ends and every BFE
+    line crossing between): exact where the projection's ends are reached (a straight stream), higher
+    than the true maximum at worst, never lower. Without stream lines the inverse-distance BFE between
+    two lines is never above the higher line, so the bound is the highest ``ELEV`` of the lines within
+    ``search_radius_ft`` of the region. Static BFEs are not read: the region is where the lines give the
+    BFE.
+
+    Parameters
+    ----------
+    regions : array of geometries
+        One (multi)polygon or collection of polygons per site, None or empty where none; the working
+        CRS (feet).
+    bfe_lines, streams : GeoDataFrame, optional
+        The ``bfe_lines`` and ``streams`` layers, as for :func:`bfe_at_points`.
+    search_radius_ft : float
+        As for :func:`bfe_at_points`.
+
+    Returns
+    -------
+    DataFrame
+        One row per region (:data:`BOUND_COLUMNS`): ``bound_ft`` (NaN where the lines give nothing to
+        bound), ``bound_method`` (``interpolated_along_stream``, ``nearest_lines`` or ``none``),
+        ``bound_datum``, ``bound_note``; ``unbounded`` True where some point of the region may get no BFE
+        from the lines (its position along the stream past the last BFE line, between lines of different
+        vertical datums, or farther than ``search_radius_ft`` from the stream): ``bound_note`` says why,
+        and ``bound_ft`` bounds the rest only.
+
+    Examples
+    --------
+    An L-shaped stream, (0, 0) to (1000, 0) to (1000, 2000), crossed by a BFE line of 800 ft at 500 ft
+    along it and one of 812 ft at 1,500 ft. A square on the inner side of the bend (x 900..990,
+    y 10..100) projects onto the vertical arm up to y = 100, 1,100 ft along the stream:
+    800 + 12 * 600 / 1000 = 807.2 ft. Part of a square past the last line (x 1010..1050, y 1600..1640)
+    has no BFE.
+
+    >>> from shapely.geometry import LineString, box
+    >>> st = gpd.GeoDataFrame(geometry=[LineString([(0, 0), (1000, 0), (1000, 1000), (1000, 2000)])])
+    >>> bl = gpd.GeoDataFrame({"ELEV": [800.0, 812.0], "V_DATUM": ["NAVD88", "NAVD88"]},
+    ...                       geometry=[LineString([(500, -50), (500, 50)]), LineString([(950, 500), (1050, 500)])])
+    >>> b = bfe_upper_bound([box(900, 10, 990, 100), box(1010, 1600, 1050, 1640)], bfe_lines=bl, streams=st,
+    ...                     search_radius_ft=5000)
+    >>> round(float(b.loc[0, "bound_ft"]), 3), b.loc[0, "bound_datum"], b["unbounded"].tolist()
+    (807.2, 'NAVD88', [False, True])
+    """
+    geoms = np.asarray(regions.values if isinstance(regions, gpd.GeoSeries) else regions, dtype=object)
+    n = len(geoms)
+    bound, unb = np.full(n, np.nan), np.zeros(n, dtype=bool)
+    method, datum, note = np.full(n, "none", dtype=object), np.full(n, "", dtype=object), np.full(n, "", dtype=object)
+
+    def table() -> pd.DataFrame:
+        return pd.DataFrame(dict(zip(BOUND_COLUMNS, (bound, method, datum, note, unb))))
+
+    if bfe_lines is None or not len(bfe_lines) or "ELEV" not in bfe_lines.columns:
+        return table()
+    lines, l_elev, l_dat = _line_arrays(bfe_lines)
+    p1, o1 = shapely.get_parts(geoms, return_index=True)
+    parts, o2 = shapely.get_parts(p1, return_index=True)
+    areal = np.isin(shapely.get_type_id(parts), (3, 6)) & (shapely.area(parts) > 0)
+    parts, owner = parts[areal], o1[o2][areal]
+    if not len(lines) or not len(parts):
+        return table()
+    stream_lines = _stream_lines(streams)
+    if len(stream_lines):
+        _bound_along_stream(parts, owner, stream_lines, lines, l_elev, l_dat, search_radius_ft, bound, method,
+                            datum, note, unb)
+    else:
+        why = ("no stream lines (streams layer)" if streams is None or not len(streams)
+               else "the streams layer has no centre lines")
+        _bound_nearest_lines(parts, owner, lines, l_elev, l_dat, search_radius_ft, why, bound, method, datum,
+                             note, unb)
+    return table()
+
+
+def _expand(start: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The indices ``start[i] .. start[i] + count[i] - 1`` of every ``i``, one block after the other."""
+    return np.repeat(start, count) + (np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count))
+
+
+def _stream_segments(streams: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The segments of the stream lines: start, unit direction, length, the stream (index into
+    ``streams``), the position of the start along it, and whether each is its stream's first or last
+    (zero-length segments dropped)."""
+    coords, si = shapely.get_coordinates(streams, return_index=True)
+    same = si[:-1] == si[1:]
+    a, b, st = coords[:-1][same], coords[1:][same], si[:-1][same]
+    vec = b - a
+    length = np.hypot(vec[:, 0], vec[:, 1])
+    before = np.cumsum(length) - length  # every preceding segment's length, all streams
+    first = np.r_[True, st[1:] != st[:-1]] if len(st) else np.zeros(0, dtype=bool)
+    s0 = before - before[np.maximum.accumulate(np.where(first, np.arange(len(st)), 0))] if len(st) else before
+    keep = length > 0
+    a, vec, length, st, s0 = a[keep], vec[keep], length[keep], st[keep], s0[keep]
+    first = np.r_[True, st[1:] != st[:-1]] if len(st) else np.zeros(0, dtype=bool)
+    last = np.r_[st[1:] != st[:-1], True] if len(st) else np.zeros(0, dtype=bool)
+    return a, vec / length[:, None], length, st, s0, first, last
+
+
+def _bound_along_stream(parts, owner, streams, lines, l_elev, l_dat, radius, bound, method, datum, note,
+                        unb) -> None:
+    """:func:`bfe_upper_bound` by interpolation along the studied streams (in place, per owner)."""
+    ckey, c_stream, c_line, c_s, span, studied = _crossings(streams, lines)
+    sites = np.unique(owner)
+    if not len(studied):
+        unb[sites], note[sites] = True, NO_STUDIED_STREAM
+        return
+    a, u, length, sst, s0, first, last = _stream_segments(streams[studied])
+    sst = studied[sst]
+    segs = shapely.linestrings(np.stack([a, a + u * length[:, None]], axis=1))
+    tree = STRtree(segs)
+    (pi, _), d = tree.query_nearest(parts, return_distance=True, all_matches=False)
+    reach = np.full(len(parts), np.inf)
+    reach[pi] = d
+    bx = shapely.bounds(parts)
+    reach += np.hypot(bx[:, 2] - bx[:, 0], bx[:, 3] - bx[:, 1])  # no point of the part is farther from a stream
+    far = np.zeros(len(sites) and int(owner.max()) + 1, dtype=bool)
+    far[owner[reach > radius]] = True
+    # the segments each part's points can be nearest to: within `reach` of it
+    pk, sg = tree.query(parts, predicate="dwithin", distance=reach + FLOAT_TOL_FT)
+    order = np.lexsort((sg, pk))
+    pk, sg = pk[order], sg[order]
+    pc, pix = shapely.get_coordinates(parts, return_index=True)
+    cnt = np.bincount(pix, minlength=len(parts))
+    rep = cnt[pk]
+    at = _expand((np.cumsum(cnt) - cnt)[pk], rep)
+    blocks = np.cumsum(rep) - rep
+    t = ((pc[at] - np.repeat(a[sg], rep, axis=0)) * np.repeat(u[sg], rep, axis=0)).sum(axis=1)
+    tmin, tmax = np.minimum.reduceat(t, blocks), np.maximum.reduceat(t, blocks)
+    seg_len = length[sg]
+    # inside a segment: the hull's projection onto it (past a stream's end: its end)
+    lo = np.maximum(tmin, np.where(first[sg], -np.inf, 0.0))
+    hi = np.minimum(tmax, np.where(last[sg], np.inf, seg_len))
+    inside = lo <= hi + FLOAT_TOL_FT
+    iv = [(pk[inside], sg[inside], s0[sg][inside] + np.clip(lo[inside], 0, seg_len[inside]),
+           s0[sg][inside] + np.clip(np.maximum(hi, lo)[inside], 0, seg_len[inside]))]
+    # at a vertex: where the part reaches past the end of one segment and before the start of the next
+    key = pk.astype(np.int64) * len(segs) + sg
+    nxt = np.searchsorted(key, key + 1)
+    nxt_c = np.minimum(nxt, len(key) - 1)
+    vertex = (~last[sg] & (nxt < len(key)) & (key[nxt_c] == key + 1) & (tmax >= seg_len - FLOAT_TOL_FT)
+              & (tmin[nxt_c] <= FLOAT_TOL_FT))
+    v_s = (s0[sg] + seg_len)[vertex]
+    iv.append((pk[vertex], sg[vertex], v_s, v_s))
+    i_part, i_seg, i_lo, i_hi = (np.concatenate(x) for x in zip(*iv))
+    i_stream = sst[i_seg]
+    # the BFE's maximum over each interval: its ends and the crossings inside
+    nc = len(ckey)
+    ia = np.searchsorted(ckey, i_stream * span + i_lo + FLOAT_TOL_FT, side="right") - 1
+    ib = np.searchsorted(ckey, i_stream * span + i_hi - FLOAT_TOL_FT, side="left")
+    ia_c, ib_c = np.clip(ia, 0, nc - 1), np.clip(ib, 0, nc - 1)
+    ok = (ia >= 0) & (ib < nc) & (c_stream[ia_c] == i_stream) & (c_stream[ib_c] == i_stream)
+    ib = np.maximum(ib_c, ia_c)
+    ce, codes = l_elev[c_line], pd.factorize(l_dat[c_line])[0]
+    span_n = np.where(ok, ib - ia_c + 1, 0)
+    flat = _expand(ia_c[ok], span_n[ok])
+    starts = np.cumsum(span_n[ok]) - span_n[ok]
+    mixed = np.zeros(len(ok), dtype=bool)
+    top = np.full(len(ok), -np.inf)
+    if len(flat):
+        mixed[ok] = np.minimum.reduceat(codes[flat], starts) != np.maximum.reduceat(codes[flat], starts)
+        inner = ce[flat]
+        inner[starts] = -np.inf  # the bracketing crossings count through the ends' values only
+        inner[np.cumsum(span_n[ok]) - 1] = -np.inf
+        top[ok] = np.maximum.reduceat(inner, starts)
+
+    def value(s: np.ndarray) -> np.ndarray:
+        j = np.clip(np.searchsorted(ckey, i_stream * span + s, side="right") - 1, ia_c, np.maximum(ib - 1, ia_c))
+        k = np.minimum(j + 1, ib)
+        den = c_s[k] - c_s[j]
+        w = np.clip((s - c_s[j]) / np.where(den > 0, den, 1.0), 0.0, 1.0)
+        return np.where(den > 0, ce[j] + w * (ce[k] - ce[j]), np.maximum(ce[j], ce[k]))
+
+    val = np.fmax(top, np.fmax(value(i_lo), value(i_hi)))
+    i_owner = owner[i_part]
+    good = ok & ~mixed
+    past = np.zeros_like(far)
+    past[i_owner[~ok]] = True
+    mix = np.zeros_like(far)
+    mix[i_owner[ok & mixed]] = True
+    g = pd.DataFrame({"o": i_owner[good], "v": val[good], "d": l_dat[c_line][ia_c[good]]})
+    if len(g):
+        per = g.groupby("o").agg(v=("v", "max"), d=("d", "first"), nd=("d", "nunique"))
+        o = per.index.to_numpy()
+        bound[o], datum[o], method[o] = per["v"].to_numpy(), per["d"].to_numpy(), "interpolated_along_stream"
+        note[o] = ("screening estimate: the highest BFE interpolated along the stream between the BFE lines at any "
+                   "position the area can project to; not a surveyed BFE")
+        mix[o[per["nd"].to_numpy() > 1]] = True
+    for i in np.flatnonzero(far | past | mix):  # the few sites whose area may lack a BFE, to say why
+        why = [w for w, f in ((f"part of it may lie farther than {radius:,.0f} ft from a stream crossed by BFE lines",
+                               far[i]),
+                              (("part of it may project onto its stream beyond the last BFE line (not between two "
+                                "BFE lines)"), past[i]),
+                              ("part of it may lie between BFE lines in different vertical datums", mix[i])) if f]
+        unb[i] = True
+        note[i] = "; ".join(why) + ": no BFE interpolated there" + (f" (elsewhere {note[i]})" if note[i] else "")
+
+
+def _bound_nearest_lines(parts, owner, lines, l_elev, l_dat, radius, why, bound, method, datum, note,
+                         unb) -> None:
+    """:func:`bfe_upper_bound` without stream lines: the highest ``ELEV`` of the BFE lines within ``radius``
+    of the region (an inverse-distance BFE lies between its two lines' elevations), in place per owner."""
+    pk, li = STRtree(lines).query(parts, predicate="dwithin", distance=radius)
+    if not len(pk):
+        return
+    g = pd.DataFrame({"o": owner[pk], "e": l_elev[li], "d": l_dat[li]}).sort_values(["o", "e"])
+    per = g.groupby("o").agg(e=("e", "max"), d=("d", "last"), nd=("d", "nunique"))
+    o = per.index.to_numpy()
+    bound[o], datum[o], method[o] = per["e"].to_numpy(), per["d"].to_numpy(), "nearest_lines"
+    note[o] = (f"screening estimate: {why}, so the highest ELEV of the BFE lines within {radius:,.0f} ft of the "
+               f"area (an inverse-distance BFE between two lines is never above the higher); not a surveyed BFE")
+    mixed = o[per["nd"].to_numpy() > 1]
+    unb[mixed] = True
+    note[mixed] = (f"{why}, and the BFE lines within {radius:,.0f} ft of the area are in different vertical datums: "
+                   f"no BFE bound")

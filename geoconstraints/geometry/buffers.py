@@ -30,6 +30,15 @@ log = logging.getLogger(__name__)
 BUFFER_COLUMNS: list[str] = ["kind", "rule_id", "source_id", "width_ft", "measured_from"]
 """Attribute columns of the ``buffer_strips`` derived layer (plus ``geometry``)."""
 
+SOURCE_COLUMNS: list[str] = ["source_geometry", "district_value", "bordering"]
+"""What a strip builder keeps of each strip's making when asked (``with_sources``), apart from the
+written layer: ``source_geometry``, the geometry the strip is drawn around (a point is in a strip
+``width_ft`` wide exactly when it lies within ``width_ft`` of it: the outline is drawn up to
+:func:`arc_error_ft` inside that); ``district_value``, the district value that makes a property-line
+or dwelling strip as the layer writes it (None where none, and for streams and roads);
+``bordering``, the zoned parcel whose district that is when the line is a neighbour's bordering it
+(reading b; else None)."""
+
 BUFFER_KINDS: tuple[str, ...] = ("stream", "road", "property_line", "dwelling")
 """Kinds of buffer strip, in report order."""
 
@@ -46,27 +55,43 @@ def empty_buffers(crs: Any = None) -> gpd.GeoDataFrame:
     return gpd.GeoDataFrame(df, geometry=gpd.GeoSeries([], crs=crs), crs=crs)
 
 
-def _frame(
-    kind: str, rule_id: str, source_id: Any, width_ft: float, measured_from: Any, geoms: Any, crs: Any
-) -> gpd.GeoDataFrame:
+def _frame(kind: str, rule_id: str, source_id: Any, width_ft: float, measured_from: Any, sources: Any,
+           extent: BaseGeometry | None, crs: Any, *, district_value: Any = None,
+           bordering: Any = None) -> gpd.GeoDataFrame:
+    """Strips ``width_ft`` wide around ``sources`` clipped to ``extent``, the empty ones left out:
+    :data:`BUFFER_COLUMNS` and :data:`SOURCE_COLUMNS` (``measured_from``, ``district_value`` and
+    ``bordering`` one value for all, or one per source)."""
     ids = pd.Series(list(source_id), dtype=object).astype(str)
     n = len(ids)
     if n == 0:
         return empty_buffers(crs)
-    mf = measured_from if isinstance(measured_from, (list, np.ndarray, pd.Series)) else [measured_from] * n
+
+    def each(v: Any) -> list:
+        return list(v) if isinstance(v, (list, np.ndarray, pd.Series)) else [v] * n
+
+    src = np.asarray(sources, dtype=object)
     df = pd.DataFrame(
         {
             "kind": kind,
             "rule_id": rule_id,
             "source_id": ids.to_numpy(),
             "width_ft": float(width_ft),
-            "measured_from": list(mf),
+            "measured_from": each(measured_from),
+            "source_geometry": src,
+            "district_value": each(district_value),
+            "bordering": each(bordering),
         },
         index=range(n),
     )
-    out = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries(list(geoms), crs=crs).values, crs=crs)
+    out = gpd.GeoDataFrame(df, geometry=gpd.GeoSeries(list(_clip(_buffer(src, width_ft), extent)), crs=crs).values,
+                           crs=crs)
     keep = ~(out.geometry.isna() | out.geometry.is_empty)
     return out.loc[keep].reset_index(drop=True)
+
+
+def _columns(strips: gpd.GeoDataFrame, with_sources: bool) -> gpd.GeoDataFrame:
+    """``strips`` with :data:`BUFFER_COLUMNS`, and :data:`SOURCE_COLUMNS` when ``with_sources``."""
+    return strips.reindex(columns=[*BUFFER_COLUMNS, *(SOURCE_COLUMNS if with_sources else ()), "geometry"])
 
 
 def plan_extent(frames: Iterable[gpd.GeoDataFrame | None], margin_ft: float) -> Polygon | None:
@@ -196,6 +221,7 @@ def stream_buffers(
     include_intermittent: bool = False,
     extent: BaseGeometry | None = None,
     rule_id: str = "HRV-020",
+    with_sources: bool = False,
 ) -> gpd.GeoDataFrame:
     """Buffer strips ``width_ft`` wide along streams (HRV-020).
 
@@ -211,6 +237,8 @@ def stream_buffers(
     extent : shapely geometry, optional
         Clip the strips to this area (the plan extent).
     rule_id : str
+    with_sources : bool, default False
+        Also :data:`SOURCE_COLUMNS` (the stream each strip is drawn around).
 
     Returns
     -------
@@ -231,15 +259,8 @@ def stream_buffers(
     geoms = sel.geometry.values
     poly = np.isin(shapely.get_type_id(geoms), (3, 6))
     measured = np.where(poly, "stream bank (polygon)", "stream line")
-    return _frame(
-        "stream",
-        rule_id,
-        sel["feature_id"],
-        width_ft,
-        measured,
-        _clip(_buffer(geoms, width_ft), extent),
-        streams.crs,
-    )
+    return _columns(_frame("stream", rule_id, sel["feature_id"], width_ft, measured, geoms, extent, streams.crs),
+                    with_sources)
 
 
 def _outside_row(lines: np.ndarray, row: gpd.GeoDataFrame | None) -> np.ndarray:
@@ -273,7 +294,8 @@ def row_polygons(
         ``source_layer`` (``row``/``roads``), ``source_id``, ``row_width_ft`` (NaN for ``row``
         polygons), ``measured_from`` (``right-of-way line`` or ``road centre line``),
         ``width_assumed`` (the road has no ``row_width_ft``: ``default_row_width_ft`` was used),
-        geometry.
+        ``source_geometry`` (what the right-of-way is drawn around: the ``row`` polygon itself, the
+        stretches of centre line), geometry.
     """
     crs = _crs_of(row, roads)
     parts: list[gpd.GeoDataFrame] = []
@@ -286,6 +308,7 @@ def row_polygons(
                     "row_width_ft": np.nan,
                     "measured_from": "right-of-way line",
                     "width_assumed": False,
+                    "source_geometry": np.asarray(row.geometry.values, dtype=object),
                 },
                 geometry=row.geometry.values,
                 crs=crs,
@@ -311,6 +334,7 @@ def row_polygons(
                     "row_width_ft": width,
                     "measured_from": "road centre line",
                     "width_assumed": assumed,
+                    "source_geometry": outside,
                 },
                 geometry=geoms,
                 crs=crs,
@@ -318,7 +342,8 @@ def row_polygons(
         )
     if not parts:
         return gpd.GeoDataFrame(
-            {"source_layer": [], "source_id": [], "row_width_ft": [], "measured_from": [], "width_assumed": []},
+            {"source_layer": [], "source_id": [], "row_width_ft": [], "measured_from": [], "width_assumed": [],
+             "source_geometry": []},
             geometry=[],
             crs=crs,
         )
@@ -332,13 +357,15 @@ def road_buffers(
     row: gpd.GeoDataFrame | None = None,
     extent: BaseGeometry | None = None,
     rule_id: str = "HRV-020",
+    with_sources: bool = False,
 ) -> gpd.GeoDataFrame:
     """Buffer strips ``width_ft`` wide along public roads (HRV-020).
 
     Measured from the right-of-way line where a ``row`` polygon covers the road (the ROW
     polygon buffered by ``width_ft``), else from the road centre line: the stretches of each
     centre line outside every ``row`` polygon are buffered (a side road crossing another
-    road's mapped right-of-way keeps its own strip beyond it).
+    road's mapped right-of-way keeps its own strip beyond it). With ``with_sources``, also
+    :data:`SOURCE_COLUMNS` (the ROW polygon, the stretches of centre line).
 
     Returns
     -------
@@ -349,33 +376,14 @@ def road_buffers(
     frames: list[gpd.GeoDataFrame] = []
     if row is not None and len(row):
         sel = _near(row, extent, width_ft)
-        frames.append(
-            _frame(
-                "road",
-                rule_id,
-                "row " + sel["feature_id"].astype(str),
-                width_ft,
-                "right-of-way line",
-                _clip(_buffer(sel.geometry.values, width_ft), extent),
-                crs,
-            )
-        )
+        frames.append(_frame("road", rule_id, "row " + sel["feature_id"].astype(str), width_ft, "right-of-way line",
+                             sel.geometry.values, extent, crs))
     if roads is not None and len(roads):
         sel = _near(roads, extent, width_ft)
-        outside = _outside_row(sel.geometry.values, row)
-        frames.append(
-            _frame(
-                "road",
-                rule_id,
-                sel["feature_id"],
-                width_ft,
-                "road centre line",
-                _clip(_buffer(outside, width_ft), extent),
-                crs,
-            )
-        )
+        frames.append(_frame("road", rule_id, sel["feature_id"], width_ft, "road centre line",
+                             _outside_row(sel.geometry.values, row), extent, crs))
     frames = [f for f in frames if len(f)]
-    return pd.concat(frames, ignore_index=True) if frames else empty_buffers(crs)
+    return _columns(pd.concat(frames, ignore_index=True) if frames else empty_buffers(crs), with_sources)
 
 
 # ------------------------------------------------------------------------------------------
@@ -578,6 +586,7 @@ def property_line_buffers(
     rule_id: str = "HRV-021",
     unknown_districts: bool = False,
     town_districts: Sequence[str] | None = None,
+    with_sources: bool = False,
 ) -> gpd.GeoDataFrame:
     """Buffer strips within ``width_ft`` of property lines in RA-1/RA-2/RC districts (HRV-021).
 
@@ -605,6 +614,10 @@ def property_line_buffers(
     town_districts : sequence of str, optional
         Every district of the town: a value naming none of them is an unknown district
         (:func:`norm_district`).
+    with_sources : bool, default False
+        Also :data:`SOURCE_COLUMNS`: the line each strip is drawn around (a zoned parcel's
+        boundary; a neighbour's line where it borders one), the zoned parcel's district value, and
+        for a neighbour's line, the zoned parcel's id.
 
     Returns
     -------
@@ -619,7 +632,7 @@ def property_line_buffers(
         )
     crs = parcels.crs
     if not len(parcels):
-        return empty_buffers(crs)
+        return _columns(empty_buffers(crs), with_sources)
     want = {str(d).strip().upper() for d in districts}
     near = (
         parcels.iloc[np.sort(parcels.sindex.query(extent, predicate="dwithin", distance=width_ft))]
@@ -627,7 +640,7 @@ def property_line_buffers(
         else parcels
     )
     if not len(near):
-        return empty_buffers(crs)
+        return _columns(empty_buffers(crs), with_sources)
     # the near parcels and the ring of parcels touching them (whose zoning makes a near one "bordering")
     ring = np.unique(
         parcels.sindex.query(near.geometry.values, predicate="dwithin", distance=touch_tolerance_ft)[1]
@@ -640,29 +653,32 @@ def property_line_buffers(
         dist = dist.astype(object).where(dist.notna(), raw.map(unknown_district))
     in_near = pool["feature_id"].astype(str).isin(set(near["feature_id"].astype(str))).to_numpy()
     frames: list[gpd.GeoDataFrame] = []
+    districts_of = pd.DataFrame({"dist": dist, "raw": raw})
     if reading in ("a", "c"):
-        frames.append(_zoned_line_strips(pool.loc[zoned & in_near], dist, width_ft, extent, rule_id))
+        frames.append(_zoned_line_strips(pool.loc[zoned & in_near], districts_of, width_ft, extent, rule_id))
     if reading in ("b", "c"):
-        frames.append(_bordering_line_strips(pool.loc[~zoned & in_near], pool.loc[zoned], dist, width_ft,
+        frames.append(_bordering_line_strips(pool.loc[~zoned & in_near], pool.loc[zoned], districts_of, width_ft,
                                              touch_tolerance_ft, extent, rule_id))
     frames = [f for f in frames if len(f)]
-    return pd.concat(frames, ignore_index=True) if frames else empty_buffers(crs)
+    return _columns(pd.concat(frames, ignore_index=True) if frames else empty_buffers(crs), with_sources)
 
 
-def _zoned_line_strips(z: gpd.GeoDataFrame, dist: pd.Series, width_ft: float, extent: BaseGeometry | None,
-                       rule_id: str) -> gpd.GeoDataFrame:
-    """Reading (a): strips along the whole property line of each zoned parcel ``z``."""
-    zd = dist.loc[z.index]
+def _zoned_line_strips(z: gpd.GeoDataFrame, districts_of: pd.DataFrame, width_ft: float,
+                       extent: BaseGeometry | None, rule_id: str) -> gpd.GeoDataFrame:
+    """Reading (a): strips along the whole property line of each zoned parcel ``z`` (``districts_of``:
+    the district of each parcel as named, ``dist``, and as the layer writes it, ``raw``)."""
+    zd = districts_of.loc[z.index]
     return _frame("property_line", rule_id, z["feature_id"], width_ft,
-                  ("property line of a " + zd.astype(str) + " parcel").to_numpy(),
-                  _clip(_buffer(shapely.boundary(z.geometry.values), width_ft), extent), z.crs)
+                  ("property line of a " + zd["dist"].astype(str) + " parcel").to_numpy(),
+                  shapely.boundary(z.geometry.values), extent, z.crs, district_value=zd["raw"])
 
 
-def _bordering_line_strips(cand: gpd.GeoDataFrame, zpool: gpd.GeoDataFrame, dist: pd.Series, width_ft: float,
-                           touch_tolerance_ft: float, extent: BaseGeometry | None,
+def _bordering_line_strips(cand: gpd.GeoDataFrame, zpool: gpd.GeoDataFrame, districts_of: pd.DataFrame,
+                           width_ft: float, touch_tolerance_ft: float, extent: BaseGeometry | None,
                            rule_id: str) -> gpd.GeoDataFrame:
     """Reading (b): strips along the lines of the parcels ``cand`` where they border a zoned
-    parcel of ``zpool`` (gaps up to ``touch_tolerance_ft``)."""
+    parcel of ``zpool`` (gaps up to ``touch_tolerance_ft``; ``districts_of`` as for
+    :func:`_zoned_line_strips`)."""
     if not len(zpool):
         return empty_buffers(cand.crs)
     ci, zi = zpool.sindex.query(cand.geometry.values, predicate="dwithin", distance=touch_tolerance_ft)
@@ -674,10 +690,10 @@ def _bordering_line_strips(cand: gpd.GeoDataFrame, zpool: gpd.GeoDataFrame, dist
         shapely.buffer(zpool.geometry.values[zi], touch_tolerance_ft),
     )
     zids = zpool["feature_id"].astype(str).to_numpy()[zi]
-    zdist = dist.loc[zpool.index].astype(str).to_numpy()[zi]
-    mf = [f"property line bordering {d} parcel {i}" for d, i in zip(zdist, zids)]
-    return _frame("property_line", rule_id, cand["feature_id"].astype(str).to_numpy()[ci], width_ft, mf,
-                  _clip(_buffer(shared, width_ft), extent), cand.crs)
+    zd = districts_of.loc[zpool.index]
+    mf = [f"property line bordering {d} parcel {i}" for d, i in zip(zd["dist"].astype(str).to_numpy()[zi], zids)]
+    return _frame("property_line", rule_id, cand["feature_id"].astype(str).to_numpy()[ci], width_ft, mf, shared,
+                  extent, cand.crs, district_value=zd["raw"].to_numpy()[zi], bordering=zids)
 
 
 def dwelling_buffers(
@@ -691,6 +707,7 @@ def dwelling_buffers(
     rule_id: str = "HRV-022",
     unknown_districts: bool = False,
     town_districts: Sequence[str] | None = None,
+    with_sources: bool = False,
 ) -> gpd.GeoDataFrame:
     """Buffer strips within ``width_ft`` of residential dwellings in RR districts (HRV-022).
 
@@ -699,7 +716,8 @@ def dwelling_buffers(
     makes no buffer. A dwelling polygon is buffered from its walls. With ``unknown_districts``,
     the strips of the dwellings whose district is unknown instead (possible strips: such a
     dwelling may be in RR). With ``town_districts``, a value naming none of the town's districts
-    is unknown (:func:`norm_district`).
+    is unknown (:func:`norm_district`). With ``with_sources``, also :data:`SOURCE_COLUMNS` (the
+    dwelling, the district value at it).
 
     Returns
     -------
@@ -709,22 +727,16 @@ def dwelling_buffers(
     crs = dwellings.crs
     sel = _near(dwellings, extent, width_ft)
     if not len(sel):
-        return empty_buffers(crs)
+        return _columns(empty_buffers(crs), with_sources)
     want = {str(d).strip().upper() for d in districts}
     raw = point_district_values(sel.geometry, zoning=zoning, parcels=parcels)
     dist = norm_district(raw, want, town_districts)
     keep = dist.isna().to_numpy() if unknown_districts else dist.isin(want).to_numpy()
-    sel, dist = sel.loc[keep], dist.loc[keep].astype(object).where(dist.loc[keep].notna(),
-                                                                   raw.loc[keep].map(unknown_district))
-    return _frame(
-        "dwelling",
-        rule_id,
-        sel["feature_id"],
-        width_ft,
-        ("dwelling in " + dist.astype(str)).to_numpy(),
-        _clip(_buffer(sel.geometry.values, width_ft), extent),
-        crs,
-    )
+    sel, raw = sel.loc[keep], raw.loc[keep]
+    dist = dist.loc[keep].astype(object).where(dist.loc[keep].notna(), raw.map(unknown_district))
+    mf = ("dwelling in " + dist.astype(str)).to_numpy()
+    return _columns(_frame("dwelling", rule_id, sel["feature_id"], width_ft, mf, sel.geometry.values, extent, crs,
+                           district_value=raw), with_sources)
 
 
 # ------------------------------------------------------------------------------------------
@@ -770,60 +782,6 @@ def buffers_inside(areas: gpd.GeoDataFrame, strips: gpd.GeoDataFrame) -> np.ndar
     return shapely.intersection(areas.geometry.values, shapely.union_all(strips.geometry.values))
 
 
-
-def strip_sources(strips: gpd.GeoDataFrame, inputs: Mapping[str, gpd.GeoDataFrame | None], *,
-                  touch_tolerance_ft: float | None = None) -> np.ndarray:
-    """The geometry each strip is drawn around, aligned with ``strips`` (None where not told).
-
-    A stream (line, or polygon: its bank), a right-of-way polygon (``source_id`` ``row <id>``), the
-    stretches of a road centre line outside every right-of-way polygon, a dwelling, a zoned parcel's
-    boundary (``measured_from`` ``property line of a ...``), a neighbour's line where it borders a
-    zoned parcel (reading b: with ``touch_tolerance_ft``, else None). A point is in a strip of
-    width ``w`` exactly when it lies within ``w`` of its source: the strip's outline is drawn up
-    to :func:`arc_error_ft` inside that.
-
-    Parameters
-    ----------
-    strips : GeoDataFrame
-        :data:`BUFFER_COLUMNS` (from :func:`build_buffers`).
-    inputs : mapping
-        The layers the strips were built from (the ``inputs`` of :func:`build_buffers`).
-    touch_tolerance_ft : float, optional
-        The ``touch_tolerance_ft`` the property-line strips were built with.
-
-    Examples
-    --------
-    >>> d = gpd.GeoDataFrame({"feature_id": ["D1"]}, geometry=[shapely.Point(0, 0)])
-    >>> strips = dwelling_buffers(d, 100, districts=["RR"], parcels=gpd.GeoDataFrame(
-    ...     {"feature_id": ["P"], "zoning": ["RR"]}, geometry=[shapely.box(-500, -500, 500, 500)]))
-    >>> strip_sources(strips, {"dwellings": d})[0].wkt
-    'POINT (0 0)'
-    """
-    def by_id(role: str) -> dict[str, Any]:
-        g = inputs.get(role)
-        return {} if g is None else dict(zip(g["feature_id"].astype(str), g.geometry.values))
-
-    sources = {k: by_id(r) for k, r in (("stream", "streams"), ("dwelling", "dwellings"), ("row", "row"),
-                                        ("road", "roads"), ("parcel", "parcels"))}
-    out = np.full(len(strips), None, dtype=object)
-    for i, (kind, sid, mf) in enumerate(zip(strips["kind"], strips["source_id"].astype(str),
-                                            strips["measured_from"].astype(str))):
-        if kind in ("stream", "dwelling"):
-            out[i] = sources[kind].get(sid)
-        elif kind == "road" and mf == "right-of-way line":
-            out[i] = sources["row"].get(sid.removeprefix("row "))
-        elif kind == "road" and sid in sources["road"]:
-            out[i] = _outside_row(np.array([sources["road"][sid]], dtype=object), inputs.get("row"))[0]
-        elif kind == "property_line" and mf.startswith("property line of a") and sid in sources["parcel"]:
-            out[i] = shapely.boundary(sources["parcel"][sid])
-        elif kind == "property_line" and touch_tolerance_ft is not None and sid in sources["parcel"]:
-            zoned = sources["parcel"].get(mf.rsplit(" parcel ", 1)[-1])  # "property line bordering RA-1 parcel P2"
-            if zoned is not None:  # as _bordering_line_strips draws it
-                out[i] = shapely.intersection(shapely.boundary(sources["parcel"][sid]),
-                                              shapely.buffer(zoned, touch_tolerance_ft))
-    return out
-
-
 # ------------------------------------------------------------------------------------------
 # every kind at once
 
@@ -845,16 +803,29 @@ class BufferBuild:
         caller adds: the rule is not in the rulebook), in :data:`BUFFER_KINDS` order.
     notes : dict[str, str]
         Buffer kind -> how it was measured (for finding details).
-    touch_tolerance_ft : float or None
-        The gap still counted as bordering the property-line strips were built with (None when
-        none were), for :func:`strip_sources`.
+    sources, possible_sources : DataFrame
+        :data:`SOURCE_COLUMNS` of each strip of ``strips`` (of ``possible``), on its index: what
+        it is drawn around, kept apart from the strips, which are written as layers (a second
+        geometry column is no column of a GIS layer). Missing where not told (a build made by hand).
     """
 
     strips: gpd.GeoDataFrame
     missing: dict[str, str] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
     possible: gpd.GeoDataFrame = field(default_factory=empty_buffers)
-    touch_tolerance_ft: float | None = None
+    sources: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SOURCE_COLUMNS))
+    possible_sources: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SOURCE_COLUMNS))
+
+
+def _apart(frames: list[gpd.GeoDataFrame], crs: Any) -> tuple[gpd.GeoDataFrame, pd.DataFrame]:
+    """Strips with :data:`SOURCE_COLUMNS` (``with_sources``) as one layer of :data:`BUFFER_COLUMNS`
+    and those columns apart, on the same index (:class:`BufferBuild`)."""
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return empty_buffers(crs), pd.DataFrame(columns=SOURCE_COLUMNS)
+    cat = pd.concat(frames, ignore_index=True)
+    return (gpd.GeoDataFrame(cat[[*BUFFER_COLUMNS, "geometry"]], geometry="geometry", crs=crs),
+            pd.DataFrame(cat[SOURCE_COLUMNS]))
 
 
 def _stream_and_road(inputs: Mapping[str, Any], s: Mapping[str, Any], kinds: Sequence[str],
@@ -866,7 +837,8 @@ def _stream_and_road(inputs: Mapping[str, Any], s: Mapping[str, Any], kinds: Seq
             out.missing["stream"] = "no streams layer"
         else:
             inter = bool(s.get("include_intermittent"))
-            frames.append(stream_buffers(streams, w, include_intermittent=inter, extent=extent, rule_id=rid))
+            frames.append(stream_buffers(streams, w, include_intermittent=inter, extent=extent, rule_id=rid,
+                                         with_sources=True))
             out.notes["stream"] = ("perennial and intermittent streams" if inter else
                                    "perennial streams only (intermittent streams excluded, switch "
                                    "include_intermittent=false)") + "; a stream of unknown kind counts as a stream"
@@ -874,7 +846,7 @@ def _stream_and_road(inputs: Mapping[str, Any], s: Mapping[str, Any], kinds: Seq
         if roads is None and row is None:
             out.missing["road"] = "no roads or row layer"
         else:
-            frames.append(road_buffers(roads, w, row=row, extent=extent, rule_id=rid))
+            frames.append(road_buffers(roads, w, row=row, extent=extent, rule_id=rid, with_sources=True))
             out.notes["road"] = ("measured from the right-of-way line (row layer); stretches of road outside every "
                                  "row polygon from their centre line" if row is not None
                                  else "measured from the road centre line (no row layer)")
@@ -899,11 +871,10 @@ def _district_strips(inputs: Mapping[str, Any], settings: Mapping[str, Mapping[s
         else:
             kw = {"districts": s["districts"], "reading": str(s["reading"]), "zoning": zoning,
                   "extent": plan_extent(plan, s["clip_margin_ft"]), "touch_tolerance_ft": s["touch_tolerance_ft"],
-                  "rule_id": s["rule_id"], "town_districts": s.get("town_districts")}
+                  "rule_id": s["rule_id"], "town_districts": s.get("town_districts"), "with_sources": True}
             frames.append(property_line_buffers(parcels, s["width_ft"], **kw))
             maybe.append(property_line_buffers(parcels, s["width_ft"], unknown_districts=True, **kw))
             out.notes["property_line"] = f"districts from the {zsrc}; reading {s['reading']}"
-            out.touch_tolerance_ft = float(s["touch_tolerance_ft"])
     if "dwelling" in settings:
         s, dw = settings["dwelling"], inputs.get("dwellings")
         if dw is None:
@@ -913,13 +884,11 @@ def _district_strips(inputs: Mapping[str, Any], settings: Mapping[str, Mapping[s
         else:
             kw = {"districts": s["districts"], "zoning": zoning, "parcels": parcels,
                   "extent": plan_extent(plan, s["clip_margin_ft"]), "rule_id": s["rule_id"],
-                  "town_districts": s.get("town_districts")}
+                  "town_districts": s.get("town_districts"), "with_sources": True}
             frames.append(dwelling_buffers(dw, s["width_ft"], **kw))
             maybe.append(dwelling_buffers(dw, s["width_ft"], unknown_districts=True, **kw))
             out.notes["dwelling"] = f"district at each dwelling from the {zsrc}"
-    maybe = [f for f in maybe if len(f)]
-    if maybe:
-        out.possible = gpd.GeoDataFrame(pd.concat(maybe, ignore_index=True), geometry="geometry", crs=crs)
+    out.possible, out.possible_sources = _apart(maybe, crs)
 
 
 def build_buffers(
@@ -973,7 +942,5 @@ def build_buffers(
         s = settings[sr[0]]
         _stream_and_road(inputs, s, sr, plan_extent(plan, s["clip_margin_ft"]), out, frames)
     _district_strips(inputs, settings, plan, out, frames, crs)
-    frames = [f for f in frames if len(f)]
-    if frames:
-        out.strips = gpd.GeoDataFrame(pd.concat(frames, ignore_index=True), geometry="geometry", crs=crs)
+    out.strips, out.sources = _apart(frames, crs)
     return out

@@ -239,14 +239,16 @@ class Run:
         Steepest segment (filtered grade).
     exceeds : bool
         The compared length (horizontal or slope, per ``run_length``) is more than ``max_run_ft``,
-        alone or with the steep runs of other roads it meets end to end (:func:`join_runs`).
+        alone or with the steep runs it meets (of other roads, or of its own line where it meets or
+        crosses itself: :func:`join_runs`).
     geometry : LineString or None
         The sub-line from ``start_ft`` to ``end_ft``, in the profile's CRS.
     joined_ft : float
         The compared length of the longest stretch of steep runs joined end to end that holds this
-        run, when that stretch goes on to other roads and is over the limit (NaN otherwise).
+        run, when that stretch goes on to other runs and is over the limit (NaN otherwise).
     joined_with : str
-        The other roads of that stretch (``layer id, ...``; '' when none).
+        The roads of the other runs of that stretch (``layer id, ...``, the run's own road marked
+        when its line meets or crosses itself there: :func:`joined_roads_text`; '' when none).
     join_cut_short : bool
         The search for the longest stretch of joined runs through this run stopped at its bound
         (:data:`_JOIN_MAX_STEPS`) before it was over the limit: a longer stretch may exist, so the run
@@ -1121,9 +1123,29 @@ def roads_terrain(
                                run_length=str(grade.get("run_length", "horizontal")))
             for i, j in joined.items():
                 run = runs[i][1]
-                run.joined_ft, run.joined_with = j.length_ft, f"{layer} {', '.join(j.others)}" if j.others else ""
+                run.joined_ft, run.joined_with = j.length_ft, joined_roads_text(layer, runs[i][0], j.others)
                 run.exceeds, run.join_cut_short = not j.cut_short, j.cut_short
     return out
+
+
+def joined_roads_text(layer: str, road_id: str, others: Sequence[str]) -> str:
+    """The roads of a joined stretch's other runs as :attr:`Run.joined_with` says them: ``layer id, ...``,
+    the run's own road marked (its line meets or crosses itself there: a ring's start/end vertex, a
+    figure-eight's crossing, two parts of it meeting); '' when none.
+
+    Examples
+    --------
+    >>> joined_roads_text("haul_roads", "A", ["B", "C"])
+    'haul_roads B, C'
+    >>> joined_roads_text("haul_roads", "A", ["A", "B"])
+    'haul_roads A (its own line, where it meets or crosses itself), B'
+    >>> joined_roads_text("haul_roads", "A", [])
+    ''
+    """
+    if not others:
+        return ""
+    names = [f"{o} (its own line, where it meets or crosses itself)" if o == road_id else o for o in others]
+    return f"{layer} {', '.join(names)}"
 
 
 _JOIN_TOL = 1e-6
@@ -1141,18 +1163,22 @@ class JoinedRun(NamedTuple):
     length_ft: float
     """Compared length of the longest stretch of joined runs through it found, ft."""
     others: list[str]
-    """The ids of the other roads on that stretch."""
+    """The ids of the roads of the other runs on that stretch (the run's own road among them when
+    another of its runs is there: a line meeting or crossing itself)."""
     cut_short: bool
     """The search stopped at :data:`_JOIN_MAX_STEPS` with no stretch over the limit found."""
 
 
 def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
               run_length: str = "horizontal") -> dict[int, JoinedRun]:
-    """The steep runs not over the limit alone that are, joined with those of other roads.
+    """The steep runs not over the limit alone that are, joined with other steep runs.
 
     A haul road digitised in pieces (split at a junction, a vertex, a map sheet) is one road on
     the ground: a run steeper than the limit that reaches the end of one piece goes on along the
-    steep run starting where it ends. A run is first split where another run ends on it (a spur
+    steep run starting where it ends. The runs of one road are joined as those of two: a ring road
+    steep across its start/end vertex (the runs measured from the line's start and from its end
+    meet there), a line crossing itself (a figure-eight) steep through the crossing both times,
+    the parts of one road meeting at a junction. A run is first split where another run ends on it (a spur
     leaving the middle of a steep run) and where two runs cross or touch (two haul roads crossing
     in an X, each steep through the crossing: a vehicle turns there, so half of one and half of
     the other are one steep stretch) (:func:`_node_runs`); the pieces are the edges of a graph
@@ -1175,8 +1201,8 @@ def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
     -------
     dict
         Index in ``runs`` -> :class:`JoinedRun` (compared length of the longest path through it
-        found, ft; the ids of the other roads on that path; whether the search was cut short), for
-        the runs not over the limit alone whose path holds a run of another road and is over the
+        found, ft; the ids of the roads of the other runs on that path; whether the search was cut
+        short), for the runs not over the limit alone whose path holds another run and is over the
         limit, and those whose search was cut short.
 
     Examples
@@ -1199,6 +1225,11 @@ def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
 
     >>> join_runs([("A", run((0, 0), (150, 0))), ("B", run((40, -50), (40, 100)))], max_run_ft=200)
     {0: JoinedRun(length_ft=210.0, others=['B'], cut_short=False), 1: JoinedRun(length_ft=210.0, others=['A'], cut_short=False)}
+
+    A ring road A steep across its start/end vertex (0, 0): 150 ft from its start, 150 ft into its end.
+
+    >>> join_runs([("A", run((0, 0), (150, 0))), ("A", run((-150, 0), (0, 0)))], max_run_ft=200)
+    {0: JoinedRun(length_ft=300.0, others=['A'], cut_short=False), 1: JoinedRun(length_ft=300.0, others=['A'], cut_short=False)}
     """
     _check_option("run_length", run_length, RUN_LENGTHS)
     keep = [i for i, (_, r) in enumerate(runs) if r.geometry is not None and not r.geometry.is_empty]
@@ -1217,18 +1248,19 @@ def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
     for e, (u, v) in enumerate(ends):
         adj.setdefault(u, []).append((v, e))
         adj.setdefault(v, []).append((u, e))
-    found: dict[int, tuple[float, list[str], bool]] = {}  # index in keep -> longest, its other roads, cut short
+    found: dict[int, tuple[float, list[str], bool]] = {}  # index in keep -> longest, others' roads, cut short
     for e, (u, v) in enumerate(ends):
         k = int(parent[e])
         if runs[keep[k]][1].exceeds or len(adj[u]) + len(adj[v]) <= 2:
             continue
         best, path, complete = _longest_path_through(adj, length, e, u, v)
-        others = sorted({runs[keep[int(parent[f])]][0] for f in path} - {runs[keep[k]][0]})
+        # the roads of the other runs on it: its own road too (a ring's seam, a figure-eight's crossing)
+        others = sorted({runs[keep[int(parent[f])]][0] for f in path if int(parent[f]) != k})
         old = found.get(k, (-1.0, [], False))
         found[k] = (*((best, others) if best > old[0] else old[:2]), old[2] or not complete)
     out: dict[int, JoinedRun] = {}
     for k, (best, others, cut) in found.items():
-        if best > max_run_ft * (1 + _REL_TOL) and others:
+        if best > max_run_ft * (1 + _REL_TOL) and others:  # pieces of the run alone: at most its length
             out[keep[k]] = JoinedRun(best, others, False)  # a path over the limit exists, however far the search went
         elif cut:
             out[keep[k]] = JoinedRun(best, others, True)
@@ -1381,17 +1413,18 @@ GRADE_RUN_COLUMNS = ["road_layer", "road_id", "start_ft", "end_ft", "length_ft",
 WATER_BAR_COLUMNS = ["road_id", "dist_ft", "grade_pct", "band", "spacing_ft", "min_spacing_ft", "max_spacing_ft",
                      "shortened"]
 ROAD_TABLE_COLUMNS = ["road_layer", "road_id", "length_ft", "evaluated_length_ft", "max_grade_pct",
-                      "mean_grade_pct", "grade_window_ft", "steep_runs", "runs_over_limit", "not_evaluated_ft",
-                      "water_bars", "note"]
+                      "mean_grade_pct", "grade_window_ft", "steep_runs", "runs_over_limit", "runs_cut_short",
+                      "not_evaluated_ft", "water_bars", "note"]
 
 
 def grade_runs_layer(terrain: Mapping[tuple[str, str], RoadTerrain], crs: Any) -> gpd.GeoDataFrame:
     """Every steep stretch of every road as a line layer (:data:`GRADE_RUN_COLUMNS`), saying what
-    HRV-010 finds of it: ``exceeds`` (a violation: over the limit alone or joined with the steep runs
-    of other roads), else ``cut_short`` (review: the search of the runs joined to it stopped at its
-    bound, so it is not known to be within the limit), else within it. ``joined_ft`` is the length
-    of the joined stretch through it (over the limit, or the longest found when cut short; NaN when
-    none) and ``joined_with`` its other roads (``layer id, ...``; '' when none).
+    HRV-010 finds of it: ``exceeds`` (a violation: over the limit alone or joined with other steep
+    runs, of other roads or of its own line where it meets or crosses itself), else ``cut_short``
+    (review: the search of the runs joined to it stopped at its bound, so it is not known to be
+    within the limit), else within it. ``joined_ft`` is the length of the joined stretch through it
+    (over the limit, or the longest found when cut short; NaN when none) and ``joined_with`` the
+    roads of its other runs (:func:`joined_roads_text`; '' when none).
 
     Examples
     --------
@@ -1423,13 +1456,27 @@ def water_bars_layer(terrain: Mapping[tuple[str, str], RoadTerrain], crs: Any) -
 
 
 def road_table(terrain: Mapping[tuple[str, str], RoadTerrain]) -> pd.DataFrame:
-    """One row per road: length, grades, runs, water bars (a count: nullable integers, blank for the
-    layers that get none, ``skid_trails``)."""
+    """One row per road (:data:`ROAD_TABLE_COLUMNS`): length, grades, runs, water bars (a count:
+    nullable integers, blank for the layers that get none, ``skid_trails``).
+
+    ``runs_over_limit`` counts the runs over HRV-010's limit (violations), ``runs_cut_short`` those
+    whose search of the steep runs joined to them was cut short (review: not known to be within the
+    limit, :attr:`Run.join_cut_short`), so a road with neither is one whose runs are all within it;
+    ``not_evaluated_ft`` and ``note`` say what was not measured.
+
+    Examples
+    --------
+    >>> rt = RoadTerrain("haul_roads", "C2", 80.0, runs=[Run(0.0, 80.0, 80.0, 86.2, 40.0, 40.0, False,
+    ...     LineString([(0, 0), (80, 0)]), joined_ft=160.0, join_cut_short=True)], evaluated_length_ft=80.0)
+    >>> road_table({("haul_roads", "C2"): rt})[["steep_runs", "runs_over_limit", "runs_cut_short"]].values.tolist()
+    [[1, 0, 1]]
+    """
     rows = [{
         "road_layer": layer, "road_id": fid, "length_ft": rt.length_ft,
         "evaluated_length_ft": rt.evaluated_length_ft, "max_grade_pct": rt.max_grade_pct,
         "mean_grade_pct": rt.mean_grade_pct, "grade_window_ft": rt.window_ft, "steep_runs": len(rt.runs),
         "runs_over_limit": sum(bool(r.exceeds) for r in rt.runs),
+        "runs_cut_short": sum(bool(r.join_cut_short) and not r.exceeds for r in rt.runs),
         "not_evaluated_ft": float(sum(s.length_ft for s in rt.gaps)),
         "water_bars": None if layer != "haul_roads" else (len(rt.water_bars) if rt.water_bars is not None else 0),
         "note": rt.error,

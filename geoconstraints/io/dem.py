@@ -22,6 +22,7 @@ from shapely.geometry import Polygon, shape
 
 from geoconstraints.errors import CRSError, DemError, LayerReadError
 from geoconstraints.io.paths import check_file, gdal_path, is_virtual, local_archive
+from geoconstraints.io.sources import file_stamp
 from geoconstraints.text import redact
 from geoconstraints.units import FT_PER_M, ft_per_unit, normalize_length_unit
 
@@ -129,6 +130,9 @@ class Dem:
     band_count: int = 1
     uri: str | None = None
     """A GDAL virtual path or URL the DEM is read from (``path`` is then its text, for messages)."""
+    stamp: tuple[int, int] | None = field(default=None, repr=False, compare=False)
+    """``(size, mtime_ns)`` of the file when it was opened (:func:`~geoconstraints.io.sources.file_stamp`):
+    a DEM rewritten during the run differs when the outputs are written."""
     focus: tuple[int, int, int, int] | None = field(default=None, repr=False, compare=False)
     """``(row0, row1, col0, col1)``: the area the run needs (the layers' extent plus a margin,
     set by :meth:`set_focus`); read once, and every window inside it is a slice of it."""
@@ -716,6 +720,7 @@ def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
         path = archive
     name = path.name
     user_unit = _user_z_units(name, z_units)
+    stamp = file_stamp(path)  # before any byte is read
     meta = _read_dem_header(path, uri)
     if meta["crs"] is None:
         raise DemError(
@@ -733,7 +738,7 @@ def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
     dem = Dem(path=path, crs=crs, transform=meta["transform"], width=int(meta["width"]),
               height=int(meta["height"]), nodata=None if nodata is None else float(nodata),
               z_units=unit, z_units_source=source, xy_unit_ft=ft_per_unit(crs), z_scale=scale, z_offset=offset,
-              band_count=int(meta["count"]), uri=uri)
+              band_count=int(meta["count"]), uri=uri, stamp=stamp)
     logger.info("DEM %s: %dx%d cells of %.3f ft, z in %s, nodata=%s",
                 name, dem.width, dem.height, dem.cell_size_ft, dem.z_description, dem.nodata)
     return dem

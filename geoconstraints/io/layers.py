@@ -30,7 +30,7 @@ from geoconstraints.io.paths import is_virtual, local_archive, sha256_file
 from geoconstraints.io.postgis import is_db_source, read_postgis
 from geoconstraints.io.projection import crs_label
 from geoconstraints.io.roles import PLAN_ROLES, ROLES, SITE_ROLES, LayerSource
-from geoconstraints.io.sources import read_source, resolve_sources
+from geoconstraints.io.sources import file_stamp, read_source, resolve_sources
 from geoconstraints.io.validate import (
     assign_ids,
     canonical_fields,
@@ -66,6 +66,9 @@ class LayerInfo:
     fields: list[str]
     absent_fields: list[str] = field(default_factory=list)
     """Optional fields of the role the source did not have (filled with missing values)."""
+    mtime_ns: int = 0
+    """Modification time (ns) of the file when the layer was read, with ``size_bytes`` the file's
+    stamp then (:func:`~geoconstraints.io.sources.file_stamp`); 0 for no local file."""
 
 
 @dataclass(repr=False)
@@ -281,6 +284,9 @@ def _read_role(role: str, src: LayerSource, warn: list[str], *, strict: bool = F
     the files hashed so far in this load, by path."""
     spec = ROLES[role]
     digest = ""
+    file = None if src.db is not None or src.frame is not None else (
+        local_archive(src.uri) if src.uri is not None else src.path)
+    stamp = file_stamp(file)  # before the read: a file changed while or after it is read differs at the write
     if src.db is not None:
         gdf, digest = read_postgis(src)
     else:
@@ -305,17 +311,15 @@ def _read_role(role: str, src: LayerSource, warn: list[str], *, strict: bool = F
     if src.frame is not None:  # no file: a hash of the frame's rows
         return gdf, LayerInfo(role, "GeoDataFrame", None, len(gdf), source_crs, frame_digest(src.frame), 0, kept,
                               absent)
-    file = local_archive(src.uri) if src.uri is not None else src.path
-    size = file.stat().st_size if file is not None and file.is_file() else 0
-    digest = ""
-    if file is not None and file.is_file():
+    size, mtime_ns = stamp if stamp is not None else (0, 0)
+    if file is not None and stamp is not None:
         cache = {} if digests is None else digests
         key = str(file.resolve())
         if key not in cache:
             cache[key] = sha256_file(file)
         digest = cache[key]
     return gdf, LayerInfo(role, redact(src.uri) if src.uri is not None else str(src.path), src.layer, len(gdf),
-                          source_crs, digest, size, kept, absent)
+                          source_crs, digest, size, kept, absent, mtime_ns)
 
 
 def _check_crs(gdf: gpd.GeoDataFrame, what: str) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import stat
 import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -220,6 +221,32 @@ def _db_layer_source(role: str, pg: PgSource, fields: dict[str, str], id_field: 
 
 # ------------------------------------------------------------------------------------------
 # reading and validating one layer
+
+def file_stamp(path: str | os.PathLike[str] | None) -> tuple[int, int] | None:
+    """``(size in bytes, modification time in ns)`` of a local file as it is now; None for no path,
+    no such file or not a regular file.
+
+    Taken when an input is read (before its bytes are) and again when the outputs are written: a
+    file rewritten or replaced in between differs, and the run says so instead of describing a file
+    it never read.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = Path(d) / "a.csv"
+    ...     _ = p.write_text("abc")
+    ...     file_stamp(p)[0], file_stamp(Path(d)), file_stamp(Path(d) / "none")
+    (3, None, None)
+    """
+    if path is None:
+        return None
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_size, st.st_mtime_ns) if stat.S_ISREG(st.st_mode) else None
+
 
 def read_source(src: LayerSource, warn: list[str] | None = None) -> gpd.GeoDataFrame:
     """Read one layer as it is on disk (no reprojection); LayerReadError when unreadable.

@@ -1,5 +1,6 @@
 """Non-spatial inputs: the daily rainfall series and the inspection log (CSV or DataFrame),
-with dates parsed strictly and gaps refused.
+with dates parsed strictly and gaps refused; and the one strict reader of dates (:func:`read_days`),
+which the layers' dates (phasing, a flood map's ``EFF_DATE``) are read with too.
 """
 
 from __future__ import annotations
@@ -7,8 +8,8 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Sequence
-from datetime import date
+from collections.abc import Collection, Sequence
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -29,9 +30,10 @@ MAX_TABLE_BYTES = 64 << 20
 DAY = pd.Timedelta(days=1)
 
 DATE_YEARS: tuple[int, int] = (1900, 2100)
-"""First and last year (inclusive) a date of the inputs may fall in: a disturbance's ``start`` or
-``stabilized``, a rainfall day, an inspection. Outside them a date is a typing error (2999 for 2029,
-0001 for an empty date field), and past 2262 it no longer fits the day arithmetic (nanosecond
+"""First and last year (inclusive) a date read by :func:`read_days` may fall in, whatever its options: a
+disturbance's ``start`` or ``stabilized``, a rainfall day, an inspection, a flood map's ``EFF_DATE``. Outside
+them a date is a typing error (2999 for 2029, 0001 for an empty date field, a FIRM dated 1066 or 9999: the
+flood insurance maps date from 1968 on), and past 2262 it no longer fits the day arithmetic (nanosecond
 timestamps)."""
 
 MAX_DAILY_PRECIP_IN = 72.0
@@ -39,55 +41,122 @@ MAX_DAILY_PRECIP_IN = 72.0
 recorded (1,825 mm = 71.9 in, Foc-Foc, La Réunion, January 1966). A larger value is a typing error or
 another unit, and huge ones overflow the storm totals."""
 
-_ISO_DAY = re.compile(r"(\d{4})-(\d{2})-(\d{2})"
-                      r"(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?")
-_US_DAY = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*[AaPp][Mm])?)?")
+DATE_FORMS: dict[str, str] = {"iso": "YYYY-MM-DD", "ymd_slash": "YYYY/MM/DD", "ymd": "YYYYMMDD", "us": "US M/D/YYYY"}
+"""The text forms of a day :func:`read_days` can read (its ``forms`` option), by name: ``iso``; ``ymd_slash``,
+GDAL's text of a date field; ``ymd``, a shapefile's (dBase) date field, also as a whole number (``19980302``,
+``19980302.0``); ``us``, month/day/year (which order :func:`read_days` takes is its ``order`` option).
+``YYYY-MM-DD`` and ``YYYY/MM/DD`` may be followed by ``T`` or one space and ``HH:MM``, optional ``:SS`` and
+fraction, ``Z`` or an offset (``T00:00:00.000Z``); ``M/D/YYYY`` by one space and ``H:MM``, optional ``:SS`` and
+``AM`` / ``PM`` (Esri's ``3/2/1998 12:00:00 AM``). Any other time part (``T`` after ``M/D/YYYY``, two spaces,
+``0:30 AM``, ``25:00``) is no date: a value written another way is refused, never a guessed day."""
+
+DATE_ORDERS: tuple[str, ...] = ("proven", "us")
+"""The values of :func:`read_days`'s ``order`` option (how ``M/D/YYYY`` is taken)."""
+
+DATE_TIMES: tuple[str, ...] = ("ignore", "midnight")
+"""The values of :func:`read_days`'s ``time`` option (what a time of day after the date means)."""
+
+_ISO_TIME = r"(?:[T ](?P<h>\d{2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:\.(?P<f>\d+))?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?"
+_US_TIME = r"(?: (?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}))?(?: ?(?P<ap>[AaPp][Mm]))?)?"
+_FORM_RES = {  # a, b: the two numbers beside the year (month and day, in the order the form or `order` says)
+    "iso": re.compile(r"(?P<y>\d{4})-(?P<a>\d{2})-(?P<b>\d{2})" + _ISO_TIME),
+    "ymd_slash": re.compile(r"(?P<y>\d{4})/(?P<a>\d{2})/(?P<b>\d{2})" + _ISO_TIME),
+    "ymd": re.compile(r"(?P<y>\d{4})(?P<a>\d{2})(?P<b>\d{2})"),
+    "us": re.compile(r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})" + _US_TIME),
+}
+_YEAR_FIRST = ("iso", "ymd_slash", "ymd")
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
            "October", "November", "December")
 _WRITE_ISO = "Write dates as YYYY-MM-DD"
+
+
+def date_forms_text(forms: Collection[str]) -> str:
+    """The :data:`DATE_FORMS` named in ``forms``, as a message lists them.
+
+    Examples
+    --------
+    >>> date_forms_text(("us", "iso")), date_forms_text(DATE_FORMS)
+    ('YYYY-MM-DD or US M/D/YYYY', 'YYYY-MM-DD, YYYY/MM/DD, YYYYMMDD or US M/D/YYYY')
+    """
+    names = [text for name, text in DATE_FORMS.items() if name in forms]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
 class DateIssue(NamedTuple):
     """The first refused date of :func:`read_days`: where it is, its value, and why (with the fix)."""
 
     kind: str
-    """``unreadable``, ``mixed`` (slashes beside ``YYYY-MM-DD``), ``day_month``, ``ambiguous`` or ``years``."""
+    """``unreadable``, ``year_alone``, ``time`` (not midnight), ``mixed`` (slashes beside ``YYYY-MM-DD``),
+    ``day_month``, ``ambiguous`` or ``years``."""
     column: str
     rows: np.ndarray
     """Positions (0-based) of the rows refused for this reason in ``column``."""
     value: Any
     """The first refused value, as given (a date-typed one as ``YYYY-MM-DD``)."""
     why: str
-    """What is wrong with ``value`` and the fix: ``"is not a date. Write dates as YYYY-MM-DD"``."""
+    """What is wrong with ``value`` and the fix, to follow it in a sentence: ``"is not a date. Write dates as
+    YYYY-MM-DD"``."""
+    reason: str
+    """The same in a clause of its own, without the fix: ``"a year alone names no day"``."""
 
 
-def _date_parts(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Per value: its form (``blank``, ``typed``, ``iso``, ``us``, ``bad``) and its numbers
-    (``y, a, b``: year, then month, day for ISO and typed dates, first and second number for
-    ``a/b/yyyy``; 0 where none)."""
+def _midnight(m: re.Match[str]) -> bool | None:
+    """Whether the time part of a matched date is midnight (True without one); None when it is no time
+    (``25:00``, ``0:30 AM``, ``13:00 PM``)."""
+    t = m.groupdict()
+    if t.get("h") is None:
+        return True
+    h, mi, s = int(t["h"]), int(t["mi"]), int(t["s"] or 0)
+    if t.get("ap"):
+        if not 1 <= h <= 12:
+            return None
+        h = h % 12 + (12 if t["ap"].upper() == "PM" else 0)
+    if h > 23 or mi > 59 or s > 60:
+        return None
+    return h == mi == s == 0 and not int(t.get("f") or 0)
+
+
+def _one_date(v: Any, forms: Collection[str]) -> tuple[str, tuple[int, int, int], bool]:
+    """One value's form (``blank``, ``typed``, ``year`` for a year alone, ``bad``, or the name of one of
+    ``forms``), its numbers ``(y, a, b)`` (0 where none) and whether its time of day is midnight (or none)."""
+    if isinstance(v, np.datetime64):
+        v = pd.Timestamp(v)
+    if is_blank(v):
+        return "blank", (0, 0, 0), True
+    if isinstance(v, date):  # a datetime and a pandas Timestamp too; a time zone is kept (the day is the one in it)
+        clock = (v.hour, v.minute, v.second, v.microsecond, getattr(v, "nanosecond", 0)) if isinstance(v, datetime) else ()
+        return "typed", (v.year, v.month, v.day), not any(clock)
+    whole = isinstance(v, (int, np.integer)) or (isinstance(v, (float, np.floating)) and float(v).is_integer())
+    if whole and not isinstance(v, bool) and "ymd" in forms:  # (np.bool_ is no integer)
+        v = str(int(v))
+    if not isinstance(v, str):
+        return "bad", (0, 0, 0), True
+    text = v.strip()
+    if re.fullmatch(r"\d{4}", text):
+        return "year", (int(text), 0, 0), True
+    for name in forms:
+        m = _FORM_RES[name].fullmatch(text)
+        if m is not None:
+            midnight = _midnight(m)
+            if midnight is None:
+                break
+            return name, (int(m["y"]), int(m["a"]), int(m["b"])), midnight
+    return "bad", (0, 0, 0), True
+
+
+def _date_parts(values: pd.Series, forms: Collection[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per value (:func:`_one_date`): its form, its numbers ``(y, a, b)`` (year, then month and day, for
+    ``a/b/yyyy`` the first and second number) and whether its time of day is midnight."""
     s = pd.Series(values).reset_index(drop=True)
-    n = len(s)
-    form = np.full(n, "bad", dtype=object)
-    num = np.zeros((n, 3), dtype=np.int64)
     if pd.api.types.is_datetime64_any_dtype(s):
         ok = s.notna().to_numpy()
-        form[~ok] = "blank"
-        form[ok] = "typed"
+        form = np.where(ok, "typed", "blank").astype(object)
+        num = np.zeros((len(s), 3), dtype=np.int64)
         num[ok] = np.column_stack([s.dt.year[ok], s.dt.month[ok], s.dt.day[ok]]).astype(np.int64)
-        return form, num
-    for i, v in enumerate(s):  # one value per day of a table: a few thousand at most
-        if is_blank(v):
-            form[i] = "blank"
-        elif isinstance(v, (date, np.datetime64)):
-            t = pd.Timestamp(v) if isinstance(v, np.datetime64) else v
-            form[i], num[i] = "typed", (t.year, t.month, t.day)
-        elif isinstance(v, str) and (m := _ISO_DAY.fullmatch(v.strip()) or _US_DAY.fullmatch(v.strip())):
-            g = [int(x) if x else 0 for x in m.groups()]
-            if g[3] > 23 or g[4] > 59 or g[5] > 60:  # a time that is no time
-                continue
-            form[i] = "iso" if m.re is _ISO_DAY else "us"
-            num[i] = g[:3] if m.re is _ISO_DAY else (g[2], g[0], g[1])
-    return form, num
+        return form, num, (s.dt.normalize() == s).to_numpy() | ~ok
+    got = [_one_date(v, forms) for v in s]  # one value per day of a table or feature of a layer: a few thousand
+    return (np.array([g[0] for g in got], dtype=object), np.array([g[1] for g in got], dtype=np.int64).reshape(-1, 3),
+            np.array([g[2] for g in got], dtype=bool))
 
 
 def _calendar_ok(num: np.ndarray) -> np.ndarray:
@@ -98,22 +167,46 @@ def _calendar_ok(num: np.ndarray) -> np.ndarray:
     return (m >= 1) & (m <= 12) & (d >= 1) & (d <= dim)
 
 
-def read_days(frame: pd.DataFrame, *, scope: str = "table") -> tuple[pd.DataFrame, DateIssue | None]:
-    """Parse date columns to midnight timestamps (the law counts days), read one way for the frame.
+def read_days(frame: pd.DataFrame, *, scope: str = "table", order: str = "proven", time: str = "ignore",
+              forms: Collection[str] = ("iso", "us")) -> tuple[pd.DataFrame, DateIssue | None]:
+    """Parse date columns to midnight timestamps (the law counts days), strictly: a date is read one way
+    or refused, never guessed.
 
-    A date is ``YYYY-MM-DD`` (a time after it is ignored), a date-typed value, or ``M/D/YYYY``
-    (US month/day/year). Dates with slashes are read as month/day/year only where that is the one
-    reading of the whole frame (every column): they are refused when a first number over 12 shows
-    day/month/year, when no second number over 12 tells month/day from day/month (``07/04/2025``
-    could be July 4 or 7 April), or when the frame mixes them with ``YYYY-MM-DD``. A year outside
-    :data:`DATE_YEARS` is refused as a typing error.
+    The one reader of dates: the rainfall series, the inspection log and the disturbance's ``start`` /
+    ``stabilized`` with the defaults; FLD-010's ``EFF_DATE`` (:func:`~geoconstraints.rules.flood.effective_date`)
+    with ``order="us"``, ``time="midnight"`` and every form. Read: a date-typed value (``datetime.date``,
+    ``datetime``, pandas ``Timestamp``, ``numpy.datetime64``; a time zone is kept: the day is the one in it)
+    and the text of :data:`DATE_FORMS` named in ``forms``. Always refused: anything else (free text, a
+    two-digit year, a number where ``YYYYMMDD`` is not read, a time that is no time), a year alone
+    (``"2012"``: ``pd.to_datetime`` read it as 2012-01-01), ``M/D/YYYY`` whose first number is over 12
+    (day/month/year), a day not in the calendar (2025-02-30), and a year outside :data:`DATE_YEARS` (a
+    typing error, in a table as in a flood map).
 
     Parameters
     ----------
     frame : DataFrame
-        The date columns (text, dates or datetimes; blank values are allowed).
+        The date columns (text, numbers, dates or datetimes; blank values are allowed).
     scope : str
         What the frame is, for the messages (``"file"``, ``"layer"``, ``"table"``).
+    order : {"proven", "us"}
+        How ``M/D/YYYY`` is taken. ``"proven"`` (the tables and layers a user types or exports): as
+        month/day/year only where that is the one reading of the whole frame (every column): refused
+        when no second number over 12 tells month/day from day/month (``07/04/2025`` could be July 4 or
+        7 April; ``5/5/2025`` reads the same either way), and when the frame mixes slashes with
+        year-first dates (two sources, two orders). ``"us"`` (FEMA's ``EFF_DATE``): month/day/year
+        without proof, as FEMA and Esri's US exports write it; a layer holds one effective date, so
+        proof would rarely be found. The risk taken: a day-first date whose day is 12 or less.
+    time : {"ignore", "midnight"}
+        What a time of day after the date means. ``"ignore"``: the day is the date's, whatever the
+        hour (an inspection at ``16:30`` was on that day; the law counts days). ``"midnight"`` (a value
+        meant as a day, as a GIS date field): only midnight is read; another time is a day shifted by
+        a time zone (an Esri date stored in UTC) and is refused, as the day it meant is unknown.
+    forms : collection of str
+        The names of :data:`DATE_FORMS` read. The default, ``("iso", "us")``, is what the tables and the
+        disturbance layer document: there ``YYYYMMDD`` (``20240315`` in a CSV) and ``YYYY/MM/DD`` stay
+        refused with "Write dates as YYYY-MM-DD", as before, rather than a column of numbers (a
+        spreadsheet's serial day, 45366, is one too) read as days. ``EFF_DATE`` reads all four: a
+        shapefile's date field is ``YYYYMMDD`` and GDAL's text of a date ``YYYY/MM/DD``.
 
     Returns
     -------
@@ -121,7 +214,13 @@ def read_days(frame: pd.DataFrame, *, scope: str = "table") -> tuple[pd.DataFram
         Aligned with ``frame``; ``NaT`` where a value is blank (and everywhere if ``issue``).
     issue : DateIssue or None
         The first refused date (the caller names its file and line, or layer and feature), in this
-        order: not a date, mixed forms, day/month/year, month and day ambiguous, outside the years.
+        order: not a date, a year alone, a time other than midnight, mixed forms, day/month/year, month
+        and day ambiguous, no such day, outside the years.
+
+    Raises
+    ------
+    ValueError
+        An option not among its values.
 
     Examples
     --------
@@ -134,39 +233,61 @@ def read_days(frame: pd.DataFrame, *, scope: str = "table") -> tuple[pd.DataFram
     'could be July 4, 2025 or 7 April 2025: n'
     >>> read_days(pd.DataFrame({"date": ["2999-01-01"]}))[1].why
     'is outside the years 1900 to 2100: correct the date (a typing error?)'
+    >>> eff = dict(order="us", time="midnight", forms=tuple(DATE_FORMS))
+    >>> days = read_days(pd.DataFrame({"EFF_DATE": ["3/2/1998 12:00:00 AM", 19980302, "1998/03/02"]}), **eff)[0]
+    >>> days["EFF_DATE"].dt.strftime("%Y-%m-%d").tolist()
+    ['1998-03-02', '1998-03-02', '1998-03-02']
+    >>> [read_days(pd.DataFrame({"EFF_DATE": [v]}), **eff)[1].reason for v in ("1998-03-02 05:00", "2012")]
+    ['a time of day other than midnight (a day shifted by a time zone?)', 'a year alone names no day']
     """
-    parts = {c: _date_parts(frame[c]) for c in frame.columns}
-    has_iso = any((f == "iso").any() for f, _ in parts.values())
-    # month/day/year is shown by a valid one with a second number over 12 (04/14/2025)
-    proven_md = any(((f == "us") & (n[:, 2] > 12) & _calendar_ok(n)).any() for f, n in parts.values())
+    for name, value, allowed in (("order", order, DATE_ORDERS), ("time", time, DATE_TIMES)):
+        if value not in allowed:
+            raise ValueError(f"{value!r} is not a valid option for {name}, must be one of {', '.join(allowed)}")
+    if not forms or not set(forms) <= DATE_FORMS.keys():
+        raise ValueError(f"{forms!r} is not a valid option for forms, must be some of {', '.join(DATE_FORMS)}")
+    parts = {c: _date_parts(frame[c], forms) for c in frame.columns}
+    read_as = [*forms, "typed"]
+    year_first = any(np.isin(f, _YEAR_FIRST).any() for f, _, _ in parts.values())
+    # month/day/year is taken (order="us") or shown by a valid one with a second number over 12 (04/14/2025)
+    proven_md = order == "us" or any(((f == "us") & (n[:, 2] > 12) & _calendar_ok(n)).any() for f, n, _ in parts.values())
     lo, hi = DATE_YEARS
-    checks: list[tuple[str, Any, Any]] = [  # (kind, rows refused given form and numbers, why given the numbers)
-        ("unreadable", lambda f, n: (f == "bad") | ((f == "us") & ((n[:, 1] > 12) & (n[:, 2] > 12)
-                                                                    | (n[:, 1] < 1) | (n[:, 2] < 1))),
-         lambda v: f"is not a date. {_WRITE_ISO}"),
-        ("mixed", lambda f, n: (f == "us") & has_iso,
+    not_date = (lambda v: f"not a date in a form read ({date_forms_text(forms)})", lambda v: f"is not a date. {_WRITE_ISO}")
+    checks: list[tuple[str, Any, Any, Any]] = [  # (kind, rows refused given form, numbers and midnight; reason and
+        ("unreadable",                         #  why given the numbers)
+         lambda f, n, t: (f == "bad") | ((f == "us") & ((n[:, 1] > 12) & (n[:, 2] > 12) | (n[:, 1] < 1) | (n[:, 2] < 1))),
+         *not_date),
+        ("year_alone", lambda f, n, t: f == "year",
+         lambda v: "a year alone names no day", lambda v: f"is a year alone, which names no day. {_WRITE_ISO}"),
+        ("time", lambda f, n, t: np.isin(f, read_as) & ~t & (time == "midnight"),
+         lambda v: "a time of day other than midnight (a day shifted by a time zone?)",
+         lambda v: f"has a time of day other than midnight (a day shifted by a time zone?). {_WRITE_ISO}"),
+        ("mixed", lambda f, n, t: (f == "us") & (order == "proven") & year_first,
+         lambda v: f"slashes where other dates of this {scope} are year first",
          lambda v: f"has slashes where other dates of this {scope} are YYYY-MM-DD. Write every date as YYYY-MM-DD"),
-        ("day_month", lambda f, n: (f == "us") & (n[:, 1] > 12),
+        ("day_month", lambda f, n, t: (f == "us") & (n[:, 1] > 12),
+         lambda v: f"no month {v[1]}: a day-first date is not read (only month/day/year)",
          lambda v: f"is day/month/year (there is no month {v[1]}); a date with slashes is read as month/day/year "
                    f"only. {_WRITE_ISO}"),
-        ("ambiguous", lambda f, n: (f == "us") & (n[:, 1] != n[:, 2]) & (not proven_md),
+        ("ambiguous", lambda f, n, t: (f == "us") & (n[:, 1] != n[:, 2]) & (not proven_md),
+         lambda v: f"could be {_MONTHS[v[1] - 1]} {v[2]}, {v[0]} or {v[1]} {_MONTHS[v[2] - 1]} {v[0]}",
          lambda v: f"could be {_MONTHS[v[1] - 1]} {v[2]}, {v[0]} or {v[1]} {_MONTHS[v[2] - 1]} {v[0]}: no date of "
                    f"this {scope} has a day over 12 to tell month/day/year from day/month/year. {_WRITE_ISO}"),
-        ("unreadable", lambda f, n: np.isin(f, ["iso", "us", "typed"]) & ~_calendar_ok(n),
-         lambda v: f"is not a date. {_WRITE_ISO}"),
-        ("years", lambda f, n: np.isin(f, ["iso", "us", "typed"]) & ((n[:, 0] < lo) | (n[:, 0] > hi)),
+        ("unreadable", lambda f, n, t: np.isin(f, read_as) & ~_calendar_ok(n),
+         lambda v: "no such day", not_date[1]),
+        ("years", lambda f, n, t: np.isin(f, read_as) & ((n[:, 0] < lo) | (n[:, 0] > hi)),
+         lambda v: f"a year outside {lo} to {hi}: a typing error?",
          lambda v: f"is outside the years {lo} to {hi}: correct the date (a typing error?)"),
     ]
-    for kind, refused, why in checks:
-        for col, (form, num) in parts.items():
-            rows = np.flatnonzero(refused(form, num))
+    for kind, refused, reason, why in checks:
+        for col, (form, num, midnight) in parts.items():
+            rows = np.flatnonzero(refused(form, num, midnight))
             if len(rows):
                 nat = pd.DataFrame({c: pd.Series(pd.NaT, index=frame.index, dtype="datetime64[us]") for c in frame})
-                y, m, d = num[rows[0]]
+                y, m, d = v = num[rows[0]]
                 value = f"{y:04d}-{m:02d}-{d:02d}" if form[rows[0]] == "typed" else frame[col].iloc[rows[0]]
-                return nat, DateIssue(kind, str(col), rows, value, why(num[rows[0]]))
+                return nat, DateIssue(kind, str(col), rows, value, why(v), reason(v))
     out = {}
-    for col, (form, num) in parts.items():
+    for col, (form, num, _) in parts.items():
         text = [f"{y:04d}-{m:02d}-{d:02d}" if f != "blank" else None for f, (y, m, d) in zip(form, num)]
         out[col] = pd.to_datetime(pd.Series(text, index=frame.index, dtype=object), format="%Y-%m-%d")
     return pd.DataFrame(out, index=frame.index), None

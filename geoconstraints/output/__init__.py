@@ -24,7 +24,12 @@ import pandas as pd
 from geoconstraints import interrupt
 from geoconstraints.errors import MissingToolError, OutputError
 from geoconstraints.output import child, field, files, outset, plots, report, styles, webmap
-from geoconstraints.output.provenance import layers_not_read, rulebook_files
+from geoconstraints.output.provenance import (
+    changed_during_run,
+    flood_map_dates,
+    layers_not_read,
+    rulebook_files,
+)
 from geoconstraints.output.selection import ALL_OUTPUTS, OUTPUTS, select_outputs
 from geoconstraints.result import Result
 from geoconstraints.rulebook.findings import findings_in_scope, findings_scope, status_counts
@@ -117,7 +122,7 @@ def _provenance(result: Result, scope: str, outputs: frozenset[str] = ALL_OUTPUT
     prov.update(inputs_not_read=layers_not_read(result), rulebook_sha256=books[0]["sha256"] if books else "",
                 rulebook_files=books, findings_scope=scope, findings_total=result.counts(),
                 findings_written=status_counts(findings_in_scope(result.findings, scope)),
-                outputs_chosen=[k for k in OUTPUTS if k in outputs])
+                outputs_chosen=[k for k in OUTPUTS if k in outputs], nfhl=flood_map_dates(result, prov["nfhl"]))
     return prov
 
 
@@ -472,6 +477,7 @@ def write_result(result: Result, out_dir: str | os.PathLike[str], *, offline: bo
             written.update(s.step(name, step))
         with outset.progress_item(progress, child_files_item([pdf, gis_child, gpkg_child])):
             written.update(_collect(result, s, pdf, [gis_child, gpkg_child], parcel))
+        s.provenance.update(changed_during_run(result, s.provenance["inputs"]))  # now, as provenance.json is written
     written[outset.PROVENANCE_NAME] = s.folder / outset.PROVENANCE_NAME
     return {name: s.final(path) for name, path in written.items()}
 

@@ -45,7 +45,7 @@ from matplotlib.path import Path as MplPath
 from geoconstraints._version import __version__
 from geoconstraints.errors import InputError, OutputError, RulebookError
 from geoconstraints.geometry import terrain
-from geoconstraints.geometry.buffers import norm_district
+from geoconstraints.geometry.buffers import norm_district, unknown_district
 from geoconstraints.output import files, styles
 from geoconstraints.result import Result
 from geoconstraints.rulebook.findings import STATUS_RANK
@@ -351,7 +351,8 @@ class PlanData:
     ----------
     frames : dict[str, GeoDataFrame]
         Layer name -> features within the extent (inputs, derived layers, ``contours``,
-        ``zoning_near``: the districts of HRV-003 within the search distance of the harvest area).
+        ``zoning_near``: the districts of HRV-003 within the search distance of the harvest area;
+        ``zoning_unknown``: zoning there of unknown district, as the checks read it).
     findings : GeoDataFrame
         Findings marked on the map (statuses :data:`MARKED_STATUSES`, with a place).
     extent : (xmin, ymin, xmax, ymax)
@@ -359,6 +360,9 @@ class PlanData:
     parcel_ids : list of str
         Parcels the harvest area overlaps.
     elements : list of (Element, shown layers, missing layers)
+    town_districts : tuple of str or None
+        The rulebook's ``town_districts``: with it a zoning value naming none of the town's
+        districts is an unknown district, on the plan as in the checks.
     """
 
     result: Result
@@ -374,6 +378,7 @@ class PlanData:
     elements: list[tuple[Element, list[str], list[str]]] = field(default_factory=list)
     sources: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
     ring: Any = None
+    town_districts: tuple[str, ...] | None = None
 
 
 def elements_of(rule: Any, districts: list[str], search_ft: float, interval_ft: float) -> list[Element]:
@@ -451,23 +456,63 @@ def _contours(result: Result, rule: Any, extent: tuple[float, float, float, floa
     return gpd.GeoDataFrame({"elev_ft": elev, "index": index}, geometry=lines.geometry.values, crs=crs), interval
 
 
-def _near_districts(frames: dict[str, gpd.GeoDataFrame], districts: list[str], ring: Any) -> gpd.GeoDataFrame | None:
-    """Zoning of ``districts`` within ``ring`` (zoning layer, else parcels' ``zoning`` field)."""
+def _read_districts(frames: dict[str, gpd.GeoDataFrame], districts: list[str],
+                    town_districts: Iterable[str] | None) -> tuple[gpd.GeoDataFrame, pd.Series, pd.Series] | None:
+    """(source, district as the checks read it, value as written) of the zoning layer's ``district``,
+    else the parcels' ``zoning`` field (None when neither is there)."""
     src = frames.get("zoning")
     col = "district"
     if src is None or col not in src.columns:
         src, col = frames.get("parcels"), "zoning"
         if src is None or col not in src.columns:
             return None
-    d = norm_district(src[col], districts)  # RA1, ra 1 ... are the rulebook's RA-1, as the checks read them
-    hit = d.isin([str(x).strip().upper() for x in districts]).to_numpy()
+    # RA1, ra 1 ... are the rulebook's RA-1, and with town_districts RA-l is unknown, as the checks read them
+    return src, norm_district(src[col], districts, town_districts), src[col]
+
+
+def _within(src: gpd.GeoDataFrame, hit: np.ndarray, labels: np.ndarray, ring: Any) -> gpd.GeoDataFrame | None:
+    """The parts within ``ring`` of the features ``hit`` of ``src``, each with its ``district`` label."""
     if not hit.any():
         return None
     part = shapely.intersection(src.geometry.values[hit], ring)
     keep = ~shapely.is_empty(part)
     if not keep.any():
         return None
-    return gpd.GeoDataFrame({"district": d.to_numpy()[hit][keep]}, geometry=part[keep], crs=src.crs)
+    return gpd.GeoDataFrame({"district": labels[hit][keep]}, geometry=part[keep], crs=src.crs)
+
+
+def _near_districts(frames: dict[str, gpd.GeoDataFrame], districts: list[str], ring: Any,
+                    town_districts: Iterable[str] | None = None) -> gpd.GeoDataFrame | None:
+    """Zoning of ``districts`` within ``ring`` (zoning layer, else parcels' ``zoning`` field), read as the
+    checks read it (:func:`_read_districts`)."""
+    read = _read_districts(frames, districts, town_districts)
+    if read is None:
+        return None
+    src, d, _ = read
+    return _within(src, d.isin([str(x).strip().upper() for x in districts]).to_numpy(), d.to_numpy(), ring)
+
+
+def _unknown_near(frames: dict[str, gpd.GeoDataFrame], districts: list[str], ring: Any,
+                  town_districts: Iterable[str] | None = None) -> gpd.GeoDataFrame | None:
+    """Zoning within ``ring`` whose district is unknown as the checks read it (blank, not text, or
+    with ``town_districts`` naming none of the town's districts), labelled as the checks name it
+    (``district unknown ("RA-l")``): HRV-003 does not pass near it, and the plan shows it.
+
+    Examples
+    --------
+    >>> z = {"zoning": gpd.GeoDataFrame({"district": ["RA-l", "C-1", None]},
+    ...                                  geometry=[shapely.box(i, 0, i + 1, 1) for i in range(3)])}
+    >>> _unknown_near(z, ["RA-1"], shapely.box(0, 0, 3, 1), ["RA-1", "C-1"])["district"].tolist()
+    ['district unknown ("RA-l")', 'district unknown']
+    >>> _unknown_near(z, ["RA-1"], shapely.box(0, 0, 3, 1))["district"].tolist()  # without: RA-l is a district
+    ['district unknown']
+    """
+    read = _read_districts(frames, districts, town_districts)
+    if read is None:
+        return None
+    src, d, raw = read
+    labels = np.array([unknown_district(v) for v in raw], dtype=object)
+    return _within(src, d.isna().to_numpy(), labels, ring)
 
 
 _DRAWN = ("parcels", "zoning", "stream_corridor", "critical_slopes", "buffer_strips", "wetlands", "ponds",
@@ -521,7 +566,8 @@ def prepare_plan(result: Result, scale_ft_per_in: float) -> PlanData:
     return PlanData(result, crs, k, {}, marked_findings(result.findings, crs), extent,
                     sorted(touched["feature_id"].astype(str)) if touched is not None else [],
                     rule.t("contour_interval_ft"), districts, search_ft,
-                    sources={n: g for n, g in sources.items() if g is not None}, ring=ring)
+                    sources={n: g for n, g in sources.items() if g is not None}, ring=ring,
+                    town_districts=result.rulebook.town_districts)
 
 
 def load_frames(plan: PlanData, cover: tuple[float, float, float, float]) -> None:
@@ -531,9 +577,11 @@ def load_frames(plan: PlanData, cover: tuple[float, float, float, float]) -> Non
     contours, _ = _contours(plan.result, rule, cover, plan.crs)
     if contours is not None:
         frames["contours"] = contours
-    near = _near_districts(frames, plan.districts, plan.ring) if plan.districts else None
-    if near is not None:
-        frames["zoning_near"] = near
+    if plan.districts:  # read as HRV-003 reads them: with the rulebook's town_districts
+        for name, near in (("zoning_near", _near_districts(frames, plan.districts, plan.ring, plan.town_districts)),
+                           ("zoning_unknown", _unknown_near(frames, plan.districts, plan.ring, plan.town_districts))):
+            if near is not None:
+                frames[name] = near
     frames["search_ring"] = gpd.GeoDataFrame(geometry=[shapely.boundary(plan.ring)], crs=plan.crs)
     plan.frames = frames
     plan.elements = element_status(plan, rule)
@@ -554,7 +602,7 @@ def element_status(plan: PlanData, rule: Any) -> list[tuple[Element, list[str], 
     out = []
     for el in elements_of(rule, plan.districts, plan.search_ft, plan.contour_interval_ft or 0.0):
         present = [n for n in el.layers + el.optional if n in plan.frames]
-        if el.key == "c" and "zoning" not in present and "zoning_near" in plan.frames:
+        if el.key == "c" and "zoning" not in present and {"zoning_near", "zoning_unknown"} & set(plan.frames):
             present.append("parcels.zoning")
         missing = list(supplied[el.key].missing) if el.key in supplied else []
         if not missing and el.key in unsure and el.key in DERIVED_ELEMENT_KEYS:
@@ -667,6 +715,8 @@ SYMBOLS: dict[str, Symbol] = {
                      {"facecolor": "none", "edgecolor": _C["zoning"].color, "linewidth": 0.8, "linestyle": (0, (4, 2))}, 3),
     "zoning_near": Symbol("", "fill", {"facecolor": "none", "edgecolor": "#762a83", "hatch": "xx", "linewidth": 0.6,
                                        "alpha": 0.55}, 3.5),
+    "zoning_unknown": Symbol("", "fill", {"facecolor": "none", "edgecolor": styles.STATUS_COLORS["not_evaluated"],
+                                          "hatch": "..", "linewidth": 0.8, "alpha": 0.7}, 3.55),
     "search_ring": Symbol("", "line", {"color": "#762a83", "linewidth": 0.7, "linestyle": (0, (1.5, 1.5))}, 3.6),
     "stream_corridor": Symbol("stream corridor map (slopes within)", "fill",
                               {"facecolor": "none", "edgecolor": _C["stream_corridor"].color, "hatch": "\\\\\\",
@@ -910,7 +960,7 @@ def draw_features(sf: SheetFrame, plan: PlanData) -> dict[str, gpd.GeoDataFrame]
         idx = g["index"].to_numpy(dtype=bool)
         draw_layer(sf.ax, "contours", g.geometry.values[~idx])
         draw_layer(sf.ax, "contours", g.geometry.values[idx], SYMBOLS["contours_index"])
-    for name in ("zoning_near", "search_ring"):
+    for name in ("zoning_near", "zoning_unknown", "search_ring"):
         if (g := vis.get(name)) is not None:
             draw_layer(sf.ax, name, g.geometry.values, SYMBOLS[name])
     return vis
@@ -1014,6 +1064,9 @@ def label_features(sf: SheetFrame, plan: PlanData, vis: dict[str, gpd.GeoDataFra
     zsrc = vis.get("zoning")
     for text, geom in _id_labels(zsrc, "district"):
         place_label(sf, text, inside(sf, geom), size=LABEL_FONT, color="#762a83", weight="bold", optional=True)
+    for text, geom in _id_labels(vis.get("zoning_unknown"), "district"):  # what HRV-003 could not read: never left out
+        place_label(sf, text, inside(sf, geom), size=LABEL_FONT, color=styles.STATUS_COLORS["not_evaluated"],
+                    weight="bold")
 
 
 def label_contours(sf: SheetFrame, vis: dict[str, gpd.GeoDataFrame], every_in: float = 3.5) -> None:
@@ -1131,9 +1184,9 @@ def marker_swatch(status: str) -> Callable[[Any, float, float, float, float], No
 
 
 _ELEMENT_OF = {"parcels": "a", "harvest_area": "a", "contours": "b", "contours_index": "b", "zoning_near": "c",
-               "landings": "d", "haul_roads": "e", "roads": "e", "easements": "f", "skid_trails": "g",
-               "streams": "h", "streams_intermittent": "h", "ponds": "h", "wetlands": "h", "swamps": "h",
-               "critical_slopes": "i", "buffer_strips": "j", "stream_corridor": "k"}
+               "zoning_unknown": "c", "landings": "d", "haul_roads": "e", "roads": "e", "easements": "f",
+               "skid_trails": "g", "streams": "h", "streams_intermittent": "h", "ponds": "h", "wetlands": "h",
+               "swamps": "h", "critical_slopes": "i", "buffer_strips": "j", "stream_corridor": "k"}
 """Element letter of each legend entry."""
 
 
@@ -1147,8 +1200,7 @@ def legend_entries(plan: PlanData, names: Iterable[str] | None = None) -> list[t
         keys += ["contours", "contours_index"]
     if "streams" in frames and _is_intermittent(frames["streams"]).any():
         keys.insert(keys.index("streams") + 1, "streams_intermittent")
-    if "zoning_near" in frames:
-        keys.append("zoning_near")
+    keys += [k for k in ("zoning_near", "zoning_unknown") if k in frames]
     if names is not None:
         keys = [k for k in keys if k in set(names)]
     out = []
@@ -1161,6 +1213,8 @@ def legend_entries(plan: PlanData, names: Iterable[str] | None = None) -> list[t
             label = f"index contours, every {num_text((plan.contour_interval_ft or 0) * INDEX_EVERY)} ft"
         elif k == "zoning_near":
             label = f"{'/'.join(plan.districts)} within {num_text(plan.search_ft)} ft (dotted line)"
+        elif k == "zoning_unknown":
+            label = f"district unknown within {num_text(plan.search_ft)} ft (as labelled)"
         elif k == "buffer_strips" and "width_ft" in frames[k].columns:
             widths = sorted({float(w) for w in frames[k]["width_ft"].dropna()})
             label += f" ({', '.join(num_text(w) for w in widths)} ft)" if widths else ""

@@ -23,6 +23,7 @@ import pandas as pd
 from geoconstraints.errors import RulebookError
 from geoconstraints.geometry.overlay import FloodZoneSpec, acres_of, expand_zone_list, masked, share_of
 from geoconstraints.io.layers import Layers
+from geoconstraints.io.tables import DATE_FORMS, date_forms_text, read_days
 from geoconstraints.rulebook.findings import empty_findings
 from geoconstraints.rulebook.model import Rule, Rulebook
 from geoconstraints.rulebook.registry import check
@@ -327,7 +328,8 @@ def _fld003_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
     if bfe is None:
         return "not_evaluated", f"BFE zone, but no BFE could be determined at the site ({row['bfe_note']}); give --bfe-ft", \
             np.nan
-    req = bfe + rule.t("min_freeboard_ft")
+    fb = rule.t("min_freeboard_ft")
+    req = bfe + fb
     prec = rule.t("elevation_precision_ft")
     datum = row["bfe_datum"] or (row["bfe_known_datum"] if np.isnan(row["bfe_ft"]) and bfe == row["bfe_known_ft"]
                                  else "")
@@ -343,11 +345,39 @@ def _fld003_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
             return "not_evaluated", (f"lowest floor {f_txt} ft meets the BFE of {r_txt} ft{dat} known on part of the "
                                      f"footprint ({cmp}), but {src}; give --bfe-ft"), req
         return "pass", f"lowest floor {f_txt} ft at or above the BFE of {r_txt} ft{dat} ({cmp}); {src}", req
+    reached = _bfe_reached(row, bfe, prec)
+    if reached is not None:  # the BFE lies between the highest reached at a sample point and the bound
+        if _meets(float(floor), reached + fb, prec):
+            k_txt = _elev_pair(float(floor), reached + fb, prec)[1]
+            return "not_evaluated", (f"lowest floor {f_txt} ft meets the BFE of {k_txt} ft{dat} reached on the "
+                                     f"footprint but not the {r_txt} ft the BFE may reach elsewhere on it ({cmp}): "
+                                     f"{src}"), req
+        least, (f_txt, r_txt) = "at least ", _elev_pair(float(floor), reached + fb, prec)
     if use == "nonresidential":
         return "review", (f"lowest floor {f_txt} ft is below the BFE of {least}{r_txt} ft{dat}: lawful only if "
                           f"floodproofed watertight to the BFE, certified by a licensed engineer or architect; {src}"), req
     return "violation", (f"lowest floor {f_txt} ft is below the BFE of {least}{r_txt} ft{dat} ({cmp}); {src}; the "
                          f"floor elevation must be in the BFE's vertical datum"), req
+
+
+def _bfe_reached(row: pd.Series, bfe: float, precision_ft: float) -> float | None:
+    """The highest BFE reached at a sample point of the footprint (``bfe_known_ft``) where the FIRM's BFE in
+    use, ``bfe``, is only an upper bound above it (``bfe_ft``: the highest the BFE lines can give on the
+    footprint, :func:`geoconstraints.commands._footprint_bfe`); None where ``bfe`` is reached.
+
+    A floor below the value returned is below the BFE for sure; one at or above it but below ``bfe`` is not
+    determined; one at or above ``bfe`` meets it everywhere.
+
+    Examples
+    --------
+    >>> row = pd.Series({"bfe_ft": 808.4, "bfe_known_ft": 807.2})
+    >>> _bfe_reached(row, 808.4, 0.01), _bfe_reached(row.replace(807.2, 808.4), 808.4, 0.01)
+    (807.2, None)
+    """
+    firm, known = float(row["bfe_ft"]), float(row["bfe_known_ft"])
+    if not np.isfinite(firm) or bfe != firm or not np.isfinite(known) or _meets(known, firm, precision_ft):
+        return None
+    return known
 
 
 def _site_gate(ctx: FloodContext, row: pd.Series, outside: str) -> tuple[str, str] | None:
@@ -479,18 +509,22 @@ def check_no_bfe_floor(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     return _floor_frame(ctx, rule, _fld004_one)
 
 
-def _fld004_required(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[float | None, str, bool]:
-    """(required floor, how it was found, complete) of one footprint in the SFHA under FLD-004.
+def _fld004_required(ctx: FloodContext, rule: Rule,
+                     row: pd.Series) -> tuple[float | None, str, bool, float | None]:
+    """(required floor, how it was found, complete, reached) of one footprint in the SFHA under FLD-004.
 
     ``required`` is None when nothing is known; ``complete`` is False when the requirement is only a
     lower bound (no DEM under the footprint, or the DEM covers only part of its walls). A footprint
     lying partly where the FIRM gives a BFE and partly in zone A (:func:`_no_bfe_part`): the zone A
     part's requirement (§ 6-137(d), the HAG of the whole structure's walls), for a manufactured home
-    the higher of it and the BFE (the stricter governs).
+    the higher of it and the BFE (the stricter governs). ``reached``: the requirement a floor fails for
+    sure, ``required`` itself except where the manufactured home's BFE is an upper bound above the BFE
+    reached on the footprint (:func:`_bfe_reached`): a floor between the two is not determined.
     """
     user_bfe = ctx.site.get("bfe_ft")
     firm = _firm_gives_bfe(row)
     mh: tuple[float | None, str, bool] | None = None
+    mh_reached: float | None = None
     if firm and ctx.site.get("use") == "manufactured":  # at or above the BFE
         bfe, src, complete = _site_bfe(row, user_bfe)
         if bfe is None:
@@ -499,21 +533,25 @@ def _fld004_required(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[flo
         else:
             least = "" if complete else "at least "
             mh = bfe, f"manufactured home: at or above the BFE {least}{ft_text(bfe)} ft ({src})", complete
+            mh_reached = _bfe_reached(row, bfe, rule.t("elevation_precision_ft"))
+            if mh_reached is None:
+                mh_reached = bfe
         if not _no_bfe_part(row):
-            return mh
+            return (*mh, mh_reached)
     req, how, complete = _no_bfe_required(rule, row, user_bfe)
     if not firm:
-        return req, how, complete
+        return req, how, complete, req
     how = (f"its part in zone {row['no_bfe_zones']} has no BFE on the FIRM, so {rule.p('standards_citation')} "
            f"applies to it: {how}")
     if mh is None:
-        return req, f"{how}; the part where the FIRM gives a BFE: FLD-003", complete
+        return req, f"{how}; the part where the FIRM gives a BFE: FLD-003", complete, req
     known = [v for v in (mh[0], req) if v is not None]
     if not known:
-        return None, f"{mh[1]}; {how}", False
+        return None, f"{mh[1]}; {how}", False, None
     top = max(known)
+    reached = max(v for v in (mh_reached, req) if v is not None)
     return top, (f"the higher of both parts' requirements, {ft_text(top)} ft: {mh[1]}; {how}"), \
-        bool(mh[2] and complete and len(known) == 2)
+        bool(mh[2] and complete and len(known) == 2), reached
 
 
 def _no_bfe_required(rule: Rule, row: pd.Series, user_bfe: float | None) -> tuple[float | None, str, bool]:
@@ -550,7 +588,7 @@ def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
         return (*gate, np.nan)
     if _firm_gives_bfe(row) and ctx.site.get("use") != "manufactured" and not _no_bfe_part(row):
         return "info", "the FIRM gives a BFE here: FLD-003 applies", np.nan
-    req, how, complete = _fld004_required(ctx, rule, row)
+    req, how, complete, reached = _fld004_required(ctx, rule, row)
     if req is None:
         return "not_evaluated", how, np.nan
     floor = ctx.site.get("lowest_floor_ft")
@@ -559,6 +597,14 @@ def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
     prec = rule.t("elevation_precision_ft")
     f_txt, r_txt = _elev_pair(float(floor), req, prec)
     said = f"lowest floor {f_txt} ft, required {r_txt} ft (compared at {fmt_num(prec)} ft): {how}"
+    if reached is not None and not _meets(reached, req, prec) and not _meets(float(floor), req, prec):
+        k_txt = _elev_pair(float(floor), reached, prec)[1]
+        if _meets(float(floor), reached, prec):  # the BFE lies between the two
+            return "not_evaluated", (f"lowest floor {f_txt} ft meets the {k_txt} ft the requirement reaches on the "
+                                     f"footprint but not the {r_txt} ft it may reach elsewhere on it (compared at "
+                                     f"{fmt_num(prec)} ft): {how}"), req
+        return "violation", (f"lowest floor {f_txt} ft, required at least {k_txt} ft and up to {r_txt} ft (compared "
+                             f"at {fmt_num(prec)} ft): {how}"), req
     if not _meets(float(floor), req, prec):
         return "violation", said, req  # below even a lower bound of the requirement
     if not complete:
@@ -806,32 +852,26 @@ def check_variance(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     return _acres_frame(ctx, rule, status, detail, acres, lim, nc)
 
 
-_MIDNIGHT = r"(?:[T ]0?0:00(?::00(?:\.0+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?| 12:00(?::00)? ?AM)?"
-"""An optional time part that is midnight (``T00:00:00``, `` 00:00:00.000``, ``Z`` or an offset; Esri's
-`` 12:00:00 AM``): how GeoPackages, shapefiles read as text and Esri exports write a date."""
-_US_DATE = re.compile(rf"(?P<m>\d{{1,2}})/(?P<d>\d{{1,2}})/(?P<y>\d{{4}}){_MIDNIGHT}", re.IGNORECASE)
-DATE_FORMS = (
-    re.compile(rf"(?P<y>\d{{4}})-(?P<m>\d{{2}})-(?P<d>\d{{2}}){_MIDNIGHT}", re.IGNORECASE),
-    re.compile(rf"(?P<y>\d{{4}})/(?P<m>\d{{2}})/(?P<d>\d{{2}}){_MIDNIGHT}", re.IGNORECASE),
-    re.compile(r"(?P<y>\d{4})(?P<m>\d{2})(?P<d>\d{2})"),
-    _US_DATE,
-)
-"""The text forms :func:`effective_date` reads: ISO ``YYYY-MM-DD``, GDAL's text of a date ``YYYY/MM/DD``,
-``YYYYMMDD`` and FEMA's US ``M/D/YYYY``."""
-DATE_FORMS_TEXT = "YYYY-MM-DD, YYYYMMDD or US M/D/YYYY"
-
-
 def effective_date(value: Any) -> dt.date:
-    """The calendar day ``value`` states, read strictly: never guessed.
+    """The calendar day a flood map's ``EFF_DATE`` value (or the rulebook's ``adopted_effective_date``)
+    states, read strictly: never guessed.
 
-    Read: a ``datetime.date``; a ``datetime.datetime``, pandas ``Timestamp`` or ``numpy.datetime64`` at
-    midnight (a GeoPackage or shapefile date read as such; a time zone is kept: the day is the one in
-    it); the text (or whole number) ``YYYY-MM-DD``, ``YYYY/MM/DD`` (GDAL's text of a date), ``YYYYMMDD``
-    or FEMA's US ``M/D/YYYY``, with or without a midnight time part (``T00:00:00``, `` 00:00:00``,
-    `` 12:00:00 AM``, a ``Z`` or offset). Anything else is no date: a year alone (``pd.to_datetime``
-    read ``"2012"`` as 2012-01-01), a day-first ``D/M/YYYY`` (``"13/2/1998"``: only the US order is
-    read, as a day-first date cannot be told from a US one), a two-digit year, a time of day other
-    than midnight (a day shifted by a time zone, as an Esri date stored in UTC may be), free text.
+    The one date reader, :func:`~geoconstraints.io.tables.read_days`, with FEMA's choices:
+
+    - every form of :data:`~geoconstraints.io.tables.DATE_FORMS`: ``YYYY-MM-DD``, GDAL's text of a date
+      ``YYYY/MM/DD``, a shapefile's ``YYYYMMDD`` (also as a whole number, ``19980302`` or ``19980302.0``)
+      and ``M/D/YYYY``; a date-typed value (GeoPackage, PostGIS; a time zone is kept: the day is the one
+      in it);
+    - ``order="us"``: ``M/D/YYYY`` is month/day/year without proof, as FEMA and Esri's US exports write it
+      (a layer holds one effective date, so a day over 12 would rarely prove it); a first number over 12
+      (``"13/2/1998"``) is a day-first date and refused;
+    - ``time="midnight"``: a date field holds midnight (``T00:00:00``, Esri's `` 12:00:00 AM``); another
+      time of day is a day shifted by a time zone (an Esri date stored in UTC) and refused;
+    - a year outside :data:`~geoconstraints.io.tables.DATE_YEARS` (1900 to 2100) is refused as a typing
+      error, as in every input (a FIRM dated 1066 or 9999: flood insurance maps date from 1968 on).
+
+    Anything else is no date: a year alone (``pd.to_datetime`` read ``"2012"`` as 2012-01-01), a two-digit
+    year, free text, a number that is not ``YYYYMMDD``.
 
     Parameters
     ----------
@@ -854,49 +894,27 @@ def effective_date(value: Any) -> dt.date:
     ...                                  19980302, "3/2/1998", "03/02/1998 12:00:00 AM",
     ...                                  pd.Timestamp("1998-03-02"), dt.date(1998, 3, 2))]
     ['1998-03-02', '1998-03-02', '1998-03-02', '1998-03-02', '1998-03-02', '1998-03-02', '1998-03-02', '1998-03-02']
-    >>> for v in ("2012", "13/2/1998", "1998-03-02 05:00:00", "1998-02-30", "3/2/98", "March 2, 1998"):
+    >>> for v in ("2012", "13/2/1998", "1998-03-02 05:00:00", "1998-02-30", "3/2/98", "1066-10-14", ""):
     ...     try:
     ...         effective_date(v)
     ...     except ValueError as exc:
     ...         print(f"{v!r}: {exc}")
     '2012': a year alone names no day
-    '13/2/1998': no month 13: a day-first date is not read (only FEMA's US M/D/YYYY)
+    '13/2/1998': no month 13: a day-first date is not read (only month/day/year)
     '1998-03-02 05:00:00': a time of day other than midnight (a day shifted by a time zone?)
     '1998-02-30': no such day
-    '3/2/98': not a date in a form read (YYYY-MM-DD, YYYYMMDD or US M/D/YYYY)
-    'March 2, 1998': not a date in a form read (YYYY-MM-DD, YYYYMMDD or US M/D/YYYY)
+    '3/2/98': not a date in a form read (YYYY-MM-DD, YYYY/MM/DD, YYYYMMDD or US M/D/YYYY)
+    '1066-10-14': a year outside 1900 to 2100: a typing error?
+    '': no date stated
     """
-    if isinstance(value, np.datetime64):
-        value = pd.Timestamp(value)
-    if isinstance(value, dt.datetime):  # a pandas Timestamp too
-        if value.time() != dt.time(0):
-            raise ValueError("a time of day other than midnight (a day shifted by a time zone?)")
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    whole = isinstance(value, (int, np.integer)) or (isinstance(value, (float, np.floating))
-                                                     and float(value).is_integer())
-    if whole and not isinstance(value, bool):  # (np.bool_ is no integer)
-        text = str(int(value))
-    elif isinstance(value, str):
-        text = value.strip()
-    else:
-        raise ValueError(f"a {type(value).__name__}, not a date")
-    if re.fullmatch(r"\d{4}", text):
-        raise ValueError("a year alone names no day")
-    for form in DATE_FORMS:
-        hit = form.fullmatch(text)
-        if hit is not None:
-            y, m, d = int(hit["y"]), int(hit["m"]), int(hit["d"])
-            if form is _US_DATE and m > 12:
-                raise ValueError(f"no month {m}: a day-first date is not read (only FEMA's US M/D/YYYY)")
-            try:
-                return dt.date(y, m, d)
-            except ValueError:
-                raise ValueError("no such day") from None
-    if any(form.match(text) for form in DATE_FORMS) and re.search(r"\d:\d\d", text):
-        raise ValueError("a time of day other than midnight (a day shifted by a time zone?)")
-    raise ValueError(f"not a date in a form read ({DATE_FORMS_TEXT})")
+    days, issue = read_days(pd.DataFrame({"EFF_DATE": [value]}, dtype=object), order="us", time="midnight",
+                            forms=tuple(DATE_FORMS))
+    if issue is not None:
+        raise ValueError(issue.reason)
+    day = days["EFF_DATE"].iloc[0]
+    if pd.isna(day):
+        raise ValueError("no date stated")
+    return day.date()
 
 
 def _value_text(v: Any) -> str:
@@ -934,8 +952,9 @@ def check_adopted_map(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     """FLD-010: the flood map's DFIRM_ID / effective date against the adopted map (once per run).
 
     ``EFF_DATE`` is read strictly (:func:`effective_date`): a value stating no day (a year alone, a
-    day-first date, free text) is ``not_evaluated`` naming it, never a pass nor a "differs"; an
-    ``adopted_effective_date`` stating no day is a RulebookError.
+    day-first date, a time other than midnight, a year outside 1900 to 2100, free text) is
+    ``not_evaluated`` naming it, never a pass nor a "differs"; an ``adopted_effective_date`` stating no
+    day is a RulebookError.
     """
     want_date = _adopted_date(rule)
     flood = ctx.layers.get_layer("flood_zones")
@@ -950,7 +969,7 @@ def check_adopted_map(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     elif bad:
         more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
         status, detail = "not_evaluated", (f"{text}; EFF_DATE {'; '.join(bad[:3])}{more} is not a date: give the "
-                                           f"effective date as {DATE_FORMS_TEXT}")
+                                           f"effective date as {date_forms_text(DATE_FORMS)}")
     elif not ids and not dates:
         status, detail = "not_evaluated", "the layer has no DFIRM_ID or EFF_DATE values"
     elif not diff:

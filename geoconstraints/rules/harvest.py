@@ -974,7 +974,7 @@ def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, max_run: floa
             rows.add("review", **at, geometry=run.geometry, detail=(
                 f"from {run.start_ft:,.1f} to {run.end_ft:,.1f} ft along the line; horizontal "
                 f"{run.length_ft:,.1f} ft, slope length {run.slope_length_ft:,.1f} ft, mean grade "
-                f"{run.mean_grade_pct:.1f} %; the search of the steep runs of other roads joined to it was "
+                f"{run.mean_grade_pct:.1f} %; the search of the steep runs joined to it was "
                 f"cut short (too many joined paths): the longest found is {run.joined_ft:,.1f} ft"
                 + (f" (with {run.joined_with})" if run.joined_with else "")
                 + f", a longer one may exist; measure it on the plan; {rt.window_note}"),
@@ -998,8 +998,10 @@ def check_grade_runs(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     breaks in place (:func:`~geoconstraints.geometry.terrain.filter_grades`), so a run's length
     does not depend on the window. Off-DEM or nodata stretches are ``not_evaluated`` findings
     with their geometry; a road is ``pass`` only when the DEM covered all of it and no run exceeds.
-    A run whose search for the steep runs of other roads joined to it was cut short
-    (:func:`~geoconstraints.geometry.terrain.join_runs`) is ``review``: it may be longer than found.
+    Steep runs meeting end to end, at a spur or crossing, of other roads or of the road's own line
+    where it meets or crosses itself (a ring's start/end vertex, a figure-eight), are joined
+    (:func:`~geoconstraints.geometry.terrain.join_runs`); a run whose search for the runs joined to
+    it was cut short is ``review``: it may be longer than found.
     """
     out = []
     rows = FindingRows(rule, ctx.crs)
@@ -1385,13 +1387,30 @@ def check_buffer_cutting(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
 # HRV-024..027 landings and access
 
 
+def _drawn(strips: gpd.GeoDataFrame, sources: pd.DataFrame, rules: set[str], *,
+           possible: bool = False) -> gpd.GeoDataFrame:
+    """The strips of the rules ``rules`` with what each is drawn around (``source_geometry``, None
+    where not told: :class:`~geoconstraints.geometry.buffers.BufferBuild`) and a ``label``:
+    ``<kind> buffer of <id>``; for a strip of a district unknown (``possible``), the value the layer
+    gives there as HRV-003 names it (``(district unknown ("RA-l"))``), and the parcel whose district
+    it is when the line is a neighbour's bordering it (``(bordering P2, district unknown)``)."""
+    s = strips.join(sources.reindex(columns=bf.SOURCE_COLUMNS))
+    s = s.loc[s["rule_id"].isin(rules).to_numpy()]
+    label = s["kind"].to_numpy(dtype=object) + " buffer of " + s["source_id"].astype(str).to_numpy(dtype=object)
+    if possible:
+        label = np.array([f"{t} ({'' if pd.isna(b) else f'bordering {b}, '}{bf.unknown_district(v)})"
+                          for t, b, v in zip(label, s["bordering"], s["district_value"])], dtype=object)
+    return s.assign(source_geometry=s["source_geometry"].astype(object).where(s["source_geometry"].notna(), None),
+                    label=label)
+
+
 def _strip_hits(lg: gpd.GeoDataFrame, strips: gpd.GeoDataFrame) -> tuple[np.ndarray, list[str], list[str]]:
-    """(hit, labels, kinds) of each landing against ``strips``."""
+    """(hit, labels, kinds) of each landing against ``strips`` (:func:`_drawn`)."""
     n = len(lg)
     if not len(strips):
         return np.zeros(n, dtype=bool), [""] * n, [""] * n
     li, si = strips.sindex.query(lg.geometry.values, predicate="dwithin", distance=_TOL_FT)
-    labels = strips["kind"].to_numpy()[si] + " buffer of " + strips["source_id"].astype(str).to_numpy()[si]
+    labels = strips["label"].to_numpy()[si]
     hit = np.zeros(n, dtype=bool)
     hit[li] = True
     return hit, _joined(li, labels, n), _joined(li, strips["kind"].to_numpy()[si], n)
@@ -1411,12 +1430,12 @@ class _Edges(NamedTuple):
     gap_at: list[str]
 
 
-def _strip_edges(ctx: HarvestContext, lg: gpd.GeoDataFrame, strips: gpd.GeoDataFrame, hit: np.ndarray, *,
+def _strip_edges(lg: gpd.GeoDataFrame, strips: gpd.GeoDataFrame, hit: np.ndarray, *,
                  beyond_ft: float = 0.0, strict: bool = False, flat_ends: bool = False) -> _Edges:
     """The landings not ``hit`` within ``beyond_ft`` plus the drawing error of a strip's curved outline
     (:func:`~geoconstraints.geometry.buffers.arc_error_ft` of its width), measured to the strip's
-    source: (within ``beyond_ft`` of the true strip, their labels; source not known, their labels;
-    the largest error; the kinds of the strips they are within; the distance to the nearest true
+    source (``source_geometry``; ``label`` names the strip: :func:`_drawn`): (within ``beyond_ft``
+    of the true strip, their labels; source not known, their labels; the largest error; the kinds of the strips they are within; the distance to the nearest true
     strip and its label). Within is ``<= beyond_ft`` (touching), or ``< beyond_ft`` when ``strict``.
     A strip with ``flat_ends`` (a right-of-way drawn from a centre line) is redrawn finely
     (:func:`~geoconstraints.geometry.buffers.fine_buffer`): beyond an end of its source it is not the
@@ -1430,11 +1449,7 @@ def _strip_edges(ctx: HarvestContext, lg: gpd.GeoDataFrame, strips: gpd.GeoDataF
     li, si = strips.sindex.query(lg.geometry.values, predicate="dwithin", distance=beyond_ft + float(reach.max()))
     close = ~hit[li] & (shapely.distance(lg.geometry.values[li], strips.geometry.values[si]) <= beyond_ft + reach[si])
     li, si = li[close], si[close]
-    uniq = np.unique(si)
-    found = bf.strip_sources(strips.iloc[uniq], {r: ctx.get(r) for r in ("streams", "dwellings", "row", "roads",
-                                                                           "parcels")},
-                             touch_tolerance_ft=ctx.buffers.touch_tolerance_ft)
-    geo = found[np.searchsorted(uniq, si)] if len(si) else np.array([], dtype=object)
+    geo = strips["source_geometry"].to_numpy()[si]
     known = np.array([g is not None for g in geo], dtype=bool)
     gap = np.full(len(si), np.nan)
     pts, src, w = lg.geometry.values[li[known]], geo[known], width[si[known]]
@@ -1442,7 +1457,7 @@ def _strip_edges(ctx: HarvestContext, lg: gpd.GeoDataFrame, strips: gpd.GeoDataF
                   if flat_ends else shapely.distance(pts, src) - w)
     inside = known & ((gap < beyond_ft - _TOL_FT) if strict else (gap <= beyond_ft + _TOL_FT))
     unknown = ~known
-    labels = strips["kind"].to_numpy()[si] + " buffer of " + strips["source_id"].astype(str).to_numpy()[si]
+    labels = strips["label"].to_numpy()[si]
     is_in, maybe = none.copy(), none.copy()
     is_in[li[inside]] = True
     maybe[li[unknown]] = True
@@ -1462,7 +1477,8 @@ def check_landing_in_buffer(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     ``review`` (the district may be a listed one). A landing outside a strip's outline by no more
     than the outline's drawing error where it curves is measured to the strip's source: a landing
     100 ft from a dwelling is within its 100-ft strip, whose 64-sided circle passes up to 0.12 ft
-    inside that (``review`` where the source is not told: :func:`~geoconstraints.geometry.buffers.strip_sources`).
+    inside that (``review`` where the source is not told: :func:`_drawn`). A landing in the strip of a
+    district unknown is told the value the layer gives there, as HRV-003 tells it.
     Extra columns for the ``landings`` table: ``in_buffer`` (None when not known) and ``buffer_kinds``.
     """
     lg = ctx.get("landings")
@@ -1471,18 +1487,18 @@ def check_landing_in_buffer(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     ids, n = _plan_ids(lg), len(lg)
     bb = ctx.buffers
     rules = set(rule.p("buffer_rules"))
-    strips = bb.strips[bb.strips["rule_id"].isin(rules)]
-    pos = bb.possible[bb.possible["rule_id"].isin(rules)]
+    strips = _drawn(bb.strips, bb.sources, rules)
+    pos = _drawn(bb.possible, bb.possible_sources, rules, possible=True)
     hit, inside, kinds = _strip_hits(lg, strips)
     # a landing just outside a strip's curved outline, drawn up to arc_error_ft inside the true line: measured
-    # to the strip's source (within its width: inside); a source not told (a line bordering another parcel): review
-    at_arc, at_arc_in, edge, edge_at, err, arc_kinds, _, _ = _strip_edges(ctx, lg, strips, hit)
+    # to the strip's source (within its width: inside); a source not told (a build made by hand): review
+    at_arc, at_arc_in, edge, edge_at, err, arc_kinds, _, _ = _strip_edges(lg, strips, hit)
     hit |= at_arc
     inside = [t or f"{a} (within its width of the source; the strip's curved outline is drawn up to {e:,.2f} ft "
               f"inside that)" for t, a, e in zip(inside, at_arc_in, err)]
     kinds = [k or a for k, a in zip(kinds, arc_kinds)]
     maybe, maybe_in, _ = _strip_hits(lg, pos)
-    pos_arc, pos_arc_in, pos_edge, pos_edge_at, *_ = _strip_edges(ctx, lg, pos, maybe)
+    pos_arc, pos_arc_in, pos_edge, pos_edge_at, *_ = _strip_edges(lg, pos, maybe)
     maybe = (maybe | pos_arc | pos_edge) & ~hit
     maybe_in = [m or a or e for m, a, e in zip(maybe_in, pos_arc_in, pos_edge_at)]
     edge &= ~hit & ~maybe
@@ -1495,7 +1511,7 @@ def check_landing_in_buffer(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
                f"pass the landing by that much; measure on the ground; " if ok else ""
                for ok, a, e in zip(edge, edge_at, err)]
     detail = np.where(hit, ["inside " + t for t in inside],
-                      [(f"inside {m} (district unknown: a strip if it is a listed district); " if m else "") + o + t
+                      [(f"inside {m}: a strip if it is a listed district; " if m else "") + o + t
                        + (f"; buffer strips not built: {miss}" if miss else "")
                        for m, o, t in zip(maybe_in, on_edge, near)])
     geom = np.array(lg.geometry.values, dtype=object)
@@ -1538,12 +1554,12 @@ def check_landing_row_distance(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFr
         return rule.findings("not_evaluated", subject_layer="landings", subject_id=ids, threshold=limit, unit="ft",
                              geometry=lg.geometry.values, crs=ctx.crs, detail="no roads or row layer")
     dist, near = _nearest_row(lg.geometry.values, rows)
-    dist, near = _row_edges(ctx, lg, rows, dist, near, limit)
+    dist, near = _row_edges(lg, rows, dist, near, limit)
     # a road without row_width_ft measured again as wide as max_assumed_row_width_ft: a pass must hold
     # whatever the unknown width is, up to that
     wide = bf.row_polygons(ctx.get("roads"), ctx.get("row"), default_row_width_ft=rule.t("max_assumed_row_width_ft"))
     dist_wide, near_wide = _nearest_row(lg.geometry.values, wide)
-    dist_wide, _ = _row_edges(ctx, lg, wide, dist_wide, near_wide, limit)
+    dist_wide, _ = _row_edges(lg, wide, dist_wide, near_wide, limit)
     # without the roads layer only the mapped rights-of-way are known: a landing far from them may be
     # near a public road that has none
     unsure = ctx.get("roads") is None
@@ -1559,7 +1575,7 @@ def check_landing_row_distance(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFr
     return f
 
 
-def _row_edges(ctx: HarvestContext, lg: gpd.GeoDataFrame, rows: gpd.GeoDataFrame, dist: np.ndarray, near: np.ndarray,
+def _row_edges(lg: gpd.GeoDataFrame, rows: gpd.GeoDataFrame, dist: np.ndarray, near: np.ndarray,
                limit: float) -> tuple[np.ndarray, np.ndarray]:
     """``dist`` (to the drawn rights-of-way ``rows``) of the landings not nearer than ``limit`` but within
     the drawing error of it, measured again to the right-of-way drawn exactly from the road centre
@@ -1568,10 +1584,11 @@ def _row_edges(ctx: HarvestContext, lg: gpd.GeoDataFrame, rows: gpd.GeoDataFrame
     where the road bends), and ``near`` saying so where that is nearer."""
     cl = rows[(rows["source_layer"] == "roads").to_numpy()]
     strips = gpd.GeoDataFrame({"kind": "road", "source_id": cl["source_id"].to_numpy(),
-                               "measured_from": cl["measured_from"].to_numpy(),
+                               "label": ("roads " + cl["source_id"]).to_numpy(),
+                               "source_geometry": cl["source_geometry"].to_numpy(),
                                "width_ft": cl["row_width_ft"].to_numpy(dtype="float64") / 2.0},
                               geometry=cl.geometry.values, crs=rows.crs)
-    e = _strip_edges(ctx, lg, strips, ~(dist >= limit - _TOL_FT), beyond_ft=limit, strict=True, flat_ends=True)
+    e = _strip_edges(lg, strips, ~(dist >= limit - _TOL_FT), beyond_ft=limit, strict=True, flat_ends=True)
     nearer = np.isfinite(e.gap) & (e.gap < dist - _TOL_FT)
     near = np.array([f"{t}; measured to the right-of-way of roads {a} drawn exactly from its centre line: the "
                      f"outline drawn for it, up to {x:,.2f} ft inside the true edge where the road bends, is "

@@ -7,7 +7,7 @@ determination of significance.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import geopandas as gpd
@@ -47,7 +47,8 @@ class Action:
     ``chapter_24``, ``board_resolved_significant``: the town board has determined by resolution that
     the activity may have a significant impact) is None until the user makes it, and each resource a
     list item names must be stated affected (``affects``) or not significantly affected
-    (``no_effect_on``).
+    (``no_effect_on``). ``town_districts`` is not the user's: it is the rulebook's list of the town's
+    every district (:meth:`in_town`), with which a ``district`` naming none of them is unknown.
     """
 
     action_type: str
@@ -64,6 +65,12 @@ class Action:
     type_i: bool | None = None
     chapter_24: bool | None = None
     board_resolved_significant: bool | None = None
+    town_districts: tuple[str, ...] | None = None
+
+    def in_town(self, town_districts: tuple[str, ...] | None) -> Action:
+        """This action, its ``district`` read against the town's every district (the rulebook's
+        ``town_districts``; None: the rulebook does not list them)."""
+        return replace(self, town_districts=town_districts)
 
 
 def norm_key(v: str) -> str:
@@ -180,12 +187,18 @@ def _conditions(e: dict[str, Any], action: Action, met: list[str], fails: list[s
     districts = e.get("districts")
     if districts:
         allowed = {str(x).strip().upper() for x in districts}
-        if action.district is None:
+        town = action.town_districts
+        given = "" if action.district is None else str(action.district).strip()
+        read = norm_district(pd.Series([given]), districts, town).iloc[0]  # C1, c 1: C-1; with town: RA-l unknown
+        if read in allowed:
+            met.append(f"district {given} is one of {', '.join(districts)}")
+        elif not given:
             missing.append(f"give the zoning district (the item covers {', '.join(districts)})")
-        elif norm_district(pd.Series([str(action.district)]), districts).iloc[0] in allowed:  # C1, c 1: C-1
-            met.append(f"district {action.district} is one of {', '.join(districts)}")
+        elif pd.isna(read):  # names no district of the town: perhaps one of the item's, misspelt
+            missing.append(f"give a zoning district of the town: {given!r} names none of the town's districts "
+                           f"({', '.join(town or ())}), so whether it is one of {', '.join(districts)} is unknown")
         else:
-            fails.append(f"district {action.district} is not one of {', '.join(districts)}")
+            fails.append(f"district {given} is not one of {', '.join(districts)}")
     if "board_approval" in e:
         want = bool(e["board_approval"])
         if action.board_approval is None:

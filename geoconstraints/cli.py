@@ -58,6 +58,7 @@ from geoconstraints.output import child, outset, prestart_writers, write_result
 from geoconstraints.output.database import parse_db_target, write_database
 from geoconstraints.output.field import write_field_files
 from geoconstraints.output.plots import write_plots
+from geoconstraints.output.provenance import changed_during_run
 from geoconstraints.output.selection import OUTPUTS, select_outputs
 from geoconstraints.output.siteplan import (
     MAX_SHEETS,
@@ -770,6 +771,7 @@ def siteplan_cmd(plan: str | None, rulebook: str, scale: str | None, paper: str,
         written.update(s.step(SITEPLAN_NAME, pdf))
         written.update(s.step("field.kml", lambda folder: write_field_files(result, folder)))
         written.update(s.step("plots", lambda folder: write_plots(result, folder)))
+        s.provenance.update(changed_during_run(result, s.provenance["inputs"]))  # as provenance.json is written
     written[outset.PROVENANCE_NAME] = s.out / outset.PROVENANCE_NAME
     sp = plans[0]
     maps = sum(not s.key_map for s in sp.sheets)

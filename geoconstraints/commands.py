@@ -68,6 +68,7 @@ from geoconstraints.geometry.phasing import (
 from geoconstraints.geometry.terrain import highest_adjacent_grade
 from geoconstraints.io.layers import Layers
 from geoconstraints.io.roles import PLAN_ROLES
+from geoconstraints.io.sources import file_stamp
 from geoconstraints.io.tables import (
     check_rainfall_coverage,
     check_rainfall_first_run,
@@ -1185,6 +1186,9 @@ def check_stormwater(
     phasings = tuple(site_phasing(s) for s in sites)
     project = next((p for s, p in zip(sites, phasings) if s.dated), None)
     phasing = project.phasing if project is not None and dates is not None and dates.complete else None
+    extra = {k: Path(v) for k, v in (("rainfall", rainfall), ("inspection_log", inspection_log))
+             if v is not None and not isinstance(v, pd.DataFrame)}
+    stamps = {k: file_stamp(v) for k, v in extra.items()}  # before their bytes are read
     rain = read_rainfall(rainfall) if rainfall is not None else None
     inspected = read_inspection_log(inspection_log) if inspection_log is not None else None
     r7 = rulebook.rules.get("SWP-007")
@@ -1194,14 +1198,12 @@ def check_stormwater(
                             approved_swppp=bool(approved_swppp), larger_common_plan=larger_common_plan,
                             phasings=phasings, flows=_flows(layers, rulebook, sites), dem_given=layers.dem is not None)
     found = run_group(rulebook, "stormwater", ctx)
-    extra = {k: Path(v) for k, v in (("rainfall", rainfall), ("inspection_log", inspection_log))
-             if v is not None and not isinstance(v, pd.DataFrame)}
     opts = {"approved_swppp": approved_swppp, "larger_common_plan": larger_common_plan,
             "rainfall": "" if rainfall is None else ("DataFrame" if isinstance(rainfall, pd.DataFrame) else rainfall),
             "inspection_log": "" if inspection_log is None else (
                 "DataFrame" if isinstance(inspection_log, pd.DataFrame) else inspection_log)}
     return make_result("stormwater", rulebook, found, layers, derived=_derived(ctx),
-                       tables=_stormwater_tables(ctx, r7), extra_inputs=extra,
+                       tables=_stormwater_tables(ctx, r7), extra_inputs=extra, extra_stamps=stamps,
                        options={k: v for k, v in opts.items() if v is not None})
 
 

@@ -215,6 +215,10 @@ class Result:
         Per-feature tables (``parcels``, ``landings`` ...), also written as CSV.
     extra_inputs : dict[str, Path]
         Non-layer inputs (rainfall CSV, inspection log) for the provenance stamp.
+    extra_stamps : dict[str, tuple of int]
+        ``(size, modification time in ns)`` of each of ``extra_inputs`` taken when it was read
+        (:func:`~geoconstraints.io.sources.file_stamp`), to tell a file changed before the outputs
+        are written.
     run_id : str
         A random UUID (version 4) naming this run. Every output of the run records it
         (``provenance.json``, findings.geojson, results.gpkg metadata, the Parquet files,
@@ -236,6 +240,7 @@ class Result:
     derived: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     extra_inputs: dict[str, Path] = field(default_factory=dict)
+    extra_stamps: dict[str, tuple[int, int] | None] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
     started: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
     notes: list[str] = field(default_factory=list)

@@ -672,8 +672,10 @@ def test_a_steep_spur_leaving_the_middle_of_a_steep_run_is_joined(tmp_path, vest
     # ("longest 150.0 ft"), the spur's end lying on the run, not at its end. 75 + 125 = 200 ft is not more
     # than 200 ft; 75 + 125.5 ft and 75 + 150 ft are
     res = check_harvest(_spur_scene(tmp_path), vestal)
-    for rid in ("A1", "B1"):
-        assert one(res, "HRV-010", rid)["status"] == "pass", rid
+    for rid, other in (("A1", "B1"), ("B1", "A1")):  # the pass gives the joined stretch, not the run alone
+        f = one(res, "HRV-010", rid)
+        assert (f["status"], f["measured"]) == ("pass", pytest.approx(200.0, abs=0.01)), rid
+        assert f"longest 200.0 ft joined with the steep runs of haul_roads {other};" in f["message"], rid
     for rid, other, total in (("A2", "B2", 200.5), ("B2", "A2", 200.5), ("A3", "B3", 225.0), ("B3", "A3", 225.0)):
         v = one(res, "HRV-010", rid)
         assert v["status"] == "violation", rid
@@ -725,7 +727,9 @@ def test_the_grade_runs_table_says_what_the_finding_says_of_a_cut_short_search(t
     assert list(res.derived["grade_runs"].columns) == [*tr.GRADE_RUN_COLUMNS, "geometry"]
     monkeypatch.undo()
     a1 = check_harvest(_spur_scene(tmp_path), vestal).derived["grade_runs"].set_index("road_id").loc["A1"]
-    assert not a1["exceeds"] and not a1["cut_short"] and np.isnan(a1["joined_ft"]) and a1["joined_with"] == ""
+    assert not a1["exceeds"] and not a1["cut_short"]
+    # within the limit, the run still says the stretch it is joined into (75 + 125 = 200 ft, with the spur)
+    assert (a1["joined_ft"], a1["joined_with"]) == (pytest.approx(200.0, abs=0.01), "haul_roads B1")
 
 
 def test_steep_roads_crossing_in_an_x_are_joined_at_the_crossing(tmp_path, vestal) -> None:

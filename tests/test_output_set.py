@@ -914,3 +914,61 @@ def test_a_dem_gone_before_the_write_is_said_not_a_traceback(tmp_path, caplog):
     assert (entry["size_bytes"], entry["sha256"], entry["gone_at_write"]) == (None, "", True)
     assert [(c["role"], c["at_write"]) for c in prov["inputs_changed_during_run"]] == [("dem", None)]
     assert _changed_warnings(caplog)[-1].startswith(f"input {dem} (dem) changed while the run was under way: it is gone")
+
+
+def test_siteplan_says_an_input_changed_while_it_drew(tmp_path, runner, monkeypatch):
+    # the siteplan command writes its own set (not through write_result): its provenance.json says, too, that
+    # an input was replaced between the read and the write (here while the plots were drawn)
+    import shutil
+
+    import geoconstraints as gc
+    import geoconstraints.cli as cli
+
+    gpkg = tmp_path / "plan.gpkg"
+    shutil.copy(gc.sample_path("vestal_sample.gpkg"), gpkg)
+    drawn = cli.write_plots
+
+    def plots_then_touch(result, folder):
+        st = gpkg.stat()
+        os.utime(gpkg, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))  # re-exported meanwhile
+        return drawn(result, folder)
+
+    monkeypatch.setattr(cli, "write_plots", plots_then_touch)
+    res = runner.invoke(main, ["siteplan", str(gpkg), "--dem", str(gc.sample_path("dem.tif")),
+                               "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output
+    prov = json.loads((tmp_path / "out" / "provenance.json").read_text("utf-8"))
+    assert prov["changed_during_run"] is True
+    changed = prov["inputs_changed_during_run"]
+    assert changed and {c["path"] for c in changed} == {str(gpkg)}
+    assert all(c["at_write"]["mtime_ns"] - c["read"]["mtime_ns"] == 5_000_000_000 for c in changed)
+
+
+def test_a_rainfall_table_changed_or_gone_before_the_write_is_said(tmp_path, caplog):
+    # the tables a command reads by path are stamped when read, as the layers are: a rainfall CSV edited
+    # after the check (and an inspection log removed) is listed, not hashed as if the run had read it so
+    import shutil
+
+    import geoconstraints as gc
+    from geoconstraints import check_stormwater, load_layers, load_rulebook
+    from geoconstraints.output import write_result
+
+    rain, log = tmp_path / "rainfall.csv", tmp_path / "inspection_log.csv"
+    shutil.copy(gc.sample_path("rainfall.csv"), rain)
+    shutil.copy(gc.sample_path("inspection_log.csv"), log)
+    res = check_stormwater(load_layers(gc.sample_path("vestal_sample.gpkg")), load_rulebook("vestal"),
+                           rainfall=rain, inspection_log=log)
+    read = rain.stat().st_size
+    with rain.open("a", encoding="utf-8") as fh:
+        fh.write("\n")  # edited after the run read it
+    log.unlink()
+    with caplog.at_level("WARNING"):
+        write_result(res, tmp_path / "out", outputs="csv")
+    prov = json.loads((tmp_path / "out" / "provenance.json").read_text("utf-8"))
+    changed = {c["role"]: c for c in prov["inputs_changed_during_run"]}
+    assert set(changed) == {"rainfall", "inspection_log"} and prov["changed_during_run"] is True
+    assert (changed["rainfall"]["read"]["size_bytes"], changed["rainfall"]["at_write"]["size_bytes"]) == (read, read + 1)
+    assert changed["inspection_log"]["at_write"] is None
+    entry = {i["role"]: i for i in prov["inputs"]}
+    assert entry["inspection_log"]["gone_at_write"] is True and entry["rainfall"]["changed_during_run"] is True
+    assert any(f"input {rain} (rainfall) changed while the run was under way" in w for w in _changed_warnings(caplog))

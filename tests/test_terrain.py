@@ -1189,11 +1189,9 @@ def test_hrv010_loop_closed_ring_steep_across_its_seam(tmp_path, first, last, ov
     assert runs[0].start_ft == 0 and runs[1].end_ft == pytest.approx(rt.length_ft, abs=1e-6)
     for r in runs:
         assert r.exceeds is over and not r.join_cut_short
-        if over:
-            assert r.joined_ft == pytest.approx(first + last, abs=1e-6)
-            assert r.joined_with.startswith("haul_roads RING (")  # its own line: see roads_terrain
-        else:
-            assert np.isnan(r.joined_ft) and r.joined_with == ""
+        # over the limit or not, the stretch joined across the seam is measured (a pass gives its length)
+        assert r.joined_ft == pytest.approx(first + last, abs=1e-6)
+        assert r.joined_with.startswith("haul_roads RING (")  # its own line: see roads_terrain
     row = road_table({("haul_roads", "RING"): rt}).iloc[0]
     assert row["runs_over_limit"] == (2 if over else 0) and row["steep_runs"] == 2
 
@@ -1234,11 +1232,8 @@ def test_hrv010_loop_self_crossing_figure_eight(tmp_path, s1, over):
     assert [x.mean_grade_pct for x in runs] == [pytest.approx(40.0, abs=1e-3), pytest.approx(32.0, abs=1e-3)]
     for x in runs:
         assert x.exceeds is over and not x.join_cut_short
-        if over:
-            assert x.joined_ft == pytest.approx(100 + s1, abs=1e-6)
-            assert x.joined_with.startswith("haul_roads EIGHT (")
-        else:
-            assert np.isnan(x.joined_ft)
+        assert x.joined_ft == pytest.approx(100 + s1, abs=1e-6)  # within the limit too: a pass gives it
+        assert x.joined_with.startswith("haul_roads EIGHT (")
 
 
 def test_hrv010_loop_join_runs_of_one_road_meeting_or_crossing_itself() -> None:
@@ -1287,6 +1282,8 @@ def test_hrv010_loop_ring_findings_say_the_road_goes_on_along_its_own_line(tmp_p
     assert all("goes on along the steep runs of haul_roads OVER (" in m and "250.0 ft together" in m
                for m in over["message"])
     assert at["status"].tolist() == ["pass"]
+    assert at["measured"].tolist() == [pytest.approx(200.0, abs=0.01)]  # the stretch across the seam, not 100 ft
+    assert "longest 200.0 ft joined with the steep runs of haul_roads AT (" in at["message"].iloc[0]
     assert res.tables["roads"].set_index("road_id").loc["OVER", "runs_over_limit"] == 2
 
 

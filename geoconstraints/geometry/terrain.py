@@ -245,7 +245,8 @@ class Run:
         The sub-line from ``start_ft`` to ``end_ft``, in the profile's CRS.
     joined_ft : float
         The compared length of the longest stretch of steep runs joined end to end that holds this
-        run, when that stretch goes on to other runs and is over the limit (NaN otherwise).
+        run, when that stretch goes on to other runs (over the limit or not; NaN when it meets no other
+        steep run).
     joined_with : str
         The roads of the other runs of that stretch (``layer id, ...``, the run's own road marked
         when its line meets or crosses itself there: :func:`joined_roads_text`; '' when none).
@@ -528,7 +529,7 @@ def _steep_runs(profile: Profile, d: np.ndarray, steep: np.ndarray, grade: np.nd
     mean_g = (cum_gl[stops] - cum_gl[starts]) / length
     max_g = np.maximum.reduceat(np.where(steep, grade, -np.inf), starts)
     compared = length if run_length == "horizontal" else slope_len
-    exceeds = compared > max_run_ft * (1 + _REL_TOL)
+    exceeds = over_limit(compared, max_run_ft)
     runs = []
     for i in range(starts.size):
         s, e = float(d[starts[i]]), float(d[stops[i]])
@@ -1120,11 +1121,12 @@ def roads_terrain(
         if grade is not None and "max_run_ft" in grade:  # a road digitised in pieces is one road
             runs = [(fid, r) for (lay, fid), rt in out.items() if lay == layer for r in rt.runs]
             joined = join_runs(runs, max_run_ft=float(grade["max_run_ft"]),
-                               run_length=str(grade.get("run_length", "horizontal")))
+                               run_length=str(grade.get("run_length", "horizontal")), within=True)
             for i, j in joined.items():
                 run = runs[i][1]
                 run.joined_ft, run.joined_with = j.length_ft, joined_roads_text(layer, runs[i][0], j.others)
-                run.exceeds, run.join_cut_short = not j.cut_short, j.cut_short
+                run.exceeds = not j.cut_short and bool(over_limit(j.length_ft, float(grade["max_run_ft"])))
+                run.join_cut_short = j.cut_short
     return out
 
 
@@ -1169,8 +1171,20 @@ class JoinedRun(NamedTuple):
     """The search stopped at :data:`_JOIN_MAX_STEPS` with no stretch over the limit found."""
 
 
+def over_limit(length_ft: Any, max_run_ft: float) -> Any:
+    """Whether a compared length is over the limit ``max_run_ft`` ("for more than"): a length of exactly
+    the limit is not (1e-9 relative, float noise); arrays element-wise.
+
+    Examples
+    --------
+    >>> over_limit(np.array([199.99, 200.0, 200.0000001, 200.01]), 200.0).tolist()
+    [False, False, False, True]
+    """
+    return np.asarray(length_ft) > max_run_ft * (1 + _REL_TOL)
+
+
 def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
-              run_length: str = "horizontal") -> dict[int, JoinedRun]:
+              run_length: str = "horizontal", within: bool = False) -> dict[int, JoinedRun]:
     """The steep runs not over the limit alone that are, joined with other steep runs.
 
     A haul road digitised in pieces (split at a junction, a vertex, a map sheet) is one road on
@@ -1196,6 +1210,10 @@ def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
         The length limit; a path of exactly it does not exceed (1e-9 relative, float noise).
     run_length : {'horizontal', 'slope'}
         The length compared.
+    within : bool, default False
+        Also return the runs whose longest path with another run is within the limit (their length is
+        then at most ``max_run_ft``: :func:`over_limit` tells them apart), so that a pass can give the
+        length of the joined stretch, not of the run alone.
 
     Returns
     -------
@@ -1203,7 +1221,8 @@ def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
         Index in ``runs`` -> :class:`JoinedRun` (compared length of the longest path through it
         found, ft; the ids of the roads of the other runs on that path; whether the search was cut
         short), for the runs not over the limit alone whose path holds another run and is over the
-        limit, and those whose search was cut short.
+        limit, those whose search was cut short, and with ``within`` those whose path holds another
+        run within the limit.
 
     Examples
     --------
@@ -1230,6 +1249,13 @@ def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
 
     >>> join_runs([("A", run((0, 0), (150, 0))), ("A", run((-150, 0), (0, 0)))], max_run_ft=200)
     {0: JoinedRun(length_ft=300.0, others=['A'], cut_short=False), 1: JoinedRun(length_ft=300.0, others=['A'], cut_short=False)}
+
+    A spur of 125 ft from the middle: 75 + 125 = 200 ft, not over the limit; ``within`` still gives it.
+
+    >>> b = Run(0.0, 125.0, 125.0, 134.6, 40.0, 40.0, False, LineString([(75, 0), (75, 125)]))
+    >>> spur = [("A", run((0, 0), (150, 0))), ("B", b)]
+    >>> join_runs(spur, max_run_ft=200), join_runs(spur, max_run_ft=200, within=True)[0]
+    ({}, JoinedRun(length_ft=200.0, others=['B'], cut_short=False))
     """
     _check_option("run_length", run_length, RUN_LENGTHS)
     keep = [i for i, (_, r) in enumerate(runs) if r.geometry is not None and not r.geometry.is_empty]
@@ -1260,10 +1286,12 @@ def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
         found[k] = (*((best, others) if best > old[0] else old[:2]), old[2] or not complete)
     out: dict[int, JoinedRun] = {}
     for k, (best, others, cut) in found.items():
-        if best > max_run_ft * (1 + _REL_TOL) and others:  # pieces of the run alone: at most its length
+        if over_limit(best, max_run_ft) and others:  # pieces of the run alone: at most its length
             out[keep[k]] = JoinedRun(best, others, False)  # a path over the limit exists, however far the search went
         elif cut:
             out[keep[k]] = JoinedRun(best, others, True)
+        elif within and others:
+            out[keep[k]] = JoinedRun(best, others, False)
     return out
 
 

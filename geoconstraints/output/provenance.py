@@ -80,20 +80,22 @@ def rulebook_files(rulebook: Rulebook) -> list[dict[str, Any]]:
 def _read_stamps(result: Result) -> list[tuple[str, str, Path, tuple[int, int], str]]:
     """(role, path as provenance.json shows it, local file, its (size, mtime_ns) when read, what the
     ``sha256`` of its ``inputs`` entry is of) for every input file whose stamp the run took when
-    reading it: the layers' files and the DEM."""
-    if result.layers is None:
-        return []
+    reading it: the layers' files, the DEM and the tables read by path (``extra_inputs``)."""
     out = []
-    for role, info in result.layers.info.items():
+    for role, info in (result.layers.info.items() if result.layers is not None else ()):
         if not info.mtime_ns or is_db_source(info.path):
             continue
         file = local_archive(info.path) if is_virtual(info.path) else Path(info.path)
         if file is not None:
             out.append((role, info.path, file, (info.size_bytes, info.mtime_ns), "the file as read"))
-    dem = result.layers.dem
+    dem = result.layers.dem if result.layers is not None else None
     if dem is not None and getattr(dem, "stamp", None) is not None:
         out.append(("dem", str(dem.path), Path(dem.path), dem.stamp,
                     "the file as it was when the outputs were written, not as read"))
+    for role, p in result.extra_inputs.items():
+        stamp = result.extra_stamps.get(role)
+        if stamp is not None:
+            out.append((role, str(p), Path(p), stamp, "the file as it was when the outputs were written, not as read"))
     return out
 
 
@@ -108,8 +110,8 @@ def changed_inputs(result: Result) -> list[dict[str, Any]]:
     (ns) differs from the stamp taken when they were read
     (:func:`~geoconstraints.io.sources.file_stamp`), or they are gone.
 
-    A layer's file and the DEM are stamped when read; the tables a command reads (``rainfall``,
-    ``inspection_log``) are not, and are never listed.
+    A layer's file, the DEM and the tables a command reads by path (``rainfall``, ``inspection_log``:
+    ``Result.extra_stamps``) are stamped when read.
 
     Returns
     -------

@@ -984,10 +984,17 @@ def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, max_run: floa
             f"{gap.length_ft:,.0f} ft from {gap.start_ft:,.0f} to {gap.end_ft:,.0f} ft along the line is {gap.why}"),
             measured=gap.length_ft, unit="ft")
     if rt.fully_evaluated and not any(r.exceeds or r.join_cut_short for r in rt.runs):
-        longest = max((r.length_ft if mode == "horizontal" else r.slope_length_ft for r in rt.runs), default=0.0)
+        # a run meeting other steep runs is measured with them: the stretch joined, not the run alone
+        own = [r.length_ft if mode == "horizontal" else r.slope_length_ft for r in rt.runs]
+        whole = [r.joined_ft if np.isfinite(r.joined_ft) else o for r, o in zip(rt.runs, own)]
+        longest = max(whole, default=0.0)
+        top = rt.runs[int(np.argmax(whole))] if whole else None
+        joined = (f" joined with the steep runs of {top.joined_with}"
+                  if top is not None and np.isfinite(top.joined_ft) else "")
         rows.add("pass", **at, geometry=geom, detail=(
-            f"max grade {rt.max_grade_pct:.1f} %, {len(rt.runs)} steep stretch(es), longest {longest:,.1f} ft; "
-            f"{rt.length_ft:,.0f} ft evaluated; {rt.window_note}"), measured=longest, threshold=max_run, unit="ft")
+            f"max grade {rt.max_grade_pct:.1f} %, {len(rt.runs)} steep stretch(es), longest {longest:,.1f} ft"
+            f"{joined}; {rt.length_ft:,.0f} ft evaluated; {rt.window_note}"), measured=longest, threshold=max_run,
+            unit="ft")
 
 
 @check("HRV-010")

@@ -76,7 +76,7 @@ from geoconstraints.rulebook.loader import load_rulebook
 from geoconstraints.rules.harvest import classify_streams, stream_vocabulary
 from geoconstraints.rules.seqr import action_types
 from geoconstraints.text import is_blank
-from geoconstraints.units import number_problem
+from geoconstraints.units import elevation_problem, number_problem
 
 log = logging.getLogger("geoconstraints")
 
@@ -398,8 +398,9 @@ class Number(click.ParamType):
 
     name = "number"
 
-    def __init__(self, *, minimum: float | None = None, above: bool = False, integer: bool = False) -> None:
-        self.minimum, self.above, self.integer = minimum, above, integer
+    def __init__(self, *, minimum: float | None = None, above: bool = False, integer: bool = False,
+                 elevation: bool = False) -> None:
+        self.minimum, self.above, self.integer, self.elevation = minimum, above, integer, elevation
         self.name = "integer" if integer else "number"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
@@ -407,7 +408,8 @@ class Number(click.ParamType):
             text = repr(value)
         else:
             text = str(value).strip()
-        why = number_problem(text, minimum=self.minimum, above=self.above)
+        why = (elevation_problem(text) if self.elevation
+               else number_problem(text, minimum=self.minimum, above=self.above))
         if not why and self.integer and not float(text).is_integer():
             why = f"{text} is not a whole number"
         if why:
@@ -421,6 +423,8 @@ class Number(click.ParamType):
             return f"Give a whole number of 0 or more, e.g. {opt} 2"
         if self.minimum is not None:
             return f"Give a number {'over' if self.above else 'of at least'} {self.minimum:g}, e.g. {opt} 100"
+        if self.elevation:
+            return f"Give an elevation in feet, e.g. {opt} 812.5"
         return f"Give a number, e.g. {opt} 812.5"
 
 
@@ -429,7 +433,7 @@ def site_number(name: str) -> Number:
     :func:`~geoconstraints.commands.check_site` applies (:data:`SITE_NUMBER_BOUNDS`): one home for them."""
     lower = SITE_NUMBER_BOUNDS[name]
     if lower is None:
-        return Number()
+        return Number(elevation=True)
     return Number(minimum=lower[0], above=lower[1], integer=name == "openings")
 
 

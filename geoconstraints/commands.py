@@ -91,7 +91,7 @@ from geoconstraints.rules.flood import (
 from geoconstraints.rules.seqr import RULE_ID, Action, norm_key, resources, validate_action
 from geoconstraints.rules.stormwater import StormwaterContext, swp007_applies
 from geoconstraints.text import day_text, ft_text
-from geoconstraints.units import SQFT_PER_ACRE, number_problem
+from geoconstraints.units import SQFT_PER_ACRE, elevation_problem, number_problem
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +100,8 @@ log = logging.getLogger(__name__)
 # entry points
 
 #: Lower bounds of :func:`check_site`'s numbers, as the CLI's ``flood-site`` options have them:
-#: None for an elevation (any finite number), (0, False) for "0 or more", (0, True) for "over 0".
+#: None for an elevation (feet, between the lowest and highest ground in the United States:
+#: :func:`~geoconstraints.units.elevation_problem`), (0, False) for "0 or more", (0, True) for "over 0".
 SITE_NUMBER_BOUNDS: dict[str, tuple[float, bool] | None] = {
     "lowest_floor_ft": None, "bfe_ft": None, "enclosed_sqft": (0, False), "openings_sqin": (0, False),
     "openings": (0, False), "opening_bottom_ft": (0, False), "improvement_cost": (0, False),
@@ -118,14 +119,19 @@ def refuse_bad_numbers(command: str, values: dict[str, Any], bounds: dict[str, t
     Traceback (most recent call last):
     ...
     geoconstraints.errors.InputError: flood-site market_value = 0: 0 is not more than 0. Give a number over 0, or leave it out (None)
+    >>> refuse_bad_numbers("flood-site", {"lowest_floor_ft": 1e300}, SITE_NUMBER_BOUNDS)
+    Traceback (most recent call last):
+    ...
+    geoconstraints.errors.InputError: flood-site lowest_floor_ft = 1e+300: 1e+300 is too large (over 1e+15), beyond any quantity measured here. Give an elevation in feet, or leave it out (None)
     """
     for name, value in values.items():
         if value is None or name not in bounds:
             continue
         lower = bounds[name]
-        why = number_problem(value, minimum=None if lower is None else lower[0], above=bool(lower and lower[1]))
+        why = (elevation_problem(value) if lower is None
+               else number_problem(value, minimum=lower[0], above=lower[1]))
         if why:
-            need = "a finite number" if lower is None else f"a number {'over' if lower[1] else 'of at least'} {lower[0]:g}"
+            need = "an elevation in feet" if lower is None else f"a number {'over' if lower[1] else 'of at least'} {lower[0]:g}"
             raise InputError(f"{command} {name} = {value!r}: {why}. Give {need}, or leave it out (None)")
 
 def _other_cover_layers(layers: Layers, subjects: gpd.GeoDataFrame) -> tuple[list[tuple[str, np.ndarray]], bool]:

@@ -25,6 +25,19 @@ SQFT_PER_ACRE = 43_560.0
 FT_PER_MILE = 5_280.0
 """1 statute mile = 5,280 ft."""
 
+MAX_MAGNITUDE = 1e15
+"""The largest magnitude a number given to the tool may have (a layer's field, an option): beyond any
+quantity a layer measures (1e15 ft is about 190 billion miles), and small enough that a rule's unit
+conversions and sums stay finite numbers (``1e308`` cords was ``inf`` cu ft). A larger value is refused."""
+
+LOWEST_GROUND_FT = -300.0
+"""The lowest believable elevation (ft), below the lowest ground in the United States (Badwater Basin,
+Death Valley, -282 ft): a base flood elevation or a floor under it is no elevation (a lost sign, a code)."""
+
+HIGHEST_GROUND_FT = 20_310.0
+"""The highest believable elevation (ft): the highest ground in the United States (Denali, 20,310 ft).
+A base flood elevation or a floor over it is no elevation (a slip of the decimal point, another unit)."""
+
 
 def sqft_to_acres(sqft):
     """Square feet to acres (works on scalars, numpy arrays and pandas Series).
@@ -93,25 +106,56 @@ def normalize_length_unit(name: str | None) -> str | None:
     return _LENGTH_UNIT_ALIASES.get(str(name).strip().lower())
 
 
-def number_problem(value: Any, *, minimum: float | None = None, above: bool = False) -> str:
-    """Why ``value`` is not a usable number ('' when it is): not a number, NaN or infinity (which
-    compare false with every limit and would turn a violation into a pass), or under ``minimum``
-    (``above=True``: at or under it).
+def number_problem(value: Any, *, minimum: float | None = None, above: bool = False,
+                   maximum: float | None = None) -> str:
+    """Why ``value`` is not a usable number ('' when it is): not a number (text with ``_``, which
+    Python's ``float`` reads as a digit separator: ``8_13`` is no way to write 813), NaN or infinity
+    (which compare false with every limit and would turn a violation into a pass), beyond
+    :data:`MAX_MAGNITUDE`, under ``minimum`` (``above=True``: at or under it) or over ``maximum``.
 
     Examples
     --------
     >>> number_problem("nan"), number_problem(-800, minimum=0), number_problem(0, minimum=0, above=True)
     ('nan is not a finite number (NaN and infinity are refused)', '-800 is negative', '0 is not more than 0')
-    >>> number_problem("1e400"), number_problem("12.5", minimum=0)
-    ('1e400 is not a finite number (NaN and infinity are refused)', '')
+    >>> number_problem("1e400"), number_problem("12.5", minimum=0), number_problem("8_13")
+    ('1e400 is not a finite number (NaN and infinity are refused)', '', "'8_13' is not a number")
+    >>> number_problem(1e300), number_problem(1e15), number_problem(20310.5, maximum=HIGHEST_GROUND_FT)
+    ('1e+300 is too large (over 1e+15), beyond any quantity measured here', '', '20310.5 is more than 20310')
     """
+    if isinstance(value, str) and "_" in value:
+        return f"{value!r} is not a number"
     try:
         x = float(value)
     except (TypeError, ValueError):
         return f"{value!r} is not a number"
     if not math.isfinite(x):
         return f"{value} is not a finite number (NaN and infinity are refused)"
+    if abs(x) > MAX_MAGNITUDE:
+        return f"{value} is too large (over {MAX_MAGNITUDE:g}), beyond any quantity measured here"
     if minimum is not None and (x <= minimum if above else x < minimum):
         return f"{value} is not more than {minimum:g}" if above else (
             f"{value} is negative" if minimum == 0 else f"{value} is less than {minimum:g}")
+    if maximum is not None and x > maximum:
+        return f"{value} is more than {maximum:g}"
     return ""
+
+
+def elevation_problem(value: Any) -> str:
+    """Why ``value`` is not a believable elevation in feet ('' when it is): :func:`number_problem`
+    within :data:`LOWEST_GROUND_FT` and :data:`HIGHEST_GROUND_FT`, saying why those.
+
+    Examples
+    --------
+    >>> elevation_problem(812.5), elevation_problem(81240)
+    ('', '81240 is more than 20310 ft, higher than any ground in the United States (Denali, 20,310 ft)')
+    >>> elevation_problem(20310), elevation_problem(-300), elevation_problem(-300.5)[:30]
+    ('', '', '-300.5 is less than -300 ft, l')
+    >>> elevation_problem(-450)
+    '-450 is less than -300 ft, lower than any ground in the United States (Death Valley, -282 ft)'
+    """
+    why = number_problem(value, minimum=LOWEST_GROUND_FT, maximum=HIGHEST_GROUND_FT)
+    if why.endswith(f"more than {HIGHEST_GROUND_FT:g}"):
+        return why + " ft, higher than any ground in the United States (Denali, 20,310 ft)"
+    if why.endswith(f"less than {LOWEST_GROUND_FT:g}"):
+        return why + " ft, lower than any ground in the United States (Death Valley, -282 ft)"
+    return why

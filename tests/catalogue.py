@@ -592,7 +592,7 @@ def option_enclosed_sqft_negative(folder: Path) -> Case:
 @entry
 def option_lowest_floor_nan(folder: Path) -> Case:
     """--lowest-floor-ft nan: was read as 'below the BFE'."""
-    return _option_case(folder, "--lowest-floor-ft", "nan", "nan is not a finite number", "Give a number")
+    return _option_case(folder, "--lowest-floor-ft", "nan", "nan is not a finite number", "Give an elevation in feet")
 
 
 @entry
@@ -1196,6 +1196,41 @@ def bfe_below_any_ground(folder: Path) -> Case:
 
 
 @entry
+def bfe_above_any_ground(folder: Path) -> Case:
+    """A BFE line with ELEV 81240 (812.40 with a slipped decimal point): higher than any US ground (Denali,
+    20,310 ft), refused naming the feature; it had been read as a BFE every floor was below."""
+    lines = gpd.GeoDataFrame({"BFE_LN_ID": ["B1"], "ELEV": [81240.0], "V_DATUM": ["NAVD88"]},
+                             geometry=[LineString([(X0, Y0 - 100), (X0, Y0 + 300)])], crs=NY_FT)
+    gpkg = write_gpkg(folder / "town.gpkg", {"parcels": parcels(), "bfe_lines": lines})
+    return Case(screen(folder, gpkg), 2, ("layer bfe_lines", "field ELEV = 81240 is above 20,310 ft",
+                                          "no base flood elevation", "feature B1"), out_dir=folder / "out")
+
+
+@entry
+def option_lowest_floor_huge(folder: Path) -> Case:
+    """--lowest-floor-ft 1e300: a floor higher than any ground had made FLD-003 pass."""
+    return _option_case(folder, "--lowest-floor-ft", "1e300", "is too large (over 1e+15)", "Give an elevation in feet")
+
+
+@entry
+def option_lowest_floor_above_any_ground(folder: Path) -> Case:
+    """--lowest-floor-ft 20310.5: above the highest US ground (Denali, 20,310 ft), no elevation (20310 is read)."""
+    return _option_case(folder, "--lowest-floor-ft", "20310.5", "20310.5 is more than 20310 ft", "Denali")
+
+
+@entry
+def option_lowest_floor_with_underscore(folder: Path) -> Case:
+    """--lowest-floor-ft 8_13: Python's float() read it as 813; no way to write an elevation."""
+    return _option_case(folder, "--lowest-floor-ft", "8_13", "'8_13' is not a number")
+
+
+@entry
+def option_enclosed_sqft_huge(folder: Path) -> Case:
+    """--enclosed-sqft 1e308: numpy's overflow warning leaked and FLD-007 compared infinities."""
+    return _option_case(folder, "--enclosed-sqft", "1e308", "is too large (over 1e+15)")
+
+
+@entry
 def constructed_neither_yes_nor_no(folder: Path) -> Case:
     """A skid trail with constructed = 'maybe': not stated (as empty), never a no; one warning, exit 0."""
     trails = gpd.GeoDataFrame({"id": ["S1"], "constructed": ["maybe"]},
@@ -1412,3 +1447,142 @@ def refused_run_keeps_the_previous_outputs(folder: Path) -> Case:
     p.loc[0, "geometry"] = Polygon([(X0, Y0), (X0 + 200, Y0), (float("inf"), Y0 + 200)])
     gpkg = write_gpkg(folder / "town.gpkg", {"parcels": p})
     return Case(screen(folder, gpkg), 2, ("feature P1 has vertices without coordinates",))
+
+
+# ------------------------------------------------------------------------------------------
+# audit a1: metadata contradicting itself, ungeoreferenced DEMs, NFHL units, table headers
+
+@entry
+def dem_units_contradict_in_metadata(folder: Path) -> Case:
+    """A DEM whose band unit says ft and whose UNITTYPE tag says metre: the first one found won (a metre
+    DEM read as feet, grades 3.28 times too gentle, HRV-010 a pass); now refused naming both."""
+    import rasterio
+
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})
+    dem = write_dem(folder / "dem.tif", units="ft")
+    with rasterio.open(dem, "r+") as dst:
+        dst.update_tags(1, UNITTYPE="metre")
+    return Case(harvest(folder, gpkg, "--dem", str(dem)), 2,
+                ("DEM dem.tif", "contradicts itself", "band unit 'ft'", "UNITTYPE 'metre'", "--dem-z-units"),
+                out_dir=folder / "out")
+
+
+@entry
+def dem_compound_crs_contradicts_band_unit(folder: Path) -> Case:
+    """A DEM in EPSG:2261+5703 (NAVD88 height in metres) whose band unit says ft."""
+    import rasterio
+    from pyproj import CRS as ProjCRS
+    from rasterio.crs import CRS as RioCRS
+
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})
+    dem = write_dem(folder / "dem.tif", units=None)
+    with rasterio.open(dem, "r+") as dst:
+        dst.crs = RioCRS.from_wkt(ProjCRS("EPSG:2261+5703").to_wkt())
+        dst.set_band_unit(1, "ft")
+    return Case(harvest(folder, gpkg, "--dem", str(dem)), 2,
+                ("DEM dem.tif", "contradicts itself", "'metre'", "--dem-z-units"), out_dir=folder / "out")
+
+
+@entry
+def dem_without_geotransform(folder: Path) -> Case:
+    """A DEM with a CRS but no geotransform: rasterio's own warning line, then every road 'off the DEM'
+    (exit 0); now refused naming the DEM and the fix."""
+    import warnings
+
+    import rasterio
+
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})
+    dem = folder / "dem.tif"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with rasterio.open(dem, "w", driver="GTiff", width=40, height=40, count=1, dtype="float32", crs=NY_FT) as dst:
+            dst.write(np.full((40, 40), 800.0, dtype="float32") + np.arange(40, dtype="float32"), 1)
+            dst.set_band_unit(1, "ft")
+    return Case(harvest(folder, gpkg, "--dem", str(dem)), 2,
+                ("DEM dem.tif", "not placed on the map", "no geotransform", "gdal_edit.py -a_ullr"),
+                forbid=("identity matrix",), out_dir=folder / "out")
+
+
+@entry
+def dem_ground_control_points_only(folder: Path) -> Case:
+    """A DEM georeferenced by GCPs only (an unwarped scan): was 'has no coordinate reference system'."""
+    import warnings
+
+    import rasterio
+    from rasterio.control import GroundControlPoint
+    from rasterio.crs import CRS as RioCRS
+
+    gpkg = write_gpkg(folder / "plan.gpkg", {"harvest_area": harvest_area()})
+    dem = folder / "dem.tif"
+    with warnings.catch_warnings():  # no geotransform until the GCPs are set
+        warnings.simplefilter("ignore")
+        dst = rasterio.open(dem, "w", driver="GTiff", width=40, height=40, count=1, dtype="float32")
+    with dst:
+        dst.write(np.full((40, 40), 800.0, dtype="float32") + np.arange(40, dtype="float32"), 1)
+        dst.gcps = ([GroundControlPoint(0, 0, X0 - 50, Y0 + 350), GroundControlPoint(40, 0, X0 + 350, Y0 + 350),
+                     GroundControlPoint(0, 40, X0 - 50, Y0 - 50)], RioCRS.from_string(NY_FT))
+        dst.set_band_unit(1, "ft")
+    return Case(harvest(folder, gpkg, "--dem", str(dem)), 2,
+                ("DEM dem.tif", "ground control points", "gdalwarp -t_srs"), forbid=("has no coordinate",),
+                out_dir=folder / "out")
+
+
+@entry
+def nfhl_len_unit_unknown(folder: Path) -> Case:
+    """A flood zone with STATIC_BFE 812 and LEN_UNIT 'Yards': read as feet, a floor at 813 ft passed FLD-003;
+    now refused naming the layer, field, value and feature."""
+    fz = flood_zones()
+    fz["LEN_UNIT"] = ["Yards", "Feet"]
+    fp = gpd.GeoDataFrame({"id": ["F1"]}, geometry=[box(X0 + 20, Y0 + 20, X0 + 80, Y0 + 70)], crs=NY_FT)
+    gpkg = write_gpkg(folder / "site.gpkg", {"footprints": fp, "parcels": parcels(), "flood_zones": fz})
+    return Case(["flood-site", str(gpkg), "--use", "residential", "--lowest-floor-ft", "813", "--out",
+                 str(folder / "out")], 2,
+                ("layer flood_zones (site.gpkg:flood_zones)", "LEN_UNIT = 'Yards'", "feature FA1",
+                 "Write Feet or Meters"), out_dir=folder / "out")
+
+
+@entry
+def nfhl_len_unit_without_a_value(folder: Path) -> Case:
+    """LEN_UNIT 'Yards' on the X zone, whose STATIC_BFE is -9999 (no value in any unit): not read, exit 0."""
+    fz = flood_zones()
+    fz["LEN_UNIT"] = ["Feet", "Yards"]
+    gpkg = write_gpkg(folder / "town.gpkg", {"parcels": parcels(), "flood_zones": fz})
+    return Case(screen(folder, gpkg), 0, ("screen:",))
+
+
+def _rain_rows(folder: Path, header: str, rows: list[str], name: str = "rain.csv") -> Path:
+    path = folder / name
+    path.write_text("\n".join([header, *rows]) + "\n")
+    return path
+
+
+def _days() -> list[str]:
+    return [f"2024-03-{d:02d}" for d in range(25, 32)] + [f"2024-04-{d:02d}" for d in range(1, 31)]
+
+
+@entry
+def rainfall_duplicate_header(folder: Path) -> Case:
+    """'date,precip_in,precip_in': the first column was read, the 2.0 in storm in the second never seen
+    (one storm inspection fewer required)."""
+    rows = [f"{d},0.1,{'2.0' if i == 10 else '0.1'}" for i, d in enumerate(_days())]
+    rain = _rain_rows(folder, "date,precip_in,precip_in", rows)
+    return Case(stormwater(folder, rain), 2, ("rainfall file rain.csv", "column precip_in appears more than once",
+                                              "Delete or rename"), out_dir=folder / "out")
+
+
+@entry
+def inspection_log_duplicate_header(folder: Path) -> Case:
+    """An inspection log 'date,Date,inspector': the second date column was silently ignored."""
+    rain = _rain_rows(folder, "date,precip_in", [f"{d},0.1" for d in _days()])
+    log = _rain_rows(folder, "date,Date,inspector", ["2024-04-01,2024-04-30,A"], name="log.csv")
+    args = stormwater(folder, rain)
+    return Case(args[:-2] + ["--inspection-log", str(log)] + args[-2:], 2,
+                ("inspection log file log.csv", "column date appears more than once"), out_dir=folder / "out")
+
+
+@entry
+def rainfall_semicolons(folder: Path) -> Case:
+    """A rainfall file saved with semicolons (a European spreadsheet): named as such, not 'column missing'."""
+    rain = _rain_rows(folder, "date;precip_in", [f"{d};0,1" for d in _days()])
+    return Case(stormwater(folder, rain), 2, ("rainfall file rain.csv", "separated by semicolons",
+                                              "comma-separated"), out_dir=folder / "out")

@@ -1621,3 +1621,125 @@ def test_bfe_bound_a_straight_stream_keeps_the_corner_value(tmp_path, rb) -> Non
     assert "the highest the BFE can reach on the footprint, at one of its corners" in t["bfe_note"]
     for floor, expect in ((801.99, "violation"), (802.0, "pass"), (802.01, "pass")):
         assert site_status(check_site(layers, rb, use="residential", lowest_floor_ft=floor), "FLD-003") == expect
+
+
+# ------------------------------------------------------------------------------------------
+# audit of the parcel screening (screen_parcels): what a pass rests on
+
+AUDIT_RULES = ("FLD-001", "FLD-002", "FLD-005", "FLD-006", "FLD-009")
+
+
+def _statuses(res, pid: str) -> dict[str, str]:
+    r = row(res, pid)
+    return {rule: r[f"status_{rule.replace('-', '_')}"] for rule in AUDIT_RULES}
+
+
+def test_screen_audit_an_undetermined_polygon_over_a_mapped_one_is_no_pass(tmp_path, rb) -> None:
+    # Parcels 200 x 200 ft = 40,000 sq ft, each under a mapped polygon 300 x 300 ft and, over its middle, a second
+    # polygon 100 x 100 ft = 10,000 sq ft = 0.2296 acres (the layer contradicts itself there):
+    # P1 zone D over X; P2 'FW' (a value the rulebook does not know) with ZONE_SUBTY FLOODWAY over X; P3 D over
+    # AE; P4 D and X both over the whole parcel. Before: P1, P2 passed FLD-001, FLD-002, FLD-005 and FLD-006
+    # ("outside the area of special flood hazard ... zone D ... is not 'no flood hazard'"), P3 passed FLD-002,
+    # P4 passed all four. Now the overlap is off the map's coverage: partial (P4: no data), never a pass.
+    p = parcels(sq(0, 0, 200, 200), sq(1000, 0, 1200, 200), sq(2000, 0, 2200, 200), sq(3000, 0, 3200, 200))
+    fz = zones((sq(-50, -50, 250, 250), "X", "AREA OF MINIMAL FLOOD HAZARD"), (sq(50, 50, 150, 150), "D"),
+               (sq(950, -50, 1250, 250), "X"), (sq(1050, 50, 1150, 150), "FW", "FLOODWAY"),
+               (sq(1950, -50, 2250, 250), "AE"), (sq(2050, 50, 2150, 150), "D"),
+               (sq(2950, -50, 3250, 250), "X"), (sq(2950, -50, 3250, 250), "D"))
+    res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
+    for pid in ("P1", "P2"):
+        r = row(res, pid)
+        assert r["flood_data"] == "partial" and r["uncovered_acres"] * ACRE == pytest.approx(10_000, abs=0.5)
+        assert r["sfha_acres"] == 0
+        assert _statuses(res, pid) == {"FLD-001": "not_evaluated", "FLD-002": "not_evaluated", "FLD-005": "info",
+                                       "FLD-006": "not_evaluated", "FLD-009": "info"}, pid
+        assert "partial flood data: 0.23 acres outside the flood map's coverage" in finding(res, "FLD-001", pid)["message"]
+        assert "no flood variance needed" not in finding(res, "FLD-009", pid)["message"]
+    r3 = row(res, "P3")
+    assert r3["flood_data"] == "partial" and r3["sfha_acres"] * ACRE == pytest.approx(40_000, abs=0.5)
+    assert _statuses(res, "P3") == {"FLD-001": "review", "FLD-002": "not_evaluated", "FLD-005": "info",
+                                    "FLD-006": "review", "FLD-009": "info"}
+    r4 = row(res, "P4")
+    assert r4["flood_data"] == "no_data" and r4["uncovered_acres"] * ACRE == pytest.approx(40_000, abs=0.5)
+    assert set(_statuses(res, "P4").values()) == {"not_evaluated"}
+    assert not (res.tables["parcels"][[f"status_{r.replace('-', '_')}" for r in AUDIT_RULES]] == "pass").any().any()
+
+
+def test_screen_audit_an_undetermined_sliver_over_a_mapped_polygon_is_still_ignored(tmp_path, rb) -> None:
+    # Zone D overlapping X along the parcel's east edge by a strip 0.5 ft x 200 ft = 100 sq ft (thinner than the
+    # 1 ft sliver tolerance: digitising noise between adjacent polygons) and P2 by a 9 x 9 ft = 81 sq ft corner
+    # (under the 100 sq ft minimum): the parcels stay wholly covered and pass FLD-001 (unchanged behaviour).
+    p = parcels(sq(0, 0, 200, 200), sq(1000, 0, 1200, 200))
+    fz = zones((sq(-50, -50, 1250, 250), "X", "AREA OF MINIMAL FLOOD HAZARD"), (sq(199.5, -50, 400, 250), "D"),
+               (sq(1191, 191, 1300, 300), "D"))
+    res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
+    for pid in ("P1", "P2"):
+        assert row(res, pid)["flood_data"] == "full" and row(res, pid)["uncovered_acres"] == 0
+        assert finding(res, "FLD-001", pid)["status"] == "pass"
+
+
+def test_screen_audit_fld009_never_says_no_variance_needed_for_a_parcel_partly_off_the_map(tmp_path, rb) -> None:
+    # The flood layer (an extract) covers x -50..100 with X; the parcel x 0..200 lies half outside it (20,000 sq ft
+    # = 0.46 acres uncovered). Before: FLD-009 said "outside the area of special flood hazard: no flood variance
+    # needed" of a parcel whose other half is off the map.
+    res = screen(tmp_path, rb, parcels=parcels(sq(0, 0, 200, 200)),
+                 flood_zones=zones((sq(-50, -50, 100, 250), "X", "AREA OF MINIMAL FLOOD HAZARD")))
+    assert row(res, "P1")["flood_data"] == "partial"
+    f = finding(res, "FLD-009", "P1")
+    assert f["status"] == "info" and "no flood variance needed" not in f["message"]
+    assert "no SFHA on the covered part, part of it off the flood map" in f["message"]
+    assert "partial flood data: 0.46 acres" in f["message"]
+    assert finding(res, "FLD-001", "P1")["status"] == "not_evaluated"
+
+
+def test_screen_audit_acre_limits_at_under_and_over(tmp_path, rb) -> None:
+    # FLD-009 (0.5 acre = 21,780 sq ft, "or less") and FLD-005 (5 acres = 217,800 sq ft, "greater than"), all in AE.
+    # P1 147.3 x (21,780 / 147.3) ft: exactly 0.5 acre drawn, measured 21,780.0000000117 sq ft at these State Plane
+    # coordinates (float noise, 5e-13 of it); P2 150 x 145.19 = 21,778.5 sq ft (under); P3 150 x 145.21 =
+    # 21,781.5 sq ft (over); P4 147.3 x (217,800 / 147.3) ft: exactly 5 acres drawn, measured 217,800.00000007;
+    # P5 150 x 1452.01 = 217,801.5 sq ft (over). Before: P1 read "over 0.5 acre" and P4 was a review "greater
+    # than 5 acres", each printing the limit itself as the area; P3 and P5 printed "0.5 acres (over 0.5 acre" /
+    # "5 acres, greater than 5 acres" without the square feet that show it. Areas to 0.01 sq ft.
+    p = parcels(sq(0, 0, 147.3, 21_780 / 147.3), sq(1000, 0, 1150, 145.19), sq(2000, 0, 2150, 145.21),
+                sq(3000, 0, 3147.3, 217_800 / 147.3), sq(4000, 0, 4150, 1452.01))
+    res = screen(tmp_path, rb, parcels=p, flood_zones=zones((sq(-50, -50, 4500, 1600), "AE")))
+    t = res.tables["parcels"].set_index("parcel_id")
+    assert (t["area_acres"] * ACRE).tolist() == pytest.approx([21_780, 21_778.5, 21_781.5, 217_800, 217_801.5],
+                                                              abs=0.01)
+    m = {pid: finding(res, "FLD-009", pid)["message"] for pid in ("P1", "P2", "P3")}
+    assert "(0.5 acre or less:" in m["P1"] and "sq ft" not in m["P1"]
+    assert "(0.5 acre or less:" in m["P2"] and "21,778.5 sq ft, under the 21,780 sq ft of 0.5 acre" in m["P2"]
+    assert "(over 0.5 acre:" in m["P3"] and "21,781.5 sq ft, over the 21,780 sq ft of 0.5 acre" in m["P3"]
+    f4, f5 = finding(res, "FLD-005", "P4"), finding(res, "FLD-005", "P5")
+    assert f4["status"] == "info" and "not greater than 5 acres" in f4["message"]
+    assert f5["status"] == "review" and "217,801.5 sq ft, over the 217,800 sq ft of 5 acres" in f5["message"]
+
+
+def test_screen_audit_a_blank_zone_flagged_sfha_is_in_the_sfha(tmp_path, rb) -> None:
+    # A polygon with no FLD_ZONE value over the 200 x 200 ft parcel: SFHA_TF 'T' puts it in the SFHA (40,000 sq ft =
+    # 0.9183 acres, review), as for a zone value the rulebook does not know; 'F' leaves it undetermined. Before:
+    # both not_evaluated, the 'T' one described as "outside the flood map's coverage, or in zone D ...".
+    p = parcels(sq(0, 0, 200, 200), sq(1000, 0, 1200, 200))
+    fz = zones((sq(-50, -50, 250, 250), None), (sq(950, -50, 1250, 250), None), (sq(5000, 0, 5100, 100), "X", "AREA"))
+    fz["SFHA_TF"] = ["T", "F", "F"]
+    res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
+    assert row(res, "P1")["sfha_acres"] * ACRE == pytest.approx(40_000, abs=0.5)
+    assert _statuses(res, "P1") == {"FLD-001": "review", "FLD-002": "pass", "FLD-005": "info",
+                                    "FLD-006": "not_evaluated", "FLD-009": "info"}
+    assert "a flood zone with no FLD_ZONE value (SFHA_TF = T)" in finding(res, "FLD-006", "P1")["message"]
+    assert row(res, "P2")["flood_data"] == "no_data"
+    assert set(_statuses(res, "P2").values()) == {"not_evaluated"}
+
+
+def test_screen_audit_an_sfha_part_under_an_undetermined_polygon_stays_in_the_sfha(tmp_path, rb) -> None:
+    # AE and zone D the same 100 x 200 ft polygon over the west half of the 200 x 200 ft parcel, nothing over the
+    # east half: the AE part (20,000 sq ft = 0.4591 acres) is in the SFHA (FLD-001 review) although the D over it
+    # leaves no part of the parcel determined; flood_data partial (never "no data" with SFHA acres), uncovered
+    # the whole 40,000 sq ft = 0.9183 acres.
+    fz = zones((sq(-50, -50, 100, 250), "AE"), (sq(-50, -50, 100, 250), "D"), (sq(5000, 0, 5100, 100), "X", "AREA"))
+    res = screen(tmp_path, rb, parcels=parcels(sq(0, 0, 200, 200)), flood_zones=fz)
+    r = row(res, "P1")
+    assert r["flood_data"] == "partial" and r["sfha_acres"] * ACRE == pytest.approx(20_000, abs=0.5)
+    assert r["uncovered_acres"] * ACRE == pytest.approx(40_000, abs=0.5)
+    assert _statuses(res, "P1") == {"FLD-001": "review", "FLD-002": "not_evaluated", "FLD-005": "info",
+                                    "FLD-006": "review", "FLD-009": "info"}

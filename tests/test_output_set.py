@@ -922,7 +922,7 @@ def test_siteplan_says_an_input_changed_while_it_drew(tmp_path, runner, monkeypa
     import shutil
 
     import geoconstraints as gc
-    import geoconstraints.cli as cli
+    from geoconstraints import cli
 
     gpkg = tmp_path / "plan.gpkg"
     shutil.copy(gc.sample_path("vestal_sample.gpkg"), gpkg)

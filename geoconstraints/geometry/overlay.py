@@ -130,7 +130,8 @@ def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec) -> pd.DataFra
     DataFrame
         ``zone`` (upper case), booleans ``unknown`` (a zone in none of the spec's lists, e.g.
         ``ZONE AE`` or a coded value, and not flagged ``SFHA_TF = 'T'``), ``undetermined`` (zone D,
-        AREA NOT INCLUDED, blank or unknown: not "no hazard"), ``covered`` (= not undetermined),
+        AREA NOT INCLUDED, unknown, or blank and not flagged ``SFHA_TF = 'T'``: not "no hazard"), ``covered``
+        (= not undetermined),
         ``sfha`` (zone in ``sfha_zones`` or ``SFHA_TF = 'T'``, never when undetermined),
         ``floodway`` (subtype contains FLOODWAY), ``unnumbered_a``, ``bfe_zone``.
 
@@ -156,7 +157,9 @@ def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec) -> pd.DataFra
     # a zone the rulebook does not know is not "no hazard" (an older FIRM's "ZONE AE", "UNDES", a coded
     # value): undetermined, unless the layer itself flags it SFHA
     unknown = ~zone.isin(spec.sfha_zones | spec.non_sfha_zones | spec.undetermined_zones) & (zone != "") & (flag != "T")
-    undetermined = zone.isin(spec.undetermined_zones) | (zone == "") | unknown
+    # a blank zone is undetermined too, unless the layer flags it SFHA (the flag read as given, as for a zone
+    # value the rulebook does not know)
+    undetermined = zone.isin(spec.undetermined_zones) | ((zone == "") & (flag != "T")) | unknown
     sfha = (zone.isin(spec.sfha_zones) | (flag == "T")) & ~undetermined
     sub = (norm_text(flood[spec.subtype_field]) if spec.subtype_field in flood.columns
            else pd.Series("", index=flood.index))
@@ -345,7 +348,8 @@ def _same_shape(a: Any, b: Any) -> bool:
 
 
 def _thin(geoms: np.ndarray, tolerance_ft: np.ndarray) -> np.ndarray:
-    """True where a polygon vanishes under a negative buffer of half the tolerance (a sliver).
+    """True where a polygon vanishes under a negative buffer of half the tolerance (a sliver): one at most as
+    wide as the tolerance (a strip exactly as wide collapses to a line: a sliver, as the rulebook's notes say).
 
     Only polygons that may be thin are buffered: within r of the boundary of a polygon of
     perimeter L and N vertices lies at most ``L r + N pi r^2 / 2`` of its area (a strip along each
@@ -357,6 +361,8 @@ def _thin(geoms: np.ndarray, tolerance_ft: np.ndarray) -> np.ndarray:
     >>> from shapely.geometry import box
     >>> _thin(np.array([box(0, 0, 100, 0.8), box(0, 0, 100, 1.2), box(0, 0, 100, 100)]), np.full(3, 1.0)).tolist()
     [True, False, False]
+    >>> _thin(np.array([box(0, 0, 100, 0.99), box(0, 0, 100, 1.0), box(0, 0, 100, 1.01)]), np.full(3, 1.0)).tolist()
+    [True, True, False]
     """
     if not len(geoms):
         return np.zeros(0, dtype=bool)
@@ -958,24 +964,52 @@ def _flood_cover_layers(flood: gpd.GeoDataFrame, spec: FloodZoneSpec) -> tuple[l
 
 
 def _coverage_state(geoms: np.ndarray, area: np.ndarray, m: pd.DataFrame, covered: np.ndarray,
-                    tol_ft: float, min_sqft: float) -> np.ndarray:
-    """``full`` / ``partial`` / ``no_data`` per subject: how much of it the flood map covers
-    (uncovered slivers along the map's edge, thinner than ``tol_ft`` or under ``min_sqft``, are ignored).
-    ``covered`` is the covered part where it is not the whole subject (only those are read)."""
-    cov = m["covered_sqft"].to_numpy()
-    unc_raw = np.clip(area - m["covered_raw_sqft"].to_numpy(), 0.0, None)
+                    undetermined: np.ndarray, tol_ft: float, min_sqft: float) -> tuple[np.ndarray, np.ndarray]:
+    """(``full`` / ``partial`` / ``no_data``, the uncovered sq ft) per subject: how much of it the flood map
+    covers (uncovered slivers along the map's edge, thinner than ``tol_ft`` or under ``min_sqft``, are ignored).
+    ``covered`` and ``undetermined`` are the subject's parts in the covered and the undetermined polygons where
+    they are not the whole subject (None: the whole subject, or no part; only those of subjects with such a
+    part are read).
+
+    Where an undetermined polygon (zone D, AREA NOT INCLUDED, a value the rulebook does not know) overlaps a
+    mapped one (the layer contradicts itself there), the overlap is not covered: the mapped polygon under it
+    does not make its hazard known (a subject whose SFHA part lies under it is ``partial``: in the SFHA, the
+    rest of its hazard not known)."""
+    cov = m["covered_sqft"].to_numpy(dtype=float, copy=True)
+    cov_raw = m["covered_raw_sqft"].to_numpy(dtype=float, copy=True)
+    cov_geom = np.asarray(covered, dtype=object).copy()
+    both = (cov > 0) & (m["undetermined_raw_sqft"].to_numpy() > 0)
+    if both.any():  # subjects touching both (most lie side by side: nothing changes for them)
+        bi = np.flatnonzero(both)
+        cg = np.where(pd.isna(cov_geom[bi]), geoms[bi], cov_geom[bi])
+        ug = np.asarray(undetermined, dtype=object)[bi]
+        ug = np.where(pd.isna(ug), geoms[bi], ug)
+        det = shapely.difference(cg, ug)
+        det_area = shapely.area(det)
+        cut = det_area < cov_raw[bi] * (1 - 1e-9)
+        cov_raw[bi[cut]] = det_area[cut]
+        cov_geom[bi[cut]] = det[cut]
+        ok = np.zeros(len(bi), dtype=bool)
+        keep = cut & (det_area >= min_sqft)
+        ok[keep] = ~_thin(det[keep], np.full(int(keep.sum()), tol_ft))
+        cov[bi[cut & ~ok]] = 0.0  # only a sliver of the covered part is determined: no data
+    unc_raw = np.clip(area - cov_raw, 0.0, None)
     state = np.where(cov > 0, "full", "no_data").astype(object)
+    # an SFHA polygon under an undetermined one still puts the subject in the SFHA: partial, never "no data"
+    in_sfha = (cov <= 0) & (m["sfha_sqft"].to_numpy() > 0)
+    state[in_sfha] = "partial"
     check_unc = (cov > 0) & (unc_raw > 1e-9 * np.maximum(area, 1.0))
     if check_unc.any():
         ci = np.flatnonzero(check_unc)
-        cg = covered[ci]
+        cg = cov_geom[ci]
         unc = shapely.difference(geoms[ci], masked(~pd.isna(cg), cg))
         unc_area = shapely.area(unc)
         thin = np.zeros(len(ci), dtype=bool)
         big = unc_area >= min_sqft
         thin[big] = _thin(unc[big], np.full(int(big.sum()), tol_ft))
         state[ci[big & ~thin]] = "partial"
-    return state
+    uncovered = np.where(state == "full", 0.0, np.where((cov > 0) | in_sfha, unc_raw, area))
+    return state, uncovered
 
 
 def _warn_unknown_zones(cls: pd.DataFrame, spec: FloodZoneSpec, layer: str) -> None:
@@ -1042,7 +1076,8 @@ def flood_metrics(
     cover = CoverIndex.build(layers, max_span=tile_span(geoms), workers=workers)
     engine = overlay_areas if overlay is None else overlay
     ov = engine(geoms, cover, tolerance_ft=tol, min_area_sqft=mins,
-                keep_geometry=("_sfha", "_floodway", "_covered"), partial_geometry=("_covered",),
+                keep_geometry=("_sfha", "_floodway", "_covered", "_undetermined"),
+                partial_geometry=("_covered", "_undetermined"),
                 chunk_size=chunk_size, workers=workers)
     by_key = _ByKey(ov)
     m = pd.DataFrame(index=pd.RangeIndex(n))
@@ -1057,10 +1092,12 @@ def flood_metrics(
     m["sliver_zones"] = _joined_keys(ov.assign(area_sqft=np.where(ov["sliver"], 1.0, 0.0)), "zone:", n)
     overlaps = {k: by_key.get(k, n, "geometry") for k in ("_sfha", "_floodway")}
 
-    m["flood_data"] = "no_data" if flood is None or not len(flood) else \
-        _coverage_state(geoms, area, m, by_key.get("_covered", n, "geometry"), tol1, min1)
-    m["uncovered_sqft"] = np.where(m["flood_data"] == "full", 0.0,
-                                   np.clip(area - m["covered_sqft"].to_numpy(), 0.0, None))
+    if flood is None or not len(flood):
+        m["flood_data"], m["uncovered_sqft"] = "no_data", area
+    else:
+        m["flood_data"], m["uncovered_sqft"] = _coverage_state(
+            geoms, area, m, by_key.get("_covered", n, "geometry"), by_key.get("_undetermined", n, "geometry"),
+            tol1, min1)
     for key, _g in extra:
         m[f"{key}_sqft"] = by_key.get(key, n)
     m["districts"] = _joined_keys(ov, "district:", n)

@@ -10,6 +10,7 @@ import functools
 import logging
 import math
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -653,28 +654,57 @@ def _bilinear(z: np.ndarray, col: np.ndarray, row: np.ndarray, origin: tuple[int
     return out
 
 
+_OTHER_LENGTH_UNITS: frozenset[str] = frozenset({
+    "cm", "centimeter", "centimeters", "centimetre", "centimetres", "mm", "millimeter", "millimeters",
+    "millimetre", "millimetres", "dm", "decimeter", "decimeters", "decimetre", "decimetres", "in", "inch", "inches",
+    "yd", "yard", "yards", "km", "kilometer", "kilometers", "kilometre", "kilometres", "mi", "mile", "miles",
+})
+"""Length units a DEM's metadata may name that are neither feet nor metres (an integer DEM in
+centimetres): such a unit beside a feet or metre one elsewhere in the metadata is a contradiction."""
+
+
 def _vertical_unit_from_metadata(src) -> tuple[str | None, str | None]:
-    """(normalized unit, raw text) from band units, unit tags, or a compound CRS."""
-    candidates: list[str] = []
+    """(normalized unit, raw text) from band units, unit tags, or a compound CRS.
+
+    Every place is read: when two of them name different units (band unit ``ft`` but a
+    ``UNITTYPE=metre`` tag, or a compound CRS whose vertical axis is in metres; or ``cm`` beside
+    ``metre``) the unit is ``None`` and the raw text says which places disagree, so the user must
+    say (``--dem-z-units``): taking the first one found made a metre DEM read as feet (grades
+    3.28 times too gentle) without a word.
+    """
+    candidates: list[tuple[str, str]] = []
     units = getattr(src, "units", None) or ()
     if units and units[0]:
-        candidates.append(str(units[0]))
-    for tags in (src.tags(1), src.tags()):
-        upper = {str(k).upper(): v for k, v in tags.items()}
-        candidates += [upper[k] for k in _UNIT_TAG_KEYS if upper.get(k)]
+        candidates.append(("band unit", str(units[0])))
+    for where, tags in (("band tag", src.tags(1)), ("dataset tag", src.tags())):
+        upper = {str(k).upper(): (str(k), v) for k, v in tags.items()}
+        candidates += [(f"{where} {upper[k][0]}", str(upper[k][1])) for k in _UNIT_TAG_KEYS if upper.get(k, ("", ""))[1]]
     if src.crs is not None:
         try:
             c = pyproj.CRS.from_wkt(src.crs.to_wkt())
             for sub in c.sub_crs_list if c.is_compound else [c]:
                 if sub.is_vertical and sub.axis_info:
-                    candidates.append(sub.axis_info[0].unit_name)
+                    candidates.append((f"vertical CRS {sub.name}", sub.axis_info[0].unit_name))
         except pyproj.exceptions.CRSError:  # pragma: no cover - rasterio already parsed it
             pass
-    for raw in candidates:
+    stated: list[tuple[str, str, str]] = []  # (where, raw, unit: ft / m / the other unit's name)
+    for where, raw in candidates:
         unit = normalize_length_unit(raw)
+        if unit is None and raw.strip().lower() in _OTHER_LENGTH_UNITS:
+            unit = raw.strip().lower()
         if unit is not None:
+            stated.append((where, raw, unit))
+    if len({u for _, _, u in stated}) > 1:
+        said = "; ".join(f"{where} {raw!r}" for where, raw, _ in stated)
+        return None, f"{CONFLICT_MARK}{said}"
+    for _, raw, unit in stated:
+        if unit in Z_UNITS:
             return unit, raw
-    return None, (candidates[0] if candidates else None)
+    return None, (candidates[0][1] if candidates else None)
+
+
+CONFLICT_MARK = "contradicting metadata: "
+"""How :func:`_vertical_unit_from_metadata` marks metadata naming two vertical units."""
 
 
 def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
@@ -722,6 +752,12 @@ def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
     user_unit = _user_z_units(name, z_units)
     stamp = file_stamp(path)  # before any byte is read
     meta = _read_dem_header(path, uri)
+    if not meta["placed"]:
+        how = ("it is georeferenced by ground control points (or RPCs) only, not as a grid. Warp it to a "
+               f"north-up grid in a projected CRS: gdalwarp -t_srs EPSG:XXXX {name} {path.stem}_grid.tif" if meta["gcps"]
+               else "it has no geotransform (no origin or cell size), so no cell lies anywhere. Export it again as a "
+               f"georeferenced GeoTIFF, or assign its corners: gdal_edit.py -a_ullr ULX ULY LRX LRY {name}")
+        raise DemError(f"DEM {name}: its cells are not placed on the map: {how}")
     if meta["crs"] is None:
         raise DemError(
             f"DEM {name}: has no coordinate reference system. Assign the one it was made in "
@@ -789,15 +825,21 @@ def _read_dem_header(path: Path, uri: str | None = None) -> dict[str, Any]:
     import rasterio.errors  # see the note on imports at the top
 
     try:
-        with rasterio.open(uri or path) as src:
-            if src.count < 1:
-                raise LayerReadError(
-                    f"DEM {path}: cannot be read (it has no raster band). Check the file is a GeoTIFF DEM."
-                )
-            unit, raw_unit = _vertical_unit_from_metadata(src)
-            return {"unit": unit, "raw_unit": raw_unit, "crs": src.crs, "transform": src.transform,
-                    "width": src.width, "height": src.height, "nodata": src.nodata,
-                    "scale": src.scales[0], "offset": src.offsets[0], "count": src.count}
+        with warnings.catch_warnings():
+            # no geotransform: refused by open_dem, naming the DEM (not rasterio's own warning line)
+            warnings.simplefilter("ignore", rasterio.errors.NotGeoreferencedWarning)
+            with rasterio.open(uri or path) as src:
+                if src.count < 1:
+                    raise LayerReadError(
+                        f"DEM {path}: cannot be read (it has no raster band). Check the file is a GeoTIFF DEM."
+                    )
+                unit, raw_unit = _vertical_unit_from_metadata(src)
+                transform = src.transform
+                placed = not (transform.is_identity or transform.determinant == 0)
+                return {"unit": unit, "raw_unit": raw_unit, "crs": src.crs, "transform": transform,
+                        "width": src.width, "height": src.height, "nodata": src.nodata,
+                        "scale": src.scales[0], "offset": src.offsets[0], "count": src.count,
+                        "placed": placed, "gcps": bool(src.gcps[0]) or bool(src.rpcs)}
     except rasterio.errors.RasterioError as exc:
         raise LayerReadError(
             f"DEM {redact(uri) if uri else path}: cannot be read ({str(exc).splitlines()[0][:200]}). Check the file "
@@ -809,6 +851,7 @@ def _z_units_and_source(name: str, user_unit: str | None, meta_unit: str | None,
                         raw_unit: str | None) -> tuple[str, str]:
     """The vertical unit and where it came from: the user's, else the metadata's; neither, or the
     two contradicting each other, is an error (never guessed)."""
+    conflict = raw_unit[len(CONFLICT_MARK):] if raw_unit and raw_unit.startswith(CONFLICT_MARK) else None
     if user_unit is not None:
         if meta_unit is not None and meta_unit != user_unit:
             raise DemError(
@@ -819,6 +862,12 @@ def _z_units_and_source(name: str, user_unit: str | None, meta_unit: str | None,
         return user_unit, "user"
     if meta_unit is not None:
         return meta_unit, "metadata"
+    if conflict is not None:
+        raise DemError(
+            f"DEM {name}: vertical units unknown: its metadata contradicts itself ({conflict}). Say which is right "
+            f"with --dem-z-units ft or --dem-z-units m, and fix the metadata (gdal_edit.py -units, or -unsetmd for the "
+            f"wrong tag) (a metre DEM read as feet gives grades 3.28 times off)."
+        )
     why = f"its metadata unit {raw_unit!r} is not feet or metres" if raw_unit else "no unit in its metadata"
     raise DemError(
         f"DEM {name}: vertical units unknown ({why}). Say which with --dem-z-units ft or "

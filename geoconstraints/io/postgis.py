@@ -103,8 +103,9 @@ def parse_db_source(value: str, table: str | None = None, geometry: str | None =
     Raises
     ------
     InputError
-        Not a PostGIS URL, no table named, or a malformed table name. The message holds the
-        redacted URL only.
+        Not a PostGIS URL, no table named, a malformed table name, or an ``@`` after the host (a
+        password holding ``/``, ``?`` or ``#`` not percent-encoded). The message holds the
+        redacted URL only (none for an ``@`` after the host).
 
     Examples
     --------
@@ -122,6 +123,13 @@ def parse_db_source(value: str, table: str | None = None, geometry: str | None =
     if parts.scheme.lower() not in DB_SCHEMES:
         raise InputError(f"{parts.scheme}:// is not a PostGIS URL; write postgresql://USER@HOST:PORT/DB?table=...")
     query = parse_qsl(parts.query, keep_blank_values=True)
+    if ("@" in parts.path + parts.fragment or any("@" in k for k, _ in query)
+            or ("@" not in parts.netloc and any("@" in v for _, v in query))):
+        # a password holding '/', '?' or '#' ends the host early: the rest of it would be taken for
+        # the host, database or table and shown in every message (the URL is not echoed here)
+        raise InputError("a PostGIS URL has '@' after its host: a user or password holding '/', '?' or '#' must "
+                         "write them %2F, %3F, %23 (and an '@' in the database name %40); better, give the "
+                         "password in PGPASSWORD or ~/.pgpass")
     secrets = {s for s in (password, unquote(password or "")) if s}
     secrets |= {v for k, v in query if k.lower() == "password" and v}
     url_table = next((v for k, v in query if k.lower() == "table"), None)

@@ -297,9 +297,11 @@ def read_days(frame: pd.DataFrame, *, scope: str = "table", order: str = "proven
 # rainfall and inspections (SWP-007)
 
 def _read_table(source: str | os.PathLike[str] | pd.DataFrame, what: str) -> tuple[pd.DataFrame, str, bool]:
-    """A CSV (as text) or a DataFrame copy with stripped lower-case column names."""
+    """A CSV (as text) or a DataFrame copy with stripped lower-case column names; a header naming a
+    column twice, or a file separated by semicolons or tabs, is refused."""
     if isinstance(source, pd.DataFrame):
         df, label, is_file = source.copy(), f"{what} table", False
+        names = [str(c) for c in df.columns]
     else:
         path = Path(source)
         label, is_file = path.name, True
@@ -311,11 +313,40 @@ def _read_table(source: str | os.PathLike[str] | pd.DataFrame, what: str) -> tup
                              f"table of days. Is it the right file?")
         try:
             df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+            # the header as written: read_csv renames a repeated column (precip_in, precip_in.1)
+            head = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True, header=None, nrows=1)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
             raise InputError(f"{what} file {path.name}: not a readable CSV ({str(exc).splitlines()[0]}). "
                              f"Save it as comma-separated text with a header row") from None
+        names = [str(c) for c in head.iloc[0]] if len(head) else [str(c) for c in df.columns]
+        _check_separator(names, what, label)
+    _check_header(names, f"{what} file {label}" if is_file else label)
     df.columns = [str(c).strip().lower() for c in df.columns]
     return df.reset_index(drop=True), label, is_file
+
+
+def _check_separator(names: list[str], what: str, label: str) -> None:
+    """Refuse a table whose one column's name holds a semicolon, tab or bar: a CSV saved with another
+    separator (a European spreadsheet's ``date;precip_in``), whose numbers may use decimal commas too."""
+    if len(names) != 1:
+        return
+    for sep, called in ((";", "semicolons"), ("\t", "tabs"), ("|", "bars")):
+        if sep in names[0]:
+            raise InputError(f"{what} file {label}: its columns are separated by {called}, not commas (header "
+                             f"{names[0]!r}). Save it as comma-separated text (CSV) with a header row and a point as "
+                             f"the decimal mark")
+
+
+def _check_header(names: list[str], where: str) -> None:
+    """Refuse a header naming one column twice (ignoring case and spaces): only one of them would be
+    read (the first ``precip_in`` of two, the storm in the second never seen)."""
+    norm = [n.strip().lower() for n in names]
+    dups = sorted({n for n in norm if n and norm.count(n) > 1})
+    if dups:
+        raise InputError(f"{where}: column "
+                         f"{', '.join(dups)} appears more than once in the header row "
+                         f"({', '.join(repr(n) for n in names)}), so which one holds the data is unclear. Delete "
+                         f"or rename the extra column")
 
 
 def _date_column(df: pd.DataFrame, label: str, is_file: bool) -> pd.Series:

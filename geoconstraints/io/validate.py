@@ -16,7 +16,13 @@ from geoconstraints.errors import FieldError, GeometryError, InputError
 from geoconstraints.io.roles import NFHL_SENTINEL, ROLES, LayerSource, RoleSpec
 from geoconstraints.parallel import chunked
 from geoconstraints.text import FALSE_WORDS, TRUE_WORDS, id_list, is_blank, truthy
-from geoconstraints.units import FT_PER_M, normalize_length_unit
+from geoconstraints.units import (
+    FT_PER_M,
+    HIGHEST_GROUND_FT,
+    LOWEST_GROUND_FT,
+    MAX_MAGNITUDE,
+    normalize_length_unit,
+)
 
 log = logging.getLogger(__name__)
 
@@ -342,11 +348,13 @@ NFHL_BFE_FIELDS: tuple[str, ...] = ("STATIC_BFE", "ELEV")
 there is no BFE and never a BFE of 0 ft (tests/data/real/SOURCES.md: Lexington's ELEV runs 709 to
 1,468 ft, its STATIC_BFE is -9999 or a real value), so a 0 is a blank an export filled with zero."""
 
-LOWEST_BFE_FT = -300.0
+LOWEST_BFE_FT = LOWEST_GROUND_FT
 """The lowest believable base flood elevation (ft), below the lowest ground in the United States
 (Badwater Basin, Death Valley, -282 ft). A BFE may be negative (land below sea level, around New
 Orleans or the Salton Sea: why :data:`NUMBER_FIELDS` lets it), but one under this is no elevation
-(a lost sign, a code) and the layer is refused."""
+(a lost sign, a code) and the layer is refused; so is one over
+:data:`~geoconstraints.units.HIGHEST_GROUND_FT` (Denali, 20,310 ft: a slipped decimal point, 81240 for
+812.40)."""
 
 
 def nfhl_no_value(vals: np.ndarray, field: str) -> np.ndarray:
@@ -387,10 +395,6 @@ NUMBER_FIELDS: dict[str, dict[str, bool]] = {
 """Numeric fields a rule reads, per role: ``True`` where a negative value means nothing (a
 volume, a width, a depth). Infinity is refused in all of them (NaN is a missing value)."""
 
-MAX_MAGNITUDE = 1e15
-"""The largest magnitude a numeric field may hold: beyond any quantity a layer measures (1e15 ft is
-about 190 billion miles), and small enough that a rule's unit conversions and sums over a layer
-stay finite numbers (``1e308`` cords was ``inf`` cu ft). A larger value is refused."""
 
 MAX_ROW_WIDTH_FT = 1_000.0
 """The widest believable road right-of-way (ft); an interstate's is a few hundred feet. A wider
@@ -418,6 +422,7 @@ def check_numbers(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[str] 
     yes/no fields holding neither word (:data:`FLAG_FIELDS`) are warnings: not given.
     """
     what = f"layer {role} ({label})"
+    _check_len_unit(gdf, role, what)
     for name, nonneg in NUMBER_FIELDS.get(role, {}).items():
         if name not in gdf.columns:
             continue
@@ -453,6 +458,37 @@ def check_numbers(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[str] 
     _check_flags(gdf, role, what, warn)
 
 
+LEN_UNIT_FIELDS: tuple[str, ...] = ("STATIC_BFE", "ELEV", "DEPTH")
+"""NFHL fields measured in the feature's ``LEN_UNIT`` (feet when it is empty or ``NP``)."""
+
+
+def _check_len_unit(gdf: gpd.GeoDataFrame, role: str, what: str) -> None:
+    """Refuse a feature stating a BFE or depth in a ``LEN_UNIT`` that is neither feet nor metres
+    (``Yards``, ``Inches``, a typo): read as feet, an elevation in another unit made a floor below
+    the flood pass. An empty or ``NP`` unit is feet (NFHL's own); a unit on a feature without a
+    value is not read."""
+    if "LEN_UNIT" not in gdf.columns or role not in NUMBER_FIELDS:
+        return
+    unit = gdf["LEN_UNIT"]
+    text = unit.map(lambda v: "" if is_blank(v) else str(v).strip())
+    odd = (text.ne("") & text.str.upper().ne("NP") & unit.map(normalize_length_unit).isna()).to_numpy(dtype=bool)
+    if not odd.any():
+        return
+    has = np.zeros(len(gdf), dtype=bool)
+    for f in LEN_UNIT_FIELDS:
+        if f in gdf.columns:
+            v = pd.to_numeric(gdf[f], errors="coerce").to_numpy(dtype="float64")
+            has |= np.isfinite(v) & ~nfhl_no_value(v, f)
+    bad = odd & has
+    if bad.any():
+        ids = gdf["feature_id"].to_numpy()[bad].astype(str)
+        fields = [f for f in LEN_UNIT_FIELDS if f in gdf.columns]
+        raise FieldError(f"{what}: field LEN_UNIT = {text[bad].iloc[0]!r} is not feet or metres, so its "
+                         f"{' / '.join(fields)} cannot be read in feet (feature{'s' if len(ids) > 1 else ''} "
+                         f"{id_list(ids)}). Write Feet or Meters in LEN_UNIT (converting the values if they are in "
+                         f"another unit)")
+
+
 def _nfhl_codes(gdf: gpd.GeoDataFrame, name: str, vals: np.ndarray, what: str, warn: list[str] | None) -> None:
     """Set NFHL "no value" codes in ``vals`` to NaN (in place), with one warning per kind of code
     other than NFHL's own -9999 (which is silent)."""
@@ -475,19 +511,21 @@ def _nfhl_codes(gdf: gpd.GeoDataFrame, name: str, vals: np.ndarray, what: str, w
 
 
 def _check_bfe(gdf: gpd.GeoDataFrame, name: str, vals: np.ndarray, what: str, warn: list[str] | None) -> None:
-    """Refuse a BFE under :data:`LOWEST_BFE_FT` (in feet, by ``LEN_UNIT``); warn of BFEs below sea level."""
+    """Refuse a BFE under :data:`LOWEST_BFE_FT` or over :data:`~geoconstraints.units.HIGHEST_GROUND_FT` (in
+    feet, by ``LEN_UNIT``); warn of BFEs below sea level."""
     metres = (gdf["LEN_UNIT"].map(normalize_length_unit).eq("m").to_numpy() if "LEN_UNIT" in gdf.columns
               else np.zeros(len(gdf), dtype=bool))
     ft = np.where(metres, vals * FT_PER_M, vals)
     fids = gdf["feature_id"].to_numpy()
-    low = ft < LOWEST_BFE_FT
-    if low.any():
-        ids = fids[low].astype(str)
-        raise FieldError(f"{what}: field {name} = {vals[low][0]:g}{' m' if metres[low][0] else ''} is below "
-                         f"{LOWEST_BFE_FT:g} ft, lower than any ground in the United States (Death Valley, -282 ft), "
-                         f"so it is no base flood elevation (feature{'s' if len(ids) > 1 else ''} {id_list(ids)}). "
-                         f"Correct the value (a lost sign? another unit?), or write -9999 or leave it empty where "
-                         f"there is no BFE")
+    low = f"below {LOWEST_BFE_FT:g} ft, lower than any ground in the United States (Death Valley, -282 ft)"
+    high = f"above {HIGHEST_GROUND_FT:,.0f} ft, higher than any ground in the United States (Denali)"
+    for out, words in ((ft < LOWEST_BFE_FT, (low, "a lost sign? another unit?")),
+                       (ft > HIGHEST_GROUND_FT, (high, "a slipped decimal point? another unit?"))):
+        if out.any():
+            ids = fids[out].astype(str)
+            raise FieldError(f"{what}: field {name} = {vals[out][0]:g}{' m' if metres[out][0] else ''} is {words[0]}, "
+                             f"so it is no base flood elevation (feature{'s' if len(ids) > 1 else ''} {id_list(ids)}). "
+                             f"Correct the value ({words[1]}), or write -9999 or leave it empty where there is no BFE")
     neg = ft < 0
     if neg.any() and warn is not None:
         warn.append(f"{what}: field {name} is below sea level ({vals[neg][0]:g}) in {int(neg.sum())} feature(s) "

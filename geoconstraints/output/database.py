@@ -79,7 +79,7 @@ def parse_db_target(url: str | os.PathLike[str]) -> DbTarget:
         raise OutputError(f"--out-db: schema {schema!r} is not a plain name (letters, digits and _, not starting "
                           f"with a digit, at most 51 characters)")
     rest = [(k, v) for k, v in query if k.lower() not in ("schema", "table", "geometry")]
-    conn_url = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(rest), ""))
+    conn_url = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(rest), parts.fragment))
     return DbTarget(parse_db_source(conn_url, table=f"{schema}.findings"), schema)
 
 

@@ -8,7 +8,8 @@ gives each rule id with its status and message.
 :func:`write_field_files` writes ``field.kml`` (one folder per kind, placemarks coloured by
 their most severe status) and ``field.gpx`` (waypoints). The GPX is written by GDAL's GPX
 driver through pyogrio. The KML is built with :mod:`xml.etree.ElementTree` (which escapes all
-text): GDAL's KML driver writes one layer per file and no styles, and appending a second layer
+text; the characters XML forbids, control characters of a county's ids, become U+FFFD in both
+files: :func:`~geoconstraints.output.styles.xml_text`): GDAL's KML driver writes one layer per file and no styles, and appending a second layer
 to a KML through pyogrio crashed the process (pyogrio 0.13 with its GDAL 3.12).
 """
 
@@ -142,7 +143,7 @@ def kml_document(points: gpd.GeoDataFrame, title: str) -> bytes:
     q = lambda tag: f"{{{KML_NS}}}{tag}"
     root = ET.Element(q("kml"))
     doc = ET.SubElement(root, q("Document"))
-    ET.SubElement(doc, q("name")).text = title
+    ET.SubElement(doc, q("name")).text = styles.xml_text(title)
     for status, color in styles.STATUS_COLORS.items():
         st = ET.SubElement(doc, q("Style"), {"id": f"status-{status}"})
         icon = ET.SubElement(st, q("IconStyle"))
@@ -158,14 +159,14 @@ def kml_document(points: gpd.GeoDataFrame, title: str) -> bytes:
         for (name, status, rules, desc), (lon, lat) in zip(
                 sub[["name", "status", "rules", "description"]].itertuples(index=False, name=None), xy):
             pm = ET.SubElement(folder, q("Placemark"))
-            ET.SubElement(pm, q("name")).text = str(name)
-            ET.SubElement(pm, q("description")).text = str(desc)
+            ET.SubElement(pm, q("name")).text = styles.xml_text(name)
+            ET.SubElement(pm, q("description")).text = styles.xml_text(desc)
             if status in styles.STATUS_COLORS:
                 ET.SubElement(pm, q("styleUrl")).text = f"#status-{status}"
             ext = ET.SubElement(pm, q("ExtendedData"))
             for key, val in (("kind", kind), ("status", status), ("rules", rules)):
                 data = ET.SubElement(ext, q("Data"), {"name": key})
-                ET.SubElement(data, q("value")).text = str(val)
+                ET.SubElement(data, q("value")).text = styles.xml_text(val)
             pt = ET.SubElement(pm, q("Point"))
             ET.SubElement(pt, q("coordinates")).text = f"{lon:.9f},{lat:.9f}"
     ET.indent(root)
@@ -174,7 +175,8 @@ def kml_document(points: gpd.GeoDataFrame, title: str) -> bytes:
 
 def write_gpx(points: gpd.GeoDataFrame, target: Path) -> Path:
     """Write ``points`` as GPX 1.1 waypoints (name, desc, type = kind, sym) with GDAL's GPX driver."""
-    wpt = gpd.GeoDataFrame({"name": points["name"].astype(str), "desc": points["description"].astype(str),
+    wpt = gpd.GeoDataFrame({"name": points["name"].map(styles.xml_text),
+                            "desc": points["description"].map(styles.xml_text),
                             "type": points["kind"].astype(str),
                             "sym": points["kind"].map({"landing": "Flag", "water_bar": "Triangle",
                                                        "stream_crossing": "Crossing"}).fillna("Waypoint")},

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 import sqlite3
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
@@ -161,6 +162,24 @@ def style_for(name: str, family: str | None = None) -> LayerStyle:
     if family == "polygon":
         st = replace(st, fill="#bdbdbd", fill_opacity=0.2)
     return st
+
+
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(value: Any) -> str:
+    r"""``value`` as text an XML 1.0 document can hold: each character XML forbids (NUL and the other
+    C0 controls but tab and line breaks, lone surrogates, U+FFFE, U+FFFF) becomes U+FFFD.
+
+    ElementTree escapes ``<``, ``&`` and quotes but writes these characters as they are, and a
+    KML, GPX or QML holding one is not well-formed (Google Earth, QGIS refuse the whole file).
+
+    Examples
+    --------
+    >>> xml_text("L-1\x00\x1b<b>") == "L-1\ufffd\ufffd<b>"
+    True
+    """
+    return _NOT_XML.sub("\ufffd", str(value))
 
 
 def _missing(v: Any) -> bool:
@@ -409,7 +428,7 @@ def qml_for(name: str, df: pd.DataFrame, family: str | None = None) -> str:
     for i, c in enumerate(c for c in df.columns if c != geom_name):
         ET.SubElement(aliases, "alias", {"field": str(c), "index": str(i),
                                          "name": str(c).replace("_", " ")})
-    body = ET.tostring(root, encoding="unicode")
+    body = xml_text(ET.tostring(root, encoding="unicode"))  # a county's zone values and field names
     return "<!DOCTYPE qgis PUBLIC 'http://mrcc.com/qgis.dtd' 'SYSTEM'>\n" + body
 
 
@@ -472,7 +491,7 @@ def sld_for(name: str, df: pd.DataFrame, family: str | None = None) -> str:
             rule(status_style(status, family), STATUS_LABELS[status], status)
     else:
         rule(style_for(name, family), name, None)
-    return ET.tostring(root, encoding="unicode")
+    return xml_text(ET.tostring(root, encoding="unicode"))
 
 
 # ------------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from geoconstraints.rulebook.model import Rule, Rulebook
 from geoconstraints.rulebook.registry import check
 from geoconstraints.rulebook.render import fmt_num, share_texts
 from geoconstraints.text import ft_text, is_blank
+from geoconstraints.units import SQFT_PER_ACRE
 
 log = logging.getLogger(__name__)
 
@@ -612,6 +613,53 @@ def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
     return "pass", said, req
 
 
+AREA_NOISE = 1e-9
+"""Relative float noise of a polygon's area at State Plane coordinates: a lot drawn as exactly 21,780 sq ft
+(150 x 145.2 ft) measures 21,779.999999993 or 21,780.000000012 sq ft by where it lies. An area within this
+share of an acre limit is at the limit (0.00002 sq ft at 0.5 acre)."""
+
+
+def _over_limit(acres: np.ndarray, lim: float) -> np.ndarray:
+    """Which ``acres`` are greater than ``lim`` (at the limit within :data:`AREA_NOISE`: not greater).
+
+    Examples
+    --------
+    >>> _over_limit(np.array([21_780.000000012, 21_779.999999993, 21_781.5]) / 43_560, 0.5).tolist()
+    [False, False, True]
+    """
+    return np.asarray(acres, dtype=float) > lim * (1.0 + AREA_NOISE)
+
+
+def _near_limit_text(acres: np.ndarray, lim: float) -> np.ndarray:
+    """``'; 21,781.5 sq ft, over the 21,780 sq ft of 0.5 acre'`` where the acres as printed (:func:`fmt_num`)
+    read as the limit but are over or under it (the square feet printed to the decimal that shows it), else
+    ``''``: a lot just over 0.5 acre never reads "lot of 0.5 acres (over 0.5 acre ...)" alone.
+
+    Examples
+    --------
+    >>> _near_limit_text(np.array([21_781.5, 21_780.0, 21_779.99, 30_000.0]) / 43_560, 0.5).tolist()
+    ['; 21,781.5 sq ft, over the 21,780 sq ft of 0.5 acre', '', '; 21,779.99 sq ft, under the 21,780 sq ft of 0.5 acre', '']
+    """
+    acres = np.asarray(acres, dtype=float)
+    out = np.full(len(acres), "", dtype=object)
+    lim_sqft = lim * SQFT_PER_ACRE
+    over = _over_limit(acres, lim)
+    under = acres < lim * (1.0 - AREA_NOISE)
+    near = (over | under) & (np.abs(acres - lim) < 0.01)  # fmt_num prints 2 decimals: only these may read as lim
+    for i in np.flatnonzero(near):
+        if fmt_num(acres[i]) != fmt_num(lim):
+            continue
+        sqft = acres[i] * SQFT_PER_ACRE
+        text = fmt_num(sqft)
+        for nd in range(1, 7):  # the fewest decimals that tell the area from the limit
+            text = f"{sqft:,.{nd}f}".rstrip("0").rstrip(".")
+            if text != fmt_num(lim_sqft):
+                break
+        unit = "acre" if lim <= 1 else "acres"
+        out[i] = f"; {text} sq ft, {'over' if over[i] else 'under'} the {fmt_num(lim_sqft)} sq ft of {lim:g} {unit}"
+    return out
+
+
 def _by_acres(ctx: FloodContext, rule: Rule, limit: str) -> tuple[pd.DataFrame, np.ndarray, float, np.ndarray,
                                                                   np.ndarray]:
     """(table, acres, the rule's acre limit ``limit``, not covered, in the SFHA) of a rule on lot size."""
@@ -634,7 +682,7 @@ def check_bfe_data_large(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
         return ctx.none()
     t, acres, lim, nc, in_sfha = _by_acres(ctx, rule, "max_acres")
     partial = (t["flood_data"] == "partial").to_numpy()
-    big = acres > lim
+    big = _over_limit(acres, lim)
     # the lot test is the proposal's: a parcel not over the area that is (or may be) in the SFHA is info, not pass
     status = np.where(nc, "not_evaluated", np.where(in_sfha & big, "review",
                       np.where(partial & big, "not_evaluated", np.where(in_sfha | partial, "info", "pass"))))
@@ -645,7 +693,7 @@ def check_bfe_data_large(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     detail[~in_sfha] = "outside the area of special flood hazard"
     detail[~in_sfha & ~big & partial] = "no SFHA on the covered part, part of it off the flood map"
     detail[~in_sfha & big & partial] = f"over {lim:g} acres, no SFHA on the covered part"
-    return _acres_frame(ctx, rule, status, detail, acres, lim, nc)
+    return _acres_frame(ctx, rule, status, _with_note(detail, _near_limit_text(acres, lim)), acres, lim, nc)
 
 
 def _in_zones(t: pd.DataFrame, names: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -721,9 +769,10 @@ def check_encroachment(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     detail = _fld006_detail(rule, t, unn, nofw, withfw, noelev, noelev_text, fw_unknown, reading,
                             what=ctx.subject_layer.rstrip("s"))
     odd = in_sfha & ~listed
-    detail[odd] = ("zone " + t["flood_zones"].to_numpy()[odd].astype(str) + " is in the area of special flood "
-                   "hazard but in none of the rulebook's zone lists (unnumbered_a_zones, bfe_zones, "
-                   "no_elevation_zones): not classified")
+    odd_zone = t["flood_zones"].to_numpy()[odd].astype(str)
+    detail[odd] = (np.where(odd_zone == "", "a flood zone with no FLD_ZONE value (SFHA_TF = T)", "zone " + odd_zone)
+                   + " is in the area of special flood hazard but in none of the rulebook's zone lists "
+                     "(unnumbered_a_zones, bfe_zones, no_elevation_zones): not classified")
     detail[~in_sfha] = f"outside the area of special flood hazard: {rule.citation} does not apply"
     detail[~in_sfha & partial] = "no SFHA on the covered part"
     detail = _with_note(detail, _coverage_note(t))
@@ -842,14 +891,17 @@ def check_variance(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     t, acres, lim, nc, in_sfha = _by_acres(ctx, rule, "variance_max_lot_acres")
     in_fw = t["floodway_sqft"].to_numpy() > 0
     status = np.where(nc, "not_evaluated", "info")
-    small = acres <= lim
+    small = ~_over_limit(acres, lim)
     detail = np.full(len(t), f"over {lim:g} acre: a variance needs more technical justification as the lot size "
                              f"increases", dtype=object)
     detail[small] = (f"{lim:g} acre or less: a variance may generally be considered if contiguous to and surrounded "
                      f"by lots with existing structures below the base flood level (not checked)")
     detail[in_fw] = detail[in_fw] + "; no variance within the floodway if any increase in flood levels would result"
-    detail[~in_sfha & ~nc] = "outside the area of special flood hazard: no flood variance needed"
-    return _acres_frame(ctx, rule, status, detail, acres, lim, nc)
+    partial = (t["flood_data"] == "partial").to_numpy()
+    detail[~in_sfha & ~nc & ~partial] = "outside the area of special flood hazard: no flood variance needed"
+    # part of it off the flood map: no SFHA on the covered part is not "no variance needed"
+    detail[~in_sfha & partial] = "no SFHA on the covered part, part of it off the flood map; " + detail[~in_sfha & partial]
+    return _acres_frame(ctx, rule, status, _with_note(detail, _near_limit_text(acres, lim)), acres, lim, nc)
 
 
 def effective_date(value: Any) -> dt.date:

@@ -1241,6 +1241,17 @@ def constructed_neither_yes_nor_no(folder: Path) -> Case:
 
 
 @entry
+def sfha_flag_neither_t_nor_f(folder: Path) -> Case:
+    """SFHA_TF 'Y' and 'Tidal': NFHL writes T or F. 'Y' was silently not stated, and 'Tidal' was read as T by its
+    first letter; now both are not stated with one warning naming them, exit 0 (the zone decides)."""
+    fz = flood_zones()
+    fz["SFHA_TF"] = ["Y", "Tidal"]
+    gpkg = write_gpkg(folder / "town.gpkg", {"parcels": parcels(), "flood_zones": fz})
+    return Case(["layers", str(gpkg)], 0, ("field SFHA_TF holds 'Y', 'Tidal' in 2 feature(s) (FA1, FA2)",
+                                          "neither T nor F", "read as not stated"))
+
+
+@entry
 def gpkg_attribute_table_as_role(folder: Path) -> Case:
     """A GeoPackage attribute table (no geometry) named parcels."""
     import pandas as pd

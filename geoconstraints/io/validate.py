@@ -533,8 +533,36 @@ def _check_bfe(gdf: gpd.GeoDataFrame, name: str, vals: np.ndarray, what: str, wa
                     f"BFEs). Check its sign and vertical datum")
 
 
+SFHA_FLAG_WORDS: dict[str, str] = {"T": "T", "TRUE": "T", "F": "F", "FALSE": "F"}
+"""The values of NFHL's ``SFHA_TF`` read (any case, trimmed; a boolean field's True / False too): NFHL writes
+T or F, GDAL may write a boolean as TRUE / FALSE. Anything else (``Y``, ``1``, ``Tidal``) is not stated,
+with a warning: the rulebook's zone lists classify the zone."""
+
+
+def sfha_flag(value: Any) -> str | None:
+    """``T``, ``F`` or None (not stated) for an ``SFHA_TF`` value (:data:`SFHA_FLAG_WORDS`).
+
+    Examples
+    --------
+    >>> [sfha_flag(v) for v in ("T", " f ", "true", True, False, "Y", "Tidal", 1, None, "")]
+    ['T', 'F', 'T', 'T', 'F', None, None, None, None, None]
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return "T" if value else "F"
+    return SFHA_FLAG_WORDS.get(value.strip().upper()) if isinstance(value, str) else None
+
+
 def _check_flags(gdf: gpd.GeoDataFrame, role: str, what: str, warn: list[str] | None) -> None:
-    """Warn of yes/no fields (:data:`FLAG_FIELDS`) holding neither a yes nor a no word: not stated."""
+    """Warn of yes/no fields (:data:`FLAG_FIELDS`) holding neither a yes nor a no word, and of an ``SFHA_TF``
+    holding neither T nor F (:func:`sfha_flag`): not stated."""
+    if warn is not None and role in ("flood_zones", "flood_zones_preliminary") and "SFHA_TF" in gdf.columns:
+        raw = gdf["SFHA_TF"]
+        odd = (raw.map(sfha_flag).isna() & ~raw.map(is_blank).astype(bool)).to_numpy(dtype=bool)
+        if odd.any():
+            shown = ", ".join(repr(v) for v in pd.unique(raw[odd].astype(str))[:3])
+            warn.append(f"{what}: field SFHA_TF holds {shown} in {int(odd.sum())} feature(s) "
+                        f"({id_list(gdf['feature_id'].to_numpy()[odd].astype(str), 5)}), neither T nor F (NFHL's "
+                        f"values); read as not stated, the zone (FLD_ZONE) decides. Write T or F")
     for name in FLAG_FIELDS.get(role, ()):
         if name not in gdf.columns or warn is None:
             continue
@@ -564,8 +592,7 @@ def normalize_role_fields(gdf: gpd.GeoDataFrame, role: str) -> gpd.GeoDataFrame:
             gdf["SFHA_TF"] = None
         # the SFHA flag as given (T / F), else none: never guessed from the zone's first letter (an older map's
         # "ANI", area not included, is not in the SFHA); the rulebook's zone lists classify the zones
-        sfha = gdf["SFHA_TF"].map(lambda v: str(v).strip().upper()[:1] if isinstance(v, str) and v.strip() else None)
-        gdf["SFHA_TF"] = pd.Series(np.where(sfha.isin(["T", "F"]), sfha, None), index=gdf.index, dtype=object)
+        gdf["SFHA_TF"] = pd.Series([sfha_flag(v) for v in gdf["SFHA_TF"]], index=gdf.index, dtype=object)
     for name in FLAG_FIELDS.get(role, ()):  # True, False or None: a word neither yes nor no is not stated
         if name in gdf.columns:
             gdf[name] = gdf[name].map(truthy)

@@ -75,7 +75,7 @@ from geoconstraints.rulebook.findings import FINDINGS_SCOPES
 from geoconstraints.rulebook.loader import load_rulebook
 from geoconstraints.rules.harvest import classify_streams, stream_vocabulary
 from geoconstraints.rules.seqr import action_types
-from geoconstraints.text import is_blank
+from geoconstraints.text import is_blank, visible_text
 from geoconstraints.units import elevation_problem, number_problem
 
 log = logging.getLogger("geoconstraints")
@@ -83,7 +83,15 @@ log = logging.getLogger("geoconstraints")
 
 class _OneLine(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        return f"{record.levelname.lower()}: {record.getMessage()}"
+        return visible_text(f"{record.levelname.lower()}: {record.getMessage()}")
+
+
+def _say(text: str) -> None:
+    """A line for a person on stdout, as every message of the CLI: an invisible character of an id,
+    a name or a path (a bidirectional control, a zero-width space) as ``<U+202E>``
+    (:func:`~geoconstraints.text.visible_text`). Data (``rules --format csv/json``, ``layers --json``)
+    is echoed as it is."""
+    click.echo(visible_text(text))
 
 
 class _AboveTheBar(logging.StreamHandler):  # type: ignore[type-arg]
@@ -134,7 +142,7 @@ def _warning_line(message: Warning | str, category: type[Warning], filename: str
 
 def _fail(message: str, code: int = 2) -> None:
     message = " ".join(line.strip() for line in str(message).splitlines() if line.strip())  # one line
-    click.echo(f"error: {message}", err=True)
+    click.echo(visible_text(f"error: {message}"), err=True)
     sys.exit(code)
 
 
@@ -580,10 +588,10 @@ def _finish(result: Any, out_dir: str, offline: bool, fail_on: str | None, parce
     counts = result.counts()
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings"
     click.echo(f"{result.command}: {result.n_findings} findings ({summary})")
-    click.echo(f"outputs in {Path(out_dir)}: {', '.join(written)}")
+    _say(f"outputs in {Path(out_dir)}: {', '.join(written)}")
     if out_db:
         tables = ", ".join(f"{k} ({v:,} rows)" for k, v in rows.items())
-        click.echo(f"database {parse_db_target(out_db).redacted}: {tables}")
+        _say(f"database {parse_db_target(out_db).redacted}: {tables}")
     if fail_on:
         worst = ["violation"] if fail_on == "violation" else ["violation", "review"]
         if any(result.has(s) for s in worst):
@@ -623,13 +631,13 @@ def rules_cmd(rulebook: str, fmt: str) -> None:
 
     rb = load_rulebook(rulebook)
     cat = rb.catalogue()
-    click.echo(f"# rulebook {rb.name} {rb.version}: {len(rb)} rules — {rb.title}")
+    _say(f"# rulebook {rb.name} {rb.version}: {len(rb)} rules — {rb.title}")
     if fmt == "csv":
         click.echo(cat.to_csv(index=False), nl=False)
     elif fmt == "json":
         click.echo(cat.to_json(orient="records", indent=1))
     elif fmt == "markdown":
-        click.echo(_markdown_table(cat))
+        _say(_markdown_table(cat))
     else:
         for r in rb:
             thr = ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}"
@@ -637,7 +645,7 @@ def rules_cmd(rulebook: str, fmt: str) -> None:
             sw = ", ".join(f"{k}={v['value']}" for k, v in r.switches.items())
             extra = "; ".join(x for x in (thr, sw) if x)
             waived = f"  [waived: {r.waived}]" if r.waived else ""
-            click.echo(f"{r.id}  {r.title}  |  {r.citation}" + (f"  |  {extra}" if extra else "") + waived)
+            _say(f"{r.id}  {r.title}  |  {r.citation}" + (f"  |  {extra}" if extra else "") + waived)
 
 
 def _markdown_table(frame: Any) -> str:
@@ -709,7 +717,7 @@ def layers_cmd(files: tuple[str, ...], project: str | None, as_json: bool, ruleb
         for i, d in enumerate(described):
             name = files[i - (len(described) - len(files))] if i >= len(described) - len(files) else None
             for line in as_lines(d) + (kinds[name] if name is not None and d["ok"] else []):
-                click.echo(line)
+                _say(line)
     if any(not d["ok"] or (d["kind"] == "project" and (d["problem"] or any(e["problem"] for e in d["layers"])))
            for d in described):
         sys.exit(2)
@@ -783,8 +791,8 @@ def siteplan_cmd(plan: str | None, rulebook: str, scale: str | None, paper: str,
     click.echo(f"siteplan: {maps} sheet(s) at 1 in = {num_text(ft)} ft{key} on {paper} "
                f"({sp.layout.orientation}); {len(result.findings)} findings, {len(sp.marked)} rule/status marks")
     if sp.missing:
-        click.echo(f"not supplied by the inputs (site plan elements): {'; '.join(sp.missing)}")
-    click.echo(f"outputs in {Path(out_dir)}: {', '.join(written)}")
+        _say(f"not supplied by the inputs (site plan elements): {'; '.join(sp.missing)}")
+    _say(f"outputs in {Path(out_dir)}: {', '.join(written)}")
 
 
 @main.command("screen")
@@ -941,10 +949,10 @@ def seqr_cmd(rulebook: str, out_dir: str | None, findings: str | None, overwrite
     rb = load_rulebook(rulebook)
     res = classify_action(rb, **kwargs)
     for _, f in res.findings.iterrows():
-        click.echo(f"{f['rule_id']} {f['status']}: {f['message']}")
+        _say(f"{f['rule_id']} {f['status']}: {f['message']}")
     if out_dir:
         write_result(res, out_dir, findings=findings, overwrite=overwrite, outputs=outputs)
-        click.echo(f"outputs in {out_dir}")
+        _say(f"outputs in {out_dir}")
 
 
 def _list_actions(ctx: click.Context, value: bool) -> None:
@@ -964,7 +972,7 @@ def demo_cmd(out_dir: str) -> None:
     demo's outputs in the same folder are replaced)."""
 
     for line in run_demo(Path(out_dir)):
-        click.echo(line)
+        _say(line)
 
 
 def exit_status(code: object) -> int:

@@ -33,7 +33,6 @@ from geoconstraints.geometry import terrain as tr
 from geoconstraints.geometry.bfe import (
     BFE_COLUMNS,
     BFE_METHODS,
-    FLOAT_TOL_FT,
     bfe_at_points,
     bfe_upper_bound,
     static_bfe_polygons,
@@ -75,7 +74,14 @@ from geoconstraints.io.tables import (
     read_inspection_log,
     read_rainfall,
 )
-from geoconstraints.result import Result, add_rule_status_columns, make_result, split_scope, worst_status_of
+from geoconstraints.result import (
+    Result,
+    add_rule_status_columns,
+    make_result,
+    repaired_flags,
+    split_scope,
+    worst_status_of,
+)
 from geoconstraints.rulebook.findings import findings_scope, scope_statuses
 from geoconstraints.rulebook.model import Rulebook
 from geoconstraints.rulebook.registry import run_checks, run_group
@@ -91,7 +97,7 @@ from geoconstraints.rules.flood import (
 from geoconstraints.rules.seqr import RULE_ID, Action, norm_key, resources, validate_action
 from geoconstraints.rules.stormwater import StormwaterContext, swp007_applies
 from geoconstraints.text import day_text, ft_text
-from geoconstraints.units import SQFT_PER_ACRE, elevation_problem, number_problem
+from geoconstraints.units import LENGTH_NOISE_FT, SQFT_PER_ACRE, elevation_problem, number_problem
 
 log = logging.getLogger(__name__)
 
@@ -102,10 +108,12 @@ log = logging.getLogger(__name__)
 #: Lower bounds of :func:`check_site`'s numbers, as the CLI's ``flood-site`` options have them:
 #: None for an elevation (feet, between the lowest and highest ground in the United States:
 #: :func:`~geoconstraints.units.elevation_problem`), (0, False) for "0 or more", (0, True) for "over 0".
+#: A market value is at least $1: under it no structure was appraised (and a cost, at most 1e15, stays a
+#: finite percentage of it for FLD-008: 1e-300 made "inf %").
 SITE_NUMBER_BOUNDS: dict[str, tuple[float, bool] | None] = {
     "lowest_floor_ft": None, "bfe_ft": None, "enclosed_sqft": (0, False), "openings_sqin": (0, False),
     "openings": (0, False), "opening_bottom_ft": (0, False), "improvement_cost": (0, False),
-    "market_value": (0, True),
+    "market_value": (1, False),
 }
 
 
@@ -115,10 +123,10 @@ def refuse_bad_numbers(command: str, values: dict[str, Any], bounds: dict[str, t
 
     Examples
     --------
-    >>> refuse_bad_numbers("flood-site", {"market_value": 0}, SITE_NUMBER_BOUNDS)
+    >>> refuse_bad_numbers("flood-site", {"market_value": 1e-300}, SITE_NUMBER_BOUNDS)
     Traceback (most recent call last):
     ...
-    geoconstraints.errors.InputError: flood-site market_value = 0: 0 is not more than 0. Give a number over 0, or leave it out (None)
+    geoconstraints.errors.InputError: flood-site market_value = 1e-300: 1e-300 is less than 1. Give a number of at least 1, or leave it out (None)
     >>> refuse_bad_numbers("flood-site", {"lowest_floor_ft": 1e300}, SITE_NUMBER_BOUNDS)
     Traceback (most recent call last):
     ...
@@ -212,20 +220,25 @@ def _bfe_for_overlaps(layers: Layers, rulebook: Rulebook, overlaps: np.ndarray) 
 
 def _slivers_ignored(m: pd.DataFrame) -> Any:
     """The zones whose overlap with each subject was ignored as a sliver (``'AE; X'``), and ``floodway``
-    where the subject's floodway overlap was (a floodway lies inside a zone whose overlap may count).
+    where the subject's floodway overlap was (a floodway lies inside a zone whose overlap may count), and
+    ``encroachment area`` where its overlap with the encroachment areas was (FLD-002).
 
     Examples
     --------
-    >>> m = pd.DataFrame({"sliver_zones": ["", "AE", "", "X"], "floodway_sliver": [False, False, True, True]})
+    >>> m = pd.DataFrame({"sliver_zones": ["", "AE", "", "X"], "floodway_sliver": [False, False, True, True],
+    ...                   "encroachment_sliver": [False, True, False, False]})
     >>> list(_slivers_ignored(m))
-    ['', 'AE', 'floodway', 'X; floodway']
+    ['', 'AE; encroachment area', 'floodway', 'X; floodway']
     """
     zones = m["sliver_zones"].array
     fw = m["floodway_sliver"].to_numpy(dtype=bool)
-    if not fw.any():
+    enc = (m["encroachment_sliver"].to_numpy(dtype=bool) if "encroachment_sliver" in m
+           else np.zeros(len(m), dtype=bool))
+    if not fw.any() and not enc.any():
         return zones
     out = np.asarray(zones, dtype=object).copy()
-    out[fw] = [f"{z}; floodway" if z else "floodway" for z in out[fw]]
+    for has, word in ((fw, "floodway"), (enc, "encroachment area")):
+        out[has] = [f"{z}; {word}" if z else word for z in out[has]]
     return out
 
 
@@ -262,8 +275,9 @@ word (``t["flood_data"] == "partial"``: Arrow compares a million in milliseconds
 
 
 def _measured(table: gpd.GeoDataFrame, id_name: str, m: pd.DataFrame) -> gpd.GeoDataFrame:
-    """What the FLD checks read: the subject table plus the overlay's square feet and sliver flags."""
-    keep = [c for c in m.columns if c.endswith(("_sqft", "_sliver"))]
+    """What the FLD checks read: the subject table plus the overlay's square feet and sliver flags, and the
+    encroachment subtypes each subject is in (FLD-002 names them)."""
+    keep = [c for c in m.columns if c.endswith(("_sqft", "_sliver")) or c == "encroachment_subtypes"]
     work = pd.concat([table.reset_index(drop=True), m[keep]], axis=1)
     ids = pd.Series(table[id_name].to_numpy(dtype=object), index=work.index, dtype=object)
     work[id_name] = work["feature_id"] = ids  # one string per row for both
@@ -600,7 +614,7 @@ def _footprint_bfe(p: pd.DataFrame) -> tuple[float, str, str, str, float, str, s
     better = has[has["rank"] < top["rank"]].sort_values("rank", kind="stable")
     above = "" if not len(better) else (f"; above the {better.iloc[0]['bfe_method'].replace('_', ' ')} BFE of "
                                         f"{ft_text(better.iloc[0]['bfe_ft'])} ft elsewhere on the footprint")
-    if len(up) and float(up["bfe_ft"].max()) > known + FLOAT_TOL_FT:  # the samples may miss the highest point
+    if len(up) and float(up["bfe_ft"].max()) > known + LENGTH_NOISE_FT:  # the samples may miss the highest point
         u = up.sort_values("bfe_ft", ascending=False, kind="stable").iloc[0]
         if u["bfe_datum"] != known_datum:
             return np.nan, "none", "", (f"the BFE lines give the footprint up to {ft_text(u['bfe_ft'])} ft "
@@ -740,6 +754,8 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
         raise
     table.insert(list(table.columns).index("bfe_note") + 1, "stream_distance_ft",
                  distance.result() if distance is not None else np.full(len(geoms), np.nan))
+    table.insert(list(table.columns).index("worst_status") + 1, "geometry_repaired",
+                 repaired_flags(table["parcel_id"], layers.repaired_ids("parcels")))
     tables: dict[str, pd.DataFrame] = {}
     notes = [("Areas are exact intersections in the working CRS; overlapping flood polygons are dissolved per "
               "class before measuring. An interpolated BFE is a screening estimate, not a surveyed BFE.")]

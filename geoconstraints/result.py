@@ -39,6 +39,7 @@ from geoconstraints.rulebook.findings import (
     status_ranks,
 )
 from geoconstraints.rulebook.model import Rulebook
+from geoconstraints.text import id_list
 
 log = logging.getLogger(__name__)
 
@@ -605,9 +606,54 @@ def add_rule_status_columns(table: pd.DataFrame, findings: pd.DataFrame | list[p
     return out
 
 
+def repaired_flags(ids: Any, repaired: list[str]) -> np.ndarray:
+    """Whether each of ``ids`` (a subject table's id column) is a feature whose geometry the loader
+    repaired (``repaired``: :meth:`Layers.repaired_ids <geoconstraints.io.layers.Layers.repaired_ids>`):
+    the ``geometry_repaired`` column of a screening's parcels table. One hashed look-up of the whole
+    column (a county: no loop per parcel); all False when nothing was repaired.
+
+    Examples
+    --------
+    >>> repaired_flags(pd.Series(["P1", "P7", "P9"]), ["P7"]).tolist(), repaired_flags(["P1"], []).tolist()
+    ([False, True, False], [False])
+    """
+    s = ids if isinstance(ids, pd.Series) else pd.Series(np.asarray(ids, dtype=object))
+    if not repaired:
+        return np.zeros(len(s), dtype=bool)
+    return np.asarray((s if pd.api.types.is_string_dtype(s) else s.astype(str)).isin(repaired), dtype=bool)
+
+
+def repaired_note(layers: Layers | None) -> str:
+    """One sentence counting the features whose invalid geometry was repaired and naming them by
+    layer (``""`` when none): a note of every run's report.
+
+    Examples
+    --------
+    >>> from geoconstraints.io.layers import LayerInfo
+    >>> info = LayerInfo("parcels", "town.gpkg", "parcels", 3, "EPSG:2261", "", 0, [], repaired={"P7": False})
+    >>> print(repaired_note(Layers({}, crs=None, info={"parcels": info})))
+    Invalid geometries repaired: 1 feature (parcels: P7) had an invalid geometry repaired with make_valid when loaded; the outcome of every finding about it rests on the repaired shape and its message says so (a screening's parcels table: column geometry_repaired). Check them in a GIS.
+    """
+    repairs = layers.repairs if layers is not None else {}
+    n = sum(len(v) for v in repairs.values())
+    if not n:
+        return ""
+    where = "; ".join(f"{role}: {id_list(list(ids))}" for role, ids in repairs.items())
+    lost = [i for ids in repairs.values() for i, gone in ids.items() if gone]
+    lost_text = (f" The repair of {id_list(lost)} left out land or lines the drawing covers: a pass about "
+                 f"{'it' if len(lost) == 1 else 'them'} is not evaluated." if lost else "")
+    return (f"Invalid geometries repaired: {n:,} feature{'s' if n > 1 else ''} ({where}) had an invalid geometry "
+            f"repaired with make_valid when loaded; the outcome of every finding about "
+            f"{'them' if n > 1 else 'it'} rests on the repaired shape and its message says so (a screening's "
+            f"parcels table: column geometry_repaired).{lost_text} Check them in a GIS.")
+
+
 def make_result(command: str, rulebook: Rulebook, items: list, layers: Layers | None, **kw: Any) -> Result:
-    """Collect check output into a :class:`Result` (findings sorted and typed)."""
+    """Collect check output into a :class:`Result` (findings sorted and typed); a note counting and
+    naming the features whose geometry was repaired (:func:`repaired_note`), when there are any."""
     crs = layers.crs if layers is not None else None
-    return Result(command=command, rulebook=rulebook, findings=findings_frame(items, crs=crs),
-                  layers=layers, **kw)
+    res = Result(command=command, rulebook=rulebook, findings=findings_frame(items, crs=crs), layers=layers, **kw)
+    if note := repaired_note(layers):
+        res.notes.append(note)
+    return res
 

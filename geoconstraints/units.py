@@ -2,6 +2,10 @@
 
 Length factors come from PROJ's unit table (:func:`pyproj.get_units_map`), so the foot here is
 the one PROJ and the EPSG registry use for every CRS.
+
+Here too is the one test of "over a limit, beyond float noise" every rule uses (:data:`REL_NOISE`,
+:func:`over_limit`, :func:`at_most`, :func:`under_limit`, :func:`at_least`) and the absolute noise of
+a length (:data:`LENGTH_NOISE_FT`).
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pyproj
 
 _PROJ_UNITS = pyproj.get_units_map()
@@ -159,3 +164,110 @@ def elevation_problem(value: Any) -> str:
     if why.endswith(f"less than {LOWEST_GROUND_FT:g}"):
         return why + " ft, lower than any ground in the United States (Death Valley, -282 ft)"
     return why
+
+
+# ------------------------------------------------------------------------------------------
+# Float noise: "over the limit" means beyond it by more than the noise of floating point
+
+REL_NOISE = 1e-9
+"""Relative float noise of a measured quantity (an area, a length, a grade, a volume), compared with a
+limit: numerical, never a legal threshold (those live in the rulebook). Coordinates in State Plane feet lie
+about 1e6 ft from the origin, so a measure computed from them carries noise in its last digits: a 0.5-acre
+lot drawn as exactly 150 x 145.2 ft measures 21,779.999999993 or 21,780.000000012 sq ft by where it lies
+(relative noise ~5e-13), a plane of exactly 25 % sampled along a road measures 25 % within ~1e-14. A
+quantity within ``REL_NOISE`` of its limit (relative to the limit: 0.00002 sq ft at 0.5 acre, 0.0000002 ft at
+200 ft) is *at* the limit, neither over nor under it: a lot of exactly 0.5 acre is not "more than 0.5 acre".
+Used by :func:`over_limit`, :func:`at_most`, :func:`under_limit` and :func:`at_least`, the one test of it."""
+
+LENGTH_NOISE_FT = 1e-6
+"""Absolute float noise of a position, distance or elevation (ft): numerical, never a legal threshold, only
+so that a value computed two ways (a position along a stream, a BFE interpolated at two points) compares
+equal. Coordinates of ~1e6 ft carry ~1e-10 ft of noise; 1e-6 ft (a millionth of a foot) is far above that
+and far below any measure the law makes. Every comparison it loosens must widen a bound, never turn a
+violation into a pass."""
+
+
+def _noise_bound(limit: Any, side: float, min_scale: float) -> Any:
+    """``limit`` moved by its float noise, up (``side`` 1.0) or down (-1.0): by :data:`REL_NOISE` times its
+    magnitude (``limit * (1 + REL_NOISE)`` for a limit of 0 or more), or times ``min_scale`` where that is
+    larger."""
+    lim = np.asarray(limit, dtype=float)
+    if min_scale > 0:
+        return lim + side * REL_NOISE * np.maximum(np.abs(lim), min_scale)
+    return np.where(lim < 0, lim * (1.0 - side * REL_NOISE), lim * (1.0 + side * REL_NOISE))
+
+
+def over_limit(value: Any, limit: Any, *, min_scale: float = 0.0) -> Any:
+    """Whether ``value`` is greater than ``limit`` beyond float noise (:data:`REL_NOISE`, relative to the
+    limit): the law's "more than", "exceeds". A value at the limit within noise is not over it.
+
+    Parameters
+    ----------
+    value, limit : float or array-like
+        Scalars, numpy arrays or pandas Series (broadcast as numpy does), in the same unit. A negative
+        limit is allowed (its noise is relative to its magnitude); at a limit of 0 there is no noise
+        (unless ``min_scale``): any positive value is over it.
+    min_scale : float, default 0
+        The noise is relative to the larger of ``|limit|`` and this: for a ratio such as a grade in
+        percent (1.0: a limit of 0 % still has 1e-9 % of noise). 0: relative to the limit alone.
+
+    Returns
+    -------
+    numpy.bool_ or numpy.ndarray of bool
+        ``value > limit * (1 + REL_NOISE)`` (a limit of 0 or more, no ``min_scale``). NaN (value or limit)
+        is never over: False, as in every test of this set (so ``~over_limit(v, lim)`` is True for NaN
+        where :func:`at_most` is False).
+
+    Examples
+    --------
+    >>> sqft = np.array([21_780.0, 21_780.000000012, 21_779.999999993, 21_781.5, np.nan])
+    >>> over_limit(sqft / SQFT_PER_ACRE, 0.5).tolist()  # 0.5 acre: exactly, drawn exactly, over by 1.5 sq ft
+    [False, False, False, True, False]
+    >>> bool(over_limit(200.0000001, 200.0)), bool(over_limit(200.01, 200.0))
+    (False, True)
+    >>> over_limit([-1e-12, 0.0, 1e-12], 0.0).tolist(), over_limit([-2.0, -1.99], -2.0).tolist()
+    ([False, False, True], [False, True])
+    >>> over_limit([1e-12, 1e-8], 0.0, min_scale=1.0).tolist()  # a grade over 0 %
+    [False, True]
+    """
+    return np.asarray(value, dtype=float) > _noise_bound(limit, 1.0, min_scale)
+
+
+def at_most(value: Any, limit: Any, *, min_scale: float = 0.0) -> Any:
+    """Whether ``value`` is at most ``limit`` within float noise (:data:`REL_NOISE`, ``min_scale`` as in
+    :func:`over_limit`): not :func:`over_limit`, except that NaN is never at most anything (False).
+
+    Examples
+    --------
+    >>> at_most(np.array([200.0, 200.0000001, 200.01, np.nan]), 200.0).tolist()
+    [True, True, False, False]
+    """
+    return np.asarray(value, dtype=float) <= _noise_bound(limit, 1.0, min_scale)
+
+
+def under_limit(value: Any, limit: Any, *, min_scale: float = 0.0) -> Any:
+    """Whether ``value`` is less than ``limit`` beyond float noise (:data:`REL_NOISE`, relative to the
+    limit, ``min_scale`` as in :func:`over_limit`): the law's "less than". A value at the limit within noise
+    is not under it; NaN is never under (False).
+
+    Examples
+    --------
+    >>> sqft = np.array([21_780.0, 21_780.000000012, 21_779.999999993, 21_779.99, np.nan])
+    >>> under_limit(sqft / SQFT_PER_ACRE, 0.5).tolist()
+    [False, False, False, True, False]
+    >>> bool(under_limit(1.0 - 1e-10, 1.0)), bool(under_limit(0.999, 1.0)), bool(under_limit(-2.0, -2.0))
+    (False, True, False)
+    """
+    return np.asarray(value, dtype=float) < _noise_bound(limit, -1.0, min_scale)
+
+
+def at_least(value: Any, limit: Any, *, min_scale: float = 0.0) -> Any:
+    """Whether ``value`` is at least ``limit`` within float noise (:data:`REL_NOISE`, ``min_scale`` as in
+    :func:`over_limit`): not :func:`under_limit`, except that NaN is never at least anything (False).
+
+    Examples
+    --------
+    >>> at_least(np.array([1.0, 1.0 - 1e-10, 0.999, np.nan]), 1.0).tolist()  # a share: whole within noise
+    [True, True, False, False]
+    """
+    return np.asarray(value, dtype=float) >= _noise_bound(limit, -1.0, min_scale)

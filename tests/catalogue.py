@@ -604,7 +604,13 @@ def option_lowest_floor_infinite(folder: Path) -> Case:
 @entry
 def option_market_value_zero(folder: Path) -> Case:
     """--market-value 0: the improvement share would divide by zero."""
-    return _option_case(folder, "--market-value", "0", "0 is not more than 0")
+    return _option_case(folder, "--market-value", "0", "0 is less than 1", "at least 1")
+
+
+@entry
+def option_market_value_tiny(folder: Path) -> Case:
+    """--market-value 1e-300: the improvement share overflowed and FLD-008 printed "inf %" (review)."""
+    return _option_case(folder, "--market-value", "1e-300", "1e-300 is less than 1", "at least 1")
 
 
 @entry

@@ -97,7 +97,8 @@ def test_api_refusals_name_the_problem():
     ("enclosed_sqft", -800, "is negative"),
     ("lowest_floor_ft", float("nan"), "not a finite number"),
     ("lowest_floor_ft", float("-inf"), "not a finite number"),
-    ("market_value", 0, "not more than 0"),
+    ("market_value", 0, "less than 1"),
+    ("market_value", 1e-300, "less than 1"),
     ("openings", -1, "is negative"),
 ])
 def test_check_site_refuses_bad_numbers_from_python(name, value, why):

@@ -31,7 +31,7 @@ def cluster():
 
 @pytest.fixture(scope="module")
 def county_file(tmp_path_factory):
-    parcels, flood, streams = _county(k=50, seed=11)
+    parcels, flood, streams = _county(k=50, seed=11, encroachment=True)  # encroachment areas: one more cover
     path = tmp_path_factory.mktemp("dask") / "county.gpkg"
     for name, gdf in (("parcels", parcels), ("flood_zones", flood), ("streams", streams)):
         gdf.to_file(path, layer=name)
@@ -63,6 +63,8 @@ def test_screen_on_the_cluster_equals_the_default_engine(cluster, county_file):
                          findings="all")
     t1, t2 = default.tables["parcels"], dask.tables["parcels"]
     assert (t1["sfha_acres"] > 0).sum() > 200
+    f2 = default.findings[default.findings["rule_id"] == "FLD-002"]
+    assert f2["message"].str.contains("in an encroachment area").sum() > 20  # FLD-002's encroachment areas too
     # areas to floating noise (1e-6 sq ft, in acres); text and statuses exactly
     pd.testing.assert_frame_equal(pd.DataFrame(t1.drop(columns="geometry")), pd.DataFrame(t2.drop(columns="geometry")),
                                   check_exact=False, rtol=0, atol=AREA_TOL_SQFT / 43_560.0)

@@ -547,6 +547,47 @@ def test_invalid_bow_tie_is_repaired(tmp_path, rb) -> None:
     assert row(res, "P1")["sfha_acres"] * ACRE == pytest.approx(10_000, abs=0.5)
 
 
+REPAIRED = "geometry was invalid and was repaired (make_valid) before the check"
+"""Words of the vestal rulebook's ``messages.geometry_repaired``."""
+
+
+def test_a_repaired_bow_tie_parcel_says_so_in_its_findings_and_the_parcels_table(tmp_path, rb) -> None:
+    # P7: a bow-tie (400,0)-(600,200)-(600,0)-(400,200), two triangles of 200 * 100 / 2 = 10,000 sq ft;
+    # AE below v = 100 takes half of each: 10,000 sq ft in the SFHA -> FLD-001 review, kept as it is
+    bow = Polygon([(X0 + 400, Y0), (X0 + 600, Y0 + 200), (X0 + 600, Y0), (X0 + 400, Y0 + 200)])
+    fz = zones((sq(-50, -50, 650, 100), "AE"), (sq(-100, -100, 1300, 400).difference(sq(-50, -50, 650, 100)), "X"))
+    pcl = parcels(sq(0, 0, 200, 200), bow, sq(1000, 0, 1200, 200), ids=["P1", "P7", "P3"])
+    res = screen_parcels(load_layers(write(tmp_path, parcels=pcl, flood_zones=fz)), rb)  # the person scope
+    f = finding(res, "FLD-001", "P7")
+    assert f["status"] == "review" and f"P7's {REPAIRED}" in f["message"]
+    assert f["message"].endswith("the outcome rests on the repaired shape; check it in a GIS.")
+    assert row(res, "P7")["sfha_acres"] * ACRE == pytest.approx(10_000, abs=0.5)
+    mine = res.findings["subject_id"] == "P7"
+    assert res.findings.loc[mine, "message"].str.contains(REPAIRED, regex=False).all()
+    assert not res.findings.loc[~mine, "message"].str.contains("make_valid", regex=False).any()
+    assert finding(res, "FLD-001", "P1")["status"] == "review"  # P1 is in the AE too, not repaired
+    t = res.tables["parcels"]
+    assert t["geometry_repaired"].dtype == bool
+    assert dict(zip(t["parcel_id"], t["geometry_repaired"])) == {"P1": False, "P7": True, "P3": False}
+    assert any(n.startswith("Invalid geometries repaired: 1 feature (parcels: P7)") for n in res.notes)
+
+
+def test_a_repair_that_drops_flood_land_is_not_a_pass(tmp_path, rb) -> None:
+    # P8's ring winds twice around its middle square [100,200]^2: make_valid makes that square a hole, and
+    # the AE inside it ([120,180]^2) falls out of the parcel. The repaired shape would pass FLD-001; the
+    # drawn one is in the SFHA: not evaluated, saying why (P1 beside it, valid, still passes)
+    pts = [(0, 0), (300, 0), (300, 300), (0, 300), (0, 0), (100, 100), (200, 100), (200, 200), (100, 200), (100, 100)]
+    twice = Polygon([(X0 + u, Y0 + v) for u, v in pts])
+    ae = sq(120, 120, 180, 180)
+    fz = zones((ae, "AE"), (sq(-100, -100, 1300, 400).difference(ae), "X"), ZONE_SUBTY=None)
+    res = screen(tmp_path, rb, parcels=parcels(sq(1000, 0, 1200, 200), twice, ids=["P1", "P8"]), flood_zones=fz)
+    f = finding(res, "FLD-001", "P8")
+    assert f["status"] == "not_evaluated"
+    assert "left out land or lines the drawing covers" in f["message"] and "a pass is not evaluated" in f["message"]
+    assert row(res, "P8")["status_FLD_001"] == "not_evaluated" and row(res, "P8")["geometry_repaired"]
+    assert finding(res, "FLD-001", "P1")["status"] == "pass"
+
+
 # ------------------------------------------------------------------------------------------
 # BFE at a site
 
@@ -1139,6 +1180,104 @@ def test_site_in_floodway(tmp_path, rb) -> None:
     assert site_status(check_site(layers, rb, use="residential", no_rise_evaluation=True), "FLD-002") == "review"
 
 
+# ------------------------------------------------------------------------------------------
+# encroachment areas: floodway-like ZONE_SUBTY values whose reading is not decided (FLD-002)
+
+def test_classify_flood_zones_tells_encroachment_areas_from_the_floodway(rb) -> None:
+    # NFHL's D_Zone_Subtype: the FLOODWAY subtypes contain FLOODWAY; STATE / COMMUNITY ENCROACHMENT AREA do not
+    sub = ["FLOODWAY", "ADMINISTRATIVE FLOODWAY", "FLOODWAY CONTAINED IN CHANNEL", "STATE ENCROACHMENT AREA",
+           "Community Encroachment Area", None, "STATE ENCROACHMENT AREA", "0.2 PCT ANNUAL CHANCE FLOOD HAZARD"]
+    df = pd.DataFrame({"FLD_ZONE": ["AE", "AE", "AE", "AE", "A", "AE", "D", "X"], "ZONE_SUBTY": sub})
+    c = classify_flood_zones(df, flood_zone_spec(rb))
+    assert c["floodway"].tolist() == [True, True, True, False, False, False, False, False]
+    # zone D is undetermined whatever its subtype: neither
+    assert c["encroachment"].tolist() == [False, False, False, True, True, False, False, False]
+    assert c.loc[4, "subtype"] == "COMMUNITY ENCROACHMENT AREA"
+
+
+def test_fld002_a_parcel_in_a_state_encroachment_area_is_never_a_pass(tmp_path, rb) -> None:
+    # P1 wholly in an AE polygon whose ZONE_SUBTY is STATE ENCROACHMENT AREA (no floodway on it): whether § 6-138
+    # applies is the local administrator's reading, not evaluated. Before: read as "not floodway", a pass.
+    # P2 half in a FLOODWAY polygon (x 1100..1300): review as before (100 x 200 = 20,000 sq ft). P3 in both the
+    # floodway (x 2000..2100) and a COMMUNITY ENCROACHMENT AREA (x 2100..2300): the floodway's outcome, 20,000 sq ft.
+    p = parcels(sq(0, 0, 200, 200), sq(1000, 0, 1200, 200), sq(2000, 0, 2200, 200), sq(3000, 0, 3200, 200))
+    fz = zones((sq(-10, -10, 210, 210), "AE", "STATE ENCROACHMENT AREA"),
+               (sq(990, -10, 1100, 210), "AE"), (sq(1100, -10, 1300, 210), "AE", "FLOODWAY"),
+               (sq(1990, -10, 2100, 210), "AE", "FLOODWAY"), (sq(2100, -10, 2300, 210), "AE", "COMMUNITY ENCROACHMENT AREA"),
+               (sq(2990, -10, 3210, 210), "AE"))
+    res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
+    f1 = finding(res, "FLD-002", "P1")
+    assert f1["status"] == "not_evaluated" and np.isnan(f1["measured"])
+    assert "STATE ENCROACHMENT AREA" in f1["message"] and "0.92 acres, 100.0% of the parcel" in f1["message"]
+    assert "§ 6-138" in f1["message"] and "local administrator" in f1["message"]
+    assert "floodway not determined" in f1["message"]
+    r1 = row(res, "P1")
+    assert r1["status_FLD_002"] == "not_evaluated" and r1["floodway_acres"] == 0
+    assert r1["sfha_acres"] * ACRE == pytest.approx(40_000, abs=0.5)
+    assert finding(res, "FLD-001", "P1")["status"] == "review"
+    assert res.derived["floodway_overlaps"]["parcel_id"].tolist() == ["P2", "P3"]
+    f2 = finding(res, "FLD-002", "P2")
+    assert f2["status"] == "review" and f2["measured"] * ACRE == pytest.approx(20_000, abs=0.5)
+    assert "encroachment area" not in f2["message"]
+    f3 = finding(res, "FLD-002", "P3")
+    assert f3["status"] == "review" and f3["measured"] * ACRE == pytest.approx(20_000, abs=0.5)
+    assert "COMMUNITY ENCROACHMENT AREA" in f3["message"]
+    assert finding(res, "FLD-002", "P4")["status"] == "pass"
+
+
+def test_fld002_a_coded_zone_subtype_is_not_read_as_no_floodway(tmp_path, rb) -> None:
+    # ZONE_SUBTY holding FEMA's D_Zone_Subtype codes (1100 = FLOODWAY, 2000 = AREA OF MINIMAL FLOOD HAZARD), not
+    # their text: no list of the rulebook can match a code. Before: P1, wholly in the coded floodway, passed
+    # FLD-002 ("no regulatory floodway on it"). Now the layer's subtypes are not read, as without the field:
+    # a parcel with SFHA is not evaluated, naming the codes and the fix; one outside the SFHA still passes
+    p = parcels(sq(0, 0, 200, 200), sq(1000, 0, 1200, 200))
+    fz = zones((sq(-10, -10, 210, 210), "AE", "1100"), (sq(990, -10, 1210, 210), "X", "2000"))
+    res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
+    f1 = finding(res, "FLD-002", "P1")
+    assert f1["status"] == "not_evaluated", f1["message"]
+    assert "domain codes (1100, 2000)" in f1["message"] and "D_Zone_Subtype" in f1["message"]
+    assert finding(res, "FLD-002", "P2")["status"] == "pass"
+    f6 = finding(res, "FLD-006", "P1")
+    assert f6["status"] == "not_evaluated" and "FEMA's domain codes" in f6["message"], f6["message"]
+    # the same layer with the codes' text: P1 in the floodway (review), as a control
+    fz["ZONE_SUBTY"] = ["FLOODWAY", "AREA OF MINIMAL FLOOD HAZARD"]
+    res = screen(tmp_path / "text", rb, parcels=p, flood_zones=fz)
+    assert finding(res, "FLD-002", "P1")["status"] == "review"
+
+
+@pytest.mark.parametrize(("width", "side", "expect"), [
+    # a strip `width` ft x 200 ft along the east edge: at most the 1 ft floodway tolerance is a sliver
+    (0.99, None, "pass"), (1.0, None, "pass"), (1.01, None, "not_evaluated"),
+    # a corner `side` x 10 ft against the floodway's 100 sq ft minimum
+    (None, 9.9, "pass"), (None, 10.0, "not_evaluated"), (None, 10.1, "not_evaluated"),
+])
+def test_fld002_an_encroachment_area_sliver_follows_the_floodway_sliver_rules(tmp_path, rb, width, side, expect):
+    if width is not None:
+        part = sq(200 - width, -10, 400, 210)
+    else:
+        part = sq(200 - side, 190, 400, 400)
+    fz = zones((part, "AE", "STATE ENCROACHMENT AREA"), (sq(-10, -10, 400, 400).difference(part), "AE"))
+    res = screen(tmp_path, rb, parcels=parcels(sq(0, 0, 200, 200)), flood_zones=fz)
+    f = finding(res, "FLD-002", "P1")
+    assert f["status"] == expect
+    if expect == "pass":  # the sliver is said, and in the parcels table
+        assert "along the encroachment area" in f["message"]
+        assert row(res, "P1")["slivers_ignored"] == "encroachment area"
+
+
+def test_site_footprint_in_an_encroachment_area_is_not_evaluated_not_a_violation(tmp_path, rb) -> None:
+    # a footprint 100 x 50 ft in a STATE ENCROACHMENT AREA (y 200..600) beside the AE: with or without a no-rise
+    # evaluation not a violation and never a pass. Before: "outside the regulatory floodway", pass.
+    fz = zones((sq(-500, -200, 1500, 200), "AE"), (sq(-500, 200, 1500, 600), "AE", "STATE ENCROACHMENT AREA"),
+               (sq(-500, 600, 1500, 900), "X"))
+    layers = _site_layers(tmp_path, sq(0, 150, 100, 250), fz=fz)  # 100 x 50 = 5,000 sq ft in it
+    f = finding(check_site(layers, rb, use="residential"), "FLD-002", "F1")
+    assert f["status"] == "not_evaluated" and "5,000 sq ft, 50% of the footprint" in f["message"]
+    assert "STATE ENCROACHMENT AREA" in f["message"] and "no no-rise technical evaluation supplied" in f["message"]
+    g = finding(check_site(layers, rb, use="residential", no_rise_evaluation=True), "FLD-002", "F1")
+    assert g["status"] == "not_evaluated" and "a no-rise technical evaluation is supplied" in g["message"]
+
+
 def test_site_zone_a_uses_hag_from_dem(tmp_path, rb) -> None:
     # DEM plane z = 100 + 0.01 (x - X0); footprint x 0..50: walls sampled up to x = 50 -> HAG = 100.5 ft;
     # required floor = HAG + 2 = 102.5 ft; with a BFE from other data of 103 ft: max(103, 102.5) = 103 ft
@@ -1191,6 +1330,45 @@ def test_site_openings_and_substantial_improvement(tmp_path, rb) -> None:
     assert s("FLD-008", improvement_cost=50_000, market_value=100_000) == "review"
     assert s("FLD-008", improvement_cost=49_999, market_value=100_000) == "pass"
     assert s("FLD-008", improvement_cost=50_000) == "not_evaluated"
+
+
+@pytest.mark.parametrize(("cost", "value", "status", "pct"), [
+    (50_000, 100_000, "review", 50.0),           # "equals or exceeds 50 %": at it
+    (49_999.99, 100_000, "pass", 49.99999),      # a cent under
+    (50_000.01, 100_000, "review", 50.00001),    # a cent over
+    # exactly half, but 100 * 5,687,822.94 / 11,375,645.88 is 49.99999999999999 in floats: read as "under 50 %"
+    (5_687_822.94, 11_375_645.88, "review", 50.0),
+    (0, 1, "pass", 0.0),                         # the bounds themselves
+])
+def test_fld008_substantial_improvement_at_the_cent(tmp_path, rb, cost, value, status, pct) -> None:
+    fz, bl, st = _ae_with_lines()
+    layers = _site_layers(tmp_path, sq(0, 0, 100, 100), fz=fz, bl=bl, streams=st)
+    f = finding(check_site(layers, rb, use="residential", improvement_cost=cost, market_value=value), "FLD-008", "F1")
+    assert (f["status"], f["measured"]) == (status, pct)
+
+
+def test_fld008_a_cent_from_half_says_which_side(tmp_path, rb) -> None:
+    # 49.99999 % prints as "50 %": the message must not read "cost is 50 % ..., under 50 %" alone
+    fz, bl, st = _ae_with_lines()
+    layers = _site_layers(tmp_path, sq(0, 0, 100, 100), fz=fz, bl=bl, streams=st)
+
+    def msg(cost):
+        return finding(check_site(layers, rb, use="residential", improvement_cost=cost, market_value=100_000),
+                       "FLD-008", "F1")["message"]
+
+    assert "$49,999.99, under the $50,000.00 that is 50 % of $100,000.00" in msg(49_999.99)
+    assert "$50,000.01, over the $50,000.00 that is 50 % of $100,000.00" in msg(50_000.01)
+    assert "$" not in msg(50_000) and "$" not in msg(40_000)
+
+
+@pytest.mark.parametrize("value", [1e-300, 5e-324, 0.5, 0.999])
+def test_fld008_market_value_under_a_dollar_refused_from_python(tmp_path, rb, value) -> None:
+    # 1e-300 made the share overflow: FLD-008 said "cost is inf % of market value" (review); under $1 is
+    # no appraisal of a structure. The Python API refuses it as the CLI does, before any rule runs.
+    fz, bl, st = _ae_with_lines()
+    layers = _site_layers(tmp_path, sq(0, 0, 100, 100), fz=fz, bl=bl, streams=st)
+    with pytest.raises(InputError, match=r"flood-site market_value = .* is less than 1\. Give a number of at least 1"):
+        check_site(layers, rb, use="residential", improvement_cost=1e15, market_value=value)
 
 
 def test_site_outside_coverage_not_evaluated(tmp_path, rb) -> None:

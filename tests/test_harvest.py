@@ -20,13 +20,13 @@ from common import NY_FT, ROOT, X0, Y0
 from pyproj import CRS, Transformer
 from rasterio.transform import from_origin
 from shapely import affinity
-from shapely.geometry import LineString, Point, box
+from shapely.geometry import LineString, Point, Polygon, box
 
 from geoconstraints.cli import main
 from geoconstraints.commands import check_harvest
 from geoconstraints.errors import InputError
 from geoconstraints.io.dem import open_dem
-from geoconstraints.io.layers import Layers
+from geoconstraints.io.layers import Layers, load_layers
 from geoconstraints.rulebook.loader import load_rulebook
 from geoconstraints.rules import harvest as hv
 from geoconstraints.units import FT_PER_M, SQFT_PER_ACRE
@@ -1873,3 +1873,36 @@ def test_landing_in_a_strip_of_a_district_unknown_is_told_the_value(town_ruleboo
     lay.frames["landings"] = layer(["L5"], [Point(900, 650)])
     l5 = one(check_harvest(lay, town_rulebook), "HRV-024", "L5")
     assert l5["status"] == "review" and 'dwelling buffer of D1 (district unknown ("RRx"))' in l5["message"]
+
+
+def test_findings_about_a_repaired_harvest_area_say_so(vestal) -> None:
+    # H2 drawn as a bow-tie over its box [1000,1500]x[0,1000]: (1000,0)-(1500,1000)-(1500,0)-(1000,1000) crosses
+    # itself at (1250,500); make_valid keeps its two triangles (2 * 1000 * 250 / 2 = 250,000 sq ft), what the
+    # ring encloses, so the statuses stand; every finding about H2 says it rests on the repair, none about H1
+    # or a landing does
+    frames = {role: g.rename(columns={"feature_id": "parcel_id" if role == "parcels" else "id"})
+              for role, g in scene().frames.items()}
+    h = frames["harvest_area"]
+    h.loc[1, "geometry"] = _g(Polygon([(1000, 0), (1500, 1000), (1500, 0), (1000, 1000)]))
+    layers = load_layers(**frames)
+    assert layers.repaired_ids("harvest_area") == ["H2"] and layers.repairs == {"harvest_area": {"H2": False}}
+    assert layers["harvest_area"].geometry.area.iloc[1] == pytest.approx(250_000)
+    res = check_harvest(layers, vestal)
+    about_h2 = pick(res, "HRV-003", "H2")
+    assert len(about_h2)
+    f = res.findings
+    h2 = f[(f["subject_layer"] == "harvest_area") & (f["subject_id"] == "H2")]
+    assert len(h2) >= 3 and set(h2["rule_id"]) >= {"HRV-001", "HRV-003"}
+    said = "H2's geometry was invalid and was repaired (make_valid) before the check"
+    assert h2["message"].str.contains(said, regex=False).all()
+    assert not f.loc[f["subject_id"] != "H2", "message"].str.contains("make_valid", regex=False).any()
+    plain = check_harvest(load_layers(**{r: g for r, g in frames.items() if r != "harvest_area"},
+                                      harvest_area=scene().frames["harvest_area"].rename(columns={"feature_id": "id"})),
+                          vestal)
+    assert not plain.findings["message"].str.contains("make_valid", regex=False).any()
+    # the statuses stand: the same as with H2 drawn as its two triangles
+    tri = frames["harvest_area"].copy()
+    tri.loc[1, "geometry"] = layers["harvest_area"].geometry.iloc[1]
+    same = check_harvest(load_layers(**{**frames, "harvest_area": tri}), vestal).findings
+    mine = same[(same["subject_layer"] == "harvest_area") & (same["subject_id"] == "H2")]
+    assert mine["status"].tolist() == h2["status"].tolist()

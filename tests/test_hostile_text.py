@@ -6,12 +6,15 @@ checked with a rulebook whose titles and messages carry markup too. Every output
 report.html and map.html with an HTML parser (no injected element or event attribute, no script
 broken out of, the text kept as text), field.kml / field.gpx and the GeoPackage's QGIS styles with
 an XML parser, the PDFs with pypdf; the file names built from ids stay inside the output folder.
+A bidirectional override or zero-width space in an id is shown as ``<U+202E>`` wherever a person reads
+it (report, PDFs, map data, field files, CLI messages) and kept byte for byte in the data files.
 A PostGIS password (in the URL, in ``?password=``, in ``PGPASSWORD``) reaches no message, log line,
 traceback or file, also when the connection fails or when the password holds ``/``, ``?`` or ``#``.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -35,7 +38,7 @@ import geoconstraints as gc
 from geoconstraints.cli import main
 from geoconstraints.errors import InputError, OutputError
 from geoconstraints.io.postgis import parse_db_source
-from geoconstraints.output import field, styles
+from geoconstraints.output import field, styles, webmap
 from geoconstraints.output.database import parse_db_target
 from geoconstraints.output.files import distinct_file_parts
 from geoconstraints.rulebook.loader import BoundedLoader
@@ -60,6 +63,12 @@ SKID_IDS = ["x" * 300, "<script>alert(1)</script>", CONTROL, "\u202eevil\nline"]
 
 RB_PREFIX = '<script>alert("rb")</script>"><img src=x onerror=alert(9)></style>]]>&amp;\u202e{{ 7*7 }} '
 """Put before every title, summary, message and note of the hostile rulebook."""
+
+BIDI_ID, BIDI_SHOWN = "P1\u202egnp.exe", "P1<U+202E>gnp.exe"
+"""An id with a right-to-left override (displayed raw it reads ``P1exe.png``), and how it is shown."""
+ZW_ID, ZW_SHOWN = "P\u200b1&", "P<U+200B>1&"
+"""An id with a zero-width space (displayed raw it looks like ``P1&``), and how it is shown."""
+HIDDEN = ("\u202e", "\u200b")
 
 APPLICANT = "<script>alert(7)</script>\u202e\x01\x1b&amp; ]]> {{ 7*7 }}"
 DISTRICT = "<script>alert(8)</script>\u202e\x01"
@@ -87,6 +96,8 @@ def hostile_town(folder: Path) -> Path:
             gdf["id"] = PATH_IDS
         if name == "skid_trails":
             gdf["id"] = SKID_IDS
+        if name in ("parcels", "landings"):  # the last rows: their patterns are on earlier rows too (parcels)
+            gdf.loc[gdf.index[-2:], "parcel_id" if name == "parcels" else "id"] = [BIDI_ID, ZW_ID]
         if "name" in gdf.columns and len(gdf):
             gdf.loc[0, "name"] = "<b>long</b>" + "y" * 100_000
         gdf.to_file(target, layer=name, driver="GPKG", engine="pyogrio")
@@ -298,6 +309,12 @@ def test_siteplan_with_a_hostile_applicant(inputs, tmp_path, runner):
     reader = pypdf.PdfReader(out / "siteplan.pdf")
     assert len(reader.pages) >= 1 and "alert(7)" in (reader.metadata.title or "")
     _xml((out / "field.kml").read_bytes())
+    # the labels of the landings and the applicant in the title block: the bidi override and the
+    # zero-width space drawn visibly (before: drawn as nothing, the id reversed)
+    text = _pdf_text(out / "siteplan.pdf")
+    assert BIDI_SHOWN in text and ZW_SHOWN in text and "</script><U+202E>" in text, text[:300]
+    assert "<U+202E>" in reader.metadata.title
+    _no_hidden(text + reader.metadata.title + res.stdout + res.stderr, "siteplan")
 
 
 def test_seqr_with_a_hostile_district(inputs, tmp_path, runner):
@@ -310,6 +327,117 @@ def test_seqr_with_a_hostile_district(inputs, tmp_path, runner):
     assert "<script>alert(8)</script>" in "".join(report.text)
     parse_html(out / "map.html")
     assert pypdf.PdfReader(out / "report.pdf").pages
+    assert "<script>alert(8)</script><U+202E>" in "".join(report.text)  # the district as typed, shown
+    for page in ("report.html", "map.html"):
+        _no_hidden((out / page).read_text("utf-8"), page)
+    _no_hidden(res.stdout + res.stderr + _pdf_text(out / "report.pdf"), "seqr")
+
+
+# ------------------------------------------------------------------------------------------
+# bidirectional controls and zero-width characters: shown visibly wherever a person reads them
+
+
+def _pdf_text(path: Path) -> str:
+    return "".join(p.extract_text() or "" for p in pypdf.PdfReader(path).pages).replace("\x00", "")
+
+
+def _no_hidden(text: str, where: str) -> None:
+    """No bidi override or zero-width space in ``text``, raw or as a JSON / JavaScript escape."""
+    for ch in HIDDEN:
+        at = text.find(ch)
+        assert at < 0, (where, text[max(0, at - 60):at + 60])
+    escaped = re.search(r"\\u(202e|200b)", text, re.IGNORECASE)
+    assert escaped is None, (where, text[max(0, escaped.start() - 60):escaped.end() + 60])
+
+
+def test_report_shows_bidi_and_zero_width_ids(screen_out, harvest_out):
+    """Before: 'P1\\u202egnp.exe' in report.html as it is (a browser shows 'P1exe.png'), 'P\\u200b1&' as 'P1&'."""
+    for out, handouts in ((screen_out, sorted(screen_out.glob("report_parcel_*.html"))), (harvest_out, [])):
+        for path in [out / "report.html", *handouts]:
+            page = path.read_text("utf-8")
+            _no_hidden(page, path.name)  # in the text, in attributes (title=), in the rulebook's own text
+        text = "".join(parse_html(out / "report.html").text)
+        assert BIDI_SHOWN in text and ZW_SHOWN in text
+        page = (out / "report.html").read_text("utf-8")
+        assert "P&lt;U+200B&gt;1&amp;" in page and "&amp;lt;U+" not in page  # shown, then escaped once
+
+
+def test_report_pdf_shows_bidi_and_zero_width_ids(screen_out, harvest_out):
+    for out in (screen_out, harvest_out):
+        text = _pdf_text(out / "report.pdf")
+        assert BIDI_SHOWN in text and ZW_SHOWN in text, out
+        _no_hidden(text, f"{out.name}/report.pdf")
+
+
+def test_map_shows_bidi_and_zero_width_ids(screen_out, harvest_out):
+    """The findings' data, the GeoJSON popups' properties and the legend hold the visible form; the
+    scripts put them in the DOM with textContent only (nothing re-parsed as HTML)."""
+    for out, layer in ((screen_out, "parcels"), (harvest_out, "landings")):
+        page = (out / "map.html").read_text("utf-8")
+        _no_hidden(page, f"{out.name}/map.html")
+        data = json.loads(re.search(r'<script type="application/json" id="gc-findings-data">(\{.*?)</script>',
+                                    page, re.DOTALL).group(1))
+        assert {BIDI_SHOWN, ZW_SHOWN} <= set(data["place_subject"])
+        assert {f"{layer} {BIDI_SHOWN}", f"{layer} {ZW_SHOWN}"} <= set(data["f_subject"])
+        props = r'"feature_id": "P1\u003cU+202E\u003egnp.exe"'  # an input layer's popup (folium GeoJSON)
+        assert props in page, out
+        for popup in ("tr.insertCell().textContent = String(v);", "s.textContent = String("):
+            assert popup in page
+    js = webmap.findings_js()
+    assert "innerHTML" not in js and "insertAdjacentHTML" not in js and "tr.insertCell().textContent" in js
+
+
+def test_field_files_show_bidi_and_zero_width_ids(harvest_out):
+    kml = _xml((harvest_out / "field.kml").read_bytes())
+    names = [pm.findtext(f"{KML}name") for pm in kml.iter(f"{KML}Placemark")]
+    assert BIDI_SHOWN in names and ZW_SHOWN in names
+    _no_hidden((harvest_out / "field.kml").read_text("utf-8"), "field.kml")
+    gpx = _xml((harvest_out / "field.gpx").read_bytes())
+    assert {BIDI_SHOWN, ZW_SHOWN} <= {w.findtext(f"{GPX}name") for w in gpx.findall(f"{GPX}wpt")}
+    _no_hidden((harvest_out / "field.gpx").read_text("utf-8"), "field.gpx")
+
+
+def test_data_files_keep_bidi_and_zero_width_ids(screen_out, harvest_out):
+    """CSV, GeoJSON, GeoPackage and Parquet are data: the ids byte for byte."""
+    parcels = pd.read_csv(screen_out / "parcels.csv", dtype=str, keep_default_na=False)
+    assert {BIDI_ID, ZW_ID} <= set(parcels["parcel_id"])
+    for out, layer in ((screen_out, "parcels"), (harvest_out, "landings")):
+        findings = gpd.read_file(out / "findings.geojson")
+        assert {BIDI_ID, ZW_ID} <= set(findings.loc[findings["subject_layer"] == layer, "subject_id"])
+        assert {BIDI_ID, ZW_ID} <= set(pd.read_parquet(out / "findings.parquet")["subject_id"])
+        with sqlite3.connect(out / "results.gpkg") as con:
+            ids = {r[0] for r in con.execute("SELECT subject_id FROM findings_polygon UNION "
+                                             "SELECT subject_id FROM findings_point UNION "
+                                             "SELECT subject_id FROM findings_nogeom")}
+        assert {BIDI_ID, ZW_ID} <= ids, out
+        assert "<U+" not in (out / "findings.csv").read_text("utf-8")
+
+
+def test_cli_messages_show_bidi_and_zero_width_characters(runner, tmp_path):
+    """An error and a warning name a user's file and an id as read: visibly."""
+    res = runner.invoke(main, ["rules", "--rulebook", str(tmp_path / f"{BIDI_ID}{ZW_ID}.yaml")])
+    assert res.exit_code == 2 and f"{BIDI_SHOWN}{ZW_SHOWN}.yaml" in res.stderr, res.stderr
+    _no_hidden(res.stdout + res.stderr, "rules")
+    gpkg = tmp_path / "town.gpkg"
+    parcels = gpd.read_file(gc.sample_path("vestal_sample.gpkg"), layer="parcels").head(3)
+    parcels["parcel_id"] = [BIDI_ID, BIDI_ID, ZW_ID]  # a duplicate id: a warning names it
+    parcels.to_file(gpkg, layer="parcels", driver="GPKG", engine="pyogrio")
+    res = runner.invoke(main, ["screen", str(gpkg), "--outputs", "csv", "--out", str(tmp_path / "out")])
+    assert BIDI_SHOWN in res.stderr, (res.stdout, res.stderr)
+    _no_hidden(res.stdout + res.stderr, "screen")
+
+
+def test_cli_messages_show_terminal_escapes(runner, tmp_path):
+    """An id holding a terminal escape (ESC [2K erases the line, CR returns to its start) is printed
+    visibly in a warning: it cannot rewrite or hide what the terminal shows."""
+    gpkg = tmp_path / "town.gpkg"
+    parcels = gpd.read_file(gc.sample_path("vestal_sample.gpkg"), layer="parcels").head(3)
+    sneaky = "P7\x1b[2K\rP1"
+    parcels["parcel_id"] = [sneaky, sneaky, "P2"]  # a duplicate id: a warning names it
+    parcels.to_file(gpkg, layer="parcels", driver="GPKG", engine="pyogrio")
+    res = runner.invoke(main, ["screen", str(gpkg), "--outputs", "csv", "--out", str(tmp_path / "out")])
+    assert "P7<U+001B>[2K<U+000D>P1" in res.stderr, (res.stdout, res.stderr)
+    assert "\x1b" not in res.stdout + res.stderr and "\r" not in res.stdout + res.stderr
 
 
 # ------------------------------------------------------------------------------------------

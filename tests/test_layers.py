@@ -462,6 +462,30 @@ def test_bow_tie_repaired_area(tmp_path):
     assert any("1 invalid geometry repaired with make_valid: P2" in w for w in layers.warnings)
 
 
+def test_repaired_features_are_recorded_by_id(tmp_path):
+    # P2 a bow-tie (nothing lost: its two triangles are all the ring encloses), P3 a ring that winds
+    # twice around its middle 100-ft square (make_valid makes that square a hole: 10,000 sq ft lost),
+    # P4 a square with a 100-ft spike (dropped by the repair), P1 valid
+    p = parcels(4)
+    x = X0 + 200
+    p.loc[1, "geometry"] = Polygon([(x, Y0), (x + 200, Y0 + 200), (x + 200, Y0), (x, Y0 + 200)])
+    x = X0 + 400
+    p.loc[2, "geometry"] = Polygon([(x, Y0), (x + 300, Y0), (x + 300, Y0 + 300), (x, Y0 + 300), (x, Y0),
+                                    (x + 100, Y0 + 100), (x + 200, Y0 + 100), (x + 200, Y0 + 200),
+                                    (x + 100, Y0 + 200), (x + 100, Y0 + 100)])
+    x = X0 + 800
+    p.loc[3, "geometry"] = Polygon([(x, Y0), (x + 100, Y0), (x + 100, Y0 + 50), (x + 200, Y0 + 50),
+                                    (x + 100, Y0 + 50), (x + 100, Y0 + 100), (x, Y0 + 100)])
+    layers = load_layers(write_gpkg(tmp_path / "t.gpkg", {"parcels": p}))
+    assert layers["parcels"].geometry.area.iloc[2] == pytest.approx(90_000 - 10_000)
+    assert layers.info["parcels"].repaired == {"P2": False, "P3": True, "P4": True}
+    assert layers.repaired_ids("parcels") == ["P2", "P3", "P4"]
+    assert layers.repaired_ids("parcels", lost=True) == ["P3", "P4"]
+    assert layers.repairs == {"parcels": {"P2": False, "P3": True, "P4": True}}
+    valid = load_layers(write_gpkg(tmp_path / "v.gpkg", {"parcels": parcels(2)}))
+    assert valid.repaired_ids("parcels") == [] and valid.repairs == {}
+
+
 def test_z_dropped_and_empty_geometries_dropped(tmp_path):
     p = parcels(3)
     p = p.set_geometry(shapely.force_3d(p.geometry.values, 850.0), crs=NY_FT)

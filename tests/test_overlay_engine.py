@@ -41,8 +41,13 @@ AREA_TOL_SQFT = 1e-6
 """Threads and chunks must not change an area by more than floating noise (sq ft)."""
 
 
-def _county(k: int = 60, seed: int = 3) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame, gpd.GeoDataFrame]:
-    """k x k jittered 100-ft parcels, an X zone over all, meandering AE zones with floodways, streams."""
+def _county(k: int = 60, seed: int = 3, encroachment: bool = False
+            ) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame, gpd.GeoDataFrame]:
+    """k x k jittered 100-ft parcels, an X zone over all, meandering AE zones with floodways, streams.
+
+    ``encroachment``: along the east half of the first river a STATE ENCROACHMENT AREA band beside its
+    floodway, and of the second a COMMUNITY ENCROACHMENT AREA over its floodway and a little beyond (NFHL
+    subtypes FLD-002 cannot read as floodway or as not floodway)."""
     rng = np.random.default_rng(seed)
     gx, gy = np.meshgrid(np.arange(k + 1) * 100.0, np.arange(k + 1) * 100.0)
     jit = rng.uniform(-25, 25, size=(2, k + 1, k + 1))
@@ -65,6 +70,16 @@ def _county(k: int = 60, seed: int = 3) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFr
         zones += ["AE", "AE", "AE"]
         sub += [None, "FLOODWAY", None]
         lines.append(river)
+        east = box(X0 + side / 2, Y0 - 600, X0 + side + 600, Y0 + side + 600)
+        if encroachment and r == 0:
+            geoms.append(river.buffer(side * 0.055, quad_segs=4).difference(river.buffer(side * 0.015, quad_segs=4))
+                         .intersection(east))
+            zones.append("AE")
+            sub.append("STATE ENCROACHMENT AREA")
+        if encroachment and r == 1:
+            geoms.append(river.buffer(side * 0.025, quad_segs=4).intersection(east))
+            zones.append("AE")
+            sub.append("COMMUNITY ENCROACHMENT AREA")
     lines += [LineString([(X0 + side * 0.2, Y0 + side * 0.9), (X0 + side * 0.35, Y0 + side * 0.6)]),
               box(X0 + side * 0.7, Y0 + side * 0.05, X0 + side * 0.75, Y0 + side * 0.1)]  # a pond
     flood = gpd.GeoDataFrame({"FLD_ZONE": zones, "ZONE_SUBTY": sub}, geometry=geoms, crs=CRS)
@@ -196,6 +211,45 @@ def test_screen_is_the_same_on_one_thread_and_two(tmp_path, county):
                                   check_exact=False, rtol=0, atol=AREA_TOL_SQFT / 43_560.0)
     cols = ["rule_id", "subject_id", "status", "message"]
     pd.testing.assert_frame_equal(one.findings[cols], two.findings[cols])
+
+
+def test_encroachment_areas_are_measured_in_the_same_pass_as_plain_shapely_and_alike_on_any_threads(tmp_path):
+    # the encroachment cover rides the one overlay pass: its areas per parcel are those of plain shapely against
+    # the union of the encroachment polygons, its subtypes named, and one thread or two give the same table
+    from geoconstraints.geometry.overlay import flood_metrics
+    from geoconstraints.rules.flood import flood_zone_spec
+
+    parcels, flood, streams = _county(k=40, seed=7, encroachment=True)
+    rb = load_rulebook("vestal")
+    m, overlaps = flood_metrics(parcels, flood, flood_zone_spec(rb), workers=2, chunk_size=157)
+    g = np.asarray(parcels.geometry.values, dtype=object)
+    enc = flood.geometry.values[flood["ZONE_SUBTY"].fillna("").str.contains("ENCROACHMENT").to_numpy()]
+    want = shapely.area(shapely.intersection(g, shapely.union_all(enc)))
+    assert np.abs(m["encroachment_raw_sqft"].to_numpy() - want).max() < 1e-6
+    counted = m["encroachment_sqft"].to_numpy() > 0
+    assert counted.sum() > 50 and (m["encroachment_sliver"].to_numpy() <= (want > 0)).all()
+    names = m["encroachment_subtypes"].to_numpy()
+    assert set(names[counted]) <= {"STATE ENCROACHMENT AREA", "COMMUNITY ENCROACHMENT AREA",
+                                   "COMMUNITY ENCROACHMENT AREA; STATE ENCROACHMENT AREA"}
+    assert (names[~counted] == "").all() and (~pd.isna(overlaps["_encroachment"][counted])).all()
+    path = tmp_path / "county.gpkg"
+    for name, gdf in (("parcels", parcels), ("flood_zones", flood), ("streams", streams)):
+        gdf.to_file(path, layer=name)
+    layers = load_layers(path)
+    one = screen_parcels(layers, rb, workers=1, chunk_size=100_000, findings="all")
+    two = screen_parcels(layers, rb, workers=2, chunk_size=211, findings="all")
+    pd.testing.assert_frame_equal(pd.DataFrame(one.tables["parcels"].drop(columns="geometry")),
+                                  pd.DataFrame(two.tables["parcels"].drop(columns="geometry")),
+                                  check_exact=False, rtol=0, atol=AREA_TOL_SQFT / 43_560.0)
+    cols = ["rule_id", "subject_id", "status", "message"]
+    pd.testing.assert_frame_equal(one.findings[cols], two.findings[cols])
+    f = one.findings[one.findings["rule_id"] == "FLD-002"].set_index("subject_id")
+    ids = parcels["parcel_id"].to_numpy()
+    only = counted & (m["floodway_sqft"].to_numpy() == 0)
+    assert only.sum() > 20 and (f.loc[ids[only], "status"] == "not_evaluated").all()
+    assert f.loc[ids[only], "message"].str.contains("ENCROACHMENT AREA").all()
+    both = counted & (m["floodway_sqft"].to_numpy() > 0)
+    assert both.sum() > 5 and (f.loc[ids[both], "status"] == "review").all()
 
 
 def test_spatial_order_keeps_neighbours_together(county):

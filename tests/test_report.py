@@ -10,12 +10,19 @@ from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
+import geopandas as gpd
 import numpy as np
+import pandas as pd
+import pyogrio
 import pytest
 from browser_util import PARCEL_IDS, SECRET, XSS_ID, make_synthetic_result
+from common import NY_FT, X0, Y0
+from shapely.geometry import Polygon, box
 
-from geoconstraints import __version__
+from geoconstraints import __version__, load_layers
+from geoconstraints.commands import screen_parcels
 from geoconstraints.errors import InputError
+from geoconstraints.output import write_result
 from geoconstraints.output.overview import nice_scale_length, render_overview
 from geoconstraints.output.report import format_value, parcel_report_name, render_report, threshold_rows
 from geoconstraints.output.styles import STATUS_COLORS
@@ -518,3 +525,26 @@ def test_handout_of_a_result_that_kept_only_the_findings_needing_a_person(town_p
     assert "Nothing to do: no violation, review or missing input for this parcel." in page
     assert _handout_text(page, "handout-passes") == _handout_text(full, "handout-passes")
     assert _handout_text(page, "handout-not-kept")
+
+
+def test_the_report_counts_and_names_the_repaired_features_and_the_files_flag_them(tmp_path):
+    # P7 a bow-tie parcel across the AE: its invalid geometry was repaired. The report says so in one
+    # line of its notes; parcels.csv, parcels.parquet and the parcels layer of results.gpkg flag it
+    bow = Polygon([(X0 + 400, Y0), (X0 + 600, Y0 + 200), (X0 + 600, Y0), (X0 + 400, Y0 + 200)])
+    pcl = gpd.GeoDataFrame({"parcel_id": ["P1", "P7"]}, geometry=[box(X0, Y0, X0 + 200, Y0 + 200), bow], crs=NY_FT)
+    fz = gpd.GeoDataFrame({"FLD_ZONE": ["AE"], "STATIC_BFE": [-9999.0]},
+                          geometry=[box(X0 - 50, Y0 - 50, X0 + 650, Y0 + 100)], crs=NY_FT)
+    res = screen_parcels(load_layers(parcels=pcl, flood_zones=fz), load_rulebook("vestal"))
+    line = ("Invalid geometries repaired: 1 feature (parcels: P7) had an invalid geometry repaired with make_valid "
+            "when loaded; the outcome of every finding about it rests on the repaired shape and its message says so")
+    page = render_report(res, overview=False)
+    notes = page[page.index('<section id="notes">'):]
+    assert unescape(notes).count(line) == 1
+    written = write_result(res, tmp_path / "out", outputs=("gpkg", "csv", "parquet", "report"))
+    csv = pd.read_csv(written["parcels.csv"], dtype={"parcel_id": str})
+    assert dict(zip(csv["parcel_id"], csv["geometry_repaired"])) == {"P1": False, "P7": True}
+    pq = pd.read_parquet(written["parcels.parquet"])
+    assert dict(zip(pq["parcel_id"], pq["geometry_repaired"])) == {"P1": False, "P7": True}
+    gp = pyogrio.read_dataframe(written["results.gpkg"], layer="parcels")
+    assert dict(zip(gp["parcel_id"], gp["geometry_repaired"].astype(bool))) == {"P1": False, "P7": True}
+    assert line in unescape(Path(written["report.html"]).read_text("utf-8"))

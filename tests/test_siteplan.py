@@ -498,7 +498,8 @@ def test_the_plan_finds_the_districts_spelled_as_the_checks_read_them():
     parcels = gpd.GeoDataFrame({"zoning": ["RA1", "ra 1", "C-1", None]},
                                geometry=[box(0, 0, 10, 10), box(10, 0, 20, 10), box(20, 0, 30, 10), box(30, 0, 40, 10)],
                                crs="EPSG:2261")
-    got = sp._near_districts({"parcels": parcels}, ["RA-1", "RA-2", "RC"], box(-5, -5, 45, 5))
+    got = sp._near_districts({"parcels": parcels}, ["RA-1", "RA-2", "RC"], box(-5, -5, 45, 5),
+                             source="parcels.zoning field")
     assert got is not None and got["district"].tolist() == ["RA-1", "RA-1"]
     assert shapely.area(got.geometry.values).tolist() == pytest.approx([50.0, 50.0])  # each 10 x 5 ft inside
 
@@ -553,3 +554,49 @@ def test_unknown_district_near_the_harvest_area_labelled_on_the_sheet(tmp_path):
     flat = " ".join(pdf_text(path).split())
     assert 'district unknown ("RA-Z")' in flat
     assert "(c) district unknown within 300 ft (as labelled)" in flat
+
+
+# ------------------------------------------------------------------------------------------
+# the plan draws districts from the source HRV-003 read: one choice, made over the whole inputs
+
+def _zoning_case(case):
+    """The sample harvest checked and its plan prepared, with the zoning inputs changed by ``case``;
+    the plan and HRV-003's finding for harvest area HA-1."""
+    layers = gc.load_layers(gc.sample_path("vestal_sample.gpkg"), dem=gc.sample_path("dem.tif"))
+    if case == "zoning_far":  # the zoning layer moved 60,000 ft east: no polygon near the plan or on its sheets
+        z = layers.frames["zoning"]
+        layers.frames["zoning"] = z.set_geometry(z.geometry.translate(60_000, 0))
+    else:
+        del layers.frames["zoning"]
+        if case == "blank_parcels_zoning":
+            layers.frames["parcels"] = layers.frames["parcels"].assign(zoning=None)
+    res = check_harvest(layers, gc.load_rulebook("vestal"))
+    plan = sp.prepare_plan(res, 500)
+    sp.load_frames(plan, plan.extent)
+    f = res.findings
+    return plan, f.loc[(f["rule_id"] == "HRV-003") & (f["subject_id"] == "HA-1")].iloc[0]
+
+
+@pytest.mark.parametrize(("case", "source", "status", "near"), [
+    # a zoning layer with no polygon near the plan: HRV-003 read it (not evaluated: land within 300 ft it does
+    # not cover); before, the plan fell back to the parcels' zoning field on the sheets and hatched and labelled
+    # RA-2 there, a district no check had read, and said element c came from parcels.zoning
+    ("zoning_far", "zoning layer", "not_evaluated", None),
+    # no zoning layer: both read the parcels' zoning field
+    ("no_zoning_layer", "parcels.zoning field", "review", ["RA-2"]),
+    # no zoning layer and a parcels' zoning field with no value: HRV-003 has no source; before, the plan
+    # hatched every parcel near the harvest area "district unknown" from the field the checks found empty
+    ("blank_parcels_zoning", None, "not_evaluated", None),
+])
+def test_the_plan_reads_districts_from_the_source_hrv003_read(case, source, status, near):
+    plan, f = _zoning_case(case)
+    assert f["status"] == status, f["message"]
+    named = re.search(r"\((zoning layer|parcels\.zoning field)\)", f["message"])  # the source HRV-003 names
+    assert (named.group(1) if named else None) == source, f["message"]
+    drawn = {k: sorted(set(plan.frames[k]["district"])) if k in plan.frames else None
+             for k in ("zoning_near", "zoning_unknown")}
+    assert drawn == {"zoning_near": near, "zoning_unknown": None}
+    shown, missing = next((p, m) for el, p, m in plan.elements if el.key == "c")
+    assert ("parcels.zoning" in shown) == (source == "parcels.zoning field")
+    assert bool(missing) == (status == "not_evaluated")  # "see HRV-002 c" (the gap) or "zoning or parcels.zoning"
+    assert plan.zoning_source == source

@@ -17,7 +17,7 @@ from shapely import STRtree
 from geoconstraints.geometry.overlay import line_segments, norm_text
 from geoconstraints.io.validate import nfhl_no_value
 from geoconstraints.text import ft_text
-from geoconstraints.units import FT_PER_M, normalize_length_unit
+from geoconstraints.units import FT_PER_M, LENGTH_NOISE_FT, normalize_length_unit
 
 log = logging.getLogger(__name__)
 
@@ -344,10 +344,6 @@ def _nearest_lines(pts, idx, lines, l_elev, l_dat, radius, why, bfe, method, dat
 BOUND_COLUMNS = ("bound_ft", "bound_method", "bound_datum", "bound_note", "unbounded")
 """The columns of :func:`bfe_upper_bound`'s table, in order."""
 
-FLOAT_TOL_FT = 1e-6
-"""Float noise in positions along a stream and distances (ft): never a legal threshold, only so that a
-position computed two ways compares equal; every comparison it loosens widens the bound."""
-
 
 def bfe_upper_bound(
     regions: np.ndarray | gpd.GeoSeries,
@@ -482,7 +478,7 @@ def _bound_along_stream(parts, owner, streams, lines, l_elev, l_dat, radius, bou
     far = np.zeros(len(sites) and int(owner.max()) + 1, dtype=bool)
     far[owner[reach > radius]] = True
     # the segments each part's points can be nearest to: within `reach` of it
-    pk, sg = tree.query(parts, predicate="dwithin", distance=reach + FLOAT_TOL_FT)
+    pk, sg = tree.query(parts, predicate="dwithin", distance=reach + LENGTH_NOISE_FT)
     order = np.lexsort((sg, pk))
     pk, sg = pk[order], sg[order]
     pc, pix = shapely.get_coordinates(parts, return_index=True)
@@ -496,23 +492,23 @@ def _bound_along_stream(parts, owner, streams, lines, l_elev, l_dat, radius, bou
     # inside a segment: the hull's projection onto it (past a stream's end: its end)
     lo = np.maximum(tmin, np.where(first[sg], -np.inf, 0.0))
     hi = np.minimum(tmax, np.where(last[sg], np.inf, seg_len))
-    inside = lo <= hi + FLOAT_TOL_FT
+    inside = lo <= hi + LENGTH_NOISE_FT
     iv = [(pk[inside], sg[inside], s0[sg][inside] + np.clip(lo[inside], 0, seg_len[inside]),
            s0[sg][inside] + np.clip(np.maximum(hi, lo)[inside], 0, seg_len[inside]))]
     # at a vertex: where the part reaches past the end of one segment and before the start of the next
     key = pk.astype(np.int64) * len(segs) + sg
     nxt = np.searchsorted(key, key + 1)
     nxt_c = np.minimum(nxt, len(key) - 1)
-    vertex = (~last[sg] & (nxt < len(key)) & (key[nxt_c] == key + 1) & (tmax >= seg_len - FLOAT_TOL_FT)
-              & (tmin[nxt_c] <= FLOAT_TOL_FT))
+    vertex = (~last[sg] & (nxt < len(key)) & (key[nxt_c] == key + 1) & (tmax >= seg_len - LENGTH_NOISE_FT)
+              & (tmin[nxt_c] <= LENGTH_NOISE_FT))
     v_s = (s0[sg] + seg_len)[vertex]
     iv.append((pk[vertex], sg[vertex], v_s, v_s))
     i_part, i_seg, i_lo, i_hi = (np.concatenate(x) for x in zip(*iv))
     i_stream = sst[i_seg]
     # the BFE's maximum over each interval: its ends and the crossings inside
     nc = len(ckey)
-    ia = np.searchsorted(ckey, i_stream * span + i_lo + FLOAT_TOL_FT, side="right") - 1
-    ib = np.searchsorted(ckey, i_stream * span + i_hi - FLOAT_TOL_FT, side="left")
+    ia = np.searchsorted(ckey, i_stream * span + i_lo + LENGTH_NOISE_FT, side="right") - 1
+    ib = np.searchsorted(ckey, i_stream * span + i_hi - LENGTH_NOISE_FT, side="left")
     ia_c, ib_c = np.clip(ia, 0, nc - 1), np.clip(ib, 0, nc - 1)
     ok = (ia >= 0) & (ib < nc) & (c_stream[ia_c] == i_stream) & (c_stream[ib_c] == i_stream)
     ib = np.maximum(ib_c, ia_c)

@@ -48,6 +48,7 @@ from shapely.geometry.base import BaseGeometry
 
 from geoconstraints.errors import DemError
 from geoconstraints.io.dem import Dem, same_crs, to_pyproj
+from geoconstraints.units import over_limit
 
 log = logging.getLogger(__name__)
 
@@ -330,7 +331,7 @@ def _walk(dr: _Drainage, g: _Grid, sources: np.ndarray, targets: np.ndarray, max
             nd.append(dist[f] + np.hypot((orow - r0) * g.dy_ft, (ocol - c0) * g.dx_ft))
             frm.append(np.full(len(outs), f))
         nxt_a, nd_a, frm_a = np.concatenate(nxt), np.concatenate(nd), np.concatenate(frm)
-        over = nd_a > max_length_ft * (1 + 1e-9)  # a path of exactly the limit is followed (float steps)
+        over = over_limit(nd_a, max_length_ft)  # a path of exactly the limit is followed (float steps)
         ends["limit"] += list(np.unique(frm_a[over]))
         nxt_a, nd_a, frm_a = nxt_a[~over], nd_a[~over], frm_a[~over]
         order = np.lexsort((nd_a, nxt_a))

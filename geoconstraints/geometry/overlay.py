@@ -28,7 +28,7 @@ from shapely import STRtree
 
 from geoconstraints.errors import InputError
 from geoconstraints.parallel import Background, parallel_map
-from geoconstraints.units import SQFT_PER_ACRE
+from geoconstraints.units import REL_NOISE, SQFT_PER_ACRE, at_least, under_limit
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,11 @@ class FloodZoneSpec:
     sliver_tolerance_ft, min_overlap_sqft : float
         An overlap thinner than the tolerance or smaller than the area is a sliver.
     floodway_sliver_tolerance_ft, floodway_min_overlap_sqft : float
-        The same for the floodway.
+        The same for the floodway (and the encroachment areas).
+    encroachment_words : tuple of str
+        ``ZONE_SUBTY`` texts that mark a polygon as floodway-like but not the floodway
+        (``ENCROACHMENT``: NFHL's COMMUNITY / STATE ENCROACHMENT AREA): whether the floodway's
+        provisions apply there is not decided (FLD-002). Empty: no polygon is one.
     """
 
     sfha_zones: frozenset[str]
@@ -107,12 +111,29 @@ class FloodZoneSpec:
     floodway_sliver_tolerance_ft: float
     floodway_min_overlap_sqft: float
     non_sfha_zones: frozenset[str] = frozenset()
+    encroachment_words: tuple[str, ...] = ()
 
     @property
     def tolerances(self) -> tuple[dict[str, float], dict[str, float]]:
-        """Sliver tolerance and minimum area per cover key (``"*"`` for every key but the floodway)."""
-        return ({"*": self.sliver_tolerance_ft, "_floodway": self.floodway_sliver_tolerance_ft},
-                {"*": self.min_overlap_sqft, "_floodway": self.floodway_min_overlap_sqft})
+        """Sliver tolerance and minimum area per cover key (``"*"`` for every key but the floodway and the
+        encroachment areas, which have the floodway's; see :meth:`key_tolerances` for the keys per subtype)."""
+        return ({"*": self.sliver_tolerance_ft, "_floodway": self.floodway_sliver_tolerance_ft,
+                 "_encroachment": self.floodway_sliver_tolerance_ft},
+                {"*": self.min_overlap_sqft, "_floodway": self.floodway_min_overlap_sqft,
+                 "_encroachment": self.floodway_min_overlap_sqft})
+
+    def key_tolerances(self, keys: Iterable[str]) -> tuple[dict[str, float], dict[str, float]]:
+        """:attr:`tolerances` with those of the floodway for the ``keys`` of :data:`ENCROACHMENT_PREFIX`
+        (one per encroachment subtype, measured to name the subtype a subject is in)."""
+        tol, mins = self.tolerances
+        enc = [k for k in keys if k.startswith(ENCROACHMENT_PREFIX)]
+        return ({**tol, **dict.fromkeys(enc, self.floodway_sliver_tolerance_ft)},
+                {**mins, **dict.fromkeys(enc, self.floodway_min_overlap_sqft)})
+
+
+ENCROACHMENT_PREFIX = "encroachment:"
+"""Cover key prefix of the encroachment polygons of one ``ZONE_SUBTY`` text (``encroachment:STATE
+ENCROACHMENT AREA``), as ``zone:`` is of one ``FLD_ZONE``."""
 
 
 def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec) -> pd.DataFrame:
@@ -133,7 +154,10 @@ def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec) -> pd.DataFra
         AREA NOT INCLUDED, unknown, or blank and not flagged ``SFHA_TF = 'T'``: not "no hazard"), ``covered``
         (= not undetermined),
         ``sfha`` (zone in ``sfha_zones`` or ``SFHA_TF = 'T'``, never when undetermined),
-        ``floodway`` (subtype contains FLOODWAY), ``unnumbered_a``, ``bfe_zone``.
+        ``floodway`` (subtype contains FLOODWAY), ``encroachment`` (subtype contains one of the spec's
+        ``encroachment_words`` and not FLOODWAY, never when undetermined: floodway-like, whether the
+        floodway's provisions apply not decided), ``unnumbered_a``, ``bfe_zone``, and ``subtype``
+        (the ``ZONE_SUBTY`` text, upper case, ``""`` where blank or the field is missing).
 
     Examples
     --------
@@ -147,6 +171,18 @@ def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec) -> pd.DataFra
     >>> c[["unknown", "undetermined", "sfha"]].to_numpy().tolist()  # doctest: +NORMALIZE_WHITESPACE
     [[False, False, True], [False, False, False], [False, True, False], [True, True, False],
      [False, False, True], [False, True, False]]
+
+    NFHL's STATE and COMMUNITY ENCROACHMENT AREA subtypes do not contain FLOODWAY: with
+    ``encroachment_words`` they are encroachment areas, never read as "not floodway" unnoticed.
+
+    >>> from dataclasses import replace
+    >>> sub = ["FLOODWAY", "STATE ENCROACHMENT AREA", " community encroachment area", None, "ENCROACHMENT"]
+    >>> f = pd.DataFrame({"FLD_ZONE": ["AE", "AE", "AE", "AE", "D"], "ZONE_SUBTY": sub})
+    >>> c = classify_flood_zones(f, replace(spec, encroachment_words=("ENCROACHMENT",)))
+    >>> c[["floodway", "encroachment"]].to_numpy().tolist()  # doctest: +NORMALIZE_WHITESPACE
+    [[True, False], [False, True], [False, True], [False, False], [False, False]]
+    >>> c["subtype"].tolist()[:3], bool(classify_flood_zones(f, spec)["encroachment"].any())
+    (['FLOODWAY', 'STATE ENCROACHMENT AREA', 'COMMUNITY ENCROACHMENT AREA'], False)
     """
     if spec.zone_field not in flood.columns:
         raise InputError(f"flood zones: field {spec.zone_field} missing; map the flood zone field to "
@@ -164,11 +200,19 @@ def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec) -> pd.DataFra
     sub = (norm_text(flood[spec.subtype_field]) if spec.subtype_field in flood.columns
            else pd.Series("", index=flood.index))
     floodway = sub.str.contains(spec.floodway_word.upper(), regex=False) & ~undetermined
+    # floodway-like subtypes whose reading the rulebook leaves open (NFHL's STATE / COMMUNITY ENCROACHMENT
+    # AREA): not the floodway, and not "no floodway" either
+    encroachment = pd.Series(False, index=flood.index)
+    for word in spec.encroachment_words:
+        if str(word).strip():
+            encroachment |= sub.str.contains(str(word).strip().upper(), regex=False)
+    encroachment &= ~floodway & ~undetermined
     return pd.DataFrame({
         "zone": zone, "unknown": unknown, "undetermined": undetermined, "covered": ~undetermined, "sfha": sfha,
-        "floodway": floodway,
+        "floodway": floodway, "encroachment": encroachment,
         "unnumbered_a": zone.isin(spec.unnumbered_a_zones) & sfha,
         "bfe_zone": zone.isin(spec.bfe_zones) & sfha,
+        "subtype": sub,
     }, index=flood.index)
 
 
@@ -610,7 +654,7 @@ def overlay_chunk(geoms: np.ndarray, positions: np.ndarray, cover: CoverIndex, p
     in_whole[ginv[whole]] = True
     raw[in_whole] = subj_area[in_whole]  # the subject lies in the cover: its overlap is itself
     n_tiles = np.bincount(ginv, minlength=len(uniq))
-    full = raw >= subj_area * (1 - 1e-9)
+    full = at_least(raw, subj_area)  # all of the subject, within float noise
     row_g, row_k = _key_rows(g_cover, cover)
     row_raw = raw[row_g]
     sliver = row_raw < params.min_area_sqft[row_k]
@@ -678,6 +722,50 @@ class _ByKey:
         if idx is not None:
             out[self.ov["subject"].to_numpy(dtype=np.int64)[idx]] = self.ov[column].to_numpy()[idx]
         return out
+
+
+def _count_split_sfha(ov: pd.DataFrame, by_key: _ByKey, n: int, area: np.ndarray, zone_keys: Sequence[str],
+                      class_keys: Sequence[str]) -> None:
+    """Count, in place, the SFHA zones' parts of subjects whose SFHA part counts but none of whose SFHA zones'
+    parts does alone (each a sliver: 50 sq ft of A beside 50 sq ft of AE, or a 1.01-ft strip half A, half AE).
+
+    The sliver test reads each cover alone, so such a subject was in the SFHA (FLD-001) but in no zone of it
+    (FLD-006: "zone X is in the area of special flood hazard"). For these subjects only, every part of an SFHA
+    zone (``zone_keys``) and of the zone classes (``class_keys``: unnumbered A, BFE zones) larger than the
+    area's float noise counts at its raw area. Subjects with a zone counted alone keep the sliver test as it
+    is. Loops over the few keys, never over subjects.
+
+    Examples
+    --------
+    >>> ov = pd.DataFrame({"subject": [0, 0, 0, 1], "key": ["_sfha", "zone:A", "zone:AE", "zone:AE"],
+    ...                    "area_sqft": [100.0, 0.0, 0.0, 0.0], "raw_sqft": [100.0, 50.0, 50.0, 40.0],
+    ...                    "sliver": [False, True, True, True]})
+    >>> _count_split_sfha(ov, _ByKey(ov), 2, np.array([4e4, 4e4]), ["zone:A", "zone:AE"], ())
+    >>> ov["area_sqft"].tolist(), ov["sliver"].tolist()
+    ([100.0, 50.0, 50.0, 0.0], [False, False, False, True])
+    """
+    if not len(ov):
+        return
+    subj = ov["subject"].to_numpy(dtype=np.int64)
+    counted_area = ov["area_sqft"].to_numpy(dtype=float)
+    zone_counted = np.zeros(n, dtype=bool)
+    for k in zone_keys:
+        idx = by_key.rows.get(k)
+        if idx is not None:
+            zone_counted[subj[idx][counted_area[idx] > 0]] = True
+    split = (by_key.get("_sfha", n) > 0) & ~zone_counted
+    if not split.any():
+        return
+    raw = ov["raw_sqft"].to_numpy(dtype=float)
+    new_area, sliver = counted_area.copy(), ov["sliver"].to_numpy(dtype=bool).copy()
+    for k in (*zone_keys, *class_keys):
+        idx = by_key.rows.get(k)
+        if idx is None:
+            continue
+        s = subj[idx]
+        take = idx[split[s] & (raw[idx] > REL_NOISE * np.maximum(area[s], 1.0))]
+        new_area[take], sliver[take] = raw[take], False
+    ov["area_sqft"], ov["sliver"] = new_area, sliver
 
 
 def _joined_keys(ov: pd.DataFrame, prefix: str, n: int) -> np.ndarray:
@@ -959,7 +1047,14 @@ def _flood_cover_layers(flood: gpd.GeoDataFrame, spec: FloodZoneSpec) -> tuple[l
         ("_unnumbered", g[cls["unnumbered_a"].to_numpy()]),
         ("_bfe_no_floodway", g[no_fw]),
         ("_bfe_zone", g[cls["bfe_zone"].to_numpy()]),
+        # floodway-like areas whose reading is not decided (FLD-002), all together and per subtype text (its
+        # name for the finding); a layer without any adds empty keys, nothing to intersect. One subtype (the
+        # usual case): the same polygons, one cover intersected once for both keys
+        ("_encroachment", g[cls["encroachment"].to_numpy()]),
     ]
+    enc = cls["encroachment"].to_numpy()
+    for s in sorted(set(cls["subtype"][enc])):
+        layers.append((f"{ENCROACHMENT_PREFIX}{s}", g[enc & (cls["subtype"] == s).to_numpy()]))
     return layers, cls
 
 
@@ -986,7 +1081,7 @@ def _coverage_state(geoms: np.ndarray, area: np.ndarray, m: pd.DataFrame, covere
         ug = np.where(pd.isna(ug), geoms[bi], ug)
         det = shapely.difference(cg, ug)
         det_area = shapely.area(det)
-        cut = det_area < cov_raw[bi] * (1 - 1e-9)
+        cut = under_limit(det_area, cov_raw[bi])
         cov_raw[bi[cut]] = det_area[cut]
         cov_geom[bi[cut]] = det[cut]
         ok = np.zeros(len(bi), dtype=bool)
@@ -998,7 +1093,7 @@ def _coverage_state(geoms: np.ndarray, area: np.ndarray, m: pd.DataFrame, covere
     # an SFHA polygon under an undetermined one still puts the subject in the SFHA: partial, never "no data"
     in_sfha = (cov <= 0) & (m["sfha_sqft"].to_numpy() > 0)
     state[in_sfha] = "partial"
-    check_unc = (cov > 0) & (unc_raw > 1e-9 * np.maximum(area, 1.0))
+    check_unc = (cov > 0) & (unc_raw > REL_NOISE * np.maximum(area, 1.0))  # more than the area's float noise
     if check_unc.any():
         ci = np.flatnonzero(check_unc)
         cg = cov_geom[ci]
@@ -1060,9 +1155,13 @@ def flood_metrics(
     -------
     (DataFrame, dict)
         The metrics (one row per subject, positional index) and the overlap geometries per
-        key (``_sfha``, ``_floodway``) aligned with the subjects (None where no overlap).
+        key (``_sfha``, ``_floodway``, ``_encroachment``) aligned with the subjects (None where no
+        overlap). The metrics hold ``<name>_sqft``, ``<name>_raw_sqft`` and ``<name>_sliver`` of
+        ``sfha``, ``floodway``, ``encroachment`` (the polygons of :func:`classify_flood_zones`'
+        ``encroachment``, with the floodway's tolerances) ..., ``flood_zones``, ``sliver_zones``,
+        ``encroachment_subtypes`` (``'STATE ENCROACHMENT AREA'``, ``''`` where none), ``flood_data``,
+        ``uncovered_sqft`` and ``districts``.
     """
-    tol, mins = spec.tolerances
     tol1, min1 = spec.sliver_tolerance_ft, spec.min_overlap_sqft
     geoms = np.asarray(subjects.geometry.values, dtype=object)
     n = len(geoms)
@@ -1073,24 +1172,34 @@ def flood_metrics(
         layers += flood_layers
         _warn_unknown_zones(cls, spec, layer)
     layers += list(extra)
+    tol, mins = spec.key_tolerances(k for k, _g in layers)  # the floodway's for the encroachment keys
     cover = CoverIndex.build(layers, max_span=tile_span(geoms), workers=workers)
     engine = overlay_areas if overlay is None else overlay
     ov = engine(geoms, cover, tolerance_ft=tol, min_area_sqft=mins,
-                keep_geometry=("_sfha", "_floodway", "_covered", "_undetermined"),
+                keep_geometry=("_sfha", "_floodway", "_encroachment", "_covered", "_undetermined"),
                 partial_geometry=("_covered", "_undetermined"),
                 chunk_size=chunk_size, workers=workers)
     by_key = _ByKey(ov)
+    if flood is not None and len(flood):
+        sfha_keys = [f"zone:{z}" for z in sorted(set(cls.loc[cls["sfha"], "zone"]) - {""})]
+        _count_split_sfha(ov, by_key, n, area, sfha_keys, ("_unnumbered", "_bfe_no_floodway", "_bfe_zone"))
     m = pd.DataFrame(index=pd.RangeIndex(n))
     m["area_sqft"] = area
     for key, name in (("_sfha", "sfha"), ("_floodway", "floodway"), ("_covered", "covered"),
                       ("_undetermined", "undetermined"), ("_unnumbered", "unnumbered_a"),
-                      ("_bfe_no_floodway", "bfe_no_floodway"), ("_bfe_zone", "bfe_zone")):
+                      ("_bfe_no_floodway", "bfe_no_floodway"), ("_bfe_zone", "bfe_zone"),
+                      ("_encroachment", "encroachment")):
         m[f"{name}_sqft"] = by_key.get(key, n)
         m[f"{name}_raw_sqft"] = by_key.get(key, n, "raw_sqft")
         m[f"{name}_sliver"] = by_key.get(key, n, "sliver")
     m["flood_zones"] = _joined_keys(ov, "zone:", n)
     m["sliver_zones"] = _joined_keys(ov.assign(area_sqft=np.where(ov["sliver"], 1.0, 0.0)), "zone:", n)
-    overlaps = {k: by_key.get(k, n, "geometry") for k in ("_sfha", "_floodway")}
+    # the encroachment subtypes each subject is (non-sliver) in ('STATE ENCROACHMENT AREA'); a layer without
+    # any (the usual case): no scan of the overlay's keys
+    m["encroachment_subtypes"] = (_joined_keys(ov, ENCROACHMENT_PREFIX, n)
+                                  if any(k.startswith(ENCROACHMENT_PREFIX) for k in cover.keys)
+                                  else np.full(n, "", dtype=object))
+    overlaps = {k: by_key.get(k, n, "geometry") for k in ("_sfha", "_floodway", "_encroachment")}
 
     if flood is None or not len(flood):
         m["flood_data"], m["uncovered_sqft"] = "no_data", area

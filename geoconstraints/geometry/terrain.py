@@ -23,7 +23,7 @@ from shapely.ops import substring
 
 from geoconstraints.errors import CRSError, DemError, GeometryError, InputError
 from geoconstraints.io.dem import Dem, apply_transform, same_crs, to_pyproj
-from geoconstraints.units import ft_per_unit
+from geoconstraints.units import at_most, ft_per_unit, over_limit, under_limit
 
 logger = logging.getLogger(__name__)
 
@@ -329,11 +329,6 @@ def segment_grades(dist_ft, z_ft) -> np.ndarray:
     return np.abs(np.diff(z_ft)) / np.diff(dist_ft) * 100.0
 
 
-_REL_TOL = 1e-9
-"""Relative tolerance of the limit comparisons (numerical, not law): a plane of exactly 25 % or a
-run of exactly 200 ft sampled in floating point is at the limit, not over it."""
-
-
 def _weighted_median(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Row-wise weighted median (NaN values carry weight 0); the mean of the two middle values on a tie."""
     v = np.where(weights > 0, values, np.inf)
@@ -342,8 +337,8 @@ def _weighted_median(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     cw = np.cumsum(np.take_along_axis(weights, order, axis=1), axis=1)
     half = cw[:, -1:] / 2.0
     k = v.shape[1] - 1
-    lo = np.minimum((cw < half * (1 - _REL_TOL)).sum(axis=1), k)
-    hi = np.minimum((cw <= half * (1 + _REL_TOL)).sum(axis=1), k)
+    lo = np.minimum(under_limit(cw, half).sum(axis=1), k)  # a weight of half within float noise is half
+    hi = np.minimum(at_most(cw, half).sum(axis=1), k)
     rows = np.arange(v.shape[0])
     return 0.5 * (v[rows, lo] + v[rows, np.maximum(hi, lo)])
 
@@ -465,7 +460,8 @@ def grade_runs(
     place, so a run's length does not depend on the window). A run is a maximal contiguous
     stretch of segments whose filtered grade is over ``max_grade_pct``; a gentler segment
     splits it. Segments touching a NaN sample are not evaluated (reported apart, never gentle).
-    A grade or length equal to its limit (within 1e-9 of it, relative, float noise) is not over it.
+    A grade or length equal to its limit (within 1e-9 of it, relative, float noise:
+    :func:`geoconstraints.units.over_limit`) is not over it.
 
     Parameters
     ----------
@@ -493,7 +489,7 @@ def grade_runs(
     dh = np.diff(d)
     grade = filter_grades(d, profile.z_ft, smoothing_window_ft)
     evaluated = np.isfinite(grade)
-    steep = evaluated & (grade > max_grade_pct + _REL_TOL * max(abs(max_grade_pct), 1.0))
+    steep = evaluated & over_limit(grade, max_grade_pct, min_scale=1.0)  # a grade: noise of at least 1e-9 %
     g0 = np.where(evaluated, grade, 0.0)
     cum_gl = np.concatenate([[0.0], np.cumsum(g0 * dh)])
     cum_sl = np.concatenate([[0.0], np.cumsum(dh * np.hypot(1.0, g0 / 100.0))])
@@ -1171,18 +1167,6 @@ class JoinedRun(NamedTuple):
     """The search stopped at :data:`_JOIN_MAX_STEPS` with no stretch over the limit found."""
 
 
-def over_limit(length_ft: Any, max_run_ft: float) -> Any:
-    """Whether a compared length is over the limit ``max_run_ft`` ("for more than"): a length of exactly
-    the limit is not (1e-9 relative, float noise); arrays element-wise.
-
-    Examples
-    --------
-    >>> over_limit(np.array([199.99, 200.0, 200.0000001, 200.01]), 200.0).tolist()
-    [False, False, False, True]
-    """
-    return np.asarray(length_ft) > max_run_ft * (1 + _REL_TOL)
-
-
 def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
               run_length: str = "horizontal", within: bool = False) -> dict[int, JoinedRun]:
     """The steep runs not over the limit alone that are, joined with other steep runs.
@@ -1212,8 +1196,8 @@ def join_runs(runs: Sequence[tuple[str, Run]], *, max_run_ft: float,
         The length compared.
     within : bool, default False
         Also return the runs whose longest path with another run is within the limit (their length is
-        then at most ``max_run_ft``: :func:`over_limit` tells them apart), so that a pass can give the
-        length of the joined stretch, not of the run alone.
+        then at most ``max_run_ft``: :func:`~geoconstraints.units.over_limit` tells them apart), so that a
+        pass can give the length of the joined stretch, not of the run alone.
 
     Returns
     -------

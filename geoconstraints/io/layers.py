@@ -39,8 +39,9 @@ from geoconstraints.io.validate import (
     nfhl_sentinels,
     normalize_role_fields,
     polygonal_parts,
+    repair_losses,
 )
-from geoconstraints.text import redact
+from geoconstraints.text import id_list, redact
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,11 @@ class LayerInfo:
     mtime_ns: int = 0
     """Modification time (ns) of the file when the layer was read, with ``size_bytes`` the file's
     stamp then (:func:`~geoconstraints.io.sources.file_stamp`); 0 for no local file."""
+    repaired: dict[str, bool] = field(default_factory=dict)
+    """``feature_id -> lost`` of each feature whose invalid geometry was repaired with ``make_valid``
+    (as read, or made invalid by the reprojection): every finding about it rests on the repaired
+    shape and says so. ``lost``: the repair left out land or lines the drawn geometry covers
+    (:func:`~geoconstraints.io.validate.repair_losses`), so a ``pass`` about it is not evaluated."""
 
 
 @dataclass(repr=False)
@@ -105,6 +111,32 @@ class Layers(Mapping[str, gpd.GeoDataFrame]):
         """The layer of ``role`` or None when not given (or empty)."""
         g = self.frames.get(role)
         return g if g is not None and len(g) else None
+
+    def repaired_ids(self, role: str, *, lost: bool | None = None) -> list[str]:
+        """Ids of the features of ``role`` whose geometry was repaired with ``make_valid`` (only those
+        whose repair left out part of the drawing with ``lost=True``, only the others with ``False``).
+
+        Examples
+        --------
+        >>> import geopandas as gpd
+        >>> from shapely.geometry import Polygon, box
+        >>> x, y = 960_000, 760_000  # Vestal, EPSG:2261 (ft)
+        >>> bow_tie = Polygon([(x, y), (x + 100, y + 100), (x + 100, y), (x, y + 100)])
+        >>> parcels = gpd.GeoDataFrame({"parcel_id": ["P1", "P7"]}, geometry=[box(x, y, x - 50, y - 50), bow_tie],
+        ...                            crs=2261)
+        >>> load_layers(parcels=parcels).repaired_ids("parcels")
+        ['P7']
+        """
+        info = self.info.get(role)
+        if info is None:
+            return []
+        return [i for i, gone in info.repaired.items() if lost is None or gone == lost]
+
+    @property
+    def repairs(self) -> dict[str, dict[str, bool]]:
+        """``role -> {feature_id: lost}`` of the layers with repaired geometries (see
+        :attr:`LayerInfo.repaired`); empty when every geometry was valid."""
+        return {role: dict(i.repaired) for role, i in self.info.items() if i.repaired}
 
     def input_paths(self) -> set[Path]:
         """Resolved paths of every input file (outputs must never overwrite one)."""
@@ -208,7 +240,7 @@ def load_layers(
     for role, src in sources.items():
         raw[role], info[role] = _read_role(role, src, warn, strict=strict, digests=digests)
     working, reason = _working_crs(raw, crs if crs is not None else settings.get("crs"), primary)
-    frames = {role: _to_working(role, gdf, working) for role, gdf in raw.items()}
+    frames = {role: _to_working(role, gdf, working, warn, info[role].repaired) for role, gdf in raw.items()}
     warn.extend(_mixed_crs_warning(info, working, reason))
     dem_obj = _open_dem(dem, dem_z_units, settings, frames, working)
     for w in warn:
@@ -296,7 +328,8 @@ def _read_role(role: str, src: LayerSource, warn: list[str], *, strict: bool = F
     gdf = canonical_fields(gdf, src, spec)
     absent = [f for f in spec.optional if f not in gdf.columns]
     gdf = assign_ids(gdf, src, spec, warn, strict=strict)
-    gdf = clean_geometries(gdf, role, src.label, warn)
+    repaired: dict[str, bool] = {}
+    gdf = clean_geometries(gdf, role, src.label, warn, repaired)
     check_numbers(gdf, role, src.label, warn)
     gdf = nfhl_sentinels(gdf, spec)
     gdf = normalize_role_fields(gdf, role)
@@ -307,10 +340,11 @@ def _read_role(role: str, src: LayerSource, warn: list[str], *, strict: bool = F
     kept = [c for c in gdf.columns if c not in (gdf.geometry.name, "feature_id")]
     source_crs = crs_label(CRS(gdf.crs))
     if src.db is not None:  # no file: the redacted URL, the table, and a hash of the rows read
-        return gdf, LayerInfo(role, src.db.redacted, src.db.qualified, len(gdf), source_crs, digest, 0, kept, absent)
+        return gdf, LayerInfo(role, src.db.redacted, src.db.qualified, len(gdf), source_crs, digest, 0, kept, absent,
+                              repaired=repaired)
     if src.frame is not None:  # no file: a hash of the frame's rows
         return gdf, LayerInfo(role, "GeoDataFrame", None, len(gdf), source_crs, frame_digest(src.frame), 0, kept,
-                              absent)
+                              absent, repaired=repaired)
     size, mtime_ns = stamp if stamp is not None else (0, 0)
     if file is not None and stamp is not None:
         cache = {} if digests is None else digests
@@ -319,7 +353,7 @@ def _read_role(role: str, src: LayerSource, warn: list[str], *, strict: bool = F
             cache[key] = sha256_file(file)
         digest = cache[key]
     return gdf, LayerInfo(role, redact(src.uri) if src.uri is not None else str(src.path), src.layer, len(gdf),
-                          source_crs, digest, size, kept, absent, mtime_ns)
+                          source_crs, digest, size, kept, absent, mtime_ns, repaired)
 
 
 def _check_crs(gdf: gpd.GeoDataFrame, what: str) -> None:
@@ -367,16 +401,29 @@ def _working_crs(raw: dict[str, gpd.GeoDataFrame], user_crs: str | CRS | None,
     return projection.choose_working_crs(user_crs=user_crs, primary_crs=prim, lonlat_bounds=lonlat)
 
 
-def _to_working(role: str, gdf: gpd.GeoDataFrame, working: CRS) -> gpd.GeoDataFrame:
-    """``gdf`` reprojected to ``working``; geometries the reprojection made invalid repaired."""
+def _to_working(role: str, gdf: gpd.GeoDataFrame, working: CRS, warn: list[str] | None = None,
+                repaired: dict[str, bool] | None = None) -> gpd.GeoDataFrame:
+    """``gdf`` reprojected to ``working``; geometries the reprojection made invalid repaired (a warning
+    in ``warn``; ``feature_id -> lost`` added to ``repaired``, as :func:`clean_geometries` does)."""
     if not CRS(gdf.crs).equals(working):
         log.info("reprojecting %s from %s to %s", role, crs_label(CRS(gdf.crs)), crs_label(working))
         gdf = gdf.to_crs(working)
         bad = ~shapely.is_valid(gdf.geometry.values)
         if bad.any():  # reprojection can fold a thin ring: repair those only, keep the role's kind
             g = gdf.geometry.values.copy()
-            fixed = shapely.make_valid(g[bad])
+            drawn = np.asarray(g[bad], dtype=object)
+            fixed = shapely.make_valid(drawn)
             spec = ROLES[role]
-            g[bad] = polygonal_parts(fixed) if "polygon" in spec.geometry and "line" not in spec.geometry else fixed
+            polygons = "polygon" in spec.geometry and "line" not in spec.geometry
+            g[bad] = polygonal_parts(fixed) if polygons else fixed
             gdf = gdf.set_geometry(g, crs=working)
+            ids = gdf.loc[bad, "feature_id"].astype(str).tolist()
+            if warn is not None:
+                warn.append(f"layer {role}: {len(ids)} geometr{'y' if len(ids) == 1 else 'ies'} made invalid by the "
+                            f"reprojection to {crs_label(working)} repaired with make_valid: {id_list(ids)}. "
+                            f"Check them in a GIS")
+            if repaired is not None:
+                lost = repair_losses(drawn, g[bad]) if polygons else np.zeros(len(ids), dtype=bool)
+                for i, gone in zip(ids, lost.tolist()):
+                    repaired[i] = repaired.get(i, False) or gone
     return gdf.reset_index(drop=True)

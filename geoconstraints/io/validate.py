@@ -209,10 +209,23 @@ def _refuse_ids(what: str, id_field: str, as_text: np.ndarray, row_no: np.ndarra
                      f"Fill in the ids (--strict)")
 
 
-def clean_geometries(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[str]) -> gpd.GeoDataFrame:
+def clean_geometries(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[str],
+                     repaired: dict[str, bool] | None = None) -> gpd.GeoDataFrame:
     """Drop Z, drop null/empty geometries (warning), check kinds, repair invalid ones (warning).
 
-    Vectorized with shapely 2; only the ids in warnings are formatted per feature.
+    Vectorized with shapely 2; only the ids in warnings are formatted per feature. ``repaired``,
+    when given, receives ``feature_id -> lost`` for each feature kept whose geometry was repaired
+    with ``make_valid`` (``lost``: the repair left out land or lines the drawn geometry covers,
+    :func:`repair_losses`), so every finding about it can say so.
+
+    Examples
+    --------
+    >>> from shapely.geometry import Polygon, box
+    >>> bow_tie = Polygon([(0, 0), (10, 10), (10, 0), (0, 10)])
+    >>> g = gpd.GeoDataFrame({"feature_id": ["P1", "P7"]}, geometry=[box(0, 0, 5, 5), bow_tie], crs=2261)
+    >>> warn, rep = [], {}
+    >>> clean_geometries(g, "parcels", "t.gpkg", warn, rep).geometry.area.tolist(), rep
+    ([25.0, 50.0], {'P7': False})
     """
     spec = ROLES[role]
     what = f"layer {role} ({label})"
@@ -235,7 +248,8 @@ def clean_geometries(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[st
     invalid = ~chunked(shapely.is_valid, np.asarray(gdf.geometry.values, dtype=object))  # a county's: on every core
     if invalid.any():
         ids = gdf.loc[invalid, "feature_id"].astype(str).tolist()
-        fixed = shapely.make_valid(gdf.geometry.values[invalid])
+        drawn = np.asarray(gdf.geometry.values[invalid], dtype=object)
+        fixed = shapely.make_valid(drawn)
         # keep the kind the feature had: a repaired polygon stays polygonal, a repaired line
         # lineal (make_valid may add stray lines/points, or turn a zero-length line into a point)
         was = kinds[invalid]
@@ -249,6 +263,13 @@ def clean_geometries(gdf: gpd.GeoDataFrame, role: str, label: str, warn: list[st
         warn.append(f"{what}: {len(ids)} invalid geometr{'y' if len(ids) == 1 else 'ies'} repaired "
                     f"with make_valid: {id_list(ids)}. Check them in a GIS")
         gone = invalid & shapely.is_empty(gdf.geometry.values)
+        if repaired is not None:  # the features kept: every finding about one says it rests on the repair
+            lost = np.zeros(len(ids), dtype=bool)
+            poly = (was == "polygon") & ~shapely.is_empty(fixed)
+            if poly.any():
+                lost[poly] = repair_losses(drawn[poly], fixed[poly])
+            kept = ~gone[invalid]
+            repaired.update(zip(np.asarray(ids, dtype=object)[kept].tolist(), lost[kept].tolist()))
         if gone.any():
             warn.append(f"{what}: {int(gone.sum())} feature(s) had no area or length left after repair "
                         f"and were dropped: {id_list(gdf.loc[gone, 'feature_id'].astype(str).tolist())}")
@@ -330,6 +351,43 @@ def parts_of_kind(geoms: Any, kind: str) -> np.ndarray:
         keep = parts[np.isin(shapely.get_type_id(parts), type_ids)]
         out[i] = shapely.union_all(keep) if len(keep) else empty
     return out
+
+
+def repair_losses(drawn: Any, fixed: Any) -> np.ndarray:
+    """Whether each polygon's repair left out land or lines the drawn (invalid) polygon covers.
+
+    ``make_valid`` keeps the area a ring encloses once (a bow-tie becomes its two triangles: nothing
+    lost), but not all a drawing covers: land a ring winds around twice becomes a hole, and a
+    spike (a ring that goes out and back along one line) is dropped as a collapsed part. Either can
+    turn an outcome around (a parcel whose lost land lies in the floodway reads as outside it, a
+    landing whose lost spike reaches toward the road as far enough), so a pass on such a shape
+    means nothing. Measured against the union of everything the rings enclose
+    (``make_valid(method="structure")``) and the drawn rings themselves, to a relative tolerance
+    of 1e-6 of the feature's size (rounding at the new nodes). Only the few repaired features
+    are passed here.
+
+    Examples
+    --------
+    >>> from shapely.geometry import Polygon
+    >>> bow_tie = Polygon([(0, 0), (10, 10), (10, 0), (0, 10)])
+    >>> twice = Polygon([(0, 0), (10, 0), (10, 10), (0, 10), (0, 0), (2, 2), (8, 2), (8, 8), (2, 8), (2, 2)])
+    >>> spike = Polygon([(0, 0), (10, 0), (10, 5), (30, 5), (10, 5), (10, 10), (0, 10)])
+    >>> drawn = np.array([bow_tie, twice, spike], dtype=object)
+    >>> repair_losses(drawn, polygonal_parts(shapely.make_valid(drawn))).tolist()
+    [False, True, True]
+    """
+    drawn = np.asarray(drawn, dtype=object)
+    fixed = np.asarray(fixed, dtype=object)
+    if not len(drawn):
+        return np.zeros(0, dtype=bool)
+    b = shapely.bounds(drawn)
+    size = np.hypot(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+    eps = np.where(np.isfinite(size) & (size > 0), size, 1.0) * 1e-6
+    enclosed = polygonal_parts(shapely.make_valid(drawn, method="structure", keep_collapsed=False))
+    area_lost = shapely.area(shapely.difference(enclosed, fixed)) > eps * size
+    rings = shapely.boundary(drawn)
+    line_lost = shapely.length(shapely.difference(rings, shapely.buffer(fixed, eps))) > eps
+    return np.asarray(area_lost | line_lost, dtype=bool)
 
 
 def polygonal_parts(geoms: Any) -> np.ndarray:

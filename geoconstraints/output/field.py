@@ -9,7 +9,8 @@ gives each rule id with its status and message.
 their most severe status) and ``field.gpx`` (waypoints). The GPX is written by GDAL's GPX
 driver through pyogrio. The KML is built with :mod:`xml.etree.ElementTree` (which escapes all
 text; the characters XML forbids, control characters of a county's ids, become U+FFFD in both
-files: :func:`~geoconstraints.output.styles.xml_text`): GDAL's KML driver writes one layer per file and no styles, and appending a second layer
+files: :func:`~geoconstraints.output.styles.xml_text`; in names and descriptions a bidirectional
+control or zero-width character is written ``<U+202E>``): GDAL's KML driver writes one layer per file and no styles, and appending a second layer
 to a KML through pyogrio crashed the process (pyogrio 0.13 with its GDAL 3.12).
 """
 
@@ -143,7 +144,7 @@ def kml_document(points: gpd.GeoDataFrame, title: str) -> bytes:
     q = lambda tag: f"{{{KML_NS}}}{tag}"
     root = ET.Element(q("kml"))
     doc = ET.SubElement(root, q("Document"))
-    ET.SubElement(doc, q("name")).text = styles.xml_text(title)
+    ET.SubElement(doc, q("name")).text = styles.xml_text(title, shown=True)
     for status, color in styles.STATUS_COLORS.items():
         st = ET.SubElement(doc, q("Style"), {"id": f"status-{status}"})
         icon = ET.SubElement(st, q("IconStyle"))
@@ -159,8 +160,8 @@ def kml_document(points: gpd.GeoDataFrame, title: str) -> bytes:
         for (name, status, rules, desc), (lon, lat) in zip(
                 sub[["name", "status", "rules", "description"]].itertuples(index=False, name=None), xy):
             pm = ET.SubElement(folder, q("Placemark"))
-            ET.SubElement(pm, q("name")).text = styles.xml_text(name)
-            ET.SubElement(pm, q("description")).text = styles.xml_text(desc)
+            ET.SubElement(pm, q("name")).text = styles.xml_text(name, shown=True)
+            ET.SubElement(pm, q("description")).text = styles.xml_text(desc, shown=True)
             if status in styles.STATUS_COLORS:
                 ET.SubElement(pm, q("styleUrl")).text = f"#status-{status}"
             ext = ET.SubElement(pm, q("ExtendedData"))
@@ -175,8 +176,8 @@ def kml_document(points: gpd.GeoDataFrame, title: str) -> bytes:
 
 def write_gpx(points: gpd.GeoDataFrame, target: Path) -> Path:
     """Write ``points`` as GPX 1.1 waypoints (name, desc, type = kind, sym) with GDAL's GPX driver."""
-    wpt = gpd.GeoDataFrame({"name": points["name"].map(styles.xml_text),
-                            "desc": points["description"].map(styles.xml_text),
+    wpt = gpd.GeoDataFrame({"name": points["name"].map(lambda v: styles.xml_text(v, shown=True)),
+                            "desc": points["description"].map(lambda v: styles.xml_text(v, shown=True)),
                             "type": points["kind"].astype(str),
                             "sym": points["kind"].map({"landing": "Flag", "water_bar": "Triangle",
                                                        "stream_crossing": "Crossing"}).fillna("Waypoint")},

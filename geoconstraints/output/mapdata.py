@@ -39,6 +39,7 @@ from geoconstraints.output.report import UNIT_TEXT
 from geoconstraints.parallel import chunked
 from geoconstraints.rulebook.findings import STATUSES, waived_flags
 from geoconstraints.rulebook.findings import status_ranks as ranks_of
+from geoconstraints.text import visible_text
 from geoconstraints.units import ft_per_unit
 
 log = logging.getLogger(__name__)
@@ -362,6 +363,11 @@ def _citations(citation: pd.Series, rows: np.ndarray, rule_idx: np.ndarray, n_ru
 
 
 def payload_json(payload: dict[str, Any]) -> str:
-    """``payload`` as JSON safe inside a ``<script type="application/json">`` element (no ``<``, ``>``, ``&``)."""
-    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    """``payload`` as JSON safe inside a ``<script type="application/json">`` element (no ``<``, ``>``, ``&``).
+
+    Every string of it is shown (popups, tooltips): an invisible character (a bidirectional control,
+    a zero-width space) is written ``<U+202E>`` (:func:`~geoconstraints.text.visible_text`, one scan
+    of the JSON text, which holds it raw), so ``placeOf`` finds such an id by that form.
+    """
+    text = visible_text(json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

@@ -38,6 +38,7 @@ from geoconstraints.geometry import terrain
 from geoconstraints.output import files, styles
 from geoconstraints.result import Result
 from geoconstraints.rules.harvest import grade_settings
+from geoconstraints.text import visible_text
 from geoconstraints.units import ft_per_unit
 
 log = logging.getLogger(__name__)
@@ -271,7 +272,7 @@ def render_profile(p: RoadProfile, *, width_in: float = 8.0, height_in: float = 
     ax.set_ylabel("elevation (ft)", fontsize=8)
     ax.tick_params(labelsize=7)
     ax.grid(alpha=0.3, linewidth=0.5)
-    subject = road_subject(p)
+    subject = visible_text(road_subject(p))  # the road's id as read: a bidirectional control as <U+202E>
     g = p.grade_pct[np.isfinite(p.grade_pct)]
     ax.set_title(f"{subject[:1].upper()}{subject[1:]}: {p.dist_ft[-1]:,.0f} ft, steepest {g.max() if len(g) else float('nan'):.1f} %, "
                  f"{len(p.exceeding)} run(s) over the limit", fontsize=9, loc="left")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import jinja2
+import markupsafe
 import numpy as np
 import pandas as pd
 
@@ -45,7 +46,7 @@ from geoconstraints.rulebook.findings import (
     worst_status,
 )
 from geoconstraints.rulebook.model import Rule, unit_of
-from geoconstraints.text import and_list, redact, redact_all
+from geoconstraints.text import and_list, redact, redact_all, visible_text
 
 log = logging.getLogger(__name__)
 
@@ -300,10 +301,19 @@ def parcel_findings(findings: pd.DataFrame, parcel: str) -> pd.DataFrame:
                     & findings["subject_layer"].isin(["parcels", ""])]
 
 
+def _shown(value: Any) -> Any:
+    """The templates' finalize: each value a ``{{ }}`` outputs, with its invisible characters
+    (bidirectional controls, zero-width spaces) visible as ``<U+202E>``
+    (:func:`~geoconstraints.text.visible_text`); autoescape then escapes it, ``<`` of the visible
+    form with the rest. A macro's output (Markup) is already made of such values."""
+    return value if isinstance(value, markupsafe.Markup) else visible_text(value)
+
+
 def _env() -> jinja2.Environment:
     return jinja2.Environment(
         loader=jinja2.PackageLoader("geoconstraints.output", "templates"),
         autoescape=True,
+        finalize=_shown,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

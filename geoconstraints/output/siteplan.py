@@ -52,9 +52,11 @@ from geoconstraints.rulebook.findings import STATUS_RANK
 from geoconstraints.rules.harvest import (
     DERIVED_ELEMENT_KEYS,
     classify_streams,
+    district_source,
     site_plan_inputs,
     stream_vocabulary,
 )
+from geoconstraints.text import visible_text
 from geoconstraints.units import ft_per_unit
 
 if TYPE_CHECKING:
@@ -363,6 +365,10 @@ class PlanData:
     town_districts : tuple of str or None
         The rulebook's ``town_districts``: with it a zoning value naming none of the town's
         districts is an unknown district, on the plan as in the checks.
+    zoning_source : str or None
+        Where the checks read districts (:func:`~geoconstraints.rules.harvest.district_source`:
+        ``'zoning layer'``, ``'parcels.zoning field'`` or None), chosen over the whole inputs as HRV-003
+        chose it; the plan draws ``zoning_near`` / ``zoning_unknown`` from it alone.
     """
 
     result: Result
@@ -379,6 +385,7 @@ class PlanData:
     sources: dict[str, gpd.GeoDataFrame] = field(default_factory=dict)
     ring: Any = None
     town_districts: tuple[str, ...] | None = None
+    zoning_source: str | None = None
 
 
 def elements_of(rule: Any, districts: list[str], search_ft: float, interval_ft: float) -> list[Element]:
@@ -456,16 +463,21 @@ def _contours(result: Result, rule: Any, extent: tuple[float, float, float, floa
     return gpd.GeoDataFrame({"elev_ft": elev, "index": index}, geometry=lines.geometry.values, crs=crs), interval
 
 
+_SOURCE_FIELD = {"zoning layer": ("zoning", "district"), "parcels.zoning field": ("parcels", "zoning")}
+"""Frame and field of each district source of :func:`~geoconstraints.rules.harvest.district_source`."""
+
+
 def _read_districts(frames: dict[str, gpd.GeoDataFrame], districts: list[str],
-                    town_districts: Iterable[str] | None) -> tuple[gpd.GeoDataFrame, pd.Series, pd.Series] | None:
-    """(source, district as the checks read it, value as written) of the zoning layer's ``district``,
-    else the parcels' ``zoning`` field (None when neither is there)."""
-    src = frames.get("zoning")
-    col = "district"
+                    town_districts: Iterable[str] | None,
+                    source: str | None) -> tuple[gpd.GeoDataFrame, pd.Series, pd.Series] | None:
+    """(features, district as the checks read it, value as written) of the ``source`` the checks chose
+    (:attr:`PlanData.zoning_source`: the zoning layer's ``district`` or the parcels' ``zoning`` field),
+    None when it has no feature in ``frames`` or there is none. Never the other one: a zoning layer with
+    no polygon on the sheets leaves the parcels' field undrawn, as HRV-003 did not read it."""
+    name, col = _SOURCE_FIELD.get(source or "", (None, None))
+    src = frames.get(name) if name is not None else None
     if src is None or col not in src.columns:
-        src, col = frames.get("parcels"), "zoning"
-        if src is None or col not in src.columns:
-            return None
+        return None
     # RA1, ra 1 ... are the rulebook's RA-1, and with town_districts RA-l is unknown, as the checks read them
     return src, norm_district(src[col], districts, town_districts), src[col]
 
@@ -482,10 +494,10 @@ def _within(src: gpd.GeoDataFrame, hit: np.ndarray, labels: np.ndarray, ring: An
 
 
 def _near_districts(frames: dict[str, gpd.GeoDataFrame], districts: list[str], ring: Any,
-                    town_districts: Iterable[str] | None = None) -> gpd.GeoDataFrame | None:
-    """Zoning of ``districts`` within ``ring`` (zoning layer, else parcels' ``zoning`` field), read as the
-    checks read it (:func:`_read_districts`)."""
-    read = _read_districts(frames, districts, town_districts)
+                    town_districts: Iterable[str] | None = None, *, source: str | None) -> gpd.GeoDataFrame | None:
+    """Zoning of ``districts`` within ``ring`` (from the checks' ``source``: zoning layer or parcels'
+    ``zoning`` field), read as the checks read it (:func:`_read_districts`)."""
+    read = _read_districts(frames, districts, town_districts, source)
     if read is None:
         return None
     src, d, _ = read
@@ -493,21 +505,24 @@ def _near_districts(frames: dict[str, gpd.GeoDataFrame], districts: list[str], r
 
 
 def _unknown_near(frames: dict[str, gpd.GeoDataFrame], districts: list[str], ring: Any,
-                  town_districts: Iterable[str] | None = None) -> gpd.GeoDataFrame | None:
-    """Zoning within ``ring`` whose district is unknown as the checks read it (blank, not text, or
-    with ``town_districts`` naming none of the town's districts), labelled as the checks name it
-    (``district unknown ("RA-l")``): HRV-003 does not pass near it, and the plan shows it.
+                  town_districts: Iterable[str] | None = None, *, source: str | None) -> gpd.GeoDataFrame | None:
+    """Zoning within ``ring`` (from the checks' ``source``) whose district is unknown as the checks read
+    it (blank, not text, or with ``town_districts`` naming none of the town's districts), labelled as the
+    checks name it (``district unknown ("RA-l")``): HRV-003 does not pass near it, and the plan shows it.
 
     Examples
     --------
     >>> z = {"zoning": gpd.GeoDataFrame({"district": ["RA-l", "C-1", None]},
     ...                                  geometry=[shapely.box(i, 0, i + 1, 1) for i in range(3)])}
-    >>> _unknown_near(z, ["RA-1"], shapely.box(0, 0, 3, 1), ["RA-1", "C-1"])["district"].tolist()
+    >>> ring, zl = shapely.box(0, 0, 3, 1), "zoning layer"
+    >>> _unknown_near(z, ["RA-1"], ring, ["RA-1", "C-1"], source=zl)["district"].tolist()
     ['district unknown ("RA-l")', 'district unknown']
-    >>> _unknown_near(z, ["RA-1"], shapely.box(0, 0, 3, 1))["district"].tolist()  # without: RA-l is a district
+    >>> _unknown_near(z, ["RA-1"], ring, source=zl)["district"].tolist()  # without: RA-l is a district
     ['district unknown']
+    >>> _unknown_near(z, ["RA-1"], ring, source="parcels.zoning field") is None  # not the checks' source
+    True
     """
-    read = _read_districts(frames, districts, town_districts)
+    read = _read_districts(frames, districts, town_districts, source)
     if read is None:
         return None
     src, d, raw = read
@@ -567,7 +582,7 @@ def prepare_plan(result: Result, scale_ft_per_in: float) -> PlanData:
                     sorted(touched["feature_id"].astype(str)) if touched is not None else [],
                     rule.t("contour_interval_ft"), districts, search_ft,
                     sources={n: g for n, g in sources.items() if g is not None}, ring=ring,
-                    town_districts=result.rulebook.town_districts)
+                    town_districts=result.rulebook.town_districts, zoning_source=district_source(layers))
 
 
 def load_frames(plan: PlanData, cover: tuple[float, float, float, float]) -> None:
@@ -577,9 +592,10 @@ def load_frames(plan: PlanData, cover: tuple[float, float, float, float]) -> Non
     contours, _ = _contours(plan.result, rule, cover, plan.crs)
     if contours is not None:
         frames["contours"] = contours
-    if plan.districts:  # read as HRV-003 reads them: with the rulebook's town_districts
-        for name, near in (("zoning_near", _near_districts(frames, plan.districts, plan.ring, plan.town_districts)),
-                           ("zoning_unknown", _unknown_near(frames, plan.districts, plan.ring, plan.town_districts))):
+    if plan.districts:  # read as HRV-003 reads them: from its source, with the rulebook's town_districts
+        how = (plan.districts, plan.ring, plan.town_districts)
+        for name, near in (("zoning_near", _near_districts(frames, *how, source=plan.zoning_source)),
+                           ("zoning_unknown", _unknown_near(frames, *how, source=plan.zoning_source))):
             if near is not None:
                 frames[name] = near
     frames["search_ring"] = gpd.GeoDataFrame(geometry=[shapely.boundary(plan.ring)], crs=plan.crs)
@@ -839,8 +855,10 @@ def place_label(sf: SheetFrame, text: str, candidates: list[tuple[float, float, 
 
     With no free candidate the least-overlapping one is used, unless ``optional`` (contour
     labels), which are then left out. With ``anchor`` (page inches) a thin leader joins a label
-    set off from its anchor.
+    set off from its anchor. An invisible character of ``text`` (a feature id's bidirectional control,
+    a zero-width space) is drawn as ``<U+202E>`` (:func:`~geoconstraints.text.visible_text`).
     """
+    text = visible_text(text)
     best, best_cost = None, math.inf
     for cx, cy, rot in candidates:
         w, h = label_size(text, size, rot)
@@ -1125,7 +1143,8 @@ class PanelFlow:
 
     def text(self, s: str, *, size: float = PANEL_FONT, weight: str = "normal", color: str = "black",
              indent: float = 0.0, wrap: bool = True) -> None:
-        """Write ``s`` (wrapped to the column) one line per row."""
+        """Write ``s`` (wrapped to the column) one line per row, invisible characters as ``<U+202E>``."""
+        s = visible_text(s)
         chars = max(10, int((self.col_w - indent) * 72.0 / (size * _CHAR_W)))
         rows = textwrap.wrap(s, chars, subsequent_indent="  ") if wrap else [s]
         lh = size * 1.22 / 72.0
@@ -1144,7 +1163,7 @@ class PanelFlow:
         """A legend row: ``draw(ax, x, y, w, h)`` paints the symbol box, then the label."""
         lh = max(PANEL_FONT * 1.22 / 72.0, 0.115)
         chars = max(10, int((self.col_w - 0.42) * 72.0 / (PANEL_FONT * _CHAR_W)))
-        rows = textwrap.wrap(label, chars) or [""]
+        rows = textwrap.wrap(visible_text(label), chars) or [""]
         if not self.room(lh * len(rows)):
             return
         x = self.xs[self.i]
@@ -1731,8 +1750,9 @@ def render_siteplan(result: Result, *, scale_ft_per_in: float | None = None, pap
             marked += drawn
             frames.append((f"sheet {sheet.number}" + (" key map" if sheet.key_map else ""), pts, sheet.box))
     title = "Timber-harvest site plan" + (f", {applicant.strip()}" if applicant and applicant.strip() else "")
-    meta = {"Title": title, "Subject": f"{rule.citation}; 1 in = {num_text(scale)} ft; rulebook "
-                                       f"{result.rulebook.name} {result.rulebook.version}"}
+    meta = {"Title": visible_text(title),
+            "Subject": visible_text(f"{rule.citation}; 1 in = {num_text(scale)} ft; rulebook "
+                                    f"{result.rulebook.name} {result.rulebook.version}")}
     data = georeference(buf.getvalue(), frames, plan.crs, plan.ft_per_unit, meta)
     missing = [f"{el.key} ({', '.join(m)})" for el, _, m in plan.elements if m]
     return SitePlanPdf(data, lay, sheets, missing, sorted(set(marked)))

@@ -22,6 +22,7 @@ import shapely
 from geoconstraints.errors import OutputError
 from geoconstraints.io.validate import FAMILY_OF_TYPE_ID
 from geoconstraints.rulebook.findings import STATUSES
+from geoconstraints.text import visible_text
 
 log = logging.getLogger(__name__)
 
@@ -167,19 +168,26 @@ def style_for(name: str, family: str | None = None) -> LayerStyle:
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def xml_text(value: Any) -> str:
+def xml_text(value: Any, *, shown: bool = False) -> str:
     r"""``value`` as text an XML 1.0 document can hold: each character XML forbids (NUL and the other
     C0 controls but tab and line breaks, lone surrogates, U+FFFE, U+FFFF) becomes U+FFFD.
 
     ElementTree escapes ``<``, ``&`` and quotes but writes these characters as they are, and a
     KML, GPX or QML holding one is not well-formed (Google Earth, QGIS refuse the whole file).
 
+    ``shown``: the text is read by a person (a KML placemark's name and description, a GPX
+    waypoint's): its invisible characters are written ``<U+202E>`` first
+    (:func:`~geoconstraints.text.visible_text`). A value that must match the data (a QML category,
+    a field name) keeps them.
+
     Examples
     --------
     >>> xml_text("L-1\x00\x1b<b>") == "L-1\ufffd\ufffd<b>"
     True
+    >>> xml_text("L-1\u202e\x00", shown=True) == "L-1<U+202E>\ufffd"
+    True
     """
-    return _NOT_XML.sub("\ufffd", str(value))
+    return _NOT_XML.sub("\ufffd", visible_text(value) if shown else str(value))
 
 
 def _missing(v: Any) -> bool:

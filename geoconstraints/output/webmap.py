@@ -39,6 +39,7 @@ from geoconstraints.output.overview import PRIMARY_ROLES, focus_frames, parcel_g
 from geoconstraints.output.report import format_value
 from geoconstraints.output.selection import ALL_OUTPUTS, Holders
 from geoconstraints.rulebook.findings import STATUSES
+from geoconstraints.text import visible_text
 
 log = logging.getLogger(__name__)
 
@@ -262,7 +263,7 @@ def _text_popup(folium: Any, fields: list[tuple[str, str]], tooltip: str | None 
             super().__init__()
             self._name = "TextPopup"
             self.fields = [f for f, _ in fields]
-            self.labels = [lab for _, lab in fields]
+            self.labels = [visible_text(lab) for _, lab in fields]  # a layer's field names, shown
             self.tooltip = tooltip
 
     return TextPopup()
@@ -342,10 +343,11 @@ def _legend(items: list[dict[str, Any]], title: str, note: str = "", info: str =
         def __init__(self) -> None:
             super().__init__()
             self._name = "Legend"
-            self.items = items
-            self.title = title
-            self.note = note
-            self.info = info
+            self.items = [{**it, "label": visible_text(it["label"]), "detail": visible_text(it.get("detail", ""))}
+                          for it in items]
+            self.title = visible_text(title)
+            self.note = visible_text(note)
+            self.info = visible_text(info)
 
     return Legend()
 
@@ -362,12 +364,13 @@ def _to_wgs84(gdf: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
 
 
 def _text_props(gdf: gpd.GeoDataFrame, columns: list[str]) -> gpd.GeoDataFrame:
-    """Keep ``columns`` as text (``""`` for missing) plus the geometry: safe to serialise."""
+    """Keep ``columns`` as text (``""`` for missing) plus the geometry: safe to serialise; the text
+    as shown in the popups (:func:`~geoconstraints.text.visible_text`: a bidirectional control as ``<U+202E>``)."""
     out = {}
     for c in columns:
         s = gdf[c]
         out[c] = s.astype(object).where(s.notna(), "").map(
-            lambda v: json.dumps(v) if isinstance(v, (list, dict)) else str(v))
+            lambda v: visible_text(json.dumps(v) if isinstance(v, (list, dict)) else v))
     return gpd.GeoDataFrame(out, geometry=gdf.geometry.values, crs=gdf.crs, index=gdf.index)
 
 
@@ -583,7 +586,7 @@ def _new_map(folium: Any, result: Result, *, offline: bool, **kwargs: Any) -> An
     # header when the page is rendered), before the map's own script that makes the layers
     m.get_root().html.add_child(raw_element(f"<script>\n{findings_js()}\n</script>"), name="gc_findings_js")
     prov_title = f"geoconstraints {result.command} · rulebook {result.rulebook.name} {result.rulebook.version}"
-    m.get_root().title = html.escape(prov_title)
+    m.get_root().title = html.escape(visible_text(prov_title))
     m.get_root().header.add_child(folium.Element(
         '<link rel="icon" href="data:,">\n<style>.folium-map { background: #f4f4ef; }\n'
         '.gc-place table { margin: 4px 0; border-top: 1px solid #ddd; }</style>'),
@@ -651,7 +654,7 @@ def _add_flood_zone_layers(folium: Any, m: Any, role: str, g4: gpd.GeoDataFrame,
     for key in sorted(keys.unique()):
         part = g4[keys == key]
         st = styles.flood_zone_style(key, preliminary=preliminary)
-        fg = folium.FeatureGroup(name=html.escape(f"{st.label} ({len(part)})"), show=st.show)
+        fg = folium.FeatureGroup(name=html.escape(visible_text(f"{st.label} ({len(part)})")), show=st.show)
         _add_geojson(folium, fg, _text_props(part, cols), st, fields, "FLD_ZONE", st.label)
         fg.add_to(m)
         if not preliminary:

@@ -20,6 +20,7 @@ from geoconstraints.rulebook import schema
 from geoconstraints.rulebook.findings import STATUSES
 from geoconstraints.rulebook.model import Rule, Rulebook
 from geoconstraints.rulebook.render import STANDARD_FIELDS, check_template
+from geoconstraints.rulebook.repairs import RUN_MESSAGE_FIELDS, RUN_MESSAGES
 
 log = logging.getLogger(__name__)
 
@@ -231,6 +232,7 @@ def _resolve(name_or_path: str | Path, _seen: tuple[str, ...] = ()) -> dict[str,
                 raise RulebookError(f"rulebook {where}: every rule needs an 'id'")
             rules[rid] = _merge_rule(rules[rid], r, where) if rid in rules else r
         meta = {**base["meta"], **{k: v for k, v in raw.items() if k not in ("rules", "waive")}}
+        meta["messages"] = {**(base["meta"].get("messages") or {}), **(raw.get("messages") or {})}  # key by key
         if user_file:  # a changed rulebook must not pass for the one it extends
             meta["rulebook"] = Path(where).stem
         waive = {**base["waive"], **waive_raw}
@@ -391,8 +393,41 @@ def load_rulebook(name_or_path: str | Path = "vestal") -> Rulebook:
         if not reason or not str(reason).strip():
             raise RulebookError(f"rulebook {where}: waiver of {rid} needs a reason")
         rules[rid].waived = str(reason).strip()
+    messages = _run_messages(meta.get("messages") or {}, where)
     return Rulebook(name=book, version=str(meta.get("version", "")), title=str(meta.get("title", "")),
                     rules=rules, source=str(meta.get("source", "")), path=where,
                     extends=meta.get("extends", ""), files=resolved["files"],
-                    town_districts=None if town is None else tuple(str(d).strip().upper() for d in town))
+                    town_districts=None if town is None else tuple(str(d).strip().upper() for d in town),
+                    messages=messages)
+
+
+def _run_messages(given: dict[str, Any], where: str) -> dict[str, str]:
+    """The rulebook's run-wide sentences (top-level ``messages``, :data:`RUN_MESSAGES`), checked, with
+    the shipped ones for any it does not give (a user's file that extends none)."""
+    for key, text in given.items():
+        if key not in RUN_MESSAGES:
+            raise RulebookError(f"rulebook {where}: messages.{key}: not a message the toolkit writes; the top-level "
+                                f"messages are {', '.join(RUN_MESSAGES)} (a rule's messages go under the rule)")
+        check_template(str(text), RUN_MESSAGE_FIELDS, where=f"rulebook {where}: messages.{key}")
+    shipped = {} if set(RUN_MESSAGES) <= set(given) else _shipped_run_messages()
+    return {k: str(given.get(k, shipped.get(k, ""))) for k in RUN_MESSAGES}
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_run_messages() -> dict[str, str]:
+    """The top-level ``messages`` of the shipped ``vestal`` rulebook (every shipped rulebook gives them)."""
+    return {str(k): str(v) for k, v in (_resolve("vestal")["meta"].get("messages") or {}).items()}
+
+
+def run_messages(rulebook: Rulebook) -> dict[str, str]:
+    """The run-wide sentences of ``rulebook`` (:attr:`Rulebook.messages
+    <geoconstraints.rulebook.model.Rulebook.messages>`), the shipped ones where it has none (a
+    rulebook made in code).
+
+    Examples
+    --------
+    >>> run_messages(load_rulebook("lockport"))["geometry_repaired"][:38]
+    "{subject_id}'s geometry was invalid an"
+    """
+    return {**_shipped_run_messages(), **{k: v for k, v in rulebook.messages.items() if v}}
 

@@ -36,6 +36,7 @@ from geoconstraints.rulebook.render import (
     value_text,
     value_texts,
 )
+from geoconstraints.rulebook.repairs import mark_repaired, with_marks
 
 log = logging.getLogger(__name__)
 
@@ -357,6 +358,9 @@ class Rule:
         """
         ids = _id_texts(subject_id)
         n = len(ids)
+        # a subject whose geometry the loader repaired: its message says so (and a pass whose repair lost part
+        # of the drawing is not evaluated), decided before any row is left out so its status columns agree
+        status, repaired = mark_repaired(status, subject_layer, ids)
 
         codes, uniq = _status_codes(status, n, self.id)
         bad = set(uniq) - set(STATUSES)
@@ -393,7 +397,8 @@ class Rule:
             texts.update(subject_layer=layer, unit=units, subject_id=ids, measured=self._num_texts_where_used(
                          st, meas, "measured"), threshold=self._num_texts_where_used(st, thr, "threshold"))
             texts.update({k: value_texts(v) if _is_rows(v) else value_text(v) for k, v in values.items()})
-            msgs = render_messages(self.template, st, texts, where=f"rule {self.id}", suffix=suffix)
+            msgs = with_marks(render_messages(self.template, st, texts, where=f"rule {self.id}", suffix=suffix),
+                              repaired)
         text = {"rule_id": self.id, "rulebook": self.rulebook, "status": st, "citation": self.citation,
                 "subject_layer": layer, "subject_id": ids, "unit": units, "message": msgs, "title": self.title,
                 "reading": self.reading, "waived": self.waived}
@@ -512,6 +517,11 @@ class Rulebook:
     or None when the rulebook does not list them. Given, a zoning value naming none of them is an
     unknown district (it may be a listed one misspelt); not given, any other value is read as a
     district the law does not name, and the run says which values it read so."""
+    messages: dict[str, str] = field(default_factory=dict)
+    """Sentences about the inputs rather than one rule, by key (the rulebook file's top-level
+    ``messages``, :data:`~geoconstraints.rulebook.repairs.RUN_MESSAGES`): ``geometry_repaired`` ...
+    A rulebook made in code without them uses the shipped ones
+    (:func:`~geoconstraints.rulebook.loader.run_messages`)."""
 
     def named_districts(self, group: str | None = None) -> list[str]:
         """The districts the rules (of ``group``) name in their ``districts`` params, and in the

@@ -36,7 +36,9 @@ import geopandas as gpd
 from geoconstraints import interrupt
 from geoconstraints.errors import GeoConstraintsError, RulebookError
 from geoconstraints.rulebook.findings import FINDING_COLUMNS, Outcomes, concat_findings, rows_only_for
+from geoconstraints.rulebook.loader import run_messages
 from geoconstraints.rulebook.model import Rule, Rulebook
+from geoconstraints.rulebook.repairs import repaired_subjects
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +87,9 @@ def run_checks(rulebook: Rulebook, group: str, ctx: Any, *,
     """Run every rule of ``group`` in ``rulebook`` against ``ctx``: the findings frame of each, in rule
     order (a screening filters each before stacking them, :func:`geoconstraints.result.split_scope`).
 
+    A finding whose subject is a feature the loader repaired (``ctx.layers``, :attr:`Layers.repairs
+    <geoconstraints.io.layers.Layers.repairs>`) says so: :mod:`geoconstraints.rulebook.repairs`.
+
     Every rule runs (none stops the others). A rule with no registered check is an error
     naming the rule, since it would otherwise be silently skipped.
 
@@ -109,6 +114,13 @@ def run_checks(rulebook: Rulebook, group: str, ctx: Any, *,
     list of GeoDataFrame or Outcomes
         One per rule, in rule order; a frame with the check's extra columns.
     """
+    layers = getattr(ctx, "layers", None)  # the findings about a repaired feature say so (rulebook.repairs)
+    with repaired_subjects(getattr(layers, "repairs", None), run_messages(rulebook)):
+        return _run_checks(rulebook, group, ctx, keep)
+
+
+def _run_checks(rulebook: Rulebook, group: str, ctx: Any,
+                keep: Collection[str] | None) -> list[gpd.GeoDataFrame | Outcomes]:
     out: list[gpd.GeoDataFrame | Outcomes] = []
     for rule in rulebook.require_group(group):
         fn = CHECKS.get(rule.id)

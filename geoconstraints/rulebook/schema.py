@@ -282,6 +282,9 @@ class RulebookFile(_Strict):
     extends: _Text | None = None
     notes: _Text | None = None
     town_districts: list[_Text] | None = None
+    messages: dict[_Text, _Text] | None = None
+    """Sentences about the inputs rather than one rule (``geometry_repaired`` ...): see
+    :data:`~geoconstraints.rulebook.model.RUN_MESSAGES`."""
     rules: list[RulePart] | None = None
     waive: dict[_Text, _Text | None] | None = None
 
@@ -497,7 +500,7 @@ def json_schema() -> dict[str, Any]:
 
     Examples
     --------
-    >>> sorted(json_schema()["properties"])[:3]
-    ['extends', 'name', 'notes']
+    >>> sorted(json_schema()["properties"])[:4]
+    ['extends', 'messages', 'name', 'notes']
     """
     return RulebookFile.model_json_schema()

@@ -14,6 +14,7 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any
 
 import geopandas as gpd
@@ -29,11 +30,9 @@ from geoconstraints.rulebook.model import Rule, Rulebook
 from geoconstraints.rulebook.registry import check
 from geoconstraints.rulebook.render import fmt_num, share_texts
 from geoconstraints.text import ft_text, is_blank
-from geoconstraints.units import SQFT_PER_ACRE
+from geoconstraints.units import SQFT_PER_ACRE, at_least, over_limit, under_limit
 
 log = logging.getLogger(__name__)
-
-HAG_FULL_FRACTION = 1.0 - 1e-9
 
 
 def flood_zone_spec(rulebook: Rulebook, *, exact: bool = False) -> FloodZoneSpec:
@@ -68,11 +67,24 @@ def flood_zone_spec(rulebook: Rulebook, *, exact: bool = False) -> FloodZoneSpec
         sliver_tolerance_ft=r1.t("sliver_tolerance_ft"), min_overlap_sqft=r1.t("min_overlap_sqft"),
         floodway_sliver_tolerance_ft=r2.t("sliver_tolerance_ft"),
         floodway_min_overlap_sqft=r2.t("min_overlap_sqft"),
+        encroachment_words=_text_list(r2.p("encroachment_subtypes_contain", [])),
     )
     if exact:
         spec = replace(spec, sliver_tolerance_ft=0.0, min_overlap_sqft=0.0, floodway_sliver_tolerance_ft=0.0,
                        floodway_min_overlap_sqft=0.0)
     return spec
+
+
+def _text_list(value: Any) -> tuple[str, ...]:
+    """A rulebook param given as one text or a list of texts, as a tuple of the non-blank ones.
+
+    Examples
+    --------
+    >>> _text_list("ENCROACHMENT"), _text_list(["STATE ENCROACHMENT AREA", " "]), _text_list(None)
+    (('ENCROACHMENT',), ('STATE ENCROACHMENT AREA',), ())
+    """
+    values = [value] if isinstance(value, str) else list(value or ())
+    return tuple(str(v).strip() for v in values if str(v).strip())
 
 
 # ------------------------------------------------------------------------------------------
@@ -126,7 +138,8 @@ def _sliver_note(t: pd.DataFrame, kind: str) -> np.ndarray:
     """``'; a sliver of 37 sq ft along the SFHA was ignored (...)'`` or ``''``."""
     raw = t[f"{kind}_raw_sqft"].to_numpy()
     sl = t[f"{kind}_sliver"].to_numpy(dtype=bool)
-    label = {"sfha": "area of special flood hazard", "floodway": "floodway"}[kind]
+    label = {"sfha": "area of special flood hazard", "floodway": "floodway",
+             "encroachment": "encroachment area (not decided as floodway)"}[kind]
     out = np.full(len(t), "", dtype=object)
     out[sl] = [f"; a sliver of {fmt_num(r)} sq ft along the {label} was ignored (thinner than the "
                f"sliver tolerance or under the minimum area)" for r in raw[sl]]
@@ -256,13 +269,63 @@ def check_floodway(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
         unknown = ~nc & (t["sfha_sqft"].to_numpy() > 0)
         status = np.where(unknown, "not_evaluated", status)
         measured = np.where(unknown, np.nan, measured)
-        detail[unknown] = ("the flood layer has no ZONE_SUBTY field (or no value in it), so the floodway cannot be "
-                           "told from the rest of the SFHA: give the NFHL S_FLD_HAZ_AR layer with ZONE_SUBTY")
+        detail[unknown] = _no_subtype_text(ctx)
+    # an encroachment area (STATE / COMMUNITY ENCROACHMENT AREA) and no floodway: the floodway is not
+    # determined there (whether § 6-138 applies is the local administrator's reading), never a pass
+    in_enc, enc_detail, enc_note = _encroachment_areas(ctx, rule, in_fw, nc)
+    status = np.where(in_enc, "not_evaluated", status)
+    measured = np.where(in_enc, np.nan, measured)
+    detail[in_enc] = enc_detail[in_enc]
     detail[nc] = _no_flood_detail(ctx)
-    detail = _with_note(_with_note(detail, cov), sl)
+    detail = _with_note(_with_note(_with_note(detail, enc_note), cov), sl)
     geom = _geom_or(masked(in_fw, ctx.overlaps.get("_floodway", np.full(n, None, dtype=object))),
                     t.geometry.values)
+    if in_enc.any():
+        geom = _geom_or(masked(in_enc, ctx.overlaps.get("_encroachment", np.full(n, None, dtype=object))), geom)
     return _rule_frame(rule, ctx, status, measured=measured, unit=unit, geometry=geom, detail=detail)
+
+
+def _encroachment_areas(ctx: FloodContext, rule: Rule, in_fw: np.ndarray,
+                        nc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """FLD-002's subjects in an encroachment area (a ZONE_SUBTY of ``encroachment_subtypes_contain``:
+    NFHL's STATE / COMMUNITY ENCROACHMENT AREA) and not in the floodway, the sentence saying so, and the note
+    of the others (also in one, beside the floodway; a sliver of one ignored). Loops over those subjects only.
+    """
+    t = ctx.table
+    n = len(t)
+    empty = np.full(n, "", dtype=object)
+    if "encroachment_sqft" not in t:  # a table measured without the encroachment cover
+        return np.zeros(n, dtype=bool), empty, empty
+    enc = t["encroachment_sqft"].to_numpy()
+    has = (enc > 0) & ~nc
+    only = has & ~in_fw
+    both = has & in_fw
+    names = (np.asarray(t["encroachment_subtypes"].to_numpy(), dtype=object) if "encroachment_subtypes" in t
+             else empty)
+    detail, note = empty.copy(), _sliver_note(t, "encroachment")
+    note[has] = ""
+    if both.any():
+        note[both] = [f"; also in an encroachment area (ZONE_SUBTY {_and(s)})" for s in names[both]]
+    if not only.any():
+        return only, detail, note
+    share = share_of(enc, t["area_sqft"].to_numpy())
+    if ctx.mode == "site":
+        amount = [f"{fmt_num(a)} sq ft, {s} of the footprint" for a, s in zip(enc[only], share_texts(share[only], 0))]
+        why = ("; a no-rise technical evaluation is supplied" if ctx.site.get("no_rise_evaluation") else
+               "; no no-rise technical evaluation supplied (one is needed where the floodway's provisions apply)")
+    else:
+        amount = [f"{fmt_num(a)} acres, {s} of the parcel" for a, s in zip(acres_of(enc[only]), share_texts(share[only]))]
+        why = ""
+    fc, oc = rule.p("floodway_citation"), rule.p("other_source_citation")
+    detail[only] = [f"{a} in an encroachment area (ZONE_SUBTY {_and(s)}), not the FIRM's regulatory floodway: whether "
+                    f"the floodway provisions of {fc} apply there is for the local administrator to decide (floodway "
+                    f"data from a state or other source, {oc}){why}" for a, s in zip(amount, names[only])]
+    return only, detail, note
+
+
+def _and(names: str) -> str:
+    """``'A; B'`` as ``'A and B'``; ``''`` as ``'not named'`` (each subtype's part a sliver, together not)."""
+    return names.replace("; ", " and ") if names else "not named"
 
 
 def _meets(floor: float, required: float, precision_ft: float) -> bool:
@@ -325,7 +388,7 @@ def _fld003_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
         return "info", f"manufactured home: elevation checked under FLD-004 ({rule.p('manufactured_citation')})", np.nan
     if not _firm_gives_bfe(row):
         return "info", f"no BFE on the FIRM here (zone {row['flood_zones']}): FLD-004 applies", np.nan
-    bfe, src, complete = _site_bfe(row, user_bfe)
+    bfe, src, complete, whence = _site_bfe(row, user_bfe)
     if bfe is None:
         return "not_evaluated", f"BFE zone, but no BFE could be determined at the site ({row['bfe_note']}); give --bfe-ft", \
             np.nan
@@ -346,7 +409,7 @@ def _fld003_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
             return "not_evaluated", (f"lowest floor {f_txt} ft meets the BFE of {r_txt} ft{dat} known on part of the "
                                      f"footprint ({cmp}), but {src}; give --bfe-ft"), req
         return "pass", f"lowest floor {f_txt} ft at or above the BFE of {r_txt} ft{dat} ({cmp}); {src}", req
-    reached = _bfe_reached(row, bfe, prec)
+    reached = _bfe_reached(row, whence, prec)
     if reached is not None:  # the BFE lies between the highest reached at a sample point and the bound
         if _meets(float(floor), reached + fb, prec):
             k_txt = _elev_pair(float(floor), reached + fb, prec)[1]
@@ -361,22 +424,28 @@ def _fld003_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
                          f"floor elevation must be in the BFE's vertical datum"), req
 
 
-def _bfe_reached(row: pd.Series, bfe: float, precision_ft: float) -> float | None:
-    """The highest BFE reached at a sample point of the footprint (``bfe_known_ft``) where the FIRM's BFE in
-    use, ``bfe``, is only an upper bound above it (``bfe_ft``: the highest the BFE lines can give on the
-    footprint, :func:`geoconstraints.commands._footprint_bfe`); None where ``bfe`` is reached.
+def _bfe_reached(row: pd.Series, whence: str, precision_ft: float) -> float | None:
+    """The highest BFE reached at a sample point of the footprint (``bfe_known_ft``) where the BFE in use is
+    the FIRM's (``whence``, :func:`bfe_in_use`'s, is ``"firm"``: the BFE in use is ``bfe_ft``) and it is only
+    an upper bound above it (``bfe_ft``: the highest the BFE lines can give on the footprint,
+    :func:`geoconstraints.commands._footprint_bfe`); None where the BFE in use is another's (a BFE stated, or
+    the known one: nothing above it) or where ``bfe_ft`` is reached.
 
-    A floor below the value returned is below the BFE for sure; one at or above it but below ``bfe`` is not
-    determined; one at or above ``bfe`` meets it everywhere.
+    A floor below the value returned is below the BFE for sure; one at or above it but below ``bfe_ft`` is not
+    determined; one at or above ``bfe_ft`` meets it everywhere.
 
     Examples
     --------
     >>> row = pd.Series({"bfe_ft": 808.4, "bfe_known_ft": 807.2})
-    >>> _bfe_reached(row, 808.4, 0.01), _bfe_reached(row.replace(807.2, 808.4), 808.4, 0.01)
+    >>> _bfe_reached(row, "firm", 0.01), _bfe_reached(row.replace(807.2, 808.4), "firm", 0.01)
     (807.2, None)
+    >>> _bfe_reached(pd.Series({"bfe_ft": np.nan, "bfe_known_ft": 807.2}), "lower_bound", 0.01) is None
+    True
     """
+    if whence != "firm":
+        return None
     firm, known = float(row["bfe_ft"]), float(row["bfe_known_ft"])
-    if not np.isfinite(firm) or bfe != firm or not np.isfinite(known) or _meets(known, firm, precision_ft):
+    if not np.isfinite(known) or _meets(known, firm, precision_ft):
         return None
     return known
 
@@ -469,8 +538,9 @@ def bfe_in_use(firm_ft: float, known_ft: float, stated_ft: float | None) -> tupl
     return np.nan, "none"
 
 
-def _site_bfe(row: pd.Series, user_bfe: float | None) -> tuple[float | None, str, bool]:
-    """(BFE, a phrase saying where it comes from, complete) of a footprint where the FIRM gives a BFE.
+def _site_bfe(row: pd.Series, user_bfe: float | None) -> tuple[float | None, str, bool, str]:
+    """(BFE, a phrase saying where it comes from, complete, whence) of a footprint where the FIRM gives a BFE;
+    ``whence`` is :func:`bfe_in_use`'s (``"firm"``: the FIRM's BFE over the whole footprint is in use).
 
     The BFE of :func:`bfe_in_use`: the FIRM's BFE when determined over the whole footprint (a BFE given
     by the user is then not used: § 6-121(b)(5) other data stands in only where the FIRM gives none).
@@ -487,19 +557,19 @@ def _site_bfe(row: pd.Series, user_bfe: float | None) -> tuple[float | None, str
             src += (f"; the BFE given ({ft_text(float(user_bfe))} ft, --bfe-ft) is not used here: the FIRM gives the "
                     + ("BFE on the part in a zone with BFEs (FLD-004 uses it for the part without one)"
                        if _no_bfe_part(row) else "BFE on the whole footprint"))
-        return bfe, src, True
+        return bfe, src, True, whence
     if whence == "firm_known":
         given = np.nan if user_bfe is None else float(user_bfe)  # never None here
         log.warning("footprint %s: the BFE given (--bfe-ft %s ft) is below the %s ft the FIRM data gives on part of "
                     "it: the higher, %s ft, is used", row["feature_id"], ft_text(given), ft_text(bfe), ft_text(bfe))
         return bfe, (f"BFE {ft_text(bfe)} ft from the FIRM data on part of the footprint, used instead of the "
                      f"lower {ft_text(given)} ft given by the user (--bfe-ft): a BFE from other data never lowers "
-                     f"the bar below the FIRM's; {row['bfe_note']}"), True
+                     f"the bar below the FIRM's; {row['bfe_note']}"), True, whence
     if whence == "stated":
-        return bfe, f"BFE {ft_text(bfe)} ft given by the user (--bfe-ft): {row['bfe_note']}", True
+        return bfe, f"BFE {ft_text(bfe)} ft given by the user (--bfe-ft): {row['bfe_note']}", True, whence
     if whence == "lower_bound":
-        return bfe, f"part of the footprint has no BFE, so the true BFE may be higher: {row['bfe_note']}", False
-    return None, "", True
+        return bfe, f"part of the footprint has no BFE, so the true BFE may be higher: {row['bfe_note']}", False, whence
+    return None, "", True, whence
 
 
 @check("FLD-004")
@@ -527,14 +597,14 @@ def _fld004_required(ctx: FloodContext, rule: Rule,
     mh: tuple[float | None, str, bool] | None = None
     mh_reached: float | None = None
     if firm and ctx.site.get("use") == "manufactured":  # at or above the BFE
-        bfe, src, complete = _site_bfe(row, user_bfe)
+        bfe, src, complete, whence = _site_bfe(row, user_bfe)
         if bfe is None:
             mh = None, (f"manufactured home in a BFE zone, but no BFE could be determined ({row['bfe_note']}); "
                         f"give --bfe-ft"), False
         else:
             least = "" if complete else "at least "
             mh = bfe, f"manufactured home: at or above the BFE {least}{ft_text(bfe)} ft ({src})", complete
-            mh_reached = _bfe_reached(row, bfe, rule.t("elevation_precision_ft"))
+            mh_reached = _bfe_reached(row, whence, rule.t("elevation_precision_ft"))
             if mh_reached is None:
                 mh_reached = bfe
         if not _no_bfe_part(row):
@@ -567,7 +637,7 @@ def _no_bfe_required(rule: Rule, row: pd.Series, user_bfe: float | None) -> tupl
     if np.isfinite(hag):
         cands.append(hag + fb)
         words.append(f"highest adjacent grade {ft_text(hag)} ft + {fmt_num(fb)} ft = {ft_text(hag + fb)} ft"
-                     + (f" (DEM covers {frac:.0%} of the walls)" if frac < HAG_FULL_FRACTION else ""))
+                     + (f" (DEM covers {frac:.0%} of the walls)" if under_limit(frac, 1.0) else ""))
     if not cands:
         return None, ("no BFE on the FIRM, no BFE from other data (--bfe-ft) and no pre-construction DEM "
                       "(--dem) under the footprint for the highest adjacent grade"), False
@@ -576,10 +646,10 @@ def _no_bfe_required(rule: Rule, row: pd.Series, user_bfe: float | None) -> tupl
     if not np.isfinite(hag):
         how += (f"; the {fmt_num(fb)} ft above highest adjacent grade test needs a pre-construction DEM (--dem): "
                 f"the highest adjacent grade is unknown")
-    elif frac < HAG_FULL_FRACTION:
+    elif under_limit(frac, 1.0):  # the whole within float noise is the whole
         how += (f"; the DEM covers only {frac:.0%} of the walls: the highest adjacent grade may be higher on the "
                 f"rest")
-    return req, how, bool(np.isfinite(hag) and frac >= HAG_FULL_FRACTION)
+    return req, how, bool(np.isfinite(hag) and at_least(frac, 1.0))
 
 
 def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str, float]:
@@ -613,23 +683,6 @@ def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
     return "pass", said, req
 
 
-AREA_NOISE = 1e-9
-"""Relative float noise of a polygon's area at State Plane coordinates: a lot drawn as exactly 21,780 sq ft
-(150 x 145.2 ft) measures 21,779.999999993 or 21,780.000000012 sq ft by where it lies. An area within this
-share of an acre limit is at the limit (0.00002 sq ft at 0.5 acre)."""
-
-
-def _over_limit(acres: np.ndarray, lim: float) -> np.ndarray:
-    """Which ``acres`` are greater than ``lim`` (at the limit within :data:`AREA_NOISE`: not greater).
-
-    Examples
-    --------
-    >>> _over_limit(np.array([21_780.000000012, 21_779.999999993, 21_781.5]) / 43_560, 0.5).tolist()
-    [False, False, True]
-    """
-    return np.asarray(acres, dtype=float) > lim * (1.0 + AREA_NOISE)
-
-
 def _near_limit_text(acres: np.ndarray, lim: float) -> np.ndarray:
     """``'; 21,781.5 sq ft, over the 21,780 sq ft of 0.5 acre'`` where the acres as printed (:func:`fmt_num`)
     read as the limit but are over or under it (the square feet printed to the decimal that shows it), else
@@ -643,8 +696,8 @@ def _near_limit_text(acres: np.ndarray, lim: float) -> np.ndarray:
     acres = np.asarray(acres, dtype=float)
     out = np.full(len(acres), "", dtype=object)
     lim_sqft = lim * SQFT_PER_ACRE
-    over = _over_limit(acres, lim)
-    under = acres < lim * (1.0 - AREA_NOISE)
+    over = over_limit(acres, lim)
+    under = under_limit(acres, lim)
     near = (over | under) & (np.abs(acres - lim) < 0.01)  # fmt_num prints 2 decimals: only these may read as lim
     for i in np.flatnonzero(near):
         if fmt_num(acres[i]) != fmt_num(lim):
@@ -682,7 +735,7 @@ def check_bfe_data_large(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
         return ctx.none()
     t, acres, lim, nc, in_sfha = _by_acres(ctx, rule, "max_acres")
     partial = (t["flood_data"] == "partial").to_numpy()
-    big = _over_limit(acres, lim)
+    big = over_limit(acres, lim)  # "more than": a lot of exactly the limit, within float noise, is not
     # the lot test is the proposal's: a parcel not over the area that is (or may be) in the SFHA is info, not pass
     status = np.where(nc, "not_evaluated", np.where(in_sfha & big, "review",
                       np.where(partial & big, "not_evaluated", np.where(in_sfha | partial, "info", "pass"))))
@@ -730,11 +783,34 @@ def _subtype_known(ctx: FloodContext) -> bool:
     A ZONE_SUBTY column left blank on every polygon (a stripped export) cannot tell the floodway
     from the rest of the SFHA any more than a missing one.
     """
+    return _subtype_state(ctx)[0]
+
+
+def _subtype_state(ctx: FloodContext) -> tuple[bool, list[str]]:
+    """(:func:`_subtype_known`, the coded values of the layer's ZONE_SUBTY, at most five).
+
+    A ZONE_SUBTY holding FEMA's domain codes (D_Zone_Subtype: ``1100`` is FLOODWAY, ``1210`` STATE
+    ENCROACHMENT AREA) instead of their text is not read either: no text of the rulebook's lists can match a
+    code, so every floodway would read as "not the floodway".
+    """
     flood = ctx.layers.get_layer("flood_zones")
     info = ctx.layers.info.get("flood_zones")
     if flood is None or "ZONE_SUBTY" not in flood.columns or (info is not None and "ZONE_SUBTY" in info.absent_fields):
-        return False
-    return not flood["ZONE_SUBTY"].map(is_blank).all()
+        return False, []
+    given = flood["ZONE_SUBTY"][~flood["ZONE_SUBTY"].map(is_blank)].astype(str).str.strip()
+    coded = sorted(set(given[given.str.fullmatch(r"\d+(\.0+)?")]))
+    return (len(given) > 0 and not coded), coded[:5]
+
+
+def _no_subtype_text(ctx: FloodContext) -> str:
+    """Why the layer's ZONE_SUBTY cannot tell the floodway from the rest of the SFHA, and the fix."""
+    coded = _subtype_state(ctx)[1]
+    if coded:
+        return (f"the flood layer's ZONE_SUBTY holds FEMA's domain codes ({', '.join(coded)}), not their text, so the "
+                "floodway cannot be told from the rest of the SFHA: export the NFHL S_FLD_HAZ_AR layer with the "
+                "domain's descriptions (D_Zone_Subtype: FLOODWAY, ...) in ZONE_SUBTY")
+    return ("the flood layer has no ZONE_SUBTY field (or no value in it), so the floodway cannot be "
+            "told from the rest of the SFHA: give the NFHL S_FLD_HAZ_AR layer with ZONE_SUBTY")
 
 
 @check("FLD-006")
@@ -805,7 +881,8 @@ def _fld006_detail(rule: Rule, t: pd.DataFrame, unn: np.ndarray, nofw: np.ndarra
                    f"no floodway lies on this {what}"
     s_fw[withfw & fw_here] = f"BFE zone whose reach has a regulatory floodway determined: {fc} applies (FLD-002); " \
                              f"part of this {what} lies in the floodway"
-    s_unk = np.where(fw_unknown, "BFE zone, but the flood layer carries no ZONE_SUBTY values, so whether a floodway "
+    s_unk = np.where(fw_unknown, "BFE zone, but the flood layer carries no ZONE_SUBTY text (no field, no value, or "
+                                 "FEMA's domain codes), so whether a floodway "
                                  f"is determined ({fc}) or not ({rc}: at most {rise} ft rise) cannot be told", empty)
     return _join(s_unn, s_noelev, s_nofw, s_fw, s_unk)
 
@@ -871,16 +948,56 @@ def check_substantial_improvement(ctx: FloodContext, rule: Rule) -> gpd.GeoDataF
     excl = "; excluded: code work solely for safe living conditions, listed historic structures"
     if cost is None or value is None:
         st, pct, det = "not_evaluated", np.nan, "give --improvement-cost and --market-value" + excl
-    elif float(value) <= 0:
+    elif not float(value) > 0:
         st, pct, det = "not_evaluated", np.nan, f"market value {value} is not positive" + excl
+    elif not np.isfinite(100.0 * float(cost) / float(value)):  # check_site refuses a value under $1 before
+        st, pct, det = "not_evaluated", np.nan, f"market value {value} is too small to take a percentage of" + excl
     else:
-        pct = 100.0 * float(cost) / float(value)
-        if pct >= lim:
-            st, det = "review", ("treated as new construction: FLD-003/004/007 apply to the whole structure" + excl)
+        share = _cost_pct(cost, value)
+        pct = float(share)
+        near = _near_pct_text(cost, value, share, lim)
+        if share >= Fraction(repr(float(lim))):
+            st, det = "review", ("treated as new construction: FLD-003/004/007 apply to the whole structure"
+                                 + near + excl)
         else:
-            st, det = "pass", "not a substantial improvement" + excl
+            st, det = "pass", "not a substantial improvement" + near + excl
     return _rule_frame(rule, ctx, np.full(n, st, dtype=object), measured=pct, threshold=lim, unit="pct",
                         detail=det)
+
+
+def _cost_pct(cost: float, value: float) -> Fraction:
+    """``cost`` in per cent of ``value``, exactly, from the numbers as written (their shortest ``repr``):
+    a cost of half the value is 50 %, never the 49.99999999999999 % a float division can give (which read
+    "under 50 %": not a substantial improvement).
+
+    Examples
+    --------
+    >>> float(_cost_pct(5_687_822.94, 11_375_645.88)), 100.0 * 5_687_822.94 / 11_375_645.88
+    (50.0, 49.99999999999999)
+    >>> bool(_cost_pct(49_999.99, 100_000) < 50 < _cost_pct(50_000.01, 100_000))
+    True
+    """
+    return Fraction(repr(float(cost))) * 100 / Fraction(repr(float(value)))
+
+
+def _near_pct_text(cost: float, value: float, share: Fraction, lim: float) -> str:
+    """``'; $49,999.99, under the $50,000.00 that is 50 % of $100,000.00'`` where the per cent ``share`` as
+    printed (:func:`fmt_num`) reads as the limit ``lim`` but is not it, else ``''``: a cost a cent under half
+    the value never reads "cost is 50 % of market value, under 50 %" alone.
+
+    Examples
+    --------
+    >>> _near_pct_text(50_000.01, 100_000, _cost_pct(50_000.01, 100_000), 50)
+    '; $50,000.01, over the $50,000.00 that is 50 % of $100,000.00'
+    >>> _near_pct_text(50_000, 100_000, _cost_pct(50_000, 100_000), 50), _near_pct_text(40_000, 100_000, Fraction(40), 50)
+    ('', '')
+    """
+    limit = Fraction(repr(float(lim)))
+    if share == limit or fmt_num(float(share)) != fmt_num(lim):
+        return ""
+    side = "under" if share < limit else "over"
+    at = float(limit * Fraction(repr(float(value))) / 100)
+    return f"; ${float(cost):,.2f}, {side} the ${at:,.2f} that is {fmt_num(lim)} % of ${float(value):,.2f}"
 
 
 @check("FLD-009")
@@ -891,7 +1008,7 @@ def check_variance(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     t, acres, lim, nc, in_sfha = _by_acres(ctx, rule, "variance_max_lot_acres")
     in_fw = t["floodway_sqft"].to_numpy() > 0
     status = np.where(nc, "not_evaluated", "info")
-    small = ~_over_limit(acres, lim)
+    small = ~over_limit(acres, lim)
     detail = np.full(len(t), f"over {lim:g} acre: a variance needs more technical justification as the lot size "
                              f"increases", dtype=object)
     detail[small] = (f"{lim:g} acre or less: a variance may generally be considered if contiguous to and surrounded "

@@ -30,7 +30,7 @@ from geoconstraints.rulebook.model import FindingRows, Rule, Rulebook
 from geoconstraints.rulebook.registry import check
 from geoconstraints.rulebook.render import fmt_num
 from geoconstraints.text import id_list, is_blank, stated_text, truthy
-from geoconstraints.units import sqft_to_acres
+from geoconstraints.units import at_most, over_limit, sqft_to_acres
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +72,6 @@ _TOL_FT = 1e-6
 _TOL_SQFT = 1e-3
 """Numerical tolerance of area comparisons, square feet (not law): areas of polygons ~1e6 ft from
 the origin carry ~1e-4 sq ft of float noise."""
-
-_REL_TOL = 1e-9
-"""Relative tolerance of volume comparisons (numerical, not law): 2,560 cu ft / 128 is 20 cords."""
 
 _ON_BANK_FT = 1e-3
 """An end of a line's part inside a channel this close to the bank is on the bank (numerical: the
@@ -554,9 +551,10 @@ def _group_sums(vol: pd.DataFrame, comp: np.ndarray) -> pd.DataFrame:
 def _over(g: pd.DataFrame, rule: Rule) -> np.ndarray:
     """The known part of each group's volume exceeds a limit (the law: "greater than")."""
     c, b = np.nan_to_num(g["c"].to_numpy()), np.nan_to_num(g["b"].to_numpy())
-    return ((c > rule.t("volume_limit_cords") * (1 + _REL_TOL))
-            | (c * rule.t("standard_cord_cuft") > rule.t("volume_limit_cuft") * (1 + _REL_TOL))
-            | (b > rule.t("volume_limit_bf") * (1 + _REL_TOL)))
+    # at a limit within float noise is not over it: 2,560 cu ft / 128 is 20 cords
+    return (over_limit(c, rule.t("volume_limit_cords"))
+            | over_limit(c * rule.t("standard_cord_cuft"), rule.t("volume_limit_cuft"))
+            | over_limit(b, rule.t("volume_limit_bf")))
 
 
 def _volume_text(rule: Rule, c: float, b: float) -> str:
@@ -643,14 +641,32 @@ def check_commercial_volume(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
 # zoning around the plan (HRV-002 c, HRV-003)
 
 
+def district_source(layers: Layers) -> str | None:
+    """Where the harvest rules read districts: ``'zoning layer'`` (its ``district``), else
+    ``'parcels.zoning field'``, or None (:func:`~geoconstraints.geometry.buffers.zoning_source`). Chosen
+    once for the whole inputs, never per place: a zoning layer with no polygon near the plan is still
+    the source (its gap there is ``not_evaluated``), and the site plan draws districts from the same one.
+
+    Examples
+    --------
+    >>> z = gpd.GeoDataFrame({"district": ["RA-1"]}, geometry=[Polygon([(0, 0), (1, 0), (1, 1)])])
+    >>> p = gpd.GeoDataFrame({"zoning": ["RC"]}, geometry=[Polygon([(5, 5), (6, 5), (6, 6)])])
+    >>> district_source(Layers(frames={"zoning": z, "parcels": p}, crs=None))
+    'zoning layer'
+    >>> district_source(Layers(frames={"parcels": p}, crs=None))
+    'parcels.zoning field'
+    """
+    return bf.zoning_source(layers.get_layer("zoning"), layers.get_layer("parcels"))
+
+
 def _zoning_frame(ctx: HarvestContext,
                   districts: Iterable[str] = ()) -> tuple[gpd.GeoDataFrame | None, str | None]:
     """Zoning polygons (or parcels) with a normalised district ``_d`` (a spelling of one of
     ``districts`` spelled as the rulebook does, :func:`~geoconstraints.geometry.buffers.norm_district`;
     missing where unknown, and, with the rulebook's ``town_districts``, where the value names none of
-    them), the value as written ``_v``, and where they come from."""
+    them), the value as written ``_v``, and where they come from (:func:`district_source`)."""
     zoning, parcels = ctx.get("zoning"), ctx.get("parcels")
-    src = bf.zoning_source(zoning, parcels)
+    src = district_source(ctx.layers)
     if src == "zoning layer" and zoning is not None:
         v = zoning["district"]
     elif src is not None and parcels is not None:
@@ -680,7 +696,7 @@ def district_warnings(layers: Layers, rulebook: Rulebook) -> list[str]:
     """
     named = rulebook.named_districts("harvest")
     zoning, parcels = layers.get_layer("zoning"), layers.get_layer("parcels")
-    src = bf.zoning_source(zoning, parcels)
+    src = district_source(layers)
     if not named or src is None:
         return []
     values = zoning["district"] if src == "zoning layer" and zoning is not None else parcels["zoning"]  # type: ignore[index]
@@ -1198,7 +1214,7 @@ def channel_pieces(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, width_ft:
         on_poly = polys is not None and bool(shapely.intersects(piece, polys))
         opposite = ends_on_bank and _opposite_banks(piece, part, centre, on_poly, bank_arc_ratio)
         w = _local_width(piece, bank)
-        short = piece.length <= ratio * w * (1 + _REL_TOL)
+        short = bool(at_most(piece.length, ratio * w))
         crossing.append(ends_on_bank and opposite and short)
         why.append(f"{piece.length:,.1f} ft inside a channel {w:,.1f} ft wide "
                    + ("(bank to bank, a crossing)" if crossing[-1] else

@@ -36,7 +36,9 @@ from tqdm import tqdm
 from geoconstraints import interrupt
 from geoconstraints.commands import (
     ENGINES,
+    SEQR_NUMBER_BOUNDS,
     SITE_NUMBER_BOUNDS,
+    NumberBound,
     check_harvest,
     check_site,
     check_stormwater,
@@ -417,9 +419,7 @@ class Number(click.ParamType):
         else:
             text = str(value).strip()
         why = (elevation_problem(text) if self.elevation
-               else number_problem(text, minimum=self.minimum, above=self.above))
-        if not why and self.integer and not float(text).is_integer():
-            why = f"{text} is not a whole number"
+               else number_problem(text, minimum=self.minimum, above=self.above, whole=self.integer))
         if why:
             self.fail(f"{why}. {self._fix(param)}", param, ctx)
         x = float(text)
@@ -439,10 +439,19 @@ class Number(click.ParamType):
 def site_number(name: str) -> Number:
     """The option type of ``flood-site``'s number ``name``, with the bounds
     :func:`~geoconstraints.commands.check_site` applies (:data:`SITE_NUMBER_BOUNDS`): one home for them."""
-    lower = SITE_NUMBER_BOUNDS[name]
+    return _bounded(SITE_NUMBER_BOUNDS[name])
+
+
+def seqr_number(name: str) -> Number:
+    """The option type of ``seqr``'s number ``name``, with the bounds
+    :func:`~geoconstraints.commands.classify_action` applies (:data:`SEQR_NUMBER_BOUNDS`: a count whole)."""
+    return _bounded(SEQR_NUMBER_BOUNDS[name])
+
+
+def _bounded(lower: NumberBound | None) -> Number:
     if lower is None:
         return Number(elevation=True)
-    return Number(minimum=lower[0], above=lower[1], integer=name == "openings")
+    return Number(minimum=lower.minimum, above=lower.above, integer=lower.whole)
 
 
 class OneLineGroup(click.Group):
@@ -915,10 +924,10 @@ def stormwater_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline
 @click.option("--action-type", required=True, help="Kind of action (see --list-actions).")
 @click.option("--list-actions", is_flag=True, is_eager=True, expose_value=False,
               callback=lambda ctx, _p, v: _list_actions(ctx, v), help="List the action types and exit.")
-@click.option("--units", type=Number(minimum=0, integer=True), default=None, help="Dwelling units.")
-@click.option("--lots", type=Number(minimum=0, integer=True), default=None, help="Lots / houses in a subdivision.")
-@click.option("--expansion-pct", type=Number(minimum=0), default=None, help="Expansion over the original size (%).")
-@click.option("--acres", type=Number(minimum=0), default=None, help="Acres (property sales, right-of-way per mile...).")
+@click.option("--units", type=seqr_number("units"), default=None, help="Dwelling units.")
+@click.option("--lots", type=seqr_number("lots"), default=None, help="Lots / houses in a subdivision.")
+@click.option("--expansion-pct", type=seqr_number("expansion_pct"), default=None, help="Expansion over the original size (%).")
+@click.option("--acres", type=seqr_number("acres"), default=None, help="Acres (property sales, right-of-way per mile...).")
 @click.option("--district", default=None, help="Zoning district (C-1, C-2, CD ...).")
 @click.option("--board-approval/--no-board-approval", default=None, help="Needs planning/zoning board approval.")
 @click.option("--affects", multiple=True, metavar="RESOURCE",
@@ -926,7 +935,7 @@ def stormwater_cmd(layers_file: str | None, rulebook: str, out_dir: str, offline
 @click.option("--no-effect-on", multiple=True, metavar="RESOURCE",
               help="A resource the action does NOT significantly affect; repeatable; 'all' for every one. Highway "
                    "reconstruction is Type II only when each resource is stated.")
-@click.option("--lanes", type=Number(minimum=0, integer=True), default=None, help="Travel lanes added (highway repaving, reconstruction).")
+@click.option("--lanes", type=seqr_number("lanes"), default=None, help="Travel lanes added (highway repaving, reconstruction).")
 @click.option("--eis-completed/--eis-not-completed", default=None,
               help="Whether an environmental impact statement has been completed (C-1/C-2/CD construction).")
 @click.option("--type-i/--not-type-i", "type_i", default=None,

@@ -105,21 +105,40 @@ log = logging.getLogger(__name__)
 # ------------------------------------------------------------------------------------------
 # entry points
 
+class NumberBound(NamedTuple):
+    """The bound of a command's number option: at least ``minimum`` (``above``: more than it);
+    ``whole``: a count (dwelling units, lots, travel lanes, flood openings), so a fraction is refused."""
+
+    minimum: float
+    above: bool = False
+    whole: bool = False
+
+
 #: Lower bounds of :func:`check_site`'s numbers, as the CLI's ``flood-site`` options have them:
 #: None for an elevation (feet, between the lowest and highest ground in the United States:
-#: :func:`~geoconstraints.units.elevation_problem`), (0, False) for "0 or more", (0, True) for "over 0".
-#: A market value is at least $1: under it no structure was appraised (and a cost, at most 1e15, stays a
-#: finite percentage of it for FLD-008: 1e-300 made "inf %").
-SITE_NUMBER_BOUNDS: dict[str, tuple[float, bool] | None] = {
-    "lowest_floor_ft": None, "bfe_ft": None, "enclosed_sqft": (0, False), "openings_sqin": (0, False),
-    "openings": (0, False), "opening_bottom_ft": (0, False), "improvement_cost": (0, False),
-    "market_value": (1, False),
+#: :func:`~geoconstraints.units.elevation_problem`), ``NumberBound(0)`` for "0 or more",
+#: ``NumberBound(0, above=True)`` for "over 0". A market value is at least $1: under it no structure was
+#: appraised (and a cost, at most 1e15, stays a finite percentage of it for FLD-008: 1e-300 made "inf %").
+#: The number of openings is a count: whole.
+SITE_NUMBER_BOUNDS: dict[str, NumberBound | None] = {
+    "lowest_floor_ft": None, "bfe_ft": None, "enclosed_sqft": NumberBound(0), "openings_sqin": NumberBound(0),
+    "openings": NumberBound(0, whole=True), "opening_bottom_ft": NumberBound(0), "improvement_cost": NumberBound(0),
+    "market_value": NumberBound(1),
+}
+
+#: Bounds of :func:`classify_action`'s numbers, as the CLI's ``seqr`` options have them: each 0 or more;
+#: the values SQR-001's count bounds compare (``_units``, ``_lots`` and ``_lanes_count`` thresholds:
+#: dwelling units, houses of a subdivision, travel lanes added) are counts, whole (29.5 units read against
+#: "less than 30 units" was Type II).
+SEQR_NUMBER_BOUNDS: dict[str, NumberBound | None] = {
+    "units": NumberBound(0, whole=True), "lots": NumberBound(0, whole=True), "lanes": NumberBound(0, whole=True),
+    "expansion_pct": NumberBound(0), "acres": NumberBound(0),
 }
 
 
-def refuse_bad_numbers(command: str, values: dict[str, Any], bounds: dict[str, tuple[float, bool] | None]) -> None:
-    """Raise InputError for a NaN, an infinity or a meaningless negative among ``values``
-    (None = not given, allowed): from Python as from the CLI, a NaN never reads as a pass.
+def refuse_bad_numbers(command: str, values: dict[str, Any], bounds: dict[str, NumberBound | None]) -> None:
+    """Raise InputError for a NaN, an infinity, a meaningless negative or a fraction of a count among
+    ``values`` (None = not given, allowed): from Python as from the CLI, a NaN never reads as a pass.
 
     Examples
     --------
@@ -131,15 +150,21 @@ def refuse_bad_numbers(command: str, values: dict[str, Any], bounds: dict[str, t
     Traceback (most recent call last):
     ...
     geoconstraints.errors.InputError: flood-site lowest_floor_ft = 1e+300: 1e+300 is too large (over 1e+15), beyond any quantity measured here. Give an elevation in feet, or leave it out (None)
+    >>> refuse_bad_numbers("seqr", {"units": 29.5}, SEQR_NUMBER_BOUNDS)
+    Traceback (most recent call last):
+    ...
+    geoconstraints.errors.InputError: seqr units = 29.5: 29.5 is not a whole number. Give a whole number of 0 or more (a count), or leave it out (None)
     """
     for name, value in values.items():
         if value is None or name not in bounds:
             continue
         lower = bounds[name]
         why = (elevation_problem(value) if lower is None
-               else number_problem(value, minimum=lower[0], above=lower[1]))
+               else number_problem(value, minimum=lower.minimum, above=lower.above, whole=lower.whole))
         if why:
-            need = "an elevation in feet" if lower is None else f"a number {'over' if lower[1] else 'of at least'} {lower[0]:g}"
+            need = ("an elevation in feet" if lower is None
+                    else f"a whole number of {lower.minimum:g} or more (a count)" if lower.whole
+                    else f"a number {'over' if lower.above else 'of at least'} {lower.minimum:g}")
             raise InputError(f"{command} {name} = {value!r}: {why}. Give {need}, or leave it out (None)")
 
 def _other_cover_layers(layers: Layers, subjects: gpd.GeoDataFrame) -> tuple[list[tuple[str, np.ndarray]], bool]:
@@ -287,16 +312,28 @@ def _measured(table: gpd.GeoDataFrame, id_name: str, m: pd.DataFrame) -> gpd.Geo
     return gpd.GeoDataFrame(work, geometry=table.geometry.values, crs=table.crs, copy=False)
 
 
-def _overlap_layers(overlaps: dict[str, np.ndarray], table: gpd.GeoDataFrame) -> dict[str, gpd.GeoDataFrame]:
+def _overlap_layers(overlaps: dict[str, np.ndarray], table: gpd.GeoDataFrame,
+                    m: pd.DataFrame | None = None) -> dict[str, gpd.GeoDataFrame]:
     """Derived layers ``sfha_overlaps`` and ``floodway_overlaps``: each parcel's part in them, as the
-    parcels table measures it (an overlap ignored as a sliver is in ``slivers_ignored``, not here)."""
+    parcels table measures it (an overlap ignored as a sliver is in ``slivers_ignored``, not here); with the
+    overlay's metrics ``m``, ``encroachment_overlaps`` too: each parcel's part in FLD-002's encroachment areas
+    (floodway not determined), with their ``subtypes`` (only where some parcel has one)."""
     derived = {}
-    for key, name in (("_sfha", "sfha_overlaps"), ("_floodway", "floodway_overlaps")):
+    n = len(table)
+    enc = (m["encroachment_sqft"].to_numpy() if m is not None and "encroachment_sqft" in m and "_encroachment"
+           in overlaps else np.zeros(n))
+    for key, name, measured in (("_sfha", "sfha_overlaps", table["sfha_acres"].to_numpy()),
+                                ("_floodway", "floodway_overlaps", table["floodway_acres"].to_numpy()),
+                                ("_encroachment", "encroachment_overlaps", enc)):
+        if key == "_encroachment" and not (enc > 0).any():
+            continue
         g = overlaps[key]
-        has = ~pd.isna(g) & (table[f"{key[1:]}_acres"].to_numpy() > 0)
-        derived[name] = gpd.GeoDataFrame({"parcel_id": table["parcel_id"].to_numpy()[has],
-                                          "acres": acres_of(shapely.area(np.asarray(g[has], dtype=object)))},
-                                         geometry=np.asarray(g[has], dtype=object), crs=table.crs)
+        has = ~pd.isna(g) & (measured > 0)
+        cols = {"parcel_id": table["parcel_id"].to_numpy()[has],
+                "acres": acres_of(shapely.area(np.asarray(g[has], dtype=object)))}
+        if key == "_encroachment" and m is not None and "encroachment_subtypes" in m:
+            cols["subtypes"] = np.asarray(m["encroachment_subtypes"].to_numpy(), dtype=object)[has]
+        derived[name] = gpd.GeoDataFrame(cols, geometry=np.asarray(g[has], dtype=object), crs=table.crs)
     return derived
 
 
@@ -755,7 +792,7 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
     table.insert(list(table.columns).index("bfe_note") + 1, "stream_distance_ft",
                  distance.result() if distance is not None else np.full(len(geoms), np.nan))
     table.insert(list(table.columns).index("worst_status") + 1, "geometry_repaired",
-                 repaired_flags(table["parcel_id"], layers.repaired_ids("parcels")))
+                 _repaired_column(table, layers, "parcel_id", "parcels"))
     tables: dict[str, pd.DataFrame] = {}
     notes = [("Areas are exact intersections in the working CRS; overlapping flood polygons are dissolved per "
               "class before measuring. An interpolated BFE is a screening estimate, not a surveyed BFE.")]
@@ -767,12 +804,12 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
         min_acres = rulebook["FLD-001"].t("min_overlap_sqft") / SQFT_PER_ACRE
         changed = (table["zone_change"] != "") | (table["sfha_acres_change"].abs() >= min_acres)
         cols = ["parcel_id", "area_acres", "flood_zones", "prelim_flood_zones", "sfha_acres", "prelim_sfha_acres",
-                "sfha_acres_change", "zone_change", "flood_data", "prelim_flood_data"]
+                "sfha_acres_change", "zone_change", "flood_data", "prelim_flood_data", "geometry_repaired"]
         tables["map_comparison"] = gpd.GeoDataFrame(table.loc[changed, cols].reset_index(drop=True),
                                                     geometry=table.geometry.values[changed.to_numpy()], crs=parcels.crs)
         notes.append(f"Preliminary map compared: {int(changed.sum())} parcel(s) change zone or SFHA acres.")
     tables = {"parcels": table, **tables}
-    res = make_result("screen", rulebook, found, layers, derived=_overlap_layers(overlaps, table), tables=tables,
+    res = make_result("screen", rulebook, found, layers, derived=_overlap_layers(overlaps, table, m), tables=tables,
                       scope=scope, omitted=omitted)
     del found
     res.notes.extend(notes)
@@ -867,6 +904,7 @@ def check_site(
     _stated_bfe_shown(table, work, bfe_ft, str(rulebook["FLD-004"].p("other_data_citation")))
     table["required_lowest_floor_ft"] = _required_floor(found, table["footprint_id"])
     table["worst_status"] = worst_status_of(found, "footprints", table["footprint_id"])
+    table["geometry_repaired"] = _repaired_column(table, layers, "footprint_id", "footprints")
     res = make_result("flood-site", rulebook, found, layers, tables={"footprints": table},
                       options={k: v for k, v in opts.items() if v is not None})
     res.notes.append("An interpolated BFE is a screening estimate, not a surveyed BFE; the lowest floor, BFE and "
@@ -1027,6 +1065,20 @@ _LANDING_COLUMNS = {"HRV-024": ("in_buffer", "buffer_kinds"), "HRV-025": ("row_d
                     "HRV-027": ("connected", "via")}
 
 
+def _repaired_column(table: pd.DataFrame, layers: Layers, id_col: str, role: str | pd.Series) -> np.ndarray:
+    """The ``geometry_repaired`` column of a per-feature table: whether the feature of each row (its id in
+    ``id_col``, of the layer ``role``, or of the layer each row names when ``role`` is a column, as the
+    roads table's ``road_layer``) is one whose invalid geometry the loader repaired
+    (:func:`~geoconstraints.result.repaired_flags`: one look-up per layer, no loop per feature)."""
+    if isinstance(role, str):
+        return repaired_flags(table[id_col], layers.repaired_ids(role))
+    out = np.zeros(len(table), dtype=bool)
+    for r in pd.unique(role):  # the layers a table's rows come from (haul roads, skid trails)
+        sel = (role == r).to_numpy()
+        out[sel] = repaired_flags(table.loc[sel, id_col], layers.repaired_ids(str(r)))
+    return out
+
+
 def _landing_table(layers: Layers, found: pd.DataFrame) -> pd.DataFrame | None:
     """One row per landing from the per-landing columns of HRV-024, 025 and 027 (None without any)."""
     lg = layers.get_layer("landings")
@@ -1042,7 +1094,9 @@ def _landing_table(layers: Layers, found: pd.DataFrame) -> pd.DataFrame | None:
     if out.columns.empty:
         return None
     names = ["landing_id"] + [c for cols in _LANDING_COLUMNS.values() for c in cols]
-    return out.reset_index().reindex(columns=names)
+    table = out.reset_index().reindex(columns=names)
+    table["geometry_repaired"] = _repaired_column(table, layers, "landing_id", "landings")
+    return table
 
 
 def check_harvest(layers: Layers, rulebook: Rulebook) -> Result:
@@ -1093,7 +1147,11 @@ def check_harvest(layers: Layers, rulebook: Rulebook) -> Result:
         "water_bars": tr.water_bars_layer(ctx.terrain, layers.crs),
         "contours": ctx.contours,
     }
-    tables = {"roads": tr.road_table(ctx.terrain)} if hv.needs(rulebook, "terrain") else {}
+    tables: dict[str, pd.DataFrame] = {}
+    if hv.needs(rulebook, "terrain"):
+        roads = tr.road_table(ctx.terrain)
+        roads["geometry_repaired"] = _repaired_column(roads, layers, "road_id", roads["road_layer"])
+        tables["roads"] = roads
     landings = _landing_table(layers, found)
     if landings is not None:
         tables["landings"] = landings
@@ -1200,7 +1258,7 @@ def check_stormwater(
     """
     if not isinstance(larger_common_plan, bool):  # True / False / None, or the plan's aggregate acres
         refuse_bad_numbers("stormwater", {"larger_common_plan": larger_common_plan},
-                           {"larger_common_plan": (0, False)})
+                           {"larger_common_plan": NumberBound(0)})
     d = layers.get_layer("disturbance")
     fp, width = _footprints(layers, rulebook)
     dates = phasing_dates(d) if d is not None else None
@@ -1328,7 +1386,8 @@ def classify_action(
         A key of :func:`action_types` (``multiple_residence``, ``small_subdivision``, ``type_i``...).
     units, lots, expansion_pct, acres : optional
         Dwelling units; houses of a subdivision; expansion over the original size (%); added
-        right-of-way acres per mile (highway reconstruction) or parcel acres (surplus sale).
+        right-of-way acres per mile (highway reconstruction) or parcel acres (surplus sale). Each
+        0 or more; ``units`` and ``lots`` are counts, whole (``30.0`` is 30; ``29.5`` is refused).
     district : str, optional
         Zoning district (C-1, C-2, CD ...).
     board_approval : bool, optional
@@ -1338,7 +1397,7 @@ def classify_action(
         parklands, floodplains, historic; ``all`` in ``no_effect_on`` for every one the rulebook
         names). A list item bounded by "no significant effect" needs each of its resources stated.
     lanes : int, optional
-        Travel lanes added (highway repaving: none; highway reconstruction: at most one).
+        Travel lanes added (highway repaving: none; highway reconstruction: at most one); a count, whole.
     eis_completed, type_i, chapter_24, board_resolved_significant : bool, optional
         Statements a list item may require (its ``requires:`` in the rulebook); None: not stated.
         ``eis_completed``: an EIS has been completed (C-1/C-2/CD construction, § 6-28(b)(3)).
@@ -1360,8 +1419,9 @@ def classify_action(
     Raises
     ------
     InputError
-        Unknown action type (the message lists the known ones), negative sizes, unknown resources,
-        a resource stated both affected and not affected.
+        Unknown action type (the message lists the known ones), a size that is negative, NaN or
+        infinite, a fraction of a count (``units``, ``lots``, ``lanes``: :data:`SEQR_NUMBER_BOUNDS`),
+        unknown resources, a resource stated both affected and not affected.
 
     Examples
     --------
@@ -1379,6 +1439,8 @@ def classify_action(
     'pass'
     """
     rule = rulebook[RULE_ID]
+    refuse_bad_numbers("seqr", {"units": units, "lots": lots, "expansion_pct": expansion_pct, "acres": acres,
+                                "lanes": lanes}, SEQR_NUMBER_BOUNDS)
     said = tuple(norm_key(a) for a in no_effect_on)
     action = Action(action_type=action_type, units=units, lots=lots, expansion_pct=expansion_pct, acres=acres,
                     district=district, board_approval=board_approval,

@@ -609,8 +609,9 @@ def add_rule_status_columns(table: pd.DataFrame, findings: pd.DataFrame | list[p
 def repaired_flags(ids: Any, repaired: list[str]) -> np.ndarray:
     """Whether each of ``ids`` (a subject table's id column) is a feature whose geometry the loader
     repaired (``repaired``: :meth:`Layers.repaired_ids <geoconstraints.io.layers.Layers.repaired_ids>`):
-    the ``geometry_repaired`` column of a screening's parcels table. One hashed look-up of the whole
-    column (a county: no loop per parcel); all False when nothing was repaired.
+    the ``geometry_repaired`` column of the per-feature tables (a screening's parcels and map comparison,
+    flood-site's footprints, harvest's landings and roads). One hashed look-up of the whole column (a
+    county: no loop per parcel); all False when nothing was repaired.
 
     Examples
     --------
@@ -632,7 +633,7 @@ def repaired_note(layers: Layers | None) -> str:
     >>> from geoconstraints.io.layers import LayerInfo
     >>> info = LayerInfo("parcels", "town.gpkg", "parcels", 3, "EPSG:2261", "", 0, [], repaired={"P7": False})
     >>> print(repaired_note(Layers({}, crs=None, info={"parcels": info})))
-    Invalid geometries repaired: 1 feature (parcels: P7) had an invalid geometry repaired with make_valid when loaded; the outcome of every finding about it rests on the repaired shape and its message says so (a screening's parcels table: column geometry_repaired). Check them in a GIS.
+    Invalid geometries repaired: 1 feature (parcels: P7) had an invalid geometry repaired with make_valid when loaded; the outcome of every finding about it rests on the repaired shape and its message says so (the tables of features, parcels.csv, footprints.csv, landings.csv, roads.csv: column geometry_repaired). Check them in a GIS.
     """
     repairs = layers.repairs if layers is not None else {}
     n = sum(len(v) for v in repairs.values())
@@ -644,8 +645,9 @@ def repaired_note(layers: Layers | None) -> str:
                  f"{'it' if len(lost) == 1 else 'them'} is not evaluated." if lost else "")
     return (f"Invalid geometries repaired: {n:,} feature{'s' if n > 1 else ''} ({where}) had an invalid geometry "
             f"repaired with make_valid when loaded; the outcome of every finding about "
-            f"{'them' if n > 1 else 'it'} rests on the repaired shape and its message says so (a screening's "
-            f"parcels table: column geometry_repaired).{lost_text} Check them in a GIS.")
+            f"{'them' if n > 1 else 'it'} rests on the repaired shape and its message says so (the tables of "
+            f"features, parcels.csv, footprints.csv, landings.csv, roads.csv: column geometry_repaired).{lost_text} "
+            f"Check them in a GIS.")
 
 
 def make_result(command: str, rulebook: Rulebook, items: list, layers: Layers | None, **kw: Any) -> Result:

@@ -112,11 +112,13 @@ def normalize_length_unit(name: str | None) -> str | None:
 
 
 def number_problem(value: Any, *, minimum: float | None = None, above: bool = False,
-                   maximum: float | None = None) -> str:
+                   maximum: float | None = None, whole: bool = False) -> str:
     """Why ``value`` is not a usable number ('' when it is): not a number (text with ``_``, which
     Python's ``float`` reads as a digit separator: ``8_13`` is no way to write 813), NaN or infinity
     (which compare false with every limit and would turn a violation into a pass), beyond
-    :data:`MAX_MAGNITUDE`, under ``minimum`` (``above=True``: at or under it) or over ``maximum``.
+    :data:`MAX_MAGNITUDE`, under ``minimum`` (``above=True``: at or under it) or over ``maximum``;
+    with ``whole=True`` (a count: dwelling units, lots, travel lanes, flood openings) a fraction too
+    (29.5 units is no number of units, and read against a bound of 30 it passed).
 
     Examples
     --------
@@ -126,6 +128,8 @@ def number_problem(value: Any, *, minimum: float | None = None, above: bool = Fa
     ('1e400 is not a finite number (NaN and infinity are refused)', '', "'8_13' is not a number")
     >>> number_problem(1e300), number_problem(1e15), number_problem(20310.5, maximum=HIGHEST_GROUND_FT)
     ('1e+300 is too large (over 1e+15), beyond any quantity measured here', '', '20310.5 is more than 20310')
+    >>> number_problem(29.5, minimum=0, whole=True), number_problem("30.0", minimum=0, whole=True)
+    ('29.5 is not a whole number', '')
     """
     if isinstance(value, str) and "_" in value:
         return f"{value!r} is not a number"
@@ -142,6 +146,8 @@ def number_problem(value: Any, *, minimum: float | None = None, above: bool = Fa
             f"{value} is negative" if minimum == 0 else f"{value} is less than {minimum:g}")
     if maximum is not None and x > maximum:
         return f"{value} is more than {maximum:g}"
+    if whole and not x.is_integer():
+        return f"{value} is not a whole number"
     return ""
 
 

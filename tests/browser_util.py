@@ -23,6 +23,7 @@ import pandas as pd
 from common import NY_FT
 from shapely.geometry import LineString, Point, box
 
+from geoconstraints.commands import screen_parcels
 from geoconstraints.io.layers import load_layers
 from geoconstraints.result import Result, make_result
 from geoconstraints.rulebook.loader import load_rulebook
@@ -115,6 +116,24 @@ def make_synthetic_result(folder: Path) -> Result:
     result.options = {"postgis": f"PG:host=db user=clerk password={SECRET} dbname=gis",
                       "source_url": f"postgresql://clerk:{SECRET}@db:5432/gis", "offline": True}
     return result
+
+
+def make_encroachment_result(folder: Path) -> Result:
+    """A real screening (``screen_parcels``) of three 200 ft x 200 ft parcels: E-1 wholly in an AE polygon whose
+    ZONE_SUBTY is STATE ENCROACHMENT AREA (FLD-002 not_evaluated: floodway not determined), E-2 in the floodway
+    (AE, FLOODWAY), E-3 in plain AE."""
+    folder.mkdir(parents=True, exist_ok=True)
+    parcels = gpd.GeoDataFrame({"parcel_id": ["E-1", "E-2", "E-3"]},
+                               geometry=[box(X0 + i * 1000, Y0, X0 + i * 1000 + 200, Y0 + 200) for i in range(3)],
+                               crs=CRS)
+    flood = gpd.GeoDataFrame(
+        {"FLD_AR_ID": ["F1", "F2", "F3"], "FLD_ZONE": ["AE", "AE", "AE"],
+         "ZONE_SUBTY": ["STATE ENCROACHMENT AREA", "FLOODWAY", ""], "SFHA_TF": ["T", "T", "T"]},
+        geometry=[box(X0 + i * 1000 - 10, Y0 - 10, X0 + i * 1000 + 210, Y0 + 210) for i in range(3)], crs=CRS)
+    path = folder / "inputs.gpkg"
+    for name, g in (("parcels", parcels), ("flood_zones", flood)):
+        g.to_file(path, layer=name, driver="GPKG")
+    return screen_parcels(load_layers(path), load_rulebook("vestal"), findings="all")
 
 
 # ------------------------------------------------------------------------------------------

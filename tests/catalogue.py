@@ -633,6 +633,28 @@ def seqr_units_negative(folder: Path) -> Case:
 
 
 @entry
+def seqr_units_not_whole(folder: Path) -> Case:
+    """seqr --units 29.5: a count of dwelling units is whole (29.5 read against "less than 30" was Type II
+    from Python; the option's type comes from SEQR_NUMBER_BOUNDS, the table classify_action refuses with)."""
+    return Case(["seqr", "--action-type", "multiple_residence", "--units", "29.5"], 2,
+                ("'--units'", "29.5 is not a whole number", "whole number of 0 or more"))
+
+
+@entry
+def seqr_lots_not_whole(folder: Path) -> Case:
+    """seqr --lots 39.5: the houses of a subdivision are counted whole (bound: less than 40)."""
+    return Case(["seqr", "--action-type", "small_subdivision", "--lots", "39.5", "--per-chapter-24"], 2,
+                ("'--lots'", "39.5 is not a whole number", "whole number of 0 or more"))
+
+
+@entry
+def seqr_lanes_not_whole(folder: Path) -> Case:
+    """seqr --lanes 0.5: travel lanes added are counted whole (bound: not more than 1)."""
+    return Case(["seqr", "--action-type", "highway_reconstruction", "--acres", "1", "--lanes", "0.5",
+                 "--no-effect-on", "all"], 2, ("'--lanes'", "0.5 is not a whole number", "whole number of 0 or more"))
+
+
+@entry
 def seqr_acres_infinite(folder: Path) -> Case:
     """seqr --acres 1e400 (infinity once parsed)."""
     return Case(["seqr", "--action-type", "surplus_property", "--acres", "1e400"], 2,

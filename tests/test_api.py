@@ -100,6 +100,7 @@ def test_api_refusals_name_the_problem():
     ("market_value", 0, "less than 1"),
     ("market_value", 1e-300, "less than 1"),
     ("openings", -1, "is negative"),
+    ("openings", 2.5, "2.5 is not a whole number"),  # a count: the CLI's --openings refused it, Python did not
 ])
 def test_check_site_refuses_bad_numbers_from_python(name, value, why):
     # the CLI's Number option refuses these; the Python API must too, before any rule reads them

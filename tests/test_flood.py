@@ -1265,6 +1265,30 @@ def test_fld002_an_encroachment_area_sliver_follows_the_floodway_sliver_rules(tm
         assert row(res, "P1")["slivers_ignored"] == "encroachment area"
 
 
+def test_fld009_in_an_encroachment_area_keeps_the_floodway_condition_open(tmp_path, rb) -> None:
+    # P1 (0.92 acres) wholly in an AE STATE ENCROACHMENT AREA, no floodway: FLD-002 not_evaluated. Before: FLD-009
+    # gave the lot-size text alone, without the floodway's condition, as for any AE parcel. P2 (0.23 acres) in an
+    # X polygon whose ZONE_SUBTY is COMMUNITY ENCROACHMENT AREA: FLD-002 not_evaluated too. Before: FLD-009 said
+    # "outside the area of special flood hazard: no flood variance needed". P3 in the floodway: as before.
+    p = parcels(sq(0, 0, 200, 200), sq(1000, 0, 1100, 100), sq(2000, 0, 2200, 200))
+    fz = zones((sq(-10, -10, 210, 210), "AE", "STATE ENCROACHMENT AREA"),
+               (sq(990, -10, 1110, 110), "X", "COMMUNITY ENCROACHMENT AREA"),
+               (sq(1990, -10, 2210, 210), "AE", "FLOODWAY"))
+    res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
+    for pid, subtype in (("P1", "STATE ENCROACHMENT AREA"), ("P2", "COMMUNITY ENCROACHMENT AREA")):
+        assert finding(res, "FLD-002", pid)["status"] == "not_evaluated"
+        f = finding(res, "FLD-009", pid)
+        assert f["status"] == "info", f["message"]
+        assert "no flood variance needed" not in f["message"]
+        assert f"encroachment area (ZONE_SUBTY {subtype})" in f["message"], f["message"]
+        assert "§ 6-138" in f["message"] and "local administrator" in f["message"]
+        assert "no variance within the floodway if any increase in flood levels would result" in f["message"]
+    assert "no SFHA mapped on it" in finding(res, "FLD-009", "P2")["message"]
+    f3 = finding(res, "FLD-009", "P3")
+    assert f3["status"] == "info" and "encroachment area" not in f3["message"]
+    assert f3["message"].endswith("no variance within the floodway if any increase in flood levels would result).")
+
+
 def test_site_footprint_in_an_encroachment_area_is_not_evaluated_not_a_violation(tmp_path, rb) -> None:
     # a footprint 100 x 50 ft in a STATE ENCROACHMENT AREA (y 200..600) beside the AE: with or without a no-rise
     # evaluation not a violation and never a pass. Before: "outside the regulatory floodway", pass.
@@ -1404,6 +1428,46 @@ def test_preliminary_map_comparison(tmp_path, rb) -> None:
     assert t.loc["P2", "zone_change"] == "X -> AE; X; enters the SFHA"
     cmp_ = res.tables["map_comparison"]
     assert cmp_["parcel_id"].tolist() == ["P2"]
+    assert not cmp_["geometry_repaired"].any()
+
+
+def test_the_map_comparison_says_which_parcel_was_repaired(tmp_path, rb) -> None:
+    # P2 a bow-tie (300,0)-(500,200)-(500,0)-(300,200): its triangles with bases on x = 300 and x = 500 meet at
+    # (400,100); the preliminary AE over x 300..400 takes the west one, 200 * 100 / 2 = 10,000 sq ft, and P3
+    # (valid) 100 x 200 = 20,000 sq ft: both enter the SFHA. map_comparison.csv had no geometry_repaired column
+    bow = Polygon([(X0 + 300, Y0), (X0 + 500, Y0 + 200), (X0 + 500, Y0), (X0 + 300, Y0 + 200)])
+    p = parcels(sq(0, 0, 200, 200), bow, sq(700, 0, 900, 200))
+    eff = zones((sq(-10, -10, 1000, 210), "X"))
+    pre = zones((sq(300, -10, 400, 210), "AE"), (sq(700, -10, 800, 210), "AE"), (sq(-10, -10, 300, 210), "X"),
+                (sq(400, -10, 700, 210), "X"), (sq(800, -10, 1000, 210), "X"))
+    res = screen(tmp_path, rb, parcels=p, flood_zones=eff, flood_zones_preliminary=pre)
+    cmp_ = res.tables["map_comparison"].set_index("parcel_id")
+    assert cmp_.index.tolist() == ["P2", "P3"]
+    assert cmp_.loc["P2", "sfha_acres_change"] * ACRE == pytest.approx(10_000, abs=0.5)
+    assert cmp_["geometry_repaired"].dtype == bool and cmp_["geometry_repaired"].to_dict() == {"P2": True, "P3": False}
+    assert row(res, "P2")["geometry_repaired"] and not row(res, "P1")["geometry_repaired"]
+
+
+def test_the_footprints_table_says_which_footprint_was_repaired(tmp_path, rb) -> None:
+    # F2 a bow-tie (200,0)-(300,100)-(300,0)-(200,100) in the AE: two triangles of 100 * 50 / 2 = 2,500 sq ft.
+    # Its findings said it rested on the repair; footprints.csv (and its layer of results.gpkg) had no column
+    bow = Polygon([(X0 + 200, Y0), (X0 + 300, Y0 + 100), (X0 + 300, Y0), (X0 + 200, Y0 + 100)])
+    fps = gpd.GeoDataFrame({"id": ["F1", "F2"]}, geometry=[sq(0, 0, 100, 100), bow], crs=NY_FT)
+    fz = zones((sq(-500, -200, 1500, 200), "AE"), (sq(-500, 200, 1500, 600), "X"))
+    layers = load_layers(write(tmp_path, footprints=fps, flood_zones=fz), primary=("footprints",))
+    assert layers.repairs == {"footprints": {"F2": False}}
+    res = check_site(layers, rb, use="residential", lowest_floor_ft=810.0)
+    t = res.tables["footprints"]
+    assert t["geometry_repaired"].dtype == bool
+    assert dict(zip(t["footprint_id"], t["geometry_repaired"])) == {"F1": False, "F2": True}
+    assert finding(res, "FLD-001", "F2")["message"].count(REPAIRED) == 1
+    assert REPAIRED not in finding(res, "FLD-001", "F1")["message"]
+    from geoconstraints.output import write_result
+
+    out = tmp_path / "out"
+    write_result(res, out, outputs="csv")
+    back = pd.read_csv(out / "footprints.csv")
+    assert back.set_index("footprint_id")["geometry_repaired"].to_dict() == {"F1": False, "F2": True}
 
 
 # ------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from common import NY_FT, ROOT, X0, Y0
 from pyproj import CRS, Transformer
 from rasterio.transform import from_origin
 from shapely import affinity
-from shapely.geometry import LineString, Point, Polygon, box
+from shapely.geometry import LineString, MultiLineString, Point, Polygon, box
 
 from geoconstraints.cli import main
 from geoconstraints.commands import check_harvest
@@ -1906,3 +1906,30 @@ def test_findings_about_a_repaired_harvest_area_say_so(vestal) -> None:
     same = check_harvest(load_layers(**{**frames, "harvest_area": tri}), vestal).findings
     mine = same[(same["subject_layer"] == "harvest_area") & (same["subject_id"] == "H2")]
     assert mine["status"].tolist() == h2["status"].tolist()
+
+
+def test_landings_and_roads_tables_say_which_geometry_was_repaired(vestal) -> None:
+    # landing L3 drawn as a bow-tie over its box [600,650]x[880,900]: (600,880)-(650,900)-(650,880)-(600,900)
+    # crosses itself at (625,890); haul road HR2 drawn with a zero-length first part ((220,500),(220,500)) beside
+    # its line (220,500)-(100,500) ("too few points"): make_valid keeps the line. landings.csv and roads.csv
+    # had no word of it (only the findings' messages); a person filtering the tables sees it now. The skid
+    # trail named HR2 too is another layer's feature: not repaired
+    frames = {role: g.rename(columns={"feature_id": "parcel_id" if role == "parcels" else "id"})
+              for role, g in scene().frames.items()}
+    frames["landings"].loc[2, "geometry"] = _g(Polygon([(600, 880), (650, 900), (650, 880), (600, 900)]))
+    frames["haul_roads"].loc[1, "geometry"] = _g(MultiLineString([[(220, 500), (220, 500)], [(220, 500), (100, 500)]]))
+    frames["skid_trails"].loc[0, "id"] = "HR2"
+    layers = load_layers(**frames)
+    assert layers.repairs == {"landings": {"L3": False}, "haul_roads": {"HR2": False}}
+    res = check_harvest(layers, vestal)
+    landings = res.tables["landings"]
+    assert landings["geometry_repaired"].dtype == bool
+    assert dict(zip(landings["landing_id"], landings["geometry_repaired"])) == {"L1": False, "L2": False, "L3": True}
+    roads = res.tables["roads"]
+    assert roads["geometry_repaired"].dtype == bool
+    assert {(r.road_layer, r.road_id) for r in roads.itertuples() if r.geometry_repaired} == {("haul_roads", "HR2")}
+    assert len(roads) == 6 and roads.loc[roads["road_layer"] == "skid_trails", "road_id"].tolist() == ["HR2", "ST2"]
+    # nothing repaired: the column is there, all False
+    plain = check_harvest(scene(), vestal)
+    assert not plain.tables["landings"]["geometry_repaired"].any()
+    assert not plain.tables["roads"]["geometry_repaired"].any()

@@ -242,7 +242,8 @@ def test_field_files_are_well_formed_with_the_text_round_tripped(harvest_out):
     names = [pm.findtext(f"{KML}name") for pm in kml.iter(f"{KML}Placemark")]
     descs = " ".join(pm.findtext(f"{KML}description") or "" for pm in kml.iter(f"{KML}Placemark"))
     assert "X <script>alert(1)</script>" in names
-    assert "X a\ufffdb\ufffdc\ufffdd\x7fe\ufffd\ufffd" in names  # forbidden characters as U+FFFD, DEL kept
+    # names are read by a person: control characters shown visibly (text.visible_text), U+FFFE as U+FFFD
+    assert "X a<U+0001>b<U+001B>c<U+000B>d<U+007F>e<U+0008>\ufffd" in names
     assert '<script>alert("rb")</script>' in descs and "]]>" in descs
     gpx = _xml((harvest_out / "field.gpx").read_bytes())
     gpx_names = [w.findtext(f"{GPX}name") for w in gpx.findall(f"{GPX}wpt")]
@@ -256,10 +257,11 @@ def test_kml_and_gpx_of_control_characters_and_nul(tmp_path):
                            geometry=[Point(-76.05, 42.08), Point(-76.06, 42.09)], crs="EPSG:4326")
     kml = _xml(field.kml_document(pts, "title \x00<&>"))
     names = [pm.findtext(f"{KML}name") for pm in kml.iter(f"{KML}Placemark")]
-    assert names == ["L\ufffd-1\ufffd", "WB <&]]>\ufffd"]
-    assert kml.find(f"{KML}Document/{KML}name").text == "title \ufffd<&>"
+    # shown to a person: the controls visibly (text.visible_text); U+FFFE / U+FFFF, which XML forbids, as U+FFFD
+    assert names == ["L<U+0000>-1<U+0001>", "WB <&]]><U+001B>"]
+    assert kml.find(f"{KML}Document/{KML}name").text == "title <U+0000><&>"
     descs = [pm.findtext(f"{KML}description") for pm in kml.iter(f"{KML}Placemark")]
-    assert descs == ["x\ufffd\ufffdy \ufffd\ufffd", "]]></description><x>"]
+    assert descs == ["x<U+000C><U+0000>y \ufffd\ufffd", "]]></description><x>"]
     gpx = _xml(field.write_gpx(pts, tmp_path / "f.gpx").read_bytes())
     assert [w.findtext(f"{GPX}name") for w in gpx.findall(f"{GPX}wpt")] == names
 

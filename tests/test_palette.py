@@ -53,6 +53,14 @@ def test_no_status_colour_is_near_a_flood_zone_colour():
     assert _de(styles.STATUS_COLORS["info"], styles.flood_zone_color("A")) > 30
 
 
+def test_encroachment_outline_is_apart_from_statuses_zones_and_the_floodway():
+    # an encroachment area (FLD-002: floodway not determined) must read neither as a finding, a zone nor the floodway
+    others = {**styles.STATUS_COLORS, **styles.FLOOD_ZONE_COLORS, "unknown": styles.FLOOD_UNKNOWN_COLOR,
+              "floodway": styles.LAYER_STYLES["floodway_overlaps"].color}
+    for name, c in others.items():
+        assert _de(styles.ENCROACHMENT_COLOR, c) >= 20.0, (name, round(_de(styles.ENCROACHMENT_COLOR, c), 1))
+
+
 def test_map_and_report_read_the_one_palette(tmp_path):
     from geoconstraints.output.webmap import finding_styles
 

@@ -31,6 +31,7 @@ CASES = [
     ("multiple_residence", {}, NE, "give units"),
     ("small_subdivision", {"lots": 39, "chapter_24": True}, PASS, "39 houses is less than 40"),
     ("small_subdivision", {"lots": 40, "chapter_24": True}, REVIEW, "40 houses is not less than 40"),
+    ("small_subdivision", {"lots": 41, "chapter_24": True}, REVIEW, "41 houses is not less than 40"),
     # § 6-28(b)(1): "houses which have been developed in accordance with chapter 24" must be stated
     ("small_subdivision", {"lots": 39}, NE, "say whether the subdivision's houses are developed in accordance"),
     ("small_subdivision", {"lots": 39, "chapter_24": False}, REVIEW, "not developed in accordance with chapter 24"),
@@ -57,6 +58,8 @@ CASES = [
     # § 6-28(b)(9): "the addition of not more than one (1) travel lane": 1 -> Type II, 2 -> not
     ("highway_reconstruction", {"acres": 1, "lanes": 1, "no_effect_on": ("all",)}, PASS,
      "1 travel lanes added is not more than 1"),
+    ("highway_reconstruction", {"acres": 1, "lanes": 0, "no_effect_on": ("all",)}, PASS,
+     "0 travel lanes added is not more than 1"),
     ("highway_reconstruction", {"acres": 1, "lanes": 2}, REVIEW, "2 travel lanes added is more than 1"),
     ("highway_reconstruction", {"acres": 1}, NE, "give lanes"),
     # § 6-28(b)(8): repaving "not involving the addition of new travel lanes": 0 -> Type II, 1 -> not
@@ -87,6 +90,7 @@ CASES = [
     ("commercial_zone_construction", {"district": "RA-1", "board_approval": False}, REVIEW, "RA-1 is not one of"),
     ("commercial_zone_construction", {"district": "C-2"}, NE, "--board-approval"),
     ("one_two_family_residence", {}, PASS, "Type II"),
+    ("one_two_family_residence", {"units": 1}, PASS, "1 units is not more than 2"),
     ("one_two_family_residence", {"units": 2}, PASS, "2 units is not more than 2"),
     ("one_two_family_residence", {"units": 3}, REVIEW, "3 units is more than 2"),
     # § 6-28(b)(19): town actions "except as either specifically set forth in type I activities": stated
@@ -162,12 +166,12 @@ def test_unknown_action_type_lists_known_ones():
 
 
 def test_bad_values():
-    with pytest.raises(InputError, match="--units -1"):
+    with pytest.raises(InputError, match="seqr units = -1: -1 is negative"):
         classify_action(RB, action_type="multiple_residence", units=-1)
     for bad in (float("nan"), float("inf")):  # from Python as from the CLI: never read against a bound
-        with pytest.raises(InputError, match="--units .*not a finite number"):
+        with pytest.raises(InputError, match="seqr units = .*not a finite number"):
             classify_action(RB, action_type="multiple_residence", units=bad)
-        with pytest.raises(InputError, match="--acres .*not a finite number"):
+        with pytest.raises(InputError, match="seqr acres = .*not a finite number"):
             classify_action(RB, action_type="highway_reconstruction", acres=bad)
     with pytest.raises(InputError, match="--affects forests"):
         classify_action(RB, action_type="highway_reconstruction", acres=1, affects=("forests",))
@@ -176,6 +180,34 @@ def test_bad_values():
     with pytest.raises(InputError, match="wetlands: stated both affected"):
         classify_action(RB, action_type="highway_reconstruction", acres=1, affects=("wetlands",),
                         no_effect_on=("all",))
+
+
+FRACTIONS = [  # the counts SQR-001's bounds compare (thresholds _units, _lots, _lanes_count), each just under
+    # a bound where the fraction read as a pass: 29.5 units "less than 30", 39.5 houses "less than 40",
+    # 1.5 units "not more than 2", 0.5 lanes "not more than 1" (reconstruction) or more than 0 (repaving)
+    ("multiple_residence", {"units": 29.5}, "units", "29.5"),
+    ("one_two_family_residence", {"units": 1.5}, "units", "1.5"),
+    ("small_subdivision", {"lots": 39.5, "chapter_24": True}, "lots", "39.5"),
+    ("highway_reconstruction", {"acres": 1, "lanes": 0.5, "no_effect_on": ("all",)}, "lanes", "0.5"),
+    ("highway_repaving", {"lanes": 0.25}, "lanes", "0.25"),
+]
+
+
+@pytest.mark.parametrize("action, opts, name, value", FRACTIONS, ids=[f[0] for f in FRACTIONS])
+def test_a_count_with_a_fraction_is_refused_from_python(action, opts, name, value):
+    # the CLI's --units/--lots/--lanes took whole numbers only; classify_action classified 29.5 dwelling units
+    # as Type II (< 30). A count is whole: refused naming the value and the fix, as the CLI refuses it
+    with pytest.raises(InputError, match=(rf"^seqr {name} = {value}: {value} is not a whole number\. "
+                                          r"Give a whole number of 0 or more \(a count\), or leave it out \(None\)$")):
+        classify_action(RB, action_type=action, **opts)
+
+
+def test_a_whole_count_written_as_a_float_is_the_count():
+    # 30.0 is 30 units (pandas, numpy and JSON give whole counts as floats): at the bound, not refused
+    assert classify_action(RB, action_type="multiple_residence", units=30.0).findings["status"][0] == REVIEW
+    assert classify_action(RB, action_type="multiple_residence", units=29.0).findings["status"][0] == PASS
+    # sizes that are no counts keep their fractions
+    assert classify_action(RB, action_type="minor_alteration", expansion_pct=49.5).findings["status"][0] == PASS
 
 
 def test_lockport_has_no_seqr_rule():

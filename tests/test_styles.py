@@ -270,6 +270,35 @@ def test_flood_zone_key(zone, sub, key):
     assert styles.flood_zone_key(zone, sub) == key
 
 
+def test_encroachment_area_parts_have_their_own_styled_layer(tmp_path):
+    # E-1 wholly in a STATE ENCROACHMENT AREA (FLD-002: floodway not determined). Before, results.gpkg held its
+    # part only in sfha_overlaps, drawn as any SFHA part: nothing told it from plain AE. Now a layer of its own,
+    # the floodway's dashed fill in another colour, each feature naming its subtype
+    from browser_util import make_encroachment_result
+
+    result = make_encroachment_result(tmp_path / "inputs")
+    write_result(result, tmp_path / "out", outputs=["gpkg"])
+    gpkg = tmp_path / "out" / "results.gpkg"
+    enc = gpd.read_file(gpkg, layer="encroachment_overlaps")
+    assert enc["parcel_id"].tolist() == ["E-1"] and enc["subtypes"].tolist() == ["STATE ENCROACHMENT AREA"]
+    assert enc["acres"].iloc[0] == pytest.approx(40_000 / 43_560, rel=1e-6)  # 200 x 200 ft of the CRS's foot
+    assert gpd.read_file(gpkg, layer="floodway_overlaps")["parcel_id"].tolist() == ["E-2"]
+    rows = _rows(gpkg)
+    opts = {}
+    for name in ("encroachment_overlaps", "floodway_overlaps"):
+        sym = _qml(rows[name]).find(".//symbol")
+        opts[name] = {x.get("name"): x.get("value") for x in sym.iter("Option") if x.get("name")}
+    e, fw = opts["encroachment_overlaps"], opts["floodway_overlaps"]
+    assert e["outline_color"].startswith(_hex_to_rgb(styles.ENCROACHMENT_COLOR)) and e["outline_style"] == "dash"
+    assert e["color"].split(",")[:3] != fw["color"].split(",")[:3] and fw["outline_style"] == "dash"
+    assert styles.style_for("encroachment_overlaps").label == "parts in an encroachment area (floodway not determined)"
+    # the flood zone key and style of an encroachment area polygon (the class from classify_flood_zones)
+    key = styles.flood_zone_key("AE", "STATE ENCROACHMENT AREA", encroachment=True)
+    st = styles.flood_zone_style(key)
+    assert st.label == "Flood zone AE: encroachment area (floodway not determined)"
+    assert st.fill == styles.flood_zone_style("AE").fill and st.color == styles.ENCROACHMENT_COLOR and st.dash
+
+
 def test_style_for_unknown_and_buffer_names():
     assert styles.style_for("grade_runs").weight == 5.0
     assert styles.style_for("stream_buffers").fill == styles.LAYER_STYLES["buffer_strips"].fill

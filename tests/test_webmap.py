@@ -10,7 +10,7 @@ import pytest
 from browser_util import XSS_ID, make_synthetic_result
 from pyproj import Transformer
 
-from geoconstraints.output import explore, webmap
+from geoconstraints.output import explore, styles, webmap
 from geoconstraints.output.webmap import build_map, external_resources, leaflet_assets, write_map
 
 
@@ -116,6 +116,33 @@ def test_large_context_layer_is_cut_to_the_area(result):
     finally:
         result.layers.frames["flood_zones"] = fz
     assert "Flood zone VE" not in html and '"FAR"' not in html
+
+
+def test_encroachment_area_is_drawn_apart_from_plain_ae(tmp_path):
+    # E-1 lies in an AE polygon whose ZONE_SUBTY is STATE ENCROACHMENT AREA: FLD-002 says "floodway not
+    # determined". Before, map.html drew that polygon as plain "Flood zone AE" (one layer with the floodway's and
+    # E-3's polygons), no legend entry, nothing on the feature, and no layer of the parcel's part in it
+    import json
+
+    from browser_util import make_encroachment_result
+
+    result = make_encroachment_result(tmp_path / "inputs")
+    f = result.findings
+    assert f.loc[(f["rule_id"] == "FLD-002") & (f["subject_id"] == "E-1"), "status"].tolist() == ["not_evaluated"]
+    page = build_map(result).get_root().render()
+    label = "Flood zone AE: encroachment area (floodway not determined)"
+    assert f'"{label} (1)"' in page and '"Flood zone AE (2)"' in page  # the floodway and the plain AE
+    items = json.loads(re.search(r"var items = (\[.*?\]), title", page).group(1))
+    legend = {i["label"]: i for i in items}
+    assert legend[label]["color"] == styles.ENCROACHMENT_COLOR != legend["Flood zone AE"]["color"]
+    assert "local administrator" in legend[label]["detail"]
+    part = legend["parts in an encroachment area (floodway not determined)"]  # the parcel's part, as the floodway's
+    assert part["color"] == styles.ENCROACHMENT_COLOR and "parts in the floodway" in legend
+    # the feature carries the class FLD-002 reads (the rulebook's encroachment_subtypes_contain), so does its popup
+    feats = [ft for gj in re.findall(r"geo_json_[0-9a-f]+_add\((\{.*?\})\);", page)
+             for ft in json.loads(gj)["features"] if "FLD_ZONE" in ft["properties"]]
+    cls = {ft["properties"]["ZONE_SUBTY"]: ft["properties"][webmap.FLOODWAY_CLASS_FIELD] for ft in feats}
+    assert cls == {"STATE ENCROACHMENT AREA": styles.ENCROACHMENT_KEY, "FLOODWAY": "floodway", "": ""}
 
 
 def test_findings_at_the_same_place_are_one_place() -> None:

@@ -21,6 +21,7 @@ from geoconstraints.io.roles import PLAN_ROLES, SITE_ROLES
 from geoconstraints.output import styles
 from geoconstraints.result import STATUS_COLUMN_PREFIX, status_column
 from geoconstraints.rulebook.findings import STATUSES, scope_statuses, status_ranks, waived_flags
+from geoconstraints.rules.flood import flood_zone_classes
 from geoconstraints.units import FT_PER_MILE, ft_per_unit
 
 log = logging.getLogger(__name__)
@@ -652,7 +653,7 @@ def render_overview(result: Result, *, parcel: str | None = None, width_in: floa
     raster: Raster = (extent, (max(1, round(box_h * dpi)), max(1, round(box_w * dpi))), PixelCover())
     view = shapely.box(*extent)
 
-    z = _draw_inputs(ax, inputs, view, handles, raster)
+    z = _draw_inputs(ax, inputs, view, handles, raster, result.rulebook)
     _draw_derived(ax, result, view, handles, raster, z)
     if pgeom is not None:  # the parcel of a one-parcel report
         _draw_parcel_outline(ax, pgeom, crs, str(parcel), handles)
@@ -689,8 +690,9 @@ def _overview_bounds(result: Result, pgeom: Any,
 
 
 def _draw_inputs(ax: Axes, inputs: dict[str, gpd.GeoDataFrame], view: Any, handles: list,
-                 raster: Raster) -> int:
-    """The inputs in ``view``, lightly (flood zones by zone); returns the next z-order."""
+                 raster: Raster, rulebook: Any = None) -> int:
+    """The inputs in ``view``, lightly (flood zones by zone, FLD-002's encroachment areas apart as the
+    rulebook reads them); returns the next z-order."""
     z = 1
     for role, g in inputs.items():
         if not styles.style_for(role).show:  # zoning, rights-of-way, preliminary zones: web map only
@@ -699,8 +701,10 @@ def _draw_inputs(ax: Axes, inputs: dict[str, gpd.GeoDataFrame], view: Any, handl
         if not len(g):
             continue
         if role == "flood_zones" and "FLD_ZONE" in g.columns:
-            keys = [styles.flood_zone_key(a, b) for a, b in
-                    zip(g["FLD_ZONE"], g["ZONE_SUBTY"] if "ZONE_SUBTY" in g else [None] * len(g))]
+            classes = flood_zone_classes(g, rulebook) if rulebook is not None else None
+            enc = np.zeros(len(g), dtype=bool) if classes is None else classes["encroachment"].to_numpy(dtype=bool)
+            keys = [styles.flood_zone_key(a, b, encroachment=e) for a, b, e in
+                    zip(g["FLD_ZONE"], g["ZONE_SUBTY"] if "ZONE_SUBTY" in g else [None] * len(g), enc)]
             g = g.assign(_zone=keys)
             for key, sub in g.groupby("_zone", sort=True):
                 st = styles.flood_zone_style(str(key))

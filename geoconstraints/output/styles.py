@@ -119,6 +119,9 @@ LAYER_STYLES: dict[str, LayerStyle] = {
     "contours": LayerStyle("#a6611a", None, 0.0, 0.6, 0.6, label="contours (10 ft)", show=False),
     "sfha_overlaps": LayerStyle("#08519c", "#4292c6", 0.35, 1.0, 0.9, label="parts in the SFHA"),
     "floodway_overlaps": LayerStyle("#08306b", "#08306b", 0.45, 1.2, 0.9, "4 2", label="parts in the floodway"),
+    # the floodway's dashed fill in teal: FLD-002's "floodway not determined", not the floodway
+    "encroachment_overlaps": LayerStyle("#01665e", "#01665e", 0.45, 1.2, 0.9, "4 2",
+                                        label="parts in an encroachment area (floodway not determined)"),
     "parcels_table": LayerStyle("#4d4d4d", None, 0.0, 1.0, 0.8, label="parcels"),
 }
 """Style of each input role and derived layer, by name; see :func:`style_for`."""
@@ -138,6 +141,14 @@ FLOOD_UNKNOWN_COLOR = "#bdbdbd"
 
 MIN_DELTA_E_FLOOD = 15.0
 """Smallest CIEDE2000 difference allowed between a status colour and a flood-zone colour."""
+
+ENCROACHMENT_COLOR = LAYER_STYLES["encroachment_overlaps"].color
+"""Outline of an encroachment area (NFHL's STATE / COMMUNITY ENCROACHMENT AREA, as FLD-002 reads them:
+``classify_flood_zones``' ``encroachment``), dashed as the floodway's parts are: a dark teal at least 20
+CIEDE2000 from every status and flood-zone colour and from the floodway's navy."""
+
+ENCROACHMENT_KEY = "encroachment area (floodway not determined)"
+"""What :func:`flood_zone_key` adds to the zone of an encroachment area (``AE: encroachment area ...``)."""
 
 
 def style_for(name: str, family: str | None = None) -> LayerStyle:
@@ -176,7 +187,7 @@ def xml_text(value: Any, *, shown: bool = False) -> str:
     KML, GPX or QML holding one is not well-formed (Google Earth, QGIS refuse the whole file).
 
     ``shown``: the text is read by a person (a KML placemark's name and description, a GPX
-    waypoint's): its invisible characters are written ``<U+202E>`` first
+    waypoint's): its invisible and control characters are written ``<U+202E>`` first
     (:func:`~geoconstraints.text.visible_text`). A value that must match the data (a QML category,
     a field name) keeps them.
 
@@ -184,7 +195,7 @@ def xml_text(value: Any, *, shown: bool = False) -> str:
     --------
     >>> xml_text("L-1\x00\x1b<b>") == "L-1\ufffd\ufffd<b>"
     True
-    >>> xml_text("L-1\u202e\x00", shown=True) == "L-1<U+202E>\ufffd"
+    >>> xml_text("L-1\u202e\x00", shown=True) == "L-1<U+202E><U+0000>"  # shown: the controls too, visibly
     True
     """
     return _NOT_XML.sub("\ufffd", visible_text(value) if shown else str(value))
@@ -194,19 +205,31 @@ def _missing(v: Any) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
 
 
-def flood_zone_key(fld_zone: Any, zone_subty: Any = None) -> str:
+def flood_zone_key(fld_zone: Any, zone_subty: Any = None, *, encroachment: bool = False) -> str:
     """Legend key of an NFHL zone: ``AE``, ``A``, ``VE``, ``X (0.2% annual chance)``, ``X``, ``D``...
 
     Parameters
     ----------
     fld_zone, zone_subty : str or None
         NFHL ``FLD_ZONE`` and ``ZONE_SUBTY`` values.
+    encroachment : bool
+        The polygon is an encroachment area as the rulebook reads it (``classify_flood_zones``'
+        ``encroachment``: FLD-002's ``encroachment_subtypes_contain``; this module keeps no list):
+        the key is the zone's with :data:`ENCROACHMENT_KEY` (``AE: encroachment area (floodway not
+        determined)``).
 
     Returns
     -------
     str
         ``"unknown"`` when ``FLD_ZONE`` is empty.
+
+    Examples
+    --------
+    >>> flood_zone_key("AE", "STATE ENCROACHMENT AREA"), flood_zone_key("AE", "x", encroachment=True)
+    ('AE', 'AE: encroachment area (floodway not determined)')
     """
+    if encroachment:
+        return f"{flood_zone_key(fld_zone, zone_subty)}: {ENCROACHMENT_KEY}"
     z = "" if _missing(fld_zone) else str(fld_zone)
     z = z.strip().upper()
     if not z:
@@ -227,7 +250,13 @@ def flood_zone_color(key: str) -> str:
 
 
 def flood_zone_style(key: str, *, preliminary: bool = False) -> LayerStyle:
-    """Style of one :func:`flood_zone_key`: SFHA zones (A*, V*) strong, 0.2 % medium, others faint."""
+    """Style of one :func:`flood_zone_key`: SFHA zones (A*, V*) strong, 0.2 % medium, others faint; an
+    encroachment area filled as its zone, outlined in :data:`ENCROACHMENT_COLOR` dashed."""
+    zone, sep, _ = key.partition(f": {ENCROACHMENT_KEY}")
+    if sep:
+        st = flood_zone_style(zone, preliminary=preliminary)
+        return replace(st, color=ENCROACHMENT_COLOR, weight=2.0, opacity=0.9, dash="4 2",
+                       label=f"{st.label}: {ENCROACHMENT_KEY}")
     col = flood_zone_color(key)
     sfha = key[:1] in ("A", "V") and not key.startswith("AREA")
     opacity = 0.35 if sfha else (0.3 if key.startswith("X (") else 0.08)

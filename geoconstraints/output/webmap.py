@@ -39,6 +39,7 @@ from geoconstraints.output.overview import PRIMARY_ROLES, focus_frames, parcel_g
 from geoconstraints.output.report import format_value
 from geoconstraints.output.selection import ALL_OUTPUTS, Holders
 from geoconstraints.rulebook.findings import STATUSES
+from geoconstraints.rules.flood import flood_zone_classes
 from geoconstraints.text import visible_text
 
 log = logging.getLogger(__name__)
@@ -558,7 +559,7 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
                        where=where)
     legend: list[dict[str, Any]] = []
     relief = _add_hillshade(folium, m, result, context, legend)
-    _add_input_layers(folium, m, candidates, plan, legend)
+    _add_input_layers(folium, m, candidates, plan, legend, result.rulebook)
     _add_derived_layers(folium, m, candidates, plan, legend, relief=relief)
     counts = _add_finding_layers(folium, m, result, legend, where)
     _fit_view(m, result, focus, parcel)
@@ -644,13 +645,32 @@ def _legend_item(legend: list[dict[str, Any]], label: str, st: styles.LayerStyle
     legend.append({"label": label, "color": st.color, "fill": fill, "kind": kind, "detail": detail})
 
 
+FLOODWAY_CLASS_FIELD = "floodway_class"
+"""Property of a flood zone feature in map.html saying how FLD-002 reads it: ``floodway``,
+``encroachment area (floodway not determined)`` (:data:`~geoconstraints.output.styles.ENCROACHMENT_KEY`)
+or ``""``; only where the layer has either."""
+
+ENCROACHMENT_DETAIL = ("dashed teal outline: a ZONE_SUBTY encroachment area, not the FIRM's floodway; whether the "
+                       "floodway's provisions apply there is the local administrator's reading (FLD-002 not evaluated)")
+"""The legend's line under an encroachment area's entry."""
+
+
 def _add_flood_zone_layers(folium: Any, m: Any, role: str, g4: gpd.GeoDataFrame, cols: list[str],
-                           legend: list[dict[str, Any]]) -> None:
-    """A flood zone input as one layer per zone (AE, floodway, X ...), styled as the overview map."""
+                           legend: list[dict[str, Any]], rulebook: Any = None) -> None:
+    """A flood zone input as one layer per zone (AE, X ...), styled as the overview map; FLD-002's
+    encroachment areas (the rulebook's reading, :func:`~geoconstraints.rules.flood.flood_zone_classes`)
+    as a layer of their own, each feature carrying its :data:`FLOODWAY_CLASS_FIELD`."""
+    preliminary = role.endswith("preliminary")
+    classes = None if preliminary or rulebook is None else flood_zone_classes(g4, rulebook)
+    enc = np.zeros(len(g4), dtype=bool) if classes is None else classes["encroachment"].to_numpy(dtype=bool)
+    fw = np.zeros(len(g4), dtype=bool) if classes is None else classes["floodway"].to_numpy(dtype=bool)
+    if (enc | fw).any():
+        g4 = g4.assign(**{FLOODWAY_CLASS_FIELD: np.where(fw, "floodway", np.where(enc, styles.ENCROACHMENT_KEY, ""))})
+        cols = [FLOODWAY_CLASS_FIELD, *[c for c in cols if c != FLOODWAY_CLASS_FIELD]]
     fields = [(c, c.replace("_", " ")) for c in cols]
     sub = g4.get("ZONE_SUBTY", pd.Series([None] * len(g4), index=g4.index))
-    keys = pd.Series([styles.flood_zone_key(a, b) for a, b in zip(g4["FLD_ZONE"], sub)], index=g4.index)
-    preliminary = role.endswith("preliminary")
+    keys = pd.Series([styles.flood_zone_key(a, b, encroachment=e) for a, b, e in zip(g4["FLD_ZONE"], sub, enc)],
+                     index=g4.index)
     for key in sorted(keys.unique()):
         part = g4[keys == key]
         st = styles.flood_zone_style(key, preliminary=preliminary)
@@ -658,7 +678,8 @@ def _add_flood_zone_layers(folium: Any, m: Any, role: str, g4: gpd.GeoDataFrame,
         _add_geojson(folium, fg, _text_props(part, cols), st, fields, "FLD_ZONE", st.label)
         fg.add_to(m)
         if not preliminary:
-            _legend_item(legend, st.label, st, "polygon")
+            _legend_item(legend, st.label, st, "polygon",
+                         detail=ENCROACHMENT_DETAIL if styles.ENCROACHMENT_KEY in key else "")
     if preliminary:  # off at first: one line, not one per zone
         st = styles.flood_zone_style("AE", preliminary=True)
         _legend_item(legend, "Preliminary flood zones", replace(st, fill=None), "polygon",
@@ -677,10 +698,10 @@ def _drawn(candidates: list[tuple[str, str, gpd.GeoDataFrame]], kind: str,
 
 
 def _add_input_layers(folium: Any, m: Any, candidates: list[tuple[str, str, gpd.GeoDataFrame]],
-                      plan: LayerPlan, legend: list[dict[str, Any]]) -> None:
+                      plan: LayerPlan, legend: list[dict[str, Any]], rulebook: Any = None) -> None:
     for role, g4, cols in _drawn(candidates, "input", plan):
         if role in ("flood_zones", "flood_zones_preliminary") and "FLD_ZONE" in g4.columns:
-            _add_flood_zone_layers(folium, m, role, g4, cols, legend)
+            _add_flood_zone_layers(folium, m, role, g4, cols, legend, rulebook)
             continue
         st = styles.style_for(role, _kind(g4))
         fg = folium.FeatureGroup(name=html.escape(f"Input: {st.label} ({len(g4)})"), show=st.show)

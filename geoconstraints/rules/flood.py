@@ -22,7 +22,14 @@ import numpy as np
 import pandas as pd
 
 from geoconstraints.errors import RulebookError
-from geoconstraints.geometry.overlay import FloodZoneSpec, acres_of, expand_zone_list, masked, share_of
+from geoconstraints.geometry.overlay import (
+    FloodZoneSpec,
+    acres_of,
+    classify_flood_zones,
+    expand_zone_list,
+    masked,
+    share_of,
+)
 from geoconstraints.io.layers import Layers
 from geoconstraints.io.tables import DATE_FORMS, date_forms_text, read_days
 from geoconstraints.rulebook.findings import empty_findings
@@ -73,6 +80,28 @@ def flood_zone_spec(rulebook: Rulebook, *, exact: bool = False) -> FloodZoneSpec
         spec = replace(spec, sliver_tolerance_ft=0.0, min_overlap_sqft=0.0, floodway_sliver_tolerance_ft=0.0,
                        floodway_min_overlap_sqft=0.0)
     return spec
+
+
+def flood_zone_classes(flood: pd.DataFrame, rulebook: Rulebook) -> pd.DataFrame | None:
+    """A flood zone layer's polygons classified as the FLD rules read them (:func:`classify_flood_zones
+    <geoconstraints.geometry.overlay.classify_flood_zones>` with :func:`flood_zone_spec`), for the maps: the
+    floodway and FLD-002's encroachment areas drawn from the rulebook's lists, never from a second one.
+
+    ``None`` where the rulebook has no flood rules (FLD-001, FLD-002, FLD-006) or the layer no zone field.
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> f = pd.DataFrame({"FLD_ZONE": ["AE", "AE", "AE"], "ZONE_SUBTY": ["FLOODWAY", "STATE ENCROACHMENT AREA", None]})
+    >>> flood_zone_classes(f, load_rulebook("vestal"))[["floodway", "encroachment"]].to_numpy().tolist()
+    [[True, False], [False, True], [False, False]]
+    """
+    if not all(r in rulebook for r in ("FLD-001", "FLD-002", "FLD-006")):
+        return None
+    spec = flood_zone_spec(rulebook)
+    if spec.zone_field not in flood.columns:
+        return None
+    return classify_flood_zones(flood, spec)
 
 
 def _text_list(value: Any) -> tuple[str, ...]:
@@ -1013,9 +1042,25 @@ def check_variance(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
                              f"increases", dtype=object)
     detail[small] = (f"{lim:g} acre or less: a variance may generally be considered if contiguous to and surrounded "
                      f"by lots with existing structures below the base flood level (not checked)")
-    detail[in_fw] = detail[in_fw] + "; no variance within the floodway if any increase in flood levels would result"
+    floodway = "no variance within the floodway if any increase in flood levels would result"
+    detail[in_fw] = detail[in_fw] + f"; {floodway}"
+    # an encroachment area and no floodway (FLD-002 not_evaluated): the floodway's condition may apply, as
+    # the local administrator reads it; never "no flood variance needed", even off the SFHA's zones
+    in_enc = np.zeros(len(t), dtype=bool)
+    if "encroachment_sqft" in t:  # a table measured with the encroachment cover (see FLD-002)
+        in_enc = (t["encroachment_sqft"].to_numpy() > 0) & ~in_fw & ~nc
+    if in_enc.any():
+        names = np.asarray(t["encroachment_subtypes"].to_numpy() if "encroachment_subtypes" in t
+                           else np.full(len(t), ""), dtype=object)
+        fc, oc = rule.p("floodway_citation"), rule.p("other_source_citation")
+        detail[in_enc] = [f"{d}; in an encroachment area (ZONE_SUBTY {_and(s)}), not the FIRM's regulatory "
+                          f"floodway: whether the floodway provisions of {fc} apply there is for the local "
+                          f"administrator to decide ({oc}); if they do, {floodway}"
+                          for d, s in zip(detail[in_enc], names[in_enc])]
     partial = (t["flood_data"] == "partial").to_numpy()
-    detail[~in_sfha & ~nc & ~partial] = "outside the area of special flood hazard: no flood variance needed"
+    off = ~in_sfha & ~nc & ~partial
+    detail[off & in_enc] = "no SFHA mapped on it; " + detail[off & in_enc]
+    detail[off & ~in_enc] = "outside the area of special flood hazard: no flood variance needed"
     # part of it off the flood map: no SFHA on the covered part is not "no variance needed"
     detail[~in_sfha & partial] = "no SFHA on the covered part, part of it off the flood map; " + detail[~in_sfha & partial]
     return _acres_frame(ctx, rule, status, _with_note(detail, _near_limit_text(acres, lim)), acres, lim, nc)

@@ -30,7 +30,7 @@ from geoconstraints.rulebook.model import FindingRows, Rule, Rulebook
 from geoconstraints.rulebook.registry import check
 from geoconstraints.rulebook.render import fmt_num
 from geoconstraints.text import id_list, is_blank, stated_text, truthy
-from geoconstraints.units import at_most, over_limit, sqft_to_acres
+from geoconstraints.units import LENGTH_NOISE_FT, at_most, over_limit, sqft_to_acres
 
 log = logging.getLogger(__name__)
 
@@ -64,10 +64,6 @@ and ``not_stream`` (a dam, a coastline) never do."""
 
 CHANNEL_RULE = "HRV-012"
 """The rule whose numbers define a stream channel (HRV-012 and HRV-013 share them)."""
-
-_TOL_FT = 1e-6
-"""Numerical tolerance of distance comparisons, feet (not law): coordinates of ~1e6 ft carry
-~1e-9 ft of float noise, and a distance exactly at a limit must stay at it."""
 
 _TOL_SQFT = 1e-3
 """Numerical tolerance of area comparisons, square feet (not law): areas of polygons ~1e6 ft from
@@ -104,7 +100,7 @@ def buffer_settings(rulebook: Rulebook) -> tuple[dict[str, dict[str, Any]], dict
             s["include_intermittent"] = truthy(r.s("include_intermittent")) is True
         elif kind == "property_line":
             s.update(districts=list(r.p("districts")), reading=str(r.s("property_line_reading")),
-                     touch_tolerance_ft=r.t("touch_tolerance_ft") + _TOL_FT, town_districts=rulebook.town_districts)
+                     touch_tolerance_ft=r.t("touch_tolerance_ft") + LENGTH_NOISE_FT, town_districts=rulebook.town_districts)
         elif kind == "dwelling":
             s.update(districts=list(r.p("districts")), town_districts=rulebook.town_districts)
         settings[kind] = s
@@ -472,11 +468,11 @@ def _ownership(ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None, tol: floa
     pa = pb = np.array([], int)
     if m:
         assert parcels is not None  # m counts its features
-        pa, pb = _joinable_parcels(parcels, p_own, pj, tol + _TOL_FT)
+        pa, pb = _joinable_parcels(parcels, p_own, pj, tol + LENGTH_NOISE_FT)
         same = (p_own[pa] != None) & (p_own[pa] == p_own[pb])
         ea.append(pa[same] + n)
         eb.append(pb[same] + n)
-    xa, xb = ha.sindex.query(ha.geometry.values, predicate="dwithin", distance=tol + _TOL_FT)
+    xa, xb = ha.sindex.query(ha.geometry.values, predicate="dwithin", distance=tol + LENGTH_NOISE_FT)
     same = (a_own[xa] != None) & (a_own[xa] == a_own[xb])
     ea.append(xa[same])
     eb.append(xb[same])
@@ -741,17 +737,17 @@ def _zoning_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: s
     unk = zsrc.loc[zsrc["_d"].isna().to_numpy()]
     dmin, nearest, names = np.full(n, np.nan), np.full(n, np.nan), [""] * n
     if len(ra):
-        gi, zi = ra.sindex.query(g.geometry.values, predicate="dwithin", distance=dist_ft + _TOL_FT)
+        gi, zi = ra.sindex.query(g.geometry.values, predicate="dwithin", distance=dist_ft + LENGTH_NOISE_FT)
         dmin = _first_per_group(gi, shapely.distance(g.geometry.values[gi], ra.geometry.values[zi]), n)
         names = _joined(gi, ra["_d"].to_numpy()[zi], n)
         near_idx, near_d = ra.sindex.nearest(g.geometry.values, return_distance=True, return_all=False)
         nearest[near_idx[0]] = near_d
-    ui, uj = (unk.sindex.query(g.geometry.values, predicate="dwithin", distance=dist_ft + _TOL_FT) if len(unk)
+    ui, uj = (unk.sindex.query(g.geometry.values, predicate="dwithin", distance=dist_ft + LENGTH_NOISE_FT) if len(unk)
               else (np.array([], int),) * 2)
     unknown = _joined(ui, _unknown_labels(unk)[uj], n)
     gap = zoning_gaps(ctx, g.geometry.values, zsrc, dist_ft, rule.t("default_row_width_ft"))
     gapped = gap > rule.t("coverage_gap_tolerance_sqft") + _TOL_SQFT
-    within = np.isfinite(dmin) & (dmin <= dist_ft + _TOL_FT)
+    within = np.isfinite(dmin) & (dmin <= dist_ft + LENGTH_NOISE_FT)
     measured = np.where(within, dmin, nearest)
     status = np.where(within, "review", np.where(np.array([bool(u) for u in unknown]) | gapped, "not_evaluated", "pass"))
     where = "zoning polygons" if src == "zoning layer" else "parcels"
@@ -878,7 +874,7 @@ def _derived_gaps(ctx: HarvestContext, rule: Rule, key: str) -> str:
         gap = zoning_gaps(ctx, [shapely.union_all(ha.geometry.values)], zsrc, dist, rule.t("default_row_width_ft"))
         unk = zsrc.loc[zsrc["_d"].isna().to_numpy()]
         near = unk.iloc[unk.sindex.query(shapely.union_all(ha.geometry.values), predicate="dwithin",
-                                         distance=dist + _TOL_FT)] if len(unk) else unk
+                                         distance=dist + LENGTH_NOISE_FT)] if len(unk) else unk
         why = []
         if gap[0] > rule.t("coverage_gap_tolerance_sqft") + _TOL_SQFT:
             why.append(f"{fmt_num(sqft_to_acres(gap[0]))} acres within {fmt_num(dist)} ft of the harvest area not covered "
@@ -911,7 +907,7 @@ def _plan_parts(ctx: HarvestContext, part: Any, where: str) -> list[str]:
         for fid, geom in zip(_plan_ids(g)[hit], piece[hit]):
             area, length = float(shapely.area(geom)), float(shapely.length(geom))
             size = (f"{fmt_num(sqft_to_acres(area))} acres" if area > _TOL_SQFT else
-                    f"{length:,.0f} ft" if length > _TOL_FT else "")
+                    f"{length:,.0f} ft" if length > LENGTH_NOISE_FT else "")
             out.append(f"{layer} {fid}" + (f" ({size} {where})" if size else f" ({where})"))
     return out
 
@@ -1191,7 +1187,7 @@ def channel_pieces(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, width_ft:
     sg = near.geometry.values
     is_poly = np.isin(shapely.get_type_id(sg), (3, 6))
     # the edge belongs to the channel: widened by the numerical tolerance, so a line exactly on it is in it
-    channel = np.where(is_poly, sg, shapely.buffer(sg, width_ft / 2.0 + _TOL_FT, cap_style="flat"))
+    channel = np.where(is_poly, sg, shapely.buffer(sg, width_ft / 2.0 + LENGTH_NOISE_FT, cap_style="flat"))
     u = shapely.union_all(channel)
     bank = shapely.boundary(u)
     polys = shapely.union_all(sg[is_poly]) if is_poly.any() else None
@@ -1200,7 +1196,7 @@ def channel_pieces(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, width_ft:
     multi = shapely.get_type_id(inter) == 5
     inter = np.where(multi, shapely.line_merge(np.where(multi, inter, None)), inter)
     parts, idx = shapely.get_parts(inter, return_index=True)
-    keep = np.isin(shapely.get_type_id(parts), (1, 2)) & (shapely.length(parts) > _TOL_FT)
+    keep = np.isin(shapely.get_type_id(parts), (1, 2)) & (shapely.length(parts) > LENGTH_NOISE_FT)
     parts, idx = parts[keep], idx[keep]
     kinds_col = near["kind"] if "kind" in near.columns else pd.Series(None, index=near.index, dtype=object)
     crossing, why, sids, skinds = [], [], [], []
@@ -1432,7 +1428,7 @@ def _strip_hits(lg: gpd.GeoDataFrame, strips: gpd.GeoDataFrame) -> tuple[np.ndar
     n = len(lg)
     if not len(strips):
         return np.zeros(n, dtype=bool), [""] * n, [""] * n
-    li, si = strips.sindex.query(lg.geometry.values, predicate="dwithin", distance=_TOL_FT)
+    li, si = strips.sindex.query(lg.geometry.values, predicate="dwithin", distance=LENGTH_NOISE_FT)
     labels = strips["label"].to_numpy()[si]
     hit = np.zeros(n, dtype=bool)
     hit[li] = True
@@ -1468,7 +1464,7 @@ def _strip_edges(lg: gpd.GeoDataFrame, strips: gpd.GeoDataFrame, hit: np.ndarray
     if not len(strips):
         return _Edges(none, [""] * n, none.copy(), [""] * n, np.zeros(n), [""] * n, np.full(n, np.nan), [""] * n)
     width = strips["width_ft"].to_numpy(dtype="float64")
-    reach = bf.arc_error_ft(width) + _TOL_FT
+    reach = bf.arc_error_ft(width) + LENGTH_NOISE_FT
     li, si = strips.sindex.query(lg.geometry.values, predicate="dwithin", distance=beyond_ft + float(reach.max()))
     close = ~hit[li] & (shapely.distance(lg.geometry.values[li], strips.geometry.values[si]) <= beyond_ft + reach[si])
     li, si = li[close], si[close]
@@ -1478,7 +1474,7 @@ def _strip_edges(lg: gpd.GeoDataFrame, strips: gpd.GeoDataFrame, hit: np.ndarray
     pts, src, w = lg.geometry.values[li[known]], geo[known], width[si[known]]
     gap[known] = (shapely.distance(pts, [bf.fine_buffer(g, x, cap_style="flat") for g, x in zip(src, w)])
                   if flat_ends else shapely.distance(pts, src) - w)
-    inside = known & ((gap < beyond_ft - _TOL_FT) if strict else (gap <= beyond_ft + _TOL_FT))
+    inside = known & ((gap < beyond_ft - LENGTH_NOISE_FT) if strict else (gap <= beyond_ft + LENGTH_NOISE_FT))
     unknown = ~known
     labels = strips["label"].to_numpy()[si]
     is_in, maybe = none.copy(), none.copy()
@@ -1586,8 +1582,8 @@ def check_landing_row_distance(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFr
     # without the roads layer only the mapped rights-of-way are known: a landing far from them may be
     # near a public road that has none
     unsure = ctx.get("roads") is None
-    status = np.where(dist < limit - _TOL_FT, "violation", "not_evaluated" if unsure else
-                      np.where(dist_wide < limit - _TOL_FT, "review", "pass"))
+    status = np.where(dist < limit - LENGTH_NOISE_FT, "violation", "not_evaluated" if unsure else
+                      np.where(dist_wide < limit - LENGTH_NOISE_FT, "review", "pass"))
     if unsure:
         near = np.array([f"{t}; no roads layer: a public road without a right-of-way polygon is not known"
                          for t in near], dtype=object)
@@ -1611,8 +1607,8 @@ def _row_edges(lg: gpd.GeoDataFrame, rows: gpd.GeoDataFrame, dist: np.ndarray, n
                                "source_geometry": cl["source_geometry"].to_numpy(),
                                "width_ft": cl["row_width_ft"].to_numpy(dtype="float64") / 2.0},
                               geometry=cl.geometry.values, crs=rows.crs)
-    e = _strip_edges(lg, strips, ~(dist >= limit - _TOL_FT), beyond_ft=limit, strict=True, flat_ends=True)
-    nearer = np.isfinite(e.gap) & (e.gap < dist - _TOL_FT)
+    e = _strip_edges(lg, strips, ~(dist >= limit - LENGTH_NOISE_FT), beyond_ft=limit, strict=True, flat_ends=True)
+    nearer = np.isfinite(e.gap) & (e.gap < dist - LENGTH_NOISE_FT)
     near = np.array([f"{t}; measured to the right-of-way of roads {a} drawn exactly from its centre line: the "
                      f"outline drawn for it, up to {x:,.2f} ft inside the true edge where the road bends, is "
                      f"{d:,.2f} ft away" if ok else t
@@ -1670,7 +1666,7 @@ def check_access_points(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
         return _missing_layer(ctx, rule, "haul_roads", "no roads or row layer")
     tol = rule.t("snap_tolerance_ft")
     pub, _ = _public_roads(ctx, hr.geometry.values, 2 * tol)
-    zone = shapely.buffer(shapely.union_all(pub), tol + _TOL_FT) if len(pub) else Polygon()
+    zone = shapely.buffer(shapely.union_all(pub), tol + LENGTH_NOISE_FT) if len(pub) else Polygon()
     parts = shapely.get_parts(shapely.intersection(hr.geometry.values, zone))
     parts = parts[~shapely.is_empty(parts)]
     clusters = shapely.get_parts(shapely.union_all(shapely.buffer(parts, tol))) if len(parts) else np.array([])
@@ -1690,9 +1686,9 @@ def _network(hr: gpd.GeoDataFrame, pub: np.ndarray, pub_ids: np.ndarray,
     reach a public road, the public roads each reaches and the roads of each component."""
     m = len(hr)
     hg = hr.geometry.values
-    a, b = hr.sindex.query(hg, predicate="dwithin", distance=tol + _TOL_FT)
+    a, b = hr.sindex.query(hg, predicate="dwithin", distance=tol + LENGTH_NOISE_FT)
     comp = _components(m, a, b)
-    hi, pi = shapely.STRtree(pub).query(hg, predicate="dwithin", distance=tol + _TOL_FT)
+    hi, pi = shapely.STRtree(pub).query(hg, predicate="dwithin", distance=tol + LENGTH_NOISE_FT)
     reaches = np.zeros(comp.max() + 1, dtype=bool)
     reaches[comp[hi]] = True
     comp_roads = (pd.DataFrame({"c": comp[hi], "p": pub_ids[pi]}).groupby("c")["p"]
@@ -1718,7 +1714,7 @@ def check_landing_connected(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
                              crs=ctx.crs, detail=_absent(ctx, "haul_roads") if hr is None else _absent(ctx, "roads", "row"))
     tol = rule.t("snap_tolerance_ft")
     comp, reaches, comp_roads, members = _network(hr, pub, pub_ids, tol)
-    li, hj = hr.sindex.query(lg.geometry.values, predicate="dwithin", distance=tol + _TOL_FT)
+    li, hj = hr.sindex.query(lg.geometry.values, predicate="dwithin", distance=tol + LENGTH_NOISE_FT)
     status, detail, via = [], [], []
     for i in range(n):  # the plan's landings
         cs = np.unique(comp[hj[li == i]])

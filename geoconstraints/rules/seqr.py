@@ -18,7 +18,6 @@ from geoconstraints.geometry.buffers import norm_district
 from geoconstraints.rulebook.loader import load_rulebook
 from geoconstraints.rulebook.model import Rule, Rulebook, unit_of
 from geoconstraints.rulebook.registry import check
-from geoconstraints.units import number_problem
 
 log = logging.getLogger(__name__)
 
@@ -281,13 +280,10 @@ def resources(rule: Rule) -> list[str]:
 
 
 def validate_action(rule: Rule, action: Action) -> None:
-    """Refuse negative or NaN sizes, resources the rulebook does not name, and a resource stated
-    both affected and not affected (InputError)."""
-    for name in ("units", "lots", "expansion_pct", "acres", "lanes"):
-        v = getattr(action, name)
-        why = "" if v is None else number_problem(v, minimum=0)
-        if why:
-            raise InputError(f"SEQR --{name.replace('_', '-')} {v}: {why}; give a number of 0 or more")
+    """Refuse resources the rulebook does not name, and a resource stated both affected and not
+    affected (InputError). The action's numbers (negative, NaN, a fraction of a count) are refused
+    with the command's other numbers, before the action is built
+    (:data:`~geoconstraints.commands.SEQR_NUMBER_BOUNDS`)."""
     known = resources(rule)
     for opt, given in (("--affects", action.affects), ("--no-effect-on", action.no_effect_on)):
         bad = [a for a in given if a not in known]

@@ -12,6 +12,7 @@ import logging
 import platform
 import re
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -624,29 +625,34 @@ def repaired_flags(ids: Any, repaired: list[str]) -> np.ndarray:
     return np.asarray((s if pd.api.types.is_string_dtype(s) else s.astype(str)).isin(repaired), dtype=bool)
 
 
-def repaired_note(layers: Layers | None) -> str:
+def repaired_note(layers: Layers | None, tables: Mapping[str, pd.DataFrame] | None = None) -> str:
     """One sentence counting the features whose invalid geometry was repaired and naming them by
-    layer (``""`` when none): a note of every run's report.
+    layer (``""`` when none): a note of every run's report. It names the run's tables that flag them
+    (``tables`` with a ``geometry_repaired`` column; a stormwater run has none).
 
     Examples
     --------
     >>> from geoconstraints.io.layers import LayerInfo
     >>> info = LayerInfo("parcels", "town.gpkg", "parcels", 3, "EPSG:2261", "", 0, [], repaired={"P7": False})
-    >>> print(repaired_note(Layers({}, crs=None, info={"parcels": info})))
-    Invalid geometries repaired: 1 feature (parcels: P7) had an invalid geometry repaired with make_valid when loaded; the outcome of every finding about it rests on the repaired shape and its message says so (the tables of features, parcels.csv, footprints.csv, landings.csv, roads.csv: column geometry_repaired). Check them in a GIS.
+    >>> t = {"parcels": pd.DataFrame({"parcel_id": ["P7"], "geometry_repaired": [True]})}
+    >>> print(repaired_note(Layers({}, crs=None, info={"parcels": info}), t))
+    Invalid geometries repaired: 1 feature (parcels: P7) had an invalid geometry repaired with make_valid when loaded; the outcome of every finding about it rests on the repaired shape and its message says so (parcels.csv: column geometry_repaired). Check them in a GIS.
+    >>> repaired_note(Layers({}, crs=None, info={"parcels": info})).count("geometry_repaired")
+    0
     """
     repairs = layers.repairs if layers is not None else {}
     n = sum(len(v) for v in repairs.values())
     if not n:
         return ""
     where = "; ".join(f"{role}: {id_list(list(ids))}" for role, ids in repairs.items())
+    named = [f"{name}.csv" for name, t in (tables or {}).items() if "geometry_repaired" in getattr(t, "columns", ())]
+    flagged = f" ({', '.join(named)}: column geometry_repaired)" if named else ""
     lost = [i for ids in repairs.values() for i, gone in ids.items() if gone]
     lost_text = (f" The repair of {id_list(lost)} left out land or lines the drawing covers: a pass about "
                  f"{'it' if len(lost) == 1 else 'them'} is not evaluated." if lost else "")
     return (f"Invalid geometries repaired: {n:,} feature{'s' if n > 1 else ''} ({where}) had an invalid geometry "
             f"repaired with make_valid when loaded; the outcome of every finding about "
-            f"{'them' if n > 1 else 'it'} rests on the repaired shape and its message says so (the tables of "
-            f"features, parcels.csv, footprints.csv, landings.csv, roads.csv: column geometry_repaired).{lost_text} "
+            f"{'them' if n > 1 else 'it'} rests on the repaired shape and its message says so{flagged}.{lost_text} "
             f"Check them in a GIS.")
 
 
@@ -655,7 +661,7 @@ def make_result(command: str, rulebook: Rulebook, items: list, layers: Layers | 
     naming the features whose geometry was repaired (:func:`repaired_note`), when there are any."""
     crs = layers.crs if layers is not None else None
     res = Result(command=command, rulebook=rulebook, findings=findings_frame(items, crs=crs), layers=layers, **kw)
-    if note := repaired_note(layers):
+    if note := repaired_note(layers, res.tables):
         res.notes.append(note)
     return res
 

@@ -560,7 +560,7 @@ def _load(source: str | None, kwargs: dict[str, Any], **extra: Any) -> Any:
                          crs=kwargs.pop("crs", None), dem=kwargs.pop("dem", None),
                          dem_z_units=kwargs.pop("dem_z_units", None), strict=strict, **extra)
     params = click.get_current_context().params
-    if params.get("out_dir"):  # refuse a bad --out before the (possibly long) check runs
+    if params.get("out_dir") is not None:  # refuse a bad --out before the (possibly long) check runs
         outset.check_out_folder(params["out_dir"], layers.input_paths(), overwrite=params.get("overwrite", False))
     return layers
 

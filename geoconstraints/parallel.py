@@ -20,6 +20,7 @@ import numpy as np
 
 from geoconstraints import interrupt
 from geoconstraints.errors import InputError
+from geoconstraints.units import number_problem
 
 MIN_CHUNK = 100_000
 """:func:`chunked` splits an array only into chunks of at least this many values: below it, a
@@ -29,6 +30,28 @@ thread costs more than it saves (``shapely.is_valid`` of 100,000 parcels: 0.05 s
 def default_workers() -> int:
     """Threads by default: every core (``os.cpu_count()``)."""
     return max(1, os.cpu_count() or 1)
+
+
+def worker_count(workers: Any, what: str = "workers") -> int:
+    """The number of threads (or processes) ``workers`` asks for: every core (:func:`default_workers`) where
+    None, else a whole number of 1 or more; anything else is an InputError naming ``what`` (``2.5`` had run
+    on 2, ``True`` on 1).
+
+    Examples
+    --------
+    >>> worker_count(2), worker_count(None) >= 1
+    (2, True)
+    >>> worker_count(True)
+    Traceback (most recent call last):
+    ...
+    geoconstraints.errors.InputError: workers: True is not a number (a yes/no value); give a whole number of 1 or more
+    """
+    if workers is None:
+        return default_workers()
+    why = number_problem(workers, minimum=1, whole=True)
+    if why:
+        raise InputError(f"{what}: {why}; give a whole number of 1 or more")
+    return int(workers)
 
 
 def parallel_map(fn: Callable[[Any], Any], items: Sequence[Any], workers: int | None = None) -> list[Any]:
@@ -42,9 +65,7 @@ def parallel_map(fn: Callable[[Any], Any], items: Sequence[Any], workers: int | 
     >>> parallel_map(lambda x: x * x, [1, 2, 3], workers=2)
     [1, 4, 9]
     """
-    n = default_workers() if workers is None else int(workers)
-    if n < 1:
-        raise InputError(f"workers must be 1 or more (got {workers})")
+    n = worker_count(workers)
     out: list[Any] = []
     if n == 1 or len(items) <= 1:
         for x in items:
@@ -69,7 +90,7 @@ def chunked(fn: Callable[[np.ndarray], np.ndarray], values: np.ndarray, *, worke
     >>> chunked(np.sqrt, np.array([1.0, 4.0, 9.0, 16.0]), workers=2, min_chunk=2).tolist()
     [1.0, 2.0, 3.0, 4.0]
     """
-    n = default_workers() if workers is None else int(workers)
+    n = worker_count(workers)
     parts = max(1, min(n, len(values) // max(1, int(min_chunk))))
     if parts == 1:
         return fn(values)
@@ -119,9 +140,7 @@ class Background:
     """
 
     def __init__(self, fn: Callable[[Any], Any], items: Sequence[Any], workers: int | None = None) -> None:
-        n = default_workers() if workers is None else int(workers)
-        if n < 1:
-            raise InputError(f"workers must be 1 or more (got {workers})")
+        n = worker_count(workers)
         self._fn, self._items, self._workers = fn, list(items), n
         self._out: list[Any] = [None] * len(self._items)
         self._done = [False] * len(self._items)

@@ -40,7 +40,7 @@ from geoconstraints.rulebook.findings import (
     status_ranks,
 )
 from geoconstraints.rulebook.model import Rulebook
-from geoconstraints.text import id_list
+from geoconstraints.text import id_list, visible_text
 
 log = logging.getLogger(__name__)
 
@@ -399,22 +399,32 @@ class Result:
         derived = ", ".join(f"{k} ({len(v):,})" for k, v in self.derived.items()) or "none"
         return tables, derived
 
+    def _shown_summary(self) -> pd.DataFrame:
+        """:meth:`summary` with its text (rule id, title) as :func:`~geoconstraints.text.visible_text` shows it."""
+        t = self.summary()
+        for c in ("rule_id", "title"):
+            t[c] = [visible_text(v) for v in t[c]]
+        return t
+
     def __repr__(self) -> str:
+        v = visible_text  # a rulebook's name, a title: an invisible character shown as <U+XXXX>, never obeyed
         tables, derived = self._frames_text()
         left = f", {len(self.findings):,} kept\n  {self.omitted_text()}" if len(self.omitted) else ""
-        return (f"<Result {self.command}: rulebook {self.rulebook.name} {self.rulebook.version}, run {self.run_id}\n"
-                f"  findings: {self.n_findings:,} ({self._count_text()}){left}\n"
-                f"  tables: {tables}\n  derived layers: {derived}>")
+        return v(f"<Result {self.command}: rulebook {self.rulebook.name} {self.rulebook.version}, run {self.run_id}\n"
+                 f"  findings: {self.n_findings:,} ({self._count_text()}){left}\n"
+                 f"  tables: {tables}\n  derived layers: {derived}>")
 
     def _repr_html_(self) -> str:
-        e = html.escape
+        def e(text: Any) -> str:  # shown (visible_text), then escaped: <U+202E> reads as such, never reverses the page
+            return html.escape(visible_text(text))
+
         tables, derived = self._frames_text()
         return (f"<p><b>geoconstraints {e(self.command)}</b> with rulebook {e(self.rulebook.name)} "
-                f"{e(str(self.rulebook.version))}: {self.n_findings:,} findings ({e(self._count_text())})<br>"
+                f"{e(self.rulebook.version)}: {self.n_findings:,} findings ({e(self._count_text())})<br>"
                 + (f"{e(self.omitted_text())}<br>" if len(self.omitted) else "") +
                 f"tables: {e(tables)}<br>derived layers: {e(derived)}<br>"
                 f"<small>run {e(self.run_id)}</small></p>"
-                + self.summary().to_html(index=False, escape=True))
+                + self._shown_summary().to_html(index=False, escape=True))
 
 
 STATUS_COLUMN_PREFIX = "status_"

@@ -5,7 +5,7 @@ the one PROJ and the EPSG registry use for every CRS.
 
 Here too is the one test of "over a limit, beyond float noise" every rule uses (:data:`REL_NOISE`,
 :func:`over_limit`, :func:`at_most`, :func:`under_limit`, :func:`at_least`) and the absolute noise of
-a length (:data:`LENGTH_NOISE_FT`).
+a length (:data:`LENGTH_NOISE_FT`), and the noise of a geometry's repair (:data:`REPAIR_REL_NOISE`).
 """
 
 from __future__ import annotations
@@ -118,7 +118,10 @@ def number_problem(value: Any, *, minimum: float | None = None, above: bool = Fa
     (which compare false with every limit and would turn a violation into a pass), beyond
     :data:`MAX_MAGNITUDE`, under ``minimum`` (``above=True``: at or under it) or over ``maximum``;
     with ``whole=True`` (a count: dwelling units, lots, travel lanes, flood openings) a fraction too
-    (29.5 units is no number of units, and read against a bound of 30 it passed).
+    (29.5 units is no number of units, and read against a bound of 30 it passed). ``True`` and
+    ``False`` (Python's or numpy's) are no number either, though Python reads them as 1 and 0: a
+    yes/no given for a count or a measure (``units=True``) is refused, never read as 1 unit.
+    Numpy's integer and float scalars are numbers (``np.int64(29)``, ``np.float32(12.5)``).
 
     Examples
     --------
@@ -130,7 +133,11 @@ def number_problem(value: Any, *, minimum: float | None = None, above: bool = Fa
     ('1e+300 is too large (over 1e+15), beyond any quantity measured here', '', '20310.5 is more than 20310')
     >>> number_problem(29.5, minimum=0, whole=True), number_problem("30.0", minimum=0, whole=True)
     ('29.5 is not a whole number', '')
+    >>> number_problem(True, minimum=0, whole=True), number_problem(np.False_), number_problem(np.int64(29), whole=True)
+    ('True is not a number (a yes/no value)', 'False is not a number (a yes/no value)', '')
     """
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype.kind == "b"):
+        return f"{bool(value)} is not a number (a yes/no value)"  # float(True) is 1.0: 1 unit, 1 opening
     if isinstance(value, str) and "_" in value:
         return f"{value!r} is not a number"
     try:
@@ -191,6 +198,16 @@ so that a value computed two ways (a position along a stream, a BFE interpolated
 equal. Coordinates of ~1e6 ft carry ~1e-10 ft of noise; 1e-6 ft (a millionth of a foot) is far above that
 and far below any measure the law makes. Every comparison it loosens must widen a bound, never turn a
 violation into a pass."""
+
+REPAIR_REL_NOISE = 1e-6
+"""Relative noise of a geometry's repair (``make_valid``), of the feature's size (the diagonal of its bounding
+box, ``size``): numerical, never a legal threshold. The repair puts new nodes where rings cross, rounded to
+the nearest double, and the drawing and its repair are compared through an overlay that rounds again; a part
+of the drawing the repair left out (:func:`geoconstraints.io.validate.repair_losses`) is a loss only when its
+area is more than ``REPAIR_REL_NOISE * size ** 2`` or its length more than ``REPAIR_REL_NOISE * size``. For a
+parcel 300 ft across (size 424 ft) that is 0.18 sq ft or 0.0004 ft: far above the rounding, far below any part
+a person draws. Not :data:`REL_NOISE`, the noise of a measure compared with a limit, nor
+:data:`LENGTH_NOISE_FT`, an absolute one: a repair's rounding grows with the feature."""
 
 
 def _noise_bound(limit: Any, side: float, min_scale: float) -> Any:

@@ -105,6 +105,40 @@ def harvest(folder: Path, source: Path | str, *extra: str) -> list[str]:
     return ["harvest", str(source), *extra, "--out", str(folder / "out")]
 
 
+def run_case(case: Case, folder: Path, runner, monkeypatch, *, quiet: bool = True) -> None:
+    """Run ``case`` through the CLI in ``folder`` (the working folder, or the case's ``extra["cwd"]``) and
+    assert what every bad input must answer: its exit code, the fragments, no traceback; refused: one
+    ``error:`` line and no ``--out`` folder left; accepted and ``quiet``: nothing on stderr; every input
+    byte for byte unchanged, the working folder not replaced."""
+    from conftest import tree_hashes
+
+    from geoconstraints.cli import main
+
+    monkeypatch.chdir(case.extra.get("cwd", folder))  # any side effect (e.g. an executed YAML tag) lands here
+    before = tree_hashes(folder)
+    res = runner.invoke(main, case.args)
+    out = res.output
+    assert res.exit_code == case.exit_code, out
+    assert "Traceback" not in out
+    assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
+    for fragment in case.expect:
+        assert fragment in out, f"{fragment!r} not in {out!r}"
+    for fragment in case.forbid:
+        assert fragment not in out, f"{fragment!r} in {out!r}"
+    if case.exit_code == 2:
+        assert res.stdout == ""
+        lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+        assert len(lines) == 1 and lines[0].startswith("error: "), res.stderr
+    elif quiet:
+        assert res.stderr == "", res.stderr
+    if case.out_dir is not None:
+        assert not case.out_dir.exists(), "a refused run must not create its output folder"
+    if "cwd" in case.extra:
+        assert case.extra["cwd"].is_dir() and not any(case.extra["cwd"].iterdir()), "the working folder was replaced"
+    after = tree_hashes(folder)
+    assert {p: after.get(p) for p in before} == before, "an input file changed"
+
+
 CATALOGUE: dict[str, Callable[[Path], Case]] = {}
 
 

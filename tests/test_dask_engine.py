@@ -64,7 +64,7 @@ def test_screen_on_the_cluster_equals_the_default_engine(cluster, county_file):
     t1, t2 = default.tables["parcels"], dask.tables["parcels"]
     assert (t1["sfha_acres"] > 0).sum() > 200
     f2 = default.findings[default.findings["rule_id"] == "FLD-002"]
-    assert f2["message"].str.contains("in an encroachment area").sum() > 20  # FLD-002's encroachment areas too
+    assert f2["message"].str.contains("in a floodway-like area").sum() > 20  # FLD-002's encroachment areas too
     # areas to floating noise (1e-6 sq ft, in acres); text and statuses exactly
     pd.testing.assert_frame_equal(pd.DataFrame(t1.drop(columns="geometry")), pd.DataFrame(t2.drop(columns="geometry")),
                                   check_exact=False, rtol=0, atol=AREA_TOL_SQFT / 43_560.0)

@@ -1218,7 +1218,7 @@ def test_fld002_a_parcel_in_a_state_encroachment_area_is_never_a_pass(tmp_path, 
     assert res.derived["floodway_overlaps"]["parcel_id"].tolist() == ["P2", "P3"]
     f2 = finding(res, "FLD-002", "P2")
     assert f2["status"] == "review" and f2["measured"] * ACRE == pytest.approx(20_000, abs=0.5)
-    assert "encroachment area" not in f2["message"]
+    assert "floodway-like area" not in f2["message"]
     f3 = finding(res, "FLD-002", "P3")
     assert f3["status"] == "review" and f3["measured"] * ACRE == pytest.approx(20_000, abs=0.5)
     assert "COMMUNITY ENCROACHMENT AREA" in f3["message"]
@@ -1261,8 +1261,8 @@ def test_fld002_an_encroachment_area_sliver_follows_the_floodway_sliver_rules(tm
     f = finding(res, "FLD-002", "P1")
     assert f["status"] == expect
     if expect == "pass":  # the sliver is said, and in the parcels table
-        assert "along the encroachment area" in f["message"]
-        assert row(res, "P1")["slivers_ignored"] == "encroachment area"
+        assert "along the floodway-like area" in f["message"]
+        assert row(res, "P1")["slivers_ignored"] == "floodway-like area"
 
 
 def test_fld009_in_an_encroachment_area_keeps_the_floodway_condition_open(tmp_path, rb) -> None:
@@ -1280,12 +1280,12 @@ def test_fld009_in_an_encroachment_area_keeps_the_floodway_condition_open(tmp_pa
         f = finding(res, "FLD-009", pid)
         assert f["status"] == "info", f["message"]
         assert "no flood variance needed" not in f["message"]
-        assert f"encroachment area (ZONE_SUBTY {subtype})" in f["message"], f["message"]
+        assert f"in a floodway-like area (ZONE_SUBTY {subtype})" in f["message"], f["message"]
         assert "§ 6-138" in f["message"] and "local administrator" in f["message"]
         assert "no variance within the floodway if any increase in flood levels would result" in f["message"]
     assert "no SFHA mapped on it" in finding(res, "FLD-009", "P2")["message"]
     f3 = finding(res, "FLD-009", "P3")
-    assert f3["status"] == "info" and "encroachment area" not in f3["message"]
+    assert f3["status"] == "info" and "floodway-like area" not in f3["message"]
     assert f3["message"].endswith("no variance within the floodway if any increase in flood levels would result).")
 
 

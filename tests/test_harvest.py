@@ -1552,7 +1552,9 @@ def test_water_bars_pass_only_under_the_minimum_grade_as_placed(vestal, steepest
 
     rule = vestal["HRV-030"]
     rows = FindingRows(rule, CRS.from_user_input(NY_FT))
-    rt = tr.RoadTerrain("haul_roads", "R", 150.0, evaluated_length_ft=150.0, steepest_net_grade_pct=steepest)
+    # profiled on 10-ft cells: a pass needs the DEM's cell size known and within max_dem_cell_ft
+    rt = tr.RoadTerrain("haul_roads", "R", 150.0, evaluated_length_ft=150.0, steepest_net_grade_pct=steepest,
+                        dem_cell_ft=10.0)
     hv._water_bar_row(rows, rt, _g(LineString([(0, 0), (150, 0)])), rule)
     f = rows.frame()
     assert f["status"].tolist() == [expected]

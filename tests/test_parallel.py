@@ -16,8 +16,24 @@ from geoconstraints.parallel import BACKGROUND_NICE, Background, chunked, lower_
 
 def test_parallel_map_keeps_order_and_refuses_zero_workers():
     assert parallel_map(lambda x: x * x, list(range(50)), workers=2) == [x * x for x in range(50)]
-    with pytest.raises(InputError, match="workers must be 1 or more"):
+    with pytest.raises(InputError, match="workers: 0 is less than 1; give a whole number of 1 or more"):
         parallel_map(abs, [1, 2], workers=0)
+
+
+@pytest.mark.parametrize(("workers", "why"), [(True, "a yes/no value"), (2.5, "not a whole number"),
+                                              (float("nan"), "not a finite number"), ("two", "not a number")])
+def test_worker_counts_and_chunk_sizes_are_whole_numbers(workers, why):
+    # before: workers=2.5 ran on 2 threads and True on 1; chunk_size=2.5 failed inside range(), True read as 1
+    from geoconstraints.geometry.overlay import CoverIndex, overlay_areas
+
+    with pytest.raises(InputError, match=f"workers: .*{why}"):
+        parallel_map(abs, [1, 2], workers=workers)
+    with pytest.raises(InputError, match=f"workers: .*{why}"):
+        Background(abs, [1, 2], workers=workers)
+    cover = CoverIndex.build([("zone", [box(0, 0, 10, 10)])])
+    with pytest.raises(InputError, match=f"chunk_size: .*{why}"):
+        overlay_areas([box(5, 0, 15, 10)], cover, tolerance_ft=1.0, min_area_sqft=1.0, chunk_size=workers)
+    assert parallel_map(abs, [-1, 2], workers=np.int64(2)) == [1, 2]  # numpy's whole numbers are numbers
 
 
 @pytest.mark.parametrize("workers", [1, 2])

@@ -36,6 +36,28 @@ def test_repr_html_escapes_and_counts(result):
     assert "<td>FLD-001</td>" in page  # the per-rule count table
 
 
+def test_repr_html_and_repr_show_invisible_characters_as_code_points(result):
+    # a rule id, a title and a rulebook name holding U+202E (right-to-left override: "FLD-001\u202eXSS" would
+    # read "FLD-001SSX", and the rest of the notebook cell reversed) are shown as <U+202E>, as every other
+    # display shows them (geoconstraints.text.visible_text), then escaped
+    from dataclasses import replace
+
+    f = result.findings.copy()
+    mine = f["rule_id"] == "FLD-001"
+    f.loc[mine, "rule_id"] = "FLD-001\u202eXSS"
+    f.loc[mine, "title"] = "Flood\u200b zone \u202egnp.exe"
+    odd = replace(result, findings=f, command="screen\u202e", rulebook=replace(result.rulebook, name="vestal\u202ebad"))
+    page = odd._repr_html_()
+    assert "\u202e" not in page and "\u200b" not in page
+    assert "<td>FLD-001&lt;U+202E&gt;XSS</td>" in page  # the per-rule count table
+    assert "<td>Flood&lt;U+200B&gt; zone &lt;U+202E&gt;gnp.exe</td>" in page
+    assert "geoconstraints screen&lt;U+202E&gt;</b> with rulebook vestal&lt;U+202E&gt;bad" in page
+    text = repr(odd)
+    assert "\u202e" not in text and str(odd) == text
+    assert text.startswith("<Result screen<U+202E>: rulebook vestal<U+202E>bad ")
+    assert len(text.splitlines()) == 4  # line feeds kept
+
+
 def test_findings_explore_is_a_folium_map_without_network(result, monkeypatch):
     def no_network(*a, **k):
         raise AssertionError("explore() touched the network")

@@ -59,7 +59,8 @@ def test_thresholds_read_from_the_law_and_their_units():
     # values as read in the seeds (Vestal ch. 6, Lockport ch. 159); units from the name's suffix
     v, lk = load_rulebook("vestal"), load_rulebook("lockport")
     assert v["HRV-010"].thresholds == {"max_grade_pct": 25, "max_run_ft": 200, "smoothing_window_ft": 15,
-                                       "smoothing_window_cells_count": 3}
+                                       "smoothing_window_cells_count": 3,
+                                       "max_dem_cell_ft": 50}  # a quarter of the run: not the law's, the DEM's
     assert (v["HRV-025"].t("min_distance_ft"), v["HRV-020"].t("buffer_width_ft"), v["HRV-021"].t("buffer_width_ft")) == (
         150, 50, 100)
     assert (v["FLD-004"].t("hag_freeboard_ft"), v["FLD-009"].t("variance_max_lot_acres")) == (2, 0.5)

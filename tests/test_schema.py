@@ -124,6 +124,11 @@ def test_an_interval_in_days_is_whole_days_from_1(value, ok, tmp_path):
      r"tables.water_bar_spacing\[0\].min_grade_pct = -2 is negative"),
     ("extends: vestal\nrules:\n  - id: HRV-010\n    messages: {passed: x}\n", "messages.passed: not a status"),
     ("extends: vestal\nversion: .nan\n", "is not a version"),
+    # YAML's true under a unit key had been read as 1 (a 1-ft length, a 1-row spacing table's 1 %)
+    ("extends: vestal\nrules:\n  - id: HRV-030\n    tables:\n      water_bar_spacing: [{min_grade_pct: true}]\n",
+     r"tables.water_bar_spacing\[0\].min_grade_pct = True is a yes/no value, not a percentage"),
+    ("extends: vestal\nrules:\n  - id: FLD-002\n    params: {search_ft: false}\n",
+     r"params.search_ft = False is a yes/no value, not a length in feet"),
     ("extends: vestal\nrules:\n  HRV-010: 5\n", "rule HRV-010 must be a mapping"),
 ])
 def test_bad_values_and_keys_are_named(tmp_path, text, match):
@@ -314,3 +319,11 @@ def test_town_districts_in_the_json_schema():
     props = schema.json_schema()["properties"]
     assert "town_districts" in props and "town_districts" in schema.FILE_KEYS
     jsonschema.validate({"extends": "vestal", "town_districts": ["RA-1", "C-1"]}, schema.json_schema())
+
+
+def test_rulebook_notebook_display_escapes_its_name(tmp_path):
+    # a user's rulebook names itself: before, its name reached the notebook's HTML as markup, invisibly bidi
+    p = tmp_path / "mine.yaml"
+    p.write_text('extends: vestal\nname: "<b>x</b>\u202etown"\n')
+    page = load_rulebook(p)._repr_html_()
+    assert "&lt;b&gt;x&lt;/b&gt;&lt;U+202E&gt;town" in page and "<b>x</b>" not in page and "\u202e" not in page

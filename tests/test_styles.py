@@ -291,11 +291,11 @@ def test_encroachment_area_parts_have_their_own_styled_layer(tmp_path):
     e, fw = opts["encroachment_overlaps"], opts["floodway_overlaps"]
     assert e["outline_color"].startswith(_hex_to_rgb(styles.ENCROACHMENT_COLOR)) and e["outline_style"] == "dash"
     assert e["color"].split(",")[:3] != fw["color"].split(",")[:3] and fw["outline_style"] == "dash"
-    assert styles.style_for("encroachment_overlaps").label == "parts in an encroachment area (floodway not determined)"
+    assert styles.style_for("encroachment_overlaps").label == "parts in a floodway-like area (floodway not determined)"
     # the flood zone key and style of an encroachment area polygon (the class from classify_flood_zones)
     key = styles.flood_zone_key("AE", "STATE ENCROACHMENT AREA", encroachment=True)
     st = styles.flood_zone_style(key)
-    assert st.label == "Flood zone AE: encroachment area (floodway not determined)"
+    assert st.label == "Flood zone AE: floodway-like area (floodway not determined)"
     assert st.fill == styles.flood_zone_style("AE").fill and st.color == styles.ENCROACHMENT_COLOR and st.dash
 
 

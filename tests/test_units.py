@@ -155,3 +155,101 @@ def test_bit_for_bit_the_formulas_replaced(limit, rel, value) -> None:
         assert bool(under_limit(v, limit)) == (v < limit * (1 - 1e-9))
         assert bool(at_least(v, limit)) == (v >= limit * (1 - 1e-9))
         assert bool(over_limit(v, limit, min_scale=1.0)) == (v > limit + 1e-9 * max(abs(limit), 1.0))
+
+
+# ------------------------------------------------------------------------------------------
+# A yes/no is not a number: Python reads True as 1 and False as 0 (float(True) == 1.0)
+
+@pytest.mark.parametrize("value, said", [
+    (True, "True"), (False, "False"), (np.True_, "True"), (np.False_, "False"), (np.array(True), "True"),
+])
+def test_a_bool_is_not_a_number(value, said) -> None:
+    from geoconstraints.units import elevation_problem, number_problem
+
+    why = f"{said} is not a number (a yes/no value)"
+    assert number_problem(value) == why
+    assert number_problem(value, minimum=0, whole=True) == why  # units=True was 1 unit, openings=False 0 openings
+    assert number_problem(value, minimum=0, above=True) == why
+    assert elevation_problem(value) == why
+
+
+@pytest.mark.parametrize("value", [np.int64(29), np.int32(0), np.uint8(7), np.float64(12.5), np.float32(0.25),
+                                   29, 12.5, "30.0"])
+def test_numpy_integers_and_floats_are_numbers(value) -> None:
+    from geoconstraints.units import elevation_problem, number_problem
+
+    assert number_problem(value, minimum=0) == "" and elevation_problem(value) == ""
+    assert number_problem(np.int64(30), minimum=0, whole=True) == ""
+    assert number_problem(np.float64(29.5), minimum=0, whole=True) == "29.5 is not a whole number"
+
+
+def test_a_bool_given_for_a_number_from_python_is_refused_naming_it() -> None:
+    from geoconstraints import load_layers, load_rulebook, sample_path
+    from geoconstraints.commands import check_site, classify_action
+    from geoconstraints.errors import InputError
+
+    rb = load_rulebook("vestal")
+    with pytest.raises(InputError, match=r"^seqr units = True: True is not a number \(a yes/no value\)\. Give a whole "
+                                         r"number of 0 or more \(a count\), or leave it out \(None\)$"):
+        classify_action(rb, action_type="multiple_residence", units=True)  # was 1 unit: Type II, pass
+    with pytest.raises(InputError, match=r"^seqr acres = np\.False_: False is not a number"):
+        classify_action(rb, action_type="surplus_property_sale", acres=np.False_)
+    layers = load_layers(sample_path("vestal_sample.gpkg"))
+    for name, value in (("market_value", True), ("openings", False), ("lowest_floor_ft", True),
+                        ("improvement_cost", np.True_)):
+        with pytest.raises(InputError, match=rf"^flood-site {name} = .*: (True|False) is not a number \(a yes/no"):
+            check_site(layers, rb, use="residential", **{name: value})
+    # numpy's integers are numbers: 29 units a pass, 30 a review, as the ints
+    assert classify_action(rb, action_type="multiple_residence", units=np.int64(29)).findings["status"][0] == "pass"
+    assert classify_action(rb, action_type="multiple_residence", units=np.int64(30)).findings["status"][0] == "review"
+
+
+def test_numpy_yes_no_for_larger_common_plan_reads_as_the_python_one(tmp_path) -> None:
+    # larger_common_plan takes a yes/no or the plan's aggregate acres: np.False_ is no, not a plan (it was
+    # read as "part of a larger common plan", review, since np.False_ is not the object False)
+    import geopandas as gpd
+    from shapely.geometry import box
+
+    from geoconstraints import load_layers, load_rulebook
+    from geoconstraints.commands import check_stormwater
+
+    x0, y0, side = 965_000.0, 760_000.0, (0.5 * SQFT_PER_ACRE) ** 0.5  # 0.5 acre: under SWP-001's 1 acre
+    path = tmp_path / "plan.gpkg"
+    gpd.GeoDataFrame({"id": ["A"]}, geometry=[box(x0, y0, x0 + side, y0 + side)], crs="EPSG:2261").to_file(
+        path, layer="disturbance", driver="GPKG")
+    layers, rb = load_layers(path, primary=("disturbance",)), load_rulebook("vestal")
+
+    def swp001(plan):
+        f = check_stormwater(layers, rb, larger_common_plan=plan).findings
+        return f.loc[f["rule_id"] == "SWP-001", "status"].tolist()
+
+    assert swp001(np.False_) == swp001(False) == ["pass"]
+    assert swp001(np.True_) == swp001(True) == ["review"]
+
+
+# ------------------------------------------------------------------------------------------
+# The noise of a geometry's repair (io.validate.repair_losses)
+
+@pytest.mark.parametrize("x0, y0", [(0.0, 0.0), (965_000.0, 760_000.0)])  # at the origin and in NY Central ftUS
+def test_a_repair_loss_just_under_the_noise_is_none_just_over_is_one(x0, y0) -> None:
+    # a 300 x 300 ft parcel (size: its diagonal, 424.26 ft) whose repair opened a hole 1 ft wide: the
+    # tolerance is REPAIR_REL_NOISE * size ** 2 = 1e-6 * 180,000 = 0.18 sq ft of land lost
+    from geoconstraints.io.validate import repair_losses
+    from geoconstraints.units import REPAIR_REL_NOISE
+
+    assert REPAIR_REL_NOISE == 1e-6  # the literal repair_losses had: no outcome changes
+    edge = REPAIR_REL_NOISE * (300.0 ** 2 + 300.0 ** 2)
+    assert edge == pytest.approx(0.18)
+    drawn = shapely.box(x0, y0, x0 + 300, y0 + 300)
+    cases = {0.99: False, 1.01: True, 0.5: False, 2.0: True}  # hole area / the tolerance -> lost
+    fixed = [drawn.difference(shapely.box(x0 + 100, y0 + 100, x0 + 101, y0 + 100 + k * edge)) for k in cases]
+    got = repair_losses(np.array([drawn] * len(cases), dtype=object), np.array(fixed, dtype=object))
+    assert got.tolist() == list(cases.values())
+    # a line the repair left out: a spike of length d beyond the square, read against REPAIR_REL_NOISE * size
+    d = 0.5
+    spiked = shapely.Polygon([(x0, y0), (x0 + 300, y0), (x0 + 300, y0 + 150), (x0 + 300 + d, y0 + 150),
+                              (x0 + 300, y0 + 150), (x0 + 300, y0 + 300), (x0, y0 + 300)])
+    assert repair_losses(np.array([spiked], dtype=object), np.array([drawn], dtype=object)).tolist() == [True]
+    tiny = shapely.Polygon([(x0, y0), (x0 + 300, y0), (x0 + 300, y0 + 150), (x0 + 300 + 1e-5, y0 + 150),
+                            (x0 + 300, y0 + 150), (x0 + 300, y0 + 300), (x0, y0 + 300)])  # 1e-5 ft: rounding
+    assert repair_losses(np.array([tiny], dtype=object), np.array([drawn], dtype=object)).tolist() == [False]

@@ -130,13 +130,17 @@ def test_encroachment_area_is_drawn_apart_from_plain_ae(tmp_path):
     f = result.findings
     assert f.loc[(f["rule_id"] == "FLD-002") & (f["subject_id"] == "E-1"), "status"].tolist() == ["not_evaluated"]
     page = build_map(result).get_root().render()
-    label = "Flood zone AE: encroachment area (floodway not determined)"
-    assert f'"{label} (1)"' in page and '"Flood zone AE (2)"' in page  # the floodway and the plain AE
+    label = "Flood zone AE: floodway-like area (floodway not determined)"
+    # the plain AE and, apart, the floodway (before: one layer "Flood zone AE (2)", the floodway unmarked)
+    assert f'"{label} (1)"' in page and '"Flood zone AE (1)"' in page
+    assert '"Flood zone AE: regulatory floodway (1)"' in page
     items = json.loads(re.search(r"var items = (\[.*?\]), title", page).group(1))
     legend = {i["label"]: i for i in items}
+    fw = legend["Flood zone AE: regulatory floodway"]
+    assert fw["color"] == styles.LAYER_STYLES["floodway_overlaps"].color and "regulatory floodway" in fw["detail"]
     assert legend[label]["color"] == styles.ENCROACHMENT_COLOR != legend["Flood zone AE"]["color"]
     assert "local administrator" in legend[label]["detail"]
-    part = legend["parts in an encroachment area (floodway not determined)"]  # the parcel's part, as the floodway's
+    part = legend["parts in a floodway-like area (floodway not determined)"]  # the parcel's part, as the floodway's
     assert part["color"] == styles.ENCROACHMENT_COLOR and "parts in the floodway" in legend
     # the feature carries the class FLD-002 reads (the rulebook's encroachment_subtypes_contain), so does its popup
     feats = [ft for gj in re.findall(r"geo_json_[0-9a-f]+_add\((\{.*?\})\);", page)

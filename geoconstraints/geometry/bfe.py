@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 import geopandas as gpd
@@ -14,7 +15,7 @@ import pandas as pd
 import shapely
 from shapely import STRtree
 
-from geoconstraints.geometry.overlay import line_segments, norm_text
+from geoconstraints.geometry.overlay import norm_text
 from geoconstraints.io.validate import nfhl_no_value
 from geoconstraints.text import ft_text
 from geoconstraints.units import FT_PER_M, LENGTH_NOISE_FT, normalize_length_unit
@@ -76,6 +77,8 @@ def bfe_at_points(
     bfe_lines: gpd.GeoDataFrame | None = None,
     streams: gpd.GeoDataFrame | None = None,
     search_radius_ft: float,
+    notes: bool = True,
+    direction: bool = False,
 ) -> pd.DataFrame:
     """Base flood elevation at points (the rule catalogue's "BFE at a site").
 
@@ -97,6 +100,15 @@ def bfe_at_points(
     search_radius_ft : float
         Streams and BFE lines farther than this from a site are not used (FLD-003
         ``bfe_search_radius_ft``).
+    notes : bool
+        False: an interpolated value's ``bfe_note`` is the method's sentence without the lines'
+        elevations and the share of the way (:data:`BRIEF_NOTES`), not one sentence built per point:
+        for many points of which only a few notes are read (the values are the same).
+    direction : bool
+        True: two more columns ``bfe_dx, bfe_dy``, a unit direction along which the BFE rises at each site
+        interpolated along a stream or from the nearest lines (NaN elsewhere): that of the stream segment it
+        projects onto, turned the way the bracketing lines rise (as the line is drawn where the site is not
+        between two lines, or the lines are level); from the nearest lines, towards the higher one.
 
     Returns
     -------
@@ -104,39 +116,90 @@ def bfe_at_points(
         One row per point: ``bfe_ft`` (NaN when none), ``bfe_method`` (one of
         :data:`BFE_METHODS`), ``bfe_datum``, ``bfe_note`` (a sentence), ``bfe_low_ft``,
         ``bfe_high_ft`` (the two elevations interpolated between), ``stream_position_ft``.
+
+    Examples
+    --------
+    A stream along the x axis crossed by BFE lines of 850 ft at x = 0 and 848 ft at x = 400:
+
+    >>> from shapely.geometry import LineString
+    >>> st = gpd.GeoDataFrame(geometry=[LineString([(-100, 0), (500, 0)])])
+    >>> bl = gpd.GeoDataFrame({"ELEV": [850.0, 848.0], "V_DATUM": ["NAVD88", "NAVD88"]},
+    ...                       geometry=[LineString([(0, -50), (0, 50)]), LineString([(400, -50), (400, 50)])])
+    >>> b = bfe_at_points(shapely.points([(100, 20), (450, 0)]), bfe_lines=bl, streams=st, search_radius_ft=1000,
+    ...                   direction=True)
+    >>> b["bfe_ft"].round(3).tolist(), b["bfe_method"].tolist(), b["bfe_dx"].tolist()
+    ([849.5, nan], ['interpolated_along_stream', 'none'], [-1.0, 1.0])
+    >>> print(b.loc[0, "bfe_note"])
+    screening estimate: interpolated along the stream between BFE lines of 850.0 and 848.0 ft NAVD88, 25% of the
+    way; not a surveyed BFE
     """
-    pts = np.asarray(points.values if isinstance(points, gpd.GeoSeries) else points, dtype=object)
-    n = len(pts)
-    bfe = np.full(n, np.nan)
-    method = np.full(n, "none", dtype=object)
-    datum = np.full(n, "", dtype=object)
-    note = np.full(n, "", dtype=object)
-    lo_e, hi_e, spos = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
-    todo = np.ones(n, dtype=bool)
+    return bfe_sampler(flood=flood, bfe_lines=bfe_lines, streams=streams,
+                       search_radius_ft=search_radius_ft)(points, notes=notes, direction=direction)
 
-    # 1. static BFE of the containing flood polygon
-    if flood is not None and len(flood) and "STATIC_BFE" in flood.columns:
-        _static_bfe(pts, flood, bfe, method, datum, note, todo)
 
+def bfe_sampler(
+    *,
+    flood: gpd.GeoDataFrame | None = None,
+    bfe_lines: gpd.GeoDataFrame | None = None,
+    streams: gpd.GeoDataFrame | None = None,
+    search_radius_ft: float,
+) -> Callable[..., pd.DataFrame]:
+    """:func:`bfe_at_points` of these layers as a function of ``(points, *, notes=True, direction=False,
+    static=True)`` (``static`` False: the ``STATIC_BFE`` of the flood zone polygons is not read, the BFE lines'
+    value is, as with ``flood=None``),
+    the layers' work done once (the stream lines merged, the BFE lines' crossings, the segments' tree): for
+    several calls on the same layers (the points of a second call depending on the first's answers).
+
+    Examples
+    --------
+    >>> from shapely.geometry import LineString
+    >>> st = gpd.GeoDataFrame(geometry=[LineString([(-100, 0), (500, 0)])])
+    >>> bl = gpd.GeoDataFrame({"ELEV": [850.0, 848.0]}, geometry=[LineString([(0, -50), (0, 50)]),
+    ...                                                           LineString([(400, -50), (400, 50)])])
+    >>> at = bfe_sampler(bfe_lines=bl, streams=st, search_radius_ft=1000)
+    >>> at(shapely.points([(200, 10)]))["bfe_ft"].tolist(), at(shapely.points([(300, -10)]))["bfe_ft"].tolist()
+    ([849.0], [848.5])
+    """
+    has_static = flood is not None and len(flood) and "STATIC_BFE" in flood.columns
     if bfe_lines is None or not len(bfe_lines) or "ELEV" not in bfe_lines.columns:
-        note[todo] = "no STATIC_BFE at the site and no BFE lines (bfe_lines layer): no BFE"
-        return bfe_frame(bfe, method, datum, note, lo_e, hi_e, spos)
-    lines, l_elev, l_dat = _line_arrays(bfe_lines)
-    if not len(lines):
-        note[todo] = "no STATIC_BFE at the site and the BFE lines carry no ELEV values: no BFE"
-        return bfe_frame(bfe, method, datum, note, lo_e, hi_e, spos)
+        lines_why = "no STATIC_BFE at the site and no BFE lines (bfe_lines layer): no BFE"
+        lines, l_elev, l_dat = np.zeros(0, dtype=object), np.zeros(0), np.zeros(0, dtype=object)
+    else:
+        lines, l_elev, l_dat = _line_arrays(bfe_lines)
+        lines_why = "" if len(lines) else "no STATIC_BFE at the site and the BFE lines carry no ELEV values: no BFE"
+    stream_lines = _stream_lines(streams) if len(lines) else np.zeros(0, dtype=object)
+    prep = _stream_prep(stream_lines, lines) if len(stream_lines) else None
+    why = ("no stream lines (streams layer)" if streams is None or not len(streams)
+           else "the streams layer has no centre lines")
 
-    stream_lines = _stream_lines(streams)
-    idx = np.flatnonzero(todo)
-    if len(stream_lines) and len(idx):
-        _along_stream(pts, idx, stream_lines, lines, l_elev, l_dat, search_radius_ft,
-                      bfe, method, datum, note, lo_e, hi_e, spos)
-    elif len(idx):
-        why = ("no stream lines (streams layer)" if streams is None or not len(streams)
-               else "the streams layer has no centre lines")
-        _nearest_lines(pts, idx, lines, l_elev, l_dat, search_radius_ft, why,
-                       bfe, method, datum, note, lo_e, hi_e)
-    return bfe_frame(bfe, method, datum, note, lo_e, hi_e, spos)
+    def sample(points: np.ndarray | gpd.GeoSeries, *, notes: bool = True, direction: bool = False,
+               static: bool = True) -> pd.DataFrame:
+        pts = np.asarray(points.values if isinstance(points, gpd.GeoSeries) else points, dtype=object)
+        n = len(pts)
+        bfe = np.full(n, np.nan)
+        method = np.full(n, "none", dtype=object)
+        datum = np.full(n, "", dtype=object)
+        note = np.full(n, "", dtype=object)
+        lo_e, hi_e, spos = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
+        udir = np.full((n, 2), np.nan)
+        todo = np.ones(n, dtype=bool)
+        if has_static and static:  # 1. static BFE of the containing flood polygon
+            _static_bfe(pts, flood, bfe, method, datum, note, todo)
+        idx = np.flatnonzero(todo)
+        if lines_why:
+            note[todo] = lines_why
+        elif prep is not None and len(idx):
+            _along_stream(pts, idx, prep, l_elev, l_dat, search_radius_ft,
+                          bfe, method, datum, note, lo_e, hi_e, spos, udir, notes)
+        elif len(idx):
+            _nearest_lines(pts, idx, lines, l_elev, l_dat, search_radius_ft, why,
+                           bfe, method, datum, note, lo_e, hi_e, notes, udir)
+        out = bfe_frame(bfe, method, datum, note, lo_e, hi_e, spos)
+        if direction:
+            out["bfe_dx"], out["bfe_dy"] = udir[:, 0], udir[:, 1]
+        return out
+
+    return sample
 
 
 def _line_arrays(bfe_lines: gpd.GeoDataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -199,6 +262,13 @@ def bfe_frame(bfe, method, datum, note, lo_e, hi_e, spos) -> pd.DataFrame:
 
 
 
+BRIEF_NOTES = {
+    "interpolated_along_stream": "screening estimate: interpolated along the stream between BFE lines; not a surveyed BFE",
+    "nearest_lines": "screening estimate: the nearest BFE line on each side weighted by inverse distance; not a surveyed BFE",
+}
+"""The ``bfe_note`` of an interpolated value when :func:`bfe_at_points` builds no note per point (``notes=False``)."""
+
+
 NO_STUDIED_STREAM = "no stream line is crossed by two BFE lines: no BFE interpolated"
 
 
@@ -221,30 +291,74 @@ def _crossings(streams: np.ndarray, lines: np.ndarray) -> tuple[np.ndarray, np.n
     return ckey[order], c_stream[order], c_line[order], c_s[order], span, studied
 
 
-def _along_stream(pts, idx, streams, lines, l_elev, l_dat, radius, bfe, method, datum, note,
-                  lo_e, hi_e, spos) -> None:
+def _located_segments(streams: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The segments of the stream lines with their position along them: start ``a``, end ``b``, length,
+    the stream (index into ``streams``) and the position of the start along it (zero-length segments
+    dropped: a point on one is on its neighbours' ends too).
+
+    Examples
+    --------
+    >>> from shapely.geometry import LineString
+    >>> a, b, length, stream, s0 = _located_segments(np.array([LineString([(0, 0), (3, 4), (3, 4), (3, 10)]),
+    ...                                                         LineString([(0, 0), (0, 2)])], dtype=object))
+    >>> length.tolist(), stream.tolist(), s0.tolist()
+    ([5.0, 6.0, 2.0], [0, 0, 1], [0.0, 5.0, 0.0])
+    """
+    coords, si = shapely.get_coordinates(streams, return_index=True)
+    same = si[:-1] == si[1:]
+    a, b, st = coords[:-1][same], coords[1:][same], si[:-1][same]
+    length = np.hypot(b[:, 0] - a[:, 0], b[:, 1] - a[:, 1])
+    first = np.r_[True, st[1:] != st[:-1]] if len(st) else np.zeros(0, dtype=bool)
+    before = np.cumsum(length) - length
+    s0 = before - before[np.maximum.accumulate(np.where(first, np.arange(len(st)), 0))] if len(st) else before
+    keep = length > 0
+    return a[keep], b[keep], length[keep], st[keep], s0[keep]
+
+
+def _stream_prep(streams: np.ndarray, lines: np.ndarray) -> tuple[Any, ...]:
+    """What :func:`_along_stream` reads of the layers, whatever the sites: the crossings
+    (:func:`_crossings`), the studied streams' segments (:func:`_located_segments`) and their tree."""
+    crossings = _crossings(streams, lines)
+    studied = crossings[-1]
+    if not len(studied):
+        return crossings, None
+    a, b, seg_len, seg_line, s0 = _located_segments(streams[studied])
+    return crossings, (a, b, seg_len, seg_line, s0, STRtree(shapely.linestrings(np.stack([a, b], axis=1))))
+
+
+def _along_stream(pts, idx, prep, l_elev, l_dat, radius, bfe, method, datum, note,
+                  lo_e, hi_e, spos, udir, notes=True) -> None:
     """Interpolate by distance along the nearest studied stream between bracketing BFE lines.
 
     A stream is a flooding source with BFEs when at least two BFE lines cross it; the site is
-    projected onto the nearest such stream.
+    projected onto the nearest such stream (``prep``: :func:`_stream_prep`).
     """
-    ckey, c_stream, c_line, c_s, span, studied = _crossings(streams, lines)
-    if not len(studied):
+    (ckey, c_stream, c_line, c_s, span, studied), segments = prep
+    if segments is None:
         note[idx] = NO_STUDIED_STREAM
         return
-    segs, seg_line = line_segments(streams[studied])
-    (pp, sg), dist = STRtree(segs).query_nearest(pts[idx], return_distance=True, all_matches=False)
+    a, b, seg_len, seg_line, s0, tree = segments
+    # every nearest segment (ties too), the first along the stream kept: GEOS's line_locate_point takes the first
+    # nearest segment, so the position is the same, without walking the whole stream once per site
+    (pp, sg), dist = tree.query_nearest(pts[idx], return_distance=True, all_matches=True)
+    first = np.lexsort((sg, pp))
+    first = first[np.r_[True, pp[first][1:] != pp[first][:-1]]] if len(first) else first
+    pp, sg, dist = pp[first], sg[first], dist[first]
     site, sj = idx[pp], studied[seg_line[sg]]
     far = dist > radius
     note[site[far]] = (f"no stream line crossed by BFE lines within {radius:,.0f} ft of the site: "
                        f"no BFE interpolated")
-    site, sj = site[~far], sj[~far]
+    site, sj, sg = site[~far], sj[~far], sg[~far]
     if not len(site):
         return
-    s_site = shapely.line_locate_point(streams[sj], pts[site])
+    xy = shapely.get_coordinates(pts[site])
+    r = np.clip(((xy - a[sg]) * (b[sg] - a[sg])).sum(axis=1) / seg_len[sg] ** 2, 0.0, 1.0)
+    s_site = s0[sg] + r * seg_len[sg]  # the position along the stream (line_locate_point's)
+    udir[site] = (b[sg] - a[sg]) / seg_len[sg][:, None]
     spos[site] = s_site
     skey = sj * span + s_site
-    pos = np.searchsorted(ckey, skey, side="right")
+    # a site within 1e-6 ft of a crossing (either side: float noise, a corner drawn on the line) is on it
+    pos = np.searchsorted(ckey, skey + 1e-6, side="right")
     lo, hi = pos - 1, pos
     valid = (lo >= 0) & (hi < len(ckey))
     lo_c, hi_c = np.clip(lo, 0, len(ckey) - 1), np.clip(hi, 0, len(ckey) - 1)
@@ -253,6 +367,7 @@ def _along_stream(pts, idx, streams, lines, l_elev, l_dat, radius, bfe, method, 
     note[site[~valid & ~exact]] = ("the site is not between two BFE lines along its stream (upstream or "
                                    "downstream of the last line): no BFE interpolated")
     e_lo, e_hi = l_elev[c_line[lo_c]], l_elev[c_line[hi_c]]
+    udir[site[valid & (e_hi < e_lo)]] *= -1.0  # the way the BFE rises: upstream
     d_lo, d_hi = l_dat[c_line[lo_c]], l_dat[c_line[hi_c]]
     # exactly on a BFE line: its elevation
     ex = exact
@@ -273,13 +388,14 @@ def _along_stream(pts, idx, streams, lines, l_elev, l_dat, radius, bfe, method, 
     so = site[ok]
     bfe[so], datum[so], method[so] = val, d_lo[ok], "interpolated_along_stream"
     lo_e[so], hi_e[so] = e_lo[ok], e_hi[ok]
-    note[so] = [f"screening estimate: interpolated along the stream between BFE lines of {ft_text(a)} and "
-                f"{ft_text(b)} ft{(' ' + d) if d else ''}, {tt:.0%} of the way; not a surveyed BFE"
-                for a, b, d, tt in zip(e_lo[ok], e_hi[ok], d_lo[ok], t)]
+    note[so] = ([f"screening estimate: interpolated along the stream between BFE lines of {ft_text(a)} and "
+                 f"{ft_text(b)} ft{(' ' + d) if d else ''}, {tt:.0%} of the way; not a surveyed BFE"
+                 for a, b, d, tt in zip(e_lo[ok], e_hi[ok], d_lo[ok], t)] if notes
+                else BRIEF_NOTES["interpolated_along_stream"])
 
 
 def _nearest_lines(pts, idx, lines, l_elev, l_dat, radius, why, bfe, method, datum, note,
-                   lo_e, hi_e) -> None:
+                   lo_e, hi_e, notes=True, udir=None) -> None:
     """The nearest BFE line on each side of the site, weighted by inverse distance.
 
     Without a flooding-source line the two lines must still bracket the site: the second line is
@@ -331,10 +447,13 @@ def _nearest_lines(pts, idx, lines, l_elev, l_dat, radius, why, bfe, method, dat
     val = w * e1 + (1 - w) * e2
     po = p[ok]
     bfe[po], datum[po], method[po] = val[ok], t1[ok], "nearest_lines"
-    note[po] = [f"screening estimate: {why}, so the nearest BFE line on each side of the site ({ft_text(a)} ft at "
-                f"{da:,.0f} ft, {ft_text(b)} ft at {db:,.0f} ft{(', ' + t) if t else ''}) weighted by inverse "
-                f"distance; not a surveyed BFE"
-                for a, b, da, db, t in zip(e1[ok], e2[ok], d1[ok], d2[ok], t1[ok])]
+    if udir is not None:  # across the lines, towards the higher one: the way the BFE rises
+        udir[po] = first.loc[po, ["vx", "vy"]].to_numpy() / d1[ok][:, None] * np.where(e1 < e2, -1.0, 1.0)[ok][:, None]
+    note[po] = ([f"screening estimate: {why}, so the nearest BFE line on each side of the site ({ft_text(a)} ft at "
+                 f"{da:,.0f} ft, {ft_text(b)} ft at {db:,.0f} ft{(', ' + t) if t else ''}) weighted by inverse "
+                 f"distance; not a surveyed BFE"
+                 for a, b, da, db, t in zip(e1[ok], e2[ok], d1[ok], d2[ok], t1[ok])] if notes
+                else BRIEF_NOTES["nearest_lines"])
 
 
 

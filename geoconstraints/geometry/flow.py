@@ -47,7 +47,7 @@ from shapely.geometry import LineString, MultiPoint, Point
 from shapely.geometry.base import BaseGeometry
 
 from geoconstraints.errors import DemError
-from geoconstraints.io.dem import Dem, same_crs, to_pyproj
+from geoconstraints.io.dem import Dem, rotated_fix, same_crs, to_pyproj
 from geoconstraints.units import over_limit
 
 log = logging.getLogger(__name__)
@@ -145,7 +145,7 @@ def _read_window(dem: Dem, bounds: tuple[float, float, float, float], margin_ft:
     """Elevations (ft, NaN for nodata) of the DEM window around ``bounds`` (DEM CRS) plus ``margin_ft``."""
     t = dem.transform
     if t.b != 0 or t.d != 0:
-        raise DemError(f"DEM {dem.path.name}: rotated grids are not supported for flow paths")
+        raise DemError(f"DEM {dem.path.name}: rotated grids are not supported for flow paths. {rotated_fix(dem)}")
     cx, cy = (bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2
     dx_ft, dy_ft = _cell_ft(dem, cx, cy)
     mx, my = margin_ft / dx_ft * abs(t.a), margin_ft / dy_ft * abs(t.e)

@@ -28,7 +28,8 @@ from shapely import STRtree
 
 from geoconstraints.errors import InputError
 from geoconstraints.parallel import Background, parallel_map
-from geoconstraints.units import REL_NOISE, SQFT_PER_ACRE, at_least, under_limit
+from geoconstraints.text import is_blank
+from geoconstraints.units import REL_NOISE, SQFT_PER_ACRE, at_least, number_problem, under_limit
 
 log = logging.getLogger(__name__)
 
@@ -93,9 +94,11 @@ class FloodZoneSpec:
     floodway_sliver_tolerance_ft, floodway_min_overlap_sqft : float
         The same for the floodway (and the encroachment areas).
     encroachment_words : tuple of str
-        ``ZONE_SUBTY`` texts that mark a polygon as floodway-like but not the floodway
-        (``ENCROACHMENT``: NFHL's COMMUNITY / STATE ENCROACHMENT AREA): whether the floodway's
-        provisions apply there is not decided (FLD-002). Empty: no polygon is one.
+        ``ZONE_SUBTY`` texts that mark a polygon as floodway-like but not the floodway (FLD-002's
+        ``encroachment_subtypes_contain``: ``ENCROACHMENT`` for NFHL's COMMUNITY / STATE ENCROACHMENT
+        AREA, ``FLOWAGE EASEMENT`` and ``DENSITY FRINGE`` for its FLOWAGE EASEMENT AREA and DENSITY
+        FRINGE AREA): whether the floodway's provisions apply there is not decided (FLD-002). The name
+        says encroachment for all of them (the first kind read). Empty: no polygon is one.
     """
 
     sfha_zones: frozenset[str]
@@ -131,12 +134,56 @@ class FloodZoneSpec:
                 {**mins, **dict.fromkeys(enc, self.floodway_min_overlap_sqft)})
 
 
+SUBTYPE_CODE = re.compile(r"\d+(\.0+)?")
+"""A ``ZONE_SUBTY`` value that is one of FEMA's domain codes (D_Zone_Subtype: ``1100`` for FLOODWAY, ``1210``
+for STATE ENCROACHMENT AREA), not its text: a bare whole number (``1100.0`` as a float field writes it)."""
+
+
+def subtype_problem(flood: pd.DataFrame | None, field: str = "ZONE_SUBTY") -> tuple[str, tuple[str, ...]]:
+    """Why a flood layer's zone subtypes cannot tell the floodway from the rest of the SFHA, and its coded values.
+
+    No text of the rulebook's lists (FLOODWAY, ENCROACHMENT ...) can match a subtype that is not there or a code,
+    so the whole layer's floodway is unread: not "no floodway".
+
+    Parameters
+    ----------
+    flood : DataFrame or None
+        The whole flood zone layer (not a part of it: a part with no subtype may lie beside a floodway).
+    field : str
+        The subtype field (``ZONE_SUBTY``).
+
+    Returns
+    -------
+    tuple of (str, tuple of str)
+        ``""`` (the subtypes are read), ``"missing"`` (no layer or no field), ``"blank"`` (no value on any
+        polygon: a stripped export) or ``"coded"`` (any value is a :data:`SUBTYPE_CODE`: FEMA's domain codes
+        instead of their text); and the coded values, sorted, at most five.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"ZONE_SUBTY": ["FLOODWAY", None, " "]})
+    >>> subtype_problem(f), subtype_problem(f.iloc[1:]), subtype_problem(f, "SUBTYPE")
+    (('', ()), ('blank', ()), ('missing', ()))
+    >>> subtype_problem(pd.DataFrame({"ZONE_SUBTY": ["FLOODWAY", "1210", "1100.0", None]}))
+    ('coded', ('1100.0', '1210'))
+    """
+    if flood is None or field not in flood.columns:
+        return "missing", ()
+    col = flood[field]
+    given = col[~col.map(is_blank)].astype(str).str.strip()
+    if not len(given):
+        return "blank", ()
+    coded = sorted(set(given[given.str.fullmatch(SUBTYPE_CODE.pattern)]))
+    return ("coded", tuple(coded[:5])) if coded else ("", ())
+
+
 ENCROACHMENT_PREFIX = "encroachment:"
 """Cover key prefix of the encroachment polygons of one ``ZONE_SUBTY`` text (``encroachment:STATE
 ENCROACHMENT AREA``), as ``zone:`` is of one ``FLD_ZONE``."""
 
 
-def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec) -> pd.DataFrame:
+def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec, *,
+                         whole: pd.DataFrame | None = None) -> pd.DataFrame:
     """Classify NFHL flood zone records for the FLD rules (one row per record, same index).
 
     Parameters
@@ -145,6 +192,9 @@ def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec) -> pd.DataFra
         NFHL ``S_FLD_HAZ_AR`` records with the zone field and optional SFHA flag and subtype.
     spec : FloodZoneSpec
         Zone lists and field names.
+    whole : DataFrame, optional
+        The whole layer ``flood`` is a part of (a map's view): whether its subtypes are read is the
+        whole layer's (:func:`subtype_problem`). Default: ``flood`` itself.
 
     Returns
     -------
@@ -156,8 +206,12 @@ def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec) -> pd.DataFra
         ``sfha`` (zone in ``sfha_zones`` or ``SFHA_TF = 'T'``, never when undetermined),
         ``floodway`` (subtype contains FLOODWAY), ``encroachment`` (subtype contains one of the spec's
         ``encroachment_words`` and not FLOODWAY, never when undetermined: floodway-like, whether the
-        floodway's provisions apply not decided), ``unnumbered_a``, ``bfe_zone``, and ``subtype``
-        (the ``ZONE_SUBTY`` text, upper case, ``""`` where blank or the field is missing).
+        floodway's provisions apply not decided), ``unnumbered_a``, ``bfe_zone``, ``subtype``
+        (the ``ZONE_SUBTY`` text, upper case, ``""`` where blank or the field is missing),
+        ``subtype_unread`` (the same on every row: the layer's subtypes cannot tell the floodway,
+        :func:`subtype_problem`: no field, no value on any polygon, or FEMA's domain codes) and
+        ``floodway_unknown`` (``subtype_unread`` and ``sfha``: whether the polygon is floodway is not
+        known, never "no floodway").
 
     Examples
     --------
@@ -183,6 +237,16 @@ def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec) -> pd.DataFra
     [[True, False], [False, True], [False, True], [False, False], [False, False]]
     >>> c["subtype"].tolist()[:3], bool(classify_flood_zones(f, spec)["encroachment"].any())
     (['FLOODWAY', 'STATE ENCROACHMENT AREA', 'COMMUNITY ENCROACHMENT AREA'], False)
+    >>> bool(c["subtype_unread"].any())
+    False
+
+    A layer whose ZONE_SUBTY holds FEMA's domain codes (or no value, or no such field) tells no floodway: its
+    SFHA polygons are ``floodway_unknown``, not "no floodway".
+
+    >>> c = classify_flood_zones(pd.DataFrame({"FLD_ZONE": ["AE", "AE", "X"], "ZONE_SUBTY": ["1100", None, None]}),
+    ...                          spec)
+    >>> c[["floodway", "subtype_unread", "floodway_unknown"]].to_numpy().tolist()
+    [[False, True, True], [False, True, True], [False, True, False]]
     """
     if spec.zone_field not in flood.columns:
         raise InputError(f"flood zones: field {spec.zone_field} missing; map the flood zone field to "
@@ -201,18 +265,21 @@ def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec) -> pd.DataFra
            else pd.Series("", index=flood.index))
     floodway = sub.str.contains(spec.floodway_word.upper(), regex=False) & ~undetermined
     # floodway-like subtypes whose reading the rulebook leaves open (NFHL's STATE / COMMUNITY ENCROACHMENT
-    # AREA): not the floodway, and not "no floodway" either
+    # AREA, FLOWAGE EASEMENT AREA, DENSITY FRINGE AREA): not the floodway, and not "no floodway" either
     encroachment = pd.Series(False, index=flood.index)
     for word in spec.encroachment_words:
         if str(word).strip():
             encroachment |= sub.str.contains(str(word).strip().upper(), regex=False)
     encroachment &= ~floodway & ~undetermined
+    unread = subtype_problem(flood if whole is None else whole, spec.subtype_field)[0] != ""
     return pd.DataFrame({
         "zone": zone, "unknown": unknown, "undetermined": undetermined, "covered": ~undetermined, "sfha": sfha,
         "floodway": floodway, "encroachment": encroachment,
         "unnumbered_a": zone.isin(spec.unnumbered_a_zones) & sfha,
         "bfe_zone": zone.isin(spec.bfe_zones) & sfha,
         "subtype": sub,
+        "subtype_unread": pd.Series(unread, index=flood.index, dtype=bool),
+        "floodway_unknown": sfha & unread,
     }, index=flood.index)
 
 
@@ -535,8 +602,10 @@ def overlay_areas(
     """
     geoms = np.asarray(subjects.values if isinstance(subjects, gpd.GeoSeries) else subjects, dtype=object)
     params = OverlayParams.of(cover, tolerance_ft, min_area_sqft, keep_geometry, partial_geometry)
-    if chunk_size < 1:
-        raise InputError(f"chunk_size must be 1 or more (got {chunk_size})")
+    why = number_problem(chunk_size, minimum=1, whole=True)
+    if why:  # 2.5 had failed deep in a range, True had read as 1
+        raise InputError(f"chunk_size: {why}; give a whole number of 1 or more")
+    chunk_size = int(chunk_size)
     order = spatial_order(geoms)  # chunks are compact patches of the map (Hilbert order)
     chunks = [order[s:s + chunk_size] for s in range(0, len(geoms), chunk_size)]
     if run is not None:

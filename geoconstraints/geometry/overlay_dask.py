@@ -31,7 +31,7 @@ from geoconstraints.geometry.overlay import (
     overlay_areas,
     overlay_chunk,
 )
-from geoconstraints.parallel import default_workers
+from geoconstraints.parallel import worker_count
 
 log = logging.getLogger(__name__)
 
@@ -74,9 +74,7 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
         finally:
             client.close()
         return
-    n = default_workers() if workers is None else int(workers)
-    if n < 1:
-        raise InputError(f"workers must be 1 or more (got {workers})")
+    n = worker_count(workers)
     with distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         yield client

@@ -22,7 +22,7 @@ from shapely.geometry import LineString, MultiLineString, MultiPolygon, Point, P
 from shapely.ops import substring
 
 from geoconstraints.errors import CRSError, DemError, GeometryError, InputError
-from geoconstraints.io.dem import Dem, apply_transform, same_crs, to_pyproj
+from geoconstraints.io.dem import Dem, apply_transform, rotated_fix, same_crs, to_pyproj
 from geoconstraints.units import at_most, ft_per_unit, over_limit, under_limit
 
 logger = logging.getLogger(__name__)
@@ -806,7 +806,7 @@ def contours(
         raise InputError(f"contour interval must be > 0 ft, got {interval_ft!r}")
     t = dem.transform
     if t.b != 0 or t.d != 0:
-        raise DemError(f"DEM {dem.path.name}: rotated grids are not supported for contours")
+        raise DemError(f"DEM {dem.path.name}: rotated grids are not supported for contours. {rotated_fix(dem)}")
     r0, r1, c0, c1 = 0, dem.height, 0, dem.width
     if bounds is not None:
         xmin, ymin, xmax, ymax = bounds
@@ -946,6 +946,10 @@ class RoadTerrain:
         none was weighed: no bars asked for, no DEM data, or a road shorter than the spacing).
     error : str
         Why the road could not be profiled at all (no DEM, a line the DEM cannot take).
+    dem_cell_ft : float
+        The DEM's cell, the larger of its width and height in feet
+        (:attr:`~geoconstraints.io.dem.Dem.max_cell_size_ft`; NaN without a DEM): the shortest
+        stretch the profile can show, which a rule's pass weighs against its ``max_dem_cell_ft``.
     """
 
     layer: str
@@ -961,6 +965,7 @@ class RoadTerrain:
     water_bars: gpd.GeoDataFrame | None = None
     steepest_net_grade_pct: float = float("nan")
     error: str = ""
+    dem_cell_ft: float = float("nan")
 
     @property
     def fully_evaluated(self) -> bool:
@@ -1024,6 +1029,7 @@ def road_terrain(
         rt.error = "no DEM given (--dem)"
         return rt
     merged = shapely.line_merge(line) if line.geom_type == "MultiLineString" else line
+    rt.dem_cell_ft = dem.max_cell_size_ft
     rt.window_ft, rt.window_note = grade_window(dem, grade)
     limits: dict[str, Any] = {"max_grade_pct": np.inf, "max_run_ft": np.inf}
     if grade is not None:

@@ -10,6 +10,7 @@ import functools
 import logging
 import math
 import os
+import shlex
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from shapely.geometry import Polygon, shape
 from geoconstraints.errors import CRSError, DemError, LayerReadError
 from geoconstraints.io.paths import check_file, gdal_path, is_virtual, local_archive
 from geoconstraints.io.sources import file_stamp
-from geoconstraints.text import redact
+from geoconstraints.text import redact, visible_text
 from geoconstraints.units import FT_PER_M, ft_per_unit, normalize_length_unit
 
 logger = logging.getLogger(__name__)
@@ -157,6 +158,30 @@ class Dem:
         _, _, dx_m = geod.inv(cx - sx / 2, cy, cx + sx / 2, cy)
         _, _, dy_m = geod.inv(cx, cy - sy / 2, cx, cy + sy / 2)
         return 0.5 * (dx_m + dy_m) * FT_PER_M
+
+    @property
+    def max_cell_size_ft(self) -> float:
+        """The larger of the cell's width and height in international feet: the coarser direction of
+        the grid, which sets the shortest stretch of ground it can show (a DEM is only as fine as its
+        coarsest side). The CRS's horizontal unit is read (US survey feet, metres), never assumed; for
+        a geographic CRS the sides are measured on the ellipsoid at the centre of the raster.
+
+        Examples
+        --------
+        >>> from geoconstraints.io.sample import sample_path
+        >>> round(open_dem(sample_path("dem.tif")).max_cell_size_ft, 4)  # 10 US survey feet
+        10.0
+        """
+        t = self.transform
+        sx = math.hypot(t.a, t.d)
+        sy = math.hypot(t.b, t.e)
+        if self.xy_unit_ft is not None:
+            return max(sx, sy) * self.xy_unit_ft
+        cx, cy = apply_transform(t, self.width / 2.0, self.height / 2.0)
+        geod = pyproj.Geod(ellps="WGS84")
+        _, _, dx_m = geod.inv(cx - sx / 2, cy, cx + sx / 2, cy)
+        _, _, dy_m = geod.inv(cx, cy - sy / 2, cx, cy + sy / 2)
+        return max(dx_m, dy_m) * FT_PER_M
 
     @property
     def z_factor_ft(self) -> float:
@@ -389,6 +414,24 @@ class Dem:
         dense = shapely.segmentize(area, max(abs(self.transform.a), abs(self.transform.e)))
         tr = _transformer(self.crs.to_wkt(), dst.to_wkt())
         return shapely.transform(dense, lambda c: np.column_stack(tr.transform(c[:, 0], c[:, 1])))
+
+
+def rotated_fix(dem: Dem) -> str:
+    """How to turn a rotated (or sheared) DEM grid north-up: ``gdalwarp`` into its own CRS, which aligns
+    the cells with north (the sentence after "rotated grids are not supported").
+
+    Examples
+    --------
+    >>> d = Dem(path=Path("lidar tile.tif"), crs=pyproj.CRS.from_epsg(2261), transform=affine.Affine(9.8, 2, 0, 2, -9.8, 0),
+    ...         width=10, height=10, nodata=None, z_units="ft", z_units_source="metadata", xy_unit_ft=1.0)
+    >>> rotated_fix(d)
+    "Make it north-up with gdalwarp, into its own CRS: gdalwarp -t_srs EPSG:2261 'lidar tile.tif' 'lidar tile_north_up.tif', and give that file"
+    """
+    epsg = dem.crs.to_epsg() if dem.crs is not None else None
+    target = f"EPSG:{epsg}" if epsg else "<its CRS>"
+    out = dem.path.with_name(f"{dem.path.stem}_north_up.tif").name
+    return (f"Make it north-up with gdalwarp, into its own CRS: gdalwarp -t_srs {target} "
+            f"{shlex.quote(visible_text(dem.path.name))} {shlex.quote(visible_text(out))}, and give that file")
 
 
 def apply_transform(t: affine.Affine, x, y):
@@ -758,6 +801,7 @@ def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
                else "it has no geotransform (no origin or cell size), so no cell lies anywhere. Export it again as a "
                f"georeferenced GeoTIFF, or assign its corners: gdal_edit.py -a_ullr ULX ULY LRX LRY {name}")
         raise DemError(f"DEM {name}: its cells are not placed on the map: {how}")
+    _refuse_image(name, meta)
     if meta["crs"] is None:
         raise DemError(
             f"DEM {name}: has no coordinate reference system. Assign the one it was made in "
@@ -778,6 +822,38 @@ def open_dem(path: str | Path, *, z_units: str | None = None) -> Dem:
     logger.info("DEM %s: %dx%d cells of %.3f ft, z in %s, nodata=%s",
                 name, dem.width, dem.height, dem.cell_size_ft, dem.z_description, dem.nodata)
     return dem
+
+
+IMAGE_COLOURS = frozenset({"red", "green", "blue", "alpha", "hue", "saturation", "lightness", "cyan", "magenta",
+                           "yellow", "black", "Y", "Cb", "Cr"})
+"""GDAL colour interpretations of a band of a picture (``ColorInterp=Red`` ...): never elevations."""
+
+
+def _refuse_image(name: str, meta: dict[str, Any]) -> None:
+    """Refuse a raster whose band 1 is a colour channel of a picture (an RGB map, a coloured hillshade
+    or colour relief) or an 8-bit band with a colour table: its 0-255 values read as feet made a
+    road's grades what the colours happen to be (a 660 ft run over 25 % read as a pass).
+
+    Examples
+    --------
+    >>> _refuse_image("dem.tif", {"colour": "gray", "dtype": "float32", "count": 1})
+    >>> _refuse_image("map.tif", {"colour": "red", "dtype": "uint8", "count": 3})
+    Traceback (most recent call last):
+    ...
+    geoconstraints.errors.DemError: DEM map.tif: band 1 is the red channel of a colour image (3 bands of 8-bit values), not ground elevations: a map, a coloured hillshade or a colour relief was given as the DEM. Give the elevation raster itself (gdalinfo shows its one band as ColorInterp=Gray or Undefined, with elevations as values)
+    """
+    colour, dtype = str(meta.get("colour", "")), str(meta.get("dtype", ""))
+    bits = "8-bit" if dtype == "uint8" else dtype
+    if colour in IMAGE_COLOURS:
+        what = f"the {colour} channel of a colour image ({meta.get('count', 1)} band(s) of {bits} values)"
+    elif colour == "palette" and dtype == "uint8":
+        what = "the colour indexes of a paletted image (8-bit values with a colour table)"
+    else:
+        return
+    raise DemError(f"DEM {name}: band 1 is {what.replace('band(s)', 'bands' if meta.get('count', 1) > 1 else 'band')}, "
+                   f"not ground elevations: a map, a coloured hillshade or a colour relief was given as the DEM. Give "
+                   f"the elevation raster itself (gdalinfo shows its one band as ColorInterp=Gray or Undefined, with "
+                   f"elevations as values)")
 
 
 def _scale_and_offset(name: str, scale: Any, offset: Any) -> tuple[float, float]:
@@ -839,7 +915,8 @@ def _read_dem_header(path: Path, uri: str | None = None) -> dict[str, Any]:
                 return {"unit": unit, "raw_unit": raw_unit, "crs": src.crs, "transform": transform,
                         "width": src.width, "height": src.height, "nodata": src.nodata,
                         "scale": src.scales[0], "offset": src.offsets[0], "count": src.count,
-                        "placed": placed, "gcps": bool(src.gcps[0]) or bool(src.rpcs)}
+                        "placed": placed, "gcps": bool(src.gcps[0]) or bool(src.rpcs),
+                        "colour": src.colorinterp[0].name, "dtype": src.dtypes[0]}
     except rasterio.errors.RasterioError as exc:
         raise LayerReadError(
             f"DEM {redact(uri) if uri else path}: cannot be read ({str(exc).splitlines()[0][:200]}). Check the file "

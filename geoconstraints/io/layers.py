@@ -241,6 +241,7 @@ def load_layers(
         raw[role], info[role] = _read_role(role, src, warn, strict=strict, digests=digests)
     working, reason = _working_crs(raw, crs if crs is not None else settings.get("crs"), primary)
     frames = {role: _to_working(role, gdf, working, warn, info[role].repaired) for role, gdf in raw.items()}
+    _check_together(frames, info, primary)
     warn.extend(_mixed_crs_warning(info, working, reason))
     dem_obj = _open_dem(dem, dem_z_units, settings, frames, working)
     for w in warn:
@@ -263,6 +264,77 @@ def _sources(source: str | os.PathLike[str] | None, overrides: Mapping[str, Any]
     if roles is not None:
         sources = {r: s for r, s in sources.items() if r in roles}
     return sources, settings
+
+
+LAYERS_APART_FT = 264_000.0
+"""Most the extents of a run's layers may lie apart (50 miles): layers farther from all the others are of
+another place, or carry a wrong CRS label that still places them inside its zone (State Plane
+coordinates in metres labelled as feet land about 100 miles off, where nothing is near them and every
+distance rule reads as a pass)."""
+
+
+def _check_together(frames: Mapping[str, gpd.GeoDataFrame], info: Mapping[str, LayerInfo],
+                    primary: tuple[str, ...]) -> None:
+    """Refuse layers whose extents fall into groups more than :data:`LAYERS_APART_FT` apart, naming
+    the group away from the primary layer (the parcels or the plan) and the distance.
+
+    Examples
+    --------
+    >>> from shapely.geometry import box
+    >>> here = gpd.GeoDataFrame(geometry=[box(955_900, 754_100, 956_300, 754_500)], crs=2261)
+    >>> there = gpd.GeoDataFrame(geometry=[box(291_000, 229_800, 291_100, 229_900)], crs=2261)
+    >>> _check_together({"parcels": here, "streams": here}, {}, ("parcels",))
+    >>> _check_together({"parcels": here, "streams": there}, {}, ("parcels",))
+    Traceback (most recent call last):
+    ...
+    geoconstraints.errors.CRSError: layer streams lies 160 miles from layer parcels (their extents do not come within 50 miles of each other), so nothing it should touch or keep away from is near it and every distance would read as a pass. A CRS label is probably wrong (State Plane coordinates in metres labelled as feet land about 0.3 times as far from the zone's origin) or a layer is of another place: check each layer's CRS and extent with geoconstraints layers
+    """
+    roles = [r for r, g in frames.items() if len(g)]
+    if len(roles) < 2:
+        return
+    boxes = np.array([frames[r].total_bounds for r in roles], dtype="float64")
+    if not np.isfinite(boxes).all():
+        return
+    group = list(range(len(roles)))  # single linkage: boxes within LAYERS_APART_FT of each other join
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for i in range(len(roles)):
+        for j in range(i + 1, len(roles)):
+            if _box_gap(boxes[i], boxes[j]) <= LAYERS_APART_FT:
+                group[root(j)] = root(i)
+    roots = [root(i) for i in range(len(roles))]
+    if len(set(roots)) == 1:
+        return
+    main = next((roots[roles.index(r)] for r in primary if r in roles), None)
+    if main is None:  # no primary layer: the group of the most layers
+        main = max(set(roots), key=roots.count)
+    apart = [i for i in range(len(roles)) if roots[i] != main]
+    home = [i for i in range(len(roles)) if roots[i] == main]
+    gap = min(_box_gap(boxes[i], boxes[j]) for i in apart for j in home)
+    one, many = len(apart) == 1, len(home) > 1
+
+    def names(idx: list[int]) -> str:
+        label = ", ".join(roles[i] for i in idx)
+        return f"layer{'s' if len(idx) > 1 else ''} {label}"
+
+    raise CRSError(f"{names(apart)} lie{'s' if one else ''} {gap / 5280:,.0f} miles from {names(home)} (their extents "
+                   f"do not come within {LAYERS_APART_FT / 5280:,.0f} miles of each other), so nothing "
+                   f"{'it' if one else 'they'} should touch or keep away from is near {'it' if one else 'them'} and "
+                   f"every distance would read as a pass. A CRS label is probably wrong (State Plane coordinates in "
+                   f"metres labelled as feet land about 0.3 times as far from the zone's origin) or "
+                   f"{'a layer is' if one and not many else 'layers are'} of another place: check each layer's CRS "
+                   f"and extent with geoconstraints layers")
+
+
+def _box_gap(a: np.ndarray, b: np.ndarray) -> float:
+    """Distance between two boxes ``(minx, miny, maxx, maxy)``: 0 when they overlap or touch."""
+    dx = max(0.0, float(b[0] - a[2]), float(a[0] - b[2]))
+    dy = max(0.0, float(b[1] - a[3]), float(a[1] - b[3]))
+    return float(np.hypot(dx, dy))
 
 
 def _mixed_crs_warning(info: Mapping[str, LayerInfo], working: CRS, reason: str) -> list[str]:
@@ -336,6 +408,7 @@ def _read_role(role: str, src: LayerSource, warn: list[str], *, strict: bool = F
     if len(gdf) == 0:
         warn.append(f"{what}: has no features; rules that need {role} are not evaluated")
     else:
+        _check_feature_locations(gdf, what)
         projection.check_location(tuple(gdf.total_bounds), CRS(gdf.crs), what=what)
     kept = [c for c in gdf.columns if c not in (gdf.geometry.name, "feature_id")]
     source_crs = crs_label(CRS(gdf.crs))
@@ -370,6 +443,32 @@ def _check_crs(gdf: gpd.GeoDataFrame, what: str) -> None:
         raise CRSError(f"{what}: its CRS ({crs.name}) is a local engineering system (LOCAL_CS), not tied to the "
                        f"earth, so it cannot be placed with the other layers or the law's maps. Assign the real "
                        f"CRS with ogr2ogr -a_srs EPSG:XXXX (the State Plane zone the survey used)")
+
+
+def _check_feature_locations(gdf: gpd.GeoDataFrame, what: str) -> None:
+    """Refuse features that lie far outside where the layer's CRS is used while the others do not
+    (:func:`~geoconstraints.io.projection.features_off`), naming them: a coordinate typed wrong or a
+    feature drawn in another CRS. (A layer lying wholly elsewhere is refused for its CRS label by
+    :func:`~geoconstraints.io.projection.check_location`.)"""
+    crs = CRS(gdf.crs)
+    off = projection.features_off(shapely.bounds(gdf.geometry.values), crs)
+    if not off.any():
+        return
+    if off.all():  # the whole layer: its CRS label, as check_location says (when it can tell)
+        projection.check_location(tuple(gdf.total_bounds), crs, what=what)
+    ids = gdf.loc[off, "feature_id"].astype(str).tolist()
+    x0, y0, x1, y1 = shapely.bounds(gdf.geometry.values[np.flatnonzero(off)[0]])
+    aou = crs.area_of_use
+    where = f" (lon {aou.west:.1f}..{aou.east:.1f}, lat {aou.south:.1f}..{aou.north:.1f})" if aou is not None else ""
+    many = len(ids) > 1
+    if off.all():
+        raise CRSError(f"{what}: its features lie far outside where its CRS {crs_label(crs)} is used{where} "
+                       f"(x {x0:.6g}..{x1:.6g}, y {y0:.6g}..{y1:.6g} in {ids[0]}). The CRS label is probably wrong, "
+                       f"or the coordinates: fix the .prj or layer CRS (e.g. with ogr2ogr -a_srs) or the layer")
+    raise CRSError(f"{what}: feature{'s' if many else ''} {id_list(ids)} lie{'' if many else 's'} far outside where "
+                   f"its CRS {crs_label(crs)} is used{where}, unlike the layer's other features (x {x0:.6g}..{x1:.6g}, "
+                   f"y {y0:.6g}..{y1:.6g}{' in ' + ids[0] if many else ''}): a coordinate typed wrong or a feature "
+                   f"drawn in another CRS. Fix or delete {'them' if many else 'it'} in a GIS")
 
 
 def frame_digest(frame: gpd.GeoDataFrame) -> str:

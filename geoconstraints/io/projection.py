@@ -9,7 +9,9 @@ import functools
 import logging
 import math
 import re
+from typing import Any
 
+import numpy as np
 import pyproj
 from pyproj import CRS
 from pyproj.database import query_crs_info
@@ -134,6 +136,50 @@ def check_working_crs(crs: CRS, *, what: str = "--crs") -> CRS:
     return crs
 
 
+MAX_SCALE_ERROR = 1e-3
+"""Most a working CRS given with ``--crs`` may stretch or shrink distances where the data lie (1 part in
+1,000: 0.1 ft on a 100 ft setback, 0.2 % of an area). A State Plane zone keeps within 1 in 10,000 over
+its own area; a zone of another state stretches by 0.3 % (California 3 at Vestal) to 1.3 % (Illinois
+East), and every setback and acreage with it."""
+
+
+def check_scale_at(crs: CRS, lonlat_box: tuple[float, float, float, float], *, what: str = "--crs") -> None:
+    """Refuse a working CRS that distorts distances by more than :data:`MAX_SCALE_ERROR` anywhere
+    on the data (its corners and centre), naming the CRS made for the data's location.
+
+    Examples
+    --------
+    >>> check_scale_at(CRS.from_epsg(2261), (-76.08, 42.07, -76.02, 42.10))  # NY Central at Vestal
+    >>> check_scale_at(CRS.from_epsg(3435), (-76.08, 42.07, -76.02, 42.10))  # Illinois East
+    Traceback (most recent call last):
+    ...
+    geoconstraints.errors.CRSError: --crs EPSG:3435 (NAD83 / Illinois East (ftUS)) is made for lon -89.3..-87.0, lat 37.1..42.5; where the data lie (lon -76.08..-76.02, lat 42.07..42.10) it distorts distances by 1.28 % (areas 2.6 %), so every setback and acreage would be off. Use EPSG:2261 (NAD83 / New York Central (ftUS), the State Plane zone for the data's location), or leave --crs out
+    """
+    w, s, e, n = lonlat_box
+    if not all(math.isfinite(v) for v in lonlat_box):
+        return
+    pts = [(w, s), (w, n), (e, s), (e, n), ((w + e) / 2, (s + n) / 2)]
+    try:
+        f = pyproj.Proj(crs).get_factors([p[0] for p in pts], [p[1] for p in pts], errcheck=False)
+        scales = [float(v) for k in (f.meridional_scale, f.parallel_scale) for v in np.atleast_1d(k)]
+    except Exception:  # noqa: BLE001 - PROJ cannot tell the scale there: the data lie outside the projection
+        scales = [math.nan]
+    worst = max((abs(k - 1) if math.isfinite(k) else math.inf for k in scales), default=0.0)
+    if worst <= MAX_SCALE_ERROR:
+        return
+    aou = crs.area_of_use
+    made = f" is made for lon {aou.west:.1f}..{aou.east:.1f}, lat {aou.south:.1f}..{aou.north:.1f};" if aou else ""
+    how = (f"distorts distances by {worst * 100:.3g} % (areas {((1 + worst) ** 2 - 1) * 100:.2g} %)"
+           if math.isfinite(worst) else "cannot measure distances")
+    try:
+        right, why = feet_crs_at((w + e) / 2, (s + n) / 2)
+        use = f"Use {crs_label(right)} ({right.name}, the {why.split(' for ')[0]} for the data's location), or leave {what} out"
+    except CRSError:
+        use = f"Use the State Plane zone of the data's location, or leave {what} out"
+    raise CRSError(f"{what} {crs_label(crs)} ({crs.name}){made} where the data lie (lon {w:.2f}..{e:.2f}, "
+                   f"lat {s:.2f}..{n:.2f}) it {how}, so every setback and acreage would be off. {use}")
+
+
 def choose_working_crs(
     *,
     user_crs: str | CRS | None = None,
@@ -158,6 +204,8 @@ def choose_working_crs(
     """
     if user_crs is not None:
         crs = check_working_crs(parse_crs(user_crs))
+        if lonlat_bounds is not None:
+            check_scale_at(crs, lonlat_bounds)
         return crs, "given with --crs"
     if primary_crs is not None and is_feet(primary_crs):
         return primary_crs, "the primary layer's own projected CRS (feet)"
@@ -195,11 +243,12 @@ def check_location(bounds: tuple[float, float, float, float], crs: CRS, *, what:
     except Exception:  # noqa: BLE001 - transform failure means coordinates are wild
         w = s = e = n = float("nan")
     lon, lat = (w + e) / 2, (s + n) / 2
-    inside_lat = aou.south - 2 <= lat <= aou.north + 2
+    m = AREA_MARGIN_DEG
+    inside_lat = aou.south - m <= lat <= aou.north + m
     if aou.west <= aou.east:
-        inside_lon = aou.west - 2 <= lon <= aou.east + 2
+        inside_lon = aou.west - m <= lon <= aou.east + m
     else:  # the area of use crosses the antimeridian (NAD83, WGS 84 regions)
-        inside_lon = lon >= aou.west - 2 or lon <= aou.east + 2
+        inside_lon = lon >= aou.west - m or lon <= aou.east + m
     if not (inside_lat and inside_lon):
         raise CRSError(
             f"{what}: its coordinates (x {bounds[0]:.6g}..{bounds[2]:.6g}, y {bounds[1]:.6g}.."
@@ -209,9 +258,61 @@ def check_location(bounds: tuple[float, float, float, float], crs: CRS, *, what:
         )
 
 
+AREA_MARGIN_DEG = 2.0
+"""Degrees around a CRS's area of use within which a layer's coordinates are taken as placed right
+(:func:`check_location`, :func:`features_off`)."""
+
+
+def features_off(bounds: Any, crs: CRS) -> Any:
+    """Which features lie wholly or partly outside where ``crs`` is used (its area of use plus
+    :data:`AREA_MARGIN_DEG`), from each feature's bounds (an ``(n, 4)`` array): a feature typed a
+    billion feet off, or drawn in another CRS, among features placed right. All False when the CRS has
+    no area of use (or one crossing the antimeridian) or it cannot be drawn in the CRS.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> features_off(np.array([[955900, 754100, 956300, 754500], [1e9, 754100, 1e9 + 400, 754500]]),
+    ...              CRS.from_epsg(2261)).tolist()
+    [False, True]
+    """
+    b = np.asarray(bounds, dtype="float64").reshape(-1, 4)
+    none = np.zeros(len(b), dtype=bool)
+    aou = crs.area_of_use
+    if aou is None or aou.west > aou.east or not len(b):
+        return none
+    m = AREA_MARGIN_DEG
+    w, s, e, n = max(aou.west - m, -180), max(aou.south - m, -90), min(aou.east + m, 180), min(aou.north + m, 90)
+    try:
+        t = pyproj.Transformer.from_crs("EPSG:4326", crs, always_xy=True)
+        box = t.transform_bounds(w, s, e, n, densify_pts=21)
+    except Exception:  # noqa: BLE001 - the area cannot be drawn in the CRS: no test
+        return none
+    if not all(math.isfinite(v) for v in box):
+        return none
+    with np.errstate(invalid="ignore"):
+        off = (b[:, 0] < box[0]) | (b[:, 1] < box[1]) | (b[:, 2] > box[2]) | (b[:, 3] > box[3])
+    return off & np.isfinite(b).all(axis=1)
+
+
 def crs_label(crs: CRS | None) -> str:
-    """``EPSG:2261``, or the CRS name when it has no EPSG code, or ``none``."""
+    """``EPSG:2261``, or the CRS name when it has no EPSG code, or ``none``. A CRS without a name (a
+    ``.prj`` saying ``PROJCS["unknown", ...]``, a PROJ string) is described by its projection and unit.
+
+    Examples
+    --------
+    >>> crs_label(CRS.from_epsg(2261)), crs_label(None)
+    ('EPSG:2261', 'none')
+    >>> crs_label(CRS("+proj=tmerc +lat_0=40 +lon_0=-76.58 +k=0.9999375 +x_0=250000 +datum=NAD83 +units=ft"))
+    'unnamed CRS (Transverse Mercator, foot)'
+    """
     if crs is None:
         return "none"
     epsg = crs.to_epsg()
-    return f"EPSG:{epsg}" if epsg else crs.name
+    if epsg:
+        return f"EPSG:{epsg}"
+    if crs.name and crs.name.strip().lower() not in ("unknown", "unnamed", "custom"):
+        return crs.name
+    op = crs.coordinate_operation
+    method = op.method_name if op is not None else crs.type_name
+    return f"unnamed CRS ({method}, {crs_unit(crs)})"

@@ -264,20 +264,24 @@ def read_source(src: LayerSource, warn: list[str] | None = None) -> gpd.GeoDataF
     if src.uri is None:
         check_file(src.path, what)
         _missing_dbf(src.path, what, warn)
-    if src.layer is not None:
+    layer = src.layer
+    if layer is not None:
         names = list_layers(target)
-        if src.layer not in names:
+        if layer not in names:
             raise LayerReadError(
-                f"{what}: {src.path.name} has no layer {src.layer!r}; it has {', '.join(names)}"
+                f"{what}: {src.path.name} has no layer {layer!r}; it has {', '.join(names)}"
             )
+    else:
+        try:
+            names = list_layers(target)
+        except LayerReadError:  # the read below says why, naming the layer
+            names = []
+        layer = _only_layer(src, names, what)
     try:
         with gdal_quiet() as said:
-            gdf = _read_file(target, src.layer)
+            gdf = _read_file(target, layer)
     except Exception as exc:  # noqa: BLE001 - any GDAL failure is an unreadable input
-        raise LayerReadError(
-            f"{what}: cannot be read ({_short(exc)}). Check the file is not corrupt and is a "
-            f"format GDAL reads (GeoPackage, shapefile with .shx/.dbf, GeoJSON){_net_hint(str(target))}"
-        ) from None
+        raise LayerReadError(f"{what}: cannot be read ({_short(exc)}). {_read_fix(exc, target)}") from None
     for line in said:
         if "Measured (M)" in line:
             line = "M (measure) values dropped (they are not used by any rule)"
@@ -287,6 +291,52 @@ def read_source(src: LayerSource, warn: list[str] | None = None) -> gpd.GeoDataF
         raise GeometryError(f"{what}: has no geometry column (an attribute table is not a map layer). "
                             f"Give the layer with its shapes (the .shp beside the .dbf, or the GeoPackage layer)")
     return gdf
+
+
+def _only_layer(src: LayerSource, names: list[str], what: str) -> str | None:
+    """The layer to read from a file given without ``:LAYER``: its only layer, else the one named after
+    the role (``parcels``, case and ``-``/``_`` aside); a file of several layers none of which is
+    named so is refused, naming its layers (GDAL would read the first, which may be any of them).
+
+    Examples
+    --------
+    >>> from geoconstraints.io.roles import LayerSource
+    >>> src = LayerSource("parcels", Path("town.gpkg"), None)
+    >>> _only_layer(src, ["Parcels", "zoning"], "layer parcels (town.gpkg)")
+    'Parcels'
+    >>> _only_layer(src, ["a", "b"], "layer parcels (town.gpkg)")
+    Traceback (most recent call last):
+    ...
+    geoconstraints.errors.LayerReadError: layer parcels (town.gpkg): town.gpkg holds 2 layers (a, b) and none is named parcels, so which one is the parcels is not known. Name it: --parcels town.gpkg:LAYER (in a project file: layer = "LAYER" under [layers.parcels])
+    """
+    if len(names) <= 1:
+        return None
+    named = [n for n in names if n.lower().replace("-", "_") == src.role]
+    if len(named) == 1:
+        return named[0]
+    shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    name = redact(src.uri) if src.uri is not None else src.path.name
+    raise LayerReadError(
+        f"{what}: {name} holds {len(names)} layers ({shown}) and none is named {src.role}, so which one is the "
+        f"{src.role} is not known. Name it: --{src.role.replace('_', '-')} {name}:LAYER (in a project file: "
+        f"layer = \"LAYER\" under [layers.{src.role}])"
+    )
+
+
+def _read_fix(exc: BaseException, target: Any) -> str:
+    """The fix for a layer GDAL could not read, from its error: curved geometries (arcs) to straighten,
+    text not in the encoding a shapefile's ``.cpg`` names, else a corrupt file or an unknown format."""
+    text = str(exc)
+    if "Nonlinear geometry" in text:
+        return (f"The layer holds curved geometries (arcs: CurvePolygon, CompoundCurve, MultiSurface), which are "
+                f"not read. Convert them to straight segments, e.g. ogr2ogr -nlt CONVERT_TO_LINEAR straight.gpkg "
+                f"{Path(str(target)).name}, or Vector > Geometry Tools > Segmentize in QGIS")
+    if isinstance(exc, UnicodeDecodeError) or "codec can't decode" in text:
+        cpg = " (its .cpg)" if str(target).lower().endswith(".shp") else ""
+        return (f"Its text is not in the encoding the file declares{cpg}: declare the encoding the text was "
+                f"written in (e.g. 1252 or ISO-8859-1 in the .cpg) or save the layer again as UTF-8 in your GIS")
+    return (f"Check the file is not corrupt and is a format GDAL reads (GeoPackage, shapefile with "
+            f".shx/.dbf, GeoJSON){_net_hint(str(target))}")
 
 
 ARROW_SUFFIXES = (".gpkg",)

@@ -21,6 +21,7 @@ from geoconstraints.units import (
     HIGHEST_GROUND_FT,
     LOWEST_GROUND_FT,
     MAX_MAGNITUDE,
+    REPAIR_REL_NOISE,
     normalize_length_unit,
 )
 
@@ -362,9 +363,10 @@ def repair_losses(drawn: Any, fixed: Any) -> np.ndarray:
     turn an outcome around (a parcel whose lost land lies in the floodway reads as outside it, a
     landing whose lost spike reaches toward the road as far enough), so a pass on such a shape
     means nothing. Measured against the union of everything the rings enclose
-    (``make_valid(method="structure")``) and the drawn rings themselves, to a relative tolerance
-    of 1e-6 of the feature's size (rounding at the new nodes). Only the few repaired features
-    are passed here.
+    (``make_valid(method="structure")``) and the drawn rings themselves, to the relative tolerance
+    :data:`~geoconstraints.units.REPAIR_REL_NOISE` of the feature's size (the diagonal of its bounding
+    box: rounding at the new nodes): an area lost is more than ``REPAIR_REL_NOISE * size ** 2``, a line
+    lost longer than ``REPAIR_REL_NOISE * size``. Only the few repaired features are passed here.
 
     Examples
     --------
@@ -375,6 +377,16 @@ def repair_losses(drawn: Any, fixed: Any) -> np.ndarray:
     >>> drawn = np.array([bow_tie, twice, spike], dtype=object)
     >>> repair_losses(drawn, polygonal_parts(shapely.make_valid(drawn))).tolist()
     [False, True, True]
+
+    At the tolerance's edge: a 100 ft square (size 141.4 ft) whose repair opened a hole of just under
+    ``REPAIR_REL_NOISE * size ** 2`` (0.02 sq ft) lost nothing; just over, it lost land.
+
+    >>> square = Polygon([(0, 0), (100, 0), (100, 100), (0, 100)])
+    >>> edge = REPAIR_REL_NOISE * (100.0 ** 2 + 100.0 ** 2)
+    >>> holed = [square.difference(Polygon([(50, 50), (50 + w, 50), (50 + w, 51), (50, 51)])) for w in
+    ...          (0.999 * edge, 1.001 * edge)]  # holes of 1 ft by just under and just over 0.02 ft
+    >>> repair_losses(np.array([square, square], dtype=object), np.array(holed, dtype=object)).tolist()
+    [False, True]
     """
     drawn = np.asarray(drawn, dtype=object)
     fixed = np.asarray(fixed, dtype=object)
@@ -382,7 +394,7 @@ def repair_losses(drawn: Any, fixed: Any) -> np.ndarray:
         return np.zeros(0, dtype=bool)
     b = shapely.bounds(drawn)
     size = np.hypot(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
-    eps = np.where(np.isfinite(size) & (size > 0), size, 1.0) * 1e-6
+    eps = np.where(np.isfinite(size) & (size > 0), size, 1.0) * REPAIR_REL_NOISE
     enclosed = polygonal_parts(shapely.make_valid(drawn, method="structure", keep_collapsed=False))
     area_lost = shapely.area(shapely.difference(enclosed, fixed)) > eps * size
     rings = shapely.boundary(drawn)

@@ -72,8 +72,12 @@ def refuse_file_out(out_dir: str | os.PathLike[str], inputs: Iterable[Path] = ()
     Raises
     ------
     OutputError
-        ``out_dir`` is a file.
+        ``out_dir`` is a file, or empty (``--out ""``, an unset shell variable: it named the folder
+        the run was started in).
     """
+    if not os.fspath(out_dir).strip():
+        raise OutputError(f"--out {os.fspath(out_dir)!r} names no folder (an empty or unset variable?). Give the "
+                          f"folder for the outputs, e.g. --out results (it is created if missing)")
     out = canonical(out_dir)
     is_input = any(canonical(p) == out for p in inputs)
     if is_input or (out.exists() and not out.is_dir()):
@@ -260,6 +264,14 @@ def check_out_folder(out_dir: str | os.PathLike[str], inputs: Iterable[Path] = (
     if inside is not None:
         raise OutputError(f"{inside} is one of the inputs and lies inside --out {shown}, which a run replaces "
                           f"whole; it will not be overwritten. Choose another --out folder")
+    try:
+        here = canonical(os.getcwd())
+    except OSError:  # the working folder was deleted: nothing to protect
+        here = None
+    if here is not None and (here == out or out in here.parents):
+        raise OutputError(f"--out {shown} is the folder this run was started in{'' if here == out else ' (or holds it)'}; "
+                          f"a run replaces the --out folder whole, so the shell would be left in a deleted folder "
+                          f"showing no outputs. Give a folder of its own, e.g. --out results")
     if not out.exists():
         return out
     files_, other = _entries(out)

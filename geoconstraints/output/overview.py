@@ -691,24 +691,29 @@ def _overview_bounds(result: Result, pgeom: Any,
 
 def _draw_inputs(ax: Axes, inputs: dict[str, gpd.GeoDataFrame], view: Any, handles: list,
                  raster: Raster, rulebook: Any = None) -> int:
-    """The inputs in ``view``, lightly (flood zones by zone, FLD-002's encroachment areas apart as the
-    rulebook reads them); returns the next z-order."""
+    """The inputs in ``view``, lightly (flood zones by zone, FLD-002's floodway-like areas apart as the
+    rulebook reads them, an SFHA zone whose floodway the layer's ZONE_SUBTY cannot tell labelled
+    "floodway not determined"); returns the next z-order."""
     z = 1
-    for role, g in inputs.items():
+    for role, whole in inputs.items():
         if not styles.style_for(role).show:  # zoning, rights-of-way, preliminary zones: web map only
             continue
-        g = g[in_view(g.geometry.values, view)]
+        g = whole[in_view(whole.geometry.values, view)]
         if not len(g):
             continue
         if role == "flood_zones" and "FLD_ZONE" in g.columns:
-            classes = flood_zone_classes(g, rulebook) if rulebook is not None else None
+            # the whole layer's subtypes say whether the floodway is read (a view without one may lie beside it)
+            classes = flood_zone_classes(g, rulebook, whole=whole) if rulebook is not None else None
             enc = np.zeros(len(g), dtype=bool) if classes is None else classes["encroachment"].to_numpy(dtype=bool)
-            keys = [styles.flood_zone_key(a, b, encroachment=e) for a, b, e in
-                    zip(g["FLD_ZONE"], g["ZONE_SUBTY"] if "ZONE_SUBTY" in g else [None] * len(g), enc)]
-            g = g.assign(_zone=keys)
+            unk = np.zeros(len(g), dtype=bool) if classes is None else classes["floodway_unknown"].to_numpy(dtype=bool)
+            fw = np.zeros(len(g), dtype=bool) if classes is None else classes["floodway"].to_numpy(dtype=bool)
+            keys = [styles.flood_zone_key(a, b, encroachment=e, floodway=w) for a, b, e, w in
+                    zip(g["FLD_ZONE"], g["ZONE_SUBTY"] if "ZONE_SUBTY" in g else [None] * len(g), enc, fw)]
+            g = g.assign(_zone=keys, _unknown=unk)
             for key, sub in g.groupby("_zone", sort=True):
                 st = styles.flood_zone_style(str(key))
-                _draw_layer(ax, sub, st, z, handles, raster, label=f"flood zone {key}")
+                note = f" ({styles.FLOODWAY_UNKNOWN_NOTE})" if sub["_unknown"].any() else ""
+                _draw_layer(ax, sub, st, z, handles, raster, label=f"flood zone {key}{note}")
         else:
             _draw_layer(ax, g, styles.style_for(role), z, handles, raster, alpha_scale=0.7)
         z += 1

@@ -1457,7 +1457,8 @@ def check_sheets(plan: PlanData, paper: str, orientation: str, scale_ft_per_in: 
     limit = rule.t("min_scale_ft_per_in")
     least = smallest_scale(bare, paper, orientation, plan.ft_per_unit)
     span = " x ".join(num_text(round((b - a) * plan.ft_per_unit)) for a, b in ((bare[0], bare[2]), (bare[1], bare[3])))
-    head = (f"--scale {num_text(scale_ft_per_in)}: the plan ({span} ft) would need {n:,} sheets of {paper} at "
+    count = f"{n:,}" if n < 1_000_000 else "more than a million"  # --scale 1e-300: not a 300-digit number
+    head = (f"--scale {num_text(scale_ft_per_in)}: the plan ({span} ft) would need {count} sheets of {paper} at "
             f"1 in = {num_text(scale_ft_per_in)} ft; a site plan is drawn on at most {MAX_SHEETS}")
     if least <= limit:
         raise InputError(f"{head}. Give --scale {num_text(least)} or more (up to the law's {num_text(limit)}, "

@@ -121,7 +121,7 @@ LAYER_STYLES: dict[str, LayerStyle] = {
     "floodway_overlaps": LayerStyle("#08306b", "#08306b", 0.45, 1.2, 0.9, "4 2", label="parts in the floodway"),
     # the floodway's dashed fill in teal: FLD-002's "floodway not determined", not the floodway
     "encroachment_overlaps": LayerStyle("#01665e", "#01665e", 0.45, 1.2, 0.9, "4 2",
-                                        label="parts in an encroachment area (floodway not determined)"),
+                                        label="parts in a floodway-like area (floodway not determined)"),
     "parcels_table": LayerStyle("#4d4d4d", None, 0.0, 1.0, 0.8, label="parcels"),
 }
 """Style of each input role and derived layer, by name; see :func:`style_for`."""
@@ -143,12 +143,21 @@ MIN_DELTA_E_FLOOD = 15.0
 """Smallest CIEDE2000 difference allowed between a status colour and a flood-zone colour."""
 
 ENCROACHMENT_COLOR = LAYER_STYLES["encroachment_overlaps"].color
-"""Outline of an encroachment area (NFHL's STATE / COMMUNITY ENCROACHMENT AREA, as FLD-002 reads them:
-``classify_flood_zones``' ``encroachment``), dashed as the floodway's parts are: a dark teal at least 20
-CIEDE2000 from every status and flood-zone colour and from the floodway's navy."""
+"""Outline of a floodway-like area (NFHL's STATE / COMMUNITY ENCROACHMENT AREA, FLOWAGE EASEMENT AREA, DENSITY
+FRINGE AREA, as FLD-002 reads them: ``classify_flood_zones``' ``encroachment``), dashed as the floodway's parts
+are: a dark teal at least 20 CIEDE2000 from every status and flood-zone colour and from the floodway's navy."""
 
-ENCROACHMENT_KEY = "encroachment area (floodway not determined)"
-"""What :func:`flood_zone_key` adds to the zone of an encroachment area (``AE: encroachment area ...``)."""
+ENCROACHMENT_KEY = "floodway-like area (floodway not determined)"
+"""What :func:`flood_zone_key` adds to the zone of a floodway-like area (``AE: floodway-like area ...``)."""
+
+FLOODWAY_KEY = "regulatory floodway"
+"""What :func:`flood_zone_key` adds to the zone of a floodway polygon (``AE: regulatory floodway``): the FIRM's
+floodway drawn as such in the flood zones layer, river channel included, not only through the parcels' parts."""
+
+FLOODWAY_UNKNOWN_NOTE = "floodway not determined"
+"""What the maps add to a flood zone in the SFHA where the flood layer's ZONE_SUBTY cannot tell the floodway
+(``classify_flood_zones``' ``floodway_unknown``: no field, no value, FEMA's domain codes): no floodway drawn there
+is not "no floodway"."""
 
 
 def style_for(name: str, family: str | None = None) -> LayerStyle:
@@ -205,7 +214,8 @@ def _missing(v: Any) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
 
 
-def flood_zone_key(fld_zone: Any, zone_subty: Any = None, *, encroachment: bool = False) -> str:
+def flood_zone_key(fld_zone: Any, zone_subty: Any = None, *, encroachment: bool = False,
+                   floodway: bool = False) -> str:
     """Legend key of an NFHL zone: ``AE``, ``A``, ``VE``, ``X (0.2% annual chance)``, ``X``, ``D``...
 
     Parameters
@@ -213,10 +223,13 @@ def flood_zone_key(fld_zone: Any, zone_subty: Any = None, *, encroachment: bool 
     fld_zone, zone_subty : str or None
         NFHL ``FLD_ZONE`` and ``ZONE_SUBTY`` values.
     encroachment : bool
-        The polygon is an encroachment area as the rulebook reads it (``classify_flood_zones``'
+        The polygon is a floodway-like area as the rulebook reads it (``classify_flood_zones``'
         ``encroachment``: FLD-002's ``encroachment_subtypes_contain``; this module keeps no list):
-        the key is the zone's with :data:`ENCROACHMENT_KEY` (``AE: encroachment area (floodway not
+        the key is the zone's with :data:`ENCROACHMENT_KEY` (``AE: floodway-like area (floodway not
         determined)``).
+    floodway : bool
+        The polygon is the regulatory floodway as the rulebook reads it (``classify_flood_zones``'
+        ``floodway``): the key is the zone's with :data:`FLOODWAY_KEY` (``AE: regulatory floodway``).
 
     Returns
     -------
@@ -226,8 +239,12 @@ def flood_zone_key(fld_zone: Any, zone_subty: Any = None, *, encroachment: bool 
     Examples
     --------
     >>> flood_zone_key("AE", "STATE ENCROACHMENT AREA"), flood_zone_key("AE", "x", encroachment=True)
-    ('AE', 'AE: encroachment area (floodway not determined)')
+    ('AE', 'AE: floodway-like area (floodway not determined)')
+    >>> flood_zone_key("AE", "FLOODWAY", floodway=True)
+    'AE: regulatory floodway'
     """
+    if floodway:
+        return f"{flood_zone_key(fld_zone, zone_subty)}: {FLOODWAY_KEY}"
     if encroachment:
         return f"{flood_zone_key(fld_zone, zone_subty)}: {ENCROACHMENT_KEY}"
     z = "" if _missing(fld_zone) else str(fld_zone)
@@ -250,8 +267,21 @@ def flood_zone_color(key: str) -> str:
 
 
 def flood_zone_style(key: str, *, preliminary: bool = False) -> LayerStyle:
-    """Style of one :func:`flood_zone_key`: SFHA zones (A*, V*) strong, 0.2 % medium, others faint; an
-    encroachment area filled as its zone, outlined in :data:`ENCROACHMENT_COLOR` dashed."""
+    """Style of one :func:`flood_zone_key`: SFHA zones (A*, V*) strong, 0.2 % medium, others faint; a
+    floodway-like area filled as its zone, outlined in :data:`ENCROACHMENT_COLOR` dashed; the regulatory
+    floodway filled as its zone, outlined in the navy of the floodway's parts (``floodway_overlaps``), solid.
+
+    Examples
+    --------
+    >>> st = flood_zone_style("AE: regulatory floodway")
+    >>> st.color == LAYER_STYLES["floodway_overlaps"].color, st.dash, st.label
+    (True, '', 'Flood zone AE: regulatory floodway')
+    """
+    zone, sep, _ = key.partition(f": {FLOODWAY_KEY}")
+    if sep:
+        st = flood_zone_style(zone, preliminary=preliminary)
+        return replace(st, color=LAYER_STYLES["floodway_overlaps"].color, weight=2.0, opacity=0.9,
+                       label=f"{st.label}: {FLOODWAY_KEY}")
     zone, sep, _ = key.partition(f": {ENCROACHMENT_KEY}")
     if sep:
         st = flood_zone_style(zone, preliminary=preliminary)

@@ -33,13 +33,14 @@ import pandas as pd
 import shapely
 
 from geoconstraints.errors import OutputError
+from geoconstraints.geometry.overlay import subtype_problem
 from geoconstraints.output import hillshade, mapdata, styles
 from geoconstraints.output.files import write_text
 from geoconstraints.output.overview import PRIMARY_ROLES, focus_frames, parcel_geometry
 from geoconstraints.output.report import format_value
 from geoconstraints.output.selection import ALL_OUTPUTS, Holders
 from geoconstraints.rulebook.findings import STATUSES
-from geoconstraints.rules.flood import flood_zone_classes
+from geoconstraints.rules.flood import flood_zone_classes, subtype_text
 from geoconstraints.text import visible_text
 
 log = logging.getLogger(__name__)
@@ -559,7 +560,7 @@ def build_map(result: Result, *, offline: bool = True, parcel: str | None = None
                        where=where)
     legend: list[dict[str, Any]] = []
     relief = _add_hillshade(folium, m, result, context, legend)
-    _add_input_layers(folium, m, candidates, plan, legend, result.rulebook)
+    _add_input_layers(folium, m, candidates, plan, legend, result.rulebook, inputs)
     _add_derived_layers(folium, m, candidates, plan, legend, relief=relief)
     counts = _add_finding_layers(folium, m, result, legend, where)
     _fit_view(m, result, focus, parcel)
@@ -647,30 +648,56 @@ def _legend_item(legend: list[dict[str, Any]], label: str, st: styles.LayerStyle
 
 FLOODWAY_CLASS_FIELD = "floodway_class"
 """Property of a flood zone feature in map.html saying how FLD-002 reads it: ``floodway``,
-``encroachment area (floodway not determined)`` (:data:`~geoconstraints.output.styles.ENCROACHMENT_KEY`)
-or ``""``; only where the layer has either."""
+``floodway-like area (floodway not determined)`` (:data:`~geoconstraints.output.styles.ENCROACHMENT_KEY`),
+``floodway not determined`` (:data:`~geoconstraints.output.styles.FLOODWAY_UNKNOWN_NOTE`: an SFHA polygon of a
+layer whose ZONE_SUBTY cannot tell the floodway) or ``""``; only where the layer has any of them."""
 
-ENCROACHMENT_DETAIL = ("dashed teal outline: a ZONE_SUBTY encroachment area, not the FIRM's floodway; whether the "
-                       "floodway's provisions apply there is the local administrator's reading (FLD-002 not evaluated)")
-"""The legend's line under an encroachment area's entry."""
+ENCROACHMENT_DETAIL = ("dashed teal outline: a ZONE_SUBTY floodway-like area (encroachment, flowage easement or "
+                       "density fringe area), not the FIRM's floodway; whether the floodway's provisions apply there "
+                       "is the local administrator's reading (FLD-002 not evaluated)")
+"""The legend's line under a floodway-like area's entry."""
+
+FLOODWAY_DETAIL = ("navy outline: the FIRM's regulatory floodway (ZONE_SUBTY FLOODWAY), where the floodway "
+                   "provisions apply (FLD-002: encroachment only with a no-rise evaluation)")
+"""The legend's line under the floodway's entry."""
+
+
+def floodway_unknown_detail(problem: str, coded: tuple[str, ...] = ()) -> str:
+    """The legend's line under a flood zone in the SFHA whose floodway the layer cannot tell (``problem`` and
+    ``coded`` of :func:`~geoconstraints.geometry.overlay.subtype_problem`).
+
+    Examples
+    --------
+    >>> floodway_unknown_detail("coded", ("1100",))
+    "the flood layer's ZONE_SUBTY holds FEMA's domain codes (1100), not their text: no floodway is drawn, which is \
+not 'no floodway' (floodway not determined: FLD-002 not evaluated in the SFHA)"
+    """
+    return (f"{subtype_text(problem, coded)}: no floodway is drawn, which is not 'no floodway' (floodway not "
+            f"determined: FLD-002 not evaluated in the SFHA)")
 
 
 def _add_flood_zone_layers(folium: Any, m: Any, role: str, g4: gpd.GeoDataFrame, cols: list[str],
-                           legend: list[dict[str, Any]], rulebook: Any = None) -> None:
+                           legend: list[dict[str, Any]], rulebook: Any = None,
+                           whole: gpd.GeoDataFrame | None = None) -> None:
     """A flood zone input as one layer per zone (AE, X ...), styled as the overview map; FLD-002's
-    encroachment areas (the rulebook's reading, :func:`~geoconstraints.rules.flood.flood_zone_classes`)
-    as a layer of their own, each feature carrying its :data:`FLOODWAY_CLASS_FIELD`."""
+    floodway-like areas (the rulebook's reading, :func:`~geoconstraints.rules.flood.flood_zone_classes`)
+    as a layer of their own, each feature carrying its :data:`FLOODWAY_CLASS_FIELD`; where the layer's
+    ZONE_SUBTY cannot tell the floodway (``whole``: the whole layer, of which ``g4`` may be the part near the
+    findings), the SFHA zones' legend lines and features say the floodway is not determined."""
     preliminary = role.endswith("preliminary")
-    classes = None if preliminary or rulebook is None else flood_zone_classes(g4, rulebook)
+    classes = None if preliminary or rulebook is None else flood_zone_classes(g4, rulebook, whole=whole)
     enc = np.zeros(len(g4), dtype=bool) if classes is None else classes["encroachment"].to_numpy(dtype=bool)
     fw = np.zeros(len(g4), dtype=bool) if classes is None else classes["floodway"].to_numpy(dtype=bool)
-    if (enc | fw).any():
-        g4 = g4.assign(**{FLOODWAY_CLASS_FIELD: np.where(fw, "floodway", np.where(enc, styles.ENCROACHMENT_KEY, ""))})
+    unk = np.zeros(len(g4), dtype=bool) if classes is None else classes["floodway_unknown"].to_numpy(dtype=bool)
+    if (enc | fw | unk).any():
+        g4 = g4.assign(**{FLOODWAY_CLASS_FIELD: np.where(fw, "floodway", np.where(
+            enc, styles.ENCROACHMENT_KEY, np.where(unk, styles.FLOODWAY_UNKNOWN_NOTE, "")))})
         cols = [FLOODWAY_CLASS_FIELD, *[c for c in cols if c != FLOODWAY_CLASS_FIELD]]
+    unknown_detail = floodway_unknown_detail(*subtype_problem(g4 if whole is None else whole)) if unk.any() else ""
     fields = [(c, c.replace("_", " ")) for c in cols]
     sub = g4.get("ZONE_SUBTY", pd.Series([None] * len(g4), index=g4.index))
-    keys = pd.Series([styles.flood_zone_key(a, b, encroachment=e) for a, b, e in zip(g4["FLD_ZONE"], sub, enc)],
-                     index=g4.index)
+    keys = pd.Series([styles.flood_zone_key(a, b, encroachment=e, floodway=w)
+                      for a, b, e, w in zip(g4["FLD_ZONE"], sub, enc, fw)], index=g4.index)
     for key in sorted(keys.unique()):
         part = g4[keys == key]
         st = styles.flood_zone_style(key, preliminary=preliminary)
@@ -679,7 +706,9 @@ def _add_flood_zone_layers(folium: Any, m: Any, role: str, g4: gpd.GeoDataFrame,
         fg.add_to(m)
         if not preliminary:
             _legend_item(legend, st.label, st, "polygon",
-                         detail=ENCROACHMENT_DETAIL if styles.ENCROACHMENT_KEY in key else "")
+                         detail=FLOODWAY_DETAIL if key.endswith(f": {styles.FLOODWAY_KEY}")
+                         else ENCROACHMENT_DETAIL if styles.ENCROACHMENT_KEY in key
+                         else unknown_detail if unk[(keys == key).to_numpy()].any() else "")
     if preliminary:  # off at first: one line, not one per zone
         st = styles.flood_zone_style("AE", preliminary=True)
         _legend_item(legend, "Preliminary flood zones", replace(st, fill=None), "polygon",
@@ -698,10 +727,13 @@ def _drawn(candidates: list[tuple[str, str, gpd.GeoDataFrame]], kind: str,
 
 
 def _add_input_layers(folium: Any, m: Any, candidates: list[tuple[str, str, gpd.GeoDataFrame]],
-                      plan: LayerPlan, legend: list[dict[str, Any]], rulebook: Any = None) -> None:
+                      plan: LayerPlan, legend: list[dict[str, Any]], rulebook: Any = None,
+                      inputs: dict[str, gpd.GeoDataFrame] | None = None) -> None:
+    """The input layers the plan draws (``inputs``: the whole layers by role, of which the candidates may be
+    the parts near the findings)."""
     for role, g4, cols in _drawn(candidates, "input", plan):
         if role in ("flood_zones", "flood_zones_preliminary") and "FLD_ZONE" in g4.columns:
-            _add_flood_zone_layers(folium, m, role, g4, cols, legend, rulebook)
+            _add_flood_zone_layers(folium, m, role, g4, cols, legend, rulebook, (inputs or {}).get(role))
             continue
         st = styles.style_for(role, _kind(g4))
         fg = folium.FeatureGroup(name=html.escape(f"Input: {st.label} ({len(g4)})"), show=st.show)

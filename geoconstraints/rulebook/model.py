@@ -4,6 +4,7 @@ and :class:`Rulebook`; findings are built from a rule with its message templates
 
 from __future__ import annotations
 
+import html
 import logging
 import re
 from collections.abc import Iterator, Mapping
@@ -37,6 +38,7 @@ from geoconstraints.rulebook.render import (
     value_texts,
 )
 from geoconstraints.rulebook.repairs import mark_repaired, with_marks
+from geoconstraints.text import visible_text
 
 log = logging.getLogger(__name__)
 
@@ -282,6 +284,23 @@ class Rule:
             return default
         raise RulebookError(f"rule {self.id} in rulebook {self.rulebook!r} has no param {name!r}")
 
+    def texts(self, name: str, default: Any = ...) -> tuple[str, ...]:
+        """Param ``name`` given as one text or a list of texts, as a tuple of the non-blank ones (stripped; an
+        empty YAML entry, None, is none).
+
+        A missing param is ``default`` read the same way (no default: a RulebookError, as :meth:`p`).
+
+        Examples
+        --------
+        >>> r = Rule(id="ABC-001", title="t", group="flood", citation="c",
+        ...          params={"one": "ENCROACHMENT", "many": ["STATE ENCROACHMENT AREA", " ", "FLOWAGE EASEMENT "]})
+        >>> r.texts("one"), r.texts("many"), r.texts("none", [])
+        (('ENCROACHMENT',), ('STATE ENCROACHMENT AREA', 'FLOWAGE EASEMENT'), ())
+        """
+        value = self.p(name, default)
+        values = [value] if isinstance(value, str) else list(value or ())
+        return tuple(str(v).strip() for v in values if v is not None and str(v).strip())
+
     def s(self, name: str) -> Any:
         """Current value of switch ``name``."""
         try:
@@ -360,6 +379,7 @@ class Rule:
         n = len(ids)
         # a subject whose geometry the loader repaired: its message says so (and a pass whose repair lost part
         # of the drawing is not evaluated), decided before any row is left out so its status columns agree
+        given = status  # the rows built again below are marked again from the statuses the check gave
         status, repaired = mark_repaired(status, subject_layer, ids)
 
         codes, uniq = _status_codes(status, n, self.id)
@@ -373,7 +393,8 @@ class Rule:
         if lean is not None and keep is not None and not keep.all():
             take = np.flatnonzero(keep)
             with every_row():
-                frame = self.findings(uniq[codes[take]], subject_layer=_take(subject_layer, take, n, self.id),
+                frame = self.findings(_take(given, take, n, self.id),
+                                      subject_layer=_take(subject_layer, take, n, self.id),
                                       subject_id=ids[take], measured=_take(measured, take, n, self.id),
                                       threshold=_take(threshold, take, n, self.id),
                                       unit=_take(unit, take, n, self.id),
@@ -398,7 +419,7 @@ class Rule:
                          st, meas, "measured"), threshold=self._num_texts_where_used(st, thr, "threshold"))
             texts.update({k: value_texts(v) if _is_rows(v) else value_text(v) for k, v in values.items()})
             msgs = with_marks(render_messages(self.template, st, texts, where=f"rule {self.id}", suffix=suffix),
-                              repaired)
+                              repaired, suffix)  # the repair's sentence before the waiver's
         text = {"rule_id": self.id, "rulebook": self.rulebook, "status": st, "citation": self.citation,
                 "subject_layer": layer, "subject_id": ids, "unit": units, "message": msgs, "title": self.title,
                 "reading": self.reading, "waived": self.waived}
@@ -579,6 +600,7 @@ class Rulebook:
                                            "switches", "waived"])
 
     def _repr_html_(self) -> str:  # notebooks
-        return (f"<p><b>Rulebook {self.name}</b> v{self.version}: {len(self)} rules</p>"
-                + self.catalogue().to_html(index=False, escape=True))
+        e = html.escape  # a user's rulebook names itself: shown as text, invisible characters visibly
+        return (f"<p><b>Rulebook {e(visible_text(self.name))}</b> v{e(visible_text(str(self.version)))}: "
+                f"{len(self)} rules</p>" + self.catalogue().map(visible_text).to_html(index=False, escape=True))
 

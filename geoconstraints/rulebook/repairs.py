@@ -5,15 +5,17 @@ A bow-tie parcel, a folded harvest area: the loader repairs an invalid geometry 
 and records the feature (:attr:`~geoconstraints.io.layers.LayerInfo.repaired`). Every finding
 whose subject (``subject_layer``, ``subject_id``) is such a feature gets the rulebook's sentence
 (``messages.geometry_repaired`` of the rulebook file, :data:`RUN_MESSAGES`) appended to its
-message, so a clerk reading findings.csv, the report or the map never reads a plain outcome
-about a shape nobody drew.
+message (before a ``[waived: ...]`` note, the last words of a waived rule's messages), so a clerk
+reading findings.csv, the report or the map never reads a plain outcome about a shape nobody drew.
 
 The status stays: ``make_valid`` keeps the area a ring encloses (a bow-tie becomes its two
 triangles), and the rule was checked against that area. Where the repair left out part of what
 was drawn (land a ring winds around twice becomes a hole, a spike is dropped:
 :func:`~geoconstraints.io.validate.repair_losses`) the outcome could have turned on the missing
-part, so a ``pass`` about such a feature is ``not_evaluated`` and its message says why
-(``messages.geometry_repair_lost``); a violation, review or info stays, with that sentence.
+part, so a ``pass`` about such a feature is ``not_evaluated`` and its message is why
+(``messages.geometry_repair_not_evaluated``: the repair left out part of the drawing; fix the geometry),
+never the rule's own not-evaluated words (FLD-002's "floodway not determined" said what had not
+happened); a violation, review or info stays, with the sentence ``messages.geometry_repair_lost``.
 
 :func:`repaired_subjects` sets what was repaired for the checks run within it
 (:func:`~geoconstraints.rulebook.registry.run_checks` does, from the context's ``layers``);
@@ -35,11 +37,12 @@ import pandas as pd
 
 from geoconstraints.rulebook.render import render_text
 
-RUN_MESSAGES: tuple[str, ...] = ("geometry_repaired", "geometry_repair_lost")
+RUN_MESSAGES: tuple[str, ...] = ("geometry_repaired", "geometry_repair_lost", "geometry_repair_not_evaluated")
 """The keys of a rulebook file's top-level ``messages`` (sentences about the inputs, not one rule):
 ``geometry_repaired`` appended to every finding about a feature whose geometry was repaired,
-``geometry_repair_lost`` instead where the repair left out part of the drawing. Templates over
-``{subject_layer}`` and ``{subject_id}`` only."""
+``geometry_repair_lost`` instead where the repair left out part of the drawing, and
+``geometry_repair_not_evaluated`` the whole message of a pass about such a feature made
+``not_evaluated`` (the reason, first). Templates over ``{subject_layer}`` and ``{subject_id}`` only."""
 
 RUN_MESSAGE_FIELDS: tuple[str, ...] = ("subject_layer", "subject_id")
 """The fields a run-wide message template may use."""
@@ -62,6 +65,25 @@ class Repaired:
     ids: dict[str, pd.Index]
     lost: dict[str, np.ndarray]
     templates: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Marks:
+    """What :func:`mark_repaired` says of each row of one :meth:`Rule.findings
+    <geoconstraints.rulebook.model.Rule.findings>` call (object arrays aligned with its rows).
+
+    Attributes
+    ----------
+    note : numpy.ndarray
+        The sentence appended to the row's message (``geometry_repaired`` or ``geometry_repair_lost``);
+        None for a row about a feature not repaired.
+    whole : numpy.ndarray
+        The row's whole message where a ``pass`` was made ``not_evaluated`` because the repair lost part
+        of the drawing (``geometry_repair_not_evaluated``); None elsewhere.
+    """
+
+    note: np.ndarray
+    whole: np.ndarray
 
 
 _REPAIRED: ContextVar[Repaired | None] = ContextVar("repaired_subjects", default=None)
@@ -108,9 +130,9 @@ def _layers_of(subject_layer: Any, n: int) -> np.ndarray | str:
     return a if len(a) == n else ""
 
 
-def mark_repaired(status: Any, subject_layer: Any, ids: np.ndarray) -> tuple[Any, np.ndarray | None]:
+def mark_repaired(status: Any, subject_layer: Any, ids: np.ndarray) -> tuple[Any, Marks | None]:
     """(the status of each row, a ``pass`` about a feature whose repair lost part of its drawing made
-    ``not_evaluated``; the sentence to append to each row's message or None) within
+    ``not_evaluated``; the :class:`Marks` of the rows for :func:`with_marks`, or None) within
     :func:`repaired_subjects`; outside it, or when no row is about a repaired feature, ``(status,
     None)`` unchanged.
 
@@ -142,6 +164,7 @@ def mark_repaired(status: Any, subject_layer: Any, ids: np.ndarray) -> tuple[Any
     if not len(hit):
         return status, None
     gone = np.flatnonzero(lost)  # a pass about these is not evaluated: the few rows looked at alone
+    passes = gone[:0]
     if len(gone):
         given = status.to_numpy() if isinstance(status, pd.Series) else status
         one = isinstance(given, str) or np.ndim(given) == 0
@@ -150,29 +173,48 @@ def mark_repaired(status: Any, subject_layer: Any, ids: np.ndarray) -> tuple[Any
             st = np.full(n, str(given), dtype=object) if one else np.array(given, dtype=object)
             st[passes] = "not_evaluated"
             status = st
-    marks = np.full(n, None, dtype=object)
+    note, whole = np.full(n, None, dtype=object), np.full(n, None, dtype=object)
+    turned, why = set(passes.tolist()), rep.templates.get("geometry_repair_not_evaluated")
     for i in hit.tolist():  # the repaired features: a handful in a county
         key = "geometry_repair_lost" if lost[i] else "geometry_repaired"
-        layer = layers if isinstance(layers, str) else str(layers[i])
-        marks[i] = render_text(rep.templates[key], {"subject_layer": layer, "subject_id": str(ids[i])},
-                               where=f"rulebook messages.{key}")
-    return status, marks
+        fields = {"subject_layer": layers if isinstance(layers, str) else str(layers[i]), "subject_id": str(ids[i])}
+        note[i] = render_text(rep.templates[key], fields, where=f"rulebook messages.{key}")
+        if i in turned and why:  # the pass made not_evaluated: the reason is its message
+            whole[i] = render_text(why, fields, where="rulebook messages.geometry_repair_not_evaluated")
+    return status, Marks(note, whole)
 
 
-def with_marks(messages: Any, marks: np.ndarray | None) -> Any:
-    """``messages`` with each row's sentence of :func:`mark_repaired` appended (rows whose message
-    is not composed, ``""`` or None, stay so).
+def with_marks(messages: Any, marks: Marks | None, suffix: str | None = None) -> Any:
+    """``messages`` with what :func:`mark_repaired` says of each row: its sentence inserted before
+    ``suffix`` (the rule's ``[waived: ...]`` note, with which every composed message ends; ``""``: the
+    rule is not waived), and the message of a pass made ``not_evaluated`` replaced by the reason
+    (:attr:`Marks.whole`), ``suffix`` kept. Rows whose message is not composed (``""`` or None) stay so.
+
+    ``suffix`` None (not said): each sentence is appended after the whole message, waiver note included,
+    and no message is replaced (the waiver note would be lost with it).
 
     Examples
     --------
-    >>> with_marks(np.array(["P1: in the SFHA.", "", "P3: pass."], dtype=object),
-    ...            np.array(["Repaired.", "Repaired.", None], dtype=object)).tolist()
-    ['P1: in the SFHA. Repaired.', '', 'P3: pass.']
+    >>> marks = Marks(np.array(["Repaired.", "Repaired.", None, "Lost."], dtype=object),
+    ...               np.array([None, None, None, "P4: not evaluated: lost."], dtype=object))
+    >>> msgs = np.array(["P1: in the SFHA. [waived: board]", "", "P3: pass. [waived: board]",
+    ...                  "P4: not determined. [waived: board]"], dtype=object)
+    >>> with_marks(msgs, marks, " [waived: board]").tolist()
+    ['P1: in the SFHA. Repaired. [waived: board]', '', 'P3: pass. [waived: board]', 'P4: not evaluated: lost. [waived: board]']
+    >>> with_marks(np.array(["P1: in the SFHA.", "P4: not determined."], dtype=object),
+    ...            Marks(marks.note[[0, 3]], marks.whole[[0, 3]]), "").tolist()
+    ['P1: in the SFHA. Repaired.', 'P4: not evaluated: lost.']
     """
     if marks is None:
         return messages
     out = np.array(messages, dtype=object, copy=True)
-    for i in np.flatnonzero(marks != None).tolist():  # an object array: compared row by row
-        if out[i]:
-            out[i] = f"{out[i]} {marks[i]}"
+    for i in np.flatnonzero(marks.note != None).tolist():  # an object array: compared row by row
+        if not out[i]:
+            continue
+        if suffix is None:
+            out[i] = f"{out[i]} {marks.note[i]}"
+            continue
+        body = out[i][: len(out[i]) - len(suffix)] if suffix and out[i].endswith(suffix) else out[i]
+        tail = out[i][len(body):]
+        out[i] = f"{marks.whole[i]}{tail}" if marks.whole[i] is not None else f"{body} {marks.note[i]}{tail}"
     return out

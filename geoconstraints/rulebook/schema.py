@@ -134,6 +134,8 @@ def data_problem(value: Any, path: str, depth: int = 0) -> str:
     if isinstance(value, Mapping):
         for k, v in value.items():
             sub = f"{path}.{k}"
+            if unit_of(str(k)) and isinstance(v, bool):  # YAML's true is no length (float(True) read 1.0)
+                return f"{sub} = {v!r} is a yes/no value, not {_MAGNITUDE.get(unit_of(str(k)), 'a number')}"
             if unit_of(str(k)) and isinstance(v, (int, float)) and not isinstance(v, bool):
                 why = number_problem(str(k), v)
                 if why:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 import geopandas as gpd
@@ -29,6 +30,7 @@ from geoconstraints.geometry.overlay import (
     expand_zone_list,
     masked,
     share_of,
+    subtype_problem,
 )
 from geoconstraints.io.layers import Layers
 from geoconstraints.io.tables import DATE_FORMS, date_forms_text, read_days
@@ -74,7 +76,7 @@ def flood_zone_spec(rulebook: Rulebook, *, exact: bool = False) -> FloodZoneSpec
         sliver_tolerance_ft=r1.t("sliver_tolerance_ft"), min_overlap_sqft=r1.t("min_overlap_sqft"),
         floodway_sliver_tolerance_ft=r2.t("sliver_tolerance_ft"),
         floodway_min_overlap_sqft=r2.t("min_overlap_sqft"),
-        encroachment_words=_text_list(r2.p("encroachment_subtypes_contain", [])),
+        encroachment_words=r2.texts("encroachment_subtypes_contain", []),
     )
     if exact:
         spec = replace(spec, sliver_tolerance_ft=0.0, min_overlap_sqft=0.0, floodway_sliver_tolerance_ft=0.0,
@@ -82,12 +84,16 @@ def flood_zone_spec(rulebook: Rulebook, *, exact: bool = False) -> FloodZoneSpec
     return spec
 
 
-def flood_zone_classes(flood: pd.DataFrame, rulebook: Rulebook) -> pd.DataFrame | None:
+def flood_zone_classes(flood: pd.DataFrame, rulebook: Rulebook, *,
+                       whole: pd.DataFrame | None = None) -> pd.DataFrame | None:
     """A flood zone layer's polygons classified as the FLD rules read them (:func:`classify_flood_zones
     <geoconstraints.geometry.overlay.classify_flood_zones>` with :func:`flood_zone_spec`), for the maps: the
-    floodway and FLD-002's encroachment areas drawn from the rulebook's lists, never from a second one.
+    floodway and FLD-002's floodway-like (encroachment) areas drawn from the rulebook's lists, never from a
+    second one; ``floodway_unknown`` where the layer's ZONE_SUBTY cannot tell the floodway (FLD-002 not
+    evaluated in the SFHA).
 
     ``None`` where the rulebook has no flood rules (FLD-001, FLD-002, FLD-006) or the layer no zone field.
+    ``whole``: the whole layer when ``flood`` is a part of it (a map's view), whose subtypes count.
 
     Examples
     --------
@@ -101,19 +107,55 @@ def flood_zone_classes(flood: pd.DataFrame, rulebook: Rulebook) -> pd.DataFrame 
     spec = flood_zone_spec(rulebook)
     if spec.zone_field not in flood.columns:
         return None
-    return classify_flood_zones(flood, spec)
+    return classify_flood_zones(flood, spec, whole=whole)
 
 
-def _text_list(value: Any) -> tuple[str, ...]:
-    """A rulebook param given as one text or a list of texts, as a tuple of the non-blank ones.
+def subtype_text(problem: str, coded: tuple[str, ...] | list[str] = (), who: str = "the flood layer") -> str:
+    """What is wrong with a flood layer's ZONE_SUBTY (a :func:`~geoconstraints.geometry.overlay.subtype_problem`),
+    as the findings, the warning and the maps say it, ``who`` its subject (``""``: none); ``""`` where the
+    subtypes are read.
 
     Examples
     --------
-    >>> _text_list("ENCROACHMENT"), _text_list(["STATE ENCROACHMENT AREA", " "]), _text_list(None)
-    (('ENCROACHMENT',), ('STATE ENCROACHMENT AREA',), ())
+    >>> subtype_text("coded", ("1100", "1210"))
+    "the flood layer's ZONE_SUBTY holds FEMA's domain codes (1100, 1210), not their text"
+    >>> subtype_text("blank"), subtype_text("missing", who=""), subtype_text("")
+    ('the flood layer has no ZONE_SUBTY field (or no value in it)', 'no ZONE_SUBTY field (or no value in it)', '')
     """
-    values = [value] if isinstance(value, str) else list(value or ())
-    return tuple(str(v).strip() for v in values if str(v).strip())
+    if not problem:
+        return ""
+    if problem == "coded":
+        text = f"ZONE_SUBTY holds FEMA's domain codes ({', '.join(coded)}), not their text"
+        return f"{who}'s {text}" if who else text
+    text = "no ZONE_SUBTY field (or no value in it)"
+    return f"{who} has {text}" if who else text
+
+
+def subtype_warning(flood: pd.DataFrame | None, layer: str = "flood_zones") -> str | None:
+    """The warning of a run whose flood layer's ZONE_SUBTY cannot tell the floodway (None where it can, or
+    no layer): named once for the run, as each finding in the SFHA names it again.
+
+    Examples
+    --------
+    >>> print(subtype_warning(pd.DataFrame({"FLD_ZONE": ["AE"], "ZONE_SUBTY": ["1100"]})))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    layer flood_zones: ZONE_SUBTY holds FEMA's domain codes (1100), not their text, so the floodway cannot be
+    told from the rest of the area of special flood hazard: FLD-002 is not evaluated in the SFHA, FLD-009 leaves
+    the floodway condition open and the maps draw no floodway. Export the NFHL S_FLD_HAZ_AR layer with the
+    domain's descriptions (D_Zone_Subtype: FLOODWAY, ...) in ZONE_SUBTY
+    >>> subtype_warning(pd.DataFrame({"ZONE_SUBTY": ["FLOODWAY"]})) is None, subtype_warning(None) is None
+    (True, True)
+    """
+    if flood is None:
+        return None
+    problem, coded = subtype_problem(flood)
+    if not problem:
+        return None
+    fix = ("Export the NFHL S_FLD_HAZ_AR layer with the domain's descriptions (D_Zone_Subtype: FLOODWAY, ...) in "
+           "ZONE_SUBTY" if problem == "coded" else "Give the NFHL S_FLD_HAZ_AR layer with ZONE_SUBTY")
+    return (f"layer {layer}: {subtype_text(problem, coded, who='')}, so the floodway cannot be told from the rest "
+            f"of the area of special flood hazard: FLD-002 is not evaluated in the SFHA, FLD-009 leaves the floodway condition open and the maps "
+            f"draw no floodway. {fix}")
 
 
 # ------------------------------------------------------------------------------------------
@@ -157,6 +199,12 @@ class FloodContext:
         """No findings (a rule of the other mode)."""
         return empty_findings(self.crs)
 
+    @cached_property
+    def subtypes(self) -> tuple[str, tuple[str, ...]]:
+        """The flood layer's :func:`~geoconstraints.geometry.overlay.subtype_problem` (``("", ())`` where its
+        ZONE_SUBTY tells the floodway), read once for the FLD checks; ``"missing"`` without a layer."""
+        return subtype_problem(self.layers.get_layer("flood_zones"))
+
 
 def _geom_or(overlap: np.ndarray, fallback: np.ndarray) -> np.ndarray:
     ov = np.asarray(overlap, dtype=object)
@@ -168,7 +216,7 @@ def _sliver_note(t: pd.DataFrame, kind: str) -> np.ndarray:
     raw = t[f"{kind}_raw_sqft"].to_numpy()
     sl = t[f"{kind}_sliver"].to_numpy(dtype=bool)
     label = {"sfha": "area of special flood hazard", "floodway": "floodway",
-             "encroachment": "encroachment area (not decided as floodway)"}[kind]
+             "encroachment": "floodway-like area (not decided as floodway)"}[kind]
     out = np.full(len(t), "", dtype=object)
     out[sl] = [f"; a sliver of {fmt_num(r)} sq ft along the {label} was ignored (thinner than the "
                f"sliver tolerance or under the minimum area)" for r in raw[sl]]
@@ -299,8 +347,9 @@ def check_floodway(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
         status = np.where(unknown, "not_evaluated", status)
         measured = np.where(unknown, np.nan, measured)
         detail[unknown] = _no_subtype_text(ctx)
-    # an encroachment area (STATE / COMMUNITY ENCROACHMENT AREA) and no floodway: the floodway is not
-    # determined there (whether § 6-138 applies is the local administrator's reading), never a pass
+    # a floodway-like area (STATE / COMMUNITY ENCROACHMENT AREA, FLOWAGE EASEMENT AREA, DENSITY FRINGE AREA) and
+    # no floodway: the floodway is not determined there (whether § 6-138 applies is the local administrator's
+    # reading), never a pass
     in_enc, enc_detail, enc_note = _encroachment_areas(ctx, rule, in_fw, nc)
     status = np.where(in_enc, "not_evaluated", status)
     measured = np.where(in_enc, np.nan, measured)
@@ -316,9 +365,10 @@ def check_floodway(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
 
 def _encroachment_areas(ctx: FloodContext, rule: Rule, in_fw: np.ndarray,
                         nc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """FLD-002's subjects in an encroachment area (a ZONE_SUBTY of ``encroachment_subtypes_contain``:
-    NFHL's STATE / COMMUNITY ENCROACHMENT AREA) and not in the floodway, the sentence saying so, and the note
-    of the others (also in one, beside the floodway; a sliver of one ignored). Loops over those subjects only.
+    """FLD-002's subjects in a floodway-like area (a ZONE_SUBTY of ``encroachment_subtypes_contain``: NFHL's
+    STATE / COMMUNITY ENCROACHMENT AREA, FLOWAGE EASEMENT AREA, DENSITY FRINGE AREA) and not in the floodway, the
+    sentence saying so, and the note of the others (also in one, beside the floodway; a sliver of one ignored).
+    Loops over those subjects only.
     """
     t = ctx.table
     n = len(t)
@@ -334,7 +384,7 @@ def _encroachment_areas(ctx: FloodContext, rule: Rule, in_fw: np.ndarray,
     detail, note = empty.copy(), _sliver_note(t, "encroachment")
     note[has] = ""
     if both.any():
-        note[both] = [f"; also in an encroachment area (ZONE_SUBTY {_and(s)})" for s in names[both]]
+        note[both] = [f"; also in a floodway-like area (ZONE_SUBTY {_and(s)})" for s in names[both]]
     if not only.any():
         return only, detail, note
     share = share_of(enc, t["area_sqft"].to_numpy())
@@ -346,9 +396,10 @@ def _encroachment_areas(ctx: FloodContext, rule: Rule, in_fw: np.ndarray,
         amount = [f"{fmt_num(a)} acres, {s} of the parcel" for a, s in zip(acres_of(enc[only]), share_texts(share[only]))]
         why = ""
     fc, oc = rule.p("floodway_citation"), rule.p("other_source_citation")
-    detail[only] = [f"{a} in an encroachment area (ZONE_SUBTY {_and(s)}), not the FIRM's regulatory floodway: whether "
-                    f"the floodway provisions of {fc} apply there is for the local administrator to decide (floodway "
-                    f"data from a state or other source, {oc}){why}" for a, s in zip(amount, names[only])]
+    detail[only] = [f"{a} in a floodway-like area (ZONE_SUBTY {_and(s)}), not the FIRM's regulatory floodway: "
+                    f"whether the floodway provisions of {fc} apply there is for the local administrator to decide "
+                    f"(floodway data from a federal, state or other source, {oc}){why}"
+                    for a, s in zip(amount, names[only])]
     return only, detail, note
 
 
@@ -807,39 +858,27 @@ def _join(*parts: np.ndarray) -> np.ndarray:
 
 
 def _subtype_known(ctx: FloodContext) -> bool:
-    """The flood layer carries zone subtypes: the field exists and holds a value on some polygon.
+    """The flood layer's zone subtypes tell the floodway: the field exists, holds a value on some polygon and
+    no value is one of FEMA's domain codes (:attr:`FloodContext.subtypes`, the one reading of
+    :func:`~geoconstraints.geometry.overlay.subtype_problem` that the maps use too).
 
-    A ZONE_SUBTY column left blank on every polygon (a stripped export) cannot tell the floodway
-    from the rest of the SFHA any more than a missing one.
+    A ZONE_SUBTY column left blank on every polygon (a stripped export) cannot tell the floodway from the rest
+    of the SFHA any more than a missing one; nor can FEMA's domain codes (D_Zone_Subtype: ``1100`` is
+    FLOODWAY, ``1210`` STATE ENCROACHMENT AREA) instead of their text: no text of the rulebook's lists can
+    match a code, so every floodway would read as "not the floodway".
     """
-    return _subtype_state(ctx)[0]
-
-
-def _subtype_state(ctx: FloodContext) -> tuple[bool, list[str]]:
-    """(:func:`_subtype_known`, the coded values of the layer's ZONE_SUBTY, at most five).
-
-    A ZONE_SUBTY holding FEMA's domain codes (D_Zone_Subtype: ``1100`` is FLOODWAY, ``1210`` STATE
-    ENCROACHMENT AREA) instead of their text is not read either: no text of the rulebook's lists can match a
-    code, so every floodway would read as "not the floodway".
-    """
-    flood = ctx.layers.get_layer("flood_zones")
-    info = ctx.layers.info.get("flood_zones")
-    if flood is None or "ZONE_SUBTY" not in flood.columns or (info is not None and "ZONE_SUBTY" in info.absent_fields):
-        return False, []
-    given = flood["ZONE_SUBTY"][~flood["ZONE_SUBTY"].map(is_blank)].astype(str).str.strip()
-    coded = sorted(set(given[given.str.fullmatch(r"\d+(\.0+)?")]))
-    return (len(given) > 0 and not coded), coded[:5]
+    return not ctx.subtypes[0]
 
 
 def _no_subtype_text(ctx: FloodContext) -> str:
     """Why the layer's ZONE_SUBTY cannot tell the floodway from the rest of the SFHA, and the fix."""
-    coded = _subtype_state(ctx)[1]
-    if coded:
-        return (f"the flood layer's ZONE_SUBTY holds FEMA's domain codes ({', '.join(coded)}), not their text, so the "
-                "floodway cannot be told from the rest of the SFHA: export the NFHL S_FLD_HAZ_AR layer with the "
-                "domain's descriptions (D_Zone_Subtype: FLOODWAY, ...) in ZONE_SUBTY")
-    return ("the flood layer has no ZONE_SUBTY field (or no value in it), so the floodway cannot be "
-            "told from the rest of the SFHA: give the NFHL S_FLD_HAZ_AR layer with ZONE_SUBTY")
+    problem, coded = ctx.subtypes
+    if problem == "coded":
+        return (f"{subtype_text(problem, coded)}, so the floodway cannot be told from the rest of the SFHA: export "
+                "the NFHL S_FLD_HAZ_AR layer with the domain's descriptions (D_Zone_Subtype: FLOODWAY, ...) in "
+                "ZONE_SUBTY")
+    return (f"{subtype_text(problem, coded)}, so the floodway cannot be told from the rest of the SFHA: give the "
+            "NFHL S_FLD_HAZ_AR layer with ZONE_SUBTY")
 
 
 @check("FLD-006")
@@ -1044,7 +1083,8 @@ def check_variance(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
                      f"by lots with existing structures below the base flood level (not checked)")
     floodway = "no variance within the floodway if any increase in flood levels would result"
     detail[in_fw] = detail[in_fw] + f"; {floodway}"
-    # an encroachment area and no floodway (FLD-002 not_evaluated): the floodway's condition may apply, as
+    fc, oc = rule.p("floodway_citation"), rule.p("other_source_citation")
+    # a floodway-like area and no floodway (FLD-002 not_evaluated): the floodway's condition may apply, as
     # the local administrator reads it; never "no flood variance needed", even off the SFHA's zones
     in_enc = np.zeros(len(t), dtype=bool)
     if "encroachment_sqft" in t:  # a table measured with the encroachment cover (see FLD-002)
@@ -1052,11 +1092,16 @@ def check_variance(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     if in_enc.any():
         names = np.asarray(t["encroachment_subtypes"].to_numpy() if "encroachment_subtypes" in t
                            else np.full(len(t), ""), dtype=object)
-        fc, oc = rule.p("floodway_citation"), rule.p("other_source_citation")
-        detail[in_enc] = [f"{d}; in an encroachment area (ZONE_SUBTY {_and(s)}), not the FIRM's regulatory "
+        detail[in_enc] = [f"{d}; in a floodway-like area (ZONE_SUBTY {_and(s)}), not the FIRM's regulatory "
                           f"floodway: whether the floodway provisions of {fc} apply there is for the local "
                           f"administrator to decide ({oc}); if they do, {floodway}"
                           for d, s in zip(detail[in_enc], names[in_enc])]
+    # a layer whose ZONE_SUBTY cannot tell the floodway (no field, no value, FEMA's codes; FLD-002 not_evaluated
+    # in the SFHA): a parcel in the SFHA may lie in a floodway, so the condition is open, never left out
+    if ctx.flood_given and not _subtype_known(ctx):
+        open_fw = in_sfha & ~nc & ~in_fw & ~in_enc
+        detail[open_fw] = detail[open_fw] + (f"; the floodway is not determined ({subtype_text(*ctx.subtypes)}): "
+                                             f"if the parcel lies in the floodway ({fc}), {floodway}")
     partial = (t["flood_data"] == "partial").to_numpy()
     off = ~in_sfha & ~nc & ~partial
     detail[off & in_enc] = "no SFHA mapped on it; " + detail[off & in_enc]

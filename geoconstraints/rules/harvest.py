@@ -966,7 +966,68 @@ def check_site_plan(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
 # HRV-010 grade runs
 
 
-def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, max_run: float, mode: str) -> None:
+FINER_DEM = ("give a finer DEM: USGS 3DEP 1 m lidar (about 3.3 ft cells) where it exists, else the 3DEP 1/3 "
+             "arc-second DEM (10 m cells)")
+"""The fix named when a pass is not evaluated on a DEM coarser than a rule's ``max_dem_cell_ft``."""
+
+
+SURVEY_FOOT_REL = 1e-5
+"""Relative margin of the DEM cell limit (numerical, not law): a grid of 50 US survey feet is 50.0001
+international feet, a 50-ft grid all the same (the US survey foot is 2 parts in a million longer)."""
+
+
+def coarse_dem(rt: tr.RoadTerrain, rule: Rule) -> bool:
+    """True when the DEM the road was profiled on has cells (the larger side, feet) over the rule's
+    ``max_dem_cell_ft``: it cannot show the shortest stretch the rule's pass rests on, so it cannot
+    give that pass. A cell at the limit (to :data:`SURVEY_FOOT_REL`: a grid in US survey feet) is
+    within it; an unknown cell size counts as coarse.
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> rule = load_rulebook("vestal")["HRV-010"]
+    >>> [coarse_dem(tr.RoadTerrain("haul_roads", "R", 500.0, dem_cell_ft=c), rule)
+    ...  for c in (rule.t("max_dem_cell_ft") - 0.1, rule.t("max_dem_cell_ft"), rule.t("max_dem_cell_ft") + 0.1)]
+    [False, False, True]
+    """
+    return not bool(at_most(rt.dem_cell_ft, rule.t("max_dem_cell_ft") * (1 + SURVEY_FOOT_REL)))
+
+
+def dem_cell_note(rt: tr.RoadTerrain, rule: Rule,
+                  what: str = "the grades and lengths are those of the coarse grid") -> str:
+    """The sentence added to a finding made on a DEM coarser than ``max_dem_cell_ft`` (a violation or
+    a review stays: a grade found is found, but its length and grade are those of the coarse grid).
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> dem_cell_note(tr.RoadTerrain("haul_roads", "R", 500.0, dem_cell_ft=98.4), load_rulebook("vestal")["HRV-010"])
+    'measured on DEM cells of 98.4 ft, coarser than the 50 ft limit (max_dem_cell_ft): the grades and lengths are those of the coarse grid'
+    """
+    return (f"measured on DEM cells of {rt.dem_cell_ft:,.1f} ft, coarser than the "
+            f"{fmt_num(rule.t('max_dem_cell_ft'))} ft limit (max_dem_cell_ft): {what}")
+
+
+def coarse_pass_detail(rt: tr.RoadTerrain, rule: Rule, stretch: str, found: str) -> str:
+    """Why a pass found on a DEM coarser than ``max_dem_cell_ft`` is not evaluated: the cell size, the
+    limit, what the coarse grid showed (``found``) and the fix.
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> rt = tr.RoadTerrain("haul_roads", "R", 500.0, dem_cell_ft=1000.0)
+    >>> print(coarse_pass_detail(rt, load_rulebook("vestal")["HRV-010"], "a steep stretch of 200 ft", "max grade 0.0 %"))
+    the DEM's cells are 1,000.0 ft (the larger of their width and height), over the 50 ft a pass needs (max_dem_cell_ft): each cell holds one elevation for its whole width, so a steep stretch of 200 ft can be flattened out of sight; the coarse grid showed: max grade 0.0 %; give a finer DEM: USGS 3DEP 1 m lidar (about 3.3 ft cells) where it exists, else the 3DEP 1/3 arc-second DEM (10 m cells)
+    """
+    return (f"the DEM's cells are {rt.dem_cell_ft:,.1f} ft (the larger of their width and height), over the "
+            f"{fmt_num(rule.t('max_dem_cell_ft'))} ft a pass needs (max_dem_cell_ft): each cell holds one elevation "
+            f"for its whole width, so {stretch} can be flattened out of sight; the coarse grid showed: {found}; {FINER_DEM}")
+
+
+def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule) -> None:
+    max_run, mode = rule.t("max_run_ft"), str(rule.s("run_length"))
+    coarse = coarse_dem(rt, rule) and not rt.error
+    cell = f"; {dem_cell_note(rt, rule)}" if coarse else ""
     at = {"subject_layer": rt.layer, "subject_id": rt.feature_id}
     if rt.error:
         rows.add("not_evaluated", **at, geometry=geom, detail=rt.error)
@@ -979,7 +1040,7 @@ def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, max_run: floa
                 f"{run.length_ft:,.1f} ft, slope length {run.slope_length_ft:,.1f} ft; mean grade "
                 f"{run.mean_grade_pct:.1f} %, max {run.max_grade_pct:.1f} %; "
                 + (f"it goes on along the steep runs of {run.joined_with}: {run.joined_ft:,.1f} ft "
-                   f"together; " if joined else "") + rt.window_note),
+                   f"together; " if joined else "") + rt.window_note + cell),
                 measured=run.joined_ft if joined else run.length_ft if mode == "horizontal" else run.slope_length_ft,
                 threshold=max_run, unit="ft")
         elif run.join_cut_short:  # the longest joined stretch through it not known: never a pass
@@ -989,7 +1050,7 @@ def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, max_run: floa
                 f"{run.mean_grade_pct:.1f} %; the search of the steep runs joined to it was "
                 f"cut short (too many joined paths): the longest found is {run.joined_ft:,.1f} ft"
                 + (f" (with {run.joined_with})" if run.joined_with else "")
-                + f", a longer one may exist; measure it on the plan; {rt.window_note}"),
+                + f", a longer one may exist; measure it on the plan; {rt.window_note}{cell}"),
                 measured=run.joined_ft, threshold=max_run, unit="ft")
     for gap in rt.gaps:
         rows.add("not_evaluated", **at, geometry=gap.geometry, detail=(
@@ -1003,10 +1064,14 @@ def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, max_run: floa
         top = rt.runs[int(np.argmax(whole))] if whole else None
         joined = (f" joined with the steep runs of {top.joined_with}"
                   if top is not None and np.isfinite(top.joined_ft) else "")
-        rows.add("pass", **at, geometry=geom, detail=(
-            f"max grade {rt.max_grade_pct:.1f} %, {len(rt.runs)} steep stretch(es), longest {longest:,.1f} ft"
-            f"{joined}; {rt.length_ft:,.0f} ft evaluated; {rt.window_note}"), measured=longest, threshold=max_run,
-            unit="ft")
+        found = (f"max grade {rt.max_grade_pct:.1f} %, {len(rt.runs)} steep stretch(es), longest {longest:,.1f} ft"
+                 f"{joined}; {rt.length_ft:,.0f} ft evaluated; {rt.window_note}")
+        if coarse:  # a grid too coarse to show a run of max_run_ft: its pass is no promise
+            steep = f"a stretch of {fmt_num(max_run)} ft steeper than {fmt_num(rule.t('max_grade_pct'))} %"
+            rows.add("not_evaluated", **at, geometry=geom, detail=coarse_pass_detail(rt, rule, steep, found),
+                     measured=rt.dem_cell_ft, threshold=rule.t("max_dem_cell_ft"), unit="ft")
+            return
+        rows.add("pass", **at, geometry=geom, detail=found, measured=longest, threshold=max_run, unit="ft")
 
 
 @check("HRV-010")
@@ -1016,7 +1081,10 @@ def check_grade_runs(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     Grades are the DEM profile's along the line, cleaned by a running median that keeps slope
     breaks in place (:func:`~geoconstraints.geometry.terrain.filter_grades`), so a run's length
     does not depend on the window. Off-DEM or nodata stretches are ``not_evaluated`` findings
-    with their geometry; a road is ``pass`` only when the DEM covered all of it and no run exceeds.
+    with their geometry; a road is ``pass`` only when the DEM covered all of it and no run exceeds,
+    on a DEM whose cells are at most ``max_dem_cell_ft`` (a coarser grid flattens a steep stretch
+    shorter than a few cells: its pass is ``not_evaluated``, and its violations and reviews say the
+    cell size).
     Steep runs meeting end to end, at a spur or crossing, of other roads or of the road's own line
     where it meets or crosses itself (a ring's start/end vertex, a figure-eight), are joined
     (:func:`~geoconstraints.geometry.terrain.join_runs`); a run whose search for the runs joined to
@@ -1024,14 +1092,13 @@ def check_grade_runs(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     """
     out = []
     rows = FindingRows(rule, ctx.crs)
-    max_run, mode = rule.t("max_run_ft"), str(rule.s("run_length"))
     for layer in ROAD_LAYERS:
         g = ctx.get(layer)
         if g is None:
             out.append(_missing_layer(ctx, rule, layer))
             continue
         for fid, geom in zip(g["feature_id"].astype(str), g.geometry.values):  # the plan's roads
-            _road_grades(rows, ctx.terrain[(layer, fid)], geom, max_run, mode)
+            _road_grades(rows, ctx.terrain[(layer, fid)], geom, rule)
     return concat_findings([rows.frame(), *out], ctx.crs)
 
 
@@ -1768,8 +1835,15 @@ def _water_bar_row(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule)
         detail += f"; {gap:,.0f} ft {' or '.join(sorted({s.why for s in rt.gaps}))}, no bars placed there"
     elif count == 0 and np.isfinite(steep) and tr.under_min_grade(steep, min_g):  # as the bars are placed
         status, detail = "pass", f"{grade_txt}, the DEM covering the whole road"
+        if coarse_dem(rt, rule):  # a grid too coarse to show the shortest spacing's stretch: no promise
+            status = "not_evaluated"
+            short = fmt_num(min(float(row["min_spacing_ft"]) for row in rule.tables["water_bar_spacing"]))
+            detail = coarse_pass_detail(rt, rule, f"a stretch of {short} ft (the shortest spacing) at "
+                                        f"{fmt_num(min_g)} % or more", f"0 water bars ({detail})")
     else:
         status = "info"
+        if coarse_dem(rt, rule):  # bars placed from a coarse grid: a steeper stretch may need more
+            detail += f"; {dem_cell_note(rt, rule, 'a steeper stretch it flattened may need more bars')}"
     rows.add(status, **at, geometry=MultiPoint(list(wb.geometry.values)) if count else geom, detail=detail,
              measured=count, unit="count")
 
@@ -1777,7 +1851,9 @@ def _water_bar_row(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule)
 @check("HRV-030")
 def check_water_bars(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     """Water bars placed along each haul road from its DEM profile (derived layer ``water_bars``):
-    the band of each stretch from its net grade (rise over run), stable under DEM noise."""
+    the band of each stretch from its net grade (rise over run), stable under DEM noise. No bar
+    required (``pass``) only on a DEM whose cells are at most ``max_dem_cell_ft``; on a coarser one it
+    is ``not_evaluated``, and bars placed from it say the cell size."""
     hr = ctx.get("haul_roads")
     if hr is None:
         return _missing_layer(ctx, rule, "haul_roads")

@@ -379,6 +379,16 @@ def test_hrv027_snap_tolerance(tmp_path, units, gap, expected) -> None:
     assert status_of(res, "HRV-027", "L") == expected
 
 
+@pytest.mark.parametrize("units", UNITS)
+@pytest.mark.parametrize("cell,expected", [(49.9, "pass"), (50.0, "pass"), (50.1, "not_evaluated")])
+def test_hrv010_max_dem_cell(tmp_path, units, cell, expected) -> None:
+    # 150 ft at 30 % (not more than 200 ft) on DEM cells of 49.9, 50 and 50.1 ft (feet, or metres:
+    # 15.24 m is 50 ft): a pass only on cells of at most max_dem_cell_ft (tests/test_dem_resolution.py)
+    line, (zfn, _, bounds) = _road_on_plane(30.0, [(150, 30)])
+    res = run_plan(tmp_path, units, {"haul_roads": [("R", line, {})]}, dem=(zfn, cell, bounds), exact=True)
+    assert status_of(res, "HRV-010", "R") == expected
+
+
 # ------------------------------------------------------------------------------------------
 # HRV-030 water bars: under 2 % none; the model-law table's bands
 
@@ -407,6 +417,15 @@ def test_hrv030_grade_bands(tmp_path, units, grade, bars, band) -> None:
     if band:
         assert set(wb["band"]) == {band}
         assert wb["grade_pct"].to_numpy() == pytest.approx(grade, abs=1e-6)
+
+
+@pytest.mark.parametrize("units", UNITS)
+@pytest.mark.parametrize("cell,expected", [(49.9, "pass"), (50.0, "pass"), (50.1, "not_evaluated")])
+def test_hrv030_max_dem_cell(tmp_path, units, cell, expected) -> None:
+    # 1,000 ft at 1.9 %: no water bar required, a pass only on DEM cells of at most max_dem_cell_ft
+    line, (zfn, _, bounds) = _road_on_plane(1.9, [(1000, 1.9)])
+    res = run_plan(tmp_path, units, {"haul_roads": [("R", line, {})]}, dem=(zfn, cell, bounds), exact=True)
+    assert (status_of(res, "HRV-030", "R"), rows_of(res, "HRV-030", "R")["measured"].iloc[0]) == (expected, 0)
 
 
 # ------------------------------------------------------------------------------------------
@@ -466,13 +485,13 @@ TESTED = {
     ("HRV-002", "zoning_search_distance_ft"), ("HRV-002", "contour_interval_ft"),
     ("HRV-003", "distance_ft"), ("HRV-003", "coverage_gap_tolerance_sqft"), ("HRV-003", "default_row_width_ft"),
     ("HRV-010", "max_grade_pct"), ("HRV-010", "max_run_ft"), ("HRV-010", "smoothing_window_ft"),
-    ("HRV-010", "smoothing_window_cells_count"),
+    ("HRV-010", "smoothing_window_cells_count"), ("HRV-010", "max_dem_cell_ft"),
     ("HRV-012", "channel_width_ft"), ("HRV-012", "max_crossing_length_ratio"), ("HRV-012", "opposite_bank_arc_ratio"),
     ("HRV-020", "buffer_width_ft"), ("HRV-021", "buffer_width_ft"), ("HRV-021", "touch_tolerance_ft"),
     ("HRV-022", "buffer_width_ft"), ("HRV-025", "min_distance_ft"), ("HRV-025", "default_row_width_ft"),
     ("HRV-025", "max_assumed_row_width_ft"),
     ("HRV-026", "max_access_points_count"), ("HRV-026", "snap_tolerance_ft"), ("HRV-027", "snap_tolerance_ft"),
-    ("HRV-030", "min_grade_pct"),
+    ("HRV-030", "min_grade_pct"), ("HRV-030", "max_dem_cell_ft"),
 }
 
 

@@ -256,6 +256,24 @@ def over_limit(value: Any, limit: Any, *, min_scale: float = 0.0) -> Any:
     return np.asarray(value, dtype=float) > _noise_bound(limit, 1.0, min_scale)
 
 
+SURVEY_FOOT_REL = 1e-5
+"""Relative margin of a DEM cell compared with a rulebook's ``max_dem_cell_ft`` (:func:`cell_within`):
+numerical, never a legal threshold. A grid of 50 US survey feet is 50.0001 international feet, a 50-ft grid
+all the same (the US survey foot is 2 parts in a million longer)."""
+
+
+def cell_within(cell_ft: Any, limit_ft: Any) -> bool:
+    """Whether a DEM's cell (the larger side, feet) is within a rule's ``max_dem_cell_ft``: at the limit (to
+    :data:`SURVEY_FOOT_REL`: a grid in US survey feet) is within it; an unknown (NaN) cell is not.
+
+    Examples
+    --------
+    >>> cell_within(50.0001, 50), cell_within(50.1, 50), cell_within(float("nan"), 50)
+    (True, False, False)
+    """
+    return bool(at_most(cell_ft, float(limit_ft) * (1 + SURVEY_FOOT_REL)))
+
+
 def at_most(value: Any, limit: Any, *, min_scale: float = 0.0) -> Any:
     """Whether ``value`` is at most ``limit`` within float noise (:data:`REL_NOISE`, ``min_scale`` as in
     :func:`over_limit`): not :func:`over_limit`, except that NaN is never at most anything (False).

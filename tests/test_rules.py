@@ -60,10 +60,13 @@ def test_thresholds_read_from_the_law_and_their_units():
     v, lk = load_rulebook("vestal"), load_rulebook("lockport")
     assert v["HRV-010"].thresholds == {"max_grade_pct": 25, "max_run_ft": 200, "smoothing_window_ft": 15,
                                        "smoothing_window_cells_count": 3,
-                                       "max_dem_cell_ft": 50}  # a quarter of the run: not the law's, the DEM's
+                                       "max_dem_cell_ft": 50,  # a quarter of the run: not the law's, the DEM's
+                                       "dem_blur_cells_count": 2}  # a cell lost at each run end: the DEM's
     assert (v["HRV-025"].t("min_distance_ft"), v["HRV-020"].t("buffer_width_ft"), v["HRV-021"].t("buffer_width_ft")) == (
         150, 50, 100)
     assert (v["FLD-004"].t("hag_freeboard_ft"), v["FLD-009"].t("variance_max_lot_acres")) == (2, 0.5)
+    assert v["FLD-004"].thresholds == {"hag_freeboard_ft": 2, "elevation_precision_ft": 0.01,
+                                       "max_dem_cell_ft": 10}  # not the law's: the HAG's DEM (0.5 ft low at 10 %)
     assert (v["SWP-008"].t("max_jail_months"), lk["SWP-008"].t("max_jail_days"), lk["SWP-008"].t("smo_decision_days")) == (
         6, 15, 45)
     assert lk["SWP-001"].thresholds == {"min_disturbed_acres": 1, "common_plan_aggregate_acres": 1}

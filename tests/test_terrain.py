@@ -1281,9 +1281,11 @@ def test_hrv010_loop_ring_findings_say_the_road_goes_on_along_its_own_line(tmp_p
     assert over["measured"].tolist() == [pytest.approx(250.0, abs=0.01)] * 2
     assert all("goes on along the steep runs of haul_roads OVER (" in m and "250.0 ft together" in m
                for m in over["message"])
-    assert at["status"].tolist() == ["pass"]
-    assert at["measured"].tolist() == [pytest.approx(200.0, abs=0.01)]  # the stretch across the seam, not 100 ft
-    assert "longest 200.0 ft joined with the steep runs of haul_roads AT (" in at["message"].iloc[0]
+    # 200 ft across the seam is not over the limit, but a joined stretch's ends count as blurred
+    # (dem_blur_cells_count): each of the two runs is review, within the DEM's resolution of the limit
+    assert at["status"].tolist() == ["review", "review"]
+    assert at["measured"].tolist() == [pytest.approx(200.0, abs=0.01)] * 2  # the stretch across the seam, not 100 ft
+    assert all("joined with the steep runs of haul_roads AT (" in m for m in at["message"])
     assert res.tables["roads"].set_index("road_id").loc["OVER", "runs_over_limit"] == 2
 
 

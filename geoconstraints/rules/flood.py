@@ -39,7 +39,7 @@ from geoconstraints.rulebook.model import Rule, Rulebook
 from geoconstraints.rulebook.registry import check
 from geoconstraints.rulebook.render import fmt_num, share_texts
 from geoconstraints.text import ft_text, is_blank
-from geoconstraints.units import SQFT_PER_ACRE, at_least, over_limit, under_limit
+from geoconstraints.units import SQFT_PER_ACRE, at_least, cell_within, over_limit, under_limit
 
 log = logging.getLogger(__name__)
 
@@ -732,8 +732,54 @@ def _no_bfe_required(rule: Rule, row: pd.Series, user_bfe: float | None) -> tupl
     return req, how, bool(np.isfinite(hag) and at_least(frac, 1.0))
 
 
+FINER_HAG_DEM = ("give a finer pre-construction DEM: USGS 3DEP 1 m lidar (about 3.3 ft cells, widely available in New "
+                 "York) or one made from a topographic survey of the site (a surveyed highest adjacent grade is "
+                 "not taken as an option)")
+"""The fix named when an FLD-004 pass is not evaluated on a DEM coarser than ``max_dem_cell_ft``."""
+
+
+def _coarse_hag_cell(ctx: FloodContext, rule: Rule, row: pd.Series) -> float:
+    """The DEM's cell (the larger side, international feet) when the footprint's FLD-004 requirement
+    includes a highest adjacent grade read on a DEM whose cells are over ``max_dem_cell_ft`` (a grid in
+    US survey feet at the limit, :func:`~geoconstraints.units.cell_within`, is within it), else NaN.
+
+    A cell holds the average ground of its whole width, so on a slope the grade sampled along the walls
+    reads the highest adjacent grade low by up to about the slope x half a cell: the requirement found
+    may be too low, and a floor meeting it is no pass. The HAG is used wherever the FIRM gives no BFE on
+    the footprint or on part of it (a manufactured home wholly in a BFE zone needs the BFE only).
+    """
+    dem = ctx.layers.dem
+    if dem is None or not np.isfinite(float(row["hag_ft"])):
+        return np.nan
+    if _firm_gives_bfe(row) and not _no_bfe_part(row):
+        return np.nan
+    cell = float(dem.max_cell_size_ft)
+    if cell_within(cell, rule.t("max_dem_cell_ft")):
+        return np.nan
+    return cell if np.isfinite(cell) else np.inf
+
+
+def _coarse_hag_detail(rule: Rule, cell: float) -> str:
+    """Why a floor meeting a requirement from a HAG read on cells of ``cell`` ft is not a pass: the cell
+    size, the limit, the error and the fix.
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> print(_coarse_hag_detail(load_rulebook("vestal")["FLD-004"], 32.8))
+    the highest adjacent grade was read on DEM cells of 32.8 ft (the larger of their width and height), over the 10 ft a pass needs (max_dem_cell_ft): each cell holds the average ground of its whole width, so on a slope the grade beside the walls reads low by up to about the slope x half a cell (1.6 ft at 10 %) and the floor may need to be higher; give a finer pre-construction DEM: USGS 3DEP 1 m lidar (about 3.3 ft cells, widely available in New York) or one made from a topographic survey of the site (a surveyed highest adjacent grade is not taken as an option)
+    """
+    return (f"the highest adjacent grade was read on DEM cells of {cell:,.1f} ft (the larger of their width and "
+            f"height), over the {fmt_num(rule.t('max_dem_cell_ft'))} ft a pass needs (max_dem_cell_ft): each cell "
+            f"holds the average ground of its whole width, so on a slope the grade beside the walls reads low by up "
+            f"to about the slope x half a cell ({0.1 * cell / 2:,.1f} ft at 10 %) and the floor may need to be "
+            f"higher; {FINER_HAG_DEM}")
+
+
 def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str, float]:
-    """(status, detail, required floor) of one footprint under FLD-004."""
+    """(status, detail, required floor) of one footprint under FLD-004. A floor meeting a requirement
+    whose highest adjacent grade was read on DEM cells over ``max_dem_cell_ft`` is ``not_evaluated``
+    (:func:`_coarse_hag_cell`); a violation stays, saying the cell size."""
     gate = _site_gate(ctx, row, f"{rule.p('standards_citation')} does not apply")
     if gate is not None:
         return (*gate, np.nan)
@@ -742,6 +788,11 @@ def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
     req, how, complete, reached = _fld004_required(ctx, rule, row)
     if req is None:
         return "not_evaluated", how, np.nan
+    cell, plain = _coarse_hag_cell(ctx, rule, row), how
+    if not np.isnan(cell):
+        how += (f"; the highest adjacent grade was read on DEM cells of {cell:,.1f} ft, coarser than the "
+                f"{fmt_num(rule.t('max_dem_cell_ft'))} ft limit (max_dem_cell_ft): the coarse grid's, which on a "
+                f"slope reads low")
     floor = ctx.site.get("lowest_floor_ft")
     if floor is None:
         return "not_evaluated", f"{how}; no lowest floor elevation given (--lowest-floor-ft)", req
@@ -760,6 +811,9 @@ def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
         return "violation", said, req  # below even a lower bound of the requirement
     if not complete:
         return "not_evaluated", f"lowest floor {f_txt} ft meets the {r_txt} ft known so far, but {how}", req
+    if not np.isnan(cell):  # a HAG the coarse grid may read low: the floor meeting it is no promise
+        return "not_evaluated", (f"lowest floor {f_txt} ft meets the {r_txt} ft found (compared at {fmt_num(prec)} "
+                                 f"ft), but {_coarse_hag_detail(rule, cell)}: {plain}"), req
     return "pass", said, req
 
 

@@ -30,7 +30,7 @@ from geoconstraints.rulebook.model import FindingRows, Rule, Rulebook
 from geoconstraints.rulebook.registry import check
 from geoconstraints.rulebook.render import fmt_num
 from geoconstraints.text import id_list, is_blank, stated_text, truthy
-from geoconstraints.units import LENGTH_NOISE_FT, at_most, over_limit, sqft_to_acres
+from geoconstraints.units import LENGTH_NOISE_FT, at_most, cell_within, over_limit, sqft_to_acres
 
 log = logging.getLogger(__name__)
 
@@ -971,15 +971,10 @@ FINER_DEM = ("give a finer DEM: USGS 3DEP 1 m lidar (about 3.3 ft cells) where i
 """The fix named when a pass is not evaluated on a DEM coarser than a rule's ``max_dem_cell_ft``."""
 
 
-SURVEY_FOOT_REL = 1e-5
-"""Relative margin of the DEM cell limit (numerical, not law): a grid of 50 US survey feet is 50.0001
-international feet, a 50-ft grid all the same (the US survey foot is 2 parts in a million longer)."""
-
-
 def coarse_dem(rt: tr.RoadTerrain, rule: Rule) -> bool:
     """True when the DEM the road was profiled on has cells (the larger side, feet) over the rule's
     ``max_dem_cell_ft``: it cannot show the shortest stretch the rule's pass rests on, so it cannot
-    give that pass. A cell at the limit (to :data:`SURVEY_FOOT_REL`: a grid in US survey feet) is
+    give that pass. A cell at the limit (:func:`~geoconstraints.units.cell_within`: a grid in US survey feet) is
     within it; an unknown cell size counts as coarse.
 
     Examples
@@ -990,7 +985,7 @@ def coarse_dem(rt: tr.RoadTerrain, rule: Rule) -> bool:
     ...  for c in (rule.t("max_dem_cell_ft") - 0.1, rule.t("max_dem_cell_ft"), rule.t("max_dem_cell_ft") + 0.1)]
     [False, False, True]
     """
-    return not bool(at_most(rt.dem_cell_ft, rule.t("max_dem_cell_ft") * (1 + SURVEY_FOOT_REL)))
+    return not cell_within(rt.dem_cell_ft, rule.t("max_dem_cell_ft"))
 
 
 def dem_cell_note(rt: tr.RoadTerrain, rule: Rule,
@@ -1022,6 +1017,38 @@ def coarse_pass_detail(rt: tr.RoadTerrain, rule: Rule, stretch: str, found: str)
     return (f"the DEM's cells are {rt.dem_cell_ft:,.1f} ft (the larger of their width and height), over the "
             f"{fmt_num(rule.t('max_dem_cell_ft'))} ft a pass needs (max_dem_cell_ft): each cell holds one elevation "
             f"for its whole width, so {stretch} can be flattened out of sight; the coarse grid showed: {found}; {FINER_DEM}")
+
+
+def blurred_ends(run: tr.Run, rt: tr.RoadTerrain) -> int:
+    """How many ends of a steep run a DEM grid can blur (0, 1 or 2): each end inside the road. An end
+    at the road's start or end (to :data:`~geoconstraints.units.LENGTH_NOISE_FT` of the road's
+    length) hides nothing: the true run stops there too. A run joined with other steep runs counts
+    both ends (its stretch's ends are those of other runs).
+
+    Examples
+    --------
+    >>> rt = tr.RoadTerrain("haul_roads", "R", 500.0)
+    >>> [blurred_ends(tr.Run(a, b, b - a, b - a, 30.0, 30.0, False), rt) for a, b in ((0, 150), (100, 250), (350, 500), (0, 500))]
+    [1, 2, 1, 0]
+    """
+    if np.isfinite(run.joined_ft):
+        return 2
+    tol = LENGTH_NOISE_FT * max(1.0, rt.length_ft)
+    return int(run.start_ft > tol) + int(run.end_ft < rt.length_ft - tol)
+
+
+def blur_margin(rt: tr.RoadTerrain, rule: Rule, ends: int = 2) -> float:
+    """The length (ft) of steep run a DEM can hide at ``ends`` blurred run ends: the rulebook's
+    ``dem_blur_cells_count`` DEM cells, shared between the two ends (each end up to half of it).
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> rule = load_rulebook("vestal")["HRV-010"]
+    >>> [blur_margin(tr.RoadTerrain("haul_roads", "R", 500.0, dem_cell_ft=10.0), rule, e) for e in (0, 1, 2)]
+    [0.0, 10.0, 20.0]
+    """
+    return rule.t("dem_blur_cells_count") * rt.dem_cell_ft * ends / 2
 
 
 def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule) -> None:
@@ -1070,6 +1097,21 @@ def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule) -
             steep = f"a stretch of {fmt_num(max_run)} ft steeper than {fmt_num(rule.t('max_grade_pct'))} %"
             rows.add("not_evaluated", **at, geometry=geom, detail=coarse_pass_detail(rt, rule, steep, found),
                      measured=rt.dem_cell_ft, threshold=rule.t("max_dem_cell_ft"), unit="ft")
+            return
+        # a grid blurs each change of grade over about a cell: a run reads up to a cell short at each
+        # end inside the road, so a pass needs the run and what the DEM can hide within the limit
+        near = [(r, w, blur_margin(rt, rule, blurred_ends(r, rt))) for r, w in zip(rt.runs, whole)]
+        near = [(r, w, m) for r, w, m in near if over_limit(w + m, max_run)]
+        for r, w, m in near:
+            rows.add("review", **at, geometry=r.geometry, detail=(
+                f"a steep run of {w:,.1f} ft measured, from {r.start_ft:,.1f} to {r.end_ft:,.1f} ft along the line"
+                + (f" (joined with the steep runs of {r.joined_with})" if np.isfinite(r.joined_ft) else "")
+                + f"; the DEM's {fmt_num(rt.dem_cell_ft)}-ft cells can hide up to {fmt_num(m)} ft of it "
+                f"({fmt_num(rule.t('dem_blur_cells_count'))} cells over its {blurred_ends(r, rt)} end(s) inside the "
+                f"road, dem_blur_cells_count): within the DEM's resolution of the {fmt_num(max_run)}-ft limit, "
+                f"check in the field; {rt.window_note}"),
+                measured=w, threshold=max_run, unit="ft")
+        if near:
             return
         rows.add("pass", **at, geometry=geom, detail=found, measured=longest, threshold=max_run, unit="ft")
 

@@ -241,6 +241,50 @@ def test_fld004_hag_freeboard_exact_in_feet(tmp_path):
     assert got == ["violation", "pass", "pass"]
 
 
+def cell_dem(folder: Path, z_ft: float, cell: float, crs: str) -> Path:
+    """A flat DEM at z_ft feet (float32), cells of ``cell`` CRS units (US survey feet, or metres in UTM)."""
+    path = folder / "dem.tif"
+    n = int(np.ceil((400 if crs == NY_FT else 400 * M_PER_FT) / cell))
+    if crs == NY_FT:
+        x0, y0, z = X0 - 200, Y0 + 200, z_ft
+    else:
+        pt = gpd.GeoSeries([Point(X0 - 200, Y0 + 200)], crs=NY_FT).to_crs(crs).iloc[0]
+        x0, y0, z = pt.x, pt.y, z_ft * M_PER_FT
+    folder.mkdir(parents=True, exist_ok=True)
+    with rasterio.open(path, "w", driver="GTiff", width=n, height=n, count=1, dtype="float32", crs=crs,
+                       transform=Affine(cell, 0, x0, 0, -cell, y0)) as dst:
+        dst.write(np.full((n, n), z, dtype="float32"), 1)
+    return path
+
+
+@pytest.mark.parametrize("crs, cell, expect", [
+    # max_dem_cell_ft = 10 (the larger side of a DEM cell, in feet, read from the DEM's CRS): a floor of
+    # 102.5 over a flat DEM at 100 ft (required 102) passes on cells of at most 10 ft, not evaluated over
+    (NY_FT, 9.9, "pass"), (NY_FT, 10.0, "pass"),  # 10 US survey ft = 10.00002 ft: at the limit
+    (NY_FT, 10.1, "not_evaluated"),
+    (UTM18, 3.0, "pass"), (UTM18, 3.048, "pass"),  # 9.84 ft; 10 ft exactly
+    (UTM18, 3.1, "not_evaluated"),                  # 10.17 ft
+])
+def test_fld004_max_dem_cell(tmp_path, crs, cell, expect):
+    assert RB["FLD-004"].t("max_dem_cell_ft") == 10
+    dem = cell_dem(tmp_path / "d", 100.0, cell, crs)
+    res = site(tmp_path, [square(0, 0, 40, 40)], zones(*A_ZONE), crs=crs, dem=dem, lowest_floor_ft=102.5)
+    assert res.tables["footprints"].iloc[0]["hag_ft"] == pytest.approx(100.0, abs=1e-3)
+    assert status(res, "FLD-004", "F1") == expect
+    # a floor below the requirement is a violation on any grid
+    low = site(tmp_path / "v", [square(0, 0, 40, 40)], zones(*A_ZONE), crs=crs, dem=dem, lowest_floor_ft=101.99)
+    assert status(low, "FLD-004", "F1") == "violation"
+
+
+def test_fld003_bfe_floor_needs_no_fine_dem(tmp_path):
+    # FLD-003's requirement is the BFE (a STATIC_BFE here), not the DEM's: a floor at it passes on a DEM of
+    # 100-ft cells, far over FLD-004's max_dem_cell_ft
+    dem = cell_dem(tmp_path / "d", 790.0, 100.0, NY_FT)
+    res = site(tmp_path, [square(0, 0, 40, 40)], zones((square(-500, -500, 500, 500), "AE", None, 802.0)), dem=dem,
+               lowest_floor_ft=802.0 + RB["FLD-003"].t("min_freeboard_ft"))
+    assert status(res, "FLD-003", "F1") == "pass"
+
+
 # ------------------------------------------------------------------------------------------
 # FLD-005: max_acres = 5 (max_lots = 50 is not measurable on a parcel: not over 5 acres in the SFHA is info, the lot
 # test being the proposal's, never pass)

@@ -486,6 +486,7 @@ TESTED = {
     ("HRV-003", "distance_ft"), ("HRV-003", "coverage_gap_tolerance_sqft"), ("HRV-003", "default_row_width_ft"),
     ("HRV-010", "max_grade_pct"), ("HRV-010", "max_run_ft"), ("HRV-010", "smoothing_window_ft"),
     ("HRV-010", "smoothing_window_cells_count"), ("HRV-010", "max_dem_cell_ft"),
+    ("HRV-010", "dem_blur_cells_count"),  # tests/test_dem_blur.py
     ("HRV-012", "channel_width_ft"), ("HRV-012", "max_crossing_length_ratio"), ("HRV-012", "opposite_bank_arc_ratio"),
     ("HRV-020", "buffer_width_ft"), ("HRV-021", "buffer_width_ft"), ("HRV-021", "touch_tolerance_ft"),
     ("HRV-022", "buffer_width_ft"), ("HRV-025", "min_distance_ft"), ("HRV-025", "default_row_width_ft"),

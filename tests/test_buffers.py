@@ -169,8 +169,13 @@ def test_property_lines_from_zoning_layer_largest_overlap() -> None:
     )
     d = bf.parcel_districts(parcels, zoning)
     assert list(d) == ["RR", "RA-2", "RA-2", None]  # P3 overlaps RA-2 by a 10-ft strip only (no other)
-    out = bf.property_line_buffers(parcels, 100, districts=["RA-2"], reading="a", zoning=zoning)
-    assert set(out["source_id"]) == {"P2", "P3"}
+    out = bf.property_line_buffers(parcels, 100, districts=["RA-2"], reading="a", zoning=zoning, with_sources=True)
+    assert set(out["source_id"]) == {"P1", "P2", "P3"}
+    # P1 (RR by area) has only its lines in the RA-2 sliver as strips (audit round 22): "a property line
+    # within an RA-2 district" is one the map puts there, however little of the parcel lies in it
+    p1 = out[out["source_id"] == "P1"]
+    assert set(p1["measured_from"]) == {"property line within RA-2 zoning (a split-zoned parcel)"}
+    assert shapely.length(shapely.union_all(p1["source_geometry"].to_numpy())) == pytest.approx(1000 + 2 * 10)
 
 
 def test_dwelling_buffer_only_in_rr() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import math
-import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -431,7 +431,10 @@ def norm_district(s: pd.Series, districts: Iterable[str] = (),
     a spelling of one of ``districts`` spelled as there.
 
     Case, spaces, hyphens, underscores and dots do not tell districts apart: ``RA1``, ``ra 1``,
-    ``RA_1`` and ``R.A.-1`` are the rulebook's ``RA-1``. Every comparison of districts goes
+    ``RA_1`` and ``R.A.-1`` are the rulebook's ``RA-1``; so are the typographic forms a word
+    processor or spreadsheet writes (an en or em dash, a non-breaking hyphen, a minus sign,
+    full-width letters, a zero-width space: :func:`_district_key`). A value of only such marks
+    (``-``) is blank. Every comparison of districts goes
     through this function, with the rulebook's list of the districts it looks for.
 
     Parameters
@@ -461,13 +464,16 @@ def norm_district(s: pd.Series, districts: Iterable[str] = (),
     >>> t = norm_district(pd.Series(["RA-l", "c1", "ra 1"]), ["RA-1"], ["RA-1", "C-1"])  # the town's districts
     >>> t.isna().tolist(), t.tolist()[1:]
     ([True, False, False], ['C-1', 'RA-1'])
+    >>> u = norm_district(pd.Series(["RA\u20131", "ra\u20111", "\uff32\uff21\uff0d\uff11", "RA-1\u200b", "\u2013"]), ["RA-1"])
+    >>> u.tolist()[:4], u.isna().tolist()[4:]  # en dash, non-breaking hyphen, full width, zero-width space; a dash alone
+    (['RA-1', 'RA-1', 'RA-1', 'RA-1'], [True])
     """
     spelled = {_district_key(d): str(d).strip().upper() for d in town_districts or ()}
     spelled.update({_district_key(d): str(d).strip().upper() for d in districts})
     closed = town_districts is not None
 
     def one(v: Any) -> str | None:
-        if not isinstance(v, str) or not v.strip():
+        if not isinstance(v, str) or not _district_key(v):
             return None
         if closed:
             return spelled.get(_district_key(v))
@@ -496,7 +502,7 @@ def unlisted_districts(s: pd.Series, districts: Iterable[str],
     known = {_district_key(d) for d in (*districts, *(town_districts or ()))}
     out: dict[str, int] = {}
     for v in s:
-        if isinstance(v, str) and v.strip() and _district_key(v) not in known:
+        if isinstance(v, str) and _district_key(v) and _district_key(v) not in known:
             out[v.strip()] = out.get(v.strip(), 0) + 1
     return out
 
@@ -516,8 +522,19 @@ def unknown_district(v: Any) -> str:
 
 
 def _district_key(v: Any) -> str:
-    """A district name without case, spaces, hyphens, underscores or dots (``ra-1`` -> ``RA1``)."""
-    return re.sub(r"[\s_.\-]+", "", str(v)).upper()
+    """A district name without case, spaces, dashes, underscores or dots (``ra-1`` -> ``RA1``), in
+    its compatibility form (NFKC: full-width ``ＲＡ１`` is ``RA1``): every dash (Unicode ``Pd``: the
+    en dash ``RA–1`` of a word processor, the non-breaking hyphen), the minus sign and invisible
+    format characters (``Cf``: a zero-width space, a soft hyphen) are left out like the hyphen.
+
+    Examples
+    --------
+    >>> [_district_key(v) for v in ("R.A.-1", "RA\u20131", "RA\u22121", "ra\u00ad1\u200b", "\uff32\uff21\uff0d\uff11")]
+    ['RA1', 'RA1', 'RA1', 'RA1', 'RA1']
+    """
+    text = unicodedata.normalize("NFKC", str(v))
+    return "".join(c for c in text if not (c.isspace() or c in "_.\u2212"
+                                           or unicodedata.category(c) in ("Pd", "Cf"))).upper()
 
 
 def point_districts(
@@ -649,6 +666,8 @@ def property_line_buffers(
     raw = parcel_district_values(pool, zoning)
     dist = norm_district(raw, want, town_districts)
     zoned = dist.isna().to_numpy() if unknown_districts else dist.isin(want).to_numpy()
+    # a parcel not zoned so (its district is the one covering most of it) whose part lies in such a district
+    split = ~zoned & (dist.notna().to_numpy() if unknown_districts else True)
     if unknown_districts:
         dist = dist.astype(object).where(dist.notna(), raw.map(unknown_district))
     in_near = pool["feature_id"].astype(str).isin(set(near["feature_id"].astype(str))).to_numpy()
@@ -656,6 +675,11 @@ def property_line_buffers(
     districts_of = pd.DataFrame({"dist": dist, "raw": raw})
     if reading in ("a", "c"):
         frames.append(_zoned_line_strips(pool.loc[zoned & in_near], districts_of, width_ft, extent, rule_id))
+        if zoning is not None and len(zoning):
+            zd = norm_district(zoning["district"].astype(object), want, town_districts)
+            zpick = zd.isna().to_numpy() if unknown_districts else zd.isin(want).to_numpy()
+            frames.append(_split_zoned_line_strips(pool.loc[split & in_near], zoning, zpick, sorted(want), width_ft,
+                                                   touch_tolerance_ft, extent, rule_id, unknown=unknown_districts))
     if reading in ("b", "c"):
         frames.append(_bordering_line_strips(pool.loc[~zoned & in_near], pool.loc[zoned], districts_of, width_ft,
                                              touch_tolerance_ft, extent, rule_id))
@@ -671,6 +695,53 @@ def _zoned_line_strips(z: gpd.GeoDataFrame, districts_of: pd.DataFrame, width_ft
     return _frame("property_line", rule_id, z["feature_id"], width_ft,
                   ("property line of a " + zd["dist"].astype(str) + " parcel").to_numpy(),
                   shapely.boundary(z.geometry.values), extent, z.crs, district_value=zd["raw"])
+
+
+def _split_zoned_line_strips(cand: gpd.GeoDataFrame, zoning: gpd.GeoDataFrame, zpick: np.ndarray,
+                             districts: Sequence[str], width_ft: float, touch_tolerance_ft: float,
+                             extent: BaseGeometry | None, rule_id: str, *, unknown: bool = False) -> gpd.GeoDataFrame:
+    """Reading (a) for a split-zoned parcel: strips along the stretches of the lines of each parcel of
+    ``cand`` (whose own district, the one covering most of it, is not a listed one) that lie in a
+    zoning polygon ``zpick`` of ``zoning`` (a listed district, named as in ``districts``; with
+    ``unknown``, a district unknown: the possible strips). Such a stretch is "a property line within" that district though most of
+    the parcel is not; stretches no longer than ``touch_tolerance_ft`` (a digitising sliver at a
+    corner) are left out.
+
+    Examples
+    --------
+    A parcel 60 % RR, 40 % RA-1: its lines in the RA-1 part (2 x 400 ft of side, 1,000 ft of base) are strips:
+
+    >>> p = gpd.GeoDataFrame({"feature_id": ["P"]}, geometry=[shapely.box(0, 0, 1000, 1000)])
+    >>> z = gpd.GeoDataFrame({"district": ["RA-1", "RR"]},
+    ...                      geometry=[shapely.box(-50, -50, 1050, 400), shapely.box(-50, 400, 1050, 1050)])
+    >>> s = _split_zoned_line_strips(p, z, np.array([True, False]), ["RA-1"], 100.0, 1.0, None, "HRV-021")
+    >>> round(float(shapely.length(shapely.union_all(s["source_geometry"].to_numpy())))), s["measured_from"].iloc[0]
+    (1800, 'property line within RA-1 zoning (a split-zoned parcel)')
+    """
+    zsel = zoning.loc[np.asarray(zpick, dtype=bool)]
+    if not len(cand) or not len(zsel):
+        return empty_buffers(cand.crs)
+    ci, zi = zsel.sindex.query(cand.geometry.values, predicate="intersects")
+    if not len(ci):
+        return empty_buffers(cand.crs)
+    stretch = shapely.intersection(shapely.boundary(cand.geometry.values[ci]), zsel.geometry.values[zi])
+    parts, k = shapely.get_parts(stretch, return_index=True)
+    keep = np.isin(shapely.get_type_id(parts), (1, 2))  # lines; a point where a line touches the polygon is no stretch
+    # one stretch per run of line (a ring's start splits one): merged per parcel and zoning polygon
+    merged = [shapely.get_parts(shapely.line_merge(shapely.multilinestrings(parts[keep & (k == j)])))
+              for j in np.unique(k[keep])]
+    k = np.concatenate([np.full(len(m), j) for j, m in zip(np.unique(k[keep]), merged)]) if merged else k[:0]
+    parts = np.concatenate(merged) if merged else parts[:0]
+    long = shapely.length(parts) > touch_tolerance_ft
+    parts, k = parts[long], k[long]
+    if not len(parts):
+        return empty_buffers(cand.crs)
+    zraw = zsel["district"].astype(object).to_numpy()[zi[k]]
+    zname = (pd.Series(zraw, dtype=object).map(unknown_district) if unknown
+             else norm_district(pd.Series(zraw, dtype=object), districts)).astype(str).to_numpy()
+    mf = [f"property line within {n} zoning (a split-zoned parcel)" for n in zname]
+    return _frame("property_line", rule_id, cand["feature_id"].astype(str).to_numpy()[ci[k]], width_ft, mf, parts,
+                  extent, cand.crs, district_value=zraw)
 
 
 def _bordering_line_strips(cand: gpd.GeoDataFrame, zpool: gpd.GeoDataFrame, districts_of: pd.DataFrame,

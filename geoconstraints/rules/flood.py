@@ -508,8 +508,8 @@ def _bfe_reached(row: pd.Series, whence: str, precision_ft: float) -> float | No
     """The highest BFE reached at a sample point of the footprint (``bfe_known_ft``) where the BFE in use is
     the FIRM's (``whence``, :func:`bfe_in_use`'s, is ``"firm"``: the BFE in use is ``bfe_ft``) and it is only
     an upper bound above it (``bfe_ft``: the highest the BFE lines can give on the footprint,
-    :func:`geoconstraints.commands._footprint_bfe`); None where the BFE in use is another's (a BFE stated, or
-    the known one: nothing above it) or where ``bfe_ft`` is reached.
+    :func:`geoconstraints.geometry.bfe_sample._footprint_bfe`); None where the BFE in use is another's (a BFE
+    stated, or the known one: nothing above it) or where ``bfe_ft`` is reached.
 
     A floor below the value returned is below the BFE for sure; one at or above it but below ``bfe_ft`` is not
     determined; one at or above ``bfe_ft`` meets it everywhere.
@@ -555,8 +555,8 @@ def _firm_gives_bfe(row: pd.Series) -> bool:
 
 def _no_bfe_part(row: pd.Series) -> bool:
     """Part of the footprint's SFHA part lies where the FIRM gives no BFE (zone A: ``no_bfe_sqft``, see
-    :func:`geoconstraints.commands._no_bfe_parts`); with :func:`_firm_gives_bfe`, a footprint in both,
-    judged by FLD-003 on the BFE and by FLD-004 on its zone A part (§ 6-137(d): the stricter governs)."""
+    :func:`geoconstraints.geometry.bfe_sample._no_bfe_parts`); with :func:`_firm_gives_bfe`, a footprint in
+    both, judged by FLD-003 on the BFE and by FLD-004 on its zone A part (§ 6-137(d): the stricter governs)."""
     return bool(float(row.get("no_bfe_sqft", 0.0)) > 0)
 
 

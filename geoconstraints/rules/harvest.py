@@ -29,6 +29,7 @@ from geoconstraints.rulebook.findings import concat_findings
 from geoconstraints.rulebook.model import FindingRows, Rule, Rulebook
 from geoconstraints.rulebook.registry import check
 from geoconstraints.rulebook.render import fmt_num
+from geoconstraints.rules import dem_cells
 from geoconstraints.text import id_list, is_blank, stated_text, truthy
 from geoconstraints.units import LENGTH_NOISE_FT, at_most, cell_within, over_limit, sqft_to_acres
 
@@ -514,7 +515,11 @@ def _ownership(ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None, tol: floa
 
 def _volumes(ha: gpd.GeoDataFrame, rule: Rule) -> pd.DataFrame:
     """Per harvest area: cords (cu ft as cords; the larger where both are given), board feet; NaN
-    where not given.
+    where not given; ``z``: a 0 in one measure was read as not given.
+
+    A 0 in one measure beside a volume in the other (0 cords and 9,000 board feet) is a blank an
+    export filled with zero (a shapefile's numeric field has no empty value), not a volume: that
+    measure is not given (0 cords summed with the other areas' cords had passed 9,000 board feet).
 
     Examples
     --------
@@ -524,6 +529,13 @@ def _volumes(ha: gpd.GeoDataFrame, rule: Rule) -> pd.DataFrame:
     >>> ha = pd.DataFrame({"cords": [0.0, 30.0, None], "cubic_feet": [3000.0, 1280.0, 1280.0]})
     >>> _volumes(ha, load_rulebook("vestal").rules["HRV-001"])["c"].round(4).tolist()
     [23.4375, 30.0, 10.0]
+
+    nor does it stand for 0 cords beside 9,000 board feet (both 0: a stated zero volume):
+
+    >>> v = _volumes(pd.DataFrame({"cords": [0.0, 15.0, 0.0], "board_feet": [9000.0, 0.0, 0.0]}),
+    ...              load_rulebook("vestal").rules["HRV-001"])
+    >>> v["c"].tolist(), v["b"].tolist(), v["z"].tolist()
+    ([nan, 15.0, 0.0], [9000.0, nan, 0.0], [True, True, False])
     """
 
     def num(name: str) -> pd.Series:
@@ -532,7 +544,10 @@ def _volumes(ha: gpd.GeoDataFrame, rule: Rule) -> pd.DataFrame:
 
     # one volume in two measures: where they disagree, the larger (a licence is not waived on the smaller)
     cords = np.fmax(num("cords"), num("cubic_feet") / rule.t("standard_cord_cuft"))
-    return pd.DataFrame({"c": cords, "b": num("board_feet")})
+    bf = num("board_feet")
+    # a 0 beside a volume in the other measure is a blank filled with zero: not given
+    zc, zb = (cords == 0) & (bf > 0), (bf == 0) & (cords > 0)
+    return pd.DataFrame({"c": np.where(zc, np.nan, cords), "b": np.where(zb, np.nan, bf), "z": zc | zb})
 
 
 def _group_sums(vol: pd.DataFrame, comp: np.ndarray) -> pd.DataFrame:
@@ -564,7 +579,7 @@ def _volume_text(rule: Rule, c: float, b: float) -> str:
 
 
 def _volume_detail(rule: Rule, ids: np.ndarray, own: _Ownership, sums: pd.DataFrame, status: np.ndarray,
-                   over_c: np.ndarray, no_volume: np.ndarray) -> list[str]:
+                   over_c: np.ndarray, no_volume: np.ndarray, zeros: np.ndarray) -> list[str]:
     """The sentence of each area: the sum compared, over which areas and parcels, and why."""
     exempt = "; ".join(f"{str(e.get('text', e.get('key', ''))).rstrip('.')} ({e.get('citation', rule.citation)})"
                        for e in rule.p("exemptions", []))
@@ -589,6 +604,9 @@ def _volume_detail(rule: Rule, ids: np.ndarray, own: _Ownership, sums: pd.DataFr
         if status[i] == "not_evaluated":
             txt += (f"; volume not given for {id_list(lack)}" if len(lack) else
                     "; cords / cu ft and board feet given for different areas, no common sum")
+            if len(zeroed := ids[members & zeros]):
+                txt += (f" (a 0 beside a volume in the other measure, in {id_list(zeroed)}, is read as a blank "
+                        f"filled with zero: not given)")
         if status[i] == "review" and exempt:
             txt += f"; exemptions not assessed: {exempt}"
         out.append(txt)
@@ -628,7 +646,8 @@ def check_commercial_volume(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     f = rule.findings(status, subject_layer="harvest_area", subject_id=ids,
                       measured=np.where(use_bf, b_arr, c_arr), threshold=np.where(use_bf, lim_bf, lim_c),
                       unit=np.where(use_bf, "bf", "cords"), geometry=ha.geometry.values, crs=ctx.crs,
-                      detail=_volume_detail(rule, ids, own, sums, status, over_c, no_volume))
+                      detail=_volume_detail(rule, ids, own, sums, status, over_c, no_volume,
+                                            vol["z"].to_numpy(dtype=bool)))
     f["parcels"] = [", ".join(p) for p in own.parcels]
     return f
 
@@ -966,11 +985,6 @@ def check_site_plan(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
 # HRV-010 grade runs
 
 
-FINER_DEM = ("give a finer DEM: USGS 3DEP 1 m lidar (about 3.3 ft cells) where it exists, else the 3DEP 1/3 "
-             "arc-second DEM (10 m cells)")
-"""The fix named when a pass is not evaluated on a DEM coarser than a rule's ``max_dem_cell_ft``."""
-
-
 def coarse_dem(rt: tr.RoadTerrain, rule: Rule) -> bool:
     """True when the DEM the road was profiled on has cells (the larger side, feet) over the rule's
     ``max_dem_cell_ft``: it cannot show the shortest stretch the rule's pass rests on, so it cannot
@@ -999,8 +1013,7 @@ def dem_cell_note(rt: tr.RoadTerrain, rule: Rule,
     >>> dem_cell_note(tr.RoadTerrain("haul_roads", "R", 500.0, dem_cell_ft=98.4), load_rulebook("vestal")["HRV-010"])
     'measured on DEM cells of 98.4 ft, coarser than the 50 ft limit (max_dem_cell_ft): the grades and lengths are those of the coarse grid'
     """
-    return (f"measured on DEM cells of {rt.dem_cell_ft:,.1f} ft, coarser than the "
-            f"{fmt_num(rule.t('max_dem_cell_ft'))} ft limit (max_dem_cell_ft): {what}")
+    return dem_cells.coarse_cell_note(rt.dem_cell_ft, rule, what)
 
 
 def coarse_pass_detail(rt: tr.RoadTerrain, rule: Rule, stretch: str, found: str) -> str:
@@ -1014,9 +1027,7 @@ def coarse_pass_detail(rt: tr.RoadTerrain, rule: Rule, stretch: str, found: str)
     >>> print(coarse_pass_detail(rt, load_rulebook("vestal")["HRV-010"], "a steep stretch of 200 ft", "max grade 0.0 %"))
     the DEM's cells are 1,000.0 ft (the larger of their width and height), over the 50 ft a pass needs (max_dem_cell_ft): each cell holds one elevation for its whole width, so a steep stretch of 200 ft can be flattened out of sight; the coarse grid showed: max grade 0.0 %; give a finer DEM: USGS 3DEP 1 m lidar (about 3.3 ft cells) where it exists, else the 3DEP 1/3 arc-second DEM (10 m cells)
     """
-    return (f"the DEM's cells are {rt.dem_cell_ft:,.1f} ft (the larger of their width and height), over the "
-            f"{fmt_num(rule.t('max_dem_cell_ft'))} ft a pass needs (max_dem_cell_ft): each cell holds one elevation "
-            f"for its whole width, so {stretch} can be flattened out of sight; the coarse grid showed: {found}; {FINER_DEM}")
+    return dem_cells.coarse_pass_detail(rt.dem_cell_ft, rule, f"{stretch} can be flattened out of sight", found)
 
 
 def blurred_ends(run: tr.Run, rt: tr.RoadTerrain) -> int:
@@ -1790,20 +1801,40 @@ def check_access_points(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
 
 
 def _network(hr: gpd.GeoDataFrame, pub: np.ndarray, pub_ids: np.ndarray,
-             tol: float) -> tuple[np.ndarray, np.ndarray, pd.Series, pd.Series]:
-    """Connected haul-road networks (gaps up to ``tol``): component of each road, which components
-    reach a public road, the public roads each reaches and the roads of each component."""
-    m = len(hr)
-    hg = hr.geometry.values
-    a, b = hr.sindex.query(hg, predicate="dwithin", distance=tol + LENGTH_NOISE_FT)
-    comp = _components(m, a, b)
-    hi, pi = shapely.STRtree(pub).query(hg, predicate="dwithin", distance=tol + LENGTH_NOISE_FT)
-    reaches = np.zeros(comp.max() + 1, dtype=bool)
+             tol: float) -> tuple[np.ndarray, np.ndarray, pd.Series, pd.Series, shapely.STRtree]:
+    """Connected haul-road networks (gaps up to ``tol``) of the roads' parts: component of each
+    part, which components reach a public road, the public roads each reaches, the roads of each
+    component and the parts' tree (query it for the parts a landing meets).
+
+    A multi-part road's parts are apart: a gap between them is no road, so a part a landing meets
+    reaches a public road only through parts and roads within ``tol`` of each other (a road of two
+    parts is named ``HR7 (part 1 of 2)``).
+
+    Examples
+    --------
+    >>> hr = gpd.GeoDataFrame({"feature_id": ["H"]}, geometry=[shapely.MultiLineString([[(0, 0), (10, 0)],
+    ...                                                                                  [(500, 0), (600, 0)]])])
+    >>> comp, reaches, roads, members, _ = _network(hr, np.array([shapely.Point(600, 0)]), np.array(["roads R"]), 5.0)
+    >>> comp.tolist(), reaches.tolist(), members.tolist()
+    ([0, 1], [False, True], ['H (part 1 of 2)', 'H (part 2 of 2)'])
+    """
+    parts, owner = shapely.get_parts(hr.geometry.values, return_index=True)
+    keep = ~shapely.is_empty(parts)
+    parts, owner = parts[keep], owner[keep]
+    ids = _plan_ids(hr)[owner]
+    count = np.bincount(owner, minlength=len(hr))[owner]
+    nth = pd.Series(owner).groupby(owner).cumcount().to_numpy() + 1
+    labels = np.array([f"{i} (part {k} of {c})" if c > 1 else i for i, k, c in zip(ids, nth, count)], dtype=object)
+    tree = shapely.STRtree(parts)
+    a, b = tree.query(parts, predicate="dwithin", distance=tol + LENGTH_NOISE_FT)
+    comp = _components(len(parts), a, b)
+    hi, pi = shapely.STRtree(pub).query(parts, predicate="dwithin", distance=tol + LENGTH_NOISE_FT)
+    reaches = np.zeros(comp.max() + 1 if len(comp) else 0, dtype=bool)
     reaches[comp[hi]] = True
     comp_roads = (pd.DataFrame({"c": comp[hi], "p": pub_ids[pi]}).groupby("c")["p"]
                   .agg(lambda s: ", ".join(sorted(set(s)))))
-    members = pd.Series(_plan_ids(hr)).groupby(comp).agg(lambda s: ", ".join(s))
-    return comp, reaches, comp_roads, members
+    members = pd.Series(labels).groupby(comp).agg(lambda s: ", ".join(s))
+    return comp, reaches, comp_roads, members, tree
 
 
 @check("HRV-027")
@@ -1822,8 +1853,8 @@ def check_landing_connected(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
         return rule.findings("not_evaluated", subject_layer="landings", subject_id=ids, geometry=lg.geometry.values,
                              crs=ctx.crs, detail=_absent(ctx, "haul_roads") if hr is None else _absent(ctx, "roads", "row"))
     tol = rule.t("snap_tolerance_ft")
-    comp, reaches, comp_roads, members = _network(hr, pub, pub_ids, tol)
-    li, hj = hr.sindex.query(lg.geometry.values, predicate="dwithin", distance=tol + LENGTH_NOISE_FT)
+    comp, reaches, comp_roads, members, parts = _network(hr, pub, pub_ids, tol)
+    li, hj = parts.query(lg.geometry.values, predicate="dwithin", distance=tol + LENGTH_NOISE_FT)
     status, detail, via = [], [], []
     for i in range(n):  # the plan's landings
         cs = np.unique(comp[hj[li == i]])

@@ -36,7 +36,9 @@ from geoconstraints.rulebook.findings import concat_findings
 from geoconstraints.rulebook.model import FindingRows, Rule, Rulebook
 from geoconstraints.rulebook.registry import check
 from geoconstraints.rulebook.render import fmt_num
+from geoconstraints.rules.dem_cells import coarse_cell_note, coarse_pass_detail
 from geoconstraints.text import and_list, day_text, fixed, id_list, is_blank
+from geoconstraints.units import cell_within
 
 log = logging.getLogger(__name__)
 
@@ -205,7 +207,12 @@ def condition_a(ctx: StormwaterContext, rule: Rule, k: int) -> tuple[bool | None
     ``min_depression_depth_ft`` deep (shallower ones are filled before tracing) without reaching it
     (reading ``undrained_path_end``); ``not_evaluated`` without a DEM, when a path runs off the DEM,
     or when a path is cut off at ``max_flow_path_ft`` (not followed to its end: it may still reach
-    the water beyond, whatever ``undrained_path_end`` says).
+    the water beyond, whatever ``undrained_path_end`` says). That pass is given only on a DEM whose
+    cells (the larger side, feet: :attr:`~geoconstraints.io.dem.Dem.max_cell_size_ft`) are at most
+    ``max_dem_cell_ft``: a coarser grid averages a ditch or swale narrower than a cell into the ground
+    beside it, closing a depression the runoff leaves in fact, so its pass is ``not_evaluated``
+    (:func:`~geoconstraints.rules.dem_cells.coarse_pass_detail`); a path reaching the water on it stays
+    ``review``, and every traced finding on it says the cell size.
     """
     site = ctx.sites[k]
     limit = rule.t("impaired_water_distance_ft")
@@ -225,12 +232,15 @@ def condition_a(ctx: StormwaterContext, rule: Rule, k: int) -> tuple[bool | None
         return None, "not_evaluated", (f"{near}, beyond the screening distance of {fmt_num(limit)} ft: discharge not "
                                        f"analysed; {why}"), d, limit, line
     maxl = rule.t("max_flow_path_ft")
+    cell, max_cell = _dem_cell_ft(ctx), rule.t("max_dem_cell_ft")
+    coarse = not cell_within(cell, max_cell)
+    grid = f"; {coarse_cell_note(cell, rule, 'the flow paths are those of the coarse grid')}" if coarse else ""
     shallow = (f"; {flow.filled} closed depression(s) shallower than {fmt_num(rule.t('min_depression_depth_ft'))} ft "
                f"(min_depression_depth_ft) filled first" if flow.filled else "")
     traced = f"downslope flow path (D8 on the DEM, {flow.source_cells} cells of the site{shallow})"
     if flow.reached:
         return True, "review", (f"the {traced} reaches impaired water {_reached_label(ctx, flow)} after "
-                                f"{fixed(flow.length_ft, 0)} ft ({near} in a straight line)"), \
+                                f"{fixed(flow.length_ft, 0)} ft ({near} in a straight line){grid}"), \
             flow.length_ft, maxl, flow.path
     ends = ", ".join(f"{n} {k_}" for k_, n in flow.ends.items())
     if not flow.complete:
@@ -239,7 +249,7 @@ def condition_a(ctx: StormwaterContext, rule: Rule, k: int) -> tuple[bool | None
         how = " and ".join(cut[k_] for k_ in cut if flow.ends.get(k_)) or cut.get(flow.outcome, flow.outcome)
         longest = f"; longest path {fixed(flow.length_ft, 0)} ft" if flow.ends.get("limit") else ""
         return None, "not_evaluated", (f"the {traced} {how} before reaching an impaired water (path ends: "
-                                       f"{ends}{longest}): discharge not shown; {near}"), \
+                                       f"{ends}{longest}): discharge not shown; {near}{grid}"), \
             flow.length_ft, maxl, flow.end_points
     min_depth = rule.t("min_depression_depth_ft")
     deep = f" at least {fmt_num(min_depth)} ft deep (min_depression_depth_ft)" if min_depth > 0 else ""
@@ -247,10 +257,25 @@ def condition_a(ctx: StormwaterContext, rule: Rule, k: int) -> tuple[bool | None
            f"path {fixed(flow.length_ft, 0)} ft); {near}")
     reading = rule.s("undrained_path_end")
     if reading == "not_evaluated":
-        return None, "not_evaluated", f"every {traced} {how}; undrained_path_end=not_evaluated", flow.length_ft, maxl, \
-            flow.end_points
+        return None, "not_evaluated", f"every {traced} {how}; undrained_path_end=not_evaluated{grid}", flow.length_ft, \
+            maxl, flow.end_points
+    if coarse:  # a grid too coarse to show a ditch out of the depression: its pass is no promise
+        return None, "not_evaluated", coarse_pass_detail(cell, rule, COARSE_FLOW_HIDDEN, f"every {traced} {how}"), \
+            cell, max_cell, flow.end_points
     return False, "pass", f"every {traced} {how}; read as no discharge (undrained_path_end=no_discharge)", \
         flow.length_ft, maxl, flow.end_points
+
+
+COARSE_FLOW_HIDDEN = ("a ditch, swale or culvert channel narrower than a cell that carries the runoff out of a closed "
+                      "depression toward the water can be averaged into the ground beside it, leaving a closed "
+                      "depression that is not there")
+"""What a DEM cell over SWP-002's ``max_dem_cell_ft`` can hide from a pass (the middle of its detail)."""
+
+
+def _dem_cell_ft(ctx: StormwaterContext) -> float:
+    """The DEM's cell (the larger side, international feet; NaN without a DEM: never within a limit)."""
+    dem = ctx.layers.dem
+    return float(dem.max_cell_size_ft) if dem is not None else float("nan")
 
 
 def _reached_label(ctx: StormwaterContext, flow: FlowTrace) -> str:

@@ -515,7 +515,9 @@ def _ownership(ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None, tol: floa
 
 def _volumes(ha: gpd.GeoDataFrame, rule: Rule) -> pd.DataFrame:
     """Per harvest area: cords (cu ft as cords; the larger where both are given), board feet; NaN
-    where not given; ``z``: a 0 in one measure was read as not given.
+    where not given; ``z``: a 0 in one measure was read as not given; ``t``: the two summed in cords
+    (board feet at ``cord_equivalent_bf`` to the cord; NaN where neither is given); ``m``: both
+    given, nonzero (one volume in two measures, or two products: the inputs cannot tell).
 
     A 0 in one measure beside a volume in the other (0 cords and 9,000 board feet) is a blank an
     export filled with zero (a shapefile's numeric field has no empty value), not a volume: that
@@ -536,6 +538,12 @@ def _volumes(ha: gpd.GeoDataFrame, rule: Rule) -> pd.DataFrame:
     ...              load_rulebook("vestal").rules["HRV-001"])
     >>> v["c"].tolist(), v["b"].tolist(), v["z"].tolist()
     ([nan, 15.0, 0.0], [9000.0, nan, 0.0], [True, True, False])
+
+    9,000 board feet of sawtimber and 15 cords of pulpwood are 33 cords (500 board feet to the cord):
+
+    >>> v = _volumes(pd.DataFrame({"cords": [15.0], "board_feet": [9000.0]}), load_rulebook("vestal").rules["HRV-001"])
+    >>> v["t"].tolist(), v["m"].tolist()
+    ([33.0], [True])
     """
 
     def num(name: str) -> pd.Series:
@@ -547,16 +555,34 @@ def _volumes(ha: gpd.GeoDataFrame, rule: Rule) -> pd.DataFrame:
     bf = num("board_feet")
     # a 0 beside a volume in the other measure is a blank filled with zero: not given
     zc, zb = (cords == 0) & (bf > 0), (bf == 0) & (cords > 0)
-    return pd.DataFrame({"c": np.where(zc, np.nan, cords), "b": np.where(zb, np.nan, bf), "z": zc | zb})
+    c, b = np.where(zc, np.nan, cords), np.where(zb, np.nan, bf)
+    # the volume in cords, board feet counted at cord_equivalent_bf; cords and board feet both given may be
+    # two products (sawtimber, pulpwood): summed, the most the area may fell
+    f = rule.t("cord_equivalent_bf")
+    t = np.where(np.isnan(c) & np.isnan(b), np.nan, np.nan_to_num(c) + np.nan_to_num(b) / f)
+    lo = np.fmax(c, b / f)  # read as one volume in two measures: the larger
+    return pd.DataFrame({"c": c, "b": b, "z": zc | zb, "t": t, "lo": lo, "m": (c > 0) & (b > 0)})
 
 
 def _group_sums(vol: pd.DataFrame, comp: np.ndarray) -> pd.DataFrame:
-    """Per area: its group's summed cords and board feet (known part), and how many members lack each."""
+    """Per area: its group's summed cords and board feet (known part), and how many members lack each;
+    ``t`` the two summed in cords (:func:`_volumes`) and ``nt`` how many members give neither."""
     by = vol.groupby(comp)
     g = pd.DataFrame({"c": by["c"].sum(min_count=1), "b": by["b"].sum(min_count=1),
                       "nc": by["c"].apply(lambda s: int(s.isna().sum())),
-                      "nb": by["b"].apply(lambda s: int(s.isna().sum()))})
+                      "nb": by["b"].apply(lambda s: int(s.isna().sum())),
+                      "t": by["t"].sum(min_count=1), "lo": by["lo"].sum(min_count=1),
+                      "nt": by["t"].apply(lambda s: int(s.isna().sum())), "m": by["m"].any()})
     return g.loc[comp].reset_index(drop=True)
+
+
+def _over_total(g: pd.DataFrame, rule: Rule, col: str = "t") -> np.ndarray:
+    """The group's cords and board feet summed (board feet at ``cord_equivalent_bf`` to the cord) exceed a
+    limit; ``col="lo"``: each area's two measures read as one volume (the larger)."""
+    t = np.nan_to_num(g[col].to_numpy())
+    return (over_limit(t, rule.t("volume_limit_cords"))
+            | over_limit(t * rule.t("standard_cord_cuft"), rule.t("volume_limit_cuft"))
+            | over_limit(t * rule.t("cord_equivalent_bf"), rule.t("volume_limit_bf")))
 
 
 def _over(g: pd.DataFrame, rule: Rule) -> np.ndarray:
@@ -568,18 +594,31 @@ def _over(g: pd.DataFrame, rule: Rule) -> np.ndarray:
             | over_limit(b, rule.t("volume_limit_bf")))
 
 
-def _volume_text(rule: Rule, c: float, b: float) -> str:
+def _volume_text(rule: Rule, c: float, b: float, mixed: bool = False) -> str:
+    """The volume compared; ``mixed``: an area gives both measures (summed, they are read as two products)."""
     parts = []
     if not np.isnan(c):
         parts.append(f"{c:,.6g} cords = {c * rule.t('standard_cord_cuft'):,.0f} cu ft (limits "
                      f"{rule.t('volume_limit_cords'):,.0f} cords, {rule.t('volume_limit_cuft'):,.0f} cu ft)")
     if not np.isnan(b):
         parts.append(f"{b:,.0f} board feet (limit {rule.t('volume_limit_bf'):,.0f})")
+    if c > 0 and b > 0:  # NaN is not
+        parts[-1] += (f"; {'as two products, ' if mixed else ''}together {c + b / rule.t('cord_equivalent_bf'):,.6g} "
+                      f"cords, board feet counted at "
+                      f"{rule.t('cord_equivalent_bf'):,.0f} to the cord (cord_equivalent_bf)")
     return "; ".join(parts) or "no volume given (fields cords, cubic_feet, board_feet)"
 
 
+def _two_products(which: np.ndarray, lo: float) -> str:
+    """Why a sum over the limits only if an area's cords and board feet are two products is review."""
+    return (f"; a licence is needed if the cords and board feet given for {id_list(which)} are two products "
+            f"(sawtimber in board feet, pulpwood or firewood in cords), which the inputs cannot tell; read as one "
+            f"volume in two measures (the larger) the harvest is {lo:,.6g} cords, within the limits: where it is one "
+            f"volume, give it in one measure")
+
+
 def _volume_detail(rule: Rule, ids: np.ndarray, own: _Ownership, sums: pd.DataFrame, status: np.ndarray,
-                   over_c: np.ndarray, no_volume: np.ndarray, zeros: np.ndarray) -> list[str]:
+                   over_c: np.ndarray, no_volume: np.ndarray, zeros: np.ndarray, mixed: np.ndarray) -> list[str]:
     """The sentence of each area: the sum compared, over which areas and parcels, and why."""
     exempt = "; ".join(f"{str(e.get('text', e.get('key', ''))).rstrip('.')} ({e.get('citation', rule.citation)})"
                        for e in rule.p("exemptions", []))
@@ -587,7 +626,7 @@ def _volume_detail(rule: Rule, ids: np.ndarray, own: _Ownership, sums: pd.DataFr
     for i in range(len(ids)):  # the plan's harvest areas (a handful)
         comp = own.certain if over_c[i] else own.possible
         members = comp == comp[i]
-        txt = _volume_text(rule, sums["c"].iloc[i], sums["b"].iloc[i])
+        txt = _volume_text(rule, sums["c"].iloc[i], sums["b"].iloc[i], bool((members & mixed).any()))
         if members.sum() > 1:
             txt += f"; summed over harvest areas {id_list(ids[members])}"
         joined = not over_c[i] and bool((members & (own.certain != own.certain[i])).any())
@@ -600,10 +639,11 @@ def _volume_detail(rule: Rule, ids: np.ndarray, own: _Ownership, sums: pd.DataFr
                     f"inputs cannot tell ({own.why_unknown})")
         elif joined:
             txt += f", which may lie on one owner's land ({own.why_unknown})"
+        if sums["two"].iloc[i]:
+            txt += _two_products(ids[members & mixed], sums["lo"].iloc[i])
         lack = ids[members & no_volume]
         if status[i] == "not_evaluated":
-            txt += (f"; volume not given for {id_list(lack)}" if len(lack) else
-                    "; cords / cu ft and board feet given for different areas, no common sum")
+            txt += f"; volume not given for {id_list(lack)}"
             if len(zeroed := ids[members & zeros]):
                 txt += (f" (a 0 beside a volume in the other measure, in {id_list(zeroed)}, is read as a blank "
                         f"filled with zero: not given)")
@@ -621,10 +661,14 @@ def check_commercial_volume(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     area's ``parcel_id``), on touching parcels of one stated owner (``parcels.owner``), or
     touching with one stated ``owner`` of their own. ``cords`` and ``cubic_feet`` are one measure
     (a cubic foot is 1 / ``standard_cord_cuft`` cord; where an area gives both, the larger counts)
-    summed together; ``board_feet`` is summed apart. An area is ``review`` when the known part of
-    its group's volume exceeds a limit, or when the areas that unknown ownership could join
-    (no parcel known, owner not stated) together exceed it, saying so; ``pass`` only when every
-    volume of that widest group is known in one measure and none exceeds; else ``not_evaluated``.
+    summed together; ``board_feet`` is summed apart, and with the cords, counted at
+    ``cord_equivalent_bf`` board feet to the cord: the law's volume is the harvest's, sawtimber and
+    pulpwood together. An area giving both cords and board feet may give one volume in two measures
+    or two products: where only their sum exceeds a limit, ``review`` saying so. An area is ``review``
+    when the known part of its group's volume exceeds a limit, or when the areas that unknown
+    ownership could join (no parcel known, owner not stated) together exceed it, saying so;
+    ``pass`` only when every area of that widest group gives a volume and even the sum of all its
+    measures exceeds no limit; else ``not_evaluated``.
     """
     ha = ctx.harvest_area
     if ha is None:
@@ -633,21 +677,32 @@ def check_commercial_volume(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     own = _ownership(ha, ctx.get("parcels"), rule.t("contiguity_tolerance_ft"))
     vol = _volumes(ha, rule)
     cert, poss = _group_sums(vol, own.certain), _group_sums(vol, own.possible)
-    over_c, over_p = _over(cert, rule), _over(poss, rule)
-    complete = (poss["nc"].to_numpy() == 0) | (poss["nb"].to_numpy() == 0)
-    status = np.where(over_c | over_p, "review", np.where(complete, "pass", "not_evaluated"))
-    sums = pd.DataFrame(np.where(over_c[:, None], cert[["c", "b"]], poss[["c", "b"]]), columns=["c", "b"])
+    # over: a measure alone, or the measures summed (board feet at cord_equivalent_bf), an area giving both
+    # read as one volume (the larger); two: over only if an area's cords and board feet are two products
+    over_c = _over(cert, rule) | _over_total(cert, rule, "lo")
+    over_p = _over(poss, rule) | _over_total(poss, rule, "lo")
+    two_c, two_p = _over_total(cert, rule) & ~over_c, _over_total(poss, rule) & ~over_p
+    certain = over_c | two_c  # the finding speaks of the certain group
+    status = np.where(over_c | over_p | two_c | two_p, "review",
+                      np.where(poss["nt"].to_numpy() == 0, "pass", "not_evaluated"))
+    cols = ["c", "b", "t", "lo"]
+    sums = pd.DataFrame(np.where(certain[:, None], cert[cols], poss[cols]), columns=cols)
+    sums["two"] = np.where(certain, two_c, two_p & ~over_c)
     c_arr, b_arr = sums["c"].to_numpy(dtype=float), sums["b"].to_numpy(dtype=float)
     lim_c, lim_bf = rule.t("volume_limit_cords"), rule.t("volume_limit_bf")
     c_over = (np.nan_to_num(c_arr) > lim_c) | (np.nan_to_num(c_arr) * rule.t("standard_cord_cuft")
                                                > rule.t("volume_limit_cuft"))
     use_bf = np.isnan(c_arr) | (~c_over & (np.nan_to_num(b_arr) > lim_bf))
+    # both measures in the sum and neither over alone: the sum compared, in cords
+    use_t = ~(c_over | (np.nan_to_num(b_arr) > lim_bf)) & (np.nan_to_num(c_arr) > 0) & (np.nan_to_num(b_arr) > 0)
+    use_bf &= ~use_t
+    measured = np.where(use_t, sums["t"].to_numpy(dtype=float), np.where(use_bf, b_arr, c_arr))
     no_volume = (vol["c"].isna() & vol["b"].isna()).to_numpy()
     f = rule.findings(status, subject_layer="harvest_area", subject_id=ids,
-                      measured=np.where(use_bf, b_arr, c_arr), threshold=np.where(use_bf, lim_bf, lim_c),
+                      measured=measured, threshold=np.where(use_bf, lim_bf, lim_c),
                       unit=np.where(use_bf, "bf", "cords"), geometry=ha.geometry.values, crs=ctx.crs,
-                      detail=_volume_detail(rule, ids, own, sums, status, over_c, no_volume,
-                                            vol["z"].to_numpy(dtype=bool)))
+                      detail=_volume_detail(rule, ids, own, sums, status, certain, no_volume,
+                                            vol["z"].to_numpy(dtype=bool), vol["m"].to_numpy(dtype=bool)))
     f["parcels"] = [", ".join(p) for p in own.parcels]
     return f
 
@@ -879,11 +934,12 @@ def _derived_gaps(ctx: HarvestContext, rule: Rule, key: str) -> str:
         step = fmt_num(rule.t("contour_interval_ft"))
         if ctx.layers.dem is None:
             return "no DEM given: no contours"
-        return (f"no contour line at a multiple of {step} ft crosses the plan's area: the DEM does not cover it, "
+        none = (f"no contour line at a multiple of {step} ft crosses the plan's area: the DEM does not cover it, "
                 f"has no data there, or the ground there lies between two such levels (give contours, or a "
                 f"smaller contour_interval_ft)")
+        return "; ".join(filter(None, [none, _coarse_contours(ctx, rule)]))
     if key == "b" and ctx.layers.dem is not None:
-        return _off_dem(ctx)
+        return "; ".join(filter(None, [_coarse_contours(ctx, rule), _off_dem(ctx)]))
     if key == "c":
         ha = ctx.harvest_area
         zsrc, src = _zoning_frame(ctx)
@@ -931,6 +987,29 @@ def _plan_parts(ctx: HarvestContext, part: Any, where: str) -> list[str]:
     return out
 
 
+def _coarse_contours(ctx: HarvestContext, rule: Rule) -> str:
+    """Why contours drawn from the DEM do not show the land at the rule's interval: its cells (the larger
+    side, :attr:`~geoconstraints.io.dem.Dem.max_cell_size_ft`) over the rule's ``max_dem_cell_ft``
+    (:func:`~geoconstraints.units.cell_within`; an unknown cell size counts as over it), '' within it.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> rule = load_rulebook("vestal")["HRV-002"]
+    >>> lim = rule.t("max_dem_cell_ft")
+    >>> [bool(_coarse_contours(NS(layers=NS(dem=NS(max_cell_size_ft=c))), rule)) for c in (lim - 0.1, lim, lim + 0.1)]
+    [False, False, True]
+    """
+    cell = float(ctx.layers.dem.max_cell_size_ft) if ctx.layers.dem is not None else float("nan")
+    if cell_within(cell, rule.t("max_dem_cell_ft")):
+        return ""
+    return dem_cells.coarse_cell_note(
+        cell, rule, f"the contours at {fmt_num(rule.t('contour_interval_ft'))} ft are drawn between elevations "
+        f"{cell:,.0f} ft apart, each cell one elevation for its whole width: the grid's lines, not the land's, "
+        f"and not a site survey; give surveyed contours, or {dem_cells.FINER_DEM}")
+
+
 def _off_dem(ctx: HarvestContext) -> str:
     """The plan's features (:data:`PLAN_LAYERS`) the DEM's extent does not wholly cover, and those on its
     cells without data (nodata, :meth:`~geoconstraints.io.dem.Dem.nodata_area`, read for the plan's
@@ -958,8 +1037,9 @@ def check_site_plan(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     """For each site-plan element a..k: ``info`` when the inputs supply it, else ``not_evaluated``
     naming the layer (role) that would; contours at the rulebook interval from the DEM (b: a DEM not
     covering every plan feature, or without data under one, is ``not_evaluated`` naming the features
-    and how much lies off it or on its nodata cells), the zoning's coverage around the harvest area
-    (c) and the buffer strips (j) checked too."""
+    and how much lies off it or on its nodata cells; so is a DEM whose cells are over ``max_dem_cell_ft``,
+    :func:`_coarse_contours`: its contours are the grid's, not a site survey), the zoning's coverage
+    around the harvest area (c) and the buffer strips (j) checked too."""
     status, detail, keys = [], [], []
     for el in site_plan_inputs(ctx.layers, rule):
         why = "; ".join([f"not supplied: {', '.join(el.missing)}"] if el.missing else []) \
@@ -968,8 +1048,9 @@ def check_site_plan(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
         if empty := _empty_given(ctx, el.present):
             txt += f" ({', '.join(empty)} given with no feature: none on the plan)"
         if el.key == "b" and len(ctx.contours):  # over the part of the plan the DEM covers: why says what it misses
+            cell = ctx.layers.dem.max_cell_size_ft if ctx.layers.dem is not None else float("nan")
             txt += (f"; {len(ctx.contours)} contour levels at {fmt_num(rule.t('contour_interval_ft'))} ft derived "
-                    f"from the DEM (layer contours)")
+                    f"from the DEM's {cell:,.1f}-ft cells (layer contours)")
         if el.key == "j" and not why:
             txt += f"; {len(ctx.buffers.strips)} buffer strips (layer buffer_strips)"
         keys.append(el.key)
@@ -1390,6 +1471,121 @@ def check_skidding_in_channel(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFra
                          unit="ft", geometry=geom, crs=ctx.crs, detail=detail)
 
 
+@dataclass
+class StreamGaps:
+    """Possible crossings the stream map leaves out (:func:`stream_gaps`): one per gap at a line."""
+
+    line: np.ndarray  # index of the plan line
+    point: np.ndarray  # on the line, across from the gap
+    station: np.ndarray  # its distance along the line, ft
+    detail: list[str]
+
+
+def _free_stream_ends(streams: gpd.GeoDataFrame, every: gpd.GeoDataFrame, near_lines: Any,
+                      dist_ft: float) -> tuple[np.ndarray, np.ndarray]:
+    """The ends of the line streams of ``streams`` within ``dist_ft`` of ``near_lines`` that touch no other
+    stream line of ``every`` (each part of a multi-part line apart; a closed line has no end): (the end
+    points, the row of ``streams`` each ends)."""
+    none = (np.array([], dtype=object), np.array([], int))
+    reach = dist_ft + LENGTH_NOISE_FT
+    rows = np.unique(streams.sindex.query(near_lines, predicate="dwithin", distance=reach)[1])
+    sg = streams.geometry.values[rows]
+    lines = np.isin(shapely.get_type_id(sg), (1, 5))
+    parts, owner = shapely.get_parts(sg[lines], return_index=True)
+    keep = (shapely.get_type_id(parts) == 1) & (shapely.length(parts) > LENGTH_NOISE_FT) & ~shapely.is_closed(parts)
+    parts, owner = parts[keep], rows[lines][owner[keep]]
+    if not len(parts):
+        return none
+    ends = np.concatenate([shapely.get_point(parts, 0), shapely.get_point(parts, -1)])
+    end_part, end_row = np.tile(np.arange(len(parts)), 2), np.tile(owner, 2)
+    near = np.unique(shapely.STRtree(near_lines).query(ends, predicate="dwithin", distance=reach)[0])
+    ends, end_part, end_row = ends[near], end_part[near], end_row[near]
+    # the other stream lines (every kind, every part) an end touches: a junction, the next segment of an export
+    # (a line ending in a stream polygon flows into it)
+    og = every.geometry.values[np.unique(every.sindex.query(ends, predicate="dwithin", distance=LENGTH_NOISE_FT)[1])]
+    others = shapely.get_parts(og)
+    e, o = shapely.STRtree(others).query(ends, predicate="dwithin", distance=LENGTH_NOISE_FT)
+    same = shapely.equals(others[o], parts[end_part[e]])  # the end's own part
+    touched = np.zeros(len(ends), bool)
+    touched[e[~same]] = True
+    return ends[~touched], end_row[~touched]
+
+
+def stream_gaps(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, every: gpd.GeoDataFrame, dist_ft: float,
+                cp: ChannelPieces, listed: np.ndarray) -> StreamGaps:
+    """Places where a stream line stops within ``dist_ft`` of a plan line without crossing it: a possible
+    crossing the stream map leaves out (a culvert or bridge not digitised, the line broken at the road).
+
+    An end of a line stream of ``streams`` that touches no other stream line of ``every``
+    (:func:`_free_stream_ends`) and lies within ``dist_ft`` of a line (``at_most``: the limit included) is a
+    gap at that line, unless a piece of the same stream in the channel at that line is already ``listed``
+    (the crossing is mapped). Two such ends on either side of the line (the straight segment between them
+    meets it) are one gap, the nearest pairs first. A stream end farther than ``dist_ft`` from every line is
+    a real end of a stream, not a gap.
+    """
+    empty = StreamGaps(np.array([], int), np.array([], dtype=object), np.array([]), [])
+    if not len(lines) or not len(streams):
+        return empty
+    lg = lines.geometry.values
+    ends, row = _free_stream_ends(streams, every, lg, dist_ft)
+    if not len(ends):
+        return empty
+    e, li = shapely.STRtree(lg).query(ends, predicate="dwithin", distance=dist_ft + LENGTH_NOISE_FT)
+    d = shapely.distance(ends[e], lg[li])
+    ok = at_most(d, dist_ft)
+    e, li, d = e[ok], li[ok], d[ok]
+    sid = streams["feature_id"].astype(str).to_numpy()[row]
+    kind_col = streams["kind"] if "kind" in streams.columns else pd.Series(None, index=streams.index, dtype=object)
+    kind = np.array(["kind unknown" if is_blank(k) else str(k) for k in kind_col.to_numpy()[row]], dtype=object)
+    mapped = np.flatnonzero(listed)  # the pieces already listed: a mapped crossing (or a road along a channel)
+    out_line, out_pt, out_st, out_detail = [], [], [], []
+    for i in np.unique(li):  # the lines with a stream end near them (a handful)
+        mine = [(k, float(dk)) for k, dk, lk in zip(e, d, li) if lk == i and not any(
+            cp.line[j] == i and sid[k] in cp.streams[j].split(", ")
+            and at_most(shapely.distance(ends[k], cp.geom[j]), dist_ft) for j in mapped)]
+        if not mine:
+            continue
+        dist = dict(mine)
+        cand = sorted(((float(shapely.distance(ends[a], ends[b])), a, b) for n, (a, _) in enumerate(mine)
+                       for b, _ in mine[n + 1:]
+                       if shapely.intersects(shapely.LineString([ends[a], ends[b]]), lg[i])), key=lambda t: t[0])
+        used: set[int] = set()
+        for gap, a, b in cand:
+            if a in used or b in used:
+                continue
+            used.update((a, b))
+            a, b = sorted((a, b), key=lambda k: (dist[k], sid[k]))  # the nearer end first
+            mid = shapely.line_interpolate_point(shapely.LineString([ends[a], ends[b]]), 0.5, normalized=True)
+            st = float(shapely.line_locate_point(lg[i], mid))
+            other = "resumes" if sid[a] == sid[b] else f"stream {sid[b]} ({kind[b]}) stops"
+            out_line.append(i)
+            out_st.append(st)
+            out_pt.append(shapely.line_interpolate_point(lg[i], st))
+            out_detail.append(
+                f"possible crossing the stream map leaves out, at {st:,.0f} ft along the line: stream {sid[a]} "
+                f"({kind[a]}) stops {dist[a]:,.1f} ft from it on one side and {other} {dist[b]:,.1f} ft from it on the "
+                f"other, a gap of {gap:,.1f} ft across it (ends within {fmt_num(dist_ft)} ft: stream_end_distance_ft); "
+                f"check on the ground for a culvert or bridge carrying the stream under it (a crossing under the "
+                f"same statutes) and add it to the stream map")
+        for k, dk in mine:
+            if k in used:
+                continue
+            st = float(shapely.line_locate_point(lg[i], ends[k]))
+            out_line.append(i)
+            out_st.append(st)
+            out_pt.append(shapely.line_interpolate_point(lg[i], st))
+            out_detail.append(
+                f"possible crossing the stream map leaves out, at {st:,.0f} ft along the line: stream {sid[k]} "
+                f"({kind[k]}) stops {dk:,.1f} ft from it, touching no other stream line, within "
+                f"{fmt_num(dist_ft)} ft (stream_end_distance_ft); check on the ground whether it runs on across "
+                f"(a culvert or bridge not mapped: a crossing under the same statutes) or truly ends there")
+    if not out_line:
+        return empty
+    order = np.lexsort((np.array(out_st), np.array(out_line)))
+    return StreamGaps(np.array(out_line, int)[order], np.array(out_pt, dtype=object)[order],
+                      np.array(out_st, float)[order], [out_detail[j] for j in order])
+
+
 def _crossings_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: str,
                      streams: gpd.GeoDataFrame, kinds_txt: str) -> list[gpd.GeoDataFrame]:
     ids = _plan_ids(g)
@@ -1403,8 +1599,13 @@ def _crossings_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer
                f"{cp.why[j]}; any work in the stream bed falls under the same statutes") for j in sel]
     out = [rule.findings("review", subject_layer=layer, subject_id=ids[cp.line[sel].astype(int)], unit="ft",
                          measured=cp.station[sel].astype(float), geometry=cp.point[sel], crs=ctx.crs, detail=detail)]
-    none = np.setdiff1d(np.arange(len(g)), cp.line[sel].astype(int))
-    note = [f"{kinds_txt} checked" + (
+    end_ft = rule.t("stream_end_distance_ft")
+    every = ctx.get("streams")
+    gaps = stream_gaps(g, streams, streams if every is None else every, end_ft, cp, listed)
+    out.append(rule.findings("review", subject_layer=layer, subject_id=ids[gaps.line], unit="ft",
+                             measured=gaps.station, geometry=gaps.point, crs=ctx.crs, detail=gaps.detail))
+    none = np.setdiff1d(np.arange(len(g)), np.concatenate([cp.line[sel].astype(int), gaps.line]))
+    note = [f"{kinds_txt} checked, and no stream line stops within {fmt_num(end_ft)} ft of it" + (
         f"; {cp.length[cp.line == i].sum():,.0f} ft inside a channel other than to cross it (HRV-012)"
         if (cp.line == i).any() else "") for i in none]
     out.append(rule.findings("pass", subject_layer=layer, subject_id=ids[none], geometry=g.geometry.values[none],
@@ -1526,6 +1727,11 @@ def check_buffer_cutting(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
 # HRV-024..027 landings and access
 
 
+def _point_landings(lg: gpd.GeoDataFrame) -> np.ndarray:
+    """The landings mapped as points (or multipoints): a point cannot show where the landing's pad ends."""
+    return np.isin(shapely.get_type_id(lg.geometry.values), (0, 4))
+
+
 def _drawn(strips: gpd.GeoDataFrame, sources: pd.DataFrame, rules: set[str], *,
            possible: bool = False) -> gpd.GeoDataFrame:
     """The strips of the rules ``rules`` with what each is drawn around (``source_geometry``, None
@@ -1643,12 +1849,25 @@ def check_landing_in_buffer(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     edge &= ~hit & ~maybe
     dist = (shapely.distance(lg.geometry.values, shapely.union_all(strips.geometry.values)) if len(strips)
             else np.full(n, np.nan))
+    # a landing mapped as a point: its pad, up to point_landing_radius_ft around it (touching is within), may
+    # reach into a strip (measured to the strips' sources, or a possible strip's); only a point farther passes
+    r = rule.t("point_landing_radius_ft")
+    pt = _point_landings(lg) & ~hit & ~maybe & ~edge
+    pe = _strip_edges(lg, strips, hit, beyond_ft=r)
+    pp = _strip_edges(lg, pos, maybe | hit, beyond_ft=r)
+    pad = pt & (pe.is_in | pe.unknown | pp.is_in | pp.unknown)
+    pad_at = [", ".join(x for x in (a, b, c, d) if x) for a, b, c, d in zip(pe.in_at, pe.unknown_at, pp.in_at,
+                                                                          pp.unknown_at)]
     miss = "; ".join(f"{k.replace('_', ' ')} ({v})" for k, v in bb.missing.items())
-    status = np.where(hit, "violation", np.where(maybe | edge, "review", "not_evaluated" if bb.missing else "pass"))
+    status = np.where(hit, "violation", np.where(maybe | edge | pad, "review",
+                                                 "not_evaluated" if bb.missing else "pass"))
     near = np.where(np.isfinite(dist), [f"nearest buffer strip {d:,.2f} ft away" for d in dist], "no buffer strip nearby")
     on_edge = [f"at the edge of {a}: its outline, drawn up to {e:,.2f} ft inside the true line where it curves, may "
                f"pass the landing by that much; measure on the ground; " if ok else ""
                for ok, a, e in zip(edge, edge_at, err)]
+    on_edge = [o + (f"the landing is a point, and its pad may reach up to {fmt_num(r)} ft (point_landing_radius_ft) "
+                    f"around it, into {a}: map its extent (a polygon); " if ok else "")
+               for o, ok, a in zip(on_edge, pad, pad_at)]
     detail = np.where(hit, ["inside " + t for t in inside],
                       [(f"inside {m}: a strip if it is a listed district; " if m else "") + o + t
                        + (f"; buffer strips not built: {miss}" if miss else "")
@@ -1660,7 +1879,7 @@ def check_landing_in_buffer(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     f = rule.findings(status, subject_layer="landings", subject_id=ids, measured=np.where(hit, 0.0, dist), unit="ft",
                       geometry=geom, crs=ctx.crs, detail=detail)
     in_buffer = hit.astype(object)
-    in_buffer[~hit & (maybe | edge | bool(bb.missing))] = None  # not inside a strip built, not known to be outside
+    in_buffer[~hit & (maybe | edge | pad | bool(bb.missing))] = None  # not inside a strip built, not known outside
     f["in_buffer"] = in_buffer
     f["buffer_kinds"] = kinds
     return f
@@ -1702,8 +1921,21 @@ def check_landing_row_distance(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFr
     # without the roads layer only the mapped rights-of-way are known: a landing far from them may be
     # near a public road that has none
     unsure = ctx.get("roads") is None
+    # a landing mapped as a point: its pad, up to point_landing_radius_ft around it, may reach nearer; a pass
+    # from a point holds only that much beyond the limit (at the wider width where the width is not given)
+    r = rule.t("point_landing_radius_ft")
+    dist_pt, _ = _row_edges(lg, wide, dist_wide, near_wide, limit + r)
+    short = _point_landings(lg) & (dist >= limit - LENGTH_NOISE_FT) & (dist_pt < limit + r - LENGTH_NOISE_FT)
+    narrow = (dist_wide < limit - LENGTH_NOISE_FT) & (dist >= limit - LENGTH_NOISE_FT)
     status = np.where(dist < limit - LENGTH_NOISE_FT, "violation", "not_evaluated" if unsure else
-                      np.where(dist_wide < limit - LENGTH_NOISE_FT, "review", "pass"))
+                      np.where(narrow | short, "review", "pass"))
+    width = (f"at {fmt_num(rule.t('default_row_width_ft'))} ft wide, nearer if the right-of-way is up to "
+             f"{fmt_num(rule.t('max_assumed_row_width_ft'))} ft wide: its width is not given; give the road's "
+             f"row_width_ft or a row polygon")
+    point = (f"the landing is a point, measured from it, and its pad may reach up to {fmt_num(r)} ft "
+             f"(point_landing_radius_ft) nearer: map its extent (a polygon)")
+    near = np.array(["; ".join([t for t, ok in ((width, w and not unsure), (point, p)) if ok] + [str(t)])
+                     for t, w, p in zip(near, narrow, short)], dtype=object)
     if unsure:
         near = np.array([f"{t}; no roads layer: a public road without a right-of-way polygon is not known"
                          for t in near], dtype=object)

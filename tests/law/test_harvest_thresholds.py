@@ -231,12 +231,26 @@ def test_hrv012_opposite_bank_arc_ratio(tmp_path, units, d, expected) -> None:
     assert status_of(res, "HRV-013", "T") == ("review" if expected == "pass" else "pass")
 
 
+@pytest.mark.parametrize("units", UNITS)
+@pytest.mark.parametrize("d,expected", [(49.9, "review"), (50.0, "review"), (50.1, "pass")])
+def test_hrv013_stream_end_distance(tmp_path, units, d, expected) -> None:
+    # a stream along u = 50 mapped with a break at haul road R (v = 0, u 0..100): line A stops d ft south of
+    # R, line B starts d ft north. Within stream_end_distance_ft (50, the limit included) the ends are a
+    # possible crossing the map leaves out (review); beyond it, the map's own ends of two streams (pass)
+    streams = [("A", LineString([(50, -500), (50, -d)]), {"kind": "perennial"}),
+               ("B", LineString([(50, d), (50, 500)]), {"kind": "perennial"})]
+    res = run_plan(tmp_path, units, {"haul_roads": [("R", LineString([(0, 0), (100, 0)]), {})], "streams": streams})
+    assert status_of(res, "HRV-013", "R") == expected
+
+
 # ------------------------------------------------------------------------------------------
 # buffer widths (HRV-020 50 ft, HRV-021 / HRV-022 100 ft) through HRV-024: no landing in a strip
 
 
 @pytest.mark.parametrize("units", UNITS)
-@pytest.mark.parametrize("d,expected", [(49.9, "violation"), (50.0, "violation"), (50.1, "pass")])
+# the landing is a point: just outside a strip it is review (its pad may reach in: point_landing_radius_ft,
+# tests/test_harvest_audit22c.py), no longer a pass (round 22c); likewise below
+@pytest.mark.parametrize("d,expected", [(49.9, "violation"), (50.0, "violation"), (50.1, "review")])
 def test_hrv020_stream_buffer_width(tmp_path, units, d, expected) -> None:
     # a landing d ft north of a perennial stream line: the strip is at least 50 ft wide and a landing
     # touching it is in it
@@ -248,7 +262,7 @@ def test_hrv020_stream_buffer_width(tmp_path, units, d, expected) -> None:
 
 
 @pytest.mark.parametrize("units", UNITS)
-@pytest.mark.parametrize("d,expected", [(49.9, "violation"), (50.0, "violation"), (50.1, "pass")])
+@pytest.mark.parametrize("d,expected", [(49.9, "violation"), (50.0, "violation"), (50.1, "review")])
 def test_hrv020_road_buffer_width(tmp_path, units, d, expected) -> None:
     # a landing d ft from a public road's centre line (no row layer: measured from the centre line)
     res = run_plan(tmp_path, units, {"landings": [("L", Point(500, 900 - d), {})], "streams": STREAM,
@@ -268,7 +282,7 @@ def _district_scene(landing: Point, dwelling_zone: str = "C-1") -> dict:
 
 
 @pytest.mark.parametrize("units", UNITS)
-@pytest.mark.parametrize("d,expected", [(99.9, "violation"), (100.0, "violation"), (100.1, "pass")])
+@pytest.mark.parametrize("d,expected", [(99.9, "violation"), (100.0, "violation"), (100.1, "review")])
 def test_hrv021_property_line_buffer_width(tmp_path, units, d, expected) -> None:
     # a landing d ft west of the RA-1 parcel's west line (u = 500), inside the C-1 parcel
     res = run_plan(tmp_path, units, _district_scene(Point(500 - d, 900)))
@@ -290,7 +304,7 @@ def test_hrv021_touch_tolerance(tmp_path, units, gap, expected) -> None:
 
 
 @pytest.mark.parametrize("units", UNITS)
-@pytest.mark.parametrize("d,expected", [(99.9, "violation"), (100.0, "violation"), (100.1, "pass")])
+@pytest.mark.parametrize("d,expected", [(99.9, "violation"), (100.0, "violation"), (100.1, "review")])
 def test_hrv022_dwelling_buffer_width(tmp_path, units, d, expected) -> None:
     # the dwelling D (200, 500) stands in an RR parcel; a landing d ft east of it
     res = run_plan(tmp_path, units, _district_scene(Point(200 + d, 500), dwelling_zone="RR"))
@@ -302,7 +316,8 @@ def test_hrv022_dwelling_buffer_width(tmp_path, units, d, expected) -> None:
 
 
 @pytest.mark.parametrize("units", UNITS)
-@pytest.mark.parametrize("d,expected", [(149.9, "violation"), (150.0, "pass"), (150.1, "pass")])
+# a point landing: review from 150 up to 270 ft (point_landing_radius_ft), no longer a pass (round 22c)
+@pytest.mark.parametrize("d,expected", [(149.9, "violation"), (150.0, "review"), (150.1, "review")])
 def test_hrv025_landing_distance(tmp_path, units, d, expected) -> None:
     # the road's right-of-way polygon v 1000..1050 (its centre line v = 1025 lies inside it); the
     # landing d ft south of it: "at least 150 ft"
@@ -314,13 +329,16 @@ def test_hrv025_landing_distance(tmp_path, units, d, expected) -> None:
     # the right-of-way polygons alone: a public road without one is not known, never a pass
     alone = run_plan(tmp_path / "alone", units, {"landings": [("L", Point(500, 1000 - d), {})],
                                                  "row": [("W", box(-500, 1000, 1500, 1050), {})]})
-    assert status_of(alone, "HRV-025", "L") == {"pass": "not_evaluated"}.get(expected, expected)
+    assert status_of(alone, "HRV-025", "L") == ("violation" if expected == "violation" else "not_evaluated")
 
 
 @pytest.mark.parametrize("units", UNITS)
 @pytest.mark.parametrize("d,expected", [(174.9, "violation"), (175.0, "review"), (175.1, "review"),
-                                        (199.9, "review"), (200.0, "pass"), (200.1, "pass")])
+                                        (199.9, "review"), (200.0, "review"), (200.1, "review")])
 def test_hrv025_default_row_width(tmp_path, units, d, expected) -> None:
+    # round 22c: the landing is a point, so 200 ft (and the width given, 175 ft and more) is review too: its
+    # pad may reach up to point_landing_radius_ft nearer (a pass from a point at d >= 320:
+    # tests/test_harvest_audit22c.py); the width's review still says the width is not given
     # a road centre line without row_width_ft: at default_row_width_ft = 50 ft its right-of-way reaches
     # 25 ft each side, so a landing d ft from the centre line is d - 25 ft from it (violation under
     # 150: d < 175); the width is not known, so a pass must hold at max_assumed_row_width_ft = 100 ft
@@ -330,16 +348,16 @@ def test_hrv025_default_row_width(tmp_path, units, d, expected) -> None:
     assert status_of(res, "HRV-025", "L") == expected
     row = rows_of(res, "HRV-025", "L").iloc[0]
     assert "no row_width_ft given" in row["message"]
-    if expected == "review":
-        assert "right-of-way 50 ft wide, minimum 150 ft, but less if the right-of-way is up to 100 ft wide: " \
-               "its width is not given" in row["message"]
+    if expected == "review" and d < 200:
+        assert "from a public right-of-way, minimum 150 ft, but may be nearer than 150 ft to it: at 50 ft wide, " \
+               "nearer if the right-of-way is up to 100 ft wide: its width is not given" in row["message"]
         assert "widened by half its 50 ft right-of-way" in row["message"]  # measured at the default width
         assert row["measured"] == pytest.approx(d - 25, abs=1e-6)
     # the same road with its width given: measured at that width, no review
     given = run_plan(tmp_path / "given", units, {"landings": [("L", Point(500, 1000 - d), {})],
                                                  "roads": [("R", LineString([(-500, 1000), (1500, 1000)]),
                                                             {"row_width_ft": 50.0})]})
-    assert status_of(given, "HRV-025", "L") == ("violation" if d < 175 else "pass")
+    assert status_of(given, "HRV-025", "L") == ("violation" if d < 175 else "review")
 
 
 # ------------------------------------------------------------------------------------------
@@ -460,6 +478,18 @@ def test_hrv002_contour_interval(tmp_path, units, interval) -> None:
     assert status_of(res, "HRV-002", "b") == "info"
 
 
+@pytest.mark.parametrize("units", UNITS)
+@pytest.mark.parametrize("cell,expected", [(39.9, "info"), (40.0, "info"), (40.1, "not_evaluated")])
+def test_hrv002_contour_dem_cell(tmp_path, units, cell, expected) -> None:
+    # contours at 10 ft from a 10 % plane under a 100-ft harvest area on cells of ``cell`` ft: within
+    # max_dem_cell_ft (40, the limit included) element b is shown (info); over it the contours are the
+    # grid's, not a site survey (not_evaluated)
+    res = run_plan(tmp_path, units, {"harvest_area": [("A", SQ, {})]},
+                   dem=(lambda u, v: 1000 + 0.10 * u, cell, (-300, -300, 400, 400)), exact=True)
+    assert len(res.derived["contours"])
+    assert status_of(res, "HRV-002", "b") == expected
+
+
 # ------------------------------------------------------------------------------------------
 # thresholds no geometry measures: their numbers are texts (tests/test_rulebook_text.py)
 
@@ -482,15 +512,18 @@ TEXT_ONLY = {
 TESTED = {
     ("HRV-001", "volume_limit_cords"), ("HRV-001", "volume_limit_cuft"), ("HRV-001", "volume_limit_bf"),
     ("HRV-001", "standard_cord_cuft"), ("HRV-001", "contiguity_tolerance_ft"),
-    ("HRV-002", "zoning_search_distance_ft"), ("HRV-002", "contour_interval_ft"),
+    ("HRV-002", "zoning_search_distance_ft"), ("HRV-002", "contour_interval_ft"), ("HRV-002", "max_dem_cell_ft"),
     ("HRV-003", "distance_ft"), ("HRV-003", "coverage_gap_tolerance_sqft"), ("HRV-003", "default_row_width_ft"),
     ("HRV-010", "max_grade_pct"), ("HRV-010", "max_run_ft"), ("HRV-010", "smoothing_window_ft"),
     ("HRV-010", "smoothing_window_cells_count"), ("HRV-010", "max_dem_cell_ft"),
     ("HRV-010", "dem_blur_cells_count"),  # tests/test_dem_blur.py
     ("HRV-012", "channel_width_ft"), ("HRV-012", "max_crossing_length_ratio"), ("HRV-012", "opposite_bank_arc_ratio"),
+    ("HRV-013", "stream_end_distance_ft"),
     ("HRV-020", "buffer_width_ft"), ("HRV-021", "buffer_width_ft"), ("HRV-021", "touch_tolerance_ft"),
     ("HRV-022", "buffer_width_ft"), ("HRV-025", "min_distance_ft"), ("HRV-025", "default_row_width_ft"),
     ("HRV-025", "max_assumed_row_width_ft"),
+    ("HRV-001", "cord_equivalent_bf"), ("HRV-024", "point_landing_radius_ft"),
+    ("HRV-025", "point_landing_radius_ft"),  # tests/test_harvest_audit22c.py
     ("HRV-026", "max_access_points_count"), ("HRV-026", "snap_tolerance_ft"), ("HRV-027", "snap_tolerance_ft"),
     ("HRV-030", "min_grade_pct"), ("HRV-030", "max_dem_cell_ft"),
 }

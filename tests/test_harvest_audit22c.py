@@ -151,3 +151,52 @@ def test_a_point_landing_near_a_strip_of_unknown_district_is_review(vestal) -> N
     f = _hrv(vestal, "HRV-024", Point(500, 110), parcels=parcels)
     assert f["status"] == "review" and "its pad may reach up to 120 ft" in f["message"], f["message"]
     assert _hrv(vestal, "HRV-024", Point(500, 171), parcels=parcels)["status"] == "pass"
+
+
+# ------------------------------------------------------------------------------------------
+# HRV-003: a landing mapped as a point 300.1 ft from RA-1 passed ("no RA-1 zoning within 300 ft"), though
+# its pad may reach within 300 ft. As in HRV-024/025 the point is a disk of point_landing_radius_ft (120)
+# for the pass; the point itself within 300 ft is review as before (edges: tests/test_threshold_edges.py)
+
+
+def _hrv003(tmp_path, landing, zoning):
+    from law.harvest_cases import run_plan
+    res = run_plan(tmp_path, "ft", {"landings": [("L", landing, {})], "zoning": zoning})
+    f = res.findings
+    return f.loc[(f["rule_id"] == "HRV-003") & (f["subject_id"] == "L")].iloc[0]
+
+
+def test_hrv003_a_point_landing_whose_pad_may_reach_ra1_is_not_a_pass(tmp_path) -> None:
+    # RA-1 from v = 450 up; C-1 below. The point at (300, 100) is 350 ft from RA-1: beyond 300, within 420
+    zoning = [("Z1", box(-900, -900, 1500, 450), {"district": "C-1"}),
+              ("Z2", box(-900, 450, 1500, 1500), {"district": "RA-1"})]
+    f = _hrv003(tmp_path / "p", Point(300, 100), zoning)
+    assert f["status"] == "not_evaluated", f["message"]
+    assert f["measured"] == pytest.approx(350.0, abs=1e-6)
+    assert ("the landing is a point, so its pad may reach within 300 ft of RA-1 property (a pad of up to 120 ft "
+            "around it, point_landing_radius_ft): map its extent (a polygon)") in f["message"]
+    assert "a landing mapped as a point whose pad may reach" in f["message"]
+    # the same landing mapped as a pad 40 ft across (its edge 330 ft from RA-1): measured as drawn, a pass
+    f = _hrv003(tmp_path / "q", box(280, 80, 320, 120), zoning)
+    assert (f["status"], f["measured"]) == ("pass", pytest.approx(330.0, abs=1e-6)), f["message"]
+
+
+def test_hrv003_a_point_landing_near_a_district_unknown_or_unzoned_land_is_not_a_pass(tmp_path) -> None:
+    # a zoning polygon of no district 350 ft north of the point: within its pad's reach, not a pass
+    zoning = [("Z1", box(-900, -900, 1500, 450), {"district": "C-1"}),
+              ("Z2", box(-900, 450, 1500, 1500), {"district": None})]
+    f = _hrv003(tmp_path / "u", Point(300, 100), zoning)
+    assert f["status"] == "not_evaluated", f["message"]
+    assert "district unknown for zoning polygons Z2 within 420 ft (300 ft and a pad of 120 ft around the point)" in \
+        f["message"]
+    # at 430 ft (beyond 420) the unknown district is out of reach: pass
+    zoning = [("Z1", box(-900, -900, 1500, 530), {"district": "C-1"}),
+              ("Z2", box(-900, 530, 1500, 1500), {"district": None})]
+    assert _hrv003(tmp_path / "v", Point(300, 100), zoning)["status"] == "pass"
+    # the zoning layer ends 350 ft north of the point (no polygon beyond): land within the pad's reach
+    # that the layer does not cover is no data, not no district
+    f = _hrv003(tmp_path / "w", Point(300, 100), [("Z1", box(-900, -900, 1500, 450), {"district": "C-1"})])
+    assert f["status"] == "not_evaluated" and "not covered by the zoning layer" in f["message"], f["message"]
+    # a polygon landing whose 300 ft all lies on the layer passes
+    f = _hrv003(tmp_path / "x", box(280, 80, 320, 120), [("Z1", box(-900, -900, 1500, 450), {"district": "C-1"})])
+    assert f["status"] == "pass", f["message"]

@@ -783,11 +783,11 @@ def district_warnings(layers: Layers, rulebook: Rulebook) -> list[str]:
              f"(each may be {either}: a strip or board review is possible there, never a pass): {listed}")]
 
 
-def zoning_gaps(ctx: HarvestContext, geoms: Any, zsrc: gpd.GeoDataFrame, distance_ft: float,
+def zoning_gaps(ctx: HarvestContext, geoms: Any, zsrc: gpd.GeoDataFrame, distance_ft: float | np.ndarray,
                 row_width_ft: float) -> np.ndarray:
-    """Square feet within ``distance_ft`` of each geometry that no zoning polygon (or parcel, when
-    districts come from the parcels) covers, public rights-of-way left out (a right-of-way is not
-    "property zoned" RA-1..., and parcels layers leave the roads out)."""
+    """Square feet within ``distance_ft`` (one value, or one per geometry) of each geometry that no zoning
+    polygon (or parcel, when districts come from the parcels) covers, public rights-of-way left out (a
+    right-of-way is not "property zoned" RA-1..., and parcels layers leave the roads out)."""
     geoms = np.asarray(geoms, dtype=object)
     ring = shapely.buffer(geoms, distance_ft)
     gi, zi = zsrc.sindex.query(ring, predicate="intersects")
@@ -807,23 +807,32 @@ def _zoning_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: s
     want = [str(d).strip().upper() for d in rule.p("districts")]
     dtext, dist_ft = ", ".join(want), rule.t("distance_ft")
     ids, n = _plan_ids(g), len(g)
+    # a point (a landing) cannot show where its pad ends: measured as a disk of point_landing_radius_ft
+    point = _point_landings(g)
+    reach = np.where(point, rule.t("point_landing_radius_ft"), 0.0)
+    scope = dist_ft + reach  # how far from each element's line a district, unknown or gap may matter
+    far = float(scope.max(initial=dist_ft)) + LENGTH_NOISE_FT
     ra = zsrc.loc[zsrc["_d"].isin(want).to_numpy()]
     unk = zsrc.loc[zsrc["_d"].isna().to_numpy()]
     dmin, nearest, names = np.full(n, np.nan), np.full(n, np.nan), [""] * n
     if len(ra):
-        gi, zi = ra.sindex.query(g.geometry.values, predicate="dwithin", distance=dist_ft + LENGTH_NOISE_FT)
+        gi, zi = ra.sindex.query(g.geometry.values, predicate="dwithin", distance=far)
         dmin = _first_per_group(gi, shapely.distance(g.geometry.values[gi], ra.geometry.values[zi]), n)
         names = _joined(gi, ra["_d"].to_numpy()[zi], n)
         near_idx, near_d = ra.sindex.nearest(g.geometry.values, return_distance=True, return_all=False)
         nearest[near_idx[0]] = near_d
-    ui, uj = (unk.sindex.query(g.geometry.values, predicate="dwithin", distance=dist_ft + LENGTH_NOISE_FT) if len(unk)
+    ui, uj = (unk.sindex.query(g.geometry.values, predicate="dwithin", distance=far) if len(unk)
               else (np.array([], int),) * 2)
+    inside = shapely.distance(g.geometry.values[ui], unk.geometry.values[uj]) <= scope[ui] + LENGTH_NOISE_FT
+    ui, uj = ui[inside], uj[inside]
     unknown = _joined(ui, _unknown_labels(unk)[uj], n)
-    gap = zoning_gaps(ctx, g.geometry.values, zsrc, dist_ft, rule.t("default_row_width_ft"))
+    gap = zoning_gaps(ctx, g.geometry.values, zsrc, scope, rule.t("default_row_width_ft"))
     gapped = gap > rule.t("coverage_gap_tolerance_sqft") + _TOL_SQFT
     within = np.isfinite(dmin) & (dmin <= dist_ft + LENGTH_NOISE_FT)
+    may = point & ~within & np.isfinite(dmin) & (dmin <= scope + LENGTH_NOISE_FT)
     measured = np.where(within, dmin, nearest)
-    status = np.where(within, "review", np.where(np.array([bool(u) for u in unknown]) | gapped, "not_evaluated", "pass"))
+    undecided = np.array([bool(u) for u in unknown], dtype=bool) | gapped | may
+    status = np.where(within, "review", np.where(undecided, "not_evaluated", "pass"))
     where = "zoning polygons" if src == "zoning layer" else "parcels"
     detail = []
     for i in range(n):  # the plan's features
@@ -833,12 +842,18 @@ def _zoning_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: s
             txt = f"nearest {dtext} property {measured[i]:,.2f} ft away ({src})"
         else:
             txt = f"the {src} has no {dtext} district"
+        if may[i]:
+            txt += (f"; the landing is a point, so its pad may reach within {fmt_num(dist_ft)} ft of {names[i]} "
+                    f"property (a pad of up to {fmt_num(reach[i])} ft around it, point_landing_radius_ft): map its "
+                    f"extent (a polygon)")
         if not within[i] and unknown[i]:
-            txt += f"; district unknown for {where} {unknown[i]} within {fmt_num(dist_ft)} ft"
+            txt += f"; district unknown for {where} {unknown[i]} within {fmt_num(scope[i])} ft"
         if not within[i] and gapped[i]:
-            txt += (f"; {fmt_num(sqft_to_acres(gap[i]))} acres within {fmt_num(dist_ft)} ft not covered by the "
+            txt += (f"; {fmt_num(sqft_to_acres(gap[i]))} acres within {fmt_num(scope[i])} ft not covered by the "
                     f"{'zoning layer' if src == 'zoning layer' else 'parcels'} (outside public rights-of-way): "
                     f"no data is not no district")
+        if point[i] and not within[i] and (unknown[i] or gapped[i]):
+            txt += f" ({fmt_num(dist_ft)} ft and a pad of {fmt_num(reach[i])} ft around the point)"
         detail.append(txt)
     return rule.findings(status, subject_layer=layer, subject_id=ids, measured=measured, threshold=dist_ft,
                          unit="ft", geometry=g.geometry.values, crs=ctx.crs, districts=dtext, detail=detail)

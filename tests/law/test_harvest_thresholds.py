@@ -523,7 +523,7 @@ TESTED = {
     ("HRV-022", "buffer_width_ft"), ("HRV-025", "min_distance_ft"), ("HRV-025", "default_row_width_ft"),
     ("HRV-025", "max_assumed_row_width_ft"),
     ("HRV-001", "cord_equivalent_bf"), ("HRV-024", "point_landing_radius_ft"),
-    ("HRV-025", "point_landing_radius_ft"),  # tests/test_harvest_audit22c.py
+    ("HRV-025", "point_landing_radius_ft"), ("HRV-003", "point_landing_radius_ft"),  # tests/test_harvest_audit22c.py
     ("HRV-026", "max_access_points_count"), ("HRV-026", "snap_tolerance_ft"), ("HRV-027", "snap_tolerance_ft"),
     ("HRV-030", "min_grade_pct"), ("HRV-030", "max_dem_cell_ft"),
 }

@@ -1040,7 +1040,8 @@ def _footprints(layers: Layers, rulebook: Rulebook) -> tuple[gpd.GeoDataFrame, f
     landings, roads = layers.get_layer("landings"), layers.get_layer("haul_roads")
     if (landings is not None or roads is not None) and sw6 is None:
         raise RulebookError(f"rulebook {rulebook.name!r} has no SWP-006, which sets haul_road_width_ft and "
-                            f"default_landing_area_sqft for counting landings and haul roads")
+                            f"default_landing_area_sqft (and max_point_landing_area_sqft) for counting landings and "
+                            f"haul roads")
     width = sw6.t("haul_road_width_ft") if sw6 is not None and roads is not None else 0.0
     area = sw6.t("default_landing_area_sqft") if sw6 is not None and landings is not None else 0.0
     return harvest_footprints(landings, roads, haul_road_width_ft=width, default_landing_area_sqft=area), width

@@ -13,4 +13,4 @@ if [ -f scripts/postgis.sh ]; then
   # prints `export GEOCONSTRAINTS_PG_URL=...`
   eval "$(bash scripts/postgis.sh)"
 fi
-python -m pytest -q -p no:cacheprovider "$@"
+python -m pytest -q -p no:cacheprovider --durations=30 "$@"

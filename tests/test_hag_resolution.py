@@ -96,8 +96,10 @@ def test_fld004_pass_at_under_and_over_the_cell_limit(tmp_path, delta, expected)
         assert "max_dem_cell_ft" not in row["message"]
     else:
         msg = row["message"]
-        assert f"read on DEM cells of {cell * K_US:,.1f} ft" in msg
+        # the coarse-DEM sentence the HRV and SWP rules share (rules/dem_cells.py), with FLD-004's own fix
+        assert f"the DEM's cells are {cell * K_US:,.1f} ft (the larger of their width and height)" in msg
         assert f"over the {_limit():g} ft a pass needs (max_dem_cell_ft)" in msg
+        assert "the coarse grid showed: a highest adjacent grade of 100.0 ft" in msg
         assert "the slope x half a cell" in msg
         assert "give a finer pre-construction DEM: USGS 3DEP 1 m lidar" in msg
         assert f"cells of at most {_limit():g} ft" in msg  # the message template names the limit
@@ -119,7 +121,8 @@ def test_fld004_coarse_dem_reads_the_ridge_low(tmp_path) -> None:
     coarse, t = _fld004(tmp_path / "c", _ny_dem(tmp_path / "coarse.tif", ridge, 33.0, u0=-224.0, fine=1.0), 110.35)
     assert t["hag_ft"] == pytest.approx(108.35)
     assert coarse["status"] == "not_evaluated"
-    assert "read on DEM cells of 33.0 ft" in coarse["message"] and "(1.7 ft at 10 %)" in coarse["message"]
+    assert "the DEM's cells are 33.0 ft" in coarse["message"] and "(1.7 ft at 10 %)" in coarse["message"]
+    assert "the coarse grid showed: a highest adjacent grade of 108.3 ft" in coarse["message"]
     assert "highest adjacent grade 108.3 ft + 2 ft = 110.3 ft" in coarse["message"]  # the coarse grid's, shown
 
 
@@ -129,8 +132,10 @@ def test_fld004_violation_on_a_coarse_dem_stays_and_says_the_cell(tmp_path, delt
     cell = _limit() + delta
     row, _ = _fld004(tmp_path, _ny_dem(tmp_path / "dem.tif", _flat(100.0), cell), 101.5)
     assert row["status"] == "violation"
-    note = f"read on DEM cells of {cell * K_US:,.1f} ft, coarser than the {_limit():g} ft limit (max_dem_cell_ft)"
+    note = (f"measured on DEM cells of {cell * K_US:,.1f} ft, coarser than the {_limit():g} ft limit "
+            f"(max_dem_cell_ft): the highest adjacent grade is the coarse grid's")
     assert (note in row["message"]) == (delta > 0)
+    assert "max_dem_cell_ft" not in row["message"] or delta > 0
 
 
 @pytest.mark.parametrize("cell_m,expected", [(3.0, "pass"), (10 * M_PER_FT, "pass"), (3.1, "not_evaluated")])
@@ -142,7 +147,7 @@ def test_fld004_metre_dem_cells_are_read_in_metres(tmp_path, cell_m, expected) -
     assert t["hag_ft"] == pytest.approx(100.0, abs=1e-6)
     assert row["status"] == expected
     if expected != "pass":
-        assert "read on DEM cells of 10.2 ft" in row["message"]
+        assert "the DEM's cells are 10.2 ft" in row["message"]
 
 
 def test_fld004_limit_follows_the_rulebook(tmp_path) -> None:

@@ -1683,7 +1683,7 @@ def test_stream_vocabulary_with_an_unknown_kind_is_refused(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
-def test_ownership_groups_equal_those_of_the_whole_layer_self_join(seed, monkeypatch):
+def test_ownership_groups_equal_those_of_the_whole_layer_self_join(seed, monkeypatch, vestal):
     # HRV-001's grouping searches the parcels outward from the harvest areas' parcels instead of joining
     # the whole parcels layer with itself; on a 30 x 30 grid of 100-ft parcels with a few owners (some not
     # stated) and random areas, the groups (which areas go together, and the parcels of each group) are
@@ -1697,11 +1697,12 @@ def test_ownership_groups_equal_those_of_the_whole_layer_self_join(seed, monkeyp
     ha = layer([f"H{k}" for k in range(6)],
                [box(100 * cells[i][0] + 20, 100 * cells[i][1] + 20, 100 * cells[i][0] + 80, 100 * cells[i][1] + 80)
                 for i in picks], owner=list(rng.choice(np.array(["SMITH", None], dtype=object), 6)))
-    got = hv._ownership(ha, parcels, 1.0)
+    assert vestal["HRV-001"].t("contiguity_tolerance_ft") == 1.0
+    got = hv._ownership(vestal["HRV-001"], ha, parcels)
     # the reference: every parcel queried against the whole layer, as before
     monkeypatch.setattr(hv, "_joinable_parcels", lambda p, own, seeds, distance: p.sindex.query(
         p.geometry.values, predicate="dwithin", distance=distance))
-    want = hv._ownership(ha, parcels, 1.0)
+    want = hv._ownership(vestal["HRV-001"], ha, parcels)
     for name in ("certain", "possible"):
         ga, gb = getattr(got, name), getattr(want, name)
         assert (ga[:, None] == ga[None, :]).tolist() == (gb[:, None] == gb[None, :]).tolist()

@@ -105,7 +105,8 @@ def test_a_point_landing_passes_hrv025_only_beyond_the_limit_and_the_pads_radius
                       (270.0, "pass"), (270.1, "pass")):
         f = _hrv(vestal, "HRV-025", Point(1300, 1005 - d))
         assert (f["status"], f["measured"]) == (status, pytest.approx(d, abs=1e-6)), (d, f["message"])
-        said = "the landing is a point, measured from it, and its pad may reach up to 120 ft" in f["message"]
+        said = ("the landing is a point, and its pad may reach up to 120 ft around it (point_landing_radius_ft), "
+                "nearer than 150 ft to the right-of-way" in f["message"])
         assert said == (status == "review"), f["message"]
         if status == "review":
             assert "map its extent (a polygon)" in f["message"] and "may be nearer than 150 ft" in f["message"]
@@ -135,7 +136,7 @@ def test_a_point_landing_near_a_buffer_strip_is_review(vestal) -> None:
         res = check_harvest(scene(landings=_landing(Point(900, 500 - d))), vestal)
         f = one(res, "HRV-024", "L")
         assert f["status"] == status, (d, f["message"])
-        assert ("its pad may reach up to 120 ft (point_landing_radius_ft) around it, into dwelling buffer of D1: "
+        assert ("its pad may reach up to 120 ft around it (point_landing_radius_ft), into dwelling buffer of D1: "
                 "map its extent (a polygon)" in f["message"]) == (status == "review"), f["message"]
         in_buffer = res.tables["landings"].set_index("landing_id").loc["L", "in_buffer"]
         assert in_buffer == {"violation": True, "review": None, "pass": False}[status]
@@ -159,6 +160,22 @@ def test_a_point_landing_near_a_strip_of_unknown_district_is_review(vestal) -> N
 # for the pass; the point itself within 300 ft is review as before (edges: tests/test_threshold_edges.py)
 
 
+def test_the_point_landing_sentence_is_the_rulebooks(vestal, tmp_path) -> None:
+    # the words are the rulebook's (HRV-025 phrases.point_pad), the values the check's: a town rewording it
+    # sees its words in the finding, with its own radius
+    p = tmp_path / "town.yaml"
+    p.write_text("extends: vestal\nrules:\n  - id: HRV-025\n    thresholds: {point_landing_radius_ft: 60}\n"
+                 "    phrases:\n      point_pad: \"a point: the log deck may reach {point_landing_radius_ft} ft "
+                 "nearer; draw the deck\"\n", "utf-8")
+    town = load_rulebook(p)
+    f = _hrv(town, "HRV-025", Point(1300, 1005 - 200.0))
+    assert f["status"] == "review" and "a point: the log deck may reach 60 ft nearer; draw the deck" in f["message"]
+    assert "its pad may reach" not in f["message"]
+    # beyond 150 + 60 ft it passes under the town's radius, where the shipped 120 ft is still review
+    assert _hrv(town, "HRV-025", Point(1300, 1005 - 210.0))["status"] == "pass"
+    assert _hrv(vestal, "HRV-025", Point(1300, 1005 - 210.0))["status"] == "review"
+
+
 def _hrv003(tmp_path, landing, zoning):
     from law.harvest_cases import run_plan
     res = run_plan(tmp_path, "ft", {"landings": [("L", landing, {})], "zoning": zoning})
@@ -173,8 +190,8 @@ def test_hrv003_a_point_landing_whose_pad_may_reach_ra1_is_not_a_pass(tmp_path) 
     f = _hrv003(tmp_path / "p", Point(300, 100), zoning)
     assert f["status"] == "not_evaluated", f["message"]
     assert f["measured"] == pytest.approx(350.0, abs=1e-6)
-    assert ("the landing is a point, so its pad may reach within 300 ft of RA-1 property (a pad of up to 120 ft "
-            "around it, point_landing_radius_ft): map its extent (a polygon)") in f["message"]
+    assert ("the landing is a point, and its pad may reach up to 120 ft around it (point_landing_radius_ft), "
+            "within 300 ft of RA-1 property: map its extent (a polygon)") in f["message"]
     assert "a landing mapped as a point whose pad may reach" in f["message"]
     # the same landing mapped as a pad 40 ft across (its edge 330 ft from RA-1): measured as drawn, a pass
     f = _hrv003(tmp_path / "q", box(280, 80, 320, 120), zoning)

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from geoconstraints.errors import RulebookError
 from geoconstraints.rulebook.findings import STATUSES
 from geoconstraints.rulebook.loader import available_rulebooks, load_rulebook
 from geoconstraints.rulebook.model import Rule
-from geoconstraints.rulebook.render import check_template, fmt_num
+from geoconstraints.rulebook.render import check_template, fields_of, fmt_num
 
 NUMBER = re.compile(r"(?<![\w.,])(?<!\w-)(?<!§ )\d[\d,]*(?:\.\d+)?(?!-\d)")
 """A number as text shows it (``2,560``, ``0.5``), not a digit inside a name or a section number
@@ -58,6 +59,9 @@ def _texts(rule: Rule) -> dict[str, tuple[str, str]]:
     msgs = rule.findings(list(STATUSES), subject_layer="parcels", subject_id=["P"] * len(STATUSES), detail="d")
     out = {"title": (rule.title_template, rule.title), "summary": (rule.summary_template, rule.summary)}
     out.update({f"messages.{s}": (rule.template(s), m) for s, m in zip(STATUSES, msgs["message"])})
+    for key, template in rule.phrases.items():  # the sentences a check puts into {detail}
+        given = {n: "x" for n in fields_of(template) if n not in rule.names()}
+        out[f"phrases.{key}"] = (template, rule.phrase(key, **given))
     for key, v in rule.params.items():  # checklists, exemptions, list items
         for i, e in enumerate(v if isinstance(v, list) else []):
             if isinstance(e, dict) and "text_template" in e:
@@ -74,8 +78,9 @@ def test_changed_thresholds_change_every_text(tmp_path, name) -> None:
         old_texts = {fmt_num(v) for v in old.thresholds.values()}
         assert {k: float(v) for k, v in rule.thresholds.items()} == new[rule.id]
         for key, (template, text) in _texts(rule).items():
-            used = [n for _, n, _ in check_template(template, [*rule.names(), "subject_layer", "subject_id",
-                                                               "measured", "threshold", "unit", "detail"], where=key)
+            used = [n for _, n, _ in check_template(template, [*rule.names(), *fields_of(template), "subject_layer",
+                                                               "subject_id", "measured", "threshold", "unit", "detail"],
+                                                    where=key)
                     if n in rule.thresholds]
             shown = numbers(text)
             for n in used:
@@ -117,3 +122,66 @@ def test_messages_without_edge_whitespace_are_not_stripped_and_the_others_are() 
     f = rule.findings(["pass", "info", "info", "review"], subject_id=["P 1", "P2", "P3", "P4"],
                       detail=["", "  two ", "", ""])
     assert f["message"].tolist() == ["parcels P 1: ok.", "two", "", "P4 x"]
+
+
+# ------------------------------------------------------------------------------------------
+# phrases: the sentences a check puts into {detail}, the rulebook's words with the check's values
+
+def test_every_shipped_phrase_is_one_a_check_writes_and_uses_names_it_has() -> None:
+    for name in available_rulebooks():
+        for rule in load_rulebook(name):
+            for key, template in rule.phrases.items():
+                # a phrase with its check's fields given renders; without them it names the one missing
+                extra = sorted(fields_of(template) - set(rule.names()))
+                assert rule.phrase(key, **dict.fromkeys(extra, "x"))
+                if extra:
+                    with pytest.raises(RulebookError, match=rf"rule {rule.id} phrases.{key}: field \{{{extra[0]}\}}"):
+                        rule.phrase(key)
+    assert load_rulebook("vestal")["HRV-025"].phrases["point_pad"].startswith("the landing is a point")
+
+
+def test_a_user_rulebook_rewords_a_phrase_and_the_finding_says_it(tmp_path) -> None:
+    p = tmp_path / "town.yaml"
+    p.write_text("extends: vestal\nrules:\n  - id: HRV-025\n    thresholds: {point_landing_radius_ft: 90}\n"
+                 "    phrases:\n      point_pad: \"a point landing: its log deck may reach {point_landing_radius_ft} ft "
+                 "nearer than {min_distance_ft} ft; draw it\"\n", "utf-8")
+    r = load_rulebook(p)["HRV-025"]
+    assert r.phrase("point_pad") == "a point landing: its log deck may reach 90 ft nearer than 150 ft; draw it"
+    # the other phrases stay the shipped ones (merged key by key, as messages are)
+    assert load_rulebook(p)["HRV-024"].phrases == load_rulebook("vestal")["HRV-024"].phrases
+
+
+@pytest.mark.parametrize("phrase, why", [
+    ('"its pad reaches {pad_ft}"', (r"rule HRV-025 phrases.point_pad: field \{pad_ft\} is not a name this template "
+                                   r"may use; use .*\{min_distance_ft\}")),
+    ('"its pad {into.__class__}"', r"rule HRV-025 phrases.point_pad: field \{into.__class__\} is not a plain name"),
+])
+def test_a_phrase_with_a_field_no_check_gives_is_refused_when_the_rulebook_loads(tmp_path, phrase, why) -> None:
+    p = tmp_path / "town.yaml"
+    p.write_text(f"extends: vestal\nrules:\n  - id: HRV-025\n    phrases:\n      point_pad: {phrase}\n", "utf-8")
+    with pytest.raises(RulebookError, match=why):
+        load_rulebook(p)
+
+
+def test_a_phrase_the_toolkit_does_not_write_is_refused(tmp_path) -> None:
+    p = tmp_path / "town.yaml"
+    p.write_text("extends: vestal\nrules:\n  - id: HRV-025\n    phrases:\n      pad_note: \"x\"\n", "utf-8")
+    with pytest.raises(RulebookError, match="rule HRV-025 phrases.pad_note: not a phrase the toolkit writes for "
+                                            "HRV-025; its phrases are exact_row, nearest_centre_line, "
+                                            "nearest_default_width, nearest_row, no_roads_layer, no_roads_or_row, "
+                                            "point_pad, width_unknown"):
+        load_rulebook(p)
+    p.write_text("extends: vestal\nrules:\n  - id: HRV-025\n    phrases:\n      point-pad: \"x\"\n", "utf-8")
+    with pytest.raises(RulebookError, match="phrases"):
+        load_rulebook(p)
+
+
+def test_a_rulebook_extending_none_gets_the_shipped_phrases(tmp_path) -> None:
+    shipped = load_rulebook("vestal")["HRV-025"]
+    d = {k: v for k, v in shipped.to_dict().items() if k in ("id", "title", "group", "citation", "summary",
+                                                            "thresholds")}
+    d["messages"] = {"default": "{detail}"}
+    p = tmp_path / "alone.yaml"
+    p.write_text(yaml.safe_dump({"rulebook": "alone", "rules": [d]}), "utf-8")
+    r = load_rulebook(p)["HRV-025"]
+    assert r.phrases == shipped.phrases and r.phrase("point_pad").startswith("the landing is a point")

@@ -66,7 +66,8 @@ def test_thresholds_read_from_the_law_and_their_units():
         150, 50, 100)
     assert (v["FLD-004"].t("hag_freeboard_ft"), v["FLD-009"].t("variance_max_lot_acres")) == (2, 0.5)
     assert v["FLD-004"].thresholds == {"hag_freeboard_ft": 2, "elevation_precision_ft": 0.01,
-                                       "max_dem_cell_ft": 10}  # not the law's: the HAG's DEM (0.5 ft low at 10 %)
+                                       "max_dem_cell_ft": 10,  # not the law's: the HAG's DEM (0.5 ft low at 10 %)
+                                       "max_stated_bfe_below_grade_ft": 20}  # not the law's: a BFE in metres
     assert (v["SWP-008"].t("max_jail_months"), lk["SWP-008"].t("max_jail_days"), lk["SWP-008"].t("smo_decision_days")) == (
         6, 15, 45)
     assert lk["SWP-001"].thresholds == {"min_disturbed_acres": 1, "common_plan_aggregate_acres": 1}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -596,6 +597,96 @@ def build_sites(disturbance: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFra
         sites.append(Site("harvest plan", "landings and haul roads", geom, acres, detail, [""] * len(rest),
                           members=_members(None, rest, crs)))
     return sites
+
+
+def _labels(fp: gpd.GeoDataFrame) -> np.ndarray:
+    """The member labels of footprints (``landing L-1``, ``haul road H-1``), as :func:`_members` writes them."""
+    return np.array([f"{k.replace('_', ' ')} {i}" for k, i in zip(fp["kind"], fp["feature_id"])], dtype=object)
+
+
+@dataclass(eq=False)
+class GrownSite:
+    """A site measured again with every landing mapped as a point at its largest plausible size.
+
+    Attributes
+    ----------
+    site : Site
+        The activity so measured: the disturbance project with every footprint connected to it at
+        that size, or the harvest plan's own footprints at that size.
+    points : list of str
+        The landings mapped as points in it (feature ids).
+    joined : list of str
+        Footprints (member labels) connected to the disturbance only at that size.
+    """
+
+    site: Site
+    points: list[str]
+    joined: list[str] = field(default_factory=list)
+
+
+def grown_sites(disturbance: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFrame, grown: gpd.GeoDataFrame,
+                sites: Sequence[Site], *, road_width_ft: float) -> list[GrownSite | None]:
+    """The sites of :func:`build_sites` measured with the point landings at their largest size.
+
+    A landing mapped as a point is counted as a disc of a typical area, but its pad may be larger; its
+    size can only add to a site's acreage and peak, and can connect it to the disturbance (acreage,
+    peak and connection grow with the disc, so the largest size bounds every size in between).
+
+    Parameters
+    ----------
+    disturbance : GeoDataFrame or None
+    footprints, grown : GeoDataFrame
+        :func:`harvest_footprints` of the same layers with the typical and with the largest area of a
+        point landing (the same rows in the same order): the rows whose area differs are the points.
+    sites : sequence of Site
+        ``build_sites(disturbance, footprints)``.
+    road_width_ft : float
+
+    Returns
+    -------
+    list of GrownSite or None
+        Aligned with ``sites``; None where no point landing is in the site or could join it.
+
+    Examples
+    --------
+    >>> from shapely.geometry import Point, box
+    >>> d = gpd.GeoDataFrame({"feature_id": ["D"]}, geometry=[box(0, 0, 100, 100)], crs="EPSG:2261")
+    >>> pts = gpd.GeoDataFrame({"feature_id": ["L"]}, geometry=[Point(200, 50)], crs="EPSG:2261")
+    >>> fp = harvest_footprints(pts, None, haul_road_width_ft=12, default_landing_area_sqft=10_000)
+    >>> big = harvest_footprints(pts, None, haul_road_width_ft=12, default_landing_area_sqft=43_560)
+    >>> sites = build_sites(d, fp, road_width_ft=12)
+    >>> [s.id for s in sites], [round(s.acres, 3) for s in sites]
+    (['project', 'landings and haul roads'], [0.23, 0.23])
+    >>> g = grown_sites(d, fp, big, sites, road_width_ft=12)
+    >>> round(g[0].site.acres, 3), g[0].points, g[0].joined, round(g[1].site.acres, 3)
+    (1.197, ['L'], ['landing L'], 1.0)
+    """
+    if len(footprints) != len(grown):
+        raise ValueError("footprints and grown hold different rows")
+    if not len(grown):
+        return [None for _ in sites]
+    point = ((grown["kind"] == "landing").to_numpy()
+             & ~np.isclose(grown["area_sqft"].to_numpy(float), footprints["area_sqft"].to_numpy(float), rtol=1e-9))
+    if not point.any():
+        return [None for _ in sites]
+    big = build_sites(disturbance, grown, road_width_ft=road_width_ft)
+    labels = _labels(grown)
+    pts = labels[point]
+    out: list[GrownSite | None] = []
+    for s in sites:  # at most two sites
+        have = set(s.members["feature_id"]) if s.members is not None else set()
+        if s.dated:
+            g = next(b for b in big if b.dated)
+        else:  # its own footprints grown (some may join the project at that size: then this bounds it)
+            rows = grown[np.isin(labels, list(have))]
+            geom, acres = union_acres(rows.geometry.values)
+            g = Site(s.layer, s.id, geom, acres, s.detail, list(s.uses), members=_members(None, rows, grown.crs))
+        assert g.members is not None
+        inside = set(g.members["feature_id"])
+        ids = [str(i) for i, lab in zip(grown["feature_id"].to_numpy()[point], pts) if lab in inside]
+        joined = [str(x) for x in g.members["feature_id"] if x not in have]
+        out.append(GrownSite(g, ids, joined) if ids else None)
+    return out
 
 
 @dataclass

@@ -19,7 +19,7 @@ from geoconstraints.io.paths import MAX_TEXT_BYTES, decode_text, read_small_byte
 from geoconstraints.rulebook import schema
 from geoconstraints.rulebook.findings import STATUSES
 from geoconstraints.rulebook.model import Rule, Rulebook
-from geoconstraints.rulebook.render import STANDARD_FIELDS, check_template
+from geoconstraints.rulebook.render import STANDARD_FIELDS, check_template, fields_of
 from geoconstraints.rulebook.repairs import RUN_MESSAGE_FIELDS, RUN_MESSAGES
 
 log = logging.getLogger(__name__)
@@ -190,7 +190,7 @@ def _merge_rule(base: dict[str, Any], over: dict[str, Any], where: str) -> dict[
                     sw[name].update(val)
                 else:
                     sw[name]["value"] = val
-        elif k in ("thresholds", "params", "messages", "tables") and isinstance(v, dict):
+        elif k in ("thresholds", "params", "messages", "phrases", "tables") and isinstance(v, dict):
             out.setdefault(k, {}).update(v)
         else:
             out[k] = v
@@ -261,11 +261,12 @@ def _build_rule(d: dict[str, Any], book: str, where: str) -> Rule:
     switches = {k: dict(v) if isinstance(v, dict) else {"value": v} for k, v in (d.get("switches") or {}).items()}
     params = dict(d.get("params") or {})
     messages = _check_texts(d, rid, where, set(thresholds) | set(params) | set(switches))
+    phrases = _check_phrases(d, rid, where, set(thresholds) | set(params) | set(switches))
     try:
         return Rule(
             id=rid, title=str(d["title"]), group=d["group"], citation=str(d["citation"]),
             summary=str(d.get("summary") or ""), thresholds=thresholds, params=params, switches=switches,
-            tables=dict(d.get("tables") or {}), messages=messages, notes=str(d.get("notes") or ""), rulebook=book,
+            tables=dict(d.get("tables") or {}), messages=messages, phrases=phrases, notes=str(d.get("notes") or ""), rulebook=book,
         )
     except RulebookError as exc:  # a list param's text template
         raise RulebookError(f"rulebook {where}: {exc}") from None
@@ -291,6 +292,36 @@ def _check_texts(d: dict[str, Any], rid: str, where: str, names: set[str]) -> di
                                 f"{', '.join(STATUSES)} or default")
         check_template(str(text), names | set(STANDARD_FIELDS), where=f"rulebook {where}: rule {rid} messages.{key}")
     return {str(k): str(v) for k, v in messages.items()}
+
+
+def _check_phrases(d: dict[str, Any], rid: str, where: str, names: set[str]) -> dict[str, str]:
+    """The phrases of a rule (``phrases``: the sentences its check puts into ``{detail}``), checked, with
+    the shipped text of any the rule does not give (a user's file that extends none).
+
+    A phrase is one the toolkit writes for that rule (a shipped rulebook gives it), and may use the
+    rule's own names and the fields its shipped text uses (the values the check gives).
+    """
+    shipped = _shipped_phrases().get(rid, {})
+    given = {str(k): str(v) for k, v in (d.get("phrases") or {}).items()}
+    for key, text in given.items():
+        at = f"rulebook {where}: rule {rid} phrases.{key}"
+        if key not in shipped:
+            raise RulebookError(f"{at}: not a phrase the toolkit writes for {rid}; its phrases are "
+                                f"{', '.join(sorted(shipped)) or 'none'}")
+        check_template(text, names | shipped[key][1], where=at)
+    return {**{k: t for k, (t, _) in shipped.items()}, **given}
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_phrases() -> dict[str, dict[str, tuple[str, frozenset[str]]]]:
+    """rule id -> phrase -> (the first shipped rulebook's text, the fields every shipped text of it uses)."""
+    out: dict[str, dict[str, tuple[str, frozenset[str]]]] = {}
+    for name in available_rulebooks():
+        for rid, d in _resolve(name)["rules"].items():
+            for key, text in (d.get("phrases") or {}).items():
+                first, fields = out.setdefault(rid, {}).get(key, (str(text), frozenset()))
+                out[rid][key] = (first, fields | fields_of(str(text)))
+    return out
 
 
 def value_kind(value: Any) -> str:

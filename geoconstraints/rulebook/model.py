@@ -210,6 +210,9 @@ class Rule:
         Tabular data (water-bar spacing).
     messages : dict[str, str]
         Templates per status, ``default`` otherwise (see :mod:`geoconstraints.rulebook.render`).
+    phrases : dict[str, str]
+        Named sentences a check puts into a finding's ``{detail}`` (:meth:`phrase`): templates over
+        the rule's names and the fields the check gives.
     rulebook : str
         Name of the rulebook the rule belongs to.
     waived : str
@@ -237,6 +240,7 @@ class Rule:
     switches: dict[str, dict] = field(default_factory=dict)
     tables: dict[str, Any] = field(default_factory=dict)
     messages: dict[str, str] = field(default_factory=dict)
+    phrases: dict[str, str] = field(default_factory=dict)
     notes: str = ""
     rulebook: str = ""
     waived: str = ""
@@ -321,6 +325,35 @@ class Rule:
         out.update({k: fmt_num(v) for k, v in self.thresholds.items()})
         out.update({k: value_text(v.get("value")) for k, v in self.switches.items()})
         return out
+
+    def phrase(self, name: str, **fields: Any) -> str:
+        """The rule's phrase ``name`` (its ``phrases`` in the rulebook) filled from the rule's names and
+        ``fields`` (numbers written by :func:`fmt_num`, lists joined by commas; a field given here wins
+        over a rule name).
+
+        A check composes its ``{detail}`` from phrases, so the words are the rulebook's while the
+        check gives the values only it knows (a distance measured, the feature reached).
+
+        Examples
+        --------
+        >>> r = Rule(id="ABC-001", title="t", group="harvest", citation="c", thresholds={"pad_radius_ft": 120},
+        ...          phrases={"pad": "its pad may reach {pad_radius_ft} ft around it, into {into}"})
+        >>> r.phrase("pad", into="the 100-ft strip of S1")
+        'its pad may reach 120 ft around it, into the 100-ft strip of S1'
+        >>> r.phrase("pad")
+        Traceback (most recent call last):
+        ...
+        geoconstraints.errors.RulebookError: rule ABC-001 phrases.pad: field {into} is not a name this template may use; use {pad_radius_ft}
+        """
+        try:
+            template = self.phrases[name]
+        except KeyError:
+            raise RulebookError(
+                f"rule {self.id} in rulebook {self.rulebook!r} has no phrase {name!r}; add it under phrases: in "
+                f"the rulebook (the shipped rulebook's text is a model)"
+            ) from None
+        texts = {**self.names(), **{k: value_text(v) for k, v in fields.items()}}
+        return render_text(template, texts, where=f"rule {self.id} phrases.{name}")
 
     def template(self, status: str) -> str:
         """The message template of ``status`` (else ``default``, else ``{detail}``)."""

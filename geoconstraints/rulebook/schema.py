@@ -27,7 +27,7 @@ Examples
 >>> check_file({"extends": "vestal", "rules": [{"id": "HRV-010", "threshold": {"max_grade_pct": 30}}]}, "mine.yaml")
 Traceback (most recent call last):
 ...
-geoconstraints.errors.RulebookError: rulebook mine.yaml: rule HRV-010: unknown key 'threshold' (did you mean 'thresholds'?). Keys of a rule are id, title, group, citation, summary, thresholds, params, switches, tables, messages, inputs, notes. Fix the rulebook
+geoconstraints.errors.RulebookError: rulebook mine.yaml: rule HRV-010: unknown key 'threshold' (did you mean 'thresholds'?). Keys of a rule are id, title, group, citation, summary, thresholds, params, switches, tables, messages, phrases, inputs, notes. Fix the rulebook
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ COUNTED_UNITS: frozenset[str] = frozenset({"days"})
 number, 1 or more."""
 
 RULE_KEYS: tuple[str, ...] = ("id", "title", "group", "citation", "summary", "thresholds", "params", "switches",
-                              "tables", "messages", "inputs", "notes")
+                              "tables", "messages", "phrases", "inputs", "notes")
 FILE_KEYS: tuple[str, ...] = ("rulebook", "name", "version", "title", "source", "extends", "notes", "town_districts",
                               "rules", "waive")
 
@@ -202,6 +202,8 @@ class RulePart(_Strict):
     switches: dict[_Text, Switch | bool | int | float | str] | None = None
     tables: dict[_Text, list[dict[_Text, Any]]] | None = None
     messages: dict[_Text, _Text] | None = None
+    phrases: dict[_Name, _Text] | None = None
+    """Sentences a check puts into a finding's ``{detail}`` (:meth:`~geoconstraints.rulebook.model.Rule.phrase`)."""
     inputs: Inputs | None = None
     notes: _Text | None = None
 

@@ -6,7 +6,8 @@ SWP-002's ditch out of a closed depression). Whether a DEM's cell (:attr:`~geoco
 the larger side in feet) is within a rule's ``max_dem_cell_ft`` is :func:`~geoconstraints.units.cell_within`;
 over it a pass is ``not_evaluated`` (:func:`coarse_pass_detail`: the cell size, the limit, what the
 coarse grid showed and :data:`FINER_DEM`), and a violation or review found stays, saying the cell
-size (:func:`coarse_cell_note`). FLD-004 names its own fix (a finer pre-construction DEM or a survey).
+size (:func:`coarse_cell_note`). FLD-004 names its own fix (``fix``: a finer pre-construction DEM or one from a
+survey of the site).
 """
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ def coarse_cell_note(cell_ft: float, rule: Rule, what: str) -> str:
             f"{fmt_num(rule.t('max_dem_cell_ft'))} ft limit (max_dem_cell_ft): {what}")
 
 
-def coarse_pass_detail(cell_ft: float, rule: Rule, hidden: str, found: str) -> str:
+def coarse_pass_detail(cell_ft: float, rule: Rule, hidden: str, found: str, fix: str = FINER_DEM) -> str:
     """Why a pass found on DEM cells of ``cell_ft`` (the larger side, feet), over the rule's
     ``max_dem_cell_ft``, is not evaluated: the cell size, the limit, what such a cell can hide
-    (``hidden``), what the coarse grid showed (``found``) and the fix (:data:`FINER_DEM`).
+    (``hidden``), what the coarse grid showed (``found``) and the fix (``fix``, :data:`FINER_DEM` unless the
+    rule names its own: FLD-004's pre-construction DEM or survey of the site).
 
     Examples
     --------
@@ -48,4 +50,4 @@ def coarse_pass_detail(cell_ft: float, rule: Rule, hidden: str, found: str) -> s
     """
     return (f"the DEM's cells are {cell_ft:,.1f} ft (the larger of their width and height), over the "
             f"{fmt_num(rule.t('max_dem_cell_ft'))} ft a pass needs (max_dem_cell_ft): each cell holds one elevation "
-            f"for its whole width, so {hidden}; the coarse grid showed: {found}; {FINER_DEM}")
+            f"for its whole width, so {hidden}; the coarse grid showed: {found}; {fix}")

@@ -38,6 +38,7 @@ from geoconstraints.rulebook.findings import empty_findings
 from geoconstraints.rulebook.model import Rule, Rulebook
 from geoconstraints.rulebook.registry import check
 from geoconstraints.rulebook.render import fmt_num, share_texts
+from geoconstraints.rules import dem_cells
 from geoconstraints.text import ft_text, is_blank
 from geoconstraints.units import SQFT_PER_ACRE, at_least, cell_within, over_limit, under_limit
 
@@ -437,17 +438,43 @@ def _elev_pair(a: float, b: float, precision_ft: float) -> tuple[str, str]:
     return ta, tb
 
 
+def _stated_bfe(ctx: FloodContext) -> float | None:
+    """The BFE from other data the user stated (``--bfe-ft``, § 6-121(b)(5)) as FLD-003 and FLD-004 read it:
+    None where none is stated, and where it is 0: no BFE is 0 ft (the NFHL's own reading of a 0 in
+    ``STATIC_BFE`` or ``ELEV``, see :mod:`geoconstraints.io.validate`), so a 0 is a field left 0 (an
+    elevation certificate's blank), never a BFE below the FIRM's that lets its BFE pass for the whole footprint.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> [_stated_bfe(NS(site={"bfe_ft": v})) for v in (None, 0.0, 0, -0.0, 812.5, -3.0)]
+    [None, None, None, None, 812.5, -3.0]
+    """
+    value = ctx.site.get("bfe_ft")
+    return None if value is None or float(value) == 0.0 else float(value)
+
+
+def _zero_bfe_note(ctx: FloodContext) -> str:
+    """``'; --bfe-ft 0 is read as no BFE stated ...'`` where the stated BFE is 0 (:func:`_stated_bfe`), else ``''``."""
+    value = ctx.site.get("bfe_ft")
+    if value is None or float(value) != 0.0:
+        return ""
+    return "; the BFE given as 0 ft (--bfe-ft 0) is read as none stated: no BFE is 0 ft (a field left 0?)"
+
+
 def _floor_frame(ctx: FloodContext, rule: Rule,
                  one: Callable[[FloodContext, Rule, pd.Series], tuple[str, str, float]]) -> gpd.GeoDataFrame:
     """The frame of a floor-elevation rule (FLD-003, FLD-004): ``one`` gives (status, detail, required
-    floor) per proposed footprint (a handful: a loop is fine); measured = the lowest floor given."""
+    floor) per proposed footprint (a handful: a loop is fine); measured = the lowest floor given. A BFE
+    stated as 0 is none (:func:`_stated_bfe`), said in every detail (:func:`_zero_bfe_note`)."""
     t = ctx.table
     floor = ctx.site.get("lowest_floor_ft")
     found = [one(ctx, rule, t.iloc[i]) for i in range(len(t))]
     measured = np.full(len(t), np.nan if floor is None else float(floor))
+    note = _zero_bfe_note(ctx)
     return _rule_frame(rule, ctx, np.array([f[0] for f in found], dtype=object), measured=measured,
                        threshold=np.array([f[2] for f in found], dtype=float), unit="ft",
-                       detail=np.array([f[1] for f in found], dtype=object))
+                       detail=np.array([f[1] + note for f in found], dtype=object))
 
 
 @check("FLD-003")
@@ -460,7 +487,7 @@ def check_bfe_floor(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
 
 def _fld003_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str, float]:
     """(status, detail, required floor) of one footprint under FLD-003."""
-    use, floor, user_bfe = ctx.site.get("use"), ctx.site.get("lowest_floor_ft"), ctx.site.get("bfe_ft")
+    use, floor, user_bfe = ctx.site.get("use"), ctx.site.get("lowest_floor_ft"), _stated_bfe(ctx)
     gate = _site_gate(ctx, row, f"the elevation standards of {rule.p('standards_citation')} do not apply")
     if gate is not None:
         return (*gate, np.nan)
@@ -558,6 +585,49 @@ def _no_bfe_part(row: pd.Series) -> bool:
     :func:`geoconstraints.geometry.bfe_sample._no_bfe_parts`); with :func:`_firm_gives_bfe`, a footprint in
     both, judged by FLD-003 on the BFE and by FLD-004 on its zone A part (§ 6-137(d): the stricter governs)."""
     return bool(float(row.get("no_bfe_sqft", 0.0)) > 0)
+
+
+def _unlisted_zones(rule: Rule, row: pd.Series) -> str:
+    """The zones of the footprint's SFHA part without a BFE read (``no_bfe_zones`` of the table: no zone with
+    BFEs, no ``STATIC_BFE``) that are none of the rule's ``no_bfe_zones`` (A, AO, A99, V, VO: the zones the
+    FIRM gives no BFE in), ``'AR/AE, AR'``; ``''`` where none. Such a zone is in the SFHA only by its
+    ``SFHA_TF`` = T (an AR or AR/AE zone, a value the rulebook's lists do not know): whether the FIRM gives a
+    BFE there is not known, so neither § 6-137(d) (FLD-004) nor the BFE of the rest (FLD-003) is its
+    whole requirement. A blank zone is named ``(no FLD_ZONE value)``.
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> rule = load_rulebook("vestal")["FLD-004"]
+    >>> row = pd.Series({"no_bfe_sqft": 100.0, "no_bfe_zones": "A, AO, AR/AE"})
+    >>> _unlisted_zones(rule, row), _unlisted_zones(rule, row.replace("A, AO, AR/AE", "A, AO"))
+    ('AR/AE', '')
+    >>> _unlisted_zones(rule, pd.Series({"no_bfe_sqft": 100.0, "no_bfe_zones": ""}))
+    '(no FLD_ZONE value)'
+    >>> _unlisted_zones(rule, pd.Series({"no_bfe_sqft": 0.0, "no_bfe_zones": ""}))
+    ''
+    """
+    if not _no_bfe_part(row):
+        return ""
+    listed = expand_zone_list(rule.p("no_bfe_zones", []))
+    names = [z.strip().upper() for z in str(row.get("no_bfe_zones", "") or "").split(",")]
+    return ", ".join(z or "(no FLD_ZONE value)" for z in names if z not in listed)
+
+
+def _unlisted_text(rule: Rule, zones: str) -> str:
+    """Why a footprint with a part in ``zones`` (:func:`_unlisted_zones`) gets no floor pass, and the fix.
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> print(_unlisted_text(load_rulebook("vestal")["FLD-004"], "AR/AE"))
+    its part in zone AR/AE lies in the area of special flood hazard (SFHA_TF = T) but in none of the zones the FIRM gives no BFE in (no_bfe_zones: A, AO, A99, V, VO) nor of those with BFEs: whether the FIRM gives a BFE there is not known, and no BFE read off the BFE lines there is used; read the FIRM panel for that zone's BFE and give it with --bfe-ft, or correct FLD_ZONE
+    """
+    return (f"its part in zone {zones} lies in the area of special flood hazard (SFHA_TF = T) but in none of the "
+            f"zones the FIRM gives no BFE in (no_bfe_zones: {', '.join(map(str, rule.p('no_bfe_zones', [])))}) nor "
+            f"of those with BFEs: whether the FIRM gives a BFE there is not known, and no BFE read off the BFE "
+            f"lines there is used; read the FIRM panel for that zone's BFE and give it with --bfe-ft, or correct "
+            f"FLD_ZONE")
 
 
 def firm_gives_bfe(bfe_zone_sqft: Any, static_bfe_sqft: Any) -> np.ndarray:
@@ -672,7 +742,7 @@ def _fld004_required(ctx: FloodContext, rule: Rule,
     sure, ``required`` itself except where the manufactured home's BFE is an upper bound above the BFE
     reached on the footprint (:func:`_bfe_reached`): a floor between the two is not determined.
     """
-    user_bfe = ctx.site.get("bfe_ft")
+    user_bfe = _stated_bfe(ctx)
     firm = _firm_gives_bfe(row)
     mh: tuple[float | None, str, bool] | None = None
     mh_reached: float | None = None
@@ -759,27 +829,71 @@ def _coarse_hag_cell(ctx: FloodContext, rule: Rule, row: pd.Series) -> float:
     return cell if np.isfinite(cell) else np.inf
 
 
-def _coarse_hag_detail(rule: Rule, cell: float) -> str:
-    """Why a floor meeting a requirement from a HAG read on cells of ``cell`` ft is not a pass: the cell
-    size, the limit, the error and the fix.
+def _coarse_hag_note(rule: Rule, cell: float) -> str:
+    """The sentence added to an FLD-004 finding whose highest adjacent grade was read on DEM cells of ``cell``
+    ft, over ``max_dem_cell_ft`` (:func:`~geoconstraints.rules.dem_cells.coarse_cell_note`: a violation stays).
 
     Examples
     --------
     >>> from geoconstraints.rulebook.loader import load_rulebook
-    >>> print(_coarse_hag_detail(load_rulebook("vestal")["FLD-004"], 32.8))
-    the highest adjacent grade was read on DEM cells of 32.8 ft (the larger of their width and height), over the 10 ft a pass needs (max_dem_cell_ft): each cell holds the average ground of its whole width, so on a slope the grade beside the walls reads low by up to about the slope x half a cell (1.6 ft at 10 %) and the floor may need to be higher; give a finer pre-construction DEM: USGS 3DEP 1 m lidar (about 3.3 ft cells, widely available in New York) or one made from a topographic survey of the site (a surveyed highest adjacent grade is not taken as an option)
+    >>> print(_coarse_hag_note(load_rulebook("vestal")["FLD-004"], 32.8))
+    measured on DEM cells of 32.8 ft, coarser than the 10 ft limit (max_dem_cell_ft): the highest adjacent grade is the coarse grid's, which on a slope reads low
     """
-    return (f"the highest adjacent grade was read on DEM cells of {cell:,.1f} ft (the larger of their width and "
-            f"height), over the {fmt_num(rule.t('max_dem_cell_ft'))} ft a pass needs (max_dem_cell_ft): each cell "
-            f"holds the average ground of its whole width, so on a slope the grade beside the walls reads low by up "
-            f"to about the slope x half a cell ({0.1 * cell / 2:,.1f} ft at 10 %) and the floor may need to be "
-            f"higher; {FINER_HAG_DEM}")
+    return dem_cells.coarse_cell_note(cell, rule, "the highest adjacent grade is the coarse grid's, which on a slope "
+                                                  "reads low")
+
+
+def _coarse_hag_detail(rule: Rule, cell: float, hag: float) -> str:
+    """Why a floor meeting a requirement from a highest adjacent grade of ``hag`` ft read on cells of ``cell``
+    ft is not a pass (:func:`~geoconstraints.rules.dem_cells.coarse_pass_detail`): the cell size, the limit,
+    the error (up to about the slope x half a cell) and FLD-004's fix, :data:`FINER_HAG_DEM`.
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> print(_coarse_hag_detail(load_rulebook("vestal")["FLD-004"], 32.8, 108.35))
+    the DEM's cells are 32.8 ft (the larger of their width and height), over the 10 ft a pass needs (max_dem_cell_ft): each cell holds one elevation for its whole width, so on a slope the grade beside the walls reads low by up to about the slope x half a cell (1.6 ft at 10 %) and the floor may need to be higher; the coarse grid showed: a highest adjacent grade of 108.3 ft; give a finer pre-construction DEM: USGS 3DEP 1 m lidar (about 3.3 ft cells, widely available in New York) or one made from a topographic survey of the site (a surveyed highest adjacent grade is not taken as an option)
+    """
+    hidden = (f"on a slope the grade beside the walls reads low by up to about the slope x half a cell "
+              f"({0.1 * cell / 2:,.1f} ft at 10 %) and the floor may need to be higher")
+    return dem_cells.coarse_pass_detail(cell, rule, hidden, f"a highest adjacent grade of {ft_text(hag)} ft",
+                                        fix=FINER_HAG_DEM)
+
+
+def _far_below_grade(ctx: FloodContext, rule: Rule, row: pd.Series) -> str:
+    """Why the BFE stated (``--bfe-ft``) cannot be the base flood elevation of a footprint's part without a BFE
+    on the FIRM: it lies more than ``max_stated_bfe_below_grade_ft`` below the highest adjacent grade read along
+    its walls (a BFE in metres, 246.3 for 808 ft, or another datum's or site's); ``''`` where it does not, where
+    none is stated or the grade is unknown. Such a BFE leaves the highest adjacent grade + 2 ft as the requirement,
+    though the base flood of the site may be above it: no pass rests on it.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> rule, row = load_rulebook("vestal")["FLD-004"], pd.Series({"hag_ft": 800.0})
+    >>> [bool(_far_below_grade(NS(site={"bfe_ft": b}), rule, row)) for b in (780.0, 779.99, 246.3, None)]
+    [False, True, True, False]
+    >>> print(_far_below_grade(NS(site={"bfe_ft": 246.3}), rule, row))
+    the BFE given, 246.3 ft (--bfe-ft), is 553.7 ft below the highest adjacent grade of 800.0 ft, more than the 20 ft (max_stated_bfe_below_grade_ft) a base flood elevation of land in the area of special flood hazard can lie below it: is it in metres, or another datum's? Give the BFE in feet, in the DEM's and the floor's vertical datum
+    """
+    stated, hag = _stated_bfe(ctx), float(row["hag_ft"])
+    lim = rule.t("max_stated_bfe_below_grade_ft")
+    if stated is None or not np.isfinite(hag) or not over_limit(hag - stated, lim):
+        return ""
+    return (f"the BFE given, {ft_text(stated)} ft (--bfe-ft), is {ft_text(hag - stated)} ft below the highest adjacent "
+            f"grade of {ft_text(hag)} ft, more than the {fmt_num(lim)} ft (max_stated_bfe_below_grade_ft) a base "
+            f"flood elevation of land in the area of special flood hazard can lie below it: is it in metres, or "
+            f"another datum's? Give the BFE in feet, in the DEM's and the floor's vertical datum")
 
 
 def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str, float]:
     """(status, detail, required floor) of one footprint under FLD-004. A floor meeting a requirement
     whose highest adjacent grade was read on DEM cells over ``max_dem_cell_ft`` is ``not_evaluated``
-    (:func:`_coarse_hag_cell`); a violation stays, saying the cell size."""
+    (:func:`_coarse_hag_cell`); a violation stays, saying the cell size. So is a floor meeting it where part
+    of the footprint lies in an SFHA zone of none of the rulebook's lists and no BFE is stated
+    (:func:`_unlisted_zones`: the FIRM may give a BFE there above the requirement); a violation stays, saying
+    so."""
     gate = _site_gate(ctx, row, f"{rule.p('standards_citation')} does not apply")
     if gate is not None:
         return (*gate, np.nan)
@@ -790,9 +904,15 @@ def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
         return "not_evaluated", how, np.nan
     cell, plain = _coarse_hag_cell(ctx, rule, row), how
     if not np.isnan(cell):
-        how += (f"; the highest adjacent grade was read on DEM cells of {cell:,.1f} ft, coarser than the "
-                f"{fmt_num(rule.t('max_dem_cell_ft'))} ft limit (max_dem_cell_ft): the coarse grid's, which on a "
-                f"slope reads low")
+        how += f"; {_coarse_hag_note(rule, cell)}"
+    # a zone in the SFHA by SFHA_TF alone (AR/AE, a value no list knows) may have a BFE of the FIRM: a BFE stated
+    # (--bfe-ft) is in the requirement, else the requirement found may be too low
+    unlisted = "" if _stated_bfe(ctx) is not None else _unlisted_zones(rule, row)
+    if unlisted:
+        how += f"; {_unlisted_text(rule, unlisted)}"
+    far = _far_below_grade(ctx, rule, row) if not _firm_gives_bfe(row) or _no_bfe_part(row) else ""
+    if far:
+        how += f"; {far}"
     floor = ctx.site.get("lowest_floor_ft")
     if floor is None:
         return "not_evaluated", f"{how}; no lowest floor elevation given (--lowest-floor-ft)", req
@@ -811,9 +931,15 @@ def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
         return "violation", said, req  # below even a lower bound of the requirement
     if not complete:
         return "not_evaluated", f"lowest floor {f_txt} ft meets the {r_txt} ft known so far, but {how}", req
+    if far:  # the stated BFE is no BFE of the site: the site's may be above the requirement found
+        return "not_evaluated", (f"lowest floor {f_txt} ft meets the {r_txt} ft found (compared at {fmt_num(prec)} "
+                                 f"ft), but {how}"), req
+    if unlisted:  # the FIRM may give a BFE above the requirement found there: no promise
+        return "not_evaluated", (f"lowest floor {f_txt} ft meets the {r_txt} ft found where the FIRM gives no BFE "
+                                 f"(compared at {fmt_num(prec)} ft), but {how}"), req
     if not np.isnan(cell):  # a HAG the coarse grid may read low: the floor meeting it is no promise
         return "not_evaluated", (f"lowest floor {f_txt} ft meets the {r_txt} ft found (compared at {fmt_num(prec)} "
-                                 f"ft), but {_coarse_hag_detail(rule, cell)}: {plain}"), req
+                                 f"ft), but {_coarse_hag_detail(rule, cell, float(row['hag_ft']))}: {plain}"), req
     return "pass", said, req
 
 

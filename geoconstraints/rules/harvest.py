@@ -444,17 +444,19 @@ def _joinable_parcels(parcels: gpd.GeoDataFrame, owners: np.ndarray, seeds: np.n
     return np.concatenate(pa), np.concatenate(pb)
 
 
-def _ownership(ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None, tol: float) -> _Ownership:
-    """Group the harvest areas by parcel and same-owner contiguity (§ 44-VI-6(B), (C)).
+def _ownership(rule: Rule, ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None) -> _Ownership:
+    """Group the harvest areas by parcel and same-owner contiguity (§ 44-VI-6(B), (C)); why an
+    ownership is unknown in HRV-001's (``rule``'s) words.
 
     Nodes: the areas, the parcels, and the ``parcel_id`` values no parcel has. Certain edges:
-    an area on a parcel (overlap or ``parcel_id``); two parcels touching (gap up to ``tol``) with
+    an area on a parcel (overlap or ``parcel_id``); two parcels touching (gap up to ``tol``, the
+    rule's ``contiguity_tolerance_ft``) with
     one stated owner; two areas touching with one stated owner. Possible edges add what unknown
     ownership could join: touching parcels where an owner is not stated, and an area on no parcel
     of the parcels layer (none given, or its ``parcel_id`` not in it) with every area of the same
     or an unstated owner.
     """
-    n = len(ha)
+    n, tol = len(ha), rule.t("contiguity_tolerance_ft")
     m = 0 if parcels is None else len(parcels)
     ai, pj = _area_parcel_links(ha, parcels)
     keys = pd.Series(stated_text(ha["parcel_id"], blank=None), index=ha.index, dtype=object) if "parcel_id" in ha.columns \
@@ -503,12 +505,11 @@ def _ownership(ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | None, tol: floa
             comp_parcels.setdefault(int(certain[node]), []).append(names[node - n])
     why = []
     if unk_parcel.any():
-        why.append(("no parcels layer" if parcels is None else "no parcel of the parcels layer")
-                   + " for harvest area(s) " + id_list(_plan_ids(ha)[unk_parcel])
-                   + ": contiguity and ownership cannot be told")
+        why.append(rule.phrase("no_parcels_layer" if parcels is None else "no_parcel",
+                               areas=id_list(_plan_ids(ha)[unk_parcel])))
     if parcels is not None and m and (p_own == None).any():
-        why.append("owner not stated for " + ("any parcel (no parcels.owner field)" if "owner" not in parcels.columns
-                                               else f"{int((p_own == None).sum())} parcel(s)"))
+        why.append(rule.phrase("no_owner_field") if "owner" not in parcels.columns else
+                   rule.phrase("owner_not_stated", count=int((p_own == None).sum())))
     return _Ownership(certain[:n], possible[:n], [sorted(set(p)) for p in area_parcels],
                       comp_parcels, "; ".join(why))
 
@@ -598,57 +599,50 @@ def _volume_text(rule: Rule, c: float, b: float, mixed: bool = False) -> str:
     """The volume compared; ``mixed``: an area gives both measures (summed, they are read as two products)."""
     parts = []
     if not np.isnan(c):
-        parts.append(f"{c:,.6g} cords = {c * rule.t('standard_cord_cuft'):,.0f} cu ft (limits "
-                     f"{rule.t('volume_limit_cords'):,.0f} cords, {rule.t('volume_limit_cuft'):,.0f} cu ft)")
+        parts.append(rule.phrase("cords", cords=f"{c:,.6g}", cuft=f"{c * rule.t('standard_cord_cuft'):,.0f}"))
     if not np.isnan(b):
-        parts.append(f"{b:,.0f} board feet (limit {rule.t('volume_limit_bf'):,.0f})")
+        parts.append(rule.phrase("board_feet", board_feet=f"{b:,.0f}"))
     if c > 0 and b > 0:  # NaN is not
-        parts[-1] += (f"; {'as two products, ' if mixed else ''}together {c + b / rule.t('cord_equivalent_bf'):,.6g} "
-                      f"cords, board feet counted at "
-                      f"{rule.t('cord_equivalent_bf'):,.0f} to the cord (cord_equivalent_bf)")
-    return "; ".join(parts) or "no volume given (fields cords, cubic_feet, board_feet)"
+        parts.append(rule.phrase("together_two_products" if mixed else "together",
+                                 cords=f"{c + b / rule.t('cord_equivalent_bf'):,.6g}"))
+    return "; ".join(parts) or rule.phrase("no_volume")
 
 
-def _two_products(which: np.ndarray, lo: float) -> str:
+def _two_products(rule: Rule, which: np.ndarray, lo: float) -> str:
     """Why a sum over the limits only if an area's cords and board feet are two products is review."""
-    return (f"; a licence is needed if the cords and board feet given for {id_list(which)} are two products "
-            f"(sawtimber in board feet, pulpwood or firewood in cords), which the inputs cannot tell; read as one "
-            f"volume in two measures (the larger) the harvest is {lo:,.6g} cords, within the limits: where it is one "
-            f"volume, give it in one measure")
+    return "; " + rule.phrase("two_products", areas=id_list(which), cords=f"{lo:,.6g}")
 
 
 def _volume_detail(rule: Rule, ids: np.ndarray, own: _Ownership, sums: pd.DataFrame, status: np.ndarray,
                    over_c: np.ndarray, no_volume: np.ndarray, zeros: np.ndarray, mixed: np.ndarray) -> list[str]:
     """The sentence of each area: the sum compared, over which areas and parcels, and why."""
     exempt = "; ".join(f"{str(e.get('text', e.get('key', ''))).rstrip('.')} ({e.get('citation', rule.citation)})"
-                       for e in rule.p("exemptions", []))
+                       for e in rule.p("exemptions", []))  # the rulebook's own list, as a list
     out = []
     for i in range(len(ids)):  # the plan's harvest areas (a handful)
         comp = own.certain if over_c[i] else own.possible
         members = comp == comp[i]
         txt = _volume_text(rule, sums["c"].iloc[i], sums["b"].iloc[i], bool((members & mixed).any()))
         if members.sum() > 1:
-            txt += f"; summed over harvest areas {id_list(ids[members])}"
+            txt += "; " + rule.phrase("summed", areas=id_list(ids[members]))
         joined = not over_c[i] and bool((members & (own.certain != own.certain[i])).any())
         where = own.parcel_of_comp.get(int(own.certain[i]), [])
         if where and not joined:
-            txt += (f" on parcel {where[0]}" if len(where) == 1 else
-                    f" on contiguous parcels of one owner ({id_list(where)})")
+            txt += " " + (rule.phrase("on_parcel", parcel=where[0]) if len(where) == 1 else
+                          rule.phrase("on_parcels", parcels=id_list(where)))
         if joined and status[i] == "review":
-            txt += (": a licence is needed if they lie on one parcel or contiguous parcels of one owner, which the "
-                    f"inputs cannot tell ({own.why_unknown})")
+            txt += ": " + rule.phrase("if_one_owner", why=own.why_unknown)
         elif joined:
-            txt += f", which may lie on one owner's land ({own.why_unknown})"
+            txt += ", " + rule.phrase("may_be_one_owner", why=own.why_unknown)
         if sums["two"].iloc[i]:
-            txt += _two_products(ids[members & mixed], sums["lo"].iloc[i])
+            txt += _two_products(rule, ids[members & mixed], sums["lo"].iloc[i])
         lack = ids[members & no_volume]
         if status[i] == "not_evaluated":
-            txt += f"; volume not given for {id_list(lack)}"
+            txt += "; " + rule.phrase("not_given", areas=id_list(lack))
             if len(zeroed := ids[members & zeros]):
-                txt += (f" (a 0 beside a volume in the other measure, in {id_list(zeroed)}, is read as a blank "
-                        f"filled with zero: not given)")
+                txt += " " + rule.phrase("zero_read_as_blank", areas=id_list(zeroed))
         if status[i] == "review" and exempt:
-            txt += f"; exemptions not assessed: {exempt}"
+            txt += "; " + rule.phrase("exemptions_not_assessed", exemptions_listed=exempt)
         out.append(txt)
     return out
 
@@ -674,7 +668,7 @@ def check_commercial_volume(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     if ha is None:
         return _missing_layer(ctx, rule, "harvest_area")
     ids = _plan_ids(ha)
-    own = _ownership(ha, ctx.get("parcels"), rule.t("contiguity_tolerance_ft"))
+    own = _ownership(rule, ha, ctx.get("parcels"))
     vol = _volumes(ha, rule)
     cert, poss = _group_sums(vol, own.certain), _group_sums(vol, own.possible)
     # over: a measure alone, or the measures summed (board feet at cord_equivalent_bf), an area giving both
@@ -809,7 +803,7 @@ def _zoning_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: s
     ids, n = _plan_ids(g), len(g)
     # a point (a landing) cannot show where its pad ends: measured as a disk of point_landing_radius_ft
     point = _point_landings(g)
-    reach = np.where(point, rule.t("point_landing_radius_ft"), 0.0)
+    reach = _pad_radius(g, rule)
     scope = dist_ft + reach  # how far from each element's line a district, unknown or gap may matter
     far = float(scope.max(initial=dist_ft)) + LENGTH_NOISE_FT
     ra = zsrc.loc[zsrc["_d"].isin(want).to_numpy()]
@@ -837,23 +831,21 @@ def _zoning_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: s
     detail = []
     for i in range(n):  # the plan's features
         if within[i]:
-            txt = f"{measured[i]:,.2f} ft to {names[i]} property ({src})"
+            parts = [rule.phrase("within", distance=f"{measured[i]:,.2f}", near=names[i], source=src)]
         elif np.isfinite(measured[i]):
-            txt = f"nearest {dtext} property {measured[i]:,.2f} ft away ({src})"
+            parts = [rule.phrase("nearest", distance=f"{measured[i]:,.2f}", source=src)]
         else:
-            txt = f"the {src} has no {dtext} district"
+            parts = [rule.phrase("no_district", source=src)]
         if may[i]:
-            txt += (f"; the landing is a point, so its pad may reach within {fmt_num(dist_ft)} ft of {names[i]} "
-                    f"property (a pad of up to {fmt_num(reach[i])} ft around it, point_landing_radius_ft): map its "
-                    f"extent (a polygon)")
+            parts.append(rule.phrase("point_pad", near=names[i]))
         if not within[i] and unknown[i]:
-            txt += f"; district unknown for {where} {unknown[i]} within {fmt_num(scope[i])} ft"
+            parts.append(rule.phrase("unknown", where=where, features=unknown[i], scope=scope[i]))
         if not within[i] and gapped[i]:
-            txt += (f"; {fmt_num(sqft_to_acres(gap[i]))} acres within {fmt_num(scope[i])} ft not covered by the "
-                    f"{'zoning layer' if src == 'zoning layer' else 'parcels'} (outside public rights-of-way): "
-                    f"no data is not no district")
+            parts.append(rule.phrase("gap", acres=sqft_to_acres(gap[i]), scope=scope[i],
+                                     layer="zoning layer" if src == "zoning layer" else "parcels"))
+        txt = "; ".join(parts)
         if point[i] and not within[i] and (unknown[i] or gapped[i]):
-            txt += f" ({fmt_num(dist_ft)} ft and a pad of {fmt_num(reach[i])} ft around the point)"
+            txt += f" ({rule.phrase('point_scope')})"
         detail.append(txt)
     return rule.findings(status, subject_layer=layer, subject_id=ids, measured=measured, threshold=dist_ft,
                          unit="ft", geometry=g.geometry.values, crs=ctx.crs, districts=dtext, detail=detail)
@@ -885,7 +877,7 @@ def check_zoning_proximity(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
         elif zsrc is None or src is None:
             out.append(rule.findings("not_evaluated", subject_layer=layer, subject_id=_plan_ids(g),
                                      geometry=g.geometry.values, crs=ctx.crs, districts=dtext,
-                                     detail="no zoning layer and no parcels.zoning field"))
+                                     detail=rule.phrase("no_zoning")))
         else:
             out.append(_zoning_layer(ctx, rule, g, layer, zsrc, src))
     return concat_findings(out, ctx.crs)
@@ -1379,6 +1371,44 @@ def _local_width(piece: Any, bank: Any) -> float:
     return 2.0 * float(shapely.distance(pts, bank).max())
 
 
+def _on_flat_end(piece: Any, tips: np.ndarray, width_ft: float) -> bool:
+    """Whether a straight piece lying on the bank of a widened stream line lies on its flat end: both its ends
+    within half the channel's width of one end of the stream lines (``tips``), so the line ends on it.
+
+    Examples
+    --------
+    >>> from shapely.geometry import LineString, Point
+    >>> tips = np.array([Point(0, 0), Point(0, 500)])
+    >>> _on_flat_end(LineString([(-5, 0), (5, 0)]), tips, 10.0), _on_flat_end(LineString([(5, 0), (5, 50)]), tips, 10.0)
+    (True, False)
+    """
+    if not len(tips):
+        return False
+    reach = width_ft / 2.0 + 2.0 * _ON_BANK_FT
+    far = np.maximum(shapely.distance(shapely.get_point(piece, 0), tips), shapely.distance(shapely.get_point(piece, -1), tips))
+    return bool(np.any(far <= reach))
+
+
+def _piece_why(length: float, width: float, ratio: float, crossing: bool, ends_on_bank: bool, opposite: bool,
+               on_bank: bool) -> str:
+    """What makes a part of a plan line inside a channel a crossing or not, in words.
+
+    Examples
+    --------
+    >>> _piece_why(12.0, 10.0, 2.0, True, True, True, False)
+    '12.0 ft inside a channel 10.0 ft wide (bank to bank, a crossing)'
+    >>> _piece_why(40.0, 0.0, 2.0, False, True, False, True)
+    "40.0 ft along the bank, on the channel's edge (the edge belongs to the channel)"
+    """
+    if on_bank:
+        return f"{length:,.1f} ft along the bank, on the channel's edge (the edge belongs to the channel)"
+    return (f"{length:,.1f} ft inside a channel {width:,.1f} ft wide "
+            + ("(bank to bank, a crossing)" if crossing else
+               "(ends inside the channel)" if not ends_on_bank else
+               "(leaves by the bank it entered)" if not opposite else
+               f"(more than {fmt_num(ratio)} times the width: along the channel, not across it)"))
+
+
 def channel_pieces(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, width_ft: float,
                    ratio: float, bank_arc_ratio: float) -> ChannelPieces:
     """Split the lines into their parts inside the stream channels and tell crossings from the rest.
@@ -1389,6 +1419,11 @@ def channel_pieces(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, width_ft:
     channel's width where it runs (:func:`_local_width`): a straight crossing at an angle of at
     least asin(1 / ``ratio``) to the stream. Anything else (a line running along inside the
     channel, leaving by the bank it entered, or ending in the channel) is not a crossing.
+
+    A part lying wholly on the flat end of a widened stream line (its width there nil: the stream
+    line ends on the plan line) is no part inside the channel: it is left out, and the stream's end
+    on the line is a possible crossing for :func:`stream_gaps`. A part lying wholly along a bank (a stream
+    polygon's edge, the side of a widened line) is in the channel (the edge belongs to it), said so.
     """
     def none() -> np.ndarray:
         return np.array([], dtype=object)
@@ -1415,7 +1450,8 @@ def channel_pieces(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, width_ft:
     keep = np.isin(shapely.get_type_id(parts), (1, 2)) & (shapely.length(parts) > LENGTH_NOISE_FT)
     parts, idx = parts[keep], idx[keep]
     kinds_col = near["kind"] if "kind" in near.columns else pd.Series(None, index=near.index, dtype=object)
-    crossing, why, sids, skinds = [], [], [], []
+    crossing, why, sids, skinds, on_end = [], [], [], [], []
+    tips = np.array([], dtype=object) if centre is None else shapely.get_parts(shapely.boundary(centre))
     upart = shapely.get_parts(u)
     tree = shapely.STRtree(channel)
     for piece in parts:  # the places where a plan line meets a channel (a handful)
@@ -1426,17 +1462,20 @@ def channel_pieces(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, width_ft:
         on_poly = polys is not None and bool(shapely.intersects(piece, polys))
         opposite = ends_on_bank and _opposite_banks(piece, part, centre, on_poly, bank_arc_ratio)
         w = _local_width(piece, bank)
+        on_bank = w <= 2.0 * _ON_BANK_FT  # the whole piece on the bank: no width inside the channel
+        on_end.append(on_bank and not on_poly and _on_flat_end(piece, tips, width_ft))
         short = bool(at_most(piece.length, ratio * w))
-        crossing.append(ends_on_bank and opposite and short)
-        why.append(f"{piece.length:,.1f} ft inside a channel {w:,.1f} ft wide "
-                   + ("(bank to bank, a crossing)" if crossing[-1] else
-                      "(ends inside the channel)" if not ends_on_bank else
-                      "(leaves by the bank it entered)" if not opposite else
-                      f"(more than {fmt_num(ratio)} times the width: along the channel, not across it)"))
+        crossing.append(ends_on_bank and opposite and short and not on_bank)
+        why.append(_piece_why(piece.length, w, ratio, crossing[-1], ends_on_bank, opposite, on_bank))
         hit = tree.query(piece, predicate="intersects")
         sids.append(", ".join(sorted(set(near["feature_id"].astype(str).to_numpy()[hit]))))
         skinds.append(", ".join(sorted({"kind unknown" if is_blank(k) else str(k)
                                         for k in kinds_col.to_numpy()[hit]})))
+    inside = ~np.array(on_end, bool)
+    kept = np.flatnonzero(inside)
+    parts, idx = parts[inside], idx[inside]
+    crossing = [crossing[k] for k in kept]
+    why, sids, skinds = [why[k] for k in kept], [sids[k] for k in kept], [skinds[k] for k in kept]
     pts = shapely.line_interpolate_point(parts, 0.5, normalized=True) if len(parts) else np.array([], dtype=object)
     station = shapely.line_locate_point(lines.geometry.values[idx], pts) if len(parts) else np.array([])
     order = np.lexsort((station, idx)) if len(parts) else np.array([], int)
@@ -1526,79 +1565,204 @@ def _free_stream_ends(streams: gpd.GeoDataFrame, every: gpd.GeoDataFrame, near_l
     return ends[~touched], end_row[~touched]
 
 
+def _polygon_stream_ends(streams: gpd.GeoDataFrame, every: gpd.GeoDataFrame, lines: Any, dist_ft: float,
+                         bank_arc_ratio: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The ends of the polygon streams of ``streams`` that face a line of ``lines`` within ``dist_ft`` without
+    the line entering them: (a point on each end, the row of ``streams``, the line, the end's distance from it).
+
+    A polygon's *face* at a line is the connected stretch of its outer bank that holds its nearest approach
+    to the line (within ``dist_ft``, ``at_most``) and reaches the polygon's width ``w`` (the diameter of the
+    largest circle inside it) beyond that approach. The face is an *end* of the polygon when it goes
+    across the channel: its two ends lie on opposite banks as HRV-012 reads them (the shorter way round the
+    bank between them is more than ``bank_arc_ratio`` times the straight distance; a square end of width
+    ``W`` gives ``W + 2 w`` round against ``W`` straight, at least 3 times) and it touches no other stream
+    feature of ``every`` (there the stream runs on: the next polygon of an export, a line flowing out of it).
+    A bank running along the line, or a bend coming near it, gives a stretch with both ends on one bank
+    (round about as long as straight, at most pi / 2 times it for a bend no tighter than the channel is
+    wide): no end. Each end's point is on the stretch across from the line's point nearest its middle.
+
+    Examples
+    --------
+    >>> from shapely.geometry import LineString, box
+    >>> s = gpd.GeoDataFrame({"feature_id": ["RV", "BK"]}, geometry=[box(0, -900, 100, -20), box(0, 30, 900, 90)])
+    >>> pt, row, line, d = _polygon_stream_ends(s, s, np.array([LineString([(-100, 0), (800, 0)])]), 50.0, 2.0)
+    >>> [(round(q.x, 1), round(q.y, 1)) for q in pt], row.tolist(), d.round(1).tolist()
+    ([(50.0, -20.0)], [0], [20.0])
+    """
+    none = (np.array([], dtype=object), np.array([], int), np.array([], int), np.array([]))
+    reach = dist_ft + LENGTH_NOISE_FT
+    rows = np.unique(streams.sindex.query(lines, predicate="dwithin", distance=reach)[1])
+    sg = streams.geometry.values[rows]
+    poly = np.isin(shapely.get_type_id(sg), (3, 6))
+    parts, owner = shapely.get_parts(sg[poly], return_index=True)
+    owner = rows[poly][owner]
+    if not len(parts):
+        return none
+    pi, li = shapely.STRtree(lines).query(parts, predicate="dwithin", distance=reach)
+    enters = shapely.relate_pattern(lines[li], parts[pi], "T********")  # a mapped crossing (channel_pieces)
+    ok = at_most(shapely.distance(parts[pi], lines[li]), dist_ft) & ~enters
+    pi, li = pi[ok], li[ok]  # a line touching the polygon (a corner, its end's edge) does not enter it
+    if not len(pi):
+        return none
+    width = 2.0 * shapely.length(shapely.maximum_inscribed_circle(parts))
+    band = shapely.buffer(lines[li], shapely.distance(parts[pi], lines[li]) + width[pi])
+    bits, pair = shapely.get_parts(shapely.intersection(shapely.get_exterior_ring(parts[pi]), band), return_index=True)
+    lin = shapely.get_type_id(bits) == 1
+    if not lin.any():
+        return none
+    has, slot = np.unique(pair[lin], return_inverse=True)
+    merged = shapely.line_merge(shapely.multilinestrings(bits[lin], indices=slot))  # across the ring's start
+    faces, fp = shapely.get_parts(merged, return_index=True)
+    fp = has[fp]
+    fl = lines[li[fp]]
+    d = shapely.distance(faces, fl)
+    # the stretch of bank nearest the line (a lobe of the far bank reaching into the band is none)
+    nearest = at_most(d, shapely.distance(parts[pi[fp]], fl))
+    keep = (shapely.get_type_id(faces) == 1) & ~shapely.is_closed(faces) & nearest
+    faces, fp, fl, d = faces[keep], fp[keep], fl[keep], d[keep]
+    if not len(faces):
+        return none
+    a, b = shapely.get_point(faces, 0), shapely.get_point(faces, -1)
+    ring = shapely.get_exterior_ring(parts[pi[fp]])
+    arc = np.abs(shapely.line_locate_point(ring, a) - shapely.line_locate_point(ring, b))
+    across = np.minimum(arc, shapely.length(ring) - arc) > bank_arc_ratio * shapely.distance(a, b)
+    og = every.geometry.values[np.unique(every.sindex.query(faces, predicate="dwithin", distance=LENGTH_NOISE_FT)[1])]
+    others = shapely.get_parts(og)
+    fi, o = shapely.STRtree(others).query(faces, predicate="dwithin", distance=LENGTH_NOISE_FT)
+    own = shapely.equals(others[o], parts[pi[fp[fi]]])
+    touched = np.zeros(len(faces), bool)
+    touched[fi[~own]] = True
+    end = across & ~touched
+    faces, fp, fl, d = faces[end], fp[end], fl[end], d[end]
+    mid = shapely.line_interpolate_point(faces, 0.5, normalized=True)
+    across_from = shapely.line_interpolate_point(fl, shapely.line_locate_point(fl, mid))
+    pt = shapely.get_point(shapely.shortest_line(faces, across_from), 0)
+    return pt, owner[pi[fp]], li[fp], d
+
+
+def _stops(d: float, verb: str = "stops") -> str:
+    """How far a stream's end lies from a plan line, in words (on it: within :data:`_ON_BANK_FT`).
+
+    Examples
+    --------
+    >>> _stops(20.0), _stops(0.0), _stops(0.0, "resumes")
+    ('stops 20.0 ft from it', 'ends on it', 'resumes on it')
+    """
+    if d > _ON_BANK_FT:
+        return f"{verb} {d:,.1f} ft from it"
+    return "ends on it" if verb == "stops" else f"{verb} on it"
+
+
+def _mapped_ends(pt: np.ndarray, sid: np.ndarray, line: np.ndarray, dist_ft: float, cp: ChannelPieces,
+                 listed: np.ndarray) -> np.ndarray:
+    """Whether each stream end (``pt``, of stream ``sid``, near plan line ``line``) lies within ``dist_ft``
+    of a piece of the same stream in the channel at that line already ``listed`` (a mapped crossing)."""
+    out = np.zeros(len(pt), bool)
+    mapped = np.flatnonzero(listed)
+    if not len(pt) or not len(mapped):
+        return out
+    # a search wide enough for any noise at_most allows; the test itself is at_most below
+    c, j = shapely.STRtree(cp.geom[mapped]).query(pt, predicate="dwithin", distance=2.0 * dist_ft + LENGTH_NOISE_FT)
+    j = mapped[j]
+    same = (cp.line[j].astype(int) == line[c]) & at_most(shapely.distance(pt[c], cp.geom[j]), dist_ft)
+    same &= np.array([s in cp.streams[k].split(", ") for s, k in zip(sid[c], j)], bool)
+    out[c[same]] = True
+    return out
+
+
+def _across_pairs(pt: np.ndarray, line: np.ndarray, lg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs of ends near one plan line on either side of it (the straight segment between them meets it),
+    nearest first, each end in one pair at most (greedy): (end a, end b, the gap between them, ft).
+
+    Candidates are ordered by line, gap, then end indices (``a < b``), so ties keep the ends' order."""
+    ia, ib = [], []
+    for i in np.unique(line):  # the plan lines with a stream end near them
+        k = np.flatnonzero(line == i)
+        u, v = np.triu_indices(len(k), 1)
+        ia.append(k[u])
+        ib.append(k[v])
+    a = np.concatenate(ia) if ia else np.array([], int)
+    b = np.concatenate(ib) if ib else np.array([], int)
+    seg = shapely.linestrings(np.stack([shapely.get_coordinates(pt[a]), shapely.get_coordinates(pt[b])], axis=1)) \
+        if len(a) else np.array([], dtype=object)
+    meets = shapely.intersects(seg, lg[line[a]]) if len(a) else np.array([], bool)
+    a, b = a[meets], b[meets]
+    gap = shapely.distance(pt[a], pt[b])
+    order = np.lexsort((b, a, gap, line[a]))
+    used = np.zeros(len(pt), bool)
+    out = []
+    for k in order:  # greedy: the nearest pair of free ends first
+        if not (used[a[k]] or used[b[k]]):
+            used[[a[k], b[k]]] = True
+            out.append(k)
+    sel = np.array(out, int)
+    return a[sel], b[sel], gap[sel]
+
+
 def stream_gaps(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, every: gpd.GeoDataFrame, dist_ft: float,
-                cp: ChannelPieces, listed: np.ndarray) -> StreamGaps:
-    """Places where a stream line stops within ``dist_ft`` of a plan line without crossing it: a possible
-    crossing the stream map leaves out (a culvert or bridge not digitised, the line broken at the road).
+                cp: ChannelPieces, listed: np.ndarray, bank_arc_ratio: float) -> StreamGaps:
+    """Places where a stream stops within ``dist_ft`` of a plan line without crossing it: a possible
+    crossing the stream map leaves out (a culvert or bridge not digitised, the stream broken at the road).
 
     An end of a line stream of ``streams`` that touches no other stream line of ``every``
-    (:func:`_free_stream_ends`) and lies within ``dist_ft`` of a line (``at_most``: the limit included) is a
-    gap at that line, unless a piece of the same stream in the channel at that line is already ``listed``
-    (the crossing is mapped). Two such ends on either side of the line (the straight segment between them
-    meets it) are one gap, the nearest pairs first. A stream end farther than ``dist_ft`` from every line is
-    a real end of a stream, not a gap.
+    (:func:`_free_stream_ends`) and lies within ``dist_ft`` of a line (``at_most``: the limit included), or
+    an end of a polygon stream facing the line within ``dist_ft`` (:func:`_polygon_stream_ends`: its bank
+    going across the channel there, touching no other stream), is a gap at that line, unless a piece of the
+    same stream in the channel at that line is already ``listed`` (the crossing is mapped). Two such ends on
+    either side of the line (the straight segment between them meets it) are one gap, the nearest pairs
+    first. A stream end farther than ``dist_ft`` from every line is a real end of a stream, not a gap; a
+    polygon's bank along the line, or a bend of it near the line, is no end.
     """
     empty = StreamGaps(np.array([], int), np.array([], dtype=object), np.array([]), [])
     if not len(lines) or not len(streams):
         return empty
     lg = lines.geometry.values
     ends, row = _free_stream_ends(streams, every, lg, dist_ft)
-    if not len(ends):
-        return empty
-    e, li = shapely.STRtree(lg).query(ends, predicate="dwithin", distance=dist_ft + LENGTH_NOISE_FT)
+    e, li = shapely.STRtree(lg).query(ends, predicate="dwithin", distance=dist_ft + LENGTH_NOISE_FT) \
+        if len(ends) else (np.array([], int), np.array([], int))
     d = shapely.distance(ends[e], lg[li])
     ok = at_most(d, dist_ft)
-    e, li, d = e[ok], li[ok], d[ok]
+    ppt, prow, pline, pd_ = _polygon_stream_ends(streams, every, lg, dist_ft, bank_arc_ratio)
+    pt = np.concatenate([ends[e[ok]], ppt])
+    row = np.concatenate([row[e[ok]], prow]).astype(int)
+    line = np.concatenate([li[ok], pline]).astype(int)
+    dist = np.concatenate([d[ok], pd_]).astype(float)
+    is_poly = np.repeat([False, True], [int(ok.sum()), len(ppt)])
     sid = streams["feature_id"].astype(str).to_numpy()[row]
     kind_col = streams["kind"] if "kind" in streams.columns else pd.Series(None, index=streams.index, dtype=object)
     kind = np.array(["kind unknown" if is_blank(k) else str(k) for k in kind_col.to_numpy()[row]], dtype=object)
-    mapped = np.flatnonzero(listed)  # the pieces already listed: a mapped crossing (or a road along a channel)
-    out_line, out_pt, out_st, out_detail = [], [], [], []
-    for i in np.unique(li):  # the lines with a stream end near them (a handful)
-        mine = [(k, float(dk)) for k, dk, lk in zip(e, d, li) if lk == i and not any(
-            cp.line[j] == i and sid[k] in cp.streams[j].split(", ")
-            and at_most(shapely.distance(ends[k], cp.geom[j]), dist_ft) for j in mapped)]
-        if not mine:
-            continue
-        dist = dict(mine)
-        cand = sorted(((float(shapely.distance(ends[a], ends[b])), a, b) for n, (a, _) in enumerate(mine)
-                       for b, _ in mine[n + 1:]
-                       if shapely.intersects(shapely.LineString([ends[a], ends[b]]), lg[i])), key=lambda t: t[0])
-        used: set[int] = set()
-        for gap, a, b in cand:
-            if a in used or b in used:
-                continue
-            used.update((a, b))
-            a, b = sorted((a, b), key=lambda k: (dist[k], sid[k]))  # the nearer end first
-            mid = shapely.line_interpolate_point(shapely.LineString([ends[a], ends[b]]), 0.5, normalized=True)
-            st = float(shapely.line_locate_point(lg[i], mid))
-            other = "resumes" if sid[a] == sid[b] else f"stream {sid[b]} ({kind[b]}) stops"
-            out_line.append(i)
-            out_st.append(st)
-            out_pt.append(shapely.line_interpolate_point(lg[i], st))
-            out_detail.append(
-                f"possible crossing the stream map leaves out, at {st:,.0f} ft along the line: stream {sid[a]} "
-                f"({kind[a]}) stops {dist[a]:,.1f} ft from it on one side and {other} {dist[b]:,.1f} ft from it on the "
-                f"other, a gap of {gap:,.1f} ft across it (ends within {fmt_num(dist_ft)} ft: stream_end_distance_ft); "
-                f"check on the ground for a culvert or bridge carrying the stream under it (a crossing under the "
-                f"same statutes) and add it to the stream map")
-        for k, dk in mine:
-            if k in used:
-                continue
-            st = float(shapely.line_locate_point(lg[i], ends[k]))
-            out_line.append(i)
-            out_st.append(st)
-            out_pt.append(shapely.line_interpolate_point(lg[i], st))
-            out_detail.append(
-                f"possible crossing the stream map leaves out, at {st:,.0f} ft along the line: stream {sid[k]} "
-                f"({kind[k]}) stops {dk:,.1f} ft from it, touching no other stream line, within "
-                f"{fmt_num(dist_ft)} ft (stream_end_distance_ft); check on the ground whether it runs on across "
-                f"(a culvert or bridge not mapped: a crossing under the same statutes) or truly ends there")
-    if not out_line:
+    keep = ~_mapped_ends(pt, sid, line, dist_ft, cp, listed)  # beside a listed piece: the crossing is mapped
+    pt, line, dist, is_poly, sid, kind = pt[keep], line[keep], dist[keep], is_poly[keep], sid[keep], kind[keep]
+    if not len(pt):
         return empty
-    order = np.lexsort((np.array(out_st), np.array(out_line)))
-    return StreamGaps(np.array(out_line, int)[order], np.array(out_pt, dtype=object)[order],
-                      np.array(out_st, float)[order], [out_detail[j] for j in order])
+    label = np.array([f"stream {s} ({k}{', its polygon ending bank to bank' if p else ''})"
+                      for s, k, p in zip(sid, kind, is_poly)], dtype=object)
+    a, b, gap = _across_pairs(pt, line, lg)
+    near_first = (dist[b] < dist[a]) | ((dist[b] == dist[a]) & (sid[b] < sid[a]))  # the nearer end first
+    a, b = np.where(near_first, b, a), np.where(near_first, a, b)
+    mid = shapely.line_interpolate_point(shapely.linestrings(np.stack(
+        [shapely.get_coordinates(pt[a]), shapely.get_coordinates(pt[b])], axis=1)), 0.5, normalized=True) \
+        if len(a) else np.array([], dtype=object)
+    single = np.setdiff1d(np.arange(len(pt)), np.concatenate([a, b]))
+    out_line = np.concatenate([line[a], line[single]])
+    out_st = np.concatenate([shapely.line_locate_point(lg[line[a]], mid) if len(a) else np.array([]),
+                             shapely.line_locate_point(lg[line[single]], pt[single])]).astype(float)
+    rule_txt = f"within {fmt_num(dist_ft)} ft (stream_end_distance_ft)"
+    out_detail = [
+        f"possible crossing the stream map leaves out, at {st:,.0f} ft along the line: {label[i]} "
+        f"{_stops(dist[i])} on one side and "
+        + ("" if sid[i] == sid[j] else f"{label[j]} ") + f"{_stops(dist[j], 'resumes' if sid[i] == sid[j] else 'stops')}"
+        f" on the other, a gap of {g:,.1f} ft across it (ends within {fmt_num(dist_ft)} ft: stream_end_distance_ft); "
+        f"check on the ground for a culvert or bridge carrying the stream under it (a crossing under the same "
+        f"statutes) and add it to the stream map" for i, j, g, st in zip(a, b, gap, out_st)]
+    out_detail += [
+        f"possible crossing the stream map leaves out, at {st:,.0f} ft along the line: {label[k]} {_stops(dist[k])}, "
+        f"touching no other stream {'feature' if is_poly[k] else 'line'}, {rule_txt}; check on the ground whether "
+        f"it runs on across (a culvert or bridge not mapped: a crossing under the same statutes) or truly ends there"
+        for k, st in zip(single, out_st[len(a):])]
+    order = np.lexsort((out_st, out_line))
+    return StreamGaps(out_line[order], shapely.line_interpolate_point(lg[out_line], out_st)[order], out_st[order],
+                      [out_detail[j] for j in order])
 
 
 def _crossings_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: str,
@@ -1616,11 +1780,12 @@ def _crossings_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer
                          measured=cp.station[sel].astype(float), geometry=cp.point[sel], crs=ctx.crs, detail=detail)]
     end_ft = rule.t("stream_end_distance_ft")
     every = ctx.get("streams")
-    gaps = stream_gaps(g, streams, streams if every is None else every, end_ft, cp, listed)
+    gaps = stream_gaps(g, streams, streams if every is None else every, end_ft, cp, listed, ch["bank_arc_ratio"])
     out.append(rule.findings("review", subject_layer=layer, subject_id=ids[gaps.line], unit="ft",
                              measured=gaps.station, geometry=gaps.point, crs=ctx.crs, detail=gaps.detail))
     none = np.setdiff1d(np.arange(len(g)), np.concatenate([cp.line[sel].astype(int), gaps.line]))
-    note = [f"{kinds_txt} checked, and no stream line stops within {fmt_num(end_ft)} ft of it" + (
+    note = [f"{kinds_txt} checked, and no stream line stops within {fmt_num(end_ft)} ft of it, nor does a stream "
+            f"polygon end there (bank to bank)" + (
         f"; {cp.length[cp.line == i].sum():,.0f} ft inside a channel other than to cross it (HRV-012)"
         if (cp.line == i).any() else "") for i in none]
     out.append(rule.findings("pass", subject_layer=layer, subject_id=ids[none], geometry=g.geometry.values[none],
@@ -1634,7 +1799,10 @@ def check_stream_crossings(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
 
     The crossings are those of :func:`channel_pieces` with the channel of HRV-012 (one reading
     for both rules: a place where a skid trail meets a channel is either a crossing here or
-    skidding in the channel there). A haul road running along inside a channel is listed too.
+    skidding in the channel there). A haul road running along inside a channel is listed too. A
+    stream that stops within ``stream_end_distance_ft`` of the line without meeting it (a stream
+    line's free end, or ending on it; a stream polygon's end facing it: :func:`stream_gaps`) is a
+    possible crossing the map leaves out, ``review``; a pass says none was found.
     """
     out = []
     inter = truthy(rule.s("include_intermittent")) is True
@@ -1747,6 +1915,22 @@ def _point_landings(lg: gpd.GeoDataFrame) -> np.ndarray:
     return np.isin(shapely.get_type_id(lg.geometry.values), (0, 4))
 
 
+def _pad_radius(lg: gpd.GeoDataFrame, rule: Rule) -> np.ndarray:
+    """How far each feature of ``lg`` may reach beyond what is mapped (feet): the rule's
+    ``point_landing_radius_ft`` for a landing mapped as a point, whose pad the point cannot show, 0 for a
+    line or polygon, measured edge to edge. HRV-003, HRV-024 and HRV-025 pass a point only where its pad
+    cannot reach what the rule measures, and say so with the rule's ``point_pad`` phrase.
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> lg = gpd.GeoDataFrame(geometry=[shapely.Point(0, 0), shapely.box(0, 0, 10, 10)], crs=2262)
+    >>> _pad_radius(lg, load_rulebook("vestal")["HRV-024"]).tolist()
+    [120.0, 0.0]
+    """
+    return np.where(_point_landings(lg), rule.t("point_landing_radius_ft"), 0.0)
+
+
 def _drawn(strips: gpd.GeoDataFrame, sources: pd.DataFrame, rules: set[str], *,
            possible: bool = False) -> gpd.GeoDataFrame:
     """The strips of the rules ``rules`` with what each is drawn around (``source_geometry``, None
@@ -1854,8 +2038,7 @@ def check_landing_in_buffer(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     # to the strip's source (within its width: inside); a source not told (a build made by hand): review
     at_arc, at_arc_in, edge, edge_at, err, arc_kinds, _, _ = _strip_edges(lg, strips, hit)
     hit |= at_arc
-    inside = [t or f"{a} (within its width of the source; the strip's curved outline is drawn up to {e:,.2f} ft "
-              f"inside that)" for t, a, e in zip(inside, at_arc_in, err)]
+    inside = [t or rule.phrase("inside_arc", strip=a, error=f"{e:,.2f}") for t, a, e in zip(inside, at_arc_in, err)]
     kinds = [k or a for k, a in zip(kinds, arc_kinds)]
     maybe, maybe_in, _ = _strip_hits(lg, pos)
     pos_arc, pos_arc_in, pos_edge, pos_edge_at, *_ = _strip_edges(lg, pos, maybe)
@@ -1866,27 +2049,24 @@ def check_landing_in_buffer(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
             else np.full(n, np.nan))
     # a landing mapped as a point: its pad, up to point_landing_radius_ft around it (touching is within), may
     # reach into a strip (measured to the strips' sources, or a possible strip's); only a point farther passes
-    r = rule.t("point_landing_radius_ft")
-    pt = _point_landings(lg) & ~hit & ~maybe & ~edge
-    pe = _strip_edges(lg, strips, hit, beyond_ft=r)
-    pp = _strip_edges(lg, pos, maybe | hit, beyond_ft=r)
+    r = _pad_radius(lg, rule)
+    pt = (r > 0) & ~hit & ~maybe & ~edge
+    pe = _strip_edges(lg, strips, hit, beyond_ft=float(r.max(initial=0.0)))
+    pp = _strip_edges(lg, pos, maybe | hit, beyond_ft=float(r.max(initial=0.0)))
     pad = pt & (pe.is_in | pe.unknown | pp.is_in | pp.unknown)
     pad_at = [", ".join(x for x in (a, b, c, d) if x) for a, b, c, d in zip(pe.in_at, pe.unknown_at, pp.in_at,
                                                                           pp.unknown_at)]
     miss = "; ".join(f"{k.replace('_', ' ')} ({v})" for k, v in bb.missing.items())
     status = np.where(hit, "violation", np.where(maybe | edge | pad, "review",
                                                  "not_evaluated" if bb.missing else "pass"))
-    near = np.where(np.isfinite(dist), [f"nearest buffer strip {d:,.2f} ft away" for d in dist], "no buffer strip nearby")
-    on_edge = [f"at the edge of {a}: its outline, drawn up to {e:,.2f} ft inside the true line where it curves, may "
-               f"pass the landing by that much; measure on the ground; " if ok else ""
-               for ok, a, e in zip(edge, edge_at, err)]
-    on_edge = [o + (f"the landing is a point, and its pad may reach up to {fmt_num(r)} ft (point_landing_radius_ft) "
-                    f"around it, into {a}: map its extent (a polygon); " if ok else "")
-               for o, ok, a in zip(on_edge, pad, pad_at)]
-    detail = np.where(hit, ["inside " + t for t in inside],
-                      [(f"inside {m}: a strip if it is a listed district; " if m else "") + o + t
-                       + (f"; buffer strips not built: {miss}" if miss else "")
-                       for m, o, t in zip(maybe_in, on_edge, near)])
+    none_near = rule.phrase("none_near")
+    not_built = [rule.phrase("not_built", missing=miss)] if miss else []
+    detail = [rule.phrase("inside", strips=t) if h else "; ".join(
+        ([rule.phrase("possible_strip", strips=m)] if m else [])
+        + ([rule.phrase("at_edge", strip=a, error=f"{e:,.2f}")] if ok else [])
+        + ([rule.phrase("point_pad", into=pa)] if p else [])
+        + [rule.phrase("nearest", distance=f"{d:,.2f}") if np.isfinite(d) else none_near] + not_built)
+        for h, t, m, ok, a, e, p, pa, d in zip(hit, inside, maybe_in, edge, edge_at, err, pad, pad_at, dist)]
     geom = np.array(lg.geometry.values, dtype=object)
     if hit.any():
         cut = shapely.intersection(geom[hit], shapely.union_all(strips.geometry.values))
@@ -1900,12 +2080,13 @@ def check_landing_in_buffer(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     return f
 
 
-def _row_note(src: pd.Series) -> str:
-    how = ("right-of-way polygon" if src["source_layer"] == "row"
-           else f"road centre line widened by half its {fmt_num(src['row_width_ft'])} ft right-of-way"
-           + (" (no row_width_ft given: the rulebook's default_row_width_ft)" if bool(src.get("width_assumed"))
-              else ""))
-    return f"nearest: {src['source_layer']} {src['source_id']} ({how})"
+def _row_note(rule: Rule, src: pd.Series) -> str:
+    """HRV-025's words for the right-of-way ``src`` (a row of :func:`~geoconstraints.geometry.buffers.row_polygons`)
+    nearest a landing."""
+    if src["source_layer"] == "row":
+        return rule.phrase("nearest_row", row=src["source_id"])
+    key = "nearest_default_width" if bool(src.get("width_assumed")) else "nearest_centre_line"
+    return rule.phrase(key, road=src["source_id"], row_width=src["row_width_ft"])
 
 
 @check("HRV-025")
@@ -1925,35 +2106,30 @@ def check_landing_row_distance(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFr
     rows = bf.row_polygons(ctx.get("roads"), ctx.get("row"), default_row_width_ft=rule.t("default_row_width_ft"))
     if not len(rows):
         return rule.findings("not_evaluated", subject_layer="landings", subject_id=ids, threshold=limit, unit="ft",
-                             geometry=lg.geometry.values, crs=ctx.crs, detail="no roads or row layer")
-    dist, near = _nearest_row(lg.geometry.values, rows)
-    dist, near = _row_edges(lg, rows, dist, near, limit)
+                             geometry=lg.geometry.values, crs=ctx.crs, detail=rule.phrase("no_roads_or_row"))
+    dist, near = _nearest_row(rule, lg.geometry.values, rows)
+    dist, near = _row_edges(rule, lg, rows, dist, near, limit)
     # a road without row_width_ft measured again as wide as max_assumed_row_width_ft: a pass must hold
     # whatever the unknown width is, up to that
     wide = bf.row_polygons(ctx.get("roads"), ctx.get("row"), default_row_width_ft=rule.t("max_assumed_row_width_ft"))
-    dist_wide, near_wide = _nearest_row(lg.geometry.values, wide)
-    dist_wide, _ = _row_edges(lg, wide, dist_wide, near_wide, limit)
+    dist_wide, near_wide = _nearest_row(rule, lg.geometry.values, wide)
+    dist_wide, _ = _row_edges(rule, lg, wide, dist_wide, near_wide, limit)
     # without the roads layer only the mapped rights-of-way are known: a landing far from them may be
     # near a public road that has none
     unsure = ctx.get("roads") is None
     # a landing mapped as a point: its pad, up to point_landing_radius_ft around it, may reach nearer; a pass
     # from a point holds only that much beyond the limit (at the wider width where the width is not given)
-    r = rule.t("point_landing_radius_ft")
-    dist_pt, _ = _row_edges(lg, wide, dist_wide, near_wide, limit + r)
-    short = _point_landings(lg) & (dist >= limit - LENGTH_NOISE_FT) & (dist_pt < limit + r - LENGTH_NOISE_FT)
+    r = _pad_radius(lg, rule)
+    dist_pt, _ = _row_edges(rule, lg, wide, dist_wide, near_wide, limit + float(r.max(initial=0.0)))
+    short = (r > 0) & (dist >= limit - LENGTH_NOISE_FT) & (dist_pt < limit + r - LENGTH_NOISE_FT)
     narrow = (dist_wide < limit - LENGTH_NOISE_FT) & (dist >= limit - LENGTH_NOISE_FT)
     status = np.where(dist < limit - LENGTH_NOISE_FT, "violation", "not_evaluated" if unsure else
                       np.where(narrow | short, "review", "pass"))
-    width = (f"at {fmt_num(rule.t('default_row_width_ft'))} ft wide, nearer if the right-of-way is up to "
-             f"{fmt_num(rule.t('max_assumed_row_width_ft'))} ft wide: its width is not given; give the road's "
-             f"row_width_ft or a row polygon")
-    point = (f"the landing is a point, measured from it, and its pad may reach up to {fmt_num(r)} ft "
-             f"(point_landing_radius_ft) nearer: map its extent (a polygon)")
+    width, point = rule.phrase("width_unknown"), rule.phrase("point_pad")
     near = np.array(["; ".join([t for t, ok in ((width, w and not unsure), (point, p)) if ok] + [str(t)])
                      for t, w, p in zip(near, narrow, short)], dtype=object)
     if unsure:
-        near = np.array([f"{t}; no roads layer: a public road without a right-of-way polygon is not known"
-                         for t in near], dtype=object)
+        near = np.array([f"{t}; {rule.phrase('no_roads_layer')}" for t in near], dtype=object)
     f = rule.findings(status, subject_layer="landings", subject_id=ids,
                       measured=dist, threshold=limit, unit="ft", geometry=lg.geometry.values, crs=ctx.crs,
                       detail=near)
@@ -1961,7 +2137,7 @@ def check_landing_row_distance(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFr
     return f
 
 
-def _row_edges(lg: gpd.GeoDataFrame, rows: gpd.GeoDataFrame, dist: np.ndarray, near: np.ndarray,
+def _row_edges(rule: Rule, lg: gpd.GeoDataFrame, rows: gpd.GeoDataFrame, dist: np.ndarray, near: np.ndarray,
                limit: float) -> tuple[np.ndarray, np.ndarray]:
     """``dist`` (to the drawn rights-of-way ``rows``) of the landings not nearer than ``limit`` but within
     the drawing error of it, measured again to the right-of-way drawn exactly from the road centre
@@ -1976,20 +2152,19 @@ def _row_edges(lg: gpd.GeoDataFrame, rows: gpd.GeoDataFrame, dist: np.ndarray, n
                               geometry=cl.geometry.values, crs=rows.crs)
     e = _strip_edges(lg, strips, ~(dist >= limit - LENGTH_NOISE_FT), beyond_ft=limit, strict=True, flat_ends=True)
     nearer = np.isfinite(e.gap) & (e.gap < dist - LENGTH_NOISE_FT)
-    near = np.array([f"{t}; measured to the right-of-way of roads {a} drawn exactly from its centre line: the "
-                     f"outline drawn for it, up to {x:,.2f} ft inside the true edge where the road bends, is "
-                     f"{d:,.2f} ft away" if ok else t
+    near = np.array([f"{t}; {rule.phrase('exact_row', road=a, error=f'{x:,.2f}', drawn=f'{d:,.2f}')}" if ok else t
                      for t, a, x, d, ok in zip(near, e.gap_at, e.err, dist, nearer)], dtype=object)
     return np.where(nearer, e.gap, dist), near
 
 
-def _nearest_row(geoms: np.ndarray, rows: gpd.GeoDataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Distance (ft) from each geometry to the nearest right-of-way of ``rows`` and a note naming it."""
+def _nearest_row(rule: Rule, geoms: np.ndarray, rows: gpd.GeoDataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Distance (ft) from each geometry to the nearest right-of-way of ``rows`` and a note naming it (the
+    words of ``rule``'s phrases)."""
     (li, ri), d = rows.sindex.nearest(geoms, return_distance=True, return_all=False)
     dist = np.full(len(geoms), np.nan)
     dist[li] = d
     near = np.empty(len(geoms), dtype=object)
-    near[li] = [_row_note(rows.iloc[r]) for r in ri]
+    near[li] = [_row_note(rule, rows.iloc[r]) for r in ri]
     return dist, near
 
 
@@ -2030,7 +2205,7 @@ def check_access_points(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     if hr is None:
         return _missing_layer(ctx, rule, "haul_roads")
     if ctx.get("roads") is None and ctx.get("row") is None:
-        return _missing_layer(ctx, rule, "haul_roads", "no roads or row layer")
+        return _missing_layer(ctx, rule, "haul_roads", rule.phrase("no_roads"))
     tol = rule.t("snap_tolerance_ft")
     pub, _ = _public_roads(ctx, hr.geometry.values, 2 * tol)
     zone = shapely.buffer(shapely.union_all(pub), tol + LENGTH_NOISE_FT) if len(pub) else Polygon()
@@ -2040,8 +2215,7 @@ def check_access_points(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     points = shapely.point_on_surface(clusters) if len(clusters) else np.array([], dtype=object)
     count, limit = len(points), rule.t("max_access_points_count")
     touching = hr.loc[shapely.intersects(hr.geometry.values, zone), "feature_id"].astype(str)
-    detail = (f"haul roads {id_list(touching)} meet public roads (within {fmt_num(tol)} ft of a centre line or "
-              f"right-of-way)" if count else "no haul road meets a public road")
+    detail = rule.phrase("meet", haul_roads=id_list(touching)) if count else rule.phrase("none_meet")
     return rule.findings("review" if count > limit else "info", subject_layer="haul_roads", subject_id="all",
                          measured=count, threshold=limit, unit="count",
                          geometry=MultiPoint(list(points)) if count else None, crs=ctx.crs, detail=detail)
@@ -2106,12 +2280,11 @@ def check_landing_connected(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     for i in range(n):  # the plan's landings
         cs = np.unique(comp[hj[li == i]])
         ok = [c for c in cs if reaches[c]]
-        v = f"haul roads {members[ok[0]]} to {comp_roads[ok[0]]}" if ok else ""
+        v = rule.phrase("via", haul_roads=members[ok[0]], roads=comp_roads[ok[0]]) if ok else ""
         status.append("pass" if ok else "violation")
         via.append(v)
-        detail.append(v if ok else f"no haul road within {fmt_num(tol)} ft of the landing" if not len(cs) else
-                      f"haul roads {'; '.join(members[c] for c in cs)} do not reach a public road "
-                      f"(tolerance {fmt_num(tol)} ft)")
+        detail.append(v if ok else rule.phrase("no_haul_road") if not len(cs) else
+                      rule.phrase("not_reaching", haul_roads="; ".join(members[c] for c in cs)))
     f = rule.findings(status, subject_layer="landings", subject_id=ids, geometry=lg.geometry.values, crs=ctx.crs,
                       detail=detail)
     f["connected"] = (np.array(status) == "pass").astype(object)

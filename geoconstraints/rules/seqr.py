@@ -28,10 +28,9 @@ _VALUE_OF_UNIT = {"acres_per_mile": "acres", "count": "lanes", "units": "units",
                   "pct": "expansion_pct", "acres": "acres"}
 """The action's value a bound compares, by the unit (:func:`~geoconstraints.rulebook.model.unit_of`)
 of the bound's threshold."""
-_UNIT_WORD = {"units": "units", "lots": "houses", "expansion_pct": "%", "acres": "acres",
-              "lanes": "travel lanes added"}
-_COMPARE = {"lt": ("less than", "not less than", lambda v, lim: v < lim),
-            "le": ("not more than", "more than", lambda v, lim: v <= lim)}
+_COMPARE = {"lt": ("less_than", "not_less_than", lambda v, lim: v < lim),
+            "le": ("not_more_than", "more_than", lambda v, lim: v <= lim)}
+"""A bound's comparison: the rule's phrases naming it met and failed, and the test."""
 
 
 STATEMENTS = ("eis_completed", "type_i", "chapter_24", "board_resolved_significant")
@@ -129,20 +128,24 @@ def _bounds(rule: Rule, e: dict[str, Any], action: Action, met: list[str], fails
         limit = str(b["limit"])
         lim = rule.t(limit)
         name = _value_name(limit)
-        word, neg, ok = _COMPARE[b.get("comparison", "lt")]
+        word_key, neg_key, ok = _COMPARE[b.get("comparison", "lt")]
+        word, neg = rule.phrase(word_key), rule.phrase(neg_key)
         value = getattr(action, name)
-        uw = _UNIT_WORD[name] + (" per mile of right-of-way" if unit_of(limit) == "acres_per_mile" else "")
+        uw = rule.phrase(f"unit_{name}")
+        uw = rule.phrase("per_mile", unit=uw) if unit_of(limit) == "acres_per_mile" else uw
         if k == 0:  # the first bound is the finding's measured / threshold
             unit, threshold, measured = unit_of(limit), lim, (None if value is None else float(value))
         if value is None:
             if b.get("optional"):
-                met.append(f"no {name} given; the item covers {word} {_num(lim)} {uw}")
+                met.append(rule.phrase("bound_not_given", value=name, comparison=word, bound=_num(lim), unit=uw))
             else:
-                missing.append(f"give {name.replace('_', '-')} (the bound is {word} {_num(lim)} {uw}, {limit})")
-        elif ok(float(value), lim):
-            met.append(f"{_num(float(value))} {uw} is {word} {_num(lim)} ({limit})")
+                missing.append(rule.phrase("give_value", option=name.replace("_", "-"), comparison=word,
+                                           bound=_num(lim), unit=uw, limit=limit))
         else:
-            fails.append(f"{_num(float(value))} {uw} is {neg} {_num(lim)} ({limit})")
+            met_it = ok(float(value), lim)
+            (met if met_it else fails).append(rule.phrase("bound", value=_num(float(value)), unit=uw,
+                                                          comparison=word if met_it else neg, bound=_num(lim),
+                                                          limit=limit))
     return measured, threshold, unit
 
 
@@ -157,31 +160,32 @@ def _statements(rule: Rule, e: dict[str, Any], action: Action, met: list[str], f
                              f"statements the classifier asks ({', '.join(STATEMENTS)}) with a text in params.statements")
         said = getattr(action, str(key))
         if said is None:
-            missing.append(f"say whether {st['if_yes']} ({st['option']})")
+            missing.append(rule.phrase("say_statement", statement=st["if_yes"], option=st["option"]))
         elif bool(said) == bool(want):
-            met.append(f"stated: {st['if_yes'] if want else st['if_no']}")
+            met.append(rule.phrase("stated", statement=st["if_yes"] if want else st["if_no"]))
         else:
-            fails.append(f"stated: {st['if_yes'] if said else st['if_no']}")
+            fails.append(rule.phrase("stated", statement=st["if_yes"] if said else st["if_no"]))
 
 
-def _effects(e: dict[str, Any], action: Action, met: list[str], fails: list[str], missing: list[str]) -> None:
+def _effects(rule: Rule, e: dict[str, Any], action: Action, met: list[str], fails: list[str],
+             missing: list[str]) -> None:
     """Each resource of ``no_effect_on`` must be stated affected or not significantly affected."""
     no_effect = list(e.get("no_effect_on") or [])
     if not no_effect:
         return
     hit = [a for a in action.affects if a in no_effect]
     if hit:
-        fails.append(f"affects {', '.join(hit)} (the item requires no significant effect on {', '.join(no_effect)})")
+        fails.append(rule.phrase("affects", resources=hit, required=no_effect))
         return
     unsaid = [r for r in no_effect if r not in action.no_effect_on]
     if unsaid:
-        missing.append(f"state whether the action has a significant effect on {', '.join(unsaid)} "
-                       f"(--affects RESOURCE or --no-effect-on RESOURCE; --no-effect-on all for every one)")
+        missing.append(rule.phrase("state_effect", resources=unsaid))
     else:
-        met.append(f"stated: no significant effect on {', '.join(no_effect)}")
+        met.append(rule.phrase("no_effect", resources=no_effect))
 
 
-def _conditions(e: dict[str, Any], action: Action, met: list[str], fails: list[str], missing: list[str]) -> None:
+def _conditions(rule: Rule, e: dict[str, Any], action: Action, met: list[str], fails: list[str],
+                missing: list[str]) -> None:
     """Compare the action with the other conditions of list item ``e`` (district, board approval)."""
     districts = e.get("districts")
     if districts:
@@ -189,26 +193,24 @@ def _conditions(e: dict[str, Any], action: Action, met: list[str], fails: list[s
         town = action.town_districts
         given = "" if action.district is None else str(action.district).strip()
         read = norm_district(pd.Series([given]), districts, town).iloc[0]  # C1, c 1: C-1; with town: RA-l unknown
+        names = ", ".join(map(str, districts))
         if read in allowed:
-            met.append(f"district {given} is one of {', '.join(districts)}")
+            met.append(rule.phrase("district_in", district=given, allowed=names))
         elif not given:
-            missing.append(f"give the zoning district (the item covers {', '.join(districts)})")
+            missing.append(rule.phrase("give_district", allowed=names))
         elif pd.isna(read):  # names no district of the town: perhaps one of the item's, misspelt
-            missing.append(f"give a zoning district of the town: {given!r} names none of the town's districts "
-                           f"({', '.join(town or ())}), so whether it is one of {', '.join(districts)} is unknown")
+            missing.append(rule.phrase("district_unknown", district=repr(given), town=", ".join(town or ()),
+                                       allowed=names))
         else:
-            fails.append(f"district {given} is not one of {', '.join(districts)}")
+            fails.append(rule.phrase("district_out", district=given, allowed=names))
     if "board_approval" in e:
         want = bool(e["board_approval"])
         if action.board_approval is None:
-            missing.append("say whether town board or zoning board of appeals approval is needed "
-                           "(--board-approval / --no-board-approval)")
+            missing.append(rule.phrase("say_board"))
         elif bool(action.board_approval) == want:
-            met.append("no town board or zoning board of appeals approval needed" if not want else
-                       "board approval given")
+            met.append(rule.phrase("board_given" if want else "no_board_needed"))
         else:
-            fails.append("needs town board or zoning board of appeals approval" if not want else
-                         "board approval not given")
+            fails.append(rule.phrase("board_not_given" if want else "board_needed"))
 
 
 def classify(rule: Rule, action: Action) -> gpd.GeoDataFrame:
@@ -238,34 +240,29 @@ def classify(rule: Rule, action: Action) -> gpd.GeoDataFrame:
                          f"{', '.join(found)} (see geoconstraints seqr --list-actions)")
     kind, e = found[key]
     item = f"{str(e['text']).rstrip('.')} ({e['citation']})"
-    needed = (f"the town determines whether the action may have a significant effect on the environment "
-              f"({rule.p('determination_citation', rule.citation)}); if so a draft EIS is filed with a fee of "
-              f"${rule.t('deis_fee_usd'):,.0f} ({rule.p('deis_fee_citation', rule.citation)}), and the decision on the "
-              f"action comes within {rule.t('feis_decision_days'):,.0f} calendar days of the filing of the final EIS unless "
-              f"extended by mutual consent ({rule.p('feis_decision_citation', rule.citation)})")
+    needed = rule.phrase("determination", **{c: rule.p(c, rule.citation) for c in (
+        "determination_citation", "deis_fee_citation", "feis_decision_citation")})
     common: dict[str, Any] = {"subject_layer": "action", "subject_id": key}
     if kind not in ("exempt", "Type II"):
-        return rule.findings("review", **common, detail=f"{item}; {needed}")
+        return rule.findings("review", **common, detail=rule.phrase("other_action", item=item, determination=needed))
     met: list[str] = []
     fails: list[str] = []
     missing: list[str] = []
     measured, threshold, unit = _bounds(rule, e, action, met, fails, missing)
-    _conditions(e, action, met, fails, missing)
+    _conditions(rule, e, action, met, fails, missing)
     _statements(rule, e, action, met, fails, missing)
-    _effects(e, action, met, fails, missing)
+    _effects(rule, e, action, met, fails, missing)
     at = {**common, "measured": measured, "threshold": threshold, "unit": unit}
     if fails:
-        return rule.findings("review", **at, detail=f"not {kind} under {e['citation']}: {'; '.join(fails)}; {needed}")
+        return rule.findings("review", **at, detail=rule.phrase("not_of_kind", kind=kind, citation=e["citation"],
+                                                                fails="; ".join(fails), determination=needed))
     if missing:
-        return rule.findings("not_evaluated", **at, detail=(f"{kind} item {item} holds only on conditions not yet "
-                                                             f"stated: {'; '.join(missing)}"
-                                                             + (f" (so far: {'; '.join(met)})" if met else "")))
+        so_far = f" {rule.phrase('so_far', met='; '.join(met))}" if met else ""
+        return rule.findings("not_evaluated", **at, detail=rule.phrase("conditional", kind=kind, item=item,
+                                                                        missing="; ".join(missing)) + so_far)
     bounds = ("; " + "; ".join(met)) if met else ""
-    if kind == "exempt":
-        return rule.findings("pass", **at, detail=(f"exempt action: {item}{bounds}; no SEQR review, provided the "
-                                                   f"article's other requirements are met"))
-    return rule.findings("pass", **at, detail=f"Type II action: {item}{bounds}; may be processed without regard to "
-                                              f"the SEQR article")
+    return rule.findings("pass", **at, detail=rule.phrase("exempt" if kind == "exempt" else "type_ii", item=item,
+                                                          bounds=bounds))
 
 
 @check(RULE_ID)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import geopandas as gpd
@@ -17,18 +18,22 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from geoconstraints.errors import RulebookError
-from geoconstraints.geometry.flow import FlowTrace
+from geoconstraints.errors import InputError, RulebookError
+from geoconstraints.geometry.flow import FlowTrace, trace_flow
 from geoconstraints.geometry.phasing import (
     AREA_TOL_ACRES,
     QUALIFIED_NO,
     QUALIFIED_YES,
     SUBJECT,
+    GrownSite,
     Phasing,
     PhasingDates,
     Site,
     SitePhasing,
+    grown_sites,
+    harvest_footprints,
     qualifications,
+    site_phasing,
     union_acres,
 )
 from geoconstraints.io.layers import Layers
@@ -109,6 +114,77 @@ class StormwaterContext:
         """Acres of all landing and haul-road footprints (union)."""
         return union_acres(self.footprints.geometry.values)[1] if len(self.footprints) else 0.0
 
+    @cached_property
+    def grown(self) -> tuple[GrownSite | None, ...]:
+        """Each site (aligned with ``sites``) measured again with every landing mapped as a point at SWP-006's
+        ``max_point_landing_area_sqft`` instead of ``default_landing_area_sqft``
+        (:func:`~geoconstraints.geometry.phasing.grown_sites`); None where no point landing is in it or
+        could join it.
+
+        Raises
+        ------
+        RulebookError
+            SWP-006 without ``max_point_landing_area_sqft``, or one under ``default_landing_area_sqft``.
+        """
+        none: tuple[GrownSite | None, ...] = tuple(None for _ in self.sites)
+        landings = self.layers.get_layer("landings")
+        sw6 = self.rulebook.rules.get("SWP-006")
+        if landings is None or not len(landings) or sw6 is None or not self.sites:
+            return none  # without SWP-006 the footprints were refused (commands._footprints)
+        most = point_landing_sizes(sw6)[1]
+        roads = self.layers.get_layer("haul_roads")
+        width = sw6.t("haul_road_width_ft") if roads is not None else 0.0
+        big = harvest_footprints(landings, roads, haul_road_width_ft=width, default_landing_area_sqft=most)
+        if len(big) != len(self.footprints):  # footprints not built from these layers: nothing to compare
+            return none
+        return tuple(grown_sites(self.disturbance, self.footprints, big, self.sites, road_width_ft=width))
+
+
+def point_landing_sizes(sw6: Rule) -> tuple[float, float]:
+    """SWP-006's area of a landing mapped as a point, as counted and at most: ``(default_landing_area_sqft,
+    max_point_landing_area_sqft)``.
+
+    Raises
+    ------
+    RulebookError
+        Either missing, or the largest under the one counted.
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> [point_landing_sizes(load_rulebook(b)["SWP-006"]) for b in ("vestal", "lockport")]
+    [(10000.0, 43560.0), (10000.0, 43560.0)]
+    """
+    typical, most = sw6.t("default_landing_area_sqft"), sw6.t("max_point_landing_area_sqft")
+    if most < typical:
+        raise RulebookError(f"rule {sw6.id} in rulebook {sw6.rulebook!r}: max_point_landing_area_sqft "
+                            f"({fmt_num(most)}) is under default_landing_area_sqft ({fmt_num(typical)}); the largest "
+                            f"area of a landing mapped as a point is at least the area it is counted as. Fix the rulebook")
+    return typical, most
+
+
+def _grown(ctx: StormwaterContext, k: int | None) -> GrownSite | None:
+    return ctx.grown[k] if k is not None and k < len(ctx.grown) else None
+
+
+def _site_index(ctx: StormwaterContext, site: Site | None) -> int | None:
+    return next((i for i, x in enumerate(ctx.sites) if x is site), None)
+
+
+def point_landing_note(ctx: StormwaterContext, g: GrownSite, effect: str) -> str:
+    """Why a finding rests on the size of landings mapped as points: the size counted, the largest
+    (SWP-006), what the larger size would do (``effect``) and the fix."""
+    typical, most = point_landing_sizes(ctx.rulebook.rules["SWP-006"])
+    one = len(g.points) == 1
+    each = "" if one else " each"
+    who = f"landing {g.points[0]} is mapped as a point" if one else f"landings {id_list(g.points)} are mapped as points"
+    joined = (f"; at that size {id_list(g.joined)} would touch the disturbance and count in the project"
+              if g.joined else "")
+    fix = "the landing's extent (a polygon)" if one else "the landings' extents (polygons)"
+    return (f"{who}, counted as {fmt_num(typical)} sq ft{each} (default_landing_area_sqft), but a log landing is "
+            f"often 1/4 to 1 acre: at up to {fmt_num(most)} sq ft{each} (max_point_landing_area_sqft) {effect}"
+            f"{joined}; map {fix}")
+
 
 # ------------------------------------------------------------------------------------------------
 # conditions shared by several rules
@@ -182,6 +258,58 @@ def condition_c(acres: float, uses: Sequence[str], rule: Rule) -> tuple[bool, st
                             f"construction is)")
 
 
+def land_development_at(ctx: StormwaterContext, rule: Rule, k: int | None) -> tuple[bool | None, str, str]:
+    """:func:`land_development` of site ``k``; where the landings mapped as points would, at their largest
+    size, give another outcome, a ``pass`` is ``not_evaluated`` and every other status says so."""
+    site = ctx.sites[k] if k is not None else None
+    assert site is not None
+    ok, st, why = land_development(site.acres, ctx.larger_common_plan, rule)
+    g = _grown(ctx, k)
+    if g is None:
+        return ok, st, why
+    gok, gst, _ = land_development(g.site.acres, ctx.larger_common_plan, rule)
+    if gok == ok and gst == st:
+        return ok, st, why
+    note = point_landing_note(ctx, g, f"the activity would disturb {fixed(g.site.acres)} acres, at least "
+                                      f"{fmt_num(rule.t('min_disturbed_acres'))} acre")
+    return (None, "not_evaluated", f"{why}; {note}") if st == "pass" else (ok, st, f"{why}; {note}")
+
+
+def condition_b_at(ctx: StormwaterContext, rule: Rule, k: int | None) -> tuple[bool | None, str]:
+    """:func:`condition_b` of site ``k``, ``(applies, note)``: None (not known) where it does not apply as
+    mapped but would with the landings mapped as points at their largest size (the note says so)."""
+    site = ctx.sites[k] if k is not None else None
+    assert site is not None
+    applies = condition_b(site.acres, rule)
+    g = _grown(ctx, k)
+    if applies or g is None or not condition_b(g.site.acres, rule):
+        return applies, ""
+    return None, point_landing_note(ctx, g, f"the activity would disturb {fixed(g.site.acres)} acres, at least "
+                                            f"{fmt_num(rule.t('min_acres'))} acres")
+
+
+def condition_c_at(ctx: StormwaterContext, rule: Rule, k: int | None) -> tuple[bool | None, str, str]:
+    """:func:`condition_c` of site ``k``. A ``pass`` is ``not_evaluated`` where the landings mapped as points
+    could, at a size up to their largest, make it apply: the acreage reaching ``min_acres`` on the way (the
+    band is crossed even where the largest size is past ``max_acres``), or a landing joining the project
+    that is of no excluded use."""
+    site = ctx.sites[k] if k is not None else None
+    assert site is not None
+    ok, st, why = condition_c(site.acres, site.uses, rule)
+    g = _grown(ctx, k)
+    if g is None or st != "pass":
+        return ok, st, why
+    gok, _gst, _ = condition_c(g.site.acres, g.site.uses, rule)
+    lo = rule.t("min_acres")
+    crosses = site.acres < lo - AREA_TOL_ACRES <= g.site.acres
+    if not (gok or crosses):
+        return ok, st, why
+    effect = (f"the activity would disturb {fixed(g.site.acres)} acres" +
+              (f", reaching {fmt_num(lo)} acre (Condition C from {fmt_num(lo)} to under {fmt_num(rule.t('max_acres'))} "
+               f"acres)" if crosses else ", with footprints of no excluded use"))
+    return None, "not_evaluated", f"{why}; {point_landing_note(ctx, g, effect)}"
+
+
 def _water_label(waters: gpd.GeoDataFrame, k: int) -> str:
     name = waters["name"].iloc[k] if "name" in waters.columns and not is_blank(waters["name"].iloc[k]) else ""
     return f"{waters['feature_id'].iloc[k]}" + (f" ({name})" if name else "")
@@ -213,8 +341,37 @@ def condition_a(ctx: StormwaterContext, rule: Rule, k: int) -> tuple[bool | None
     beside it, closing a depression the runoff leaves in fact, so its pass is ``not_evaluated``
     (:func:`~geoconstraints.rules.dem_cells.coarse_pass_detail`); a path reaching the water on it stays
     ``review``, and every traced finding on it says the cell size.
+
+    Where site ``k`` holds landings mapped as points (or one could join it), a ``pass`` holds only if the
+    site with them at their largest size (:attr:`StormwaterContext.grown`) passes too: measured and traced
+    again; otherwise it is ``not_evaluated``, saying what the larger landings give and the fix.
     """
-    site = ctx.sites[k]
+    found = _condition_a_of(ctx, rule, ctx.sites[k], ctx.flows[k] if k < len(ctx.flows) else None)
+    g = _grown(ctx, k)
+    if found[1] != "pass" or g is None:
+        return found
+    big = _condition_a_of(ctx, rule, g.site, _grown_flow(ctx, rule, g.site))
+    if big[1] == "pass":
+        return found
+    note = point_landing_note(ctx, g, f"the finding would be {big[1].replace('_', ' ')}: {big[2]}")
+    return None, "not_evaluated", f"{found[2]}; {note}", found[3], found[4], found[5]
+
+
+def _grown_flow(ctx: StormwaterContext, rule: Rule, site: Site) -> FlowTrace | None:
+    """The downslope flow paths from a site beyond the screening distance (None within it, or without a DEM)."""
+    waters, dem = ctx.layers.get_layer("impaired_waters"), ctx.layers.dem
+    if waters is None or dem is None or site.geometry is None:
+        return None
+    if float(shapely.distance(site.geometry, waters.geometry.values).min()) <= rule.t("impaired_water_distance_ft"):
+        return None
+    return trace_flow(dem, site.geometry, list(waters.geometry.values), ctx.crs,
+                      max_length_ft=rule.t("max_flow_path_ft"),
+                      min_depression_depth_ft=rule.t("min_depression_depth_ft"))
+
+
+def _condition_a_of(ctx: StormwaterContext, rule: Rule, site: Site,
+                    flow: FlowTrace | None) -> tuple[bool | None, str, str, float, float, Any]:
+    """:func:`condition_a` of one site and its flow paths, as mapped."""
     limit = rule.t("impaired_water_distance_ft")
     dist = _impaired_distance(ctx, site)
     if dist is None:
@@ -225,7 +382,6 @@ def condition_a(ctx: StormwaterContext, rule: Rule, k: int) -> tuple[bool | None
         return True, "review", (f"{near}, within the screening distance of {fmt_num(limit)} ft "
                                 f"(impaired_water_distance_ft): proximity stands in for discharge, a human confirms "
                                 f"the drainage path"), d, limit, line if d > 0 else site.geometry
-    flow = ctx.flows[k] if k < len(ctx.flows) else None
     if flow is None:
         why = ("give a pre-construction DEM (--dem) to trace the downslope flow path" if not ctx.dem_given
                else "the flow path was not traced")
@@ -310,11 +466,12 @@ def swp007_applies(ctx: StormwaterContext, rule: Rule, site: Site | None) -> tup
         return None, "no disturbance layer given"
     rb = ctx.rulebook
     acres = site.acres
+    k = _site_index(ctx, site)
     if applies_to == "all_land_development":
         r1 = _rule_or_none(rb, "SWP-001")
         if r1 is None:
             return True, "the rulebook has no SWP-001; inspections taken as required"
-        ok, _st, why = land_development(acres, ctx.larger_common_plan, r1)
+        ok, _st, why = land_development_at(ctx, r1, k)
         if ok:
             return True, f"land development activity ({fixed(acres)} acres; {why}); applies_to=all_land_development"
         if ok is None:
@@ -333,11 +490,12 @@ def swp007_applies(ctx: StormwaterContext, rule: Rule, site: Site | None) -> tup
                 applies, why = None, (f"the rulebook has no {rid}, the rule defining Condition {cond}, so whether "
                                       f"it applies is not known")
             elif cond == "A":
-                applies, _st, why, *_ = condition_a(ctx, r, next(i for i, x in enumerate(ctx.sites) if x is site))
+                assert k is not None
+                applies, _st, why, *_ = condition_a(ctx, r, k)
             elif cond == "B":
-                applies = condition_b(acres, r)
+                applies, why = condition_b_at(ctx, r, k)
             else:
-                applies = condition_c(acres, site.uses, r)[0]
+                applies, _st, why = condition_c_at(ctx, r, k)
             if applies is None:
                 unknown.append(f"{cond} ({why})")
             else:
@@ -376,7 +534,7 @@ def check_swppp_required(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame
     """SWP-001: disturbance of the minimum acreage (or part of a larger common plan) needs an SWPPP."""
     if not ctx.sites:
         return _no_site(ctx, rule)
-    found = [land_development(s.acres, ctx.larger_common_plan, rule) for s in ctx.sites]  # at most two sites
+    found = [land_development_at(ctx, rule, k) for k in range(len(ctx.sites))]  # at most two sites
     status = [st for _ok, st, _why in found]
     detail = [f"{s.detail}; {why}" for s, (_ok, _st, why) in zip(ctx.sites, found)]
     return _sites_frame(ctx, rule, status, detail, threshold=rule.t("min_disturbed_acres"))
@@ -400,8 +558,10 @@ def check_condition_b(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
     """SWP-003 Condition B: at least the acreage disturbed during the course of the project."""
     if not ctx.sites:
         return _no_site(ctx, rule)
-    status = ["review" if condition_b(s.acres, rule) else "pass" for s in ctx.sites]
-    return _sites_frame(ctx, rule, status, [s.detail for s in ctx.sites], threshold=rule.t("min_acres"))
+    found = [condition_b_at(ctx, rule, k) for k in range(len(ctx.sites))]  # at most two sites
+    status = [{True: "review", False: "pass", None: "not_evaluated"}[b] for b, _note in found]
+    detail = [s.detail + (f"; {note}" if note else "") for s, (_b, note) in zip(ctx.sites, found)]
+    return _sites_frame(ctx, rule, status, detail, threshold=rule.t("min_acres"))
 
 
 @check("SWP-004")
@@ -409,7 +569,7 @@ def check_condition_c(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
     """SWP-004 Condition C: between the two acreages, except single-family residences and agricultural properties."""
     if not ctx.sites:
         return _no_site(ctx, rule)
-    found = [condition_c(s.acres, s.uses, rule) for s in ctx.sites]
+    found = [condition_c_at(ctx, rule, k) for k in range(len(ctx.sites))]  # at most two sites
     status = [st for _ok, st, _why in found]
     detail = [why if st == "pass" else f"{s.detail}; {why}" for s, (_ok, st, why) in zip(ctx.sites, found)]
     return _sites_frame(ctx, rule, status, detail, threshold=rule.t("min_acres"))
@@ -434,6 +594,26 @@ def _assumed_dates(sp: SitePhasing, ph: Phasing) -> str:
                       f"start, {day_text(ph.start)}, until {their} stabilisation (give {their} start date"
                       f"{'s' if len(ids) > 1 else ''} to narrow this)")}[kind]
     return out
+
+
+def _grown_peak(ctx: StormwaterContext, k: int, limit: float) -> str:
+    """Why a peak within ``limit`` is not shown to be where site ``k``'s landings are mapped as points: the
+    peak with them at their largest size is over it, or cannot be measured (the note); ``""`` where it is
+    within it too."""
+    g = _grown(ctx, k)
+    if g is None:
+        return ""
+    try:
+        sp = site_phasing(g.site)
+    except InputError as e:  # a landing joining the project at that size with dates outside the project's
+        sp = SitePhasing(None, str(e))
+    if sp.phasing is None:
+        return point_landing_note(ctx, g, f"the peak could not be measured ({sp.why})")
+    if sp.phasing.peak_acres <= limit + AREA_TOL_ACRES:
+        return ""
+    when = "; ".join(f"{day_text(a)} to {day_text(b)}" for a, b in sp.phasing.peak_periods)
+    return point_landing_note(ctx, g, f"the peak would be {fixed(sp.phasing.peak_acres)} acres ({when}), more than "
+                                      f"{fmt_num(limit)} acres")
 
 
 @check("SWP-005")
@@ -468,6 +648,10 @@ def check_phasing(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
             status, detail = "info", detail + "; the phasing is stated to follow an approved SWPPP"
         else:
             status = "violation" if over else "pass"
+        if status == "pass" and not ctx.approved_swppp:  # (under an approved SWPPP a larger peak is lawful too)
+            big = _grown_peak(ctx, k, limit)
+            if big:
+                status, detail = "review", f"{detail}; {big}"
         rows.add(status, **at, measured=ph.peak_acres, geometry=ph.peak_geometry, detail=detail)
     return rows.frame()
 

@@ -416,13 +416,16 @@ def test_swp006_haul_road_width(width):
 def test_swp006_footprints_reach_one_acre(tmp_path, book, extra_ft, expect):
     # A point landing (a disc of default_landing_area_sqft = 10,000 sq ft) and a haul road far from it of
     # length L (x 12 ft): 10,000 + 12 L = 43,560 sq ft = 1 acre when L = 33,560 / 12 = 2,796.67 ft.
-    # One foot shorter: 43,548 sq ft, under 1 acre; one foot longer: 43,572 sq ft.
+    # One foot shorter: 43,548 sq ft, under 1 acre; one foot longer: 43,572 sq ft. Under 1 acre the point
+    # landing at max_point_landing_area_sqft (43,560) would reach it: not_evaluated, not pass
+    # (tests/test_stormwater_audit23.py); the same landing drawn as a 100 x 100 ft polygon passes.
     length = 33_560 / 12 + extra_ft
-    landing = [{"id": "L1", "geometry": Point(X0, Y0)}]
     road = [{"id": "H1", "geometry": LineString([(X0 + 500, Y0), (X0 + 500 + length, Y0)])}]
-    res = run(tmp_path, book, landings=landing, haul_roads=road, larger_common_plan=False)
-    f = one(res, "SWP-001")
-    assert f["status"] == expect and f["measured"] * ACRE == pytest.approx(43_560 + 12 * extra_ft, abs=1e-4)
+    for landing, status in (([{"id": "L1", "geometry": Point(X0, Y0)}], "not_evaluated" if expect == "pass" else expect),
+                            ([{"id": "L1", "geometry": box(X0 - 50, Y0 - 50, X0 + 50, Y0 + 50)}], expect)):
+        res = run(tmp_path, book, landings=landing, haul_roads=road, larger_common_plan=False)
+        f = one(res, "SWP-001")
+        assert f["status"] == status and f["measured"] * ACRE == pytest.approx(43_560 + 12 * extra_ft, abs=1e-4)
 
 
 # ------------------------------------------------------------------------------------------

@@ -89,6 +89,7 @@ from geoconstraints.rules.flood import (
     bfe_in_use,
     firm_gives_bfe,
     flood_zone_spec,
+    stated_bfe,
     subtype_warning,
 )
 from geoconstraints.rules.seqr import RULE_ID, Action, norm_key, resources, validate_action
@@ -609,7 +610,7 @@ def check_site(
         work[c] = known[c].to_numpy()
     ctx = FloodContext("site", layers, work, "footprints", flood is not None, overlaps, opts)
     found = run_group(rulebook, "flood", ctx)
-    _stated_bfe_shown(table, work, bfe_ft, str(rulebook["FLD-004"].p("other_data_citation")))
+    _stated_bfe_shown(table, work, stated_bfe(bfe_ft), str(rulebook["FLD-004"].p("other_data_citation")))
     table["required_lowest_floor_ft"] = _required_floor(found, table["footprint_id"])
     table["worst_status"] = worst_status_of(found, "footprints", table["footprint_id"])
     table["geometry_repaired"] = _repaired_column(table, layers, "footprint_id", "footprints")
@@ -625,7 +626,8 @@ def check_site(
 
 def _stated_bfe_shown(table: gpd.GeoDataFrame, work: gpd.GeoDataFrame, stated: float | None, citation: str) -> None:
     """Show in the footprints ``table`` the BFE the user stated (``--bfe-ft``, other data under ``citation``)
-    where the rules used it, after they ran on ``work`` (the BFE they use is not changed).
+    where the rules used it, after they ran on ``work`` (the BFE they use is not changed); ``stated`` as the
+    rules read it (:func:`~geoconstraints.rules.flood.stated_bfe`: a 0 is none).
 
     Where the FIRM gives no BFE on the footprint (FLD-004: the higher of the stated BFE and the highest
     adjacent grade's requirement), and where part of it in a BFE zone has none (FLD-003,

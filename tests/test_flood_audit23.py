@@ -167,7 +167,8 @@ def _upstream_of_the_last_line(tmp_path: Path, **kw):
                      crs=NY_FT).to_file(gpkg, layer="streams")
     res = check_site(load_layers(gpkg, primary=("footprints",)), RB, **kw)
     f = res.findings
-    return {r: f[(f["rule_id"] == r) & (f["subject_id"] == "F1")].iloc[0] for r in ("FLD-003", "FLD-004")}
+    return {**{r: f[(f["rule_id"] == r) & (f["subject_id"] == "F1")].iloc[0] for r in ("FLD-003", "FLD-004")},
+            "table": res.tables["footprints"].set_index("footprint_id").loc["F1"]}
 
 
 @pytest.mark.parametrize("bfe_ft", [None, 0.0, -0.0])
@@ -182,6 +183,19 @@ def test_a_bfe_stated_as_0_is_none_and_the_lower_bound_stays_not_evaluated(tmp_p
     # a floor below the BFE known is a violation all the same
     low = _upstream_of_the_last_line(tmp_path / "low", use="residential", lowest_floor_ft=809.0, bfe_ft=bfe_ft)
     assert low["FLD-003"]["status"] == "violation"
+
+
+def test_the_footprints_table_reads_a_bfe_stated_as_0_as_the_rules_do(tmp_path) -> None:
+    # before: the table showed the FIRM's 810 ft "used instead of the lower BFE stated by the user (0 ft)"
+    # while FLD-003 and FLD-004 read the 0 as no BFE stated; now it shows what it shows with none stated
+    zero = _upstream_of_the_last_line(tmp_path / "z", use="residential", lowest_floor_ft=811.0, bfe_ft=0.0)["table"]
+    none = _upstream_of_the_last_line(tmp_path / "n", use="residential", lowest_floor_ft=811.0)["table"]
+    for col in ("bfe_ft", "bfe_method", "bfe_datum", "bfe_note"):
+        assert str(zero[col]) == str(none[col]), col
+    assert "stated by the user" not in str(zero["bfe_note"])
+    # a BFE stated other than 0 is still shown where the rules use it
+    used = _upstream_of_the_last_line(tmp_path / "u", use="residential", lowest_floor_ft=811.0, bfe_ft=812.0)["table"]
+    assert used["bfe_ft"] == pytest.approx(812.0) and "stated by the user" in str(used["bfe_note"])
 
 
 def test_a_bfe_stated_as_0_for_a_manufactured_home_is_none(tmp_path) -> None:

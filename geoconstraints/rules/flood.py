@@ -438,20 +438,24 @@ def _elev_pair(a: float, b: float, precision_ft: float) -> tuple[str, str]:
     return ta, tb
 
 
-def _stated_bfe(ctx: FloodContext) -> float | None:
-    """The BFE from other data the user stated (``--bfe-ft``, § 6-121(b)(5)) as FLD-003 and FLD-004 read it:
-    None where none is stated, and where it is 0: no BFE is 0 ft (the NFHL's own reading of a 0 in
-    ``STATIC_BFE`` or ``ELEV``, see :mod:`geoconstraints.io.validate`), so a 0 is a field left 0 (an
-    elevation certificate's blank), never a BFE below the FIRM's that lets its BFE pass for the whole footprint.
+def stated_bfe(value: float | None) -> float | None:
+    """The BFE from other data the user stated (``--bfe-ft``, § 6-121(b)(5)) as FLD-003, FLD-004 and the
+    footprints table read it: None where none is stated, and where it is 0: no BFE is 0 ft (the NFHL's own
+    reading of a 0 in ``STATIC_BFE`` or ``ELEV``, see :mod:`geoconstraints.io.validate`), so a 0 is a field
+    left 0 (an elevation certificate's blank), never a BFE below the FIRM's that lets its BFE pass for the
+    whole footprint.
 
     Examples
     --------
-    >>> from types import SimpleNamespace as NS
-    >>> [_stated_bfe(NS(site={"bfe_ft": v})) for v in (None, 0.0, 0, -0.0, 812.5, -3.0)]
+    >>> [stated_bfe(v) for v in (None, 0.0, 0, -0.0, 812.5, -3.0)]
     [None, None, None, None, 812.5, -3.0]
     """
-    value = ctx.site.get("bfe_ft")
     return None if value is None or float(value) == 0.0 else float(value)
+
+
+def _stated_bfe(ctx: FloodContext) -> float | None:
+    """:func:`stated_bfe` of the site's ``bfe_ft``."""
+    return stated_bfe(ctx.site.get("bfe_ft"))
 
 
 def _zero_bfe_note(ctx: FloodContext) -> str:

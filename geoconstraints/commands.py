@@ -89,6 +89,7 @@ from geoconstraints.rules.flood import (
     bfe_in_use,
     firm_gives_bfe,
     flood_zone_spec,
+    no_bfe_zones,
     stated_bfe,
     subtype_warning,
 )
@@ -483,7 +484,8 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
         for c in PARCEL_BFE_COLUMNS:
             table[c] = bfe[c]
         del bfe  # its text as Python strings (a county: ~100 MB) must not outlive the table's copy through the checks
-        ctx = FloodContext("screen", layers, _measured(table, "parcel_id", m), "parcels", flood is not None, overlaps)
+        ctx = FloodContext("screen", layers, _measured(table, "parcel_id", m), "parcels", flood is not None, overlaps,
+                           no_bfe_zones=no_bfe_zones(rulebook))
         # the person scope: the checks build the findings that need a person only, and every parcel's status
         # of every rule (a county: millions of pass and info rows never built, typed nor stacked)
         with messages_only_for(scope_statuses(scope)):  # no message for a row a check's changed frame drops
@@ -608,7 +610,7 @@ def check_site(
     work = _measured(table, "footprint_id", m)
     for c in known.columns:  # what the checks read, not part of the footprints table
         work[c] = known[c].to_numpy()
-    ctx = FloodContext("site", layers, work, "footprints", flood is not None, overlaps, opts)
+    ctx = FloodContext("site", layers, work, "footprints", flood is not None, overlaps, opts, no_bfe_zones(rulebook))
     found = run_group(rulebook, "flood", ctx)
     _stated_bfe_shown(table, work, stated_bfe(bfe_ft), str(rulebook["FLD-004"].p("other_data_citation")))
     table["required_lowest_floor_ft"] = _required_floor(found, table["footprint_id"])

@@ -5,7 +5,7 @@
   gives no BFE in. A zone in the SFHA by ``SFHA_TF = T`` alone (AR/AE, AR, a value no list of the rulebook
   knows; FLD-006 leaves it "not classified") may have a BFE of the FIRM: an AR/AE footprint with BFE lines of
   110 ft beside it and a highest adjacent grade of 100 ft passed with a floor at 102.5 ft. Now such a part
-  (not one of FLD-004's ``no_bfe_zones``) gives no pass unless a BFE is stated (``--bfe-ft``, which joins the
+  (in none of FLD-006's zones without BFEs, which FLD-004 reads) gives no pass unless a BFE is stated (``--bfe-ft``, which joins the
   requirement); a violation stays and says why.
 
 Layers are small synthetic GeoPackages in EPSG:2261 (tests/common.py); the DEM is flat at 100 ft on 10-ft
@@ -26,7 +26,6 @@ from shapely.geometry import LineString
 
 from geoconstraints import load_layers, load_rulebook
 from geoconstraints.commands import check_site
-from geoconstraints.geometry.overlay import expand_zone_list
 
 RB = load_rulebook("vestal")
 FOOTPRINT = square(0, 0, 50, 40)
@@ -53,7 +52,7 @@ def _bfe_lines() -> gpd.GeoDataFrame:
                                       LineString([(X0 + 200, Y0 - 300), (X0 + 200, Y0 + 300)])], crs=NY_FT)
 
 
-def _site(tmp_path: Path, zones: list[dict], **kw):
+def _site(tmp_path: Path, zones: list[dict], rb=None, **kw):
     """FLD-003 and FLD-004 of FOOTPRINT (residential unless ``use``) on ``zones``, with the BFE lines, a river and
     the flat DEM; and the footprints table's row."""
     tmp_path.mkdir(parents=True, exist_ok=True)
@@ -65,7 +64,7 @@ def _site(tmp_path: Path, zones: list[dict], **kw):
                      crs=NY_FT).to_file(gpkg, layer="streams")
     layers = load_layers(gpkg, dem=_dem(tmp_path / "dem.tif"), dem_z_units="ft", primary=("footprints",))
     kw.setdefault("use", "residential")
-    res = check_site(layers, RB, **kw)
+    res = check_site(layers, rb or RB, **kw)
     f = res.findings
     out = {r: f[(f["rule_id"] == r) & (f["subject_id"] == "F1")].iloc[0] for r in ("FLD-003", "FLD-004", "FLD-006")}
     return out, res.tables["footprints"].iloc[0]
@@ -110,7 +109,7 @@ def test_fld004_a_stated_bfe_joins_the_requirement_and_gives_the_pass_back(tmp_p
 
 @pytest.mark.parametrize("zone", ["A", "AO", "A99", "V", "VO", " a "])
 def test_fld004_zones_the_firm_gives_no_bfe_in_still_pass(tmp_path, zone) -> None:
-    # § 6-137(d)'s zones (FLD-004 no_bfe_zones): HAG + 2 is the whole requirement, a pass as before
+    # § 6-137(d)'s zones (FLD-006's unnumbered_a_zones and no_elevation_zones): HAG + 2 is the whole requirement, a pass as before
     found, _ = _site(tmp_path, [_zone(WHOLE, zone)], lowest_floor_ft=102.5)
     assert found["FLD-004"]["status"] == "pass", found["FLD-004"]["message"]
     assert "SFHA_TF = T" not in found["FLD-004"]["message"]
@@ -138,12 +137,24 @@ def test_fld004_a_blank_zone_flagged_sfha_is_named(tmp_path) -> None:
     assert "its part in zone (no FLD_ZONE value)" in f4["message"]
 
 
-def test_fld004_no_bfe_zones_are_fld006s_zones_without_bfes() -> None:
-    # one list read two ways: FLD-006's unnumbered A zones and zones without elevations are FLD-004's no_bfe_zones
-    r4, r6 = RB["FLD-004"], RB["FLD-006"]
-    assert expand_zone_list(r4.p("no_bfe_zones")) == (expand_zone_list(r6.p("unnumbered_a_zones"))
-                                                      | expand_zone_list(r6.p("no_elevation_zones")))
-    assert not expand_zone_list(r4.p("no_bfe_zones")) & expand_zone_list(r6.p("bfe_zones"))
+def test_fld004_reads_its_zones_without_bfes_from_fld006(tmp_path) -> None:
+    # one list, FLD-006's: FLD-004 keeps no copy of it (a copy had to be kept alike by hand). A town whose FLD-006
+    # lists AR/AE among the zones without elevations has FLD-004 read an AR/AE part as § 6-137(d)'s: HAG + 2 passes
+    assert "no_bfe_zones" not in RB["FLD-004"].params
+    p = tmp_path / "town.yaml"
+    p.write_text("extends: vestal\nrules:\n  - id: FLD-006\n    params:\n"
+                 "      no_elevation_zones: [AO, A99, V, VO, AR/AE]\n", "utf-8")
+    town = load_rulebook(p)
+    found, _ = _site(tmp_path / "town", [_zone(WHOLE, "AR/AE")], rb=town, lowest_floor_ft=102.5)
+    assert found["FLD-004"]["status"] == "pass", found["FLD-004"]["message"]
+    found, _ = _site(tmp_path / "shipped", [_zone(WHOLE, "AR/AE")], lowest_floor_ft=102.5)
+    assert found["FLD-004"]["status"] == "not_evaluated"
+    assert "FLD-006's unnumbered_a_zones and no_elevation_zones: A, A99, AO, V, VO" in found["FLD-004"]["message"]
+    # and the other way: a town dropping A99 from FLD-006 gives an A99 part no pass
+    p.write_text("extends: vestal\nrules:\n  - id: FLD-006\n    params:\n"
+                 "      no_elevation_zones: [AO, V, VO]\n", "utf-8")
+    found, _ = _site(tmp_path / "a99", [_zone(WHOLE, "A99")], rb=load_rulebook(p), lowest_floor_ft=102.5)
+    assert found["FLD-004"]["status"] == "not_evaluated", found["FLD-004"]["message"]
 
 
 # ------------------------------------------------------------------------------------------

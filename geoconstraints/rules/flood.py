@@ -45,6 +45,20 @@ from geoconstraints.units import SQFT_PER_ACRE, at_least, cell_within, over_limi
 log = logging.getLogger(__name__)
 
 
+def no_bfe_zones(rulebook: Rulebook) -> frozenset[str]:
+    """The SFHA zones the FIRM gives no BFE in: FLD-006's ``unnumbered_a_zones`` and ``no_elevation_zones``
+    (one list, read by FLD-004 for § 6-137(d), as the harvest checks read HRV-012's channel).
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> sorted(no_bfe_zones(load_rulebook("vestal")))
+    ['A', 'A99', 'AO', 'V', 'VO']
+    """
+    r6 = rulebook["FLD-006"]
+    return expand_zone_list(r6.p("unnumbered_a_zones")) | expand_zone_list(r6.p("no_elevation_zones"))
+
+
 def flood_zone_spec(rulebook: Rulebook, *, exact: bool = False) -> FloodZoneSpec:
     """How the rulebook reads flood zones: FLD-001 zone lists and slivers, FLD-002 floodway, FLD-006 zones.
 
@@ -181,6 +195,9 @@ class FloodContext:
         Overlap geometries per key, aligned with ``table``.
     site : dict
         check_site options (use, lowest floor, ...).
+    no_bfe_zones : frozenset of str
+        The SFHA zones the FIRM gives no BFE in, as FLD-006 lists them (:func:`no_bfe_zones`): FLD-004's
+        § 6-137(d) zones. Empty: none known, so no zone's part is read as without a BFE for certain.
     """
 
     mode: str
@@ -190,6 +207,7 @@ class FloodContext:
     flood_given: bool
     overlaps: dict[str, np.ndarray] = field(default_factory=dict)
     site: dict[str, Any] = field(default_factory=dict)
+    no_bfe_zones: frozenset[str] = frozenset()
 
     @property
     def crs(self) -> Any:
@@ -591,47 +609,44 @@ def _no_bfe_part(row: pd.Series) -> bool:
     return bool(float(row.get("no_bfe_sqft", 0.0)) > 0)
 
 
-def _unlisted_zones(rule: Rule, row: pd.Series) -> str:
+def _unlisted_zones(listed: frozenset[str], row: pd.Series) -> str:
     """The zones of the footprint's SFHA part without a BFE read (``no_bfe_zones`` of the table: no zone with
-    BFEs, no ``STATIC_BFE``) that are none of the rule's ``no_bfe_zones`` (A, AO, A99, V, VO: the zones the
-    FIRM gives no BFE in), ``'AR/AE, AR'``; ``''`` where none. Such a zone is in the SFHA only by its
-    ``SFHA_TF`` = T (an AR or AR/AE zone, a value the rulebook's lists do not know): whether the FIRM gives a
-    BFE there is not known, so neither § 6-137(d) (FLD-004) nor the BFE of the rest (FLD-003) is its
+    BFEs, no ``STATIC_BFE``) that are none of ``listed`` (:attr:`FloodContext.no_bfe_zones`: A, AO, A99, V, VO,
+    the zones the FIRM gives no BFE in), ``'AR/AE, AR'``; ``''`` where none. Such a zone is in the SFHA only by
+    its ``SFHA_TF`` = T (an AR or AR/AE zone, a value the rulebook's lists do not know): whether the FIRM gives
+    a BFE there is not known, so neither § 6-137(d) (FLD-004) nor the BFE of the rest (FLD-003) is its
     whole requirement. A blank zone is named ``(no FLD_ZONE value)``.
 
     Examples
     --------
-    >>> from geoconstraints.rulebook.loader import load_rulebook
-    >>> rule = load_rulebook("vestal")["FLD-004"]
+    >>> listed = frozenset({"A", "AO", "A99", "V", "VO"})
     >>> row = pd.Series({"no_bfe_sqft": 100.0, "no_bfe_zones": "A, AO, AR/AE"})
-    >>> _unlisted_zones(rule, row), _unlisted_zones(rule, row.replace("A, AO, AR/AE", "A, AO"))
+    >>> _unlisted_zones(listed, row), _unlisted_zones(listed, row.replace("A, AO, AR/AE", "A, AO"))
     ('AR/AE', '')
-    >>> _unlisted_zones(rule, pd.Series({"no_bfe_sqft": 100.0, "no_bfe_zones": ""}))
+    >>> _unlisted_zones(listed, pd.Series({"no_bfe_sqft": 100.0, "no_bfe_zones": ""}))
     '(no FLD_ZONE value)'
-    >>> _unlisted_zones(rule, pd.Series({"no_bfe_sqft": 0.0, "no_bfe_zones": ""}))
+    >>> _unlisted_zones(listed, pd.Series({"no_bfe_sqft": 0.0, "no_bfe_zones": ""}))
     ''
     """
     if not _no_bfe_part(row):
         return ""
-    listed = expand_zone_list(rule.p("no_bfe_zones", []))
     names = [z.strip().upper() for z in str(row.get("no_bfe_zones", "") or "").split(",")]
     return ", ".join(z or "(no FLD_ZONE value)" for z in names if z not in listed)
 
 
-def _unlisted_text(rule: Rule, zones: str) -> str:
+def _unlisted_text(zones: str, listed: frozenset[str]) -> str:
     """Why a footprint with a part in ``zones`` (:func:`_unlisted_zones`) gets no floor pass, and the fix.
 
     Examples
     --------
-    >>> from geoconstraints.rulebook.loader import load_rulebook
-    >>> print(_unlisted_text(load_rulebook("vestal")["FLD-004"], "AR/AE"))
-    its part in zone AR/AE lies in the area of special flood hazard (SFHA_TF = T) but in none of the zones the FIRM gives no BFE in (no_bfe_zones: A, AO, A99, V, VO) nor of those with BFEs: whether the FIRM gives a BFE there is not known, and no BFE read off the BFE lines there is used; read the FIRM panel for that zone's BFE and give it with --bfe-ft, or correct FLD_ZONE
+    >>> print(_unlisted_text("AR/AE", frozenset({"A", "AO", "A99", "V", "VO"})))
+    its part in zone AR/AE lies in the area of special flood hazard (SFHA_TF = T) but in none of the zones the FIRM gives no BFE in (FLD-006's unnumbered_a_zones and no_elevation_zones: A, A99, AO, V, VO) nor of those with BFEs: whether the FIRM gives a BFE there is not known, and no BFE read off the BFE lines there is used; read the FIRM panel for that zone's BFE and give it with --bfe-ft, or correct FLD_ZONE
     """
     return (f"its part in zone {zones} lies in the area of special flood hazard (SFHA_TF = T) but in none of the "
-            f"zones the FIRM gives no BFE in (no_bfe_zones: {', '.join(map(str, rule.p('no_bfe_zones', [])))}) nor "
-            f"of those with BFEs: whether the FIRM gives a BFE there is not known, and no BFE read off the BFE "
-            f"lines there is used; read the FIRM panel for that zone's BFE and give it with --bfe-ft, or correct "
-            f"FLD_ZONE")
+            f"zones the FIRM gives no BFE in (FLD-006's unnumbered_a_zones and no_elevation_zones: "
+            f"{', '.join(sorted(listed))}) nor of those with BFEs: whether the FIRM gives a BFE there is not known, "
+            f"and no BFE read off the BFE lines there is used; read the FIRM panel for that zone's BFE and give it "
+            f"with --bfe-ft, or correct FLD_ZONE")
 
 
 def firm_gives_bfe(bfe_zone_sqft: Any, static_bfe_sqft: Any) -> np.ndarray:
@@ -911,9 +926,9 @@ def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
         how += f"; {_coarse_hag_note(rule, cell)}"
     # a zone in the SFHA by SFHA_TF alone (AR/AE, a value no list knows) may have a BFE of the FIRM: a BFE stated
     # (--bfe-ft) is in the requirement, else the requirement found may be too low
-    unlisted = "" if _stated_bfe(ctx) is not None else _unlisted_zones(rule, row)
+    unlisted = "" if _stated_bfe(ctx) is not None else _unlisted_zones(ctx.no_bfe_zones, row)
     if unlisted:
-        how += f"; {_unlisted_text(rule, unlisted)}"
+        how += f"; {_unlisted_text(unlisted, ctx.no_bfe_zones)}"
     far = _far_below_grade(ctx, rule, row) if not _firm_gives_bfe(row) or _no_bfe_part(row) else ""
     if far:
         how += f"; {far}"

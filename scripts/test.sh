@@ -13,4 +13,6 @@ if [ -f scripts/postgis.sh ]; then
   # prints `export GEOCONSTRAINTS_PG_URL=...`
   eval "$(bash scripts/postgis.sh)"
 fi
-python -m pytest -q -p no:cacheprovider --durations=30 "$@"
+# both cores (pytest-xdist; each test file stays on one worker, so a module's fixtures are built once);
+# GC_TEST_WORKERS=0 runs in this process, one test at a time
+python -m pytest -q -p no:cacheprovider --durations=30 -n "${GC_TEST_WORKERS:-2}" --dist loadfile "$@"

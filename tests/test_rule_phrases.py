@@ -24,18 +24,19 @@ MARK = re.compile(r"\[[a-z_]+(?: [^\[\]]*)?\]")
 """One phrase as the marked rulebook writes it: ``[key value value]`` (values hold no brackets)."""
 
 
-def _marked(tmp_path):
-    """vestal with every phrase of :data:`WORDED` written ``[key {field} ...]``, messages ``{detail}``."""
+def _marked(tmp_path, worded: tuple[str, ...] = WORDED, name: str = "marked", switches=None):
+    """vestal with every phrase of ``worded`` (:data:`WORDED`) written ``[key {field} ...]``, messages
+    ``{detail}`` (and ``switches``: rule id -> the switches its entry sets), as ``tmp_path/<name>.yaml``."""
     base = load_rulebook("vestal")
     rules = []
-    for rid in WORDED:
+    for rid in worded:
         r = base[rid]
         assert r.phrases, rid
         phrases = {k: "[" + " ".join([k, *(f"{{{f}}}" for f in sorted(fields_of(t)))]) + "]"
                    for k, t in r.phrases.items()}
         rules.append({"id": rid, "phrases": phrases, "messages": {"default": "{detail}", **{
-            s: "{detail}" for s in r.messages}}})
-    p = tmp_path / "marked.yaml"
+            s: "{detail}" for s in r.messages}}, **({"switches": switches[rid]} if switches and rid in switches else {})})
+    p = tmp_path / f"{name}.yaml"
     p.write_text(yaml.safe_dump({"extends": "vestal", "rules": rules}), "utf-8")
     return load_rulebook(p)
 

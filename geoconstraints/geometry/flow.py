@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import logging
 import math
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -359,6 +361,17 @@ def _path(walk: _Walk, cell: int, g: _Grid) -> BaseGeometry:
     return Point(pts[0]) if len(pts) == 1 else LineString(pts)
 
 
+_TRACES_KEPT = 16
+"""Most traces :func:`trace_flow` keeps (:data:`_traces`)."""
+
+_traces: OrderedDict[tuple[Any, ...], tuple[weakref.ref[Dem], FlowTrace]] = OrderedDict()
+"""The last traces made, by DEM (its ``id``, checked against a weak reference to it: a DEM opened
+again is another DEM), source, targets, CRS and the two numbers: a check run again on the same
+layers and DEM (a notebook, the guard's many runs of one plan) and a site measured again that came
+out the same shape are traced once. A trace is a pure function of these; the result is never
+changed by its readers."""
+
+
 def trace_flow(
     dem: Dem,
     source: BaseGeometry,
@@ -369,6 +382,9 @@ def trace_flow(
     min_depression_depth_ft: float = 0.0,
 ) -> FlowTrace:
     """Trace the downslope flow paths from ``source`` until they reach one of ``targets``.
+
+    The same trace asked again (the same DEM object, geometries, CRS and numbers) is the one made
+    before (:data:`_traces`).
 
     Parameters
     ----------
@@ -392,6 +408,23 @@ def trace_flow(
     -------
     FlowTrace
     """
+    key = (id(dem), shapely.to_wkb(source), tuple(shapely.to_wkb(t) for t in targets), to_pyproj(crs).to_wkt(),
+           float(max_length_ft), float(min_depression_depth_ft))
+    kept = _traces.get(key)
+    if kept is not None and kept[0]() is dem:
+        _traces.move_to_end(key)
+        return kept[1]
+    found = _trace_flow(dem, source, targets, crs, max_length_ft=max_length_ft,
+                        min_depression_depth_ft=min_depression_depth_ft)
+    _traces[key] = (weakref.ref(dem), found)
+    while len(_traces) > _TRACES_KEPT:
+        _traces.popitem(last=False)
+    return found
+
+
+def _trace_flow(dem: Dem, source: BaseGeometry, targets: list[BaseGeometry], crs: Any, *, max_length_ft: float,
+                min_depression_depth_ft: float) -> FlowTrace:
+    """:func:`trace_flow`, traced."""
     dem_crs = dem.crs
     src = _to(crs, dem_crs, source)
     tg = [_to(crs, dem_crs, t) for t in targets]

@@ -606,50 +606,57 @@ def _labels(fp: gpd.GeoDataFrame) -> np.ndarray:
 
 @dataclass(eq=False)
 class GrownSite:
-    """A site measured again with every landing mapped as a point at its largest plausible size.
+    """A site measured again with every landing mapped as a point at its largest plausible size and
+    every haul road at its widest plausible clearing.
 
     Attributes
     ----------
     site : Site
         The activity so measured: the disturbance project with every footprint connected to it at
-        that size, or the harvest plan's own footprints at that size.
+        those sizes, or the harvest plan's own footprints at those sizes.
     points : list of str
         The landings mapped as points in it (feature ids).
     joined : list of str
-        Footprints (member labels) connected to the disturbance only at that size.
+        Footprints (member labels) connected to the disturbance only at those sizes.
+    roads : list of str
+        The haul roads in it counted wider (feature ids).
     """
 
     site: Site
     points: list[str]
     joined: list[str] = field(default_factory=list)
+    roads: list[str] = field(default_factory=list)
 
 
 def grown_sites(disturbance: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFrame, grown: gpd.GeoDataFrame,
                 sites: Sequence[Site], *, road_width_ft: float) -> list[GrownSite | None]:
-    """The sites of :func:`build_sites` measured with the point landings at their largest size.
+    """The sites of :func:`build_sites` measured with the point landings and haul roads at their largest size.
 
-    A landing mapped as a point is counted as a disc of a typical area, but its pad may be larger; its
-    size can only add to a site's acreage and peak, and can connect it to the disturbance (acreage,
-    peak and connection grow with the disc, so the largest size bounds every size in between).
+    A landing mapped as a point is counted as a disc of a typical area, and a haul road mapped as a line
+    as a strip of a typical width, but the pad and the clearing may be larger; their size can only add
+    to a site's acreage and peak, and can connect it to the disturbance (acreage, peak and connection
+    grow with the footprint, so the largest size bounds every size in between).
 
     Parameters
     ----------
     disturbance : GeoDataFrame or None
     footprints, grown : GeoDataFrame
         :func:`harvest_footprints` of the same layers with the typical and with the largest area of a
-        point landing (the same rows in the same order): the rows whose area differs are the points.
+        point landing and width of a haul road (the same rows in the same order): the rows whose area
+        differs are those that grew (a row measured as drawn has the same footprint in both).
     sites : sequence of Site
         ``build_sites(disturbance, footprints)``.
     road_width_ft : float
+        The width the haul roads are counted at (the details of the sites).
 
     Returns
     -------
     list of GrownSite or None
-        Aligned with ``sites``; None where no point landing is in the site or could join it.
+        Aligned with ``sites``; None where no footprint that grew is in the site or could join it.
 
     Examples
     --------
-    >>> from shapely.geometry import Point, box
+    >>> from shapely.geometry import LineString, Point, box
     >>> d = gpd.GeoDataFrame({"feature_id": ["D"]}, geometry=[box(0, 0, 100, 100)], crs="EPSG:2261")
     >>> pts = gpd.GeoDataFrame({"feature_id": ["L"]}, geometry=[Point(200, 50)], crs="EPSG:2261")
     >>> fp = harvest_footprints(pts, None, haul_road_width_ft=12, default_landing_area_sqft=10_000)
@@ -660,18 +667,29 @@ def grown_sites(disturbance: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFra
     >>> g = grown_sites(d, fp, big, sites, road_width_ft=12)
     >>> round(g[0].site.acres, 3), g[0].points, g[0].joined, round(g[1].site.acres, 3)
     (1.197, ['L'], ['landing L'], 1.0)
+
+    A haul road 1,000 ft long, 12 ft wide as counted (0.275 acre) and 30 ft at the widest (0.689 acre):
+
+    >>> road = gpd.GeoDataFrame({"feature_id": ["H"]}, geometry=[LineString([(0, 500), (1000, 500)])],
+    ...                         crs="EPSG:2261")
+    >>> fp = harvest_footprints(None, road, haul_road_width_ft=12, default_landing_area_sqft=10_000)
+    >>> big = harvest_footprints(None, road, haul_road_width_ft=30, default_landing_area_sqft=10_000)
+    >>> g = grown_sites(None, fp, big, build_sites(None, fp, road_width_ft=12), road_width_ft=12)
+    >>> round(g[0].site.acres, 3), g[0].points, g[0].roads
+    (0.689, [], ['H'])
     """
     if len(footprints) != len(grown):
         raise ValueError("footprints and grown hold different rows")
     if not len(grown):
         return [None for _ in sites]
-    point = ((grown["kind"] == "landing").to_numpy()
-             & ~np.isclose(grown["area_sqft"].to_numpy(float), footprints["area_sqft"].to_numpy(float), rtol=1e-9))
-    if not point.any():
+    kind = grown["kind"].to_numpy()
+    grew = ~np.isclose(grown["area_sqft"].to_numpy(float), footprints["area_sqft"].to_numpy(float), rtol=1e-9)
+    point, wide = grew & (kind == "landing"), grew & (kind == "haul_road")
+    if not grew.any():
         return [None for _ in sites]
     big = build_sites(disturbance, grown, road_width_ft=road_width_ft)
     labels = _labels(grown)
-    pts = labels[point]
+    fids = grown["feature_id"].astype(str).to_numpy()
     out: list[GrownSite | None] = []
     for s in sites:  # at most two sites
         have = set(s.members["feature_id"]) if s.members is not None else set()
@@ -681,11 +699,11 @@ def grown_sites(disturbance: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFra
             rows = grown[np.isin(labels, list(have))]
             geom, acres = union_acres(rows.geometry.values)
             g = Site(s.layer, s.id, geom, acres, s.detail, list(s.uses), members=_members(None, rows, grown.crs))
-        assert g.members is not None
-        inside = set(g.members["feature_id"])
-        ids = [str(i) for i, lab in zip(grown["feature_id"].to_numpy()[point], pts) if lab in inside]
-        joined = [str(x) for x in g.members["feature_id"] if x not in have]
-        out.append(GrownSite(g, ids, joined) if ids else None)
+        inside = np.isin(labels, list(g.members["feature_id"])) if g.members is not None else np.zeros(len(labels), bool)
+        ids = [str(i) for i in fids[point & inside]]
+        roads = [str(i) for i in fids[wide & inside]]
+        joined = [str(x) for x in g.members["feature_id"] if x not in have] if g.members is not None else []
+        out.append(GrownSite(g, ids, joined, roads) if ids or roads else None)
     return out
 
 

@@ -19,7 +19,7 @@ from geoconstraints.io.paths import MAX_TEXT_BYTES, decode_text, read_small_byte
 from geoconstraints.rulebook import schema
 from geoconstraints.rulebook.findings import STATUSES
 from geoconstraints.rulebook.model import Rule, Rulebook
-from geoconstraints.rulebook.render import STANDARD_FIELDS, check_template, fields_of
+from geoconstraints.rulebook.render import STANDARD_FIELDS, check_template, fields_of, fmt_num
 from geoconstraints.rulebook.repairs import RUN_MESSAGE_FIELDS, RUN_MESSAGES
 
 log = logging.getLogger(__name__)
@@ -386,6 +386,40 @@ def value_text_short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+THRESHOLD_ORDER: tuple[tuple[str, str, str, str], ...] = (
+    ("SWP-006", "default_landing_area_sqft", "max_point_landing_area_sqft",
+     "the largest area of a landing mapped as a point is at least the area it is counted as"),
+    ("SWP-006", "haul_road_width_ft", "max_haul_road_width_ft",
+     "the widest clearing of a haul road mapped as a line is at least the width it is counted at"),
+)
+"""``(rule id, counted, largest, why)``: thresholds of one rule where ``largest`` bounds a size the
+check counts at ``counted`` (the largest plausible size of a feature whose size the layers do not
+give), so a rulebook giving it less is refused when it loads (:func:`threshold_order_problem`)."""
+
+
+def threshold_order_problem(rule: Rule, largest: str | None = None) -> str:
+    """Why the thresholds of ``rule`` are out of the order :data:`THRESHOLD_ORDER` requires ('' when
+    they are not, or the rule lacks one of a pair: its check names the missing one); only the pair
+    of ``largest`` when given.
+
+    Examples
+    --------
+    >>> r = Rule(id="SWP-006", title="t", group="stormwater", citation="c",
+    ...          thresholds={"haul_road_width_ft": 12, "max_haul_road_width_ft": 11.9})
+    >>> threshold_order_problem(r)
+    'max_haul_road_width_ft (11.9) is under haul_road_width_ft (12); the widest clearing of a haul road mapped as a line is at least the width it is counted at'
+    >>> threshold_order_problem(load_rulebook("vestal")["SWP-006"])
+    ''
+    """
+    th = rule.thresholds
+    for rid, small, big, why in THRESHOLD_ORDER:
+        if rule.id != rid or (largest is not None and big != largest) or small not in th or big not in th:
+            continue
+        if float(th[big]) < float(th[small]):
+            return f"{big} ({fmt_num(float(th[big]))}) is under {small} ({fmt_num(float(th[small]))}); {why}"
+    return ""
+
+
 def load_rulebook(name_or_path: str | Path = "vestal") -> Rulebook:
     """Load a shipped rulebook by name or a user's rulebook file.
 
@@ -402,7 +436,10 @@ def load_rulebook(name_or_path: str | Path = "vestal") -> Rulebook:
     ------
     RulebookError
         Unknown name (the message lists the available ones), malformed YAML, a threshold
-        without a unit suffix, a switch value outside its choices, a waiver of an unknown rule.
+        without a unit suffix, a switch value outside its choices, a waiver of an unknown rule, a
+        largest size under the size it bounds (:data:`THRESHOLD_ORDER`: SWP-006's
+        ``max_point_landing_area_sqft`` under ``default_landing_area_sqft``, ``max_haul_road_width_ft``
+        under ``haul_road_width_ft``).
 
     Examples
     --------
@@ -418,6 +455,10 @@ def load_rulebook(name_or_path: str | Path = "vestal") -> Rulebook:
     town = meta.get("town_districts")
     schema.check_town_districts(town, resolved["rules"], where)  # every district a rule names is listed
     rules = {rid: _build_rule(d, book, where) for rid, d in sorted(resolved["rules"].items())}
+    for rid, rule in rules.items():  # a largest size under the size counted (SWP-006)
+        why = threshold_order_problem(rule)
+        if why:
+            raise RulebookError(f"rulebook {where}: rule {rid}: {why}. Fix the rulebook")
     for rid, reason in resolved["waive"].items():
         if rid not in rules:
             raise RulebookError(f"rulebook {where}: cannot waive {rid}: no such rule")

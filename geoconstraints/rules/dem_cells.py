@@ -6,8 +6,9 @@ SWP-002's ditch out of a closed depression). Whether a DEM's cell (:attr:`~geoco
 the larger side in feet) is within a rule's ``max_dem_cell_ft`` is :func:`~geoconstraints.units.cell_within`;
 over it a pass is ``not_evaluated`` (:func:`coarse_pass_detail`: the cell size, the limit, what the
 coarse grid showed and :data:`FINER_DEM`), and a violation or review found stays, saying the cell
-size (:func:`coarse_cell_note`). FLD-004 names its own fix (``fix``: a finer pre-construction DEM or one from a
-survey of the site).
+size (:func:`coarse_cell_note`). FLD-004 words both sentences in its own phrases (``coarse_cells``,
+``coarse_pass``: its fix is a finer pre-construction DEM or one from a survey of the site), the cell written by
+:func:`cell_text` as here.
 """
 
 from __future__ import annotations
@@ -18,6 +19,17 @@ from geoconstraints.rulebook.render import fmt_num
 FINER_DEM = ("give a finer DEM: USGS 3DEP 1 m lidar (about 3.3 ft cells) where it exists, else the 3DEP 1/3 "
              "arc-second DEM (10 m cells)")
 """The fix named when a pass is not evaluated on a DEM coarser than a rule's ``max_dem_cell_ft``."""
+
+
+def cell_text(cell_ft: float) -> str:
+    """A DEM cell's size (the larger side, feet) as the sentences of a coarse DEM write it.
+
+    Examples
+    --------
+    >>> cell_text(1000.0), cell_text(32.80833), cell_text(float("inf"))
+    ('1,000.0', '32.8', 'inf')
+    """
+    return f"{cell_ft:,.1f}"
 
 
 def coarse_cell_note(cell_ft: float, rule: Rule, what: str) -> str:
@@ -31,15 +43,14 @@ def coarse_cell_note(cell_ft: float, rule: Rule, what: str) -> str:
     >>> coarse_cell_note(98.4, load_rulebook("vestal")["HRV-010"], "the grades and lengths are those of the coarse grid")
     'measured on DEM cells of 98.4 ft, coarser than the 50 ft limit (max_dem_cell_ft): the grades and lengths are those of the coarse grid'
     """
-    return (f"measured on DEM cells of {cell_ft:,.1f} ft, coarser than the "
+    return (f"measured on DEM cells of {cell_text(cell_ft)} ft, coarser than the "
             f"{fmt_num(rule.t('max_dem_cell_ft'))} ft limit (max_dem_cell_ft): {what}")
 
 
-def coarse_pass_detail(cell_ft: float, rule: Rule, hidden: str, found: str, fix: str = FINER_DEM) -> str:
+def coarse_pass_detail(cell_ft: float, rule: Rule, hidden: str, found: str) -> str:
     """Why a pass found on DEM cells of ``cell_ft`` (the larger side, feet), over the rule's
     ``max_dem_cell_ft``, is not evaluated: the cell size, the limit, what such a cell can hide
-    (``hidden``), what the coarse grid showed (``found``) and the fix (``fix``, :data:`FINER_DEM` unless the
-    rule names its own: FLD-004's pre-construction DEM or survey of the site).
+    (``hidden``), what the coarse grid showed (``found``) and the fix (:data:`FINER_DEM`).
 
     Examples
     --------
@@ -48,6 +59,6 @@ def coarse_pass_detail(cell_ft: float, rule: Rule, hidden: str, found: str, fix:
     ...                          "a steep stretch of 200 ft can be flattened out of sight", "max grade 0.0 %"))
     the DEM's cells are 1,000.0 ft (the larger of their width and height), over the 50 ft a pass needs (max_dem_cell_ft): each cell holds one elevation for its whole width, so a steep stretch of 200 ft can be flattened out of sight; the coarse grid showed: max grade 0.0 %; give a finer DEM: USGS 3DEP 1 m lidar (about 3.3 ft cells) where it exists, else the 3DEP 1/3 arc-second DEM (10 m cells)
     """
-    return (f"the DEM's cells are {cell_ft:,.1f} ft (the larger of their width and height), over the "
+    return (f"the DEM's cells are {cell_text(cell_ft)} ft (the larger of their width and height), over the "
             f"{fmt_num(rule.t('max_dem_cell_ft'))} ft a pass needs (max_dem_cell_ft): each cell holds one elevation "
-            f"for its whole width, so {hidden}; the coarse grid showed: {found}; {fix}")
+            f"for its whole width, so {hidden}; the coarse grid showed: {found}; {FINER_DEM}")

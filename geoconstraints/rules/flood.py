@@ -476,24 +476,26 @@ def _stated_bfe(ctx: FloodContext) -> float | None:
     return stated_bfe(ctx.site.get("bfe_ft"))
 
 
-def _zero_bfe_note(ctx: FloodContext) -> str:
-    """``'; --bfe-ft 0 is read as no BFE stated ...'`` where the stated BFE is 0 (:func:`_stated_bfe`), else ``''``."""
+def _zero_bfe_note(ctx: FloodContext, rule: Rule) -> str:
+    """``'; '`` and the rule's phrase ``zero_bfe`` (--bfe-ft 0 is read as no BFE stated) where the stated BFE is
+    0 (:func:`_stated_bfe`), else ``''``."""
     value = ctx.site.get("bfe_ft")
     if value is None or float(value) != 0.0:
         return ""
-    return "; the BFE given as 0 ft (--bfe-ft 0) is read as none stated: no BFE is 0 ft (a field left 0?)"
+    return f"; {rule.phrase('zero_bfe', given='0')}"  # -0.0 too: the value read as none
 
 
 def _floor_frame(ctx: FloodContext, rule: Rule,
                  one: Callable[[FloodContext, Rule, pd.Series], tuple[str, str, float]]) -> gpd.GeoDataFrame:
     """The frame of a floor-elevation rule (FLD-003, FLD-004): ``one`` gives (status, detail, required
     floor) per proposed footprint (a handful: a loop is fine); measured = the lowest floor given. A BFE
-    stated as 0 is none (:func:`_stated_bfe`), said in every detail (:func:`_zero_bfe_note`)."""
+    stated as 0 is none (:func:`_stated_bfe`), said in every detail (:func:`_zero_bfe_note`). Every sentence is
+    one of the rule's phrases (FLD-003's and FLD-004's ``phrases`` in the rulebook)."""
     t = ctx.table
     floor = ctx.site.get("lowest_floor_ft")
     found = [one(ctx, rule, t.iloc[i]) for i in range(len(t))]
     measured = np.full(len(t), np.nan if floor is None else float(floor))
-    note = _zero_bfe_note(ctx)
+    note = _zero_bfe_note(ctx, rule)
     return _rule_frame(rule, ctx, np.array([f[0] for f in found], dtype=object), measured=measured,
                        threshold=np.array([f[2] for f in found], dtype=float), unit="ft",
                        detail=np.array([f[1] + note for f in found], dtype=object))
@@ -510,47 +512,49 @@ def check_bfe_floor(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
 def _fld003_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str, float]:
     """(status, detail, required floor) of one footprint under FLD-003."""
     use, floor, user_bfe = ctx.site.get("use"), ctx.site.get("lowest_floor_ft"), _stated_bfe(ctx)
-    gate = _site_gate(ctx, row, f"the elevation standards of {rule.p('standards_citation')} do not apply")
+    say = rule.phrase
+    gate = _site_gate(ctx, rule, row)
     if gate is not None:
         return (*gate, np.nan)
     if use == "manufactured":
-        return "info", f"manufactured home: elevation checked under FLD-004 ({rule.p('manufactured_citation')})", np.nan
+        return "info", say("manufactured"), np.nan
     if not _firm_gives_bfe(row):
-        return "info", f"no BFE on the FIRM here (zone {row['flood_zones']}): FLD-004 applies", np.nan
-    bfe, src, complete, whence = _site_bfe(row, user_bfe)
+        # a zone in the SFHA by SFHA_TF alone (AR/AE, a value no list knows): whether the FIRM gives a BFE there (and
+        # this rule applies) is not known, and FLD-004 gives no pass on the ground alone (_fld004_one)
+        unlisted = _unlisted_zones(ctx.no_bfe_zones, row, say("blank_zone"))
+        if unlisted and user_bfe is None:
+            return "not_evaluated", say("unlisted_zone", zones=unlisted), np.nan
+        if unlisted:
+            return "info", say("unlisted_zone_stated", zones=unlisted), np.nan
+        return "info", say("no_bfe_zone", zones=str(row["flood_zones"])), np.nan
+    bfe, src, complete, whence = _site_bfe(rule, row, user_bfe)
     if bfe is None:
-        return "not_evaluated", f"BFE zone, but no BFE could be determined at the site ({row['bfe_note']}); give --bfe-ft", \
-            np.nan
+        return "not_evaluated", say("bfe_undetermined", bfe_note=str(row["bfe_note"])), np.nan
     fb = rule.t("min_freeboard_ft")
     req = bfe + fb
     prec = rule.t("elevation_precision_ft")
     datum = row["bfe_datum"] or (row["bfe_known_datum"] if np.isnan(row["bfe_ft"]) and bfe == row["bfe_known_ft"]
                                  else "")
-    dat = f" ({datum})" if datum else ""
-    least = "" if complete else "at least "
+    dat = say("datum", datum=str(datum)) if datum else ""
+    least = "" if complete else say("at_least")
     if floor is None:
-        return "not_evaluated", (f"BFE {least}{ft_text(req)} ft{dat}; no lowest floor elevation given "
-                                 f"(--lowest-floor-ft); {src}"), req
+        return "not_evaluated", say("no_floor", least=least, required=ft_text(req), datum=dat, source=src), req
     f_txt, r_txt = _elev_pair(float(floor), req, prec)
-    cmp = f"compared at {fmt_num(prec)} ft"
     if _meets(float(floor), req, prec):
         if not complete:  # met where the BFE is known; the part without one may need more
-            return "not_evaluated", (f"lowest floor {f_txt} ft meets the BFE of {r_txt} ft{dat} known on part of the "
-                                     f"footprint ({cmp}), but {src}; give --bfe-ft"), req
-        return "pass", f"lowest floor {f_txt} ft at or above the BFE of {r_txt} ft{dat} ({cmp}); {src}", req
+            return "not_evaluated", say("meets_part", floor=f_txt, required=r_txt, datum=dat, source=src), req
+        return "pass", say("meets", floor=f_txt, required=r_txt, datum=dat, source=src), req
     reached = _bfe_reached(row, whence, prec)
     if reached is not None:  # the BFE lies between the highest reached at a sample point and the bound
         if _meets(float(floor), reached + fb, prec):
             k_txt = _elev_pair(float(floor), reached + fb, prec)[1]
-            return "not_evaluated", (f"lowest floor {f_txt} ft meets the BFE of {k_txt} ft{dat} reached on the "
-                                     f"footprint but not the {r_txt} ft the BFE may reach elsewhere on it ({cmp}): "
-                                     f"{src}"), req
-        least, (f_txt, r_txt) = "at least ", _elev_pair(float(floor), reached + fb, prec)
+            return "not_evaluated", say("meets_reached", floor=f_txt, reached=k_txt, required=r_txt, datum=dat,
+                                        source=src), req
+        least, (f_txt, r_txt) = say("at_least"), _elev_pair(float(floor), reached + fb, prec)
+    said = {"floor": f_txt, "least": least, "required": r_txt, "datum": dat, "source": src}
     if use == "nonresidential":
-        return "review", (f"lowest floor {f_txt} ft is below the BFE of {least}{r_txt} ft{dat}: lawful only if "
-                          f"floodproofed watertight to the BFE, certified by a licensed engineer or architect; {src}"), req
-    return "violation", (f"lowest floor {f_txt} ft is below the BFE of {least}{r_txt} ft{dat} ({cmp}); {src}; the "
-                         f"floor elevation must be in the BFE's vertical datum"), req
+        return "review", say("floodproofing", **said), req
+    return "violation", say("below", **said), req
 
 
 def _bfe_reached(row: pd.Series, whence: str, precision_ft: float) -> float | None:
@@ -579,14 +583,15 @@ def _bfe_reached(row: pd.Series, whence: str, precision_ft: float) -> float | No
     return known
 
 
-def _site_gate(ctx: FloodContext, row: pd.Series, outside: str) -> tuple[str, str] | None:
-    """(status, detail) when a footprint is not in the SFHA or not covered; None otherwise."""
+def _site_gate(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str] | None:
+    """(status, detail) when a footprint is not in the SFHA or not covered, in the rule's phrases
+    (``no_flood_layer``, ``not_covered``, ``part_not_covered``, ``outside_sfha``); None otherwise."""
     if row["flood_data"] == "no_data":
-        return "not_evaluated", _no_flood_detail(ctx)
+        return "not_evaluated", rule.phrase("not_covered" if ctx.flood_given else "no_flood_layer")
     if row["sfha_sqft"] <= 0:
         if row["flood_data"] == "partial":
-            return "not_evaluated", "part of the footprint is outside the flood map's coverage"
-        return "pass", f"outside the area of special flood hazard: {outside}"
+            return "not_evaluated", rule.phrase("part_not_covered")
+        return "pass", rule.phrase("outside_sfha")
     return None
 
 
@@ -609,44 +614,31 @@ def _no_bfe_part(row: pd.Series) -> bool:
     return bool(float(row.get("no_bfe_sqft", 0.0)) > 0)
 
 
-def _unlisted_zones(listed: frozenset[str], row: pd.Series) -> str:
+def _unlisted_zones(listed: frozenset[str], row: pd.Series, blank: str) -> str:
     """The zones of the footprint's SFHA part without a BFE read (``no_bfe_zones`` of the table: no zone with
     BFEs, no ``STATIC_BFE``) that are none of ``listed`` (:attr:`FloodContext.no_bfe_zones`: A, AO, A99, V, VO,
     the zones the FIRM gives no BFE in), ``'AR/AE, AR'``; ``''`` where none. Such a zone is in the SFHA only by
     its ``SFHA_TF`` = T (an AR or AR/AE zone, a value the rulebook's lists do not know): whether the FIRM gives
     a BFE there is not known, so neither § 6-137(d) (FLD-004) nor the BFE of the rest (FLD-003) is its
-    whole requirement. A blank zone is named ``(no FLD_ZONE value)``.
+    whole requirement. A blank zone is named ``blank`` (the rule's phrase ``blank_zone``: ``(no FLD_ZONE value)``).
+    FLD-004 names such a zone in its phrase ``unlisted_zone``; FLD-003, where the footprint's SFHA part lies in no
+    zone with BFEs, is not evaluated there (its phrase ``unlisted_zone``) unless a BFE is stated.
 
     Examples
     --------
-    >>> listed = frozenset({"A", "AO", "A99", "V", "VO"})
+    >>> listed, blank = frozenset({"A", "AO", "A99", "V", "VO"}), "(no FLD_ZONE value)"
     >>> row = pd.Series({"no_bfe_sqft": 100.0, "no_bfe_zones": "A, AO, AR/AE"})
-    >>> _unlisted_zones(listed, row), _unlisted_zones(listed, row.replace("A, AO, AR/AE", "A, AO"))
+    >>> _unlisted_zones(listed, row, blank), _unlisted_zones(listed, row.replace("A, AO, AR/AE", "A, AO"), blank)
     ('AR/AE', '')
-    >>> _unlisted_zones(listed, pd.Series({"no_bfe_sqft": 100.0, "no_bfe_zones": ""}))
+    >>> _unlisted_zones(listed, pd.Series({"no_bfe_sqft": 100.0, "no_bfe_zones": ""}), blank)
     '(no FLD_ZONE value)'
-    >>> _unlisted_zones(listed, pd.Series({"no_bfe_sqft": 0.0, "no_bfe_zones": ""}))
+    >>> _unlisted_zones(listed, pd.Series({"no_bfe_sqft": 0.0, "no_bfe_zones": ""}), blank)
     ''
     """
     if not _no_bfe_part(row):
         return ""
     names = [z.strip().upper() for z in str(row.get("no_bfe_zones", "") or "").split(",")]
-    return ", ".join(z or "(no FLD_ZONE value)" for z in names if z not in listed)
-
-
-def _unlisted_text(zones: str, listed: frozenset[str]) -> str:
-    """Why a footprint with a part in ``zones`` (:func:`_unlisted_zones`) gets no floor pass, and the fix.
-
-    Examples
-    --------
-    >>> print(_unlisted_text("AR/AE", frozenset({"A", "AO", "A99", "V", "VO"})))
-    its part in zone AR/AE lies in the area of special flood hazard (SFHA_TF = T) but in none of the zones the FIRM gives no BFE in (FLD-006's unnumbered_a_zones and no_elevation_zones: A, A99, AO, V, VO) nor of those with BFEs: whether the FIRM gives a BFE there is not known, and no BFE read off the BFE lines there is used; read the FIRM panel for that zone's BFE and give it with --bfe-ft, or correct FLD_ZONE
-    """
-    return (f"its part in zone {zones} lies in the area of special flood hazard (SFHA_TF = T) but in none of the "
-            f"zones the FIRM gives no BFE in (FLD-006's unnumbered_a_zones and no_elevation_zones: "
-            f"{', '.join(sorted(listed))}) nor of those with BFEs: whether the FIRM gives a BFE there is not known, "
-            f"and no BFE read off the BFE lines there is used; read the FIRM panel for that zone's BFE and give it "
-            f"with --bfe-ft, or correct FLD_ZONE")
+    return ", ".join(z or blank for z in names if z not in listed)
 
 
 def firm_gives_bfe(bfe_zone_sqft: Any, static_bfe_sqft: Any) -> np.ndarray:
@@ -707,9 +699,12 @@ def bfe_in_use(firm_ft: float, known_ft: float, stated_ft: float | None) -> tupl
     return np.nan, "none"
 
 
-def _site_bfe(row: pd.Series, user_bfe: float | None) -> tuple[float | None, str, bool, str]:
+def _site_bfe(rule: Rule, row: pd.Series, user_bfe: float | None) -> tuple[float | None, str, bool, str]:
     """(BFE, a phrase saying where it comes from, complete, whence) of a footprint where the FIRM gives a BFE;
-    ``whence`` is :func:`bfe_in_use`'s (``"firm"``: the FIRM's BFE over the whole footprint is in use).
+    ``whence`` is :func:`bfe_in_use`'s (``"firm"``: the FIRM's BFE over the whole footprint is in use). The
+    phrase is ``rule``'s (FLD-003's, or FLD-004's for a manufactured home): ``bfe_firm`` (with
+    ``stated_not_used_part`` or ``stated_not_used_whole`` where a BFE is stated), ``bfe_firm_known``,
+    ``bfe_stated`` or ``bfe_lower_bound``.
 
     The BFE of :func:`bfe_in_use`: the FIRM's BFE when determined over the whole footprint (a BFE given
     by the user is then not used: § 6-121(b)(5) other data stands in only where the FIRM gives none).
@@ -720,24 +715,23 @@ def _site_bfe(row: pd.Series, user_bfe: float | None) -> tuple[float | None, str
     footprint), which a floor below it fails for sure and a floor at or above it does not pass.
     """
     bfe, whence = bfe_in_use(float(row["bfe_ft"]), float(row["bfe_known_ft"]), user_bfe)
+    say = rule.phrase
     if whence == "firm":
-        src = f"BFE {row['bfe_method'].replace('_', ' ')}, {row['bfe_note']}"
+        src = say("bfe_firm", method=row["bfe_method"].replace("_", " "), bfe_note=str(row["bfe_note"]))
         if user_bfe is not None:
-            src += (f"; the BFE given ({ft_text(float(user_bfe))} ft, --bfe-ft) is not used here: the FIRM gives the "
-                    + ("BFE on the part in a zone with BFEs (FLD-004 uses it for the part without one)"
-                       if _no_bfe_part(row) else "BFE on the whole footprint"))
+            src += "; " + say("stated_not_used_part" if _no_bfe_part(row) else "stated_not_used_whole",
+                              given=ft_text(float(user_bfe)))
         return bfe, src, True, whence
     if whence == "firm_known":
         given = np.nan if user_bfe is None else float(user_bfe)  # never None here
         log.warning("footprint %s: the BFE given (--bfe-ft %s ft) is below the %s ft the FIRM data gives on part of "
                     "it: the higher, %s ft, is used", row["feature_id"], ft_text(given), ft_text(bfe), ft_text(bfe))
-        return bfe, (f"BFE {ft_text(bfe)} ft from the FIRM data on part of the footprint, used instead of the "
-                     f"lower {ft_text(given)} ft given by the user (--bfe-ft): a BFE from other data never lowers "
-                     f"the bar below the FIRM's; {row['bfe_note']}"), True, whence
+        return bfe, say("bfe_firm_known", bfe=ft_text(bfe), given=ft_text(given), bfe_note=str(row["bfe_note"])), True, \
+            whence
     if whence == "stated":
-        return bfe, f"BFE {ft_text(bfe)} ft given by the user (--bfe-ft): {row['bfe_note']}", True, whence
+        return bfe, say("bfe_stated", bfe=ft_text(bfe), bfe_note=str(row["bfe_note"])), True, whence
     if whence == "lower_bound":
-        return bfe, f"part of the footprint has no BFE, so the true BFE may be higher: {row['bfe_note']}", False, whence
+        return bfe, say("bfe_lower_bound", bfe_note=str(row["bfe_note"])), False, whence
     return None, "", True, whence
 
 
@@ -763,16 +757,16 @@ def _fld004_required(ctx: FloodContext, rule: Rule,
     """
     user_bfe = _stated_bfe(ctx)
     firm = _firm_gives_bfe(row)
+    say = rule.phrase
     mh: tuple[float | None, str, bool] | None = None
     mh_reached: float | None = None
     if firm and ctx.site.get("use") == "manufactured":  # at or above the BFE
-        bfe, src, complete, whence = _site_bfe(row, user_bfe)
+        bfe, src, complete, whence = _site_bfe(rule, row, user_bfe)
         if bfe is None:
-            mh = None, (f"manufactured home in a BFE zone, but no BFE could be determined ({row['bfe_note']}); "
-                        f"give --bfe-ft"), False
+            mh = None, say("mh_no_bfe", bfe_note=str(row["bfe_note"])), False
         else:
-            least = "" if complete else "at least "
-            mh = bfe, f"manufactured home: at or above the BFE {least}{ft_text(bfe)} ft ({src})", complete
+            least = "" if complete else say("at_least")
+            mh = bfe, say("mh_bfe", least=least, bfe=ft_text(bfe), source=src), complete
             mh_reached = _bfe_reached(row, whence, rule.t("elevation_precision_ft"))
             if mh_reached is None:
                 mh_reached = bfe
@@ -781,16 +775,15 @@ def _fld004_required(ctx: FloodContext, rule: Rule,
     req, how, complete = _no_bfe_required(rule, row, user_bfe)
     if not firm:
         return req, how, complete, req
-    how = (f"its part in zone {row['no_bfe_zones']} has no BFE on the FIRM, so {rule.p('standards_citation')} "
-           f"applies to it: {how}")
+    how = say("zone_a_part", zones=str(row["no_bfe_zones"]), how=how)
     if mh is None:
-        return req, f"{how}; the part where the FIRM gives a BFE: FLD-003", complete, req
+        return req, f"{how}; {say('bfe_part')}", complete, req
     known = [v for v in (mh[0], req) if v is not None]
     if not known:
         return None, f"{mh[1]}; {how}", False, None
     top = max(known)
     reached = max(v for v in (mh_reached, req) if v is not None)
-    return top, (f"the higher of both parts' requirements, {ft_text(top)} ft: {mh[1]}; {how}"), \
+    return top, say("higher_of_both", required=ft_text(top), parts=f"{mh[1]}; {how}"), \
         bool(mh[2] and complete and len(known) == 2), reached
 
 
@@ -798,33 +791,26 @@ def _no_bfe_required(rule: Rule, row: pd.Series, user_bfe: float | None) -> tupl
     """(required floor, how it was found, complete) where the FIRM gives no BFE (§ 6-137(d)): the higher
     of a BFE from other data and the highest adjacent grade + ``hag_freeboard_ft``."""
     fb = rule.t("hag_freeboard_ft")
+    say = rule.phrase
     hag, frac = float(row["hag_ft"]), float(row["hag_fraction"])
     cands, words = [], []
     if user_bfe is not None:
         cands.append(float(user_bfe))
-        words.append(f"BFE from other data {ft_text(float(user_bfe))} ft")
+        words.append(say("other_data_bfe", bfe=ft_text(float(user_bfe))))
     if np.isfinite(hag):
         cands.append(hag + fb)
-        words.append(f"highest adjacent grade {ft_text(hag)} ft + {fmt_num(fb)} ft = {ft_text(hag + fb)} ft"
-                     + (f" (DEM covers {frac:.0%} of the walls)" if under_limit(frac, 1.0) else ""))
+        grade = {"hag": ft_text(hag), "required": ft_text(hag + fb)}
+        words.append(say("hag_plus_partial", **grade, share=f"{frac:.0%}") if under_limit(frac, 1.0)
+                     else say("hag_plus", **grade))
     if not cands:
-        return None, ("no BFE on the FIRM, no BFE from other data (--bfe-ft) and no pre-construction DEM "
-                      "(--dem) under the footprint for the highest adjacent grade"), False
+        return None, say("nothing_known"), False
     req = max(cands)
-    how = f"required = max({', '.join(words)}) = {ft_text(req)} ft; the DEM's and the BFE's vertical datums must agree"
+    how = say("required_max", candidates=words, required=ft_text(req))
     if not np.isfinite(hag):
-        how += (f"; the {fmt_num(fb)} ft above highest adjacent grade test needs a pre-construction DEM (--dem): "
-                f"the highest adjacent grade is unknown")
+        how += f"; {say('hag_unknown')}"
     elif under_limit(frac, 1.0):  # the whole within float noise is the whole
-        how += (f"; the DEM covers only {frac:.0%} of the walls: the highest adjacent grade may be higher on the "
-                f"rest")
+        how += f"; {say('dem_part_of_walls', share=f'{frac:.0%}')}"
     return req, how, bool(np.isfinite(hag) and at_least(frac, 1.0))
-
-
-FINER_HAG_DEM = ("give a finer pre-construction DEM: USGS 3DEP 1 m lidar (about 3.3 ft cells, widely available in New "
-                 "York) or one made from a topographic survey of the site (a surveyed highest adjacent grade is "
-                 "not taken as an option)")
-"""The fix named when an FLD-004 pass is not evaluated on a DEM coarser than ``max_dem_cell_ft``."""
 
 
 def _coarse_hag_cell(ctx: FloodContext, rule: Rule, row: pd.Series) -> float:
@@ -850,7 +836,8 @@ def _coarse_hag_cell(ctx: FloodContext, rule: Rule, row: pd.Series) -> float:
 
 def _coarse_hag_note(rule: Rule, cell: float) -> str:
     """The sentence added to an FLD-004 finding whose highest adjacent grade was read on DEM cells of ``cell``
-    ft, over ``max_dem_cell_ft`` (:func:`~geoconstraints.rules.dem_cells.coarse_cell_note`: a violation stays).
+    ft, over ``max_dem_cell_ft`` (a violation stays): FLD-004's phrase ``coarse_cells``, the cell written as
+    :func:`~geoconstraints.rules.dem_cells.coarse_cell_note` writes it for the other rules.
 
     Examples
     --------
@@ -858,14 +845,14 @@ def _coarse_hag_note(rule: Rule, cell: float) -> str:
     >>> print(_coarse_hag_note(load_rulebook("vestal")["FLD-004"], 32.8))
     measured on DEM cells of 32.8 ft, coarser than the 10 ft limit (max_dem_cell_ft): the highest adjacent grade is the coarse grid's, which on a slope reads low
     """
-    return dem_cells.coarse_cell_note(cell, rule, "the highest adjacent grade is the coarse grid's, which on a slope "
-                                                  "reads low")
+    return rule.phrase("coarse_cells", cell=dem_cells.cell_text(cell))
 
 
 def _coarse_hag_detail(rule: Rule, cell: float, hag: float) -> str:
     """Why a floor meeting a requirement from a highest adjacent grade of ``hag`` ft read on cells of ``cell``
-    ft is not a pass (:func:`~geoconstraints.rules.dem_cells.coarse_pass_detail`): the cell size, the limit,
-    the error (up to about the slope x half a cell) and FLD-004's fix, :data:`FINER_HAG_DEM`.
+    ft is not a pass: FLD-004's phrase ``coarse_pass`` (as :func:`~geoconstraints.rules.dem_cells.coarse_pass_detail`
+    words it for the other rules): the cell size, the limit, the error (up to about the slope x half a cell) and
+    FLD-004's fix, its phrase ``finer_dem``.
 
     Examples
     --------
@@ -873,10 +860,9 @@ def _coarse_hag_detail(rule: Rule, cell: float, hag: float) -> str:
     >>> print(_coarse_hag_detail(load_rulebook("vestal")["FLD-004"], 32.8, 108.35))
     the DEM's cells are 32.8 ft (the larger of their width and height), over the 10 ft a pass needs (max_dem_cell_ft): each cell holds one elevation for its whole width, so on a slope the grade beside the walls reads low by up to about the slope x half a cell (1.6 ft at 10 %) and the floor may need to be higher; the coarse grid showed: a highest adjacent grade of 108.3 ft; give a finer pre-construction DEM: USGS 3DEP 1 m lidar (about 3.3 ft cells, widely available in New York) or one made from a topographic survey of the site (a surveyed highest adjacent grade is not taken as an option)
     """
-    hidden = (f"on a slope the grade beside the walls reads low by up to about the slope x half a cell "
-              f"({0.1 * cell / 2:,.1f} ft at 10 %) and the floor may need to be higher")
-    return dem_cells.coarse_pass_detail(cell, rule, hidden, f"a highest adjacent grade of {ft_text(hag)} ft",
-                                        fix=FINER_HAG_DEM)
+    slope_pct = 10  # the slope the error is given at
+    return rule.phrase("coarse_pass", cell=dem_cells.cell_text(cell), error=f"{slope_pct / 100 * cell / 2:,.1f}",
+                       slope=slope_pct, hag=ft_text(hag), fix=rule.phrase("finer_dem"))
 
 
 def _far_below_grade(ctx: FloodContext, rule: Rule, row: pd.Series) -> str:
@@ -900,10 +886,7 @@ def _far_below_grade(ctx: FloodContext, rule: Rule, row: pd.Series) -> str:
     lim = rule.t("max_stated_bfe_below_grade_ft")
     if stated is None or not np.isfinite(hag) or not over_limit(hag - stated, lim):
         return ""
-    return (f"the BFE given, {ft_text(stated)} ft (--bfe-ft), is {ft_text(hag - stated)} ft below the highest adjacent "
-            f"grade of {ft_text(hag)} ft, more than the {fmt_num(lim)} ft (max_stated_bfe_below_grade_ft) a base "
-            f"flood elevation of land in the area of special flood hazard can lie below it: is it in metres, or "
-            f"another datum's? Give the BFE in feet, in the DEM's and the floor's vertical datum")
+    return rule.phrase("far_below_grade", bfe=ft_text(stated), gap=ft_text(hag - stated), hag=ft_text(hag))
 
 
 def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str, float]:
@@ -913,11 +896,12 @@ def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
     of the footprint lies in an SFHA zone of none of the rulebook's lists and no BFE is stated
     (:func:`_unlisted_zones`: the FIRM may give a BFE there above the requirement); a violation stays, saying
     so."""
-    gate = _site_gate(ctx, row, f"{rule.p('standards_citation')} does not apply")
+    say = rule.phrase
+    gate = _site_gate(ctx, rule, row)
     if gate is not None:
         return (*gate, np.nan)
     if _firm_gives_bfe(row) and ctx.site.get("use") != "manufactured" and not _no_bfe_part(row):
-        return "info", "the FIRM gives a BFE here: FLD-003 applies", np.nan
+        return "info", say("firm_gives_bfe"), np.nan
     req, how, complete, reached = _fld004_required(ctx, rule, row)
     if req is None:
         return "not_evaluated", how, np.nan
@@ -926,40 +910,35 @@ def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
         how += f"; {_coarse_hag_note(rule, cell)}"
     # a zone in the SFHA by SFHA_TF alone (AR/AE, a value no list knows) may have a BFE of the FIRM: a BFE stated
     # (--bfe-ft) is in the requirement, else the requirement found may be too low
-    unlisted = "" if _stated_bfe(ctx) is not None else _unlisted_zones(ctx.no_bfe_zones, row)
+    unlisted = "" if _stated_bfe(ctx) is not None else _unlisted_zones(ctx.no_bfe_zones, row, say("blank_zone"))
     if unlisted:
-        how += f"; {_unlisted_text(unlisted, ctx.no_bfe_zones)}"
+        how += f"; {say('unlisted_zone', zones=unlisted, listed=sorted(ctx.no_bfe_zones))}"
     far = _far_below_grade(ctx, rule, row) if not _firm_gives_bfe(row) or _no_bfe_part(row) else ""
     if far:
         how += f"; {far}"
     floor = ctx.site.get("lowest_floor_ft")
     if floor is None:
-        return "not_evaluated", f"{how}; no lowest floor elevation given (--lowest-floor-ft)", req
+        return "not_evaluated", f"{how}; {say('no_floor')}", req
     prec = rule.t("elevation_precision_ft")
     f_txt, r_txt = _elev_pair(float(floor), req, prec)
-    said = f"lowest floor {f_txt} ft, required {r_txt} ft (compared at {fmt_num(prec)} ft): {how}"
+    said = {"floor": f_txt, "required": r_txt, "how": how}
     if reached is not None and not _meets(reached, req, prec) and not _meets(float(floor), req, prec):
         k_txt = _elev_pair(float(floor), reached, prec)[1]
         if _meets(float(floor), reached, prec):  # the BFE lies between the two
-            return "not_evaluated", (f"lowest floor {f_txt} ft meets the {k_txt} ft the requirement reaches on the "
-                                     f"footprint but not the {r_txt} ft it may reach elsewhere on it (compared at "
-                                     f"{fmt_num(prec)} ft): {how}"), req
-        return "violation", (f"lowest floor {f_txt} ft, required at least {k_txt} ft and up to {r_txt} ft (compared "
-                             f"at {fmt_num(prec)} ft): {how}"), req
+            return "not_evaluated", say("floor_between", **said, reached=k_txt), req
+        return "violation", say("floor_below_range", **said, reached=k_txt), req
     if not _meets(float(floor), req, prec):
-        return "violation", said, req  # below even a lower bound of the requirement
+        return "violation", say("floor_required", **said), req  # below even a lower bound of the requirement
     if not complete:
-        return "not_evaluated", f"lowest floor {f_txt} ft meets the {r_txt} ft known so far, but {how}", req
+        return "not_evaluated", say("meets_known_so_far", **said), req
     if far:  # the stated BFE is no BFE of the site: the site's may be above the requirement found
-        return "not_evaluated", (f"lowest floor {f_txt} ft meets the {r_txt} ft found (compared at {fmt_num(prec)} "
-                                 f"ft), but {how}"), req
+        return "not_evaluated", say("meets_far_below_grade", **said), req
     if unlisted:  # the FIRM may give a BFE above the requirement found there: no promise
-        return "not_evaluated", (f"lowest floor {f_txt} ft meets the {r_txt} ft found where the FIRM gives no BFE "
-                                 f"(compared at {fmt_num(prec)} ft), but {how}"), req
+        return "not_evaluated", say("meets_unlisted", **said), req
     if not np.isnan(cell):  # a HAG the coarse grid may read low: the floor meeting it is no promise
-        return "not_evaluated", (f"lowest floor {f_txt} ft meets the {r_txt} ft found (compared at {fmt_num(prec)} "
-                                 f"ft), but {_coarse_hag_detail(rule, cell, float(row['hag_ft']))}: {plain}"), req
-    return "pass", said, req
+        return "not_evaluated", say("meets_coarse", floor=f_txt, required=r_txt, how=plain,
+                                    coarse=_coarse_hag_detail(rule, cell, float(row["hag_ft"]))), req
+    return "pass", say("floor_required", **said), req
 
 
 def _near_limit_text(acres: np.ndarray, lim: float) -> np.ndarray:

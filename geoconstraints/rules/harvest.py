@@ -31,7 +31,7 @@ from geoconstraints.rulebook.registry import check
 from geoconstraints.rulebook.render import fmt_num
 from geoconstraints.rules import dem_cells
 from geoconstraints.text import id_list, is_blank, stated_text, truthy
-from geoconstraints.units import LENGTH_NOISE_FT, at_most, cell_within, over_limit, sqft_to_acres
+from geoconstraints.units import LENGTH_NOISE_FT, at_most, cell_within, over_limit, sqft_to_acres, under_limit
 
 log = logging.getLogger(__name__)
 
@@ -1342,14 +1342,16 @@ class ChannelPieces:
     station: np.ndarray  # distance of its middle along the line, ft
     point: np.ndarray  # its middle
     streams: list[str]  # the stream features it lies in
-    kinds: list[str]  # their kinds
-    why: list[str]  # what makes it a crossing or not
+    kinds: list[tuple[str | None, ...]]  # their kinds (None: not given), each once
+    width: np.ndarray  # the channel's width where it runs, ft (:func:`_local_width`)
+    why: list[str]  # what makes it a crossing or not: the key of the rule's phrase (:func:`_piece_reason`)
 
 
 def _opposite_banks(piece: Any, part: Any, centre: Any, on_poly: bool, bank_arc_ratio: float) -> bool:
     """The piece leaves the channel by the other bank: it crosses the centre line of a line stream
     an odd number of times; in a polygon channel, the shorter way round the bank between its
-    ends is longer than ``bank_arc_ratio`` times the straight distance between them (or
+    ends is longer than ``bank_arc_ratio`` times the straight distance between them (:func:`over_limit`:
+    beyond float noise, so exactly the ratio is one bank wherever the channel lies; or
     the ends lie on different rings: bank and island)."""
     a, b = shapely.get_point(piece, 0), shapely.get_point(piece, -1)
     if not on_poly and centre is not None:
@@ -1362,7 +1364,8 @@ def _opposite_banks(piece: Any, part: Any, centre: Any, on_poly: bool, bank_arc_
         return True
     ring = shapely.LineString(rings[ra].coords)
     arc = abs(ring.project(a) - ring.project(b))
-    return min(arc, ring.length - arc) > bank_arc_ratio * a.distance(b)
+    # "more than" beyond float noise: a piece at exactly the ratio (irrational corners) is on one bank
+    return bool(over_limit(min(arc, ring.length - arc), bank_arc_ratio * a.distance(b)))
 
 
 def _local_width(piece: Any, bank: Any) -> float:
@@ -1389,24 +1392,45 @@ def _on_flat_end(piece: Any, tips: np.ndarray, width_ft: float) -> bool:
     return bool(np.any(far <= reach))
 
 
-def _piece_why(length: float, width: float, ratio: float, crossing: bool, ends_on_bank: bool, opposite: bool,
-               on_bank: bool) -> str:
-    """What makes a part of a plan line inside a channel a crossing or not, in words.
+def _piece_reason(crossing: bool, ends_on_bank: bool, opposite: bool, on_bank: bool) -> str:
+    """What makes a part of a plan line inside a channel a crossing or not: the key of its phrase
+    (:func:`_piece_why`).
 
     Examples
     --------
-    >>> _piece_why(12.0, 10.0, 2.0, True, True, True, False)
-    '12.0 ft inside a channel 10.0 ft wide (bank to bank, a crossing)'
-    >>> _piece_why(40.0, 0.0, 2.0, False, True, False, True)
-    "40.0 ft along the bank, on the channel's edge (the edge belongs to the channel)"
+    >>> _piece_reason(True, True, True, False), _piece_reason(False, True, False, True)
+    ('bank_to_bank', 'on_bank')
     """
     if on_bank:
-        return f"{length:,.1f} ft along the bank, on the channel's edge (the edge belongs to the channel)"
-    return (f"{length:,.1f} ft inside a channel {width:,.1f} ft wide "
-            + ("(bank to bank, a crossing)" if crossing else
-               "(ends inside the channel)" if not ends_on_bank else
-               "(leaves by the bank it entered)" if not opposite else
-               f"(more than {fmt_num(ratio)} times the width: along the channel, not across it)"))
+        return "on_bank"
+    return ("bank_to_bank" if crossing else "ends_inside" if not ends_on_bank else
+            "same_bank" if not opposite else "too_long")
+
+
+def _piece_why(rule: Rule, cp: ChannelPieces, j: int, ratio: float) -> str:
+    """What makes piece ``j`` of ``cp`` a crossing or not, in ``rule``'s words (its phrase ``cp.why[j]``:
+    ``on_bank``, ``bank_to_bank``, ``ends_inside``, ``same_bank``, ``too_long``; ``ratio`` is HRV-012's
+    ``max_crossing_length_ratio``).
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> rule = load_rulebook("vestal")["HRV-012"]
+    >>> cp = ChannelPieces(np.array([0, 0]), np.array([None, None]), np.array([12.0, 40.0]), np.array([True, False]),
+    ...                    np.array([5.0, 60.0]), np.array([None, None]), ["S1", "S1"], [("perennial",)] * 2,
+    ...                    np.array([10.0, 0.0]), ["bank_to_bank", "on_bank"])
+    >>> _piece_why(rule, cp, 0, 2.0)
+    '12.0 ft inside a channel 10.0 ft wide (bank to bank, a crossing)'
+    >>> _piece_why(rule, cp, 1, 2.0)
+    "40.0 ft along the bank, on the channel's edge (the edge belongs to the channel)"
+    """
+    return rule.phrase(cp.why[j], length=f"{float(cp.length[j]):,.1f}", width=f"{float(cp.width[j]):,.1f}",
+                       max_crossing_length_ratio=fmt_num(ratio))
+
+
+def _kinds_text(rule: Rule, kinds: tuple[str | None, ...]) -> str:
+    """The kinds of the streams a piece or an end lies in, joined (a kind not given: the phrase ``kind_unknown``)."""
+    return ", ".join(sorted({rule.phrase("kind_unknown") if k is None else k for k in kinds}))
 
 
 def channel_pieces(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, width_ft: float,
@@ -1428,7 +1452,7 @@ def channel_pieces(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, width_ft:
     def none() -> np.ndarray:
         return np.array([], dtype=object)
 
-    empty = ChannelPieces(none(), none(), none(), none(), none(), none(), [], [], [])
+    empty = ChannelPieces(none(), none(), none(), none(), none(), none(), [], [], np.array([]), [])
     if not len(lines) or not len(streams):
         return empty
     near = streams.iloc[np.unique(streams.sindex.query(lines.geometry.values, predicate="dwithin",
@@ -1450,7 +1474,7 @@ def channel_pieces(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, width_ft:
     keep = np.isin(shapely.get_type_id(parts), (1, 2)) & (shapely.length(parts) > LENGTH_NOISE_FT)
     parts, idx = parts[keep], idx[keep]
     kinds_col = near["kind"] if "kind" in near.columns else pd.Series(None, index=near.index, dtype=object)
-    crossing, why, sids, skinds, on_end = [], [], [], [], []
+    crossing, why, sids, skinds, on_end, widths = [], [], [], [], [], []
     tips = np.array([], dtype=object) if centre is None else shapely.get_parts(shapely.boundary(centre))
     upart = shapely.get_parts(u)
     tree = shapely.STRtree(channel)
@@ -1466,22 +1490,23 @@ def channel_pieces(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, width_ft:
         on_end.append(on_bank and not on_poly and _on_flat_end(piece, tips, width_ft))
         short = bool(at_most(piece.length, ratio * w))
         crossing.append(ends_on_bank and opposite and short and not on_bank)
-        why.append(_piece_why(piece.length, w, ratio, crossing[-1], ends_on_bank, opposite, on_bank))
+        why.append(_piece_reason(crossing[-1], ends_on_bank, opposite, on_bank))
+        widths.append(w)
         hit = tree.query(piece, predicate="intersects")
         sids.append(", ".join(sorted(set(near["feature_id"].astype(str).to_numpy()[hit]))))
-        skinds.append(", ".join(sorted({"kind unknown" if is_blank(k) else str(k)
-                                        for k in kinds_col.to_numpy()[hit]})))
+        skinds.append(tuple(dict.fromkeys(None if is_blank(k) else str(k) for k in kinds_col.to_numpy()[hit])))
     inside = ~np.array(on_end, bool)
     kept = np.flatnonzero(inside)
     parts, idx = parts[inside], idx[inside]
     crossing = [crossing[k] for k in kept]
     why, sids, skinds = [why[k] for k in kept], [sids[k] for k in kept], [skinds[k] for k in kept]
+    width = np.array(widths, float)[kept]
     pts = shapely.line_interpolate_point(parts, 0.5, normalized=True) if len(parts) else np.array([], dtype=object)
     station = shapely.line_locate_point(lines.geometry.values[idx], pts) if len(parts) else np.array([])
     order = np.lexsort((station, idx)) if len(parts) else np.array([], int)
     return ChannelPieces(idx[order], parts[order], shapely.length(parts)[order], np.array(crossing, bool)[order],
                          station[order], pts[order], [sids[i] for i in order], [skinds[i] for i in order],
-                         [why[i] for i in order])
+                         width[order], [why[i] for i in order])
 
 
 def _channel_streams(ctx: HarvestContext, kinds: list[str]) -> gpd.GeoDataFrame | None:
@@ -1513,13 +1538,15 @@ def check_skidding_in_channel(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFra
     status = np.where(np.nan_to_num(bad_len) > 0, "violation", "pass")
     geom = np.array(g.geometry.values, dtype=object)
     detail = []
+    channel = rule.phrase("channel")
     for i in range(n):  # the plan's skid trails
         mine = np.flatnonzero(cp.line == i)
         if status[i] == "violation":
             geom[i] = shapely.union_all(cp.geom[mine[along[mine]]])
-        txt = "; ".join(f"stream {cp.streams[j]} ({cp.kinds[j]}) at {cp.station[j]:,.0f} ft: {cp.why[j]}"
-                        for j in mine) or "not in any stream channel"
-        detail.append(f"channel: the stream polygon, or {fmt_num(width)} ft wide along stream lines; {txt}")
+        txt = "; ".join(rule.phrase("piece", stream=cp.streams[j], kind=_kinds_text(rule, cp.kinds[j]),
+                                    station=f"{cp.station[j]:,.0f}", why=_piece_why(rule, cp, int(j), ratio))
+                        for j in mine) or rule.phrase("not_in_channel")
+        detail.append(f"{channel}; {txt}")
     return rule.findings(status, subject_layer="skid_trails", subject_id=ids,
                          measured=np.where(status == "violation", bad_len, np.nan_to_num(inside)),
                          unit="ft", geometry=geom, crs=ctx.crs, detail=detail)
@@ -1527,12 +1554,23 @@ def check_skidding_in_channel(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFra
 
 @dataclass
 class StreamGaps:
-    """Possible crossings the stream map leaves out (:func:`stream_gaps`): one per gap at a line."""
+    """Possible crossings the stream map leaves out (:func:`stream_gaps`): one per gap at a line (worded
+    by :func:`_gap_detail`)."""
 
     line: np.ndarray  # index of the plan line
     point: np.ndarray  # on the line, across from the gap
     station: np.ndarray  # its distance along the line, ft
-    detail: list[str]
+    ends: list[tuple[StreamEnd, StreamEnd | None]]  # the nearer end, and the one across the line (None: alone)
+    gap: np.ndarray  # between the two ends, ft (NaN: alone)
+
+
+class StreamEnd(NamedTuple):
+    """A stream's end near a plan line (:func:`stream_gaps`)."""
+
+    stream: str  # its feature_id
+    kind: str | None  # None: not given
+    polygon: bool  # the end of a stream polygon (else of a stream line)
+    distance: float  # from the line, ft
 
 
 def _free_stream_ends(streams: gpd.GeoDataFrame, every: gpd.GeoDataFrame, near_lines: Any,
@@ -1574,7 +1612,9 @@ def _polygon_stream_ends(streams: gpd.GeoDataFrame, every: gpd.GeoDataFrame, lin
     to the line (within ``dist_ft``, ``at_most``) and reaches the polygon's width ``w`` (the diameter of the
     largest circle inside it) beyond that approach. The face is an *end* of the polygon when it goes
     across the channel: its two ends lie on opposite banks as HRV-012 reads them (the shorter way round the
-    bank between them is more than ``bank_arc_ratio`` times the straight distance; a square end of width
+    bank between them is more than ``bank_arc_ratio`` times the straight distance; at exactly that ratio,
+    within float noise, it may go either way and is read as an end, the cautious side, where HRV-012 reads a
+    piece of a skid trail there as on one bank, its own cautious side; a square end of width
     ``W`` gives ``W + 2 w`` round against ``W`` straight, at least 3 times) and it touches no other stream
     feature of ``every`` (there the stream runs on: the next polygon of an export, a line flowing out of it).
     A bank running along the line, or a bend coming near it, gives a stretch with both ends on one bank
@@ -1625,7 +1665,9 @@ def _polygon_stream_ends(streams: gpd.GeoDataFrame, every: gpd.GeoDataFrame, lin
     a, b = shapely.get_point(faces, 0), shapely.get_point(faces, -1)
     ring = shapely.get_exterior_ring(parts[pi[fp]])
     arc = np.abs(shapely.line_locate_point(ring, a) - shapely.line_locate_point(ring, b))
-    across = np.minimum(arc, shapely.length(ring) - arc) > bank_arc_ratio * shapely.distance(a, b)
+    # at the ratio (within float noise) either bank may hold the stretch's far end: read as across, a possible
+    # crossing (review), never a pass resting on the last digits (a 45-degree squared end sits exactly at 2)
+    across = ~under_limit(np.minimum(arc, shapely.length(ring) - arc), bank_arc_ratio * shapely.distance(a, b))
     og = every.geometry.values[np.unique(every.sindex.query(faces, predicate="dwithin", distance=LENGTH_NOISE_FT)[1])]
     others = shapely.get_parts(og)
     fi, o = shapely.STRtree(others).query(faces, predicate="dwithin", distance=LENGTH_NOISE_FT)
@@ -1640,17 +1682,49 @@ def _polygon_stream_ends(streams: gpd.GeoDataFrame, every: gpd.GeoDataFrame, lin
     return pt, owner[pi[fp]], li[fp], d
 
 
-def _stops(d: float, verb: str = "stops") -> str:
-    """How far a stream's end lies from a plan line, in words (on it: within :data:`_ON_BANK_FT`).
+def _stops(rule: Rule, d: float, verb: str = "stops") -> str:
+    """How far a stream's end lies from a plan line, in ``rule``'s words (its phrases ``stops`` and
+    ``resumes``; on it, within :data:`_ON_BANK_FT`: ``ends_on`` and ``resumes_on``).
 
     Examples
     --------
-    >>> _stops(20.0), _stops(0.0), _stops(0.0, "resumes")
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> rule = load_rulebook("vestal")["HRV-013"]
+    >>> _stops(rule, 20.0), _stops(rule, 0.0), _stops(rule, 0.0, "resumes")
     ('stops 20.0 ft from it', 'ends on it', 'resumes on it')
     """
     if d > _ON_BANK_FT:
-        return f"{verb} {d:,.1f} ft from it"
-    return "ends on it" if verb == "stops" else f"{verb} on it"
+        return rule.phrase(verb, distance=f"{d:,.1f}")
+    return rule.phrase("ends_on" if verb == "stops" else "resumes_on")
+
+
+def _gap_detail(rule: Rule, station: float, end: StreamEnd, other: StreamEnd | None, gap: float) -> str:
+    """A possible crossing of :func:`stream_gaps` in ``rule``'s words: one end (``line_end``,
+    ``polygon_end``), or two across the line (``gap`` over ``same_stream_ends`` or ``two_stream_ends``).
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> rule = load_rulebook("vestal")["HRV-013"]
+    >>> pair = _gap_detail(rule, 100.0, StreamEnd("S3", None, False, 0.0), StreamEnd("S3", None, False, 15.0), 15.0)
+    >>> pair.split(": ", 1)[1].split(" (ends")[0]
+    'stream S3 (kind unknown) ends on it on one side and resumes 15.0 ft from it on the other, a gap of 15.0 ft across it'
+    >>> _gap_detail(rule, 100.0, StreamEnd("RV", "perennial", True, 30.0), None, np.nan).split(";")[0].split(": ", 1)[1]
+    'stream RV (perennial, its polygon ending bank to bank) stops 30.0 ft from it, touching no other stream feature, within 50 ft (stream_end_distance_ft)'
+    """
+    def label(e: StreamEnd) -> str:
+        return rule.phrase("stream_polygon" if e.polygon else "stream_line", stream=e.stream,
+                           kind=_kinds_text(rule, (e.kind,)))
+
+    st = f"{station:,.0f}"
+    if other is None:
+        return rule.phrase("polygon_end" if end.polygon else "line_end", station=st, stream=label(end),
+                           stops=_stops(rule, end.distance))
+    ends = (rule.phrase("same_stream_ends", stream=label(end), stops=_stops(rule, end.distance),
+                        resumes=_stops(rule, other.distance, "resumes")) if end.stream == other.stream else
+            rule.phrase("two_stream_ends", stream=label(end), stops=_stops(rule, end.distance), other=label(other),
+                        other_stops=_stops(rule, other.distance)))
+    return rule.phrase("gap", station=st, ends=ends, gap=f"{gap:,.1f}")
 
 
 def _mapped_ends(pt: np.ndarray, sid: np.ndarray, line: np.ndarray, dist_ft: float, cp: ChannelPieces,
@@ -1713,7 +1787,7 @@ def stream_gaps(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, every: gpd.G
     first. A stream end farther than ``dist_ft`` from every line is a real end of a stream, not a gap; a
     polygon's bank along the line, or a bend of it near the line, is no end.
     """
-    empty = StreamGaps(np.array([], int), np.array([], dtype=object), np.array([]), [])
+    empty = StreamGaps(np.array([], int), np.array([], dtype=object), np.array([]), [], np.array([]))
     if not len(lines) or not len(streams):
         return empty
     lg = lines.geometry.values
@@ -1730,13 +1804,11 @@ def stream_gaps(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, every: gpd.G
     is_poly = np.repeat([False, True], [int(ok.sum()), len(ppt)])
     sid = streams["feature_id"].astype(str).to_numpy()[row]
     kind_col = streams["kind"] if "kind" in streams.columns else pd.Series(None, index=streams.index, dtype=object)
-    kind = np.array(["kind unknown" if is_blank(k) else str(k) for k in kind_col.to_numpy()[row]], dtype=object)
+    kind = np.array([None if is_blank(k) else str(k) for k in kind_col.to_numpy()[row]], dtype=object)
     keep = ~_mapped_ends(pt, sid, line, dist_ft, cp, listed)  # beside a listed piece: the crossing is mapped
     pt, line, dist, is_poly, sid, kind = pt[keep], line[keep], dist[keep], is_poly[keep], sid[keep], kind[keep]
     if not len(pt):
         return empty
-    label = np.array([f"stream {s} ({k}{', its polygon ending bank to bank' if p else ''})"
-                      for s, k, p in zip(sid, kind, is_poly)], dtype=object)
     a, b, gap = _across_pairs(pt, line, lg)
     near_first = (dist[b] < dist[a]) | ((dist[b] == dist[a]) & (sid[b] < sid[a]))  # the nearer end first
     a, b = np.where(near_first, b, a), np.where(near_first, a, b)
@@ -1747,22 +1819,16 @@ def stream_gaps(lines: gpd.GeoDataFrame, streams: gpd.GeoDataFrame, every: gpd.G
     out_line = np.concatenate([line[a], line[single]])
     out_st = np.concatenate([shapely.line_locate_point(lg[line[a]], mid) if len(a) else np.array([]),
                              shapely.line_locate_point(lg[line[single]], pt[single])]).astype(float)
-    rule_txt = f"within {fmt_num(dist_ft)} ft (stream_end_distance_ft)"
-    out_detail = [
-        f"possible crossing the stream map leaves out, at {st:,.0f} ft along the line: {label[i]} "
-        f"{_stops(dist[i])} on one side and "
-        + ("" if sid[i] == sid[j] else f"{label[j]} ") + f"{_stops(dist[j], 'resumes' if sid[i] == sid[j] else 'stops')}"
-        f" on the other, a gap of {g:,.1f} ft across it (ends within {fmt_num(dist_ft)} ft: stream_end_distance_ft); "
-        f"check on the ground for a culvert or bridge carrying the stream under it (a crossing under the same "
-        f"statutes) and add it to the stream map" for i, j, g, st in zip(a, b, gap, out_st)]
-    out_detail += [
-        f"possible crossing the stream map leaves out, at {st:,.0f} ft along the line: {label[k]} {_stops(dist[k])}, "
-        f"touching no other stream {'feature' if is_poly[k] else 'line'}, {rule_txt}; check on the ground whether "
-        f"it runs on across (a culvert or bridge not mapped: a crossing under the same statutes) or truly ends there"
-        for k, st in zip(single, out_st[len(a):])]
+
+    def end(k: int) -> StreamEnd:
+        return StreamEnd(str(sid[k]), kind[k], bool(is_poly[k]), float(dist[k]))
+
+    found: list[tuple[StreamEnd, StreamEnd | None]] = [(end(i), end(j)) for i, j in zip(a, b)]
+    found += [(end(k), None) for k in single]
+    gaps = np.concatenate([gap, np.full(len(single), np.nan)])
     order = np.lexsort((out_st, out_line))
     return StreamGaps(out_line[order], shapely.line_interpolate_point(lg[out_line], out_st)[order], out_st[order],
-                      [out_detail[j] for j in order])
+                      [found[j] for j in order], gaps[order])
 
 
 def _crossings_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: str,
@@ -1772,22 +1838,23 @@ def _crossings_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer
     cp = channel_pieces(g, streams, ch["width_ft"], ch["ratio"], ch["bank_arc_ratio"])
     listed = cp.crossing.astype(bool) | (layer != "skid_trails")  # a skid trail along a channel is HRV-012's
     sel = np.flatnonzero(listed)
-    detail = [(f"crossing of stream {cp.streams[j]} ({cp.kinds[j]}) at {cp.station[j]:,.0f} ft along the line"
-               if cp.crossing[j] else
-               f"runs along inside the channel of stream {cp.streams[j]} ({cp.kinds[j]}) at {cp.station[j]:,.0f} ft: "
-               f"{cp.why[j]}; any work in the stream bed falls under the same statutes") for j in sel]
+    detail = [rule.phrase("crossing", stream=cp.streams[j], kind=_kinds_text(rule, cp.kinds[j]),
+                          station=f"{cp.station[j]:,.0f}") if cp.crossing[j] else
+              rule.phrase("along", stream=cp.streams[j], kind=_kinds_text(rule, cp.kinds[j]),
+                          station=f"{cp.station[j]:,.0f}", why=_piece_why(rule, cp, int(j), ch["ratio"])) for j in sel]
     out = [rule.findings("review", subject_layer=layer, subject_id=ids[cp.line[sel].astype(int)], unit="ft",
                          measured=cp.station[sel].astype(float), geometry=cp.point[sel], crs=ctx.crs, detail=detail)]
     end_ft = rule.t("stream_end_distance_ft")
     every = ctx.get("streams")
     gaps = stream_gaps(g, streams, streams if every is None else every, end_ft, cp, listed, ch["bank_arc_ratio"])
     out.append(rule.findings("review", subject_layer=layer, subject_id=ids[gaps.line], unit="ft",
-                             measured=gaps.station, geometry=gaps.point, crs=ctx.crs, detail=gaps.detail))
+                             measured=gaps.station, geometry=gaps.point, crs=ctx.crs,
+                             detail=[_gap_detail(rule, st, e, o, gp)
+                                     for st, (e, o), gp in zip(gaps.station, gaps.ends, gaps.gap)]))
     none = np.setdiff1d(np.arange(len(g)), np.concatenate([cp.line[sel].astype(int), gaps.line]))
-    note = [f"{kinds_txt} checked, and no stream line stops within {fmt_num(end_ft)} ft of it, nor does a stream "
-            f"polygon end there (bank to bank)" + (
-        f"; {cp.length[cp.line == i].sum():,.0f} ft inside a channel other than to cross it (HRV-012)"
-        if (cp.line == i).any() else "") for i in none]
+    found = rule.phrase("none_found", kinds=kinds_txt)
+    note = [found + (f"; {rule.phrase('not_crossing', length=f'{cp.length[cp.line == i].sum():,.0f}')}"
+                     if (cp.line == i).any() else "") for i in none]
     out.append(rule.findings("pass", subject_layer=layer, subject_id=ids[none], geometry=g.geometry.values[none],
                              crs=ctx.crs, detail=note))
     return out
@@ -1802,12 +1869,13 @@ def check_stream_crossings(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     skidding in the channel there). A haul road running along inside a channel is listed too. A
     stream that stops within ``stream_end_distance_ft`` of the line without meeting it (a stream
     line's free end, or ending on it; a stream polygon's end facing it: :func:`stream_gaps`) is a
-    possible crossing the map leaves out, ``review``; a pass says none was found.
+    possible crossing the map leaves out, ``review``; a pass says none was found. Every sentence is one
+    of the rule's phrases (:func:`_gap_detail`, :func:`_piece_why`).
     """
     out = []
     inter = truthy(rule.s("include_intermittent")) is True
     kinds = ["perennial", "intermittent"] if inter else ["perennial"]
-    kinds_txt = f"{' and '.join(kinds)} streams and streams of unknown kind"
+    kinds_txt = rule.phrase("with_intermittent" if inter else "perennial_only")
     streams = _channel_streams(ctx, kinds)
     for layer in ROAD_LAYERS:
         g = ctx.get(layer)
@@ -1817,7 +1885,7 @@ def check_stream_crossings(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
             out.append(rule.findings("not_evaluated", subject_layer=layer, subject_id=_plan_ids(g),
                                      geometry=g.geometry.values, crs=ctx.crs,
                                      detail=_absent(ctx, "streams") if streams is None else
-                                     f"rule {CHANNEL_RULE}, whose numbers define a stream channel, is not in the rulebook"))
+                                     rule.phrase("no_channel_rule", channel_rule=CHANNEL_RULE)))
         else:
             out.extend(_crossings_layer(ctx, rule, g, layer, streams, kinds_txt))
     return concat_findings(out, ctx.crs)

@@ -38,12 +38,13 @@ from geoconstraints.geometry.phasing import (
 )
 from geoconstraints.io.layers import Layers
 from geoconstraints.rulebook.findings import concat_findings
+from geoconstraints.rulebook.loader import threshold_order_problem
 from geoconstraints.rulebook.model import FindingRows, Rule, Rulebook
 from geoconstraints.rulebook.registry import check
 from geoconstraints.rulebook.render import fmt_num
 from geoconstraints.rules.dem_cells import coarse_cell_note, coarse_pass_detail
 from geoconstraints.text import and_list, day_text, fixed, id_list, is_blank
-from geoconstraints.units import cell_within
+from geoconstraints.units import SQFT_PER_ACRE, cell_within, sqft_to_acres
 
 log = logging.getLogger(__name__)
 
@@ -115,29 +116,75 @@ class StormwaterContext:
         return union_acres(self.footprints.geometry.values)[1] if len(self.footprints) else 0.0
 
     @cached_property
-    def grown(self) -> tuple[GrownSite | None, ...]:
-        """Each site (aligned with ``sites``) measured again with every landing mapped as a point at SWP-006's
-        ``max_point_landing_area_sqft`` instead of ``default_landing_area_sqft``
-        (:func:`~geoconstraints.geometry.phasing.grown_sites`); None where no point landing is in it or
-        could join it.
+    def grown_footprints(self) -> gpd.GeoDataFrame | None:
+        """:attr:`footprints` with every landing mapped as a point at SWP-006's ``max_point_landing_area_sqft``
+        (instead of ``default_landing_area_sqft``) and every haul road at ``max_haul_road_width_ft`` (instead
+        of ``haul_road_width_ft``), the same rows in the same order; None without landings or haul roads.
+
+        A haul road lying wholly within the disturbance polygons (its strip as counted, to
+        :data:`~geoconstraints.geometry.phasing.AREA_TOL_ACRES`) keeps its strip: its clearing is mapped
+        there, and the polygons are measured as drawn.
 
         Raises
         ------
         RulebookError
-            SWP-006 without ``max_point_landing_area_sqft``, or one under ``default_landing_area_sqft``.
+            SWP-006 without ``max_point_landing_area_sqft`` (with landings) or ``max_haul_road_width_ft``
+            (with haul roads), or one under the size it bounds (:func:`point_landing_sizes`,
+            :func:`haul_road_widths`).
         """
-        none: tuple[GrownSite | None, ...] = tuple(None for _ in self.sites)
-        landings = self.layers.get_layer("landings")
+        landings, roads = self.layers.get_layer("landings"), self.layers.get_layer("haul_roads")
+        landings = landings if landings is not None and len(landings) else None
+        roads = roads if roads is not None and len(roads) else None
         sw6 = self.rulebook.rules.get("SWP-006")
-        if landings is None or not len(landings) or sw6 is None or not self.sites:
-            return none  # without SWP-006 the footprints were refused (commands._footprints)
-        most = point_landing_sizes(sw6)[1]
-        roads = self.layers.get_layer("haul_roads")
-        width = sw6.t("haul_road_width_ft") if roads is not None else 0.0
-        big = harvest_footprints(landings, roads, haul_road_width_ft=width, default_landing_area_sqft=most)
+        if (landings is None and roads is None) or sw6 is None:
+            return None  # without SWP-006 the footprints were refused (commands._footprints)
+        most = point_landing_sizes(sw6)[1] if landings is not None else 0.0
+        widest = haul_road_widths(sw6)[1] if roads is not None else 0.0
+        big = harvest_footprints(landings, roads, haul_road_width_ft=widest, default_landing_area_sqft=most)
         if len(big) != len(self.footprints):  # footprints not built from these layers: nothing to compare
-            return none
+            return None
+        road = (big["kind"] == "haul_road").to_numpy()
+        if road.any() and self.disturbance is not None and len(self.disturbance):
+            counted = self.footprints.geometry.values
+            mapped = shapely.union_all(self.disturbance.geometry.values)
+            outside = shapely.area(shapely.difference(counted[road], mapped))
+            drawn = np.flatnonzero(road)[outside <= AREA_TOL_ACRES * SQFT_PER_ACRE]
+            if len(drawn):
+                geoms = big.geometry.values.copy()
+                geoms[drawn] = counted[drawn]
+                big = big.set_geometry(geoms)
+                big["area_sqft"] = shapely.area(geoms)
+                big["acres"] = sqft_to_acres(big["area_sqft"])
+        return big
+
+    @cached_property
+    def grown(self) -> tuple[GrownSite | None, ...]:
+        """Each site (aligned with ``sites``) measured again with its footprints at :attr:`grown_footprints`
+        (every landing mapped as a point at ``max_point_landing_area_sqft``, every haul road at
+        ``max_haul_road_width_ft``: :func:`~geoconstraints.geometry.phasing.grown_sites`); None where no
+        footprint that grew is in it or could join it.
+
+        Raises
+        ------
+        RulebookError
+            As :attr:`grown_footprints`.
+        """
+        big = self.grown_footprints if self.sites else None
+        if big is None:
+            return tuple(None for _ in self.sites)
+        width = self.rulebook.rules["SWP-006"].t("haul_road_width_ft") if (big["kind"] == "haul_road").any() else 0.0
         return tuple(grown_sites(self.disturbance, self.footprints, big, self.sites, road_width_ft=width))
+
+
+def _sizes(sw6: Rule, counted: str, largest: str) -> tuple[float, float]:
+    """SWP-006's thresholds ``counted`` and ``largest``; RulebookError when either is missing or the largest
+    is under the one counted (:func:`~geoconstraints.rulebook.loader.threshold_order_problem`, the check a
+    rulebook file gets when it loads: a rulebook made in code gets it here)."""
+    typical, most = sw6.t(counted), sw6.t(largest)
+    why = threshold_order_problem(sw6, largest)
+    if why:
+        raise RulebookError(f"rule {sw6.id} in rulebook {sw6.rulebook!r}: {why}. Fix the rulebook")
+    return typical, most
 
 
 def point_landing_sizes(sw6: Rule) -> tuple[float, float]:
@@ -155,12 +202,25 @@ def point_landing_sizes(sw6: Rule) -> tuple[float, float]:
     >>> [point_landing_sizes(load_rulebook(b)["SWP-006"]) for b in ("vestal", "lockport")]
     [(10000.0, 43560.0), (10000.0, 43560.0)]
     """
-    typical, most = sw6.t("default_landing_area_sqft"), sw6.t("max_point_landing_area_sqft")
-    if most < typical:
-        raise RulebookError(f"rule {sw6.id} in rulebook {sw6.rulebook!r}: max_point_landing_area_sqft "
-                            f"({fmt_num(most)}) is under default_landing_area_sqft ({fmt_num(typical)}); the largest "
-                            f"area of a landing mapped as a point is at least the area it is counted as. Fix the rulebook")
-    return typical, most
+    return _sizes(sw6, "default_landing_area_sqft", "max_point_landing_area_sqft")
+
+
+def haul_road_widths(sw6: Rule) -> tuple[float, float]:
+    """SWP-006's width of a haul road mapped as a line, as counted and at most: ``(haul_road_width_ft,
+    max_haul_road_width_ft)``.
+
+    Raises
+    ------
+    RulebookError
+        Either missing, or the widest under the one counted.
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> [haul_road_widths(load_rulebook(b)["SWP-006"]) for b in ("vestal", "lockport")]
+    [(12.0, 30.0), (12.0, 30.0)]
+    """
+    return _sizes(sw6, "haul_road_width_ft", "max_haul_road_width_ft")
 
 
 def _grown(ctx: StormwaterContext, k: int | None) -> GrownSite | None:
@@ -171,19 +231,75 @@ def _site_index(ctx: StormwaterContext, site: Site | None) -> int | None:
     return next((i for i, x in enumerate(ctx.sites) if x is site), None)
 
 
-def point_landing_note(ctx: StormwaterContext, g: GrownSite, effect: str) -> str:
-    """Why a finding rests on the size of landings mapped as points: the size counted, the largest
-    (SWP-006), what the larger size would do (``effect``) and the fix."""
+def _site_at(ctx: StormwaterContext, k: int | None) -> Site:
+    """Site ``k`` of ``ctx.sites``; ValueError for an index that names none (a site not measured here)."""
+    if k is None or not 0 <= k < len(ctx.sites):
+        raise ValueError(f"site index {k!r} is not one of the {len(ctx.sites)} site(s) measured (ctx.sites)")
+    return ctx.sites[k]
+
+
+def _landing_clause(ctx: StormwaterContext, g: GrownSite) -> tuple[str, str, str]:
+    """The landings of ``g`` mapped as points: ``(what was counted, what is largest, the fix)``. A landing
+    mapped as several points (a MultiPoint) is a disc per point: the sizes are per point, with its total
+    (the area of its discs, overlaps counted once)."""
     typical, most = point_landing_sizes(ctx.rulebook.rules["SWP-006"])
+    fp, big = ctx.footprints, ctx.grown_footprints
+    landings = ctx.layers.get_layer("landings")
+    n_of: dict[str, int] = {}
+    if landings is not None:
+        n = shapely.get_num_geometries(landings.geometry.values)
+        multi = shapely.get_type_id(landings.geometry.values) == 4  # MultiPoint
+        n_of = {str(i): int(c) for i, c, m in zip(landings["feature_id"], n, multi) if m}
+    mine = (fp["kind"] == "landing").to_numpy()
+    ids = fp["feature_id"].astype(str).to_numpy()
+
+    def total(frame: gpd.GeoDataFrame | None, fid: str) -> str:
+        return fmt_num(round(float(frame["area_sqft"].to_numpy(float)[mine & (ids == fid)].sum()))) if frame is not None else "?"
+
+    multi_ids = [i for i in g.points if n_of.get(i, 1) > 1]
+    often = ", but a log landing is often 1/4 to 1 acre"
     one = len(g.points) == 1
-    each = "" if one else " each"
-    who = f"landing {g.points[0]} is mapped as a point" if one else f"landings {id_list(g.points)} are mapped as points"
-    joined = (f"; at that size {id_list(g.joined)} would touch the disturbance and count in the project"
-              if g.joined else "")
     fix = "the landing's extent (a polygon)" if one else "the landings' extents (polygons)"
-    return (f"{who}, counted as {fmt_num(typical)} sq ft{each} (default_landing_area_sqft), but a log landing is "
-            f"often 1/4 to 1 acre: at up to {fmt_num(most)} sq ft{each} (max_point_landing_area_sqft) {effect}"
-            f"{joined}; map {fix}")
+    if one and multi_ids:
+        i = multi_ids[0]
+        counted = (f"landing {i} is mapped as {n_of[i]} points, counted as {fmt_num(typical)} sq ft per point, "
+                   f"{total(fp, i)} sq ft in all (default_landing_area_sqft){often}")
+        largest = f"{fmt_num(most)} sq ft per point, {total(big, i)} sq ft in all (max_point_landing_area_sqft)"
+        return counted, largest, fix
+    who = f"landing {g.points[0]} is mapped as a point" if one else f"landings {id_list(g.points)} are mapped as points"
+    each = "" if one else (" per point" if multi_ids else " each")
+    in_all = "".join(f"; {i} is {n_of[i]} points, {total(fp, i)} sq ft in all" for i in multi_ids)
+    big_all = "".join(f"; {i} {total(big, i)} sq ft in all" for i in multi_ids)
+    counted = f"{who}, counted as {fmt_num(typical)} sq ft{each} (default_landing_area_sqft{in_all}){often}"
+    largest = f"{fmt_num(most)} sq ft{each} (max_point_landing_area_sqft{big_all})"
+    return counted, largest, fix
+
+
+def _road_clause(ctx: StormwaterContext, g: GrownSite) -> tuple[str, str, str]:
+    """The haul roads of ``g`` counted wider: ``(what was counted, what is largest, the fix)``."""
+    width, widest = haul_road_widths(ctx.rulebook.rules["SWP-006"])
+    fp = ctx.footprints
+    rows = fp[(fp["kind"] == "haul_road").to_numpy() & np.isin(fp["feature_id"].astype(str).to_numpy(), g.roads)]
+    length = fixed(float(rows["length_ft"].sum()), 0)
+    one = len(g.roads) == 1
+    who = (f"haul road {g.roads[0]} ({length} ft) is mapped as a line" if one else
+           f"haul roads {id_list(g.roads)} ({length} ft in all) are mapped as lines")
+    fix = ("the road's cleared width (a disturbance polygon holding the line)" if one else
+           "the roads' cleared widths (disturbance polygons holding the lines)")
+    counted = (f"{who}, counted as a strip {fmt_num(width)} ft wide (haul_road_width_ft), but a haul road with its "
+               f"ditches and cut and fill slopes often clears more")
+    return counted, f"{fmt_num(widest)} ft wide (max_haul_road_width_ft)", fix
+
+
+def grown_note(ctx: StormwaterContext, g: GrownSite, effect: str) -> str:
+    """Why a finding rests on the size of landings mapped as points and the width of haul roads mapped as
+    lines: the size counted, the largest (SWP-006), what the larger sizes would do (``effect``) and the fix."""
+    parts = ([_landing_clause(ctx, g)] if g.points else []) + ([_road_clause(ctx, g)] if g.roads else [])
+    said = "; and ".join(p[0] for p in parts)
+    most = " and ".join(p[1] for p in parts)
+    joined = (f"; at {'that size' if len(parts) == 1 else 'those sizes'} {id_list(g.joined)} would touch the "
+              f"disturbance and count in the project" if g.joined else "")
+    return f"{said}: at up to {most} {effect}{joined}; map {' and '.join(p[2] for p in parts)}"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -259,10 +375,10 @@ def condition_c(acres: float, uses: Sequence[str], rule: Rule) -> tuple[bool, st
 
 
 def land_development_at(ctx: StormwaterContext, rule: Rule, k: int | None) -> tuple[bool | None, str, str]:
-    """:func:`land_development` of site ``k``; where the landings mapped as points would, at their largest
-    size, give another outcome, a ``pass`` is ``not_evaluated`` and every other status says so."""
-    site = ctx.sites[k] if k is not None else None
-    assert site is not None
+    """:func:`land_development` of site ``k``; where the landings mapped as points and haul roads mapped as
+    lines would, at their largest size (:attr:`StormwaterContext.grown`), give another outcome, a ``pass`` is
+    ``not_evaluated`` and every other status says so. ValueError where ``k`` names no site of ``ctx.sites``."""
+    site = _site_at(ctx, k)
     ok, st, why = land_development(site.acres, ctx.larger_common_plan, rule)
     g = _grown(ctx, k)
     if g is None:
@@ -270,31 +386,31 @@ def land_development_at(ctx: StormwaterContext, rule: Rule, k: int | None) -> tu
     gok, gst, _ = land_development(g.site.acres, ctx.larger_common_plan, rule)
     if gok == ok and gst == st:
         return ok, st, why
-    note = point_landing_note(ctx, g, f"the activity would disturb {fixed(g.site.acres)} acres, at least "
-                                      f"{fmt_num(rule.t('min_disturbed_acres'))} acre")
+    note = grown_note(ctx, g, f"the activity would disturb {fixed(g.site.acres)} acres, at least "
+                              f"{fmt_num(rule.t('min_disturbed_acres'))} acre")
     return (None, "not_evaluated", f"{why}; {note}") if st == "pass" else (ok, st, f"{why}; {note}")
 
 
 def condition_b_at(ctx: StormwaterContext, rule: Rule, k: int | None) -> tuple[bool | None, str]:
     """:func:`condition_b` of site ``k``, ``(applies, note)``: None (not known) where it does not apply as
-    mapped but would with the landings mapped as points at their largest size (the note says so)."""
-    site = ctx.sites[k] if k is not None else None
-    assert site is not None
+    mapped but would with the landings mapped as points and the haul roads at their largest size (the note
+    says so). ValueError where ``k`` names no site of ``ctx.sites``."""
+    site = _site_at(ctx, k)
     applies = condition_b(site.acres, rule)
     g = _grown(ctx, k)
     if applies or g is None or not condition_b(g.site.acres, rule):
         return applies, ""
-    return None, point_landing_note(ctx, g, f"the activity would disturb {fixed(g.site.acres)} acres, at least "
-                                            f"{fmt_num(rule.t('min_acres'))} acres")
+    return None, grown_note(ctx, g, f"the activity would disturb {fixed(g.site.acres)} acres, at least "
+                                    f"{fmt_num(rule.t('min_acres'))} acres")
 
 
 def condition_c_at(ctx: StormwaterContext, rule: Rule, k: int | None) -> tuple[bool | None, str, str]:
     """:func:`condition_c` of site ``k``. A ``pass`` is ``not_evaluated`` where the landings mapped as points
-    could, at a size up to their largest, make it apply: the acreage reaching ``min_acres`` on the way (the
-    band is crossed even where the largest size is past ``max_acres``), or a landing joining the project
-    that is of no excluded use."""
-    site = ctx.sites[k] if k is not None else None
-    assert site is not None
+    and haul roads mapped as lines could, at a size up to their largest, make it apply: the acreage reaching
+    ``min_acres`` on the way (the band is crossed even where the largest size is past ``max_acres``), or a
+    footprint joining the project that is of no excluded use. ValueError where ``k`` names no site of
+    ``ctx.sites``."""
+    site = _site_at(ctx, k)
     ok, st, why = condition_c(site.acres, site.uses, rule)
     g = _grown(ctx, k)
     if g is None or st != "pass":
@@ -307,7 +423,7 @@ def condition_c_at(ctx: StormwaterContext, rule: Rule, k: int | None) -> tuple[b
     effect = (f"the activity would disturb {fixed(g.site.acres)} acres" +
               (f", reaching {fmt_num(lo)} acre (Condition C from {fmt_num(lo)} to under {fmt_num(rule.t('max_acres'))} "
                f"acres)" if crosses else ", with footprints of no excluded use"))
-    return None, "not_evaluated", f"{why}; {point_landing_note(ctx, g, effect)}"
+    return None, "not_evaluated", f"{why}; {grown_note(ctx, g, effect)}"
 
 
 def _water_label(waters: gpd.GeoDataFrame, k: int) -> str:
@@ -325,7 +441,7 @@ def _impaired_distance(ctx: StormwaterContext, site: Site) -> tuple[float, str, 
     return float(d[k]), _water_label(waters, k), shapely.shortest_line(site.geometry, waters.geometry.values[k])
 
 
-def condition_a(ctx: StormwaterContext, rule: Rule, k: int) -> tuple[bool | None, str, str, float, float, Any]:
+def condition_a(ctx: StormwaterContext, rule: Rule, k: int | None) -> tuple[bool | None, str, str, float, float, Any]:
     """SWP-002 Condition A for site ``k``: ``(applies, status, detail, measured_ft, threshold_ft, geometry)``.
 
     Within ``impaired_water_distance_ft`` of an impaired water: ``review`` (proximity screens for
@@ -342,19 +458,33 @@ def condition_a(ctx: StormwaterContext, rule: Rule, k: int) -> tuple[bool | None
     (:func:`~geoconstraints.rules.dem_cells.coarse_pass_detail`); a path reaching the water on it stays
     ``review``, and every traced finding on it says the cell size.
 
-    Where site ``k`` holds landings mapped as points (or one could join it), a ``pass`` holds only if the
-    site with them at their largest size (:attr:`StormwaterContext.grown`) passes too: measured and traced
-    again; otherwise it is ``not_evaluated``, saying what the larger landings give and the fix.
+    Where site ``k`` holds landings mapped as points or haul roads mapped as lines (or one could join it),
+    a ``pass`` holds only if the site with them at their largest size (:attr:`StormwaterContext.grown`)
+    passes too: measured and traced again (unless it came out the same shape); otherwise it is
+    ``not_evaluated``, saying what the larger footprints give and the fix.
+
+    Raises
+    ------
+    ValueError
+        ``k`` names no site of ``ctx.sites``.
     """
-    found = _condition_a_of(ctx, rule, ctx.sites[k], ctx.flows[k] if k < len(ctx.flows) else None)
+    site = _site_at(ctx, k)
+    flow = ctx.flows[k] if k is not None and k < len(ctx.flows) else None
+    found = _condition_a_of(ctx, rule, site, flow)
     g = _grown(ctx, k)
-    if found[1] != "pass" or g is None:
+    if found[1] != "pass" or g is None or _same_shape(g.site, site):  # the same land drains the same way
         return found
     big = _condition_a_of(ctx, rule, g.site, _grown_flow(ctx, rule, g.site))
     if big[1] == "pass":
         return found
-    note = point_landing_note(ctx, g, f"the finding would be {big[1].replace('_', ' ')}: {big[2]}")
+    note = grown_note(ctx, g, f"the finding would be {big[1].replace('_', ' ')}: {big[2]}")
     return None, "not_evaluated", f"{found[2]}; {note}", found[3], found[4], found[5]
+
+
+def _same_shape(a: Site, b: Site) -> bool:
+    """Two sites cover the same ground (a site measured again whose larger footprints lie within what it
+    already counts)."""
+    return a.geometry is not None and b.geometry is not None and bool(shapely.equals(a.geometry, b.geometry))
 
 
 def _grown_flow(ctx: StormwaterContext, rule: Rule, site: Site) -> FlowTrace | None:
@@ -490,7 +620,6 @@ def swp007_applies(ctx: StormwaterContext, rule: Rule, site: Site | None) -> tup
                 applies, why = None, (f"the rulebook has no {rid}, the rule defining Condition {cond}, so whether "
                                       f"it applies is not known")
             elif cond == "A":
-                assert k is not None
                 applies, _st, why, *_ = condition_a(ctx, r, k)
             elif cond == "B":
                 applies, why = condition_b_at(ctx, r, k)
@@ -597,9 +726,9 @@ def _assumed_dates(sp: SitePhasing, ph: Phasing) -> str:
 
 
 def _grown_peak(ctx: StormwaterContext, k: int, limit: float) -> str:
-    """Why a peak within ``limit`` is not shown to be where site ``k``'s landings are mapped as points: the
-    peak with them at their largest size is over it, or cannot be measured (the note); ``""`` where it is
-    within it too."""
+    """Why a peak within ``limit`` is not shown to be where site ``k``'s landings are mapped as points or its
+    haul roads as lines: the peak with them at their largest size is over it, or cannot be measured (the
+    note); ``""`` where it is within it too."""
     g = _grown(ctx, k)
     if g is None:
         return ""
@@ -608,12 +737,12 @@ def _grown_peak(ctx: StormwaterContext, k: int, limit: float) -> str:
     except InputError as e:  # a landing joining the project at that size with dates outside the project's
         sp = SitePhasing(None, str(e))
     if sp.phasing is None:
-        return point_landing_note(ctx, g, f"the peak could not be measured ({sp.why})")
+        return grown_note(ctx, g, f"the peak could not be measured ({sp.why})")
     if sp.phasing.peak_acres <= limit + AREA_TOL_ACRES:
         return ""
     when = "; ".join(f"{day_text(a)} to {day_text(b)}" for a, b in sp.phasing.peak_periods)
-    return point_landing_note(ctx, g, f"the peak would be {fixed(sp.phasing.peak_acres)} acres ({when}), more than "
-                                      f"{fmt_num(limit)} acres")
+    return grown_note(ctx, g, f"the peak would be {fixed(sp.phasing.peak_acres)} acres ({when}), more than "
+                              f"{fmt_num(limit)} acres")
 
 
 @check("SWP-005")
@@ -666,6 +795,10 @@ def _logging_exemption(ctx: StormwaterContext, rule: Rule, exemptions: dict[str,
                f"{fixed(ctx.footprint_acres)} acres ({int((fp['kind'] == 'landing').sum())} landing(s), "
                f"{fixed(float(fp.loc[fp['kind'] == 'haul_road', 'length_ft'].sum()), 0)} ft of haul road); "
                f"the harvest area itself is not in the disturbance count")
+    whole = _grown_whole(ctx)
+    if whole is not None:  # the acres counted rest on the sizes of point landings and the widths of haul roads
+        counted += "; " + grown_note(ctx, whole, f"they would disturb {fixed(whole.site.acres)} acres, not "
+                                                 f"{fixed(ctx.footprint_acres)}")
     cite = f" ({exemptions[log_key]['citation']})" if log_key else ""
     at: dict[str, Any] = {"subject_layer": "harvest plan", "subject_id": "logging"}
     where: dict[str, Any] = {**at, "geometry": shapely.union_all(fp.geometry.values) if len(fp) else None,
@@ -683,6 +816,22 @@ def _logging_exemption(ctx: StormwaterContext, rule: Rule, exemptions: dict[str,
     else:
         raise RulebookError(f"rule SWP-006 in rulebook {rule.rulebook!r}: param logging_exempt={logging_exempt!r} "
                             f"is not timber_management_plan_only or silviculture_except_landings_haul_roads")
+
+
+def _grown_whole(ctx: StormwaterContext) -> GrownSite | None:
+    """Every landing and haul-road footprint at :attr:`StormwaterContext.grown_footprints` (the point
+    landings and haul roads that grew, their union's acres), or None where none grew."""
+    big = ctx.grown_footprints
+    if big is None or not len(big):
+        return None
+    grew = ~np.isclose(big["area_sqft"].to_numpy(float), ctx.footprints["area_sqft"].to_numpy(float), rtol=1e-9)
+    if not grew.any():
+        return None
+    kind, ids = big["kind"].to_numpy(), big["feature_id"].astype(str).to_numpy()
+    geom, acres = union_acres(big.geometry.values)
+    site = Site("harvest plan", "logging", geom, acres, "", [])
+    return GrownSite(site, [str(i) for i in ids[grew & (kind == "landing")]], [],
+                     [str(i) for i in ids[grew & (kind == "haul_road")]])
 
 
 @check("SWP-006")

@@ -418,12 +418,16 @@ def test_swp006_footprints_reach_one_acre(tmp_path, book, extra_ft, expect):
     # length L (x 12 ft): 10,000 + 12 L = 43,560 sq ft = 1 acre when L = 33,560 / 12 = 2,796.67 ft.
     # One foot shorter: 43,548 sq ft, under 1 acre; one foot longer: 43,572 sq ft. Under 1 acre the point
     # landing at max_point_landing_area_sqft (43,560) would reach it: not_evaluated, not pass
-    # (tests/test_stormwater_audit23.py); the same landing drawn as a 100 x 100 ft polygon passes.
+    # (tests/test_stormwater_audit23.py); the same landing drawn as a 100 x 100 ft polygon passes where the
+    # road's width is no guess either (max_haul_road_width_ft = haul_road_width_ft; at the shipped 30 ft the
+    # road alone is 83,870 sq ft: not_evaluated, tests/test_stormwater_audit24.py).
     length = 33_560 / 12 + extra_ft
     road = [{"id": "H1", "geometry": LineString([(X0 + 500, Y0), (X0 + 500 + length, Y0)])}]
+    exact = tmp_path / f"{book}-road-12.yaml"
+    exact.write_text(f"extends: {book}\nrules:\n  - id: SWP-006\n    thresholds: {{max_haul_road_width_ft: 12}}\n")
     for landing, status in (([{"id": "L1", "geometry": Point(X0, Y0)}], "not_evaluated" if expect == "pass" else expect),
                             ([{"id": "L1", "geometry": box(X0 - 50, Y0 - 50, X0 + 50, Y0 + 50)}], expect)):
-        res = run(tmp_path, book, landings=landing, haul_roads=road, larger_common_plan=False)
+        res = run(tmp_path, exact, landings=landing, haul_roads=road, larger_common_plan=False)
         f = one(res, "SWP-001")
         assert f["status"] == status and f["measured"] * ACRE == pytest.approx(43_560 + 12 * extra_ft, abs=1e-4)
 

@@ -120,7 +120,11 @@ def test_fld004_part_in_ae_part_in_an_unlisted_zone(tmp_path) -> None:
     # BFE is not read: FLD-004 judged that half against HAG + 2 = 102 ft and passed
     zones = [_zone(square(-500, -500, 25, 500), "AE", static_bfe=101.0), _zone(square(25, -500, 500, 500), "AR/AE")]
     found, _ = _site(tmp_path, zones, lowest_floor_ft=102.5)
-    assert found["FLD-003"]["status"] == "pass"  # the AE part's BFE, as with zone A beside it
+    # the AE part's BFE is met, but the FIRM may give a higher one on the AR/AE half (round 24: had passed)
+    f3 = found["FLD-003"]
+    assert f3["status"] == "not_evaluated", f3["message"]
+    assert "its part in zone AR/AE lies in the area of special flood hazard" in f3["message"], f3["message"]
+    assert "lowest floor 102.5 ft meets the BFE of 101.0 ft" in f3["message"], f3["message"]
     f4 = found["FLD-004"]
     assert f4["status"] == "not_evaluated", f4["message"]
     assert "its part in zone AR/AE lies in the area of special flood hazard" in f4["message"]
@@ -128,6 +132,11 @@ def test_fld004_part_in_ae_part_in_an_unlisted_zone(tmp_path) -> None:
     zones[1] = _zone(square(25, -500, 500, 500), "A")
     found, _ = _site(tmp_path / "a", zones, lowest_floor_ft=102.5)
     assert found["FLD-004"]["status"] == "pass", found["FLD-004"]["message"]
+    assert found["FLD-003"]["status"] == "pass", found["FLD-003"]["message"]
+    # the AR/AE half again with a BFE stated (--bfe-ft 101.5): FLD-003 on max(AE's 101, 101.5) = 101.5, met by 102.5
+    zones[1] = _zone(square(25, -500, 500, 500), "AR/AE")
+    found, _ = _site(tmp_path / "stated", zones, lowest_floor_ft=102.5, bfe_ft=101.5)
+    assert found["FLD-003"]["status"] == "pass", found["FLD-003"]["message"]
 
 
 def test_fld004_a_blank_zone_flagged_sfha_is_named(tmp_path) -> None:

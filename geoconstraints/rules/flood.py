@@ -543,6 +543,11 @@ def _fld003_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
     if _meets(float(floor), req, prec):
         if not complete:  # met where the BFE is known; the part without one may need more
             return "not_evaluated", say("meets_part", floor=f_txt, required=r_txt, datum=dat, source=src), req
+        # part of it in an SFHA zone no list knows (AR/AE beside AE): the FIRM may give a higher BFE there, not read
+        unlisted = "" if user_bfe is not None else _unlisted_zones(ctx.no_bfe_zones, row, say("blank_zone"))
+        if unlisted:
+            return "not_evaluated", say("meets_unlisted", floor=f_txt, required=r_txt, datum=dat, source=src,
+                                        zones=unlisted), req
         return "pass", say("meets", floor=f_txt, required=r_txt, datum=dat, source=src), req
     reached = _bfe_reached(row, whence, prec)
     if reached is not None:  # the BFE lies between the highest reached at a sample point and the bound

@@ -35,7 +35,7 @@ from geoconstraints.geometry.bfe_sample import (
     empty_parcel_bfe,
     site_bfe,
 )
-from geoconstraints.geometry.flow import FlowTrace, trace_flow
+from geoconstraints.geometry.flow import FlowTrace
 from geoconstraints.geometry.overlay import (
     CHUNK_SIZE,
     PendingDistances,
@@ -94,7 +94,7 @@ from geoconstraints.rules.flood import (
     subtype_warning,
 )
 from geoconstraints.rules.seqr import RULE_ID, Action, norm_key, resources, validate_action
-from geoconstraints.rules.stormwater import StormwaterContext, swp007_applies
+from geoconstraints.rules.stormwater import StormwaterContext, site_flow, swp007_applies
 from geoconstraints.text import day_text, ft_text, visible_text
 from geoconstraints.units import SQFT_PER_ACRE, elevation_problem, number_problem
 
@@ -1022,20 +1022,10 @@ def _stormwater_tables(ctx: StormwaterContext, r7: Any) -> dict[str, pd.DataFram
 
 
 def _flows(layers: Layers, rulebook: Rulebook, sites: tuple[Site, ...]) -> tuple[FlowTrace | None, ...]:
-    """The downslope flow path from each site beyond SWP-002's screening distance (None elsewhere)."""
+    """The downslope flow path from each site beyond SWP-002's screening distance (None elsewhere:
+    :func:`~geoconstraints.rules.stormwater.site_flow`)."""
     r2 = rulebook.rules.get("SWP-002")
-    waters = layers.get_layer("impaired_waters")
-    if r2 is None or waters is None or layers.dem is None:
-        return tuple(None for _ in sites)
-    limit = r2.t("impaired_water_distance_ft")
-    geoms = list(waters.geometry.values)
-    out: list[FlowTrace | None] = []
-    for s in sites:  # at most two sites
-        near = s.geometry is None or float(shapely.distance(s.geometry, waters.geometry.values).min()) <= limit
-        out.append(None if near else trace_flow(layers.dem, s.geometry, geoms, layers.crs,
-                                                max_length_ft=r2.t("max_flow_path_ft"),
-                                                min_depression_depth_ft=r2.t("min_depression_depth_ft")))
-    return tuple(out)
+    return tuple(None if r2 is None else site_flow(layers, r2, s) for s in sites)
 
 
 def _footprints(layers: Layers, rulebook: Rulebook) -> tuple[gpd.GeoDataFrame, float]:

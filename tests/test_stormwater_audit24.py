@@ -311,7 +311,7 @@ def test_a_site_grown_to_the_same_shape_is_not_traced_again(tmp_path, monkeypatc
     def traced_again(*_a, **_k):
         raise AssertionError("the grown site was traced again")
 
-    monkeypatch.setattr(sw, "_grown_flow", traced_again)
+    monkeypatch.setattr(sw, "site_flow", traced_again)  # condition_a's; the command holds its own name
     dem = ny_dem(tmp_path / "dem.tif", bowl, 10.0)
     water = frame([(LineString([(X0 + 1500, Y0 - 1500), (X0 + 1500, Y0 + 1500)]), "W1")])
     site = frame([(box(X0 - 150, Y0 - 150, X0 + 150, Y0 + 150), "A")])

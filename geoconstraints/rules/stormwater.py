@@ -474,7 +474,7 @@ def condition_a(ctx: StormwaterContext, rule: Rule, k: int | None) -> tuple[bool
     g = _grown(ctx, k)
     if found[1] != "pass" or g is None or _same_shape(g.site, site):  # the same land drains the same way
         return found
-    big = _condition_a_of(ctx, rule, g.site, _grown_flow(ctx, rule, g.site))
+    big = _condition_a_of(ctx, rule, g.site, site_flow(ctx.layers, rule, g.site))
     if big[1] == "pass":
         return found
     note = grown_note(ctx, g, f"the finding would be {big[1].replace('_', ' ')}: {big[2]}")
@@ -487,14 +487,17 @@ def _same_shape(a: Site, b: Site) -> bool:
     return a.geometry is not None and b.geometry is not None and bool(shapely.equals(a.geometry, b.geometry))
 
 
-def _grown_flow(ctx: StormwaterContext, rule: Rule, site: Site) -> FlowTrace | None:
-    """The downslope flow paths from a site beyond the screening distance (None within it, or without a DEM)."""
-    waters, dem = ctx.layers.get_layer("impaired_waters"), ctx.layers.dem
+def site_flow(layers: Layers, rule: Rule, site: Site) -> FlowTrace | None:
+    """The downslope flow paths from ``site`` to the impaired waters on the DEM, where it lies beyond
+    ``rule``'s (SWP-002's) ``impaired_water_distance_ft`` of them (None within it, or without a DEM, impaired
+    waters or site geometry): the trace of each site the command measures (``StormwaterContext.flows``) and
+    of a site measured again at its largest (:func:`condition_a`)."""
+    waters, dem = layers.get_layer("impaired_waters"), layers.dem
     if waters is None or dem is None or site.geometry is None:
         return None
     if float(shapely.distance(site.geometry, waters.geometry.values).min()) <= rule.t("impaired_water_distance_ft"):
         return None
-    return trace_flow(dem, site.geometry, list(waters.geometry.values), ctx.crs,
+    return trace_flow(dem, site.geometry, list(waters.geometry.values), layers.crs,
                       max_length_ft=rule.t("max_flow_path_ft"),
                       min_depression_depth_ft=rule.t("min_depression_depth_ft"))
 

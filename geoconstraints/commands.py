@@ -89,6 +89,7 @@ from geoconstraints.rules.flood import (
     bfe_in_use,
     firm_gives_bfe,
     flood_zone_spec,
+    known_subtypes,
     no_bfe_zones,
     stated_bfe,
     subtype_warning,
@@ -468,7 +469,7 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
     flood = layers.get_layer("flood_zones")
     if flood is None:
         log.warning("no flood_zones layer: every parcel is not_evaluated for the flood rules")
-    subtype_note = subtype_warning(flood)  # named once for the run, as each finding in the SFHA names it again
+    subtype_note = subtype_warning(flood, rulebook=rulebook)  # named once for the run, as each finding in the SFHA names it again
     if subtype_note:
         log.warning(subtype_note)
     extra, zoning_given = _other_cover_layers(layers, parcels)
@@ -485,7 +486,7 @@ def _screen(layers: Layers, rulebook: Rulebook, *, chunk_size: int, workers: int
             table[c] = bfe[c]
         del bfe  # its text as Python strings (a county: ~100 MB) must not outlive the table's copy through the checks
         ctx = FloodContext("screen", layers, _measured(table, "parcel_id", m), "parcels", flood is not None, overlaps,
-                           no_bfe_zones=no_bfe_zones(rulebook))
+                           no_bfe_zones=no_bfe_zones(rulebook), known_subtypes=known_subtypes(rulebook))
         # the person scope: the checks build the findings that need a person only, and every parcel's status
         # of every rule (a county: millions of pass and info rows never built, typed nor stacked)
         with messages_only_for(scope_statuses(scope)):  # no message for a row a check's changed frame drops
@@ -610,7 +611,8 @@ def check_site(
     work = _measured(table, "footprint_id", m)
     for c in known.columns:  # what the checks read, not part of the footprints table
         work[c] = known[c].to_numpy()
-    ctx = FloodContext("site", layers, work, "footprints", flood is not None, overlaps, opts, no_bfe_zones(rulebook))
+    ctx = FloodContext("site", layers, work, "footprints", flood is not None, overlaps, opts, no_bfe_zones(rulebook),
+                       known_subtypes(rulebook))
     found = run_group(rulebook, "flood", ctx)
     _stated_bfe_shown(table, work, stated_bfe(bfe_ft), str(rulebook["FLD-004"].p("other_data_citation")))
     table["required_lowest_floor_ft"] = _required_floor(found, table["footprint_id"])
@@ -621,7 +623,7 @@ def check_site(
     res.notes.append("An interpolated BFE is a screening estimate, not a surveyed BFE; the lowest floor, BFE and "
                      "DEM must share one vertical datum. Footprints are measured exactly: no sliver tolerance or "
                      "minimum overlap applies to proposed development.")
-    if flood is not None and (note := subtype_warning(flood)):
+    if flood is not None and (note := subtype_warning(flood, rulebook=rulebook)):
         res.notes.append(note + ".")
     return res
 
@@ -681,7 +683,7 @@ def _site_inputs(layers: Layers, rulebook: Rulebook, use: str) -> tuple[gpd.GeoD
     flood = layers.get_layer("flood_zones")
     if flood is None:
         log.warning("no flood_zones layer: the flood rules are not evaluated")
-    elif (note := subtype_warning(flood)):
+    elif (note := subtype_warning(flood, rulebook=rulebook)):
         log.warning(note)
     return fps, flood
 

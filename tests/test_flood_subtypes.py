@@ -301,3 +301,97 @@ def test_overview_legend_says_the_floodway_is_not_determined_in_a_coded_layer(tm
     handles2: list = []
     overview._draw_inputs(ax, {"flood_zones": flood2}, view, handles2, None, result.rulebook)  # type: ignore[arg-type]
     assert "flood zone AE: regulatory floodway" in [h.get_label() for h in handles2]  # the floodway drawn as such
+
+
+# ------------------------------------------------------------------------------------------
+# a ZONE_SUBTY text FEMA's domain does not hold (FLD-002's known_subtypes): floodway not determined, never pass
+
+ODD = ["FLODWAY", "FW", "REG FWY"]
+
+
+@pytest.mark.parametrize("subtype", ODD)
+def test_fld002_a_parcel_in_an_sfha_subtype_fema_does_not_list_is_not_a_pass(tmp_path, rb, subtype) -> None:
+    # P1 wholly in an AE polygon whose ZONE_SUBTY is a misspelt or home-made floodway text; the layer's floodway
+    # is read elsewhere (a FLOODWAY polygon), so the subtypes are read. Before: "no regulatory floodway mapped
+    # on it", a pass. P2 in AE RIVERINE FLOODPLAIN (a value of FEMA's domain) and P3 in AE with the null text
+    # <Null>: passes, the controls; P4 in X with the same odd text: outside the SFHA, a pass
+    p = parcels(sq(0, 0, 200, 200), sq(1000, 0, 1200, 200), sq(2000, 0, 2200, 200), sq(3000, 0, 3200, 200))
+    fz = zones((sq(-10, -10, 210, 210), "AE", subtype), (sq(990, -10, 1210, 210), "AE", "RIVERINE FLOODPLAIN"),
+               (sq(1990, -10, 2210, 210), "AE", "<Null>"), (sq(2990, -10, 3210, 210), "X", subtype),
+               (sq(5000, 0, 5100, 100), "AE", "FLOODWAY"))
+    res = screen(tmp_path, rb, parcels=p, flood_zones=fz)
+    f1 = finding(res, "FLD-002", "P1")
+    assert f1["status"] == "not_evaluated" and np.isnan(f1["measured"]), f1["message"]
+    assert f"ZONE_SUBTY {subtype}" in f1["message"], f1["message"]
+    assert "not a value of FEMA's D_Zone_Subtype domain" in f1["message"], f1["message"]
+    assert "known_subtypes" in f1["message"] and "0.92 acres, 100.0% of the parcel" in f1["message"]
+    assert "floodway-like" not in f1["message"]  # not called a floodway-like area: its meaning is unknown
+    for pid in ("P2", "P3", "P4"):
+        f = finding(res, "FLD-002", pid)
+        assert f["status"] == "pass", (pid, f["message"])
+    # FLD-009 keeps the floodway's condition open for P1, as for a floodway-like area
+    assert FLOODWAY_CONDITION in finding(res, "FLD-009", "P1")["message"]
+    assert FLOODWAY_CONDITION not in finding(res, "FLD-009", "P2")["message"]
+    # the run says it once, naming the value and its polygons
+    said = [n for n in res.notes if n.startswith("layer flood_zones: ") and subtype in n]
+    assert len(said) == 1 and "1 polygon in the SFHA" in said[0] and "known_subtypes" in said[0], res.notes
+
+
+@pytest.mark.parametrize(("width", "expect"), [(0.99, "pass"), (1.0, "pass"), (1.01, "not_evaluated")])
+def test_fld002_an_odd_subtype_sliver_follows_the_floodway_sliver_rules(tmp_path, rb, width, expect) -> None:
+    # a strip `width` ft x 200 ft along P1's east edge in AE "FLODWAY": at most the floodway's 1 ft tolerance
+    part = sq(200 - width, -10, 400, 210)
+    fz = zones((part, "AE", "FLODWAY"), (sq(-10, -10, 400, 400).difference(part), "AE"),
+               (sq(5000, 0, 5100, 100), "AE", "FLOODWAY"))
+    f = finding(screen(tmp_path, rb, parcels=parcels(sq(0, 0, 200, 200)), flood_zones=fz), "FLD-002", "P1")
+    assert f["status"] == expect, f["message"]
+
+
+def test_a_layer_whose_only_subtype_is_the_null_text_tells_no_floodway(tmp_path, rb) -> None:
+    # every ZONE_SUBTY is the text "<Null>" (an export that wrote its nulls as text): no subtype at all, so the
+    # floodway cannot be told. Before: "<NULL>" was a subtype text, the layer "read", P1 in AE a pass
+    fz = zones((sq(-10, -10, 210, 210), "AE", "<Null>"), (sq(990, -10, 1210, 210), "X", "<Null>"))
+    res = screen(tmp_path, rb, parcels=parcels(sq(0, 0, 200, 200), sq(1000, 0, 1200, 200)), flood_zones=fz)
+    f = finding(res, "FLD-002", "P1")
+    assert f["status"] == "not_evaluated" and "floodway cannot be told" in f["message"], f["message"]
+    assert finding(res, "FLD-002", "P2")["status"] == "pass"
+
+
+def test_a_town_may_list_its_own_subtype_text(tmp_path, rb) -> None:
+    # the same P1 in AE "REG FWY" with a town file listing it among the known subtypes: read as a subtype
+    # that is not the floodway (the town says so), a pass
+    import yaml
+
+    known = list(rb["FLD-002"].p("known_subtypes"))
+    town = tmp_path / "town.yaml"
+    town.write_text(yaml.safe_dump({"extends": "vestal", "rules": [
+        {"id": "FLD-002", "params": {"known_subtypes": [*known, "REG FWY"]}}]}), "utf-8")
+    fz = zones((sq(-10, -10, 210, 210), "AE", "REG FWY"), (sq(5000, 0, 5100, 100), "AE", "FLOODWAY"))
+    res = screen(tmp_path / "t", load_rulebook(town), parcels=parcels(sq(0, 0, 200, 200)), flood_zones=fz)
+    assert finding(res, "FLD-002", "P1")["status"] == "pass"
+    res = screen(tmp_path / "v", rb, parcels=parcels(sq(0, 0, 200, 200)), flood_zones=fz)
+    assert finding(res, "FLD-002", "P1")["status"] == "not_evaluated"
+
+
+def test_site_footprint_in_an_odd_subtype_is_not_evaluated(tmp_path, rb) -> None:
+    # a 100 x 50 ft footprint half in an AE "FLODWAY" polygon. Before: "outside the regulatory floodway", pass
+    fz = zones((sq(-500, -200, 1500, 200), "AE"), (sq(-500, 200, 1500, 600), "AE", "FLODWAY"),
+               (sq(-500, 600, 1500, 900), "AE", "FLOODWAY"))
+    fp = gpd.GeoDataFrame({"id": ["F1"]}, geometry=[sq(0, 150, 100, 250)], crs=NY_FT)
+    f = finding(check_site(load_layers(write(tmp_path, footprints=fp, flood_zones=fz)), rb, use="residential"),
+                "FLD-002", "F1")
+    assert f["status"] == "not_evaluated", f["message"]
+    assert "5,000 sq ft, 50% of the footprint" in f["message"] and "ZONE_SUBTY FLODWAY" in f["message"]
+
+
+def test_the_shipped_list_holds_femas_domain(rb) -> None:
+    # FEMA's D_Zone_Subtype descriptions (the FIRM Database's Domain Tables Technical Reference) are all known,
+    # so none of them is ever read as an odd subtype; each is upper case, as classify_flood_zones compares them
+    known = set(rb["FLD-002"].p("known_subtypes"))
+    for v in ("FLOODWAY", "RIVERINE FLOODPLAIN", "COASTAL FLOODPLAIN", "AREA OF SPECIAL CONSIDERATION",
+              "1 PCT ANNUAL CHANCE FLOOD HAZARD CONTAINED IN CHANNEL", "AREA WITH REDUCED FLOOD RISK DUE TO LEVEE",
+              "0.2 PCT ANNUAL CHANCE FLOOD HAZARD", "AREA OF MINIMAL FLOOD HAZARD", "NARROW FLOODWAY"):
+        assert v in known, v
+    assert all(v == v.upper().strip() for v in known)
+    df = pd.DataFrame({"FLD_ZONE": ["AE"] * len(known), "ZONE_SUBTY": sorted(known)})
+    assert not classify_flood_zones(df, flood_zone_spec(rb))["odd_subtype"].any()

@@ -74,6 +74,25 @@ def norm_text(values: pd.Series) -> pd.Series:
     return values.map(lambda v: str(v).strip().upper() if isinstance(v, str) and v.strip() else "")
 
 
+NULL_SUBTYPE_TEXTS: frozenset[str] = frozenset({"<NULL>", "NULL", "-9999"})
+"""``ZONE_SUBTY`` texts that stand for no value (upper case): a GIS export writing a null as the text ``<Null>``
+(343 polygons of FEMA's national flood hazard layer do), or FIRM's numeric null ``-9999`` written into a text
+field. Read as blank, as the FIRM Database's text null ``""`` is: not a subtype FEMA's domain could hold."""
+
+
+def subtype_texts(values: pd.Series) -> pd.Series:
+    """A ``ZONE_SUBTY`` column as the FLD rules read it: stripped, upper case, ``""`` where blank or a
+    :data:`NULL_SUBTYPE_TEXTS` text.
+
+    Examples
+    --------
+    >>> subtype_texts(pd.Series([" Floodway", "<Null>", "-9999", None, "1100"])).tolist()
+    ['FLOODWAY', '', '', '', '1100']
+    """
+    sub = norm_text(values)
+    return sub.mask(sub.isin(NULL_SUBTYPE_TEXTS), "")
+
+
 @dataclass(frozen=True)
 class FloodZoneSpec:
     """How to read an NFHL flood zone layer and when an overlap counts (from the FLD rules).
@@ -99,6 +118,11 @@ class FloodZoneSpec:
         AREA, ``FLOWAGE EASEMENT`` and ``DENSITY FRINGE`` for its FLOWAGE EASEMENT AREA and DENSITY
         FRINGE AREA): whether the floodway's provisions apply there is not decided (FLD-002). The name
         says encroachment for all of them (the first kind read). Empty: no polygon is one.
+    known_subtypes : frozenset of str or None
+        Every ``ZONE_SUBTY`` text the rulebook knows (FLD-002's ``known_subtypes``: FEMA's D_Zone_Subtype
+        domain, upper case). An SFHA polygon whose subtype is none of them, nor floodway nor floodway-like, is
+        read as floodway not determined (``odd_subtype``), never as "no floodway": a misspelt ``FLODWAY`` or a
+        county's own code. None: every text is known (a rulebook without the list).
     """
 
     sfha_zones: frozenset[str]
@@ -115,6 +139,7 @@ class FloodZoneSpec:
     floodway_min_overlap_sqft: float
     non_sfha_zones: frozenset[str] = frozenset()
     encroachment_words: tuple[str, ...] = ()
+    known_subtypes: frozenset[str] | None = None
 
     @property
     def tolerances(self) -> tuple[dict[str, float], dict[str, float]]:
@@ -161,7 +186,7 @@ def subtype_problem(flood: pd.DataFrame | None, field: str = "ZONE_SUBTY") -> tu
 
     Examples
     --------
-    >>> f = pd.DataFrame({"ZONE_SUBTY": ["FLOODWAY", None, " "]})
+    >>> f = pd.DataFrame({"ZONE_SUBTY": ["FLOODWAY", None, " ", "<Null>"]})
     >>> subtype_problem(f), subtype_problem(f.iloc[1:]), subtype_problem(f, "SUBTYPE")
     (('', ()), ('blank', ()), ('missing', ()))
     >>> subtype_problem(pd.DataFrame({"ZONE_SUBTY": ["FLOODWAY", "1210", "1100.0", None]}))
@@ -171,6 +196,7 @@ def subtype_problem(flood: pd.DataFrame | None, field: str = "ZONE_SUBTY") -> tu
         return "missing", ()
     col = flood[field]
     given = col[~col.map(is_blank)].astype(str).str.strip()
+    given = given[~given.str.upper().isin(NULL_SUBTYPE_TEXTS)]
     if not len(given):
         return "blank", ()
     coded = sorted(set(given[given.str.fullmatch(SUBTYPE_CODE.pattern)]))
@@ -206,8 +232,11 @@ def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec, *,
         ``sfha`` (zone in ``sfha_zones`` or ``SFHA_TF = 'T'``, never when undetermined),
         ``floodway`` (subtype contains FLOODWAY), ``encroachment`` (subtype contains one of the spec's
         ``encroachment_words`` and not FLOODWAY, never when undetermined: floodway-like, whether the
-        floodway's provisions apply not decided), ``unnumbered_a``, ``bfe_zone``, ``subtype``
-        (the ``ZONE_SUBTY`` text, upper case, ``""`` where blank or the field is missing),
+        floodway's provisions apply not decided; and every ``odd_subtype`` polygon), ``odd_subtype`` (an SFHA
+        polygon whose subtype is none of the spec's ``known_subtypes`` nor floodway nor floodway-like:
+        floodway not determined), ``unnumbered_a``, ``bfe_zone``, ``subtype``
+        (the ``ZONE_SUBTY`` text, upper case, ``""`` where blank, a :data:`NULL_SUBTYPE_TEXTS` text or the
+        field is missing),
         ``subtype_unread`` (the same on every row: the layer's subtypes cannot tell the floodway,
         :func:`subtype_problem`: no field, no value on any polygon, or FEMA's domain codes) and
         ``floodway_unknown`` (``subtype_unread`` and ``sfha``: whether the polygon is floodway is not
@@ -240,6 +269,15 @@ def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec, *,
     >>> bool(c["subtype_unread"].any())
     False
 
+    With the rulebook's list of FEMA's subtypes, an SFHA subtype it does not hold is floodway not determined
+    (with the floodway-like areas), never "no floodway"; the null text ``<Null>`` is no subtype:
+
+    >>> f = pd.DataFrame({"FLD_ZONE": ["AE", "AE", "AE", "X"],
+    ...                   "ZONE_SUBTY": ["FLODWAY", "<Null>", "RIVERINE FLOODPLAIN", "FLODWAY"]})
+    >>> c = classify_flood_zones(f, replace(spec, known_subtypes=frozenset({"RIVERINE FLOODPLAIN"})))
+    >>> c[["floodway", "encroachment", "odd_subtype"]].to_numpy().tolist()  # doctest: +NORMALIZE_WHITESPACE
+    [[False, True, True], [False, False, False], [False, False, False], [False, False, False]]
+
     A layer whose ZONE_SUBTY holds FEMA's domain codes (or no value, or no such field) tells no floodway: its
     SFHA polygons are ``floodway_unknown``, not "no floodway".
 
@@ -261,7 +299,7 @@ def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec, *,
     # value the rulebook does not know)
     undetermined = zone.isin(spec.undetermined_zones) | ((zone == "") & (flag != "T")) | unknown
     sfha = (zone.isin(spec.sfha_zones) | (flag == "T")) & ~undetermined
-    sub = (norm_text(flood[spec.subtype_field]) if spec.subtype_field in flood.columns
+    sub = (subtype_texts(flood[spec.subtype_field]) if spec.subtype_field in flood.columns
            else pd.Series("", index=flood.index))
     floodway = sub.str.contains(spec.floodway_word.upper(), regex=False) & ~undetermined
     # floodway-like subtypes whose reading the rulebook leaves open (NFHL's STATE / COMMUNITY ENCROACHMENT
@@ -272,9 +310,14 @@ def classify_flood_zones(flood: pd.DataFrame, spec: FloodZoneSpec, *,
             encroachment |= sub.str.contains(str(word).strip().upper(), regex=False)
     encroachment &= ~floodway & ~undetermined
     unread = subtype_problem(flood if whole is None else whole, spec.subtype_field)[0] != ""
+    # an SFHA subtype the rulebook's list of FEMA's values does not hold (a misspelt FLODWAY, a county's own
+    # code) may be the floodway: read as floodway not determined, with the floodway-like areas
+    odd = pd.Series(False, index=flood.index)
+    if spec.known_subtypes is not None and not unread:
+        odd = sfha & (sub != "") & ~floodway & ~encroachment & ~sub.isin(spec.known_subtypes)
     return pd.DataFrame({
         "zone": zone, "unknown": unknown, "undetermined": undetermined, "covered": ~undetermined, "sfha": sfha,
-        "floodway": floodway, "encroachment": encroachment,
+        "floodway": floodway, "encroachment": encroachment | odd, "odd_subtype": odd,
         "unnumbered_a": zone.isin(spec.unnumbered_a_zones) & sfha,
         "bfe_zone": zone.isin(spec.bfe_zones) & sfha,
         "subtype": sub,

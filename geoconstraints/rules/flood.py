@@ -39,7 +39,7 @@ from geoconstraints.rulebook.model import Rule, Rulebook
 from geoconstraints.rulebook.registry import check
 from geoconstraints.rulebook.render import fmt_num, share_texts
 from geoconstraints.rules import dem_cells
-from geoconstraints.text import ft_text, is_blank
+from geoconstraints.text import ft_text, is_blank, visible_text
 from geoconstraints.units import SQFT_PER_ACRE, at_least, cell_within, over_limit, under_limit
 
 log = logging.getLogger(__name__)
@@ -92,11 +92,45 @@ def flood_zone_spec(rulebook: Rulebook, *, exact: bool = False) -> FloodZoneSpec
         floodway_sliver_tolerance_ft=r2.t("sliver_tolerance_ft"),
         floodway_min_overlap_sqft=r2.t("min_overlap_sqft"),
         encroachment_words=r2.texts("encroachment_subtypes_contain", []),
+        known_subtypes=known_subtypes(rulebook),
     )
     if exact:
         spec = replace(spec, sliver_tolerance_ft=0.0, min_overlap_sqft=0.0, floodway_sliver_tolerance_ft=0.0,
                        floodway_min_overlap_sqft=0.0)
     return spec
+
+
+def known_subtypes(rulebook: Rulebook) -> frozenset[str] | None:
+    """FLD-002's ``known_subtypes`` (FEMA's D_Zone_Subtype texts), upper case; None where the rule has no such
+    list (every subtype text is then read by its words alone).
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> k = known_subtypes(load_rulebook("vestal"))
+    >>> "RIVERINE FLOODPLAIN" in k, "FLODWAY" in k
+    (True, False)
+    """
+    r2 = rulebook.rules.get("FLD-002")
+    if r2 is None or "known_subtypes" not in r2.params:
+        return None
+    return frozenset(t.strip().upper() for t in r2.texts("known_subtypes", []))
+
+
+def _odd_and_like(names: str, known: frozenset[str] | None) -> tuple[str, str]:
+    """A subject's floodway-like subtype names (``'A; B'``) split into those ``known`` does not hold (odd:
+    read as floodway not determined because the text is none of FEMA's) and the floodway-like others.
+
+    Examples
+    --------
+    >>> _odd_and_like("FLODWAY; STATE ENCROACHMENT AREA", frozenset({"STATE ENCROACHMENT AREA"}))
+    ('FLODWAY', 'STATE ENCROACHMENT AREA')
+    >>> _odd_and_like("FLODWAY", None), _odd_and_like("", frozenset())
+    (('', 'FLODWAY'), ('', ''))
+    """
+    parts = [p for p in names.split("; ") if p] if names else []
+    odd = [p for p in parts if known is not None and p not in known]
+    return "; ".join(odd), "; ".join(p for p in parts if p not in odd)
 
 
 def flood_zone_classes(flood: pd.DataFrame, rulebook: Rulebook, *,
@@ -146,9 +180,12 @@ def subtype_text(problem: str, coded: tuple[str, ...] | list[str] = (), who: str
     return f"{who} has {text}" if who else text
 
 
-def subtype_warning(flood: pd.DataFrame | None, layer: str = "flood_zones") -> str | None:
+def subtype_warning(flood: pd.DataFrame | None, layer: str = "flood_zones",
+                    rulebook: Rulebook | None = None) -> str | None:
     """The warning of a run whose flood layer's ZONE_SUBTY cannot tell the floodway (None where it can, or
-    no layer): named once for the run, as each finding in the SFHA names it again.
+    no layer): named once for the run, as each finding in the SFHA names it again. With the ``rulebook``, a
+    layer that tells the floodway but holds SFHA subtypes none of FLD-002's ``known_subtypes`` is named too
+    (:func:`odd_subtype_warning`).
 
     Examples
     --------
@@ -165,12 +202,42 @@ def subtype_warning(flood: pd.DataFrame | None, layer: str = "flood_zones") -> s
         return None
     problem, coded = subtype_problem(flood)
     if not problem:
-        return None
+        return odd_subtype_warning(flood, rulebook, layer) if rulebook is not None else None
     fix = ("Export the NFHL S_FLD_HAZ_AR layer with the domain's descriptions (D_Zone_Subtype: FLOODWAY, ...) in "
            "ZONE_SUBTY" if problem == "coded" else "Give the NFHL S_FLD_HAZ_AR layer with ZONE_SUBTY")
     return (f"layer {layer}: {subtype_text(problem, coded, who='')}, so the floodway cannot be told from the rest "
             f"of the area of special flood hazard: FLD-002 is not evaluated in the SFHA, FLD-009 leaves the floodway condition open and the maps "
             f"draw no floodway. {fix}")
+
+
+def odd_subtype_warning(flood: pd.DataFrame, rulebook: Rulebook, layer: str = "flood_zones") -> str | None:
+    """The warning of a run whose flood layer holds SFHA polygons with a ZONE_SUBTY none of FLD-002's
+    ``known_subtypes`` (FEMA's D_Zone_Subtype texts) and neither floodway nor floodway-like (a misspelt
+    ``FLODWAY``, a county's own code): each value with its polygons, at most five values. None where there is
+    none, or the rulebook has no such list.
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> f = pd.DataFrame({"FLD_ZONE": ["AE", "AE", "A", "X"], "ZONE_SUBTY": ["FLODWAY", "FLODWAY", "FW", "FW"]})
+    >>> print(odd_subtype_warning(f, load_rulebook("vestal")))  # doctest: +NORMALIZE_WHITESPACE
+    layer flood_zones: ZONE_SUBTY FLODWAY (2 polygons in the SFHA), FW (1 polygon in the SFHA) is not a value of
+    FEMA's D_Zone_Subtype domain (FLD-002's known_subtypes), so whether it is the floodway cannot be told: FLD-002
+    is not evaluated for a subject in such a polygon, FLD-009 leaves the floodway condition open there and the
+    maps draw it as a floodway-like area. Correct the value to FEMA's text, or, if it is not a floodway, add it to
+    known_subtypes in a town rulebook
+    """
+    classes = flood_zone_classes(flood, rulebook)
+    if classes is None or "odd_subtype" not in classes or not classes["odd_subtype"].any():
+        return None
+    counts = classes.loc[classes["odd_subtype"], "subtype"].value_counts(sort=False).sort_index()
+    shown = [f"{visible_text(v)} ({n:,} polygon{'s' if n != 1 else ''} in the SFHA)" for v, n in counts.iloc[:5].items()]
+    more = f" and {len(counts) - 5:,} more" if len(counts) > 5 else ""
+    return (f"layer {layer}: ZONE_SUBTY {', '.join(shown)}{more} is not a value of FEMA's D_Zone_Subtype domain "
+            f"(FLD-002's known_subtypes), so whether it is the floodway cannot be told: FLD-002 is not evaluated for a "
+            f"subject in such a polygon, FLD-009 leaves the floodway condition open there and the maps draw it as a "
+            f"floodway-like area. Correct the value to FEMA's text, or, if it is not a floodway, add it to "
+            f"known_subtypes in a town rulebook")
 
 
 # ------------------------------------------------------------------------------------------
@@ -198,6 +265,9 @@ class FloodContext:
     no_bfe_zones : frozenset of str
         The SFHA zones the FIRM gives no BFE in, as FLD-006 lists them (:func:`no_bfe_zones`): FLD-004's
         § 6-137(d) zones. Empty: none known, so no zone's part is read as without a BFE for certain.
+    known_subtypes : frozenset of str or None
+        FLD-002's ``known_subtypes`` (:func:`known_subtypes`): a floodway-like subtype name that is none of them
+        is said as a text none of FEMA's values (FLD-002, FLD-009). None: every name is a floodway-like area's.
     """
 
     mode: str
@@ -208,6 +278,7 @@ class FloodContext:
     overlaps: dict[str, np.ndarray] = field(default_factory=dict)
     site: dict[str, Any] = field(default_factory=dict)
     no_bfe_zones: frozenset[str] = frozenset()
+    known_subtypes: frozenset[str] | None = None
 
     @property
     def crs(self) -> Any:
@@ -225,32 +296,61 @@ class FloodContext:
         return subtype_problem(self.layers.get_layer("flood_zones"))
 
 
+_SLOT = "\x00"
+"""Marks a per-row field in a phrase rendered once (:func:`_form`): a character no template nor value holds."""
+
+
+def _form(rule: Rule, name: str, *slots: str) -> Callable[..., str]:
+    """The rule's phrase ``name`` rendered once, with the rule's names filled and ``slots`` (the fields
+    that vary per subject) left as :meth:`str.format` fields: ``_form(rule, "zones", "zones")(zones="AE")``.
+
+    A screening fills one phrase for up to a million parcels: :meth:`Rule.phrase` checks and renders its
+    template on every call, the returned ``str.format`` only puts the values in.
+
+    Examples
+    --------
+    >>> r = Rule(id="ABC-001", title="t", group="flood", citation="c", params={"law": "§ 1"},
+    ...          phrases={"in": "{share} of the {subject}, {law} {{braces}}"})
+    >>> f = _form(r, "in", "share", "subject")
+    >>> f(share="12.0%", subject="parcel")
+    '12.0% of the parcel, § 1 {braces}'
+    """
+    text = rule.phrase(name, **{s: f"{_SLOT}{s}{_SLOT}" for s in slots})
+    text = text.replace("{", "{{").replace("}", "}}")
+    for s in slots:
+        text = text.replace(f"{_SLOT}{s}{_SLOT}", "{" + s + "}")
+    return text.format
+
+
 def _geom_or(overlap: np.ndarray, fallback: np.ndarray) -> np.ndarray:
     ov = np.asarray(overlap, dtype=object)
     return np.where(pd.isna(ov), fallback, ov)
 
 
-def _sliver_note(t: pd.DataFrame, kind: str) -> np.ndarray:
-    """``'; a sliver of 37 sq ft along the SFHA was ignored (...)'`` or ``''``."""
+def _sliver_note(t: pd.DataFrame, kind: str, rule: Rule) -> np.ndarray:
+    """``'; a sliver of 37 sq ft along the SFHA was ignored (...)'`` or ``''``: the rule's phrase
+    ``<kind>_sliver`` (``sfha``, ``floodway``, ``encroachment``) with the sliver's ``{sqft}``."""
     raw = t[f"{kind}_raw_sqft"].to_numpy()
     sl = t[f"{kind}_sliver"].to_numpy(dtype=bool)
-    label = {"sfha": "area of special flood hazard", "floodway": "floodway",
-             "encroachment": "floodway-like area (not decided as floodway)"}[kind]
     out = np.full(len(t), "", dtype=object)
-    out[sl] = [f"; a sliver of {fmt_num(r)} sq ft along the {label} was ignored (thinner than the "
-               f"sliver tolerance or under the minimum area)" for r in raw[sl]]
+    if sl.any():
+        say = _form(rule, f"{kind}_sliver", "sqft")
+        out[sl] = ["; " + say(sqft=fmt_num(r)) for r in raw[sl]]
     return out
 
 
-def _coverage_note(t: pd.DataFrame) -> np.ndarray:
+def _coverage_note(t: pd.DataFrame, rule: Rule) -> np.ndarray:
+    """``'; partial flood data: ...'`` (phrase ``partial_data``, the acres off the map) and ``'; zone D ...'``
+    (phrase ``undetermined_part``) where they apply, else ``''``."""
     unc = acres_of(t["uncovered_sqft"].to_numpy())
     und = t["undetermined_sqft"].to_numpy() > 0
     out = np.full(len(t), "", dtype=object)
     part = (t["flood_data"] == "partial").to_numpy(dtype=bool)
-    out[part] = [f"; partial flood data: {fmt_num(a)} acres outside the flood map's coverage not evaluated"
-                 for a in unc[part]]
-    out[und] = out[und] + ("; zone D / AREA NOT INCLUDED or a zone value the rulebook does not know (undetermined "
-                           "hazard) is not 'no flood hazard'")
+    if part.any():
+        say = _form(rule, "partial_data", "acres")
+        out[part] = ["; " + say(acres=fmt_num(a)) for a in unc[part]]
+    if und.any():
+        out[und] = out[und] + ("; " + rule.phrase("undetermined_part"))
     return out
 
 
@@ -296,10 +396,10 @@ def _not_covered(t: pd.DataFrame) -> np.ndarray:
     return (t["flood_data"] == "no_data").to_numpy()
 
 
-def _no_flood_detail(ctx: FloodContext) -> str:
-    return ("no flood_zones layer given: give --flood-zones (FEMA NFHL S_FLD_HAZ_AR)" if not ctx.flood_given
-            else "outside the flood map's coverage, or in zone D / AREA NOT INCLUDED (undetermined hazard) or a "
-                 "zone value the rulebook does not know, which is not 'no flood hazard'")
+def _no_flood_detail(ctx: FloodContext, rule: Rule) -> str:
+    """The detail of a subject off the flood map: the rule's phrase ``no_flood_layer`` (no layer given) or
+    ``not_covered``."""
+    return rule.phrase("not_covered" if ctx.flood_given else "no_flood_layer")
 
 
 @check("FLD-001")
@@ -312,14 +412,19 @@ def check_sfha(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     nc = _not_covered(t)
     partial = (t["flood_data"] == "partial").to_numpy()
     status = np.where(nc, "not_evaluated", np.where(sfha > 0, "review", np.where(partial, "not_evaluated", "pass")))
-    cov_note, sl_note = _coverage_note(t), _sliver_note(t, "sfha")
+    cov_note, sl_note = _coverage_note(t, rule), _sliver_note(t, "sfha", rule)
     zones = t["flood_zones"].to_numpy()
-    detail = _per_value(zones, lambda z: f"zones {z}" if z else "no mapped zone")
+    in_zones, no_zone, na = _form(rule, "zones", "zones"), rule.phrase("no_zone"), rule.phrase("zone_not_named")
+    detail = _per_value(zones, lambda z: in_zones(zones=z) if z else no_zone)
     rv = status == "review"
-    detail[rv] = [f"{s} of the {ctx.subject_layer[:-1]}, zones {z or 'n/a'}" for s, z in zip(share_texts(share[rv]), zones[rv])]
+    if rv.any():
+        say, what = _form(rule, "in_sfha", "share", "subject", "zones"), ctx.subject_layer[:-1]
+        detail[rv] = [say(share=s, subject=what, zones=z or na) for s, z in zip(share_texts(share[rv]), zones[rv])]
     ne_part = (status == "not_evaluated") & ~nc
-    detail[ne_part] = [f"the covered part is outside the SFHA (zones {z or 'n/a'})" for z in zones[ne_part]]
-    detail[nc] = _no_flood_detail(ctx)
+    if ne_part.any():
+        say = _form(rule, "covered_part_outside", "zones")
+        detail[ne_part] = [say(zones=z or na) for z in zones[ne_part]]
+    detail[nc] = _no_flood_detail(ctx, rule)
     detail = _with_note(_with_note(detail, cov_note), sl_note)
     geom = _geom_or(masked(rv, ctx.overlaps.get("_sfha", np.full(n, None, dtype=object))), t.geometry.values)
     return _rule_frame(rule, ctx, status, measured=np.where(nc, np.nan, acres_of(sfha)), unit="acres",
@@ -336,36 +441,39 @@ def check_floodway(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     partial = (t["flood_data"] == "partial").to_numpy()
     share = share_of(fw, t["area_sqft"].to_numpy())
     in_fw = fw > 0
-    sl = _sliver_note(t, "floodway")
-    cov = _coverage_note(t)
+    sl = _sliver_note(t, "floodway", rule)
+    cov = _coverage_note(t, rule)
     if ctx.mode == "site":
         no_rise = bool(ctx.site.get("no_rise_evaluation"))
         hit = "review" if no_rise else "violation"
         status = np.where(nc, "not_evaluated", np.where(in_fw, hit, np.where(partial, "not_evaluated", "pass")))
         detail = np.full(n, "", dtype=object)
-        why = ("a no-rise technical evaluation is supplied: it must demonstrate no increase in flood levels "
-               "during the base flood" if no_rise else "no no-rise technical evaluation supplied")
-        detail[in_fw] = [f"{s} of the footprint; {why}" for s in share_texts(share[in_fw], 0)]
+        why = rule.phrase("no_rise_supplied" if no_rise else "no_rise_missing")
+        if in_fw.any():
+            say = _form(rule, "footprint_share", "share")
+            detail[in_fw] = [f"{say(share=s)}; {why}" for s in share_texts(share[in_fw], 0)]
         measured = np.where(nc, np.nan, fw)
         unit = "sqft"
     else:
         status = np.where(nc, "not_evaluated", np.where(in_fw, "review", np.where(partial, "not_evaluated", "pass")))
         detail = np.full(n, "", dtype=object)
-        detail[in_fw] = [f"{fmt_num(a)} acres, {s} of the parcel: encroachments prohibited unless a technical "
-                         f"evaluation shows no rise" for a, s in zip(acres_of(fw[in_fw]), share_texts(share[in_fw]))]
+        if in_fw.any():
+            say = _form(rule, "parcel_in_floodway", "acres", "share")
+            detail[in_fw] = [say(acres=fmt_num(a), share=s)
+                             for a, s in zip(acres_of(fw[in_fw]), share_texts(share[in_fw]))]
         measured = np.where(nc, np.nan, acres_of(fw))
         unit = "acres"
-    detail[~in_fw & ~nc] = "no regulatory floodway mapped on it"
-    detail[~in_fw & ~nc & t["floodway_sliver"].to_numpy(dtype=bool)] = "no regulatory floodway on it but a sliver"
+    detail[~in_fw & ~nc] = rule.phrase("no_floodway")
+    detail[~in_fw & ~nc & t["floodway_sliver"].to_numpy(dtype=bool)] = rule.phrase("floodway_sliver_only")
     ne_part = (status == "not_evaluated") & ~nc
-    detail[ne_part] = "no floodway on the covered part"
+    detail[ne_part] = rule.phrase("covered_part_no_floodway")
     if ctx.flood_given and not _subtype_known(ctx):
         # without ZONE_SUBTY values a floodway cannot be told from the rest of the SFHA: only parcels
         # with no SFHA at all (a floodway always lies in the SFHA) can pass
         unknown = ~nc & (t["sfha_sqft"].to_numpy() > 0)
         status = np.where(unknown, "not_evaluated", status)
         measured = np.where(unknown, np.nan, measured)
-        detail[unknown] = _no_subtype_text(ctx)
+        detail[unknown] = _no_subtype_text(ctx, rule)
     # a floodway-like area (STATE / COMMUNITY ENCROACHMENT AREA, FLOWAGE EASEMENT AREA, DENSITY FRINGE AREA) and
     # no floodway: the floodway is not determined there (whether § 6-138 applies is the local administrator's
     # reading), never a pass
@@ -373,7 +481,7 @@ def check_floodway(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     status = np.where(in_enc, "not_evaluated", status)
     measured = np.where(in_enc, np.nan, measured)
     detail[in_enc] = enc_detail[in_enc]
-    detail[nc] = _no_flood_detail(ctx)
+    detail[nc] = _no_flood_detail(ctx, rule)
     detail = _with_note(_with_note(_with_note(detail, enc_note), cov), sl)
     geom = _geom_or(masked(in_fw, ctx.overlaps.get("_floodway", np.full(n, None, dtype=object))),
                     t.geometry.values)
@@ -400,31 +508,54 @@ def _encroachment_areas(ctx: FloodContext, rule: Rule, in_fw: np.ndarray,
     both = has & in_fw
     names = (np.asarray(t["encroachment_subtypes"].to_numpy(), dtype=object) if "encroachment_subtypes" in t
              else empty)
-    detail, note = empty.copy(), _sliver_note(t, "encroachment")
+    detail, note = empty.copy(), _sliver_note(t, "encroachment", rule)
     note[has] = ""
+    known = ctx.known_subtypes
+    also_like = _form(rule, "also_floodway_like", "subtypes")
+    also_odd = _form(rule, "also_odd_subtype", "subtypes")
+
+    def also(names: str) -> str:  # the floodway-like areas and odd subtypes named beside another outcome
+        odd, like = _odd_and_like(names, known)
+        return ((f"; {also_odd(subtypes=_and(odd, rule))}" if odd else "")
+                + (f"; {also_like(subtypes=_and(like, rule))}" if like or not odd else ""))
+
     if both.any():
-        note[both] = [f"; also in a floodway-like area (ZONE_SUBTY {_and(s)})" for s in names[both]]
+        note[both] = _per_value(names[both], also)
     if not only.any():
         return only, detail, note
     share = share_of(enc, t["area_sqft"].to_numpy())
     if ctx.mode == "site":
-        amount = [f"{fmt_num(a)} sq ft, {s} of the footprint" for a, s in zip(enc[only], share_texts(share[only], 0))]
-        why = ("; a no-rise technical evaluation is supplied" if ctx.site.get("no_rise_evaluation") else
-               "; no no-rise technical evaluation supplied (one is needed where the floodway's provisions apply)")
+        say = _form(rule, "footprint_amount", "sqft", "share")
+        amount = [say(sqft=fmt_num(a), share=s) for a, s in zip(enc[only], share_texts(share[only], 0))]
+        why = "; " + rule.phrase("like_no_rise_supplied" if ctx.site.get("no_rise_evaluation") else "like_no_rise_missing")
     else:
-        amount = [f"{fmt_num(a)} acres, {s} of the parcel" for a, s in zip(acres_of(enc[only]), share_texts(share[only]))]
+        say = _form(rule, "parcel_amount", "acres", "share")
+        amount = [say(acres=fmt_num(a), share=s) for a, s in zip(acres_of(enc[only]), share_texts(share[only]))]
         why = ""
-    fc, oc = rule.p("floodway_citation"), rule.p("other_source_citation")
-    detail[only] = [f"{a} in a floodway-like area (ZONE_SUBTY {_and(s)}), not the FIRM's regulatory floodway: "
-                    f"whether the floodway provisions of {fc} apply there is for the local administrator to decide "
-                    f"(floodway data from a federal, state or other source, {oc}){why}"
-                    for a, s in zip(amount, names[only])]
+    like, odd_form = _form(rule, "floodway_like", "amount", "subtypes"), _form(rule, "odd_subtype", "amount", "subtypes")
+
+    def sentence(a: str, names: str) -> str:  # an odd subtype first (its reading is the less known), then the rest
+        odd, rest = _odd_and_like(names, known)
+        if not odd:
+            return like(amount=a, subtypes=_and(rest, rule))
+        return odd_form(amount=a, subtypes=_and(odd, rule)) + (f"; {also_like(subtypes=_and(rest, rule))}" if rest else "")
+
+    detail[only] = [sentence(a, s) + why for a, s in zip(amount, names[only])]
     return only, detail, note
 
 
-def _and(names: str) -> str:
-    """``'A; B'`` as ``'A and B'``; ``''`` as ``'not named'`` (each subtype's part a sliver, together not)."""
-    return names.replace("; ", " and ") if names else "not named"
+def _and(names: str, rule: Rule) -> str:
+    """``'A; B'`` as ``'A and B'`` (the rule's phrase ``and_joint``); ``''`` as its phrase ``subtypes_not_named``
+    (each subtype's part a sliver, together not).
+
+    Examples
+    --------
+    >>> r = Rule(id="ABC-001", title="t", group="flood", citation="c",
+    ...          phrases={"and_joint": " and ", "subtypes_not_named": "not named"})
+    >>> _and("STATE ENCROACHMENT AREA; FLOWAGE EASEMENT AREA", r), _and("", r)
+    ('STATE ENCROACHMENT AREA and FLOWAGE EASEMENT AREA', 'not named')
+    """
+    return names.replace("; ", rule.phrase("and_joint")) if names else rule.phrase("subtypes_not_named")
 
 
 def _meets(floor: float, required: float, precision_ft: float) -> bool:
@@ -841,8 +972,8 @@ def _coarse_hag_cell(ctx: FloodContext, rule: Rule, row: pd.Series) -> float:
 
 def _coarse_hag_note(rule: Rule, cell: float) -> str:
     """The sentence added to an FLD-004 finding whose highest adjacent grade was read on DEM cells of ``cell``
-    ft, over ``max_dem_cell_ft`` (a violation stays): FLD-004's phrase ``coarse_cells``, the cell written as
-    :func:`~geoconstraints.rules.dem_cells.coarse_cell_note` writes it for the other rules.
+    ft, over ``max_dem_cell_ft`` (a violation stays): FLD-004's phrase ``coarse_cells``, the cell written by
+    :func:`~geoconstraints.rules.dem_cells.cell_text` as the other rules' ``coarse_cells`` write it.
 
     Examples
     --------
@@ -855,8 +986,8 @@ def _coarse_hag_note(rule: Rule, cell: float) -> str:
 
 def _coarse_hag_detail(rule: Rule, cell: float, hag: float) -> str:
     """Why a floor meeting a requirement from a highest adjacent grade of ``hag`` ft read on cells of ``cell``
-    ft is not a pass: FLD-004's phrase ``coarse_pass`` (as :func:`~geoconstraints.rules.dem_cells.coarse_pass_detail`
-    words it for the other rules): the cell size, the limit, the error (up to about the slope x half a cell) and
+    ft is not a pass: FLD-004's phrase ``coarse_pass`` (as the other rules' ``coarse_pass`` phrases word it;
+    :mod:`~geoconstraints.rules.dem_cells`): the cell size, the limit, the error (up to about the slope x half a cell) and
     FLD-004's fix, its phrase ``finer_dem``.
 
     Examples
@@ -946,14 +1077,18 @@ def _fld004_one(ctx: FloodContext, rule: Rule, row: pd.Series) -> tuple[str, str
     return "pass", say("floor_required", **said), req
 
 
-def _near_limit_text(acres: np.ndarray, lim: float) -> np.ndarray:
-    """``'; 21,781.5 sq ft, over the 21,780 sq ft of 0.5 acre'`` where the acres as printed (:func:`fmt_num`)
+def _near_limit_text(acres: np.ndarray, lim: float, rule: Rule) -> np.ndarray:
+    """``'; 21,781.5 sq ft, over the 21,780 sq ft of 0.5 acre'`` (the rule's phrase ``near_over`` or
+    ``near_under``: ``{sqft}``, ``{limit_sqft}``, ``{limit}``) where the acres as printed (:func:`fmt_num`)
     read as the limit but are over or under it (the square feet printed to the decimal that shows it), else
     ``''``: a lot just over 0.5 acre never reads "lot of 0.5 acres (over 0.5 acre ...)" alone.
 
     Examples
     --------
-    >>> _near_limit_text(np.array([21_781.5, 21_780.0, 21_779.99, 30_000.0]) / 43_560, 0.5).tolist()
+    >>> r = Rule(id="ABC-001", title="t", group="flood", citation="c", phrases={
+    ...     "near_over": "{sqft} sq ft, over the {limit_sqft} sq ft of {limit} acre",
+    ...     "near_under": "{sqft} sq ft, under the {limit_sqft} sq ft of {limit} acre"})
+    >>> _near_limit_text(np.array([21_781.5, 21_780.0, 21_779.99, 30_000.0]) / 43_560, 0.5, r).tolist()
     ['; 21,781.5 sq ft, over the 21,780 sq ft of 0.5 acre', '', '; 21,779.99 sq ft, under the 21,780 sq ft of 0.5 acre', '']
     """
     acres = np.asarray(acres, dtype=float)
@@ -962,6 +1097,7 @@ def _near_limit_text(acres: np.ndarray, lim: float) -> np.ndarray:
     over = over_limit(acres, lim)
     under = under_limit(acres, lim)
     near = (over | under) & (np.abs(acres - lim) < 0.01)  # fmt_num prints 2 decimals: only these may read as lim
+    said: dict[str, Callable[..., str]] = {}  # each phrase rendered once, for the first lot that needs it
     for i in np.flatnonzero(near):
         if fmt_num(acres[i]) != fmt_num(lim):
             continue
@@ -971,8 +1107,9 @@ def _near_limit_text(acres: np.ndarray, lim: float) -> np.ndarray:
             text = f"{sqft:,.{nd}f}".rstrip("0").rstrip(".")
             if text != fmt_num(lim_sqft):
                 break
-        unit = "acre" if lim <= 1 else "acres"
-        out[i] = f"; {text} sq ft, {'over' if over[i] else 'under'} the {fmt_num(lim_sqft)} sq ft of {lim:g} {unit}"
+        key = "near_over" if over[i] else "near_under"
+        say = said.get(key) or said.setdefault(key, _form(rule, key, "sqft", "limit_sqft", "limit"))
+        out[i] = "; " + say(sqft=text, limit_sqft=fmt_num(lim_sqft), limit=f"{lim:g}")
     return out
 
 
@@ -986,8 +1123,8 @@ def _by_acres(ctx: FloodContext, rule: Rule, limit: str) -> tuple[pd.DataFrame, 
 def _acres_frame(ctx: FloodContext, rule: Rule, status: np.ndarray, detail: np.ndarray, acres: np.ndarray,
                  lim: float, nc: np.ndarray) -> gpd.GeoDataFrame:
     """The frame of a rule on lot size: the coverage note added, the no-data detail where not covered."""
-    detail = _with_note(detail, _coverage_note(ctx.table))
-    detail[nc] = _no_flood_detail(ctx)
+    detail = _with_note(detail, _coverage_note(ctx.table, rule))
+    detail[nc] = _no_flood_detail(ctx, rule)
     return _rule_frame(rule, ctx, status, measured=acres, threshold=lim, unit="acres", detail=detail)
 
 
@@ -1002,14 +1139,16 @@ def check_bfe_data_large(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     # the lot test is the proposal's: a parcel not over the area that is (or may be) in the SFHA is info, not pass
     status = np.where(nc, "not_evaluated", np.where(in_sfha & big, "review",
                       np.where(partial & big, "not_evaluated", np.where(in_sfha | partial, "info", "pass"))))
-    lots = f"lot count not known for a parcel: area test only ({rule.t('max_lots'):g} lots)"
     detail = np.full(len(t), "", dtype=object)
-    detail[in_sfha & big] = [f"{lots}; BFE on the FIRM here: {m}" for m in t["bfe_method"].to_numpy()[in_sfha & big]]
-    detail[in_sfha & ~big] = "in the area of special flood hazard; lot count not known for a parcel: the proposal's"
-    detail[~in_sfha] = "outside the area of special flood hazard"
-    detail[~in_sfha & ~big & partial] = "no SFHA on the covered part, part of it off the flood map"
-    detail[~in_sfha & big & partial] = f"over {lim:g} acres, no SFHA on the covered part"
-    return _acres_frame(ctx, rule, status, _with_note(detail, _near_limit_text(acres, lim)), acres, lim, nc)
+    if (in_sfha & big).any():
+        lots = rule.phrase("lots_unknown", lots=f"{rule.t('max_lots'):g}")
+        say = _form(rule, "bfe_method", "method")
+        detail[in_sfha & big] = [f"{lots}; {say(method=m)}" for m in t["bfe_method"].to_numpy()[in_sfha & big]]
+    detail[in_sfha & ~big] = rule.phrase("in_sfha_lots_unknown")
+    detail[~in_sfha] = rule.phrase("outside_sfha")
+    detail[~in_sfha & ~big & partial] = rule.phrase("partial_no_sfha")
+    detail[~in_sfha & big & partial] = rule.phrase("partial_big_no_sfha", limit=f"{lim:g}")
+    return _acres_frame(ctx, rule, status, _with_note(detail, _near_limit_text(acres, lim, rule)), acres, lim, nc)
 
 
 def _in_zones(t: pd.DataFrame, names: frozenset[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -1053,15 +1192,21 @@ def _subtype_known(ctx: FloodContext) -> bool:
     return not ctx.subtypes[0]
 
 
-def _no_subtype_text(ctx: FloodContext) -> str:
-    """Why the layer's ZONE_SUBTY cannot tell the floodway from the rest of the SFHA, and the fix."""
+def _subtype_why(ctx: FloodContext, rule: Rule) -> str:
+    """What is wrong with the flood layer's ZONE_SUBTY (:attr:`FloodContext.subtypes`) as the rule's phrase
+    ``subtypes_coded`` (the ``{codes}`` named) or ``subtypes_missing`` says it: :func:`subtype_text` in the
+    rule's words."""
     problem, coded = ctx.subtypes
     if problem == "coded":
-        return (f"{subtype_text(problem, coded)}, so the floodway cannot be told from the rest of the SFHA: export "
-                "the NFHL S_FLD_HAZ_AR layer with the domain's descriptions (D_Zone_Subtype: FLOODWAY, ...) in "
-                "ZONE_SUBTY")
-    return (f"{subtype_text(problem, coded)}, so the floodway cannot be told from the rest of the SFHA: give the "
-            "NFHL S_FLD_HAZ_AR layer with ZONE_SUBTY")
+        return rule.phrase("subtypes_coded", codes=", ".join(coded))
+    return rule.phrase("subtypes_missing")
+
+
+def _no_subtype_text(ctx: FloodContext, rule: Rule) -> str:
+    """Why the layer's ZONE_SUBTY cannot tell the floodway from the rest of the SFHA, and the fix (FLD-002's
+    phrases ``cannot_tell_coded`` / ``cannot_tell_missing`` around :func:`_subtype_why`)."""
+    key = "cannot_tell_coded" if ctx.subtypes[0] == "coded" else "cannot_tell_missing"
+    return rule.phrase(key, why=_subtype_why(ctx, rule))
 
 
 @check("FLD-006")
@@ -1096,45 +1241,38 @@ def check_encroachment(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     detail = _fld006_detail(rule, t, unn, nofw, withfw, noelev, noelev_text, fw_unknown, reading,
                             what=ctx.subject_layer.rstrip("s"))
     odd = in_sfha & ~listed
-    odd_zone = t["flood_zones"].to_numpy()[odd].astype(str)
-    detail[odd] = (np.where(odd_zone == "", "a flood zone with no FLD_ZONE value (SFHA_TF = T)", "zone " + odd_zone)
-                   + " is in the area of special flood hazard but in none of the rulebook's zone lists "
-                     "(unnumbered_a_zones, bfe_zones, no_elevation_zones): not classified")
-    detail[~in_sfha] = f"outside the area of special flood hazard: {rule.citation} does not apply"
-    detail[~in_sfha & partial] = "no SFHA on the covered part"
-    detail = _with_note(detail, _coverage_note(t))
+    if odd.any():
+        zone, blank = _form(rule, "unclassified_zone", "zone"), rule.phrase("unclassified_blank")
+        detail[odd] = _per_value(t["flood_zones"].to_numpy()[odd].astype(str), lambda z: zone(zone=z) if z else blank)
+    detail[~in_sfha] = rule.phrase("outside_sfha", citation=rule.citation)
+    detail[~in_sfha & partial] = rule.phrase("partial_no_sfha")
+    detail = _with_note(detail, _coverage_note(t, rule))
     status[nc] = "not_evaluated"
-    detail[nc] = _no_flood_detail(ctx)
+    detail[nc] = _no_flood_detail(ctx, rule)
     return _rule_frame(rule, ctx, status, threshold=rule.t("max_cumulative_rise_ft"), unit="ft", detail=detail)
 
 
 def _fld006_detail(rule: Rule, t: pd.DataFrame, unn: np.ndarray, nofw: np.ndarray, withfw: np.ndarray,
                    noelev: np.ndarray, noelev_text: np.ndarray, fw_unknown: np.ndarray, reading: str, *,
                    what: str) -> np.ndarray:
-    """The sentences of FLD-006 per subject, one per paragraph of § 6-136(f) that applies."""
-    rise = fmt_num(rule.t("max_cumulative_rise_ft"))
-    cap, rc, fc = rule.p("capacity_citation"), rule.p("rise_citation"), rule.p("floodway_citation")
+    """The sentences of FLD-006 per subject, one per paragraph of § 6-136(f) that applies (each a phrase of
+    the rule, rendered once)."""
     fw_here = t["floodway_sqft"].to_numpy() > 0
     empty = np.full(len(t), "", dtype=object)
-    s_unn = np.where(unn, "unnumbered A zone (no flood elevation data): development must be analysed for its effect "
-                          f"on the flood-carrying capacity ({cap})", empty)
-    how = (f"analysed like an unnumbered A zone for its effect on the flood-carrying capacity ({cap}; reading "
-           f"no_elevation_zones_reading=capacity_analysis)" if reading == "capacity_analysis" else
-           f"{cap} names only unnumbered A zones, so no encroachment standard is checked here (reading "
-           f"no_elevation_zones_reading=not_covered)")
+    s_unn = empty.copy()  # object arrays throughout: no fixed-width copy of a long sentence per subject
+    s_unn[unn] = rule.phrase("unnumbered_a")
     s_noelev = empty.copy()
-    s_noelev[noelev] = "zone " + noelev_text[noelev] + f": no base flood elevations and no floodway on the FIRM; {how}"
-    s_nofw = np.where(nofw, f"BFE zone with no floodway determined: the cumulative rise of the base flood with all "
-                            f"other existing and anticipated development must be at most {rise} ft ({rc}); a hydraulic "
-                            f"analysis is needed", empty)
-    s_fw = empty.copy()  # object arrays throughout: no fixed-width copy of a long sentence per subject
-    s_fw[withfw] = f"BFE zone whose reach has a regulatory floodway determined: {fc} applies (FLD-002); " \
-                   f"no floodway lies on this {what}"
-    s_fw[withfw & fw_here] = f"BFE zone whose reach has a regulatory floodway determined: {fc} applies (FLD-002); " \
-                             f"part of this {what} lies in the floodway"
-    s_unk = np.where(fw_unknown, "BFE zone, but the flood layer carries no ZONE_SUBTY text (no field, no value, or "
-                                 "FEMA's domain codes), so whether a floodway "
-                                 f"is determined ({fc}) or not ({rc}: at most {rise} ft rise) cannot be told", empty)
+    if noelev.any():
+        how = rule.phrase("capacity_reading" if reading == "capacity_analysis" else "not_covered_reading")
+        say = _form(rule, "no_elevation", "zones", "how")
+        s_noelev[noelev] = _per_value(noelev_text[noelev], lambda z: say(zones=z, how=how))
+    s_nofw = empty.copy()
+    s_nofw[nofw] = rule.phrase("no_floodway_determined")
+    s_fw = empty.copy()
+    s_fw[withfw] = rule.phrase("floodway_reach", subject=what)
+    s_fw[withfw & fw_here] = rule.phrase("floodway_here", subject=what)
+    s_unk = empty.copy()
+    s_unk[fw_unknown] = rule.phrase("floodway_unknown")
     return _join(s_unn, s_noelev, s_nofw, s_fw, s_unk)
 
 
@@ -1154,36 +1292,36 @@ def check_openings(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     in_sfha = t["sfha_sqft"].to_numpy() > 0
     nc = _not_covered(t)
     req = np.nan if encl is None else float(encl) * per
+    say = rule.phrase
     if encl is None:
-        st, det = "not_evaluated", "enclosed area below the lowest floor not given (--enclosed-sqft)"
+        st, det = "not_evaluated", say("no_enclosed_given")
     elif float(encl) <= 0:
-        st, det = "pass", "no enclosed area below the lowest floor"
+        st, det = "pass", say("no_enclosure")
     else:
         missing = [name for name, v in (("--openings", count), ("--openings-sqin", sqin),
                                         ("--opening-bottom-ft", bottom)) if v is None]
         if missing or count is None or sqin is None or bottom is None:
-            st, det = "not_evaluated", f"opening data missing: {', '.join(missing)}"
+            st, det = "not_evaluated", say("data_missing", options=", ".join(missing))
         else:
+            area = {"sqin": f"{sqin:,.0f}", "required": f"{req:,.0f}", "enclosed": f"{float(encl):,.0f}"}
             fails = []
             if count < need_n:
-                fails.append(f"{count} opening(s), at least {need_n:g} needed")
+                fails.append(say("too_few", count=f"{count}", required_count=f"{need_n:g}"))
             if sqin < req:
-                fails.append(f"net area {sqin:,.0f} sq in, at least {req:,.0f} sq in needed "
-                             f"({per:g} sq in per sq ft of {float(encl):,.0f} sq ft enclosed)")
+                fails.append(say("too_small", per=f"{per:g}", **area))
             if bottom > max_b:
-                fails.append(f"opening bottoms {bottom:g} ft above grade, at most {max_b:g} ft")
+                fails.append(say("too_high", bottom=f"{bottom:g}", max_bottom=f"{max_b:g}"))
             if fails:
                 st, det = "review", "; ".join(fails)
             else:
-                st, det = "pass", (f"{count} openings, {sqin:,.0f} sq in for {float(encl):,.0f} sq ft enclosed "
-                                   f"(at least {req:,.0f}), bottoms {bottom:g} ft above grade")
+                st, det = "pass", say("openings_met", count=f"{count}", bottom=f"{bottom:g}", **area)
     status = np.full(n, st, dtype=object)
     detail = np.full(n, det, dtype=object)
     out = ~in_sfha & ~nc & (t["flood_data"] == "full").to_numpy(dtype=bool)
     status[out] = "pass"
-    detail[out] = "outside the area of special flood hazard: no opening requirement"
+    detail[out] = say("outside_sfha")
     status[nc] = "not_evaluated"
-    detail[nc] = _no_flood_detail(ctx)
+    detail[nc] = _no_flood_detail(ctx, rule)
     return _rule_frame(rule, ctx, status, measured=np.nan if sqin is None else float(sqin), threshold=req,
                         unit="sqin", detail=detail)
 
@@ -1196,22 +1334,22 @@ def check_substantial_improvement(ctx: FloodContext, rule: Rule) -> gpd.GeoDataF
     n = len(ctx.table)
     cost, value = ctx.site.get("improvement_cost"), ctx.site.get("market_value")
     lim = rule.t("substantial_improvement_pct")
-    excl = "; excluded: code work solely for safe living conditions, listed historic structures"
+    say = rule.phrase
+    excl = "; " + say("excluded")
     if cost is None or value is None:
-        st, pct, det = "not_evaluated", np.nan, "give --improvement-cost and --market-value" + excl
+        st, pct, det = "not_evaluated", np.nan, say("give_values") + excl
     elif not float(value) > 0:
-        st, pct, det = "not_evaluated", np.nan, f"market value {value} is not positive" + excl
+        st, pct, det = "not_evaluated", np.nan, say("value_not_positive", value=f"{value}") + excl
     elif not np.isfinite(100.0 * float(cost) / float(value)):  # check_site refuses a value under $1 before
-        st, pct, det = "not_evaluated", np.nan, f"market value {value} is too small to take a percentage of" + excl
+        st, pct, det = "not_evaluated", np.nan, say("value_too_small", value=f"{value}") + excl
     else:
         share = _cost_pct(cost, value)
         pct = float(share)
-        near = _near_pct_text(cost, value, share, lim)
+        near = _near_pct_text(cost, value, share, lim, rule)
         if share >= Fraction(repr(float(lim))):
-            st, det = "review", ("treated as new construction: FLD-003/004/007 apply to the whole structure"
-                                 + near + excl)
+            st, det = "review", say("new_construction") + near + excl
         else:
-            st, det = "pass", "not a substantial improvement" + near + excl
+            st, det = "pass", say("not_substantial") + near + excl
     return _rule_frame(rule, ctx, np.full(n, st, dtype=object), measured=pct, threshold=lim, unit="pct",
                         detail=det)
 
@@ -1231,24 +1369,28 @@ def _cost_pct(cost: float, value: float) -> Fraction:
     return Fraction(repr(float(cost))) * 100 / Fraction(repr(float(value)))
 
 
-def _near_pct_text(cost: float, value: float, share: Fraction, lim: float) -> str:
-    """``'; $49,999.99, under the $50,000.00 that is 50 % of $100,000.00'`` where the per cent ``share`` as
-    printed (:func:`fmt_num`) reads as the limit ``lim`` but is not it, else ``''``: a cost a cent under half
-    the value never reads "cost is 50 % of market value, under 50 %" alone.
+def _near_pct_text(cost: float, value: float, share: Fraction, lim: float, rule: Rule) -> str:
+    """``'; $49,999.99, under the $50,000.00 that is 50 % of $100,000.00'`` (the rule's phrase ``near_under``
+    or ``near_over``: ``{cost}``, ``{at}``, ``{limit}``, ``{value}``) where the per cent ``share`` as printed
+    (:func:`fmt_num`) reads as the limit ``lim`` but is not it, else ``''``: a cost a cent under half the
+    value never reads "cost is 50 % of market value, under 50 %" alone.
 
     Examples
     --------
-    >>> _near_pct_text(50_000.01, 100_000, _cost_pct(50_000.01, 100_000), 50)
+    >>> r = Rule(id="ABC-001", title="t", group="flood", citation="c", phrases={
+    ...     "near_over": "${cost}, over the ${at} that is {limit} % of ${value}",
+    ...     "near_under": "${cost}, under the ${at} that is {limit} % of ${value}"})
+    >>> _near_pct_text(50_000.01, 100_000, _cost_pct(50_000.01, 100_000), 50, r)
     '; $50,000.01, over the $50,000.00 that is 50 % of $100,000.00'
-    >>> _near_pct_text(50_000, 100_000, _cost_pct(50_000, 100_000), 50), _near_pct_text(40_000, 100_000, Fraction(40), 50)
+    >>> _near_pct_text(50_000, 100_000, _cost_pct(50_000, 100_000), 50, r), _near_pct_text(40_000, 100_000, Fraction(40), 50, r)
     ('', '')
     """
     limit = Fraction(repr(float(lim)))
     if share == limit or fmt_num(float(share)) != fmt_num(lim):
         return ""
-    side = "under" if share < limit else "over"
     at = float(limit * Fraction(repr(float(value))) / 100)
-    return f"; ${float(cost):,.2f}, {side} the ${at:,.2f} that is {fmt_num(lim)} % of ${float(value):,.2f}"
+    return "; " + rule.phrase("near_under" if share < limit else "near_over", cost=f"{float(cost):,.2f}",
+                              at=f"{at:,.2f}", limit=fmt_num(lim), value=f"{float(value):,.2f}")
 
 
 @check("FLD-009")
@@ -1260,13 +1402,10 @@ def check_variance(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     in_fw = t["floodway_sqft"].to_numpy() > 0
     status = np.where(nc, "not_evaluated", "info")
     small = ~over_limit(acres, lim)
-    detail = np.full(len(t), f"over {lim:g} acre: a variance needs more technical justification as the lot size "
-                             f"increases", dtype=object)
-    detail[small] = (f"{lim:g} acre or less: a variance may generally be considered if contiguous to and surrounded "
-                     f"by lots with existing structures below the base flood level (not checked)")
-    floodway = "no variance within the floodway if any increase in flood levels would result"
+    detail = np.full(len(t), rule.phrase("large_lot", limit=f"{lim:g}"), dtype=object)
+    detail[small] = rule.phrase("small_lot", limit=f"{lim:g}")
+    floodway = rule.phrase("floodway_condition")
     detail[in_fw] = detail[in_fw] + f"; {floodway}"
-    fc, oc = rule.p("floodway_citation"), rule.p("other_source_citation")
     # a floodway-like area and no floodway (FLD-002 not_evaluated): the floodway's condition may apply, as
     # the local administrator reads it; never "no flood variance needed", even off the SFHA's zones
     in_enc = np.zeros(len(t), dtype=bool)
@@ -1275,23 +1414,29 @@ def check_variance(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     if in_enc.any():
         names = np.asarray(t["encroachment_subtypes"].to_numpy() if "encroachment_subtypes" in t
                            else np.full(len(t), ""), dtype=object)
-        detail[in_enc] = [f"{d}; in a floodway-like area (ZONE_SUBTY {_and(s)}), not the FIRM's regulatory "
-                          f"floodway: whether the floodway provisions of {fc} apply there is for the local "
-                          f"administrator to decide ({oc}); if they do, {floodway}"
-                          for d, s in zip(detail[in_enc], names[in_enc])]
+        like = _form(rule, "floodway_like", "subtypes", "condition")
+        odd_form = _form(rule, "odd_subtype", "subtypes", "condition")
+        known = ctx.known_subtypes
+
+        def sentence(names: str) -> str:  # an odd subtype (none of FEMA's texts) said as such, as FLD-002 does
+            odd, rest = _odd_and_like(names, known)
+            said = [odd_form(subtypes=_and(odd, rule), condition=floodway)] if odd else []
+            return "; ".join(said + ([like(subtypes=_and(rest, rule), condition=floodway)] if rest or not odd else []))
+
+        detail[in_enc] = [f"{d}; {sentence(s)}" for d, s in zip(detail[in_enc], names[in_enc])]
     # a layer whose ZONE_SUBTY cannot tell the floodway (no field, no value, FEMA's codes; FLD-002 not_evaluated
     # in the SFHA): a parcel in the SFHA may lie in a floodway, so the condition is open, never left out
     if ctx.flood_given and not _subtype_known(ctx):
         open_fw = in_sfha & ~nc & ~in_fw & ~in_enc
-        detail[open_fw] = detail[open_fw] + (f"; the floodway is not determined ({subtype_text(*ctx.subtypes)}): "
-                                             f"if the parcel lies in the floodway ({fc}), {floodway}")
+        detail[open_fw] = detail[open_fw] + ("; " + rule.phrase("floodway_open", why=_subtype_why(ctx, rule),
+                                                                condition=floodway))
     partial = (t["flood_data"] == "partial").to_numpy()
     off = ~in_sfha & ~nc & ~partial
-    detail[off & in_enc] = "no SFHA mapped on it; " + detail[off & in_enc]
-    detail[off & ~in_enc] = "outside the area of special flood hazard: no flood variance needed"
+    detail[off & in_enc] = rule.phrase("no_sfha_mapped") + "; " + detail[off & in_enc]
+    detail[off & ~in_enc] = rule.phrase("outside_sfha")
     # part of it off the flood map: no SFHA on the covered part is not "no variance needed"
-    detail[~in_sfha & partial] = "no SFHA on the covered part, part of it off the flood map; " + detail[~in_sfha & partial]
-    return _acres_frame(ctx, rule, status, _with_note(detail, _near_limit_text(acres, lim)), acres, lim, nc)
+    detail[~in_sfha & partial] = rule.phrase("partial_no_sfha") + "; " + detail[~in_sfha & partial]
+    return _acres_frame(ctx, rule, status, _with_note(detail, _near_limit_text(acres, lim, rule)), acres, lim, nc)
 
 
 def effective_date(value: Any) -> dt.date:
@@ -1403,17 +1548,19 @@ def check_adopted_map(ctx: FloodContext, rule: Rule) -> gpd.GeoDataFrame:
     ids = sorted({str(v).strip() for v in flood["DFIRM_ID"].dropna()} - {""}) if flood is not None and "DFIRM_ID" in flood else []
     dates, bad = _map_dates(flood["EFF_DATE"]) if flood is not None and "EFF_DATE" in flood else ([], [])
     want_id = str(rule.p("adopted_dfirm_id")).strip()
-    text = f"DFIRM_ID {', '.join(ids) or 'not stated'}, effective {', '.join(dates) or 'not stated'}"
-    diff = ([] if ids == [want_id] else ["DFIRM_ID differs" if ids else "DFIRM_ID not stated"]) + (
-        [] if dates == [want_date] else ["effective date differs" if dates else "effective date not stated"])
+    say = rule.phrase
+    unstated = say("not_stated")
+    text = say("map_read", ids=", ".join(ids) or unstated, dates=", ".join(dates) or unstated)
+    diff = ([] if ids == [want_id] else [say("dfirm_id_differs" if ids else "dfirm_id_not_stated")]) + (
+        [] if dates == [want_date] else [say("date_differs" if dates else "date_not_stated")])
     if flood is None:
-        status, detail = "not_evaluated", "no flood_zones layer given"
+        status, detail = "not_evaluated", say("no_layer")
     elif bad:
-        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
-        status, detail = "not_evaluated", (f"{text}; EFF_DATE {'; '.join(bad[:3])}{more} is not a date: give the "
-                                           f"effective date as {date_forms_text(DATE_FORMS)}")
+        more = " " + say("more_values", count=len(bad) - 3) if len(bad) > 3 else ""
+        status, detail = "not_evaluated", text + "; " + say("not_a_date", values="; ".join(bad[:3]) + more,
+                                                            forms=date_forms_text(DATE_FORMS))
     elif not ids and not dates:
-        status, detail = "not_evaluated", "the layer has no DFIRM_ID or EFF_DATE values"
+        status, detail = "not_evaluated", say("no_values")
     elif not diff:
         status, detail = "pass", text
     else:

@@ -85,6 +85,12 @@ def needs(rulebook: Rulebook, what: str) -> bool:
     return any(rid in rulebook for rid in USERS[what])
 
 
+def not_in_rulebook(rid: str) -> str:
+    """Why a kind of buffer strip whose rule ``rid`` the rulebook lacks is not built (the run's note; a
+    finding says it in its own rule's words, :func:`_buffer_why`)."""
+    return f"rule {rid} is not in the rulebook"
+
+
 def buffer_settings(rulebook: Rulebook) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     """The settings of :func:`geoconstraints.geometry.buffers.build_buffers` per buffer kind, and
     why each kind whose rule the rulebook lacks is not built."""
@@ -93,7 +99,7 @@ def buffer_settings(rulebook: Rulebook) -> tuple[dict[str, dict[str, Any]], dict
     for kind, rid in BUFFER_RULES.items():
         r = rulebook.rules.get(rid)
         if r is None:
-            absent[kind] = f"rule {rid} is not in the rulebook"
+            absent[kind] = not_in_rulebook(rid)
             continue
         s: dict[str, Any] = {"width_ft": r.t("buffer_width_ft"), "clip_margin_ft": r.t("clip_margin_ft"),
                              "rule_id": r.id}
@@ -322,23 +328,32 @@ class HarvestContext:
 # helpers for checks
 
 
-def _absent(ctx: HarvestContext, *roles: str) -> str:
+def _absent(ctx: HarvestContext, *roles: str, rule: Rule | None = None) -> str:
     """Why the layers of ``roles`` give nothing to check against: not given, or given with no feature
     (a plan's statement that there is none, not a map to measure on), or, for streams, none a stream.
+
+    In ``rule``'s words where it has them (its phrases ``no_layer`` and ``empty_layer``, over ``{layer}``);
+    a rule without them (or none given) is told in the toolkit's own words, the same text.
 
     Examples
     --------
     >>> from geoconstraints.io.layers import Layers
+    >>> from geoconstraints.rulebook.loader import load_rulebook
     >>> ctx = HarvestContext(Layers(frames={"roads": gpd.GeoDataFrame(geometry=[])}, crs=None),
     ...                      bf.BufferBuild(bf.empty_buffers()), {}, gpd.GeoDataFrame(geometry=[]))
     >>> _absent(ctx, "roads", "row")
     'the roads layer given is empty (no feature); no row layer given'
+    >>> _absent(ctx, "roads", "row", rule=load_rulebook("vestal")["HRV-030"])
+    'the roads layer given is empty (no feature); no row layer given'
     """
+    def said(key: str, text: str, role: str) -> str:
+        return rule.phrase(key, layer=role) if rule is not None and key in rule.phrases else text
+
     def why(role: str) -> str:
         if not ctx.given(role):
-            return f"no {role} layer given"
+            return said("no_layer", f"no {role} layer given", role)
         if not len(ctx.layers.frames[role]):
-            return f"the {role} layer given is empty (no feature)"
+            return said("empty_layer", f"the {role} layer given is empty (no feature)", role)
         if role == "streams":
             return "no feature of the streams layer given is a stream (the rulebook's stream_kind_vocabulary maps them all to not_stream)"
         return f"the {role} layer given has nothing to check against"
@@ -347,7 +362,7 @@ def _absent(ctx: HarvestContext, *roles: str) -> str:
 
 def _missing_layer(ctx: HarvestContext, rule: Rule, layer: str, why: str = "") -> gpd.GeoDataFrame:
     return rule.findings("not_evaluated", subject_layer=layer, subject_id="", crs=ctx.crs,
-                         detail=why or _absent(ctx, layer))
+                         detail=why or _absent(ctx, layer, rule=rule))
 
 
 def _plan_ids(g: gpd.GeoDataFrame) -> np.ndarray:
@@ -936,22 +951,23 @@ def _empty_given(ctx: HarvestContext, present: list[str]) -> list[str]:
 
 
 def _derived_gaps(ctx: HarvestContext, rule: Rule, key: str) -> str:
-    """Why an element whose layers are all given is still not supplied ('' when it is)."""
+    """Why an element whose layers are all given is still not supplied ('' when it is), in ``rule``'s words:
+    b no DEM (``no_dem``), no contour over the plan (``no_contour``), a coarse DEM (:func:`_coarse_contours`),
+    plan features off the DEM or on its nodata (:func:`_off_dem`); c no district known (``no_district``), the
+    zoning not covering the land around the harvest area (``zoning_gap``), districts unknown there
+    (``district_unknown``); j a kind of strip not built (:func:`_not_built`), strips districts unknown may add
+    (``possible_strips``)."""
     if key == "b" and not len(ctx.contours):
-        step = fmt_num(rule.t("contour_interval_ft"))
         if ctx.layers.dem is None:
-            return "no DEM given: no contours"
-        none = (f"no contour line at a multiple of {step} ft crosses the plan's area: the DEM does not cover it, "
-                f"has no data there, or the ground there lies between two such levels (give contours, or a "
-                f"smaller contour_interval_ft)")
-        return "; ".join(filter(None, [none, _coarse_contours(ctx, rule)]))
+            return rule.phrase("no_dem")
+        return "; ".join(filter(None, [rule.phrase("no_contour"), _coarse_contours(ctx, rule)]))
     if key == "b" and ctx.layers.dem is not None:
-        return "; ".join(filter(None, [_coarse_contours(ctx, rule), _off_dem(ctx)]))
+        return "; ".join(filter(None, [_coarse_contours(ctx, rule), _off_dem(ctx, rule)]))
     if key == "c":
         ha = ctx.harvest_area
         zsrc, src = _zoning_frame(ctx)
         if ha is None or zsrc is None:
-            return "" if ha is None else "no district known (zoning layer or parcels.zoning)"
+            return "" if ha is None else rule.phrase("no_district")
         dist = rule.t("zoning_search_distance_ft")
         gap = zoning_gaps(ctx, [shapely.union_all(ha.geometry.values)], zsrc, dist, rule.t("default_row_width_ft"))
         unk = zsrc.loc[zsrc["_d"].isna().to_numpy()]
@@ -959,25 +975,23 @@ def _derived_gaps(ctx: HarvestContext, rule: Rule, key: str) -> str:
                                          distance=dist + LENGTH_NOISE_FT)] if len(unk) else unk
         why = []
         if gap[0] > rule.t("coverage_gap_tolerance_sqft") + _TOL_SQFT:
-            why.append(f"{fmt_num(sqft_to_acres(gap[0]))} acres within {fmt_num(dist)} ft of the harvest area not covered "
-                       f"by the {src} (outside public rights-of-way)")
+            why.append(rule.phrase("zoning_gap", acres=fmt_num(sqft_to_acres(gap[0])), source=src))
         if len(near):
-            why.append(f"district unknown for {id_list(_plan_ids(near))}")
+            why.append(rule.phrase("district_unknown", features=id_list(_plan_ids(near))))
         return "; ".join(why)
     if key == "j":
         bb = ctx.buffers
-        why = [f"{k.replace('_', ' ')} buffer not built ({v})" for k, v in bb.missing.items()]
+        why = [_not_built(ctx, rule)] if bb.missing else []
         if len(bb.possible):
-            why.append("district unknown for " + id_list(sorted(set(bb.possible["source_id"].astype(str))))
-                       + " (a strip if in a listed district)")
+            why.append(rule.phrase("possible_strips", sources=id_list(sorted(set(bb.possible["source_id"].astype(str))))))
         return "; ".join(why)
     return ""
 
 
-def _plan_parts(ctx: HarvestContext, part: Any, where: str) -> list[str]:
+def _plan_parts(ctx: HarvestContext, rule: Rule, part: Any, where: str) -> list[str]:
     """The plan's features (:data:`PLAN_LAYERS`) of which ``part(geometries)`` leaves something of
-    their own dimension (a polygon's area, a line's length, a point), each as ``layer id (how much
-    where)``."""
+    their own dimension (a polygon's area, a line's length, a point), each in ``rule``'s words
+    (``part_acres``, ``part_length``, ``part``: ``layer id (how much where)``; ``where`` a phrase)."""
     out = []
     for layer in PLAN_LAYERS:
         g = ctx.get(layer)
@@ -988,16 +1002,18 @@ def _plan_parts(ctx: HarvestContext, part: Any, where: str) -> list[str]:
         hit = ~shapely.is_empty(piece) & (shapely.get_dimensions(piece) >= shapely.get_dimensions(geoms))
         for fid, geom in zip(_plan_ids(g)[hit], piece[hit]):
             area, length = float(shapely.area(geom)), float(shapely.length(geom))
-            size = (f"{fmt_num(sqft_to_acres(area))} acres" if area > _TOL_SQFT else
-                    f"{length:,.0f} ft" if length > LENGTH_NOISE_FT else "")
-            out.append(f"{layer} {fid}" + (f" ({size} {where})" if size else f" ({where})"))
+            at = {"layer": layer, "feature": fid, "where": where}
+            out.append(rule.phrase("part_acres", acres=fmt_num(sqft_to_acres(area)), **at) if area > _TOL_SQFT else
+                       rule.phrase("part_length", length=f"{length:,.0f}", **at) if length > LENGTH_NOISE_FT else
+                       rule.phrase("part", **at))
     return out
 
 
 def _coarse_contours(ctx: HarvestContext, rule: Rule) -> str:
     """Why contours drawn from the DEM do not show the land at the rule's interval: its cells (the larger
     side, :attr:`~geoconstraints.io.dem.Dem.max_cell_size_ft`) over the rule's ``max_dem_cell_ft``
-    (:func:`~geoconstraints.units.cell_within`; an unknown cell size counts as over it), '' within it.
+    (:func:`~geoconstraints.units.cell_within`; an unknown cell size counts as over it), '' within it; in
+    ``rule``'s words (``coarse_contours``, the fix ``finer_dem``).
 
     Examples
     --------
@@ -1011,32 +1027,35 @@ def _coarse_contours(ctx: HarvestContext, rule: Rule) -> str:
     cell = float(ctx.layers.dem.max_cell_size_ft) if ctx.layers.dem is not None else float("nan")
     if cell_within(cell, rule.t("max_dem_cell_ft")):
         return ""
-    return dem_cells.coarse_cell_note(
-        cell, rule, f"the contours at {fmt_num(rule.t('contour_interval_ft'))} ft are drawn between elevations "
-        f"{cell:,.0f} ft apart, each cell one elevation for its whole width: the grid's lines, not the land's, "
-        f"and not a site survey; give surveyed contours, or {dem_cells.FINER_DEM}")
+    return rule.phrase("coarse_contours", cell=dem_cells.cell_text(cell), spacing=f"{cell:,.0f}",
+                       fix=rule.phrase("finer_dem", **dem_cells.FINER_DEM_NAMES))
 
 
-def _off_dem(ctx: HarvestContext) -> str:
+def _off_dem(ctx: HarvestContext, rule: Rule) -> str:
     """The plan's features (:data:`PLAN_LAYERS`) the DEM's extent does not wholly cover, and those on its
     cells without data (nodata, :meth:`~geoconstraints.io.dem.Dem.nodata_area`, read for the plan's
     extent only), with how much of each lies there ('' when neither): the contours drawn from it stop
-    there."""
+    there; in ``rule``'s words (``dem_outside``, ``dem_nodata``; :func:`_plan_parts` with ``outside_it``,
+    ``on_nodata``)."""
     dem = ctx.layers.dem
     foot = dem.bounds_polygon(ctx.crs)
     why = []
-    if outside := _plan_parts(ctx, lambda geoms: shapely.difference(geoms, foot), "outside it"):
-        why.append(f"the DEM {dem.path.name} does not cover all of the plan, so no contours are drawn over: "
-                   f"{', '.join(outside)} (give a DEM or contours covering them)")
+    if outside := _plan_parts(ctx, rule, lambda geoms: shapely.difference(geoms, foot), rule.phrase("outside_it")):
+        why.append(rule.phrase("dem_outside", dem=dem.path.name, parts=", ".join(outside)))
     plan = [g.total_bounds for g in (ctx.get(layer) for layer in PLAN_LAYERS) if g is not None and len(g)]
     if plan:
         lo, hi = np.min(plan, axis=0), np.max(plan, axis=0)
         holes = dem.nodata_area((float(lo[0]), float(lo[1]), float(hi[2]), float(hi[3])), ctx.crs)
-        if not holes.is_empty and (on := _plan_parts(ctx, lambda geoms: shapely.intersection(geoms, holes),
-                                                      "on nodata")):
-            why.append(f"the DEM {dem.path.name} has no data (nodata cells) under part of the plan, so no contours "
-                       f"are drawn over: {', '.join(on)} (give a DEM with data there, or contours covering them)")
+        if not holes.is_empty and (on := _plan_parts(ctx, rule, lambda geoms: shapely.intersection(geoms, holes),
+                                                      rule.phrase("on_nodata"))):
+            why.append(rule.phrase("dem_nodata", dem=dem.path.name, parts=", ".join(on)))
     return "; ".join(why)
+
+
+def _plan_specs(layers: Layers, rule: Rule, specs: list[str], given: bool) -> list[str]:
+    """The role specs of an element (:func:`site_plan_inputs`) the inputs supply (``given``) or not,
+    alternatives joined by ``rule``'s phrase ``either_or`` (``zoning or parcels.zoning``)."""
+    return [rule.phrase("either_or").join(s.split("|")) for s in specs if _role_given(layers, s) == given]
 
 
 @check("HRV-002")
@@ -1046,26 +1065,32 @@ def check_site_plan(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     covering every plan feature, or without data under one, is ``not_evaluated`` naming the features
     and how much lies off it or on its nodata cells; so is a DEM whose cells are over ``max_dem_cell_ft``,
     :func:`_coarse_contours`: its contours are the grid's, not a site survey), the zoning's coverage
-    around the harvest area (c) and the buffer strips (j) checked too."""
+    around the harvest area (c) and the buffer strips (j) checked too (:func:`_derived_gaps`).
+
+    Every sentence is the rule's phrase: the element's text and the layers supplying it (``element``,
+    ``element_none``), those given empty (``empty_given``), those not supplied (``not_supplied``), the
+    contours and strips derived (``contours``, ``strips``) and the scale (``scale``).
+    """
     status, detail, keys = [], [], []
-    for el in site_plan_inputs(ctx.layers, rule):
-        why = "; ".join([f"not supplied: {', '.join(el.missing)}"] if el.missing else []) \
-            or _derived_gaps(ctx, rule, el.key)
-        txt = f"{el.text} Layers: {', '.join(el.present) or 'none'}"
-        if empty := _empty_given(ctx, el.present):
-            txt += f" ({', '.join(empty)} given with no feature: none on the plan)"
-        if el.key == "b" and len(ctx.contours):  # over the part of the plan the DEM covers: why says what it misses
+    for el in rule.p("elements"):
+        key, specs = str(el["key"]), list(el.get("roles") or [])
+        present, missing = _plan_specs(ctx.layers, rule, specs, True), _plan_specs(ctx.layers, rule, specs, False)
+        why = rule.phrase("not_supplied", inputs=", ".join(missing)) if missing else _derived_gaps(ctx, rule, key)
+        txt = (rule.phrase("element", text=str(el["text"]), layers=", ".join(present)) if present
+               else rule.phrase("element_none", text=str(el["text"])))
+        if empty := _empty_given(ctx, [s for s in specs if _role_given(ctx.layers, s)]):
+            txt += " " + rule.phrase("empty_given", layers=", ".join(empty))
+        if key == "b" and len(ctx.contours):  # over the part of the plan the DEM covers: why says what it misses
             cell = ctx.layers.dem.max_cell_size_ft if ctx.layers.dem is not None else float("nan")
-            txt += (f"; {len(ctx.contours)} contour levels at {fmt_num(rule.t('contour_interval_ft'))} ft derived "
-                    f"from the DEM's {cell:,.1f}-ft cells (layer contours)")
-        if el.key == "j" and not why:
-            txt += f"; {len(ctx.buffers.strips)} buffer strips (layer buffer_strips)"
-        keys.append(el.key)
+            txt += "; " + rule.phrase("contours", count=str(len(ctx.contours)), cell=f"{cell:,.1f}")
+        if key == "j" and not why:
+            txt += "; " + rule.phrase("strips", count=str(len(ctx.buffers.strips)))
+        keys.append(key)
         status.append("not_evaluated" if why else "info")
         detail.append(txt + (f"; {why}" if why else ""))
     keys.append("scale")
     status.append("info")
-    detail.append(f"print the site plan at 1 in = {fmt_num(rule.t('min_scale_ft_per_in'))} ft or larger")
+    detail.append(rule.phrase("scale"))
     return rule.findings(status, subject_layer="site_plan", subject_id=keys, crs=ctx.crs, detail=detail)
 
 
@@ -1090,10 +1115,10 @@ def coarse_dem(rt: tr.RoadTerrain, rule: Rule) -> bool:
     return not cell_within(rt.dem_cell_ft, rule.t("max_dem_cell_ft"))
 
 
-def dem_cell_note(rt: tr.RoadTerrain, rule: Rule,
-                  what: str = "the grades and lengths are those of the coarse grid") -> str:
+def dem_cell_note(rt: tr.RoadTerrain, rule: Rule) -> str:
     """The sentence added to a finding made on a DEM coarser than ``max_dem_cell_ft`` (a violation or
-    a review stays: a grade found is found, but its length and grade are those of the coarse grid).
+    a review stays: a grade found is found, but its length and grade are those of the coarse grid), in
+    ``rule``'s words: its phrase ``coarse_cells`` over the ``cell`` (:func:`~geoconstraints.rules.dem_cells.cell_text`).
 
     Examples
     --------
@@ -1101,21 +1126,23 @@ def dem_cell_note(rt: tr.RoadTerrain, rule: Rule,
     >>> dem_cell_note(tr.RoadTerrain("haul_roads", "R", 500.0, dem_cell_ft=98.4), load_rulebook("vestal")["HRV-010"])
     'measured on DEM cells of 98.4 ft, coarser than the 50 ft limit (max_dem_cell_ft): the grades and lengths are those of the coarse grid'
     """
-    return dem_cells.coarse_cell_note(rt.dem_cell_ft, rule, what)
+    return rule.phrase("coarse_cells", cell=dem_cells.cell_text(rt.dem_cell_ft))
 
 
-def coarse_pass_detail(rt: tr.RoadTerrain, rule: Rule, stretch: str, found: str) -> str:
-    """Why a pass found on a DEM coarser than ``max_dem_cell_ft`` is not evaluated: the cell size, the
-    limit, what the coarse grid showed (``found``) and the fix.
+def coarse_pass_detail(rt: tr.RoadTerrain, rule: Rule, found: str, **fields: Any) -> str:
+    """Why a pass found on a DEM coarser than ``max_dem_cell_ft`` is not evaluated, in ``rule``'s words:
+    its phrase ``coarse_pass`` over the cell size, what the coarse grid showed (``found``), the fix (its
+    phrase ``finer_dem``) and ``fields``.
 
     Examples
     --------
     >>> from geoconstraints.rulebook.loader import load_rulebook
     >>> rt = tr.RoadTerrain("haul_roads", "R", 500.0, dem_cell_ft=1000.0)
-    >>> print(coarse_pass_detail(rt, load_rulebook("vestal")["HRV-010"], "a steep stretch of 200 ft", "max grade 0.0 %"))
-    the DEM's cells are 1,000.0 ft (the larger of their width and height), over the 50 ft a pass needs (max_dem_cell_ft): each cell holds one elevation for its whole width, so a steep stretch of 200 ft can be flattened out of sight; the coarse grid showed: max grade 0.0 %; give a finer DEM: USGS 3DEP 1 m lidar (about 3.3 ft cells) where it exists, else the 3DEP 1/3 arc-second DEM (10 m cells)
+    >>> print(coarse_pass_detail(rt, load_rulebook("vestal")["HRV-010"], "max grade 0.0 %"))
+    the DEM's cells are 1,000.0 ft (the larger of their width and height), over the 50 ft a pass needs (max_dem_cell_ft): each cell holds one elevation for its whole width, so a stretch of 200 ft steeper than 25 % can be flattened out of sight; the coarse grid showed: max grade 0.0 %; give a finer DEM: USGS 3DEP 1 m lidar (about 3.3 ft cells) where it exists, else the 3DEP 1/3 arc-second DEM (10 m cells)
     """
-    return dem_cells.coarse_pass_detail(rt.dem_cell_ft, rule, f"{stretch} can be flattened out of sight", found)
+    return rule.phrase("coarse_pass", cell=dem_cells.cell_text(rt.dem_cell_ft), found=found,
+                       fix=rule.phrase("finer_dem", **dem_cells.FINER_DEM_NAMES), **fields)
 
 
 def blurred_ends(run: tr.Run, rt: tr.RoadTerrain) -> int:
@@ -1150,51 +1177,82 @@ def blur_margin(rt: tr.RoadTerrain, rule: Rule, ends: int = 2) -> float:
     return rule.t("dem_blur_cells_count") * rt.dem_cell_ft * ends / 2
 
 
-def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule) -> None:
+def _window_note(ctx: HarvestContext, rule: Rule) -> str:
+    """How the grade filter's window was chosen, in ``rule``'s words: ``raw`` (no window), ``window``, or
+    ``window_cells`` (the rule's ``smoothing_window_cells_count`` DEM cells wider than its
+    ``smoothing_window_ft``), as :func:`~geoconstraints.geometry.terrain.grade_window` chose it for the
+    DEM the roads were profiled on ('' without a DEM).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> rule = load_rulebook("vestal")["HRV-010"]
+    >>> [_window_note(NS(layers=NS(dem=NS(cell_size_ft=c))), rule) for c in (3.28, 10.0)]
+    ['running median of the grades over 15.0 ft', "running median of the grades over 30.0 ft (3 DEM cells of 10.0 ft; the rulebook's 15 ft window is smaller than that)"]
+    """
+    dem = ctx.layers.dem
+    if dem is None:
+        return ""
+    w, cells = float(rule.t("smoothing_window_ft")), float(rule.t("smoothing_window_cells_count"))
+    if w == 0 and cells == 0:
+        return rule.phrase("raw")
+    eff = tr.effective_window_ft(w, cells, dem.cell_size_ft)
+    if eff > w:
+        return rule.phrase("window_cells", window=f"{eff:,.1f}", cells=f"{cells:g}", cell=f"{dem.cell_size_ft:,.1f}",
+                           rulebook_window=f"{w:g}")
+    return rule.phrase("window", window=f"{eff:,.1f}")
+
+
+def _run_text(rule: Rule, key: str, run: tr.Run, **fields: Any) -> str:
+    """A steep run in ``rule``'s phrase ``key``: where it lies along the line, its lengths and grades."""
+    return rule.phrase(key, start=f"{run.start_ft:,.1f}", end=f"{run.end_ft:,.1f}", length=f"{run.length_ft:,.1f}",
+                       slope_length=f"{run.slope_length_ft:,.1f}", mean_grade=f"{run.mean_grade_pct:.1f}", **fields)
+
+
+def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule, window: str | None = None,
+                 dem_given: bool = True) -> None:
+    """HRV-010's findings of one road, in the rule's words (``window``: :func:`_window_note`, None: the
+    terrain engine's ``window_note``; without a DEM, ``dem_given`` False, the phrase ``no_dem``; any other
+    reason the road could not be profiled is the terrain engine's)."""
+    window = rt.window_note if window is None else window
     max_run, mode = rule.t("max_run_ft"), str(rule.s("run_length"))
     coarse = coarse_dem(rt, rule) and not rt.error
     cell = f"; {dem_cell_note(rt, rule)}" if coarse else ""
     at = {"subject_layer": rt.layer, "subject_id": rt.feature_id}
     if rt.error:
-        rows.add("not_evaluated", **at, geometry=geom, detail=rt.error)
+        rows.add("not_evaluated", **at, geometry=geom, detail=rt.error if dem_given else rule.phrase("no_dem"))
         return
     for run in rt.runs:
         if run.exceeds:
             joined = np.isfinite(run.joined_ft)
-            rows.add("violation", **at, geometry=run.geometry, detail=(
-                f"from {run.start_ft:,.1f} to {run.end_ft:,.1f} ft along the line; horizontal "
-                f"{run.length_ft:,.1f} ft, slope length {run.slope_length_ft:,.1f} ft; mean grade "
-                f"{run.mean_grade_pct:.1f} %, max {run.max_grade_pct:.1f} %; "
-                + (f"it goes on along the steep runs of {run.joined_with}: {run.joined_ft:,.1f} ft "
-                   f"together; " if joined else "") + rt.window_note + cell),
+            rows.add("violation", **at, geometry=run.geometry, detail="; ".join(
+                [_run_text(rule, "run", run, max_grade=f"{run.max_grade_pct:.1f}")]
+                + ([rule.phrase("goes_on", roads=run.joined_with, joined=f"{run.joined_ft:,.1f}")] if joined else [])
+                + [window]) + cell,
                 measured=run.joined_ft if joined else run.length_ft if mode == "horizontal" else run.slope_length_ft,
                 threshold=max_run, unit="ft")
         elif run.join_cut_short:  # the longest joined stretch through it not known: never a pass
-            rows.add("review", **at, geometry=run.geometry, detail=(
-                f"from {run.start_ft:,.1f} to {run.end_ft:,.1f} ft along the line; horizontal "
-                f"{run.length_ft:,.1f} ft, slope length {run.slope_length_ft:,.1f} ft, mean grade "
-                f"{run.mean_grade_pct:.1f} %; the search of the steep runs joined to it was "
-                f"cut short (too many joined paths): the longest found is {run.joined_ft:,.1f} ft"
-                + (f" (with {run.joined_with})" if run.joined_with else "")
-                + f", a longer one may exist; measure it on the plan; {rt.window_note}{cell}"),
+            rows.add("review", **at, geometry=run.geometry, detail=_run_text(
+                rule, "cut_short_with" if run.joined_with else "cut_short", run, joined=f"{run.joined_ft:,.1f}",
+                roads=run.joined_with) + f"; {window}{cell}",
                 measured=run.joined_ft, threshold=max_run, unit="ft")
     for gap in rt.gaps:
-        rows.add("not_evaluated", **at, geometry=gap.geometry, detail=(
-            f"{gap.length_ft:,.0f} ft from {gap.start_ft:,.0f} to {gap.end_ft:,.0f} ft along the line is {gap.why}"),
-            measured=gap.length_ft, unit="ft")
+        rows.add("not_evaluated", **at, geometry=gap.geometry, detail=rule.phrase(
+            "gap", length=f"{gap.length_ft:,.0f}", start=f"{gap.start_ft:,.0f}", end=f"{gap.end_ft:,.0f}",
+            why=_terrain_why(rule, gap.why)), measured=gap.length_ft, unit="ft")
     if rt.fully_evaluated and not any(r.exceeds or r.join_cut_short for r in rt.runs):
         # a run meeting other steep runs is measured with them: the stretch joined, not the run alone
         own = [r.length_ft if mode == "horizontal" else r.slope_length_ft for r in rt.runs]
         whole = [r.joined_ft if np.isfinite(r.joined_ft) else o for r, o in zip(rt.runs, own)]
         longest = max(whole, default=0.0)
         top = rt.runs[int(np.argmax(whole))] if whole else None
-        joined = (f" joined with the steep runs of {top.joined_with}"
-                  if top is not None and np.isfinite(top.joined_ft) else "")
-        found = (f"max grade {rt.max_grade_pct:.1f} %, {len(rt.runs)} steep stretch(es), longest {longest:,.1f} ft"
-                 f"{joined}; {rt.length_ft:,.0f} ft evaluated; {rt.window_note}")
+        joined = top is not None and np.isfinite(top.joined_ft)
+        found = rule.phrase("found_joined" if joined else "found", max_grade=f"{rt.max_grade_pct:.1f}",
+                            count=str(len(rt.runs)), longest=f"{longest:,.1f}", length=f"{rt.length_ft:,.0f}",
+                            roads=top.joined_with if joined and top is not None else "") + f"; {window}"
         if coarse:  # a grid too coarse to show a run of max_run_ft: its pass is no promise
-            steep = f"a stretch of {fmt_num(max_run)} ft steeper than {fmt_num(rule.t('max_grade_pct'))} %"
-            rows.add("not_evaluated", **at, geometry=geom, detail=coarse_pass_detail(rt, rule, steep, found),
+            rows.add("not_evaluated", **at, geometry=geom, detail=coarse_pass_detail(rt, rule, found),
                      measured=rt.dem_cell_ft, threshold=rule.t("max_dem_cell_ft"), unit="ft")
             return
         # a grid blurs each change of grade over about a cell: a run reads up to a cell short at each
@@ -1202,13 +1260,10 @@ def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule) -
         near = [(r, w, blur_margin(rt, rule, blurred_ends(r, rt))) for r, w in zip(rt.runs, whole)]
         near = [(r, w, m) for r, w, m in near if over_limit(w + m, max_run)]
         for r, w, m in near:
-            rows.add("review", **at, geometry=r.geometry, detail=(
-                f"a steep run of {w:,.1f} ft measured, from {r.start_ft:,.1f} to {r.end_ft:,.1f} ft along the line"
-                + (f" (joined with the steep runs of {r.joined_with})" if np.isfinite(r.joined_ft) else "")
-                + f"; the DEM's {fmt_num(rt.dem_cell_ft)}-ft cells can hide up to {fmt_num(m)} ft of it "
-                f"({fmt_num(rule.t('dem_blur_cells_count'))} cells over its {blurred_ends(r, rt)} end(s) inside the "
-                f"road, dem_blur_cells_count): within the DEM's resolution of the {fmt_num(max_run)}-ft limit, "
-                f"check in the field; {rt.window_note}"),
+            rows.add("review", **at, geometry=r.geometry, detail=rule.phrase(
+                "near_joined" if np.isfinite(r.joined_ft) else "near", length=f"{w:,.1f}", start=f"{r.start_ft:,.1f}",
+                end=f"{r.end_ft:,.1f}", roads=r.joined_with, cell=fmt_num(rt.dem_cell_ft), hidden=fmt_num(m),
+                ends=str(blurred_ends(r, rt))) + f"; {window}",
                 measured=w, threshold=max_run, unit="ft")
         if near:
             return
@@ -1233,13 +1288,14 @@ def check_grade_runs(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     """
     out = []
     rows = FindingRows(rule, ctx.crs)
+    window = _window_note(ctx, rule)
     for layer in ROAD_LAYERS:
         g = ctx.get(layer)
         if g is None:
             out.append(_missing_layer(ctx, rule, layer))
             continue
         for fid, geom in zip(g["feature_id"].astype(str), g.geometry.values):  # the plan's roads
-            _road_grades(rows, ctx.terrain[(layer, fid)], geom, rule)
+            _road_grades(rows, ctx.terrain[(layer, fid)], geom, rule, window, ctx.layers.dem is not None)
     return concat_findings([rows.frame(), *out], ctx.crs)
 
 
@@ -1261,22 +1317,25 @@ def _constructed(g: gpd.GeoDataFrame, layer: str, rule: Rule) -> tuple[np.ndarra
     return stated, np.where(stated, (flag == True).to_numpy(), as_constructed)
 
 
-def _slope_detail(layer: str, covered: bool, stated: bool, total: float, parts: list[str],
-                  present: dict[str, Any], absent: list[str], wanted: list[str]) -> tuple[str, str]:
+def _slope_detail(rule: Rule, layer: str, covered: bool, stated: bool, total: float, parts: list[str],
+                  critical: bool, present: dict[str, Any], absent: list[str], wanted: list[str]) -> tuple[str, str]:
+    """The status and detail of one line, in ``rule``'s words: not covered (``not_constructed``,
+    ``not_stated``), on designated slopes (``parts``, and for a haul road on critical slopes,
+    ``critical``, the exception ``one_crossing``), no map (``no_map``, ``no_maps``), a map missing
+    (``not_on_missing``), or on none (``none_on``)."""
     if not covered:
-        return "pass", ("not a constructed skid trail" if stated
-                        else "constructed not stated, read as random individual tree skidding (allowed)")
+        return "pass", rule.phrase("not_constructed" if stated else "not_stated")
     if total > 0:
         txt = "; ".join(parts)
-        if layer == "haul_roads" and any("critical slopes" in s for s in parts):
-            txt += ("; one haul road may cross a critical slope only to connect a noncritical area to a town road "
-                    "when no other access exists, on town board conditions (record a waiver)")
+        if layer == "haul_roads" and critical:
+            txt += "; " + rule.phrase("one_crossing")
         return "violation", txt
     if not present:
-        return "not_evaluated", f"no {' or '.join(wanted)} layer"
+        return "not_evaluated", (rule.phrase("no_map", layer=wanted[0]) if len(wanted) == 1
+                                 else rule.phrase("no_maps", layer=wanted[0], other=wanted[1]))
     if absent:
-        return "not_evaluated", f"not on {', '.join(present)}; {', '.join(absent)} layer missing"
-    return "pass", f"0 ft on {', '.join(present)}"
+        return "not_evaluated", rule.phrase("not_on_missing", present=", ".join(present), absent=", ".join(absent))
+    return "pass", rule.phrase("none_on", present=", ".join(present))
 
 
 def _slopes_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: str,
@@ -1284,18 +1343,20 @@ def _slopes_layer(ctx: HarvestContext, rule: Rule, g: gpd.GeoDataFrame, layer: s
     ids, n, geoms = _plan_ids(g), len(g), g.geometry.values
     stated, covered = _constructed(g, layer, rule)
     parts_txt: list[list[str]] = [[] for _ in range(n)]
+    critical = np.zeros(n, dtype=bool)
     for role, poly in present.items():
         ln = shapely.length(shapely.intersection(geoms, shapely.union_all(poly.geometry.values)))
         for j in np.flatnonzero(ln > 0):
-            parts_txt[j].append(f"{ln[j]:,.0f} ft on {role.replace('_', ' ')} ({id_list(_hit_ids(poly, geoms[j]))})")
+            parts_txt[j].append(rule.phrase(f"on_{role}", length=f"{ln[j]:,.0f}", ids=id_list(_hit_ids(poly, geoms[j]))))
+        critical |= (ln > 0) & (role == "critical_slopes")
     on_geom = np.array([None] * n, dtype=object)
     total = np.zeros(n)
     if present:
         designated = shapely.union_all(np.concatenate([p.geometry.values for p in present.values()]))
         on_geom = shapely.intersection(geoms, designated)
         total = shapely.length(on_geom)
-    found = [_slope_detail(layer, covered[i], stated[i], total[i], parts_txt[i], present, absent, wanted)
-             for i in range(n)]
+    found = [_slope_detail(rule, layer, covered[i], stated[i], total[i], parts_txt[i], bool(critical[i]), present,
+                           absent, wanted) for i in range(n)]
     status = np.array([s for s, _ in found], dtype=object)
     return rule.findings(status, subject_layer=layer, subject_id=ids, measured=np.where(covered, total, np.nan),
                          unit="ft", geometry=np.where(status == "violation", on_geom, geoms), crs=ctx.crs,
@@ -1895,23 +1956,79 @@ def check_stream_crossings(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
 # HRV-020..023 buffer strips
 
 
-def _possible_note(pos: gpd.GeoDataFrame, inside_acres: float) -> str:
-    return (f"a further {fmt_num(inside_acres)} acres lie within the strips of {id_list(sorted(set(pos['source_id'])))}, "
-            f"whose district is unknown (a strip if the district is listed)")
+BUFFER_WHY: dict[str, tuple[str, ...]] = {"stream": ("no_streams",), "road": ("no_roads", "row_only"),
+                                          "property_line": ("no_parcels", "no_zoning"),
+                                          "dwelling": ("no_dwellings", "no_zoning")}
+"""The phrases saying why each kind of buffer strip is not built (or not whole), as
+:func:`~geoconstraints.geometry.buffers.build_buffers` tells it from the layers (:func:`_buffer_why`)."""
+
+
+def _buffer_why(ctx: HarvestContext, rule: Rule, kind: str) -> str:
+    """Why the strips of ``kind`` are not built, or not built whole, in ``rule``'s words: its rule not in
+    the rulebook (``rule_absent``), else the layer the build lacked (:data:`BUFFER_WHY`: the streams; the
+    roads and the row polygons, or the roads alone; the parcels, or the districts; the dwellings, or the
+    districts), read from the same layers the build read.
+
+    Examples
+    --------
+    >>> from geoconstraints.io.layers import Layers
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> ctx = HarvestContext(Layers(frames={}, crs=None), bf.BufferBuild(bf.empty_buffers(), missing={
+    ...     "road": "no roads or row layer", "dwelling": not_in_rulebook("HRV-022")}), {}, gpd.GeoDataFrame(geometry=[]))
+    >>> rule = load_rulebook("vestal")["HRV-023"]
+    >>> _buffer_why(ctx, rule, "road"), _buffer_why(ctx, rule, "dwelling")
+    ('no roads or row layer', 'rule HRV-022 is not in the rulebook')
+    """
+    rid = BUFFER_RULES[kind]
+    if ctx.buffers.missing.get(kind) == not_in_rulebook(rid):
+        return rule.phrase("rule_absent", absent_rule=rid)
+    if kind == "road":
+        key = "no_roads" if ctx.get("roads") is None and ctx.get("row") is None else "row_only"
+    elif kind == "stream":
+        key = "no_streams"
+    else:
+        key = BUFFER_WHY[kind][0] if ctx.get("parcels" if kind == "property_line" else "dwellings") is None \
+            else "no_zoning"
+    return rule.phrase(key)
+
+
+def _buffer_note(ctx: HarvestContext, rule: Rule, kind: str) -> str:
+    """How the strips of ``kind`` were measured, in ``rule``'s words ('' when the build says nothing of
+    it): the streams counted (``stream_perennial`` or ``stream_intermittent``, as the rule's switch
+    ``include_intermittent`` built them), the line a road's strip is measured from (``road_row``,
+    ``road_centre``), where districts come from (``property_line_note``, ``dwelling_note``)."""
+    if kind not in ctx.buffers.notes:
+        return ""
+    if kind == "stream":
+        return rule.phrase("stream_intermittent" if truthy(rule.s("include_intermittent")) is True
+                           else "stream_perennial")
+    if kind == "road":
+        return rule.phrase("road_row" if ctx.get("row") is not None else "road_centre")
+    return rule.phrase(f"{kind}_note", source=district_source(ctx.layers))
+
+
+def _possible_note(rule: Rule, pos: gpd.GeoDataFrame, inside_acres: float) -> str:
+    """The further acres the strips ``pos`` of districts unknown would add, in ``rule``'s phrase ``possible``."""
+    return rule.phrase("possible", acres=fmt_num(inside_acres), strips=id_list(sorted(set(pos["source_id"]))))
 
 
 def _buffer_findings(ctx: HarvestContext, rule: Rule, kind: str, **values: Any) -> gpd.GeoDataFrame:
+    """The strips of ``kind`` inside each harvest area (``info``), in ``rule``'s words: the kind's name
+    (the phrase named ``kind``), the acres and the sources (``inside``, ``inside_from``), how they were
+    measured (:func:`_buffer_note`), the strips districts unknown may add (``possible``), and why the
+    kind is not built (``not_built``) or not whole (``not_whole``, :func:`_buffer_why`): then
+    ``not_evaluated``."""
     ha = ctx.harvest_area
     if ha is None:
         return _missing_layer(ctx, rule, "harvest_area")
     ids, n = _plan_ids(ha), len(ha)
     bb = ctx.buffers
-    label = kind.replace("_", " ")
+    label = rule.phrase(kind)
     strips = bb.strips[bb.strips["kind"] == kind]
     if kind in bb.missing and not len(strips):
         return rule.findings("not_evaluated", subject_layer="harvest_area", subject_id=ids,
-                             geometry=ha.geometry.values, crs=ctx.crs, detail=f"{label} buffer: {bb.missing[kind]}",
-                             **values)
+                             geometry=ha.geometry.values, crs=ctx.crs,
+                             detail=rule.phrase("not_built", kind=label, why=_buffer_why(ctx, rule, kind)), **values)
     inside = polygonal_parts(bf.buffers_inside(ha, strips))
     acres = sqft_to_acres(shapely.area(inside))
     pos = bb.possible[bb.possible["kind"] == kind]
@@ -1920,9 +2037,12 @@ def _buffer_findings(ctx: HarvestContext, rule: Rule, kind: str, **values: Any) 
     hi, si = (strips.sindex.query(ha.geometry.values, predicate="intersects") if len(strips)
               else (np.array([], int), np.array([], int)))
     srcs = _joined(hi, strips["source_id"].to_numpy()[si], n)
-    detail = [f"{label} buffer, {fmt_num(acres[i])} acres inside the harvest area" + (f" (from {srcs[i]})" if srcs[i] else "")
-              + f"; {bb.notes.get(kind, '')}" + (f"; {_possible_note(pos, extra[i])}" if extra[i] > 0 else "")
-              + (f"; not whole: {bb.missing[kind]}" if kind in bb.missing else "") for i in range(n)]
+    note = _buffer_note(ctx, rule, kind)
+    whole = f"; {rule.phrase('not_whole', why=_buffer_why(ctx, rule, kind))}" if kind in bb.missing else ""
+    detail = [(rule.phrase("inside_from", kind=label, acres=fmt_num(acres[i]), sources=srcs[i]) if srcs[i] else
+               rule.phrase("inside", kind=label, acres=fmt_num(acres[i])))
+              + f"; {note}" + (f"; {_possible_note(rule, pos, extra[i])}" if extra[i] > 0 else "") + whole
+              for i in range(n)]
     status = np.where((extra > 0) | (kind in bb.missing), "not_evaluated", "info")
     # the strip inside the area, else (no strip there) the harvest area itself
     return rule.findings(status, subject_layer="harvest_area", subject_id=ids, measured=acres, unit="acres",
@@ -1963,15 +2083,23 @@ def check_buffer_cutting(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
     acres = sqft_to_acres(shapely.area(inside))
     maybe = sqft_to_acres(shapely.area(polygonal_parts(bf.buffers_inside(ha, bb.possible)))) if len(bb.possible) \
         else np.zeros(len(ha))
-    miss = "; ".join(f"{k.replace('_', ' ')} buffer not built ({v})" for k, v in bb.missing.items())
+    miss = _not_built(ctx, rule)
     unsure = bool(bb.missing) | (maybe > 0)
     status = np.where(acres > 0, "info", np.where(unsure, "not_evaluated", "pass"))
-    kinds = ", ".join(sorted(set(bb.strips["kind"]))) or "none"
-    extra = [f"; strips of unknown district ({id_list(sorted(set(bb.possible['source_id'])))}) reach {fmt_num(m)} acres "
-             f"of it" if m > 0 else "" for m in maybe]
+    kinds = ", ".join(sorted(set(bb.strips["kind"])))
+    said = rule.phrase("kinds", kinds=kinds) if kinds else rule.phrase("no_kinds")
+    extra = [f"; {rule.phrase('possible_strips', strips=id_list(sorted(set(bb.possible['source_id']))), acres=fmt_num(m))}"
+             if m > 0 else "" for m in maybe]
     return rule.findings(status, subject_layer="harvest_area", subject_id=_plan_ids(ha), measured=acres, unit="acres",
                          geometry=np.where(acres > 0, inside, ha.geometry.values), crs=ctx.crs,
-                         detail=[f"buffer kinds: {kinds}" + (f"; {miss}" if miss else "") + e for e in extra])
+                         detail=[said + (f"; {miss}" if miss else "") + e for e in extra])
+
+
+def _not_built(ctx: HarvestContext, rule: Rule) -> str:
+    """Each kind of buffer strip not built (or not whole), in ``rule``'s words (``not_built_kind`` over
+    the kind's name, the phrase named by it, and :func:`_buffer_why`), joined by ``; `` ('' when none)."""
+    return "; ".join(rule.phrase("not_built_kind", kind=rule.phrase(k), why=_buffer_why(ctx, rule, k))
+                     for k in ctx.buffers.missing)
 
 
 # ------------------------------------------------------------------------------------------
@@ -2364,47 +2492,63 @@ def check_landing_connected(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
 # HRV-030 water bars, HRV-040 licence checklist
 
 
-def _bar_groups(wb: gpd.GeoDataFrame) -> str:
+def _bar_groups(rule: Rule, wb: gpd.GeoDataFrame) -> str:
     """The bars grouped by band and spacing, each group's spacing within its band's table range
-    or marked as shortened ahead of a steeper stretch."""
+    or marked as shortened ahead of a steeper stretch, in ``rule``'s words (``group``,
+    ``group_shortened``; the range ``table_range`` or ``table_spacing``); the band's label is the
+    engine's (:func:`~geoconstraints.geometry.terrain.place_water_bars`)."""
     parts = []
     short = wb["shortened"].astype(bool) if "shortened" in wb.columns else pd.Series(False, index=wb.index)
     keys = ["band", "spacing_ft", "min_spacing_ft", "max_spacing_ft"]
     for (band, sp, lo, hi, sh), k in wb.assign(_s=short).groupby([*keys, "_s"], sort=False).size().items():
-        rng = f"table range {fmt_num(lo)}-{fmt_num(hi)} ft" if lo != hi else f"table spacing {fmt_num(lo)} ft"
-        parts.append(f"{k} at {fmt_num(sp)} ft for {band} ({rng})" if not sh else
-                     f"{k} at {fmt_num(sp)} ft, closer than the {band} band's spacing ({rng}) because a steeper "
-                     f"stretch follows")
+        rng = (rule.phrase("table_range", low=fmt_num(lo), high=fmt_num(hi)) if lo != hi else
+               rule.phrase("table_spacing", spacing=fmt_num(lo)))
+        parts.append(rule.phrase("group_shortened" if sh else "group", count=str(k), spacing=fmt_num(sp),
+                                 band=str(band), range=rng))
     return "; ".join(parts)
 
 
-def _water_bar_row(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule) -> None:
+def _terrain_why(rule: Rule, why: str) -> str:
+    """Why a stretch was not profiled: off the DEM or on nodata (the engine's default reason,
+    :class:`~geoconstraints.geometry.terrain.Stretch`) in ``rule``'s words (``off_dem``); any other
+    reason (cells without relief) as the engine gives it."""
+    return rule.phrase("off_dem") if why == tr.Stretch.why else why
+
+
+def _water_bar_row(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule, dem_given: bool = True) -> None:
+    """HRV-030's finding of one haul road, in the rule's words: the bars placed (``bars``, :func:`_bar_groups`)
+    or none (``no_bars`` over the steepest net grade, ``steepest`` or ``no_stretch``), the stretches not
+    profiled (``not_profiled``), a pass (``no_bar_needed``), made ``not_evaluated`` on a coarse DEM
+    (:func:`coarse_pass_detail`), and bars from a coarse DEM (:func:`dem_cell_note`); without a DEM
+    (``dem_given`` False) the phrase ``no_dem``, any other reason the road could not be profiled the terrain
+    engine's."""
     at = {"subject_layer": "haul_roads", "subject_id": rt.feature_id}
     if rt.error:
-        rows.add("not_evaluated", **at, geometry=geom, detail=rt.error)
+        rows.add("not_evaluated", **at, geometry=geom, detail=rt.error if dem_given else rule.phrase("no_dem"))
         return
     min_g = rule.t("min_grade_pct")
     wb = rt.water_bars if rt.water_bars is not None else gpd.GeoDataFrame()
     count = len(wb)
     steep = rt.steepest_net_grade_pct
-    grade_txt = (f"steepest net grade (rise over run between bar positions) {steep:.1f} %" if np.isfinite(steep)
-                 else "no stretch as long as the shortest spacing")
-    detail = f"{count} water bars: {_bar_groups(wb)} (layer water_bars)" if count else f"0 water bars ({grade_txt})"
+    grade_txt = (rule.phrase("steepest", grade=f"{steep:.1f}") if np.isfinite(steep)
+                 else rule.phrase("no_stretch"))
+    detail = (rule.phrase("bars", count=str(count), groups=_bar_groups(rule, wb)) if count
+              else rule.phrase("no_bars", grade=grade_txt))
     gap = sum(s.length_ft for s in rt.gaps)
     if gap > 0:
         status = "not_evaluated"
-        detail += f"; {gap:,.0f} ft {' or '.join(sorted({s.why for s in rt.gaps}))}, no bars placed there"
+        whys = sorted({_terrain_why(rule, s.why) for s in rt.gaps})
+        detail += "; " + rule.phrase("not_profiled", length=f"{gap:,.0f}", why=rule.phrase("either_or").join(whys))
     elif count == 0 and np.isfinite(steep) and tr.under_min_grade(steep, min_g):  # as the bars are placed
-        status, detail = "pass", f"{grade_txt}, the DEM covering the whole road"
+        status, detail = "pass", rule.phrase("no_bar_needed", grade=grade_txt)
         if coarse_dem(rt, rule):  # a grid too coarse to show the shortest spacing's stretch: no promise
             status = "not_evaluated"
             short = fmt_num(min(float(row["min_spacing_ft"]) for row in rule.tables["water_bar_spacing"]))
-            detail = coarse_pass_detail(rt, rule, f"a stretch of {short} ft (the shortest spacing) at "
-                                        f"{fmt_num(min_g)} % or more", f"0 water bars ({detail})")
+            detail = coarse_pass_detail(rt, rule, rule.phrase("no_bars", grade=detail), shortest=short)
     else:
         status = "info"
         if coarse_dem(rt, rule):  # bars placed from a coarse grid: a steeper stretch may need more
-            detail += f"; {dem_cell_note(rt, rule, 'a steeper stretch it flattened may need more bars')}"
+            detail += f"; {dem_cell_note(rt, rule)}"
     rows.add(status, **at, geometry=MultiPoint(list(wb.geometry.values)) if count else geom, detail=detail,
              measured=count, unit="count")
 
@@ -2420,7 +2564,7 @@ def check_water_bars(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
         return _missing_layer(ctx, rule, "haul_roads")
     rows = FindingRows(rule, ctx.crs)
     for fid, geom in zip(hr["feature_id"].astype(str), hr.geometry.values):  # the plan's haul roads
-        _water_bar_row(rows, ctx.terrain[("haul_roads", fid)], geom, rule)
+        _water_bar_row(rows, ctx.terrain[("haul_roads", fid)], geom, rule, ctx.layers.dem is not None)
     return rows.frame()
 
 
@@ -2429,4 +2573,5 @@ def check_licence_conditions(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFram
     """The licence conditions geometry cannot check, as an ``info`` checklist."""
     conditions = list(rule.p("conditions"))
     return rule.findings("info", subject_layer="licence", subject_id=[c["key"] for c in conditions], crs=ctx.crs,
-                         detail=[f"{c['text']} ({c.get('citation', rule.citation)})" for c in conditions])
+                         detail=[rule.phrase("condition", text=c["text"], citation=c.get("citation", rule.citation))
+                                 for c in conditions])

@@ -2,7 +2,10 @@
 
 :func:`geoconstraints.commands.check_stormwater` builds the :class:`StormwaterContext` (the
 layers, the measured sites and the parsed schedule inputs) and runs them; each check returns
-one findings frame.
+one findings frame. Every sentence of a finding's ``{detail}`` is one of the rule's ``phrases`` in the
+rulebook (:meth:`~geoconstraints.rulebook.model.Rule.phrase`); the note on landings mapped as points and
+haul roads mapped as lines at their largest (:func:`grown_note`) is a phrase of each rule saying it
+(SWP-001..006, the same keys), and the reason SWP-007 gives for a condition is that of the rule deciding it.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from geoconstraints.geometry.phasing import (
     SitePhasing,
     grown_sites,
     harvest_footprints,
+    phasing_dates,
     qualifications,
     site_phasing,
     union_acres,
@@ -42,8 +46,9 @@ from geoconstraints.rulebook.loader import threshold_order_problem
 from geoconstraints.rulebook.model import FindingRows, Rule, Rulebook
 from geoconstraints.rulebook.registry import check
 from geoconstraints.rulebook.render import fmt_num
-from geoconstraints.rules.dem_cells import coarse_cell_note, coarse_pass_detail
-from geoconstraints.text import and_list, day_text, fixed, id_list, is_blank
+from geoconstraints.rules import dem_cells
+from geoconstraints.rules.dem_cells import cell_text
+from geoconstraints.text import day_text, fixed, id_list, is_blank
 from geoconstraints.units import SQFT_PER_ACRE, cell_within, sqft_to_acres
 
 log = logging.getLogger(__name__)
@@ -238,11 +243,18 @@ def _site_at(ctx: StormwaterContext, k: int | None) -> Site:
     return ctx.sites[k]
 
 
-def _landing_clause(ctx: StormwaterContext, g: GrownSite) -> tuple[str, str, str]:
-    """The landings of ``g`` mapped as points: ``(what was counted, what is largest, the fix)``. A landing
-    mapped as several points (a MultiPoint) is a disc per point: the sizes are per point, with its total
-    (the area of its discs, overlaps counted once)."""
+LOG_LANDING_ACRES = {"often_min": "1/4", "often_max": "1"}
+"""The acres a log landing commonly covers (SWP-006's notes), the numbers of the phrases ``landing_counted``
+and ``landing_multi_counted`` (fields, not words of the phrase: a number in a rule's text is one of its
+thresholds, tests/test_rulebook_text.py)."""
+
+
+def _landing_clause(ctx: StormwaterContext, rule: Rule, g: GrownSite) -> tuple[str, str, str]:
+    """The landings of ``g`` mapped as points: ``(what was counted, what is largest, the fix)``, worded by
+    ``rule``'s phrases. A landing mapped as several points (a MultiPoint) is a disc per point: the sizes are
+    per point, with its total (the area of its discs, overlaps counted once)."""
     typical, most = point_landing_sizes(ctx.rulebook.rules["SWP-006"])
+    sizes = {"default_landing_area_sqft": fmt_num(typical), "max_point_landing_area_sqft": fmt_num(most)}
     fp, big = ctx.footprints, ctx.grown_footprints
     landings = ctx.layers.get_layer("landings")
     n_of: dict[str, int] = {}
@@ -257,89 +269,95 @@ def _landing_clause(ctx: StormwaterContext, g: GrownSite) -> tuple[str, str, str
         return fmt_num(round(float(frame["area_sqft"].to_numpy(float)[mine & (ids == fid)].sum()))) if frame is not None else "?"
 
     multi_ids = [i for i in g.points if n_of.get(i, 1) > 1]
-    often = ", but a log landing is often 1/4 to 1 acre"
     one = len(g.points) == 1
-    fix = "the landing's extent (a polygon)" if one else "the landings' extents (polygons)"
+    fix = rule.phrase("fix_landing" if one else "fix_landings")
     if one and multi_ids:
         i = multi_ids[0]
-        counted = (f"landing {i} is mapped as {n_of[i]} points, counted as {fmt_num(typical)} sq ft per point, "
-                   f"{total(fp, i)} sq ft in all (default_landing_area_sqft){often}")
-        largest = f"{fmt_num(most)} sq ft per point, {total(big, i)} sq ft in all (max_point_landing_area_sqft)"
+        counted = rule.phrase("landing_multi_counted", id=i, points=n_of[i], total=total(fp, i), **sizes,
+                              **LOG_LANDING_ACRES)
+        largest = rule.phrase("landing_multi_largest", total=total(big, i), **sizes)
         return counted, largest, fix
-    who = f"landing {g.points[0]} is mapped as a point" if one else f"landings {id_list(g.points)} are mapped as points"
-    each = "" if one else (" per point" if multi_ids else " each")
-    in_all = "".join(f"; {i} is {n_of[i]} points, {total(fp, i)} sq ft in all" for i in multi_ids)
-    big_all = "".join(f"; {i} {total(big, i)} sq ft in all" for i in multi_ids)
-    counted = f"{who}, counted as {fmt_num(typical)} sq ft{each} (default_landing_area_sqft{in_all}){often}"
-    largest = f"{fmt_num(most)} sq ft{each} (max_point_landing_area_sqft{big_all})"
+    who = (rule.phrase("landing_point", id=g.points[0]) if one else
+           rule.phrase("landings_points", ids=id_list(g.points)))
+    each = "" if one else " " + rule.phrase("per_point" if multi_ids else "each")
+    in_all = "".join("; " + rule.phrase("multi_points", id=i, points=n_of[i], total=total(fp, i)) for i in multi_ids)
+    big_all = "".join("; " + rule.phrase("multi_total", id=i, total=total(big, i)) for i in multi_ids)
+    counted = rule.phrase("landing_counted", who=who, each=each, in_all=in_all, **sizes, **LOG_LANDING_ACRES)
+    largest = rule.phrase("landing_largest", each=each, big_all=big_all, **sizes)
     return counted, largest, fix
 
 
-def _road_clause(ctx: StormwaterContext, g: GrownSite) -> tuple[str, str, str]:
-    """The haul roads of ``g`` counted wider: ``(what was counted, what is largest, the fix)``."""
+def _road_clause(ctx: StormwaterContext, rule: Rule, g: GrownSite) -> tuple[str, str, str]:
+    """The haul roads of ``g`` counted wider: ``(what was counted, what is largest, the fix)``, worded by
+    ``rule``'s phrases."""
     width, widest = haul_road_widths(ctx.rulebook.rules["SWP-006"])
     fp = ctx.footprints
     rows = fp[(fp["kind"] == "haul_road").to_numpy() & np.isin(fp["feature_id"].astype(str).to_numpy(), g.roads)]
     length = fixed(float(rows["length_ft"].sum()), 0)
     one = len(g.roads) == 1
-    who = (f"haul road {g.roads[0]} ({length} ft) is mapped as a line" if one else
-           f"haul roads {id_list(g.roads)} ({length} ft in all) are mapped as lines")
-    fix = ("the road's cleared width (a disturbance polygon holding the line)" if one else
-           "the roads' cleared widths (disturbance polygons holding the lines)")
-    counted = (f"{who}, counted as a strip {fmt_num(width)} ft wide (haul_road_width_ft), but a haul road with its "
-               f"ditches and cut and fill slopes often clears more")
-    return counted, f"{fmt_num(widest)} ft wide (max_haul_road_width_ft)", fix
+    who = (rule.phrase("road_line", id=g.roads[0], length=length) if one else
+           rule.phrase("roads_lines", ids=id_list(g.roads), length=length))
+    fix = rule.phrase("fix_road" if one else "fix_roads")
+    counted = rule.phrase("road_counted", who=who, haul_road_width_ft=fmt_num(width))
+    return counted, rule.phrase("road_largest", max_haul_road_width_ft=fmt_num(widest)), fix
 
 
-def grown_note(ctx: StormwaterContext, g: GrownSite, effect: str) -> str:
-    """Why a finding rests on the size of landings mapped as points and the width of haul roads mapped as
-    lines: the size counted, the largest (SWP-006), what the larger sizes would do (``effect``) and the fix."""
-    parts = ([_landing_clause(ctx, g)] if g.points else []) + ([_road_clause(ctx, g)] if g.roads else [])
-    said = "; and ".join(p[0] for p in parts)
-    most = " and ".join(p[1] for p in parts)
-    joined = (f"; at {'that size' if len(parts) == 1 else 'those sizes'} {id_list(g.joined)} would touch the "
-              f"disturbance and count in the project" if g.joined else "")
-    return f"{said}: at up to {most} {effect}{joined}; map {' and '.join(p[2] for p in parts)}"
+def grown_note(ctx: StormwaterContext, rule: Rule, g: GrownSite, effect: str) -> str:
+    """Why a finding of ``rule`` rests on the size of landings mapped as points and the width of haul roads
+    mapped as lines: the size counted, the largest (SWP-006), what the larger sizes would do (``effect``)
+    and the fix, worded by ``rule``'s phrases (``grown`` and the phrases of the landing and road clauses,
+    the same keys in every rule that says it: SWP-001..006)."""
+    parts = ([_landing_clause(ctx, rule, g)] if g.points else []) + ([_road_clause(ctx, rule, g)] if g.roads else [])
+    if len(parts) == 1:
+        said, most, fix = parts[0]
+    else:
+        said, most, fix = (rule.phrase(f"both_{k}", landings=parts[0][n], roads=parts[1][n])
+                           for n, k in enumerate(("counted", "largest", "fix")))
+    joined = ("; " + rule.phrase("joined_one" if len(parts) == 1 else "joined_both", ids=id_list(g.joined))
+              if g.joined else "")
+    return rule.phrase("grown", counted=said, largest=most, effect=effect, joined=joined, fix=fix)
 
 
 # ------------------------------------------------------------------------------------------------
 # conditions shared by several rules
 
 def land_development(acres: float, larger_common_plan: bool | float | None, rule: Rule) -> tuple[bool | None, str, str]:
-    """SWP-001: is this a land development activity? ``(applies, status, detail)``.
+    """SWP-001: is this a land development activity? ``(applies, status, detail)``, the detail worded by
+    ``rule``'s phrases.
 
     Under the acreage it is one when part of a larger common plan of development or sale: that
     must be stated (``larger_common_plan`` True, False or the plan's aggregate acres); when it is
     not (None), ``applies`` is None and the status ``not_evaluated``.
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> land_development(0.5, 3.0, load_rulebook("lockport")["SWP-001"])
+    (True, 'review', 'part of a larger common plan disturbing 3.00 acres in the aggregate, at least 1 acre')
     """
     min_acres = rule.t("min_disturbed_acres")
+    least = f"{min_acres:g}"
     if acres >= min_acres - AREA_TOL_ACRES:
-        return True, "review", f"at least {min_acres:g} acre"
+        return True, "review", rule.phrase("at_least", min_disturbed_acres=least)
     if larger_common_plan is None:
-        return None, "not_evaluated", (f"under {min_acres:g} acre, and whether it is part of a larger common plan of "
-                                       f"development or sale is not stated (--larger-common-plan or "
-                                       f"--no-larger-common-plan)")
+        return None, "not_evaluated", rule.phrase("plan_unstated", min_disturbed_acres=least)
     if larger_common_plan is False:
-        return False, "pass", "stated not to be part of a larger common plan of development or sale"
+        return False, "pass", rule.phrase("no_plan")
     test = rule.s("common_plan_test")
     if test == "any_part":
-        return True, "review", ("under the acreage, but part of a larger common plan of development or "
-                                "sale (reading common_plan_test=any_part)")
+        return True, "review", rule.phrase("any_part")
     agg = rule.thresholds.get("common_plan_aggregate_acres", rule.params.get("common_plan_aggregate_acres"))
     if agg is None:
         raise RulebookError(f"rule SWP-001 in rulebook {rule.rulebook!r}: common_plan_test=aggregate_min needs "
                             f"a threshold common_plan_aggregate_acres")
     agg = float(agg)
+    plan = {"common_plan_aggregate_acres": f"{agg:g}"}
     if isinstance(larger_common_plan, (bool, np.bool_)):
-        return True, "review", (f"part of a larger common plan; covered if the plan disturbs {agg:g} acre or "
-                                f"more in the aggregate (reading common_plan_test=aggregate_min): the "
-                                f"aggregate was not given, confirm it")
+        return True, "review", rule.phrase("plan_aggregate_unknown", **plan)
     total = float(larger_common_plan)
     if total >= agg - AREA_TOL_ACRES:
-        return True, "review", (f"part of a larger common plan disturbing {fixed(total)} acres in the "
-                                f"aggregate, at least {agg:g} acre")
-    return False, "pass", (f"the larger common plan disturbs {fixed(total)} acres in the aggregate, under "
-                           f"{agg:g} acre")
+        return True, "review", rule.phrase("plan_covered", total=fixed(total), **plan)
+    return False, "pass", rule.phrase("plan_under", total=fixed(total), **plan)
 
 
 def condition_b(acres: float, rule: Rule) -> bool:
@@ -350,28 +368,30 @@ def condition_b(acres: float, rule: Rule) -> bool:
 def condition_c(acres: float, uses: Sequence[str], rule: Rule) -> tuple[bool, str, str]:
     """SWP-004 Condition C: ``min_acres`` to under ``max_acres``, except exempt uses.
 
-    Returns ``(applies, status, detail)``. The exclusion applies when every disturbance polygon's
-    ``use`` is one of ``exempt_uses`` (a project wholly of single-family or agricultural construction).
+    Returns ``(applies, status, detail)``, the detail worded by ``rule``'s phrases. The exclusion applies
+    when every disturbance polygon's ``use`` is one of ``exempt_uses`` (a project wholly of single-family or
+    agricultural construction).
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> condition_c(2.0, ["single_family", "retail"], load_rulebook("vestal")["SWP-004"])
+    (True, 'review', 'uses retail are not excluded (only single-family or agricultural construction is)')
     """
     lo, hi = rule.t("min_acres"), rule.t("max_acres")
     a = fixed(acres)
     if acres < lo - AREA_TOL_ACRES:
-        return False, "pass", f"{a} acres disturbed, under {lo:g} acre: Condition C does not apply"
+        return False, "pass", rule.phrase("under", acres=a, min_acres=f"{lo:g}")
     if acres >= hi - AREA_TOL_ACRES:
-        return False, "pass", (f"{a} acres disturbed, {hi:g} acres or more: Condition B applies instead "
-                               f"(SWP-003), not Condition C")
+        return False, "pass", rule.phrase("over", acres=a, max_acres=f"{hi:g}")
     exempt = {_norm_use(u) for u in rule.p("exempt_uses")}
     used = [_norm_use(u) for u in uses]
     if used and all(u in exempt for u in used):
-        kinds = ", ".join(sorted(set(used)))
-        return False, "pass", (f"{a} acres disturbed, but Condition C excludes the construction of single-family "
-                               f"residences and construction at agricultural properties: every disturbance "
-                               f"polygon's use is {kinds}")
+        return False, "pass", rule.phrase("excluded", acres=a, uses=", ".join(sorted(set(used))))
     if not any(used):
-        return True, "review", "no use stated, so the single-family / agricultural exclusion is not established"
-    others = sorted({u or "not stated" for u in used if u not in exempt})
-    return True, "review", (f"uses {', '.join(others)} are not excluded (only single-family or agricultural "
-                            f"construction is)")
+        return True, "review", rule.phrase("no_use")
+    others = sorted({u or rule.phrase("use_not_stated") for u in used if u not in exempt})
+    return True, "review", rule.phrase("not_excluded", uses=", ".join(others))
 
 
 def land_development_at(ctx: StormwaterContext, rule: Rule, k: int | None) -> tuple[bool | None, str, str]:
@@ -386,8 +406,7 @@ def land_development_at(ctx: StormwaterContext, rule: Rule, k: int | None) -> tu
     gok, gst, _ = land_development(g.site.acres, ctx.larger_common_plan, rule)
     if gok == ok and gst == st:
         return ok, st, why
-    note = grown_note(ctx, g, f"the activity would disturb {fixed(g.site.acres)} acres, at least "
-                              f"{fmt_num(rule.t('min_disturbed_acres'))} acre")
+    note = grown_note(ctx, rule, g, rule.phrase("grown_effect", acres=fixed(g.site.acres)))
     return (None, "not_evaluated", f"{why}; {note}") if st == "pass" else (ok, st, f"{why}; {note}")
 
 
@@ -400,8 +419,7 @@ def condition_b_at(ctx: StormwaterContext, rule: Rule, k: int | None) -> tuple[b
     g = _grown(ctx, k)
     if applies or g is None or not condition_b(g.site.acres, rule):
         return applies, ""
-    return None, grown_note(ctx, g, f"the activity would disturb {fixed(g.site.acres)} acres, at least "
-                                    f"{fmt_num(rule.t('min_acres'))} acres")
+    return None, grown_note(ctx, rule, g, rule.phrase("grown_effect", acres=fixed(g.site.acres)))
 
 
 def condition_c_at(ctx: StormwaterContext, rule: Rule, k: int | None) -> tuple[bool | None, str, str]:
@@ -420,10 +438,8 @@ def condition_c_at(ctx: StormwaterContext, rule: Rule, k: int | None) -> tuple[b
     crosses = site.acres < lo - AREA_TOL_ACRES <= g.site.acres
     if not (gok or crosses):
         return ok, st, why
-    effect = (f"the activity would disturb {fixed(g.site.acres)} acres" +
-              (f", reaching {fmt_num(lo)} acre (Condition C from {fmt_num(lo)} to under {fmt_num(rule.t('max_acres'))} "
-               f"acres)" if crosses else ", with footprints of no excluded use"))
-    return None, "not_evaluated", f"{why}; {grown_note(ctx, g, effect)}"
+    effect = rule.phrase("grown_effect_band" if crosses else "grown_effect_use", acres=fixed(g.site.acres))
+    return None, "not_evaluated", f"{why}; {grown_note(ctx, rule, g, effect)}"
 
 
 def _water_label(waters: gpd.GeoDataFrame, k: int) -> str:
@@ -455,7 +471,7 @@ def condition_a(ctx: StormwaterContext, rule: Rule, k: int | None) -> tuple[bool
     cells (the larger side, feet: :attr:`~geoconstraints.io.dem.Dem.max_cell_size_ft`) are at most
     ``max_dem_cell_ft``: a coarser grid averages a ditch or swale narrower than a cell into the ground
     beside it, closing a depression the runoff leaves in fact, so its pass is ``not_evaluated``
-    (:func:`~geoconstraints.rules.dem_cells.coarse_pass_detail`); a path reaching the water on it stays
+    (SWP-002's phrase ``coarse_pass``, :mod:`~geoconstraints.rules.dem_cells`); a path reaching the water on it stays
     ``review``, and every traced finding on it says the cell size.
 
     Where site ``k`` holds landings mapped as points or haul roads mapped as lines (or one could join it),
@@ -477,7 +493,7 @@ def condition_a(ctx: StormwaterContext, rule: Rule, k: int | None) -> tuple[bool
     big = _condition_a_of(ctx, rule, g.site, site_flow(ctx.layers, rule, g.site))
     if big[1] == "pass":
         return found
-    note = grown_note(ctx, g, f"the finding would be {big[1].replace('_', ' ')}: {big[2]}")
+    note = grown_note(ctx, rule, g, rule.phrase("grown_effect", status=big[1].replace("_", " "), detail=big[2]))
     return None, "not_evaluated", f"{found[2]}; {note}", found[3], found[4], found[5]
 
 
@@ -504,61 +520,51 @@ def site_flow(layers: Layers, rule: Rule, site: Site) -> FlowTrace | None:
 
 def _condition_a_of(ctx: StormwaterContext, rule: Rule, site: Site,
                     flow: FlowTrace | None) -> tuple[bool | None, str, str, float, float, Any]:
-    """:func:`condition_a` of one site and its flow paths, as mapped."""
+    """:func:`condition_a` of one site and its flow paths, as mapped (worded by ``rule``'s phrases)."""
     limit = rule.t("impaired_water_distance_ft")
     dist = _impaired_distance(ctx, site)
     if dist is None:
-        return None, "not_evaluated", "no impaired_waters layer given (303(d) / TMDL waters)", np.nan, limit, None
+        return None, "not_evaluated", rule.phrase("no_waters"), np.nan, limit, None
     d, label, line = dist
-    near = f"nearest impaired water {label} at {fixed(d, 0)} ft"
+    near = rule.phrase("nearest", water=label, distance=fixed(d, 0))
     if d <= limit:
-        return True, "review", (f"{near}, within the screening distance of {fmt_num(limit)} ft "
-                                f"(impaired_water_distance_ft): proximity stands in for discharge, a human confirms "
-                                f"the drainage path"), d, limit, line if d > 0 else site.geometry
+        return True, "review", rule.phrase("within", near=near), d, limit, line if d > 0 else site.geometry
     if flow is None:
-        why = ("give a pre-construction DEM (--dem) to trace the downslope flow path" if not ctx.dem_given
-               else "the flow path was not traced")
-        return None, "not_evaluated", (f"{near}, beyond the screening distance of {fmt_num(limit)} ft: discharge not "
-                                       f"analysed; {why}"), d, limit, line
+        why = rule.phrase("give_dem" if not ctx.dem_given else "not_traced")
+        return None, "not_evaluated", rule.phrase("beyond", near=near, why=why), d, limit, line
     maxl = rule.t("max_flow_path_ft")
     cell, max_cell = _dem_cell_ft(ctx), rule.t("max_dem_cell_ft")
     coarse = not cell_within(cell, max_cell)
-    grid = f"; {coarse_cell_note(cell, rule, 'the flow paths are those of the coarse grid')}" if coarse else ""
-    shallow = (f"; {flow.filled} closed depression(s) shallower than {fmt_num(rule.t('min_depression_depth_ft'))} ft "
-               f"(min_depression_depth_ft) filled first" if flow.filled else "")
-    traced = f"downslope flow path (D8 on the DEM, {flow.source_cells} cells of the site{shallow})"
+    grid = f"; {rule.phrase('coarse_cells', cell=cell_text(cell))}" if coarse else ""
+    shallow = f"; {rule.phrase('shallow_filled', count=flow.filled)}" if flow.filled else ""
+    traced = rule.phrase("traced", cells=flow.source_cells, shallow=shallow)
     if flow.reached:
-        return True, "review", (f"the {traced} reaches impaired water {_reached_label(ctx, flow)} after "
-                                f"{fixed(flow.length_ft, 0)} ft ({near} in a straight line){grid}"), \
+        return True, "review", rule.phrase("reached", traced=traced, water=_reached_label(ctx, rule, flow),
+                                           length=fixed(flow.length_ft, 0), near=near, grid=grid), \
             flow.length_ft, maxl, flow.path
     ends = ", ".join(f"{n} {k_}" for k_, n in flow.ends.items())
     if not flow.complete:
-        cut = {"edge": "runs off the DEM (its edge or a nodata cell)",
-               "limit": f"is not followed to its end (stopped at max_flow_path_ft = {fmt_num(maxl)} ft)"}
-        how = " and ".join(cut[k_] for k_ in cut if flow.ends.get(k_)) or cut.get(flow.outcome, flow.outcome)
-        longest = f"; longest path {fixed(flow.length_ft, 0)} ft" if flow.ends.get("limit") else ""
-        return None, "not_evaluated", (f"the {traced} {how} before reaching an impaired water (path ends: "
-                                       f"{ends}{longest}): discharge not shown; {near}{grid}"), \
+        cut = {"edge": rule.phrase("cut_edge"), "limit": rule.phrase("cut_limit")}
+        hit = [cut[k_] for k_ in cut if flow.ends.get(k_)]
+        how = (rule.phrase("cut_both", edge=hit[0], limit=hit[1]) if len(hit) == 2 else hit[0] if hit
+               else cut.get(flow.outcome, flow.outcome))
+        longest = f"; {rule.phrase('longest', length=fixed(flow.length_ft, 0))}" if flow.ends.get("limit") else ""
+        return None, "not_evaluated", rule.phrase("not_followed", traced=traced, how=how, ends=ends, longest=longest,
+                                                  near=near, grid=grid), \
             flow.length_ft, maxl, flow.end_points
     min_depth = rule.t("min_depression_depth_ft")
-    deep = f" at least {fmt_num(min_depth)} ft deep (min_depression_depth_ft)" if min_depth > 0 else ""
-    how = (f"ends in a closed depression{deep} without reaching an impaired water (path ends: {ends}; longest "
-           f"path {fixed(flow.length_ft, 0)} ft); {near}")
+    deep = f" {rule.phrase('deep')}" if min_depth > 0 else ""
+    every = rule.phrase("every", traced=traced, how=rule.phrase("closed", deep=deep, ends=ends, near=near,
+                                                                length=fixed(flow.length_ft, 0)))
     reading = rule.s("undrained_path_end")
     if reading == "not_evaluated":
-        return None, "not_evaluated", f"every {traced} {how}; undrained_path_end=not_evaluated{grid}", flow.length_ft, \
+        return None, "not_evaluated", rule.phrase("undrained_not_evaluated", every=every, grid=grid), flow.length_ft, \
             maxl, flow.end_points
     if coarse:  # a grid too coarse to show a ditch out of the depression: its pass is no promise
-        return None, "not_evaluated", coarse_pass_detail(cell, rule, COARSE_FLOW_HIDDEN, f"every {traced} {how}"), \
-            cell, max_cell, flow.end_points
-    return False, "pass", f"every {traced} {how}; read as no discharge (undrained_path_end=no_discharge)", \
-        flow.length_ft, maxl, flow.end_points
-
-
-COARSE_FLOW_HIDDEN = ("a ditch, swale or culvert channel narrower than a cell that carries the runoff out of a closed "
-                      "depression toward the water can be averaged into the ground beside it, leaving a closed "
-                      "depression that is not there")
-"""What a DEM cell over SWP-002's ``max_dem_cell_ft`` can hide from a pass (the middle of its detail)."""
+        return None, "not_evaluated", rule.phrase("coarse_pass", cell=cell_text(cell), found=every,
+                                                  fix=rule.phrase("finer_dem", **dem_cells.FINER_DEM_NAMES)), cell, max_cell, \
+            flow.end_points
+    return False, "pass", rule.phrase("no_discharge", every=every), flow.length_ft, maxl, flow.end_points
 
 
 def _dem_cell_ft(ctx: StormwaterContext) -> float:
@@ -567,10 +573,10 @@ def _dem_cell_ft(ctx: StormwaterContext) -> float:
     return float(dem.max_cell_size_ft) if dem is not None else float("nan")
 
 
-def _reached_label(ctx: StormwaterContext, flow: FlowTrace) -> str:
+def _reached_label(ctx: StormwaterContext, rule: Rule, flow: FlowTrace) -> str:
     waters = ctx.layers.get_layer("impaired_waters")
     if waters is None or flow.path is None:
-        return "(unnamed)"
+        return rule.phrase("unnamed")
     end = shapely.get_point(flow.path, -1) if flow.path.geom_type == "LineString" else flow.path
     return _water_label(waters, int(np.argmin(shapely.distance(end, waters.geometry.values))))
 
@@ -583,34 +589,50 @@ _CONDITION_RULES = (("A", "SWP-002"), ("B", "SWP-003"), ("C", "SWP-004"))
 """Lockport's Conditions A, B, C and the rules defining them (SWP-007 applies_to=conditions_abc)."""
 
 
-def _conditions(names: Sequence[str]) -> str:
-    """'Condition A (...)' or 'Conditions B and C'."""
-    return f"Condition{'s' if len(names) > 1 else ''} {and_list(list(names))}"
+def _and(rule: Rule, names: Sequence[str]) -> str:
+    """Words joined as a sentence lists them (:func:`~geoconstraints.text.and_list`), the last two by ``rule``'s
+    phrase ``and_list``.
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> _and(load_rulebook("lockport")["SWP-007"], ["A", "B", "C"])
+    'A, B and C'
+    """
+    names = list(names)
+    if len(names) <= 1:
+        return "".join(names)
+    return rule.phrase("and_list", first=", ".join(names[:-1]), last=names[-1])
+
+
+def _conditions(rule: Rule, names: Sequence[str]) -> str:
+    """'Condition A (...)' or 'Conditions B and C' (SWP-007's phrases ``condition`` / ``conditions``)."""
+    return rule.phrase("conditions" if len(names) > 1 else "condition", names=_and(rule, names))
 
 
 def swp007_applies(ctx: StormwaterContext, rule: Rule, site: Site | None) -> tuple[bool | None, str]:
-    """Whether SWP-007 inspections are required for ``site``, from ``applies_to`` and the conditions.
+    """Whether SWP-007 inspections are required for ``site``, from ``applies_to`` and the conditions, and why
+    (SWP-007's phrases; the reason a condition is met or not is that of the rule deciding it, in its phrases).
 
     ``all_land_development`` (Vestal): every land development activity (SWP-001).
     ``conditions_abc`` (Lockport): only when Condition A, B or C applies. ``None`` when unknown.
     """
     applies_to = rule.p("applies_to")
     if site is None:
-        return None, "no disturbance layer given"
+        return None, rule.phrase("no_disturbance")
     rb = ctx.rulebook
-    acres = site.acres
+    acres = fixed(site.acres)
     k = _site_index(ctx, site)
     if applies_to == "all_land_development":
         r1 = _rule_or_none(rb, "SWP-001")
         if r1 is None:
-            return True, "the rulebook has no SWP-001; inspections taken as required"
+            return True, rule.phrase("no_development_rule")
         ok, _st, why = land_development_at(ctx, r1, k)
         if ok:
-            return True, f"land development activity ({fixed(acres)} acres; {why}); applies_to=all_land_development"
+            return True, rule.phrase("land_development", acres=acres, why=why)
         if ok is None:
-            return None, f"{fixed(acres)} acres, {why}; applies_to=all_land_development"
-        return False, (f"not a land development activity ({fixed(acres)} acres; {why}), so no inspections "
-                       f"are required (applies_to=all_land_development)")
+            return None, rule.phrase("land_development_unknown", acres=acres, why=why)
+        return False, rule.phrase("not_land_development", acres=acres, why=why)
     if applies_to == "conditions_abc":
         met: list[str] = []
         unknown: list[str] = []
@@ -620,8 +642,7 @@ def swp007_applies(ctx: StormwaterContext, rule: Rule, site: Site | None) -> tup
             applies: bool | None
             why = ""
             if r is None:  # undecided, never "does not apply": the rule deciding it is not in this rulebook
-                applies, why = None, (f"the rulebook has no {rid}, the rule defining Condition {cond}, so whether "
-                                      f"it applies is not known")
+                applies, why = None, rule.phrase("no_condition_rule", rid=rid, condition=cond)
             elif cond == "A":
                 applies, _st, why, *_ = condition_a(ctx, r, k)
             elif cond == "B":
@@ -633,12 +654,14 @@ def swp007_applies(ctx: StormwaterContext, rule: Rule, site: Site | None) -> tup
             else:
                 (met if applies else no).append(cond)
         if met:
-            return True, f"Condition {', '.join(met)} applies (applies_to=conditions_abc)"
+            return True, rule.phrase("conditions_met", conditions=", ".join(met))
         if unknown:
-            return None, (f"{_conditions(no)} {'does' if len(no) == 1 else 'do'} not apply and " if no else "") + (
-                f"{_conditions(unknown)} could not be decided (applies_to=conditions_abc)")
-        return False, ("none of Conditions A, B, C applies, so inspections are not required "
-                       "(applies_to=conditions_abc)")
+            undecided = rule.phrase("undecided", conditions=_conditions(rule, unknown))
+            if not no:
+                return None, undecided
+            return None, rule.phrase("not_apply_one" if len(no) == 1 else "not_apply_many",
+                                     conditions=_conditions(rule, no), undecided=undecided)
+        return False, rule.phrase("no_condition")
     raise RulebookError(f"rule SWP-007 in rulebook {rule.rulebook!r}: param applies_to={applies_to!r} is not "
                         f"all_land_development or conditions_abc")
 
@@ -648,7 +671,39 @@ def swp007_applies(ctx: StormwaterContext, rule: Rule, site: Site | None) -> tup
 
 def _no_site(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
     return rule.findings("not_evaluated", subject_layer="disturbance", subject_id=SUBJECT, crs=ctx.crs,
-                         detail="no disturbance layer and no landings or haul roads given")
+                         detail=rule.phrase("no_site"))
+
+
+def _site_detail(ctx: StormwaterContext, rule: Rule, site: Site) -> str:
+    """What site ``site`` is made of and its acres, worded by ``rule``'s phrases (SWP-001, SWP-003, SWP-004):
+    the disturbance polygons' union and the landings and haul roads connected to it, or the harvest plan's
+    landings and haul roads, as :func:`~geoconstraints.geometry.phasing.build_sites` measured them (the
+    words of its ``Site.detail``, from the site's members)."""
+    m = site.members
+    if m is None:
+        return site.detail
+    kind = m["kind"].to_numpy()
+    fp = ctx.footprints
+    labels = {str(x) for x in m["feature_id"][kind != "disturbance"]}
+    mine = np.array([f"{k.replace('_', ' ')} {i}" in labels for k, i in zip(fp["kind"], fp["feature_id"])], dtype=bool)
+    nl = int((kind == "landing").sum())
+    roads = fp[mine & (fp["kind"] == "haul_road").to_numpy()]
+    bits = []
+    if nl:
+        bits.append(rule.phrase("site_landings", count=nl))
+    if len(roads):
+        sw6 = ctx.rulebook.rules["SWP-006"]
+        bits.append(rule.phrase("site_roads", length=fixed(float(roads["length_ft"].sum()), 0),
+                                width=fixed(sw6.t("haul_road_width_ft"), 0)))
+    footprints = rule.phrase("site_landings_roads", landings=bits[0], roads=bits[1]) if len(bits) == 2 else "".join(bits)
+    if site.dated:
+        d = m.geometry.values[kind == "disturbance"]
+        out = rule.phrase("site_union", count=len(d), acres=fixed(union_acres(d)[1]))
+        if bits:
+            out += "; " + rule.phrase("site_connected", footprints=footprints, acres=fixed(site.acres))
+        return out + "; " + rule.phrase("site_overlaps")
+    out = rule.phrase("site_harvest", footprints=footprints, acres=fixed(site.acres))
+    return out + ("; " + rule.phrase("site_unconnected") if ctx.disturbance is not None else "")
 
 
 def _sites_frame(ctx: StormwaterContext, rule: Rule, status: Sequence[str], detail: Sequence[str], *,
@@ -668,7 +723,7 @@ def check_swppp_required(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame
         return _no_site(ctx, rule)
     found = [land_development_at(ctx, rule, k) for k in range(len(ctx.sites))]  # at most two sites
     status = [st for _ok, st, _why in found]
-    detail = [f"{s.detail}; {why}" for s, (_ok, _st, why) in zip(ctx.sites, found)]
+    detail = [f"{_site_detail(ctx, rule, s)}; {why}" for s, (_ok, _st, why) in zip(ctx.sites, found)]
     return _sites_frame(ctx, rule, status, detail, threshold=rule.t("min_disturbed_acres"))
 
 
@@ -692,7 +747,7 @@ def check_condition_b(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
         return _no_site(ctx, rule)
     found = [condition_b_at(ctx, rule, k) for k in range(len(ctx.sites))]  # at most two sites
     status = [{True: "review", False: "pass", None: "not_evaluated"}[b] for b, _note in found]
-    detail = [s.detail + (f"; {note}" if note else "") for s, (_b, note) in zip(ctx.sites, found)]
+    detail = [_site_detail(ctx, rule, s) + (f"; {note}" if note else "") for s, (_b, note) in zip(ctx.sites, found)]
     return _sites_frame(ctx, rule, status, detail, threshold=rule.t("min_acres"))
 
 
@@ -703,32 +758,45 @@ def check_condition_c(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
         return _no_site(ctx, rule)
     found = [condition_c_at(ctx, rule, k) for k in range(len(ctx.sites))]  # at most two sites
     status = [st for _ok, st, _why in found]
-    detail = [why if st == "pass" else f"{s.detail}; {why}" for s, (_ok, st, why) in zip(ctx.sites, found)]
+    detail = [why if st == "pass" else f"{_site_detail(ctx, rule, s)}; {why}" for s, (_ok, st, why) in zip(ctx.sites, found)]
     return _sites_frame(ctx, rule, status, detail, threshold=rule.t("min_acres"))
 
 
-def _assumed_dates(sp: SitePhasing, ph: Phasing) -> str:
+def _assumed_dates(rule: Rule, sp: SitePhasing, ph: Phasing) -> str:
     """What SWP-005 assumed of the landings and haul roads missing a date (:attr:`SitePhasing.filled`):
-    the date filled in, and only that."""
+    the date filled in, and only that (``rule``'s phrases ``assumed_<date filled>_one`` / ``_many``)."""
     out = ""
     for kind in ("both", "stabilized", "start"):
         ids = [i for i in sp.assumed if sp.filled.get(i, "both") == kind]
         if not ids:
             continue
-        carry, are, their = ("carries", "is", "its") if len(ids) == 1 else ("carry", "are", "their")
-        out += f"; {id_list(ids)} {carry} " + {
-            "both": (f"no start / stabilized date and {are} assumed disturbed for the whole project, "
-                     f"{day_text(ph.start)} to {day_text(ph.end)} (give {their} dates to narrow this)"),
-            "stabilized": (f"a start date but no stabilized date and {are} assumed disturbed from {their} start until "
-                           f"the project's last stabilisation, {day_text(ph.end)} (give {their} stabilized date"
-                           f"{'s' if len(ids) > 1 else ''} to narrow this)"),
-            "start": (f"a stabilized date but no start date and {are} assumed disturbed from the project's first "
-                      f"start, {day_text(ph.start)}, until {their} stabilisation (give {their} start date"
-                      f"{'s' if len(ids) > 1 else ''} to narrow this)")}[kind]
+        out += "; " + rule.phrase(f"assumed_{kind}_{'one' if len(ids) == 1 else 'many'}", ids=id_list(ids),
+                                  start=day_text(ph.start), end=day_text(ph.end))
     return out
 
 
-def _grown_peak(ctx: StormwaterContext, k: int, limit: float) -> str:
+def _no_peak(rule: Rule, site: Site, sp: SitePhasing | None) -> str:
+    """Why site ``site`` has no phasing (``sp.phasing`` None), in ``rule``'s (SWP-005's) phrases: the reason
+    :func:`~geoconstraints.geometry.phasing.site_phasing` found (its ``why``), read again from the site's
+    members."""
+    m = site.members
+    if sp is None:
+        return rule.phrase("not_measured")
+    if m is None or not len(m):
+        return rule.phrase("nothing_to_phase")
+    part = m[m["kind"] == "disturbance"]
+    if len(part):
+        d = phasing_dates(part, what="layer disturbance")
+        if not d.complete:
+            return rule.phrase("no_dates") if len(d.undated) == len(part) else rule.phrase("undated", ids=id_list(d.undated))
+    return rule.phrase("none_dated", layer=site.layer)
+
+
+def _periods(rule: Rule, periods: Sequence[tuple[Any, Any]]) -> str:
+    return "; ".join(rule.phrase("period", start=day_text(a), end=day_text(b)) for a, b in periods)
+
+
+def _grown_peak(ctx: StormwaterContext, rule: Rule, k: int, limit: float) -> str:
     """Why a peak within ``limit`` is not shown to be where site ``k``'s landings are mapped as points or its
     haul roads as lines: the peak with them at their largest size is over it, or cannot be measured (the
     note); ``""`` where it is within it too."""
@@ -738,14 +806,13 @@ def _grown_peak(ctx: StormwaterContext, k: int, limit: float) -> str:
     try:
         sp = site_phasing(g.site)
     except InputError as e:  # a landing joining the project at that size with dates outside the project's
-        sp = SitePhasing(None, str(e))
+        return grown_note(ctx, rule, g, rule.phrase("grown_unmeasured", why=str(e)))
     if sp.phasing is None:
-        return grown_note(ctx, g, f"the peak could not be measured ({sp.why})")
+        return grown_note(ctx, rule, g, rule.phrase("grown_unmeasured", why=_no_peak(rule, g.site, sp)))
     if sp.phasing.peak_acres <= limit + AREA_TOL_ACRES:
         return ""
-    when = "; ".join(f"{day_text(a)} to {day_text(b)}" for a, b in sp.phasing.peak_periods)
-    return grown_note(ctx, g, f"the peak would be {fixed(sp.phasing.peak_acres)} acres ({when}), more than "
-                              f"{fmt_num(limit)} acres")
+    return grown_note(ctx, rule, g, rule.phrase("grown_over", acres=fixed(sp.phasing.peak_acres),
+                                                when=_periods(rule, sp.phasing.peak_periods)))
 
 
 @check("SWP-005")
@@ -754,34 +821,32 @@ def check_phasing(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
 
     Landings and haul roads count ("landing areas and log haul roads are subject to this law");
     those without dates are assumed disturbed for the site's whole span and the finding says so.
-    A site with no date at all is ``not_evaluated``.
+    A site with no date at all is ``not_evaluated``. Every sentence is one of the rule's phrases.
     """
     limit = rule.t("max_concurrent_acres")
     if not ctx.sites:
         return rule.findings("not_evaluated", subject_layer="disturbance", subject_id=SUBJECT, threshold=limit,
-                             unit="acres", crs=ctx.crs, detail="no disturbance layer and no landings or haul roads given")
+                             unit="acres", crs=ctx.crs, detail=rule.phrase("no_site"))
     rows = FindingRows(rule, ctx.crs)
     for k, site in enumerate(ctx.sites):  # at most two sites
         sp = ctx.phasings[k] if k < len(ctx.phasings) else None
         at: dict[str, Any] = {"subject_layer": site.layer, "subject_id": site.id, "threshold": limit, "unit": "acres"}
         if sp is None or sp.phasing is None:
-            rows.add("not_evaluated", **at, detail=(f"{sp.why if sp is not None else 'phasing not measured'}; "
-                                                    f"{fixed(site.acres)} acres disturbed in all"))
+            rows.add("not_evaluated", **at, detail=f"{_no_peak(rule, site, sp)}; "
+                                                   f"{rule.phrase('in_all', acres=fixed(site.acres))}")
             continue
         ph = sp.phasing
-        when = "; ".join(f"{day_text(a)} to {day_text(b)}" for a, b in ph.peak_periods) or "never"
-        detail = (f"at its peak from {when} ({', '.join(ph.peak_ids) or 'none'} disturbed); a polygon counts as "
-                  f"disturbed from its start date up to the day before its stabilized date; overlapping phases "
-                  f"counted once; series in disturbance_timeline")
+        detail = rule.phrase("peak", when=_periods(rule, ph.peak_periods) or rule.phrase("never"),
+                             ids=", ".join(ph.peak_ids) or rule.phrase("none"))
         if sp.assumed:
-            detail += _assumed_dates(sp, ph)
+            detail += _assumed_dates(rule, sp, ph)
         over = ph.peak_acres > limit + AREA_TOL_ACRES
         if over and ctx.approved_swppp:
-            status, detail = "info", detail + "; the phasing is stated to follow an approved SWPPP"
+            status, detail = "info", f"{detail}; {rule.phrase('approved')}"
         else:
             status = "violation" if over else "pass"
         if status == "pass" and not ctx.approved_swppp:  # (under an approved SWPPP a larger peak is lawful too)
-            big = _grown_peak(ctx, k, limit)
+            big = _grown_peak(ctx, rule, k, limit)
             if big:
                 status, detail = "review", f"{detail}; {big}"
         rows.add(status, **at, measured=ph.peak_acres, geometry=ph.peak_geometry, detail=detail)
@@ -794,28 +859,22 @@ def _logging_exemption(ctx: StormwaterContext, rule: Rule, exemptions: dict[str,
     logging_exempt = rule.p("logging_exempt")
     harvest = [r for r in ("harvest_area", "landings", "haul_roads") if ctx.layers.get_layer(r) is not None]
     fp = ctx.footprints
-    counted = (f"landing areas and log haul roads are subject to the law and counted as disturbance: "
-               f"{fixed(ctx.footprint_acres)} acres ({int((fp['kind'] == 'landing').sum())} landing(s), "
-               f"{fixed(float(fp.loc[fp['kind'] == 'haul_road', 'length_ft'].sum()), 0)} ft of haul road); "
-               f"the harvest area itself is not in the disturbance count")
+    counted = rule.phrase("counted", acres=fixed(ctx.footprint_acres), landings=int((fp["kind"] == "landing").sum()),
+                          length=fixed(float(fp.loc[fp["kind"] == "haul_road", "length_ft"].sum()), 0))
     whole = _grown_whole(ctx)
     if whole is not None:  # the acres counted rest on the sizes of point landings and the widths of haul roads
-        counted += "; " + grown_note(ctx, whole, f"they would disturb {fixed(whole.site.acres)} acres, not "
-                                                 f"{fixed(ctx.footprint_acres)}")
+        counted += "; " + grown_note(ctx, rule, whole, rule.phrase("grown_effect", acres=fixed(whole.site.acres),
+                                                                   counted=fixed(ctx.footprint_acres)))
     cite = f" ({exemptions[log_key]['citation']})" if log_key else ""
     at: dict[str, Any] = {"subject_layer": "harvest plan", "subject_id": "logging"}
     where: dict[str, Any] = {**at, "geometry": shapely.union_all(fp.geometry.values) if len(fp) else None,
                              "measured": ctx.footprint_acres, "unit": "acres"}
     if not harvest:
-        rows.add("info", **at, detail=f"no harvest_area, landings or haul_roads given: the logging exemption{cite} "
-                                      f"was not considered")
+        rows.add("info", **at, detail=rule.phrase("no_harvest", cite=cite))
     elif logging_exempt == "timber_management_plan_only":
-        rows.add("review", **where, detail=(
-            f"logging is exempt only under a timber management plan prepared or approved by the county soil and "
-            f"water conservation district or the DEC{cite} (a town timber harvesting licence is not such a plan): "
-            f"confirm the plan, otherwise the harvest's soil disturbance is not exempt; {counted}"))
+        rows.add("review", **where, detail=rule.phrase("timber_plan_only", cite=cite, counted=counted))
     elif logging_exempt == "silviculture_except_landings_haul_roads":
-        rows.add("info", **where, detail=f"silvicultural activity is exempt{cite}, except that {counted}")
+        rows.add("info", **where, detail=rule.phrase("silviculture", cite=cite, counted=counted))
     else:
         raise RulebookError(f"rule SWP-006 in rulebook {rule.rulebook!r}: param logging_exempt={logging_exempt!r} "
                             f"is not timber_management_plan_only or silviculture_except_landings_haul_roads")
@@ -839,7 +898,8 @@ def _grown_whole(ctx: StormwaterContext) -> GrownSite | None:
 
 @check("SWP-006")
 def check_exemptions(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
-    """SWP-006: which exemptions apply; landings and log haul roads are never exempt."""
+    """SWP-006: which exemptions apply; landings and log haul roads are never exempt (every sentence one of the
+    rule's phrases)."""
     rows = FindingRows(rule, ctx.crs)
     exemptions = {e["key"]: e for e in rule.p("exemptions")}
     log_key = next((k for k in ("silviculture", "logging_under_timber_plan") if k in exemptions), None)
@@ -852,14 +912,12 @@ def check_exemptions(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
         for fid, use, geom in zip(d["feature_id"][hit], uses[hit], d.geometry.values[hit.to_numpy()]):
             e = exemptions[use]
             claimed.add(use)
-            rows.add("info", subject_layer="disturbance", subject_id=fid, geometry=geom, detail=(
-                f"use {use} matches the exemption '{e['text']}' ({e['citation']}): exempt only if the facts bear "
-                f"it out (a human confirms); the polygon is still counted in the acreage"
-                + ("; construction at an agricultural property is not agricultural activity (it is only "
-                   "excluded from Condition C)" if use == "agricultural" else "")))
+            note = "; " + rule.phrase("agricultural_note") if use == "agricultural" else ""
+            rows.add("info", subject_layer="disturbance", subject_id=fid, geometry=geom,
+                     detail=rule.phrase("use_matches", use=use, text=e["text"], citation=e["citation"]) + note)
     rest = [f"{e['key']} ({e['citation']})" for k, e in exemptions.items() if k not in claimed and k != log_key]
     rows.add("info", subject_layer="disturbance", subject_id="other exemptions",
-             detail=f"not shown by the layers, to confirm with the applicant: {', '.join(rest)}")
+             detail=rule.phrase("other_exemptions", others=", ".join(rest)))
     return rows.frame()
 
 
@@ -907,9 +965,12 @@ def _qualification_unstated(ctx: StormwaterContext, rule: Rule, sch: pd.DataFram
         unstated = [d for d in days if d not in stated]
         if unstated:
             status[i] = "not_evaluated"
-            detail[i] += (f"; {rule.citation} requires inspections by a qualified professional, and the log does not "
-                          f"state whether the inspector on {and_list(unstated)} is one (its qualified column: yes or "
-                          f"no), so this is met only if so")
+            detail[i] += "; " + rule.phrase("qualification_unstated", citation=rule.citation, days=_and(rule, unstated))
+
+
+def _inspector(rule: Rule, names: pd.Series) -> pd.Series:
+    """The inspector of each inspection, ``inspector_unstated`` (SWP-007's phrase) where the log gives none."""
+    return names.where(names.str.strip() != "", rule.phrase("inspector_unstated"))
 
 
 def _not_counted(ctx: StormwaterContext, rule: Rule, subj: str) -> gpd.GeoDataFrame:
@@ -918,18 +979,17 @@ def _not_counted(ctx: StormwaterContext, rule: Rule, subj: str) -> gpd.GeoDataFr
     log, ph = ctx.inspections_log, ctx.phasing
     assert log is not None and ph is not None
     no = log[(qualifications(log) == QUALIFIED_NO) & (log["date"] >= ph.start) & (log["date"] <= ph.end)]
-    who = no["inspector"].where(no["inspector"].str.strip() != "", "inspector not stated")
-    return rule.findings("info", subject_layer=subj, subject_id=("inspection " + _d(no["date"]) + " not counted").tolist(),
-                         detail=("inspection logged " + _d(no["date"]) + " (" + who + ") is not counted: the log states "
-                                 f"the inspector is not a qualified professional, and {rule.citation} requires one"
-                                 ).tolist(), crs=ctx.crs)
+    days = _d(no["date"])
+    return rule.findings("info", subject_layer=subj, subject_id=("inspection " + days + " not counted").tolist(),
+                         detail=[rule.phrase("not_counted", date=d, inspector=w, citation=rule.citation)
+                                 for d, w in zip(days, _inspector(rule, no["inspector"]))], crs=ctx.crs)
 
 
 def _inspection_log_frame(ctx: StormwaterContext, rule: Rule, sch: pd.DataFrame, subj: str) -> gpd.GeoDataFrame:
     """One finding per logged interval inspection and per too-long gap (the gap rule), and one per
-    storm inspection (met by a logged one in its window, or missed). Where the rule requires a
-    qualified professional (:func:`qualified_inspector_required`), one met with an inspection whose
-    inspector's qualification the log does not state is ``not_evaluated``, and each inspection stated
+    storm inspection (met by a logged one in its window, or missed), worded by SWP-007's phrases. Where the
+    rule requires a qualified professional (:func:`qualified_inspector_required`), one met with an inspection
+    whose inspector's qualification the log does not state is ``not_evaluated``, and each inspection stated
     not by one is listed as not counted."""
     ph = ctx.phasing
     assert ph is not None
@@ -939,25 +999,33 @@ def _inspection_log_frame(ctx: StormwaterContext, rule: Rule, sch: pd.DataFrame,
     nxt = sch["next_inspection"] if "next_inspection" in sch else pd.Series(pd.NaT, index=sch.index)
     gap_end = _d(nxt.fillna(ph.end))
     prev = _d(sch["window_start"])
-    labels = np.where(weekly, np.where(met, "inspection " + _d(sch["inspection_date"]),
-                                       "gap from " + prev + " to " + gap_end),
+    done = _d(sch["inspection_date"])
+    labels = np.where(weekly, np.where(met, "inspection " + done, "gap from " + prev + " to " + gap_end),
                       "storm of " + _d(sch["trigger_date"]))
-    insp = sch["inspector"].where(sch["inspector"].str.strip() != "", "inspector not stated")
+    insp = _inspector(rule, sch["inspector"])
     required = qualified_inspector_required(rule)
     if required:
-        insp = insp + np.where(sch["inspector_qualified"] == QUALIFIED_YES, ", stated a qualified professional", "")
-    after = np.where((sch["window_start"] == ph.start).to_numpy(), "the start of disturbance on ",
-                     "the previous inspection on ") + prev
-    days = sch["gap_days"].map(lambda v: "" if pd.isna(v) else f"{int(v)}") if "gap_days" in sch else ""
-    ends_at = np.where(nxt.isna().to_numpy(), "the stabilisation date " + gap_end, "the next inspection " + gap_end)
-    w_met = "inspection logged " + _d(sch["inspection_date"]) + " (" + insp + "), " + days + " days after " + after
-    w_missed = ("no inspection for " + days + " days, from " + after + " to " + ends_at + f" (more than {fmt_num(step)} "
-                "days; one was due by " + _d(sch["due"]) + ")")
-    win = _d(sch["window_start"]) + " to " + _d(sch["window_end"])
-    rain = sch["precip_in"].map(lambda v: "" if pd.isna(v) else f"{v:.2f}") + " in; "
-    s_met = rain + "inspection logged " + _d(sch["inspection_date"]) + " (" + insp + "), within " + win
-    s_missed = rain + "no logged inspection from " + win
-    detail = np.where(weekly, np.where(met, w_met, w_missed), np.where(met, s_met, s_missed)).astype(object)
+        insp = insp + np.where(sch["inspector_qualified"] == QUALIFIED_YES, ", " + rule.phrase("stated_qualified"), "")
+    first = (sch["window_start"] == ph.start).to_numpy()
+    after = [rule.phrase("after_start" if f else "after_previous", date=d) for f, d in zip(first, prev)]
+    days = (sch["gap_days"].map(lambda v: "" if pd.isna(v) else f"{int(v)}") if "gap_days" in sch
+            else pd.Series("", index=sch.index))
+    ends_at = [rule.phrase("ends_stabilisation" if n else "ends_next", date=d) for n, d in zip(nxt.isna(), gap_end)]
+    win_end, due = _d(sch["window_end"]), _d(sch["due"])
+    rain = sch["precip_in"].map(lambda v: "" if pd.isna(v) else f"{v:.2f}")
+    detail = np.empty(len(sch), dtype=object)
+    for i in range(len(sch)):
+        if weekly[i] and met[i]:
+            detail[i] = rule.phrase("weekly_met", date=done.iloc[i], inspector=insp.iloc[i], days=days.iloc[i],
+                                    after=after[i])
+        elif weekly[i]:
+            detail[i] = rule.phrase("weekly_missed", days=days.iloc[i], after=after[i], ends=ends_at[i],
+                                    due=due.iloc[i])
+        elif met[i]:
+            detail[i] = rule.phrase("storm_met", rain=rain.iloc[i], date=done.iloc[i], inspector=insp.iloc[i],
+                                    start=prev.iloc[i], end=win_end.iloc[i])
+        else:
+            detail[i] = rule.phrase("storm_missed", rain=rain.iloc[i], start=prev.iloc[i], end=win_end.iloc[i])
     measured = np.where(weekly, pd.to_numeric(sch.get("gap_days", np.nan), errors="coerce"), sch["precip_in"])
     status = np.where(met, "pass", "violation").astype(object)
     if required:
@@ -975,42 +1043,39 @@ def _inspection_schedule(ctx: StormwaterContext, rule: Rule, rows: FindingRows, 
     thr = rule.t("storm_threshold_in")
     if ctx.rainfall is None:
         rows.add("not_evaluated", subject_layer=subj, subject_id="storm inspections", threshold=thr, unit="in",
-                 detail="no rainfall series given (--rainfall), so inspections after storm events are not "
-                        "scheduled or checked")
+                 detail=rule.phrase("no_rainfall"))
     if ctx.inspections_log is not None:
         return
     who = str(rule.p("inspector")).replace("_", " ")
     nw, ns = int((sch["reason"] == "weekly").sum()), int((sch["reason"] == "storm").sum())
-    storms = (f"{ns} after storm events of {fmt_num(thr)} in or more (storm_event={rule.s('storm_event')})"
-              if ctx.rainfall is not None else "storm inspections not scheduled (no rainfall)")
-    step = fmt_num(rule.t("inspection_interval_days"))
-    rows.add("info", subject_layer=subj, subject_id="schedule", measured=len(sch), unit="count", detail=(
-        f"{len(sch)} inspections required by the {who} from {day_text(ph.start)} to {day_text(ph.end)}: at least {nw} "
-        f"with no more than {step} days between consecutive inspections (listed on the latest days they may fall) "
-        f"and {storms}; {why}; no inspection log given, so none is checked; list in inspections"))
+    storms = (rule.phrase("storms", count=ns, storm_threshold_in=fmt_num(thr)) if ctx.rainfall is not None
+              else rule.phrase("storms_unscheduled"))
+    rows.add("info", subject_layer=subj, subject_id="schedule", measured=len(sch), unit="count", detail=rule.phrase(
+        "schedule", count=len(sch), who=who, start=day_text(ph.start), end=day_text(ph.end), weekly=nw,
+        inspection_interval_days=fmt_num(rule.t("inspection_interval_days")), storms=storms, why=why))
 
 
 @check("SWP-007")
 def check_inspections(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
-    """SWP-007: required inspections at the interval and after storms; the log checked against them."""
+    """SWP-007: required inspections at the interval and after storms; the log checked against them (every
+    sentence one of the rule's phrases, and the reason a condition applies one of its rule's)."""
     subj = "inspections"
     rows = FindingRows(rule, ctx.crs)
     for s in ctx.sites:  # activities other than the disturbance project (the harvest plan's landings and roads)
         if not s.dated and swp007_applies(ctx, rule, s)[0] is not False:
-            rows.add("not_evaluated", subject_layer=subj, subject_id=s.id, detail=(
-                f"{s.layer} {s.id}: the inspections it needs are not scheduled or checked here (the inspection "
-                f"period and the log are those of the disturbance layer's phasing)"))
+            rows.add("not_evaluated", subject_layer=subj, subject_id=s.id,
+                     detail=rule.phrase("other_site", layer=s.layer, id=s.id))
     applies, why = swp007_applies(ctx, rule, ctx.project)
     dates = ctx.dates
     if applies is False:
-        rows.add("pass", subject_layer=subj, subject_id="schedule", detail=f"not required: {why}")
+        rows.add("pass", subject_layer=subj, subject_id="schedule", detail=rule.phrase("not_required", why=why))
     elif applies is None:
         rows.add("not_evaluated", subject_layer=subj, subject_id="schedule", detail=why)
     elif dates is None or not dates.complete:
-        missing = "no start / stabilized dates" if dates is None or not dates.has_fields else (
-            f"polygons {id_list(dates.undated)} have no start or stabilized date")
+        missing = (rule.phrase("no_dates") if dates is None or not dates.has_fields else
+                   rule.phrase("undated", ids=id_list(dates.undated)))
         rows.add("not_evaluated", subject_layer=subj, subject_id="schedule",
-                 detail=f"{missing}, so the inspection period is unknown; {why}")
+                 detail=rule.phrase("period_unknown", missing=missing, why=why))
     else:
         _inspection_schedule(ctx, rule, rows, subj, why)
         sch, ph = ctx.schedule, ctx.phasing
@@ -1018,48 +1083,51 @@ def check_inspections(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
             if not (sch["reason"] == "weekly").any():  # none logged in a period no longer than the interval
                 step, days = rule.t("inspection_interval_days"), int((ph.end - ph.start).days)
                 rows.add("pass", subject_layer=subj, subject_id="schedule", measured=days, threshold=step, unit="days",
-                         detail=(f"no interval inspection was due: {days} days from the start of disturbance on "
-                                 f"{day_text(ph.start)} to the stabilisation date {day_text(ph.end)}, not more than "
-                                 f"{fmt_num(step)} days (no inspection logged in them); {why}"))
+                         detail=rule.phrase("nothing_due", days=days, start=day_text(ph.start), end=day_text(ph.end),
+                                            inspection_interval_days=fmt_num(step), why=why))
             logged = [_inspection_log_frame(ctx, rule, sch, subj)] if len(sch) else []
             return concat_findings([rows.frame(), *logged], ctx.crs)
     return rows.frame()
 
 
 def _checklist(rule: Rule) -> list[tuple[str, str]]:
-    """(subject, text) of each checklist item the rulebook's numbers give."""
+    """(subject, text) of each checklist item the rulebook's numbers give, worded by SWP-008's phrases.
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> dict(_checklist(load_rulebook("lockport")["SWP-008"]))["SMO deadlines"]
+    'stormwater management officer: 45 days to recommendation; 45 days to decision'
+    """
     th = rule.thresholds
     out: list[tuple[str, str]] = []
     if "site_map_scale_ft_per_in" in th:
-        out.append(("site map", (f"SWPPP site map at a scale no smaller than 1 inch = "
-                                f"{fmt_num(th['site_map_scale_ft_per_in'])} ft")))
+        out.append(("site map", rule.phrase("site_map", site_map_scale_ft_per_in=fmt_num(th["site_map_scale_ft_per_in"]))))
     if "sediment_trap_cleanout_pct" in th:
-        out.append(("sediment traps", (f"sediment removed from traps and ponds when their design capacity is reduced "
-                                      f"by {fmt_num(th['sediment_trap_cleanout_pct'])} %")))
+        out.append(("sediment traps", rule.phrase("sediment_traps",
+                                                  sediment_trap_cleanout_pct=fmt_num(th["sediment_trap_cleanout_pct"]))))
     if "notice_hours" in th:
         stages = ", ".join(str(s).replace("_", " ") for s in rule.p("notice_stages", []))
-        to = str(rule.p("notice_to", "the town")).replace("_", " ")
-        out.append(("notice", f"{fmt_num(th['notice_hours'])} hours' notice to the {to} before: {stages}"))
-    smo = [f"{fmt_num(th[k])} days to {k.split('_')[1]}" for k in ("smo_recommendation_days", "smo_decision_days")
-           if k in th]
+        to = str(rule.p("notice_to", "town")).replace("_", " ")
+        out.append(("notice", rule.phrase("notice", notice_hours=fmt_num(th["notice_hours"]), to=to, stages=stages)))
+    smo = [rule.phrase(k.removesuffix("_days"), **{k: fmt_num(th[k])})
+           for k in ("smo_recommendation_days", "smo_decision_days") if k in th]
     if smo:
-        out.append(("SMO deadlines", "stormwater management officer: " + "; ".join(smo)))
+        out.append(("SMO deadlines", rule.phrase("smo_deadlines", deadlines="; ".join(smo))))
     if "first_offence_max_fine_usd" in th:
-        jail = (f"{fmt_num(th['max_jail_days'])} days" if "max_jail_days" in th else
-                f"{fmt_num(th['max_jail_months'])} months" if "max_jail_months" in th else "as the law provides")
-        window = (f" within {fmt_num(th['repeat_offence_window_months'] / 12)} years"
+        jail = (rule.phrase("jail_days", max_jail_days=fmt_num(th["max_jail_days"])) if "max_jail_days" in th else
+                rule.phrase("jail_months", max_jail_months=fmt_num(th["max_jail_months"])) if "max_jail_months" in th
+                else rule.phrase("jail_unstated"))
+        window = (" " + rule.phrase("repeat_window", years=fmt_num(th["repeat_offence_window_months"] / 12))
                   if "repeat_offence_window_months" in th else "")
-        usd = {k: f"${th.get(k, 0):,.0f}" for k in ("first_offence_max_fine_usd", "second_offence_min_fine_usd",
-                                                    "second_offence_max_fine_usd", "third_offence_min_fine_usd",
-                                                    "third_offence_max_fine_usd")}
-        out.append(("penalties", (
-            f"first offence fine up to {usd['first_offence_max_fine_usd']}; second {usd['second_offence_min_fine_usd']} "
-            f"to {usd['second_offence_max_fine_usd']}; third {usd['third_offence_min_fine_usd']} to "
-            f"{usd['third_offence_max_fine_usd']}{window}; imprisonment up to {jail}; each week's continued violation "
-            f"is a separate violation")))
+        usd = {k: f"{th.get(k, 0):,.0f}" for k in ("first_offence_max_fine_usd", "second_offence_min_fine_usd",
+                                                  "second_offence_max_fine_usd", "third_offence_min_fine_usd",
+                                                  "third_offence_max_fine_usd")}
+        out.append(("penalties", rule.phrase("penalties", **usd, window=window, jail=jail)))
     prep = rule.p("swppp_preparer", None)
     if prep:
-        out.append(("SWPPP preparer", "prepared by: " + ", ".join(str(p).replace("_", " ") for p in prep)))
+        out.append(("SWPPP preparer", rule.phrase("preparer", preparers=", ".join(str(p).replace("_", " ")
+                                                                                  for p in prep))))
     return out
 
 

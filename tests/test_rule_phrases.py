@@ -134,3 +134,37 @@ def test_the_shipped_phrases_of_a_worded_rule_are_read_from_vestal(rid) -> None:
     rule = load_rulebook("vestal")[rid]
     for key, template in rule.phrases.items():
         assert template.strip() and not template.startswith("["), (rid, key)
+
+
+ABSENT = ("HRV-001", "HRV-003", "HRV-012", "HRV-013", "HRV-024", "HRV-025", "HRV-026", "HRV-027")
+"""The rules worded before round 25 whose "no ... layer given" sentence became their phrases ``no_layer``,
+``empty_layer`` (and HRV-012/013's ``no_stream``)."""
+
+
+def test_a_layer_not_given_empty_or_with_no_stream_is_said_in_each_rules_words(tmp_path) -> None:
+    # before: harvest._absent wrote these sentences itself for these rules (in code, whatever the rulebook said)
+    marked = _marked(tmp_path, ABSENT, "absent")
+    # a plan needs one layer: the skid trails alone, then the harvest areas alone; given but empty alike
+    rest = ("landings", "haul_roads", "streams", "roads", "parcels", "dwellings")
+    none, empty = dict.fromkeys(rest), {k: layer([], []) for k in rest}
+    ditch = layer(["S1"], [LineString([(200, -100), (200, 1100)])], waterway=["dam"])  # OSM: not_stream
+    scenes = {"trails alone": scene(**none, harvest_area=None), "areas alone": scene(**none, skid_trails=None),
+              "trails, the rest empty": scene(**empty, harvest_area=layer([], [])),
+              "areas, the rest empty": scene(**empty, skid_trails=layer([], [])),
+              "no stream": scene(streams=ditch), "roads empty": scene(roads=layer([], []))}
+    seen: set[str] = set()
+    for name, lay in scenes.items():
+        f = check_harvest(lay, marked).findings
+        f = f.loc[f["rule_id"].isin(ABSENT).to_numpy()]
+        assert len(f) >= len(ABSENT), name
+        for rid, msg in zip(f["rule_id"], f["message"]):
+            assert _code_words(msg) == "", (name, rid, msg)
+            seen |= {f"{rid}.{m[1:].split(' ')[0].rstrip(']')}" for m in re.findall(r"\[[a-z_]+[ \]]", msg)}
+    for rid in ABSENT:
+        assert {f"{rid}.no_layer", f"{rid}.empty_layer"} <= seen, (rid, sorted(k for k in seen if k.startswith(rid)))
+    assert {"HRV-012.no_stream", "HRV-013.no_stream"} <= seen, sorted(seen)
+    # the shipped words are the code's of before, for every rule that says them
+    rb = load_rulebook("vestal")
+    for rid in ABSENT:
+        assert rb[rid].phrase("no_layer", layer="roads") == "no roads layer given"
+        assert rb[rid].phrase("empty_layer", layer="roads") == "the roads layer given is empty (no feature)"

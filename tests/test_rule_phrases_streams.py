@@ -122,7 +122,8 @@ def test_every_sentence_of_the_stream_crossing_rules_is_the_rulebooks(tmp_path) 
     # with another stream or with itself across the road, on the road; a polygon's end, alone or paired; a
     # crossing; a haul road along a channel for each reason; no finding; no HRV-012 in the rulebook)
     book = load_rulebook("vestal")
-    every = {f"{rid}.{k}" for rid in WORDED for k in book[rid].phrases}
+    every = {f"{rid}.{k}" for rid in WORDED for k in book[rid].phrases
+             if k not in ("no_layer", "empty_layer", "no_stream")}  # reached by test_rule_phrases.py's ABSENT scenes
     assert every <= seen, sorted(every - seen)
 
 

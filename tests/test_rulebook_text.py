@@ -167,9 +167,9 @@ def test_a_phrase_the_toolkit_does_not_write_is_refused(tmp_path) -> None:
     p = tmp_path / "town.yaml"
     p.write_text("extends: vestal\nrules:\n  - id: HRV-025\n    phrases:\n      pad_note: \"x\"\n", "utf-8")
     with pytest.raises(RulebookError, match="rule HRV-025 phrases.pad_note: not a phrase the toolkit writes for "
-                                            "HRV-025; its phrases are exact_row, nearest_centre_line, "
-                                            "nearest_default_width, nearest_row, no_roads_layer, no_roads_or_row, "
-                                            "point_pad, width_unknown"):
+                                            "HRV-025; its phrases are empty_layer, exact_row, nearest_centre_line, "
+                                            "nearest_default_width, nearest_row, no_layer, no_roads_layer, "
+                                            "no_roads_or_row, point_pad, width_unknown"):
         load_rulebook(p)
     p.write_text("extends: vestal\nrules:\n  - id: HRV-025\n    phrases:\n      point-pad: \"x\"\n", "utf-8")
     with pytest.raises(RulebookError, match="phrases"):

@@ -195,7 +195,8 @@ def test_aliases_within_the_limits_are_fine(tmp_path):
                  "  - id: HRV-022\n    params:\n      districts: *d\n")
     rb = load_rulebook(p)
     assert rb["HRV-022"].p("districts") == ["RA-1", "RA-2", "RC"]
-    assert loader.expanded_size(yaml.compose((SHIPPED / "vestal.yaml").read_text("utf-8"))) < loader.MAX_YAML_NODES / 50
+    # the shipped rulebook, every rule's phrases included (about 4,700 values), stays far under the limit
+    assert loader.expanded_size(yaml.compose((SHIPPED / "vestal.yaml").read_text("utf-8"))) < loader.MAX_YAML_NODES / 25
 
 
 def test_alias_limit_counts_every_alias(tmp_path):

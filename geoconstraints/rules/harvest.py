@@ -328,12 +328,11 @@ class HarvestContext:
 # helpers for checks
 
 
-def _absent(ctx: HarvestContext, *roles: str, rule: Rule | None = None) -> str:
-    """Why the layers of ``roles`` give nothing to check against: not given, or given with no feature
-    (a plan's statement that there is none, not a map to measure on), or, for streams, none a stream.
-
-    In ``rule``'s words where it has them (its phrases ``no_layer`` and ``empty_layer``, over ``{layer}``);
-    a rule without them (or none given) is told in the toolkit's own words, the same text.
+def _absent(ctx: HarvestContext, rule: Rule, *roles: str) -> str:
+    """Why the layers of ``roles`` give nothing to check against (:meth:`HarvestContext.get` gave None), in
+    ``rule``'s words: not given (its phrase ``no_layer``), given with no feature (``empty_layer``: a plan's
+    statement that there is none, not a map to measure on) or, for streams, none a stream (``no_stream``);
+    each over ``{layer}``.
 
     Examples
     --------
@@ -341,28 +340,21 @@ def _absent(ctx: HarvestContext, *roles: str, rule: Rule | None = None) -> str:
     >>> from geoconstraints.rulebook.loader import load_rulebook
     >>> ctx = HarvestContext(Layers(frames={"roads": gpd.GeoDataFrame(geometry=[])}, crs=None),
     ...                      bf.BufferBuild(bf.empty_buffers()), {}, gpd.GeoDataFrame(geometry=[]))
-    >>> _absent(ctx, "roads", "row")
-    'the roads layer given is empty (no feature); no row layer given'
-    >>> _absent(ctx, "roads", "row", rule=load_rulebook("vestal")["HRV-030"])
+    >>> _absent(ctx, load_rulebook("vestal")["HRV-027"], "roads", "row")
     'the roads layer given is empty (no feature); no row layer given'
     """
-    def said(key: str, text: str, role: str) -> str:
-        return rule.phrase(key, layer=role) if rule is not None and key in rule.phrases else text
-
     def why(role: str) -> str:
         if not ctx.given(role):
-            return said("no_layer", f"no {role} layer given", role)
-        if not len(ctx.layers.frames[role]):
-            return said("empty_layer", f"the {role} layer given is empty (no feature)", role)
-        if role == "streams":
-            return "no feature of the streams layer given is a stream (the rulebook's stream_kind_vocabulary maps them all to not_stream)"
-        return f"the {role} layer given has nothing to check against"
+            return rule.phrase("no_layer", layer=role)
+        if role == "streams" and len(ctx.layers.frames[role]):
+            return rule.phrase("no_stream", layer=role)
+        return rule.phrase("empty_layer", layer=role)
     return "; ".join(why(r) for r in roles)
 
 
 def _missing_layer(ctx: HarvestContext, rule: Rule, layer: str, why: str = "") -> gpd.GeoDataFrame:
     return rule.findings("not_evaluated", subject_layer=layer, subject_id="", crs=ctx.crs,
-                         detail=why or _absent(ctx, layer, rule=rule))
+                         detail=why or _absent(ctx, rule, layer))
 
 
 def _plan_ids(g: gpd.GeoDataFrame) -> np.ndarray:
@@ -1590,7 +1582,7 @@ def check_skidding_in_channel(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFra
     streams = _channel_streams(ctx, list(rule.p("stream_kinds")))
     if streams is None:
         return rule.findings("not_evaluated", subject_layer="skid_trails", subject_id=ids,
-                             geometry=g.geometry.values, crs=ctx.crs, detail=_absent(ctx, "streams"))
+                             geometry=g.geometry.values, crs=ctx.crs, detail=_absent(ctx, rule, "streams"))
     width, ratio = rule.t("channel_width_ft"), rule.t("max_crossing_length_ratio")
     cp = channel_pieces(g, streams, width, ratio, rule.t("opposite_bank_arc_ratio"))
     along = ~cp.crossing.astype(bool)
@@ -1945,7 +1937,7 @@ def check_stream_crossings(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
         elif streams is None or ctx.channel is None:
             out.append(rule.findings("not_evaluated", subject_layer=layer, subject_id=_plan_ids(g),
                                      geometry=g.geometry.values, crs=ctx.crs,
-                                     detail=_absent(ctx, "streams") if streams is None else
+                                     detail=_absent(ctx, rule, "streams") if streams is None else
                                      rule.phrase("no_channel_rule", channel_rule=CHANNEL_RULE)))
         else:
             out.extend(_crossings_layer(ctx, rule, g, layer, streams, kinds_txt))
@@ -2468,7 +2460,7 @@ def check_landing_connected(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame
     pub, pub_ids = _public_roads(ctx)
     if hr is None or not len(pub):
         return rule.findings("not_evaluated", subject_layer="landings", subject_id=ids, geometry=lg.geometry.values,
-                             crs=ctx.crs, detail=_absent(ctx, "haul_roads") if hr is None else _absent(ctx, "roads", "row"))
+                             crs=ctx.crs, detail=_absent(ctx, rule, "haul_roads") if hr is None else _absent(ctx, rule, "roads", "row"))
     tol = rule.t("snap_tolerance_ft")
     comp, reaches, comp_roads, members, parts = _network(hr, pub, pub_ids, tol)
     li, hj = parts.query(lg.geometry.values, predicate="dwithin", distance=tol + LENGTH_NOISE_FT)

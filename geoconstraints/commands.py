@@ -757,6 +757,7 @@ def _harvest_buffers(layers: Layers, rulebook: Rulebook, plan: list,
     built = bf.build_buffers(inputs, settings, plan=plan, crs=layers.crs)
     missing = {**absent, **built.missing}
     built.missing = {k: missing[k] for k in bf.BUFFER_KINDS if k in missing}
+    built.why.update(dict.fromkeys(absent, "rule_absent"))
     return built
 
 

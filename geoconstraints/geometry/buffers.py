@@ -873,7 +873,14 @@ class BufferBuild:
         strips from right-of-way polygons without the roads layer are partial; or a reason the
         caller adds: the rule is not in the rulebook), in :data:`BUFFER_KINDS` order.
     notes : dict[str, str]
-        Buffer kind -> how it was measured (for finding details).
+        Buffer kind -> how it was measured (for the run's notes).
+    why : dict[str, str]
+        Buffer kind (of ``missing``) -> the key of its reason, for a rule to word it: ``no_streams``,
+        ``no_roads``, ``row_only`` (strips from the right-of-way polygons alone), ``no_parcels``,
+        ``no_dwellings``, ``no_zoning`` or ``rule_absent`` (the caller's).
+    how : dict[str, str]
+        Buffer kind (of ``notes``) -> the key of how it was measured: ``stream_perennial``,
+        ``stream_intermittent``, ``road_row``, ``road_centre``, ``property_line_note``, ``dwelling_note``.
     sources, possible_sources : DataFrame
         :data:`SOURCE_COLUMNS` of each strip of ``strips`` (of ``possible``), on its index: what
         it is drawn around, kept apart from the strips, which are written as layers (a second
@@ -883,6 +890,8 @@ class BufferBuild:
     strips: gpd.GeoDataFrame
     missing: dict[str, str] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
+    why: dict[str, str] = field(default_factory=dict)
+    how: dict[str, str] = field(default_factory=dict)
     possible: gpd.GeoDataFrame = field(default_factory=empty_buffers)
     sources: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SOURCE_COLUMNS))
     possible_sources: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SOURCE_COLUMNS))
@@ -905,25 +914,28 @@ def _stream_and_road(inputs: Mapping[str, Any], s: Mapping[str, Any], kinds: Seq
     w, rid = s["width_ft"], s["rule_id"]
     if "stream" in kinds:
         if streams is None:
-            out.missing["stream"] = "no streams layer"
+            out.missing["stream"], out.why["stream"] = "no streams layer", "no_streams"
         else:
             inter = bool(s.get("include_intermittent"))
             frames.append(stream_buffers(streams, w, include_intermittent=inter, extent=extent, rule_id=rid,
                                          with_sources=True))
+            out.how["stream"] = "stream_intermittent" if inter else "stream_perennial"
             out.notes["stream"] = ("perennial and intermittent streams" if inter else
                                    "perennial streams only (intermittent streams excluded, switch "
                                    "include_intermittent=false)") + "; a stream of unknown kind counts as a stream"
     if "road" in kinds:
         if roads is None and row is None:
-            out.missing["road"] = "no roads or row layer"
+            out.missing["road"], out.why["road"] = "no roads or row layer", "no_roads"
         else:
             frames.append(road_buffers(roads, w, row=row, extent=extent, rule_id=rid, with_sources=True))
+            out.how["road"] = "road_row" if row is not None else "road_centre"
             out.notes["road"] = ("measured from the right-of-way line (row layer); stretches of road outside every "
                                  "row polygon from their centre line" if row is not None
                                  else "measured from the road centre line (no row layer)")
             if roads is None:  # built from the row polygons, but a road without one is not known
                 out.missing["road"] = ("no roads layer: only the right-of-way polygons given, a public road "
                                        "without one is not known")
+                out.why["road"] = "row_only"
 
 
 def _district_strips(inputs: Mapping[str, Any], settings: Mapping[str, Mapping[str, Any]], plan: list,
@@ -936,9 +948,10 @@ def _district_strips(inputs: Mapping[str, Any], settings: Mapping[str, Mapping[s
     if "property_line" in settings:
         s = settings["property_line"]
         if parcels is None:
-            out.missing["property_line"] = "no parcels layer"
+            out.missing["property_line"], out.why["property_line"] = "no parcels layer", "no_parcels"
         elif zsrc is None:
             out.missing["property_line"] = "no zoning layer and no parcels.zoning field"
+            out.why["property_line"] = "no_zoning"
         else:
             kw = {"districts": s["districts"], "reading": str(s["reading"]), "zoning": zoning,
                   "extent": plan_extent(plan, s["clip_margin_ft"]), "touch_tolerance_ft": s["touch_tolerance_ft"],
@@ -946,12 +959,14 @@ def _district_strips(inputs: Mapping[str, Any], settings: Mapping[str, Mapping[s
             frames.append(property_line_buffers(parcels, s["width_ft"], **kw))
             maybe.append(property_line_buffers(parcels, s["width_ft"], unknown_districts=True, **kw))
             out.notes["property_line"] = f"districts from the {zsrc}; reading {s['reading']}"
+            out.how["property_line"] = "property_line_note"
     if "dwelling" in settings:
         s, dw = settings["dwelling"], inputs.get("dwellings")
         if dw is None:
-            out.missing["dwelling"] = "no dwellings layer"
+            out.missing["dwelling"], out.why["dwelling"] = "no dwellings layer", "no_dwellings"
         elif zsrc is None:
             out.missing["dwelling"] = "no zoning layer and no parcels.zoning field"
+            out.why["dwelling"] = "no_zoning"
         else:
             kw = {"districts": s["districts"], "zoning": zoning, "parcels": parcels,
                   "extent": plan_extent(plan, s["clip_margin_ft"]), "rule_id": s["rule_id"],
@@ -959,6 +974,7 @@ def _district_strips(inputs: Mapping[str, Any], settings: Mapping[str, Mapping[s
             frames.append(dwelling_buffers(dw, s["width_ft"], **kw))
             maybe.append(dwelling_buffers(dw, s["width_ft"], unknown_districts=True, **kw))
             out.notes["dwelling"] = f"district at each dwelling from the {zsrc}"
+            out.how["dwelling"] = "dwelling_note"
     out.possible, out.possible_sources = _apart(maybe, crs)
 
 

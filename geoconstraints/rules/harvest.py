@@ -1948,55 +1948,37 @@ def check_stream_crossings(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
 # HRV-020..023 buffer strips
 
 
-BUFFER_WHY: dict[str, tuple[str, ...]] = {"stream": ("no_streams",), "road": ("no_roads", "row_only"),
-                                          "property_line": ("no_parcels", "no_zoning"),
-                                          "dwelling": ("no_dwellings", "no_zoning")}
-"""The phrases saying why each kind of buffer strip is not built (or not whole), as
-:func:`~geoconstraints.geometry.buffers.build_buffers` tells it from the layers (:func:`_buffer_why`)."""
-
-
 def _buffer_why(ctx: HarvestContext, rule: Rule, kind: str) -> str:
-    """Why the strips of ``kind`` are not built, or not built whole, in ``rule``'s words: its rule not in
-    the rulebook (``rule_absent``), else the layer the build lacked (:data:`BUFFER_WHY`: the streams; the
-    roads and the row polygons, or the roads alone; the parcels, or the districts; the dwellings, or the
-    districts), read from the same layers the build read.
+    """Why the strips of ``kind`` are not built, or not built whole, in ``rule``'s words: the phrase of the
+    reason :func:`~geoconstraints.geometry.buffers.build_buffers` recorded (:attr:`BufferBuild.why
+    <geoconstraints.geometry.buffers.BufferBuild>`: ``no_streams``, ``no_roads``, ``row_only``, ``no_parcels``,
+    ``no_dwellings``, ``no_zoning``; ``rule_absent`` where the rulebook lacks the kind's rule).
 
     Examples
     --------
     >>> from geoconstraints.io.layers import Layers
     >>> from geoconstraints.rulebook.loader import load_rulebook
-    >>> ctx = HarvestContext(Layers(frames={}, crs=None), bf.BufferBuild(bf.empty_buffers(), missing={
-    ...     "road": "no roads or row layer", "dwelling": not_in_rulebook("HRV-022")}), {}, gpd.GeoDataFrame(geometry=[]))
+    >>> bb = bf.BufferBuild(bf.empty_buffers(), missing={"road": "no roads or row layer", "dwelling": "rule HRV-022 is "
+    ...                     "not in the rulebook"}, why={"road": "no_roads", "dwelling": "rule_absent"})
+    >>> ctx = HarvestContext(Layers(frames={}, crs=None), bb, {}, gpd.GeoDataFrame(geometry=[]))
     >>> rule = load_rulebook("vestal")["HRV-023"]
     >>> _buffer_why(ctx, rule, "road"), _buffer_why(ctx, rule, "dwelling")
     ('no roads or row layer', 'rule HRV-022 is not in the rulebook')
     """
-    rid = BUFFER_RULES[kind]
-    if ctx.buffers.missing.get(kind) == not_in_rulebook(rid):
-        return rule.phrase("rule_absent", absent_rule=rid)
-    if kind == "road":
-        key = "no_roads" if ctx.get("roads") is None and ctx.get("row") is None else "row_only"
-    elif kind == "stream":
-        key = "no_streams"
-    else:
-        key = BUFFER_WHY[kind][0] if ctx.get("parcels" if kind == "property_line" else "dwellings") is None \
-            else "no_zoning"
-    return rule.phrase(key)
+    key = ctx.buffers.why[kind]
+    return rule.phrase(key, absent_rule=BUFFER_RULES[kind]) if key == "rule_absent" else rule.phrase(key)
 
 
 def _buffer_note(ctx: HarvestContext, rule: Rule, kind: str) -> str:
     """How the strips of ``kind`` were measured, in ``rule``'s words ('' when the build says nothing of
-    it): the streams counted (``stream_perennial`` or ``stream_intermittent``, as the rule's switch
-    ``include_intermittent`` built them), the line a road's strip is measured from (``road_row``,
-    ``road_centre``), where districts come from (``property_line_note``, ``dwelling_note``)."""
-    if kind not in ctx.buffers.notes:
+    it): the phrase of the key :func:`~geoconstraints.geometry.buffers.build_buffers` recorded
+    (:attr:`BufferBuild.how <geoconstraints.geometry.buffers.BufferBuild>`: the streams counted,
+    ``stream_perennial`` or ``stream_intermittent``; the line a road's strip is measured from, ``road_row`` or
+    ``road_centre``; where districts come from, ``property_line_note`` or ``dwelling_note``)."""
+    key = ctx.buffers.how.get(kind)
+    if key is None:
         return ""
-    if kind == "stream":
-        return rule.phrase("stream_intermittent" if truthy(rule.s("include_intermittent")) is True
-                           else "stream_perennial")
-    if kind == "road":
-        return rule.phrase("road_row" if ctx.get("row") is not None else "road_centre")
-    return rule.phrase(f"{kind}_note", source=district_source(ctx.layers))
+    return rule.phrase(key, source=district_source(ctx.layers)) if key.endswith("_note") else rule.phrase(key)
 
 
 def _possible_note(rule: Rule, pos: gpd.GeoDataFrame, inside_acres: float) -> str:

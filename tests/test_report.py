@@ -368,6 +368,10 @@ def test_the_first_parcels_of_the_report_are_those_of_the_whole_order():
         t = pd.DataFrame({"parcel_id": [f"P{rng.integers(0, 20):03d}" for _ in range(n)],
                           "worst_status": rng.choice(["pass", "review", "info", "violation", "not_evaluated", "odd"], n),
                           "sfha_share": rng.choice([0.0, 0.1, 0.2, np.nan, 0.5], n)})
+        if trial % 2:  # the per-rule statuses and the floodway share: more keys, more ties at the cut
+            for c in ("status_FLD_001", "status_FLD_002"):
+                t[c] = rng.choice(["pass", "review", "violation", None], n)
+            t["floodway_share"] = rng.choice([0.0, 0.3, np.nan], n)
         if trial % 7 == 0 and n:
             t.loc[0, "worst_status"] = None
         t = t.drop(columns=[c for c, k in (("sfha_share", 3), ("worst_status", 5)) if trial % k == 0])
@@ -379,6 +383,38 @@ def test_the_first_parcels_of_the_report_are_those_of_the_whole_order():
     t = pd.DataFrame({"parcel_id": ["B", "A", "C"], "worst_status": ["review", "review", "violation"],
                       "sfha_share": [0.5, 0.5, 0.0]})
     assert severity_order(t, 2)[0].tolist() == [2, 1]  # by hand: the violation, then A before B (a tie)
+
+
+def test_the_parcels_under_more_rules_and_in_the_floodway_come_first():
+    # among parcels of one worst status, the one needing review under more rules (in the floodway: FLD-001
+    # and FLD-002) comes before one only in the SFHA, whatever their SFHA shares; then the larger floodway
+    # share; the order is said in the note
+    import pandas as pd
+
+    from geoconstraints.output.report_table import parcel_table, severity_order
+
+    t = pd.DataFrame({
+        "parcel_id": ["SFHA-all", "FW-small", "FW-big", "X", "FW-tie"],
+        "sfha_share": [1.0, 0.2, 0.6, 0.0, 0.6],
+        "floodway_share": [0.0, 0.05, 0.4, 0.0, 0.4],
+        "status_FLD_001": ["review", "review", "review", "pass", "review"],
+        "status_FLD_002": ["pass", "review", "review", "pass", "review"],
+        "worst_status": ["review", "review", "review", "pass", "review"],
+    })
+    order, said = severity_order(t)
+    assert t["parcel_id"].iloc[order].tolist() == ["FW-big", "FW-tie", "FW-small", "SFHA-all", "X"]
+    assert said == ("by worst status (violation, needs review, not evaluated, information, pass), then the most "
+                    "rules at that status first, then the largest floodway share first, then the largest SFHA "
+                    "share first")
+    assert severity_order(t, 2)[0].tolist() == order[:2].tolist()
+    # a blank status does not count: FW-small is under one rule, as SFHA-all, and its floodway share keeps it
+    # first; a status other than the worst one does not count either (SFHA-all's FLD-002 pass)
+    t.loc[1, "status_FLD_002"] = None
+    t.loc[1, "floodway_share"] = 0.0
+    assert t["parcel_id"].iloc[severity_order(t)[0]].tolist()[2:4] == ["SFHA-all", "FW-small"]  # by SFHA share
+    t.loc[1, "floodway_share"] = 0.05
+    assert t["parcel_id"].iloc[severity_order(t)[0]].tolist()[2:4] == ["FW-small", "SFHA-all"]
+    assert [r[0]["text"] for r in parcel_table(t, 3).rows] == ["FW-big", "FW-tie", "FW-small"]
 
 
 @pytest.mark.parametrize("dtype", [object, "str", "category"])

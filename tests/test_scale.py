@@ -148,7 +148,8 @@ def test_report_is_bounded_and_says_what_it_leaves_out(town):
     note = unescape(re.search(r'<p class="note" id="parcels-left-out">(.*?)</p>', page, re.DOTALL).group(1))
     top, rest = report.MAX_PARCEL_ROWS, N - report.MAX_PARCEL_ROWS
     assert note == (f"This table lists the {top:,} most severe of the 20,000 parcels (by worst status (violation, "
-                    f"needs review, not evaluated, information, pass), then the largest SFHA share first); the other "
+                    f"needs review, not evaluated, information, pass), then the most rules at that status first, then the "
+                    f"largest floodway share first, then the largest SFHA share first); the other "
                     f"{rest:,} are left out of this report. Every parcel is in parcels.csv, parcels.parquet "
                     f"and results.gpkg (layer parcels).")
     parcels = res.tables["parcels"]
@@ -157,6 +158,11 @@ def test_report_is_bounded_and_says_what_it_leaves_out(town):
     rank = parcels["worst_status"].map(STATUS_RANK)
     inside = parcels["parcel_id"].isin(listed).to_numpy()
     assert rank[inside].max() <= rank[~inside].min()  # nothing left out is more severe than what is listed
+    # nor at the same worst status under more rules (the second key of the order)
+    at_worst = sum((parcels[c] == parcels["worst_status"]).astype(int)
+                   for c in parcels.columns if c.startswith("status_"))
+    key = list(zip(rank.tolist(), (-at_worst).tolist()))
+    assert max(k for k, i in zip(key, inside) if i) <= min(k for k, i in zip(key, inside) if not i)
     # each rule: at most 1,000 non-pass and 50 pass rows, and a note counting exactly the rest
     f = res.findings
     notes = {rid: int(n) for rid, n in re.findall(r'data-rule="([A-Z]+-\d+)" data-left-out="(\d+)"', page)}

@@ -5,7 +5,8 @@ A screening's ``parcels`` table has one row per parcel and columns named for mac
 table for people:
 
 * headers with units (``sfha_acres`` -> "SFHA (acres)", ``sfha_share`` -> "SFHA share (%)");
-* the most severe parcels first (``worst_status``, then the largest SFHA share);
+* the most severe parcels first (``worst_status``, then the most rules at that status, the largest
+  floodway share, the largest SFHA share: :func:`severity_order`);
 * numbers by what they are (:func:`number_format`): elevations and lengths (``*_ft``) at 0.01 ft
   (:func:`feet_text`: a BFE of 846.51 shows as 846.51, never as 847), counts as integers, the rest
   (shares, acres, sq ft) to three significant figures (:func:`significant`): a share of 0.997
@@ -29,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from geoconstraints.output.styles import STATUS_LABELS
+from geoconstraints.result import STATUS_COLUMN_PREFIX
 from geoconstraints.rulebook.findings import STATUS_RANK, STATUSES, status_ranks
 
 PARCEL_ID_COLUMNS = ("parcel_id", "feature_id", "id")
@@ -267,12 +269,47 @@ def _is_status_column(s: pd.Series) -> bool:
     return len(vals) > 0 and bool(vals.map(lambda x: isinstance(x, str) and x in STATUS_RANK).all())
 
 
+def _rules_at_worst(table: pd.DataFrame) -> np.ndarray | None:
+    """How many of each row's per-rule statuses (``status_<rule>`` columns) are its ``worst_status``;
+    None without those columns. Statuses are compared as ranks, each distinct value looked up once.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"status_A": ["review", "review", "pass"], "status_B": ["review", "pass", None],
+    ...                   "worst_status": ["review", "review", "pass"]})
+    >>> _rules_at_worst(t).tolist()
+    [2, 1, 1]
+    """
+    cols = [c for c in table.columns if str(c).startswith(STATUS_COLUMN_PREFIX)]
+    if not cols or "worst_status" not in table.columns:
+        return None
+    worst = status_ranks(table["worst_status"])
+    count = np.zeros(len(table), dtype=np.int64)
+    for c in cols:
+        count += (status_ranks(table[c]) == worst) & (worst >= 0)
+    return count
+
+
+def _share_key(table: pd.DataFrame, columns: tuple[str, ...]) -> tuple[np.ndarray, str] | None:
+    """The first of ``columns`` the table has, as a sort key (largest first, a missing value last)
+    and its name for people; None when it has none."""
+    for col in columns:
+        if col in table.columns:
+            v = pd.to_numeric(table[col], errors="coerce").to_numpy(dtype=float)
+            name = column_header(col)[0].split(" (")[0]  # "SFHA share", "Floodway share"
+            return np.where(np.isnan(v), np.inf, -v), name[:1].lower() + name[1:] if name[1:2].islower() else name
+    return None
+
+
 def severity_order(table: pd.DataFrame, limit: int | None = None) -> tuple[np.ndarray, str]:
-    """Row positions, most severe first: ``worst_status``, then the largest SFHA share, then the id.
+    """Row positions, most severe first: ``worst_status``; then the most rules at that status
+    (``status_<rule>`` columns: a parcel in the floodway needs review under more rules than one only
+    in the SFHA); then the largest floodway share, the largest SFHA share; then the id.
 
     Returns the positions (the first ``limit`` only when given) and a sentence saying the order.
-    With ``limit``, only the rows that can be among the first ``limit`` by status and share (ties
-    at the cut included) are ordered by id: a county's million ids are not sorted for a table of 100.
+    With ``limit``, only the rows that can be among the first ``limit`` by the keys before the id
+    (ties at the cut included) are ordered by id: a county's million ids are not sorted for a table
+    of 100.
 
     Examples
     --------
@@ -280,25 +317,33 @@ def severity_order(table: pd.DataFrame, limit: int | None = None) -> tuple[np.nd
     ...                   "sfha_share": [0.0, 0.2, 0.2, 0.0]})
     >>> severity_order(t)[0].tolist(), severity_order(t, 2)[0].tolist()
     ([1, 2, 3, 0], [1, 2])
+    >>> t["status_FLD_002"] = ["pass", "pass", "review", "pass"]
+    >>> t["status_FLD_001"] = ["pass", "review", "review", "info"]
+    >>> severity_order(t)[0].tolist()
+    [2, 1, 3, 0]
     """
     n = len(table)
-    keys: list[np.ndarray] = []
+    by_rank: list[np.ndarray] = []  # the sort keys, most significant first
     said = []
-    id_col = parcel_id_column(table)
-    for col in ("sfha_share", "sfha_acres"):
-        if col in table.columns:
-            v = pd.to_numeric(table[col], errors="coerce").to_numpy(dtype=float)
-            keys.append(np.where(np.isnan(v), np.inf, -v))
-            said.append("the largest " + column_header(col)[0].split(" (")[0] + " first")
-            break
     if "worst_status" in table.columns:
-        keys.append(status_ranks(table["worst_status"], len(STATUSES)).astype(float))  # another value: last
-        said.insert(0, "by worst status (violation, needs review, not evaluated, information, pass)")
+        by_rank.append(status_ranks(table["worst_status"], len(STATUSES)).astype(float))  # another value: last
+        said.append("by worst status (violation, needs review, not evaluated, information, pass)")
+        count = _rules_at_worst(table)
+        if count is not None:
+            by_rank.append(-count.astype(float))
+            said.append("the most rules at that status first")
+    for cols in (("floodway_share",), ("sfha_share", "sfha_acres")):
+        share = _share_key(table, cols)
+        if share is not None:
+            by_rank.append(share[0])
+            said.append(f"the largest {share[1]} first")
+    keys = by_rank[::-1]  # least significant first, as np.lexsort takes them
     text = ", then ".join(said) if said else "by parcel id"
+    id_col = parcel_id_column(table)
     if id_col is None and not keys:
         return (np.arange(n) if limit is None else np.arange(min(n, max(0, limit)))), "in the order of the parcels layer"
     rows = np.arange(n)
-    if limit is not None and keys and limit < n:  # the rows that can be first by status and share, ties kept
+    if limit is not None and keys and limit < n:  # the rows that can be first by the keys, ties kept
         by = np.lexsort(keys)
         cut = by[max(0, limit - 1)] if limit > 0 else None
         if cut is None:

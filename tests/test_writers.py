@@ -619,3 +619,70 @@ def test_split_findings_keeps_arrow_text_and_the_rows_of_each_family():
     one = writers.split_findings(polys)["findings_polygon"]
     pd.testing.assert_frame_equal(pd.DataFrame(one.drop(columns="geometry")), pd.DataFrame(polys.drop(columns="geometry")))
     assert one.geometry.equals(polys.geometry)
+
+
+def _geometry_zoo():
+    """Every kind a layer can hold, each as one object: single and multi, 3D, empty, missing, a ring."""
+    poly = Polygon([(0, 0), (4, 0), (4, 3), (0, 3)], [[(1, 1), (2, 1), (2, 2), (1, 1)]])
+    return np.array([
+        poly, MultiPolygon([box(0, 0, 1, 1), box(2, 2, 3, 3)]), Point(1.5, -2.25), LineString([(0, 0), (1, 1)]),
+        Point(1, 2, 3), Polygon([(0, 0, 1), (1, 0, 2), (1, 1, 3)]), LineString([(0, 0, 0), (1, 1, 1)]),
+        Polygon(), Point(), LineString(), shapely.MultiPoint([(0, 0), (1, 1)]),
+        shapely.LinearRing([(0, 0), (1, 0), (1, 1)]), shapely.GeometryCollection([Point(0, 0)]), None,
+        shapely.from_wkb(shapely.to_wkb(box(5, 5, 6, 7), byte_order=0)),  # read big-endian: written as shapely does
+    ], dtype=object)
+
+
+@pytest.mark.parametrize("promote", [False, True])
+def test_each_geometry_object_is_encoded_once_and_as_shapely_encodes_it(promote):
+    # results.gpkg's findings layers and a screening's derived layers hold the same geometry objects: the set's
+    # WkbCache encodes each once, and every array it gives is, byte for byte, shapely.to_wkb of that array
+    # (of its one-part multi-geometries with promote: the 9-byte header put before a 2D little-endian single)
+    zoo = _geometry_zoo()
+    rng = np.random.default_rng(3)
+    cache = writers.WkbCache()
+    for trial in range(6):
+        arr = zoo[rng.integers(0, len(zoo), 25)]  # repeats, and objects seen by an earlier array
+        p = promote if trial % 2 == 0 else not promote
+        got = cache.encode(arr, promote=p)
+        want = shapely.to_wkb(writers._promoted(arr) if p else arr, hex=False)
+        assert [None if b is None else bytes(b) for b in got] == [None if b is None else bytes(b) for b in want]
+    assert cache.encoded <= len(zoo)  # each distinct object once, whatever the arrays and the promotion
+    multi = cache.encode(zoo[:1], promote=True)[0]
+    assert shapely.get_type_id(shapely.from_wkb(multi)) == 6 and len(multi) == len(cache.encode(zoo[:1])[0]) + 9
+    cache.clear()
+    assert cache.encoded == 0
+
+
+def test_a_county_set_written_by_the_child_has_the_geometry_written_here(tmp_path, monkeypatch):
+    # a screening whose findings and derived layers (sfha_overlaps, floodway_overlaps) share their geometry
+    # objects: with the GIS child (the WkbCache) every layer's geometry blobs are those written in this
+    # process (shapely.to_wkb per layer), read back from the GeoPackage as bytes
+    import sqlite3
+
+    from geoconstraints import output, sample_path
+    from geoconstraints.commands import screen_parcels
+
+    res = screen_parcels(load_layers(sample_path("vestal_sample.gpkg")), load_rulebook("vestal"))
+    shared = {id(g) for g in res.findings.geometry.values}
+    assert res.derived and all(id(g) in shared for d in res.derived.values() for g in d.geometry.values)
+    monkeypatch.setattr(output, "GIS_CHILD_MIN_ROWS", 10**12)
+    here = write_result(res, tmp_path / "here", outputs="gpkg,geojson")
+    monkeypatch.setattr(output, "GIS_CHILD_MIN_ROWS", 0)
+    encoded = []
+    real = writers.WkbCache.encode
+    monkeypatch.setattr(writers.WkbCache, "encode",
+                        lambda self, v, promote=False: encoded.append(len(v)) or real(self, v, promote))
+    there = write_result(res, tmp_path / "child", outputs="gpkg,geojson")
+    assert sum(encoded) >= 2 * len(res.findings)  # the cache served findings.geojson and the GeoPackage's layers
+
+    def blobs(path):
+        with sqlite3.connect(path) as con:
+            names = [r[0] for r in con.execute("SELECT table_name FROM gpkg_geometry_columns ORDER BY table_name")]
+            return {n: con.execute(f'SELECT fid, geom FROM "{n}" ORDER BY fid').fetchall() for n in names}
+
+    a, b = blobs(there["results.gpkg"]), blobs(here["results.gpkg"])
+    assert set(a) == set(b) and {"sfha_overlaps", "floodway_overlaps", "findings_polygon"} <= set(a)
+    for name in a:
+        assert a[name] == b[name], name
+    assert there["findings.geojson"].read_bytes() == here["findings.geojson"].read_bytes()

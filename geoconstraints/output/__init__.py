@@ -180,16 +180,17 @@ def _collect_layers(job: child.Job, folder: Path) -> dict[str, Path]:
 
 
 def _geojson(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Path,
-             gis: child.Child | None = None) -> dict[str, Path]:
+             gis: child.Child | None = None, cache: files.WkbCache | None = None) -> dict[str, Path]:
     t = folder / "findings.geojson"
     members = {"geoconstraints": stamp}
     if gis is not None:
-        return _to_child(gis, t.name, folder, files.geojson_layers(shown, members=members))
+        return _to_child(gis, t.name, folder, files.geojson_layers(shown, members=members, cache=cache))
     return {t.name: files.write_geojson(shown, t, members=members)}
 
 
 def _gpkg(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Path,
-          gis: child.Child | None = None, shared: files.SharedTables | None = None) -> dict[str, Path]:
+          gis: child.Child | None = None, shared: files.SharedTables | None = None,
+          cache: files.WkbCache | None = None) -> dict[str, Path]:
     layers: dict[str, pd.DataFrame] = dict(files.split_findings(shown))
     if result.crs is None:  # nothing has a place (a SEQR classification): no empty layer without a CRS
         layers = {k: v for k, v in layers.items() if len(v) or k == files.FINDINGS_LAYERS["none"]}
@@ -202,8 +203,13 @@ def _gpkg(result: Result, shown: pd.DataFrame, stamp: dict[str, Any], folder: Pa
     finalize = partial(styles.add_layer_styles, layers=layers, families=families, wait_for_disk=False)
     wkb = _parcels_wkb(result, shared)
     if gis is not None:
-        prepared = files.gpkg_layers(layers, crs=result.crs, geometry_types=gtypes, metadata=meta, wkb=wkb)
-        return _to_child(gis, t.name, folder, prepared, finalize)
+        prepared = files.gpkg_layers(layers, crs=result.crs, geometry_types=gtypes, metadata=meta, wkb=wkb,
+                                     cache=cache)
+        try:
+            return _to_child(gis, t.name, folder, prepared, finalize)
+        finally:
+            if cache is not None:  # its last user (findings.geojson is handed over before)
+                cache.clear()
     files.write_gpkg(layers, t, crs=result.crs, geometry_types=gtypes, metadata=meta, finalize=finalize, wkb=wkb)
     return {t.name: t}
 
@@ -341,13 +347,16 @@ def file_steps(result: Result, *, scope: str, offline: bool = True, parcel: str 
     if parcel is not None:  # the one-parcel report a clerk hands to the owner
         name = report.parcel_report_name(parcel)
         reports.append((name, partial(_html, result, name, pdf=pdf, parcel=parcel, outputs=o, scope=scope)))
-    # the parcels encoded once, for results.gpkg and parcels.parquet
+    # the parcels encoded once, for results.gpkg and parcels.parquet; each geometry of the findings once,
+    # for findings.geojson and results.gpkg's layers (the findings and derived layers share them)
     shared = files.SharedTables() if {"gpkg", "parquet"} <= o else None
+    cache = files.WkbCache() if gis is not None and "gpkg" in o else None
     gis_files: list[tuple[str, Step]] = []
     if "geojson" in o:
-        gis_files.append(("findings.geojson", partial(_geojson, result, shown, stamp, gis=gis)))
+        gis_files.append(("findings.geojson", partial(_geojson, result, shown, stamp, gis=gis, cache=cache)))
     if "gpkg" in o:
-        gis_files.append(("results.gpkg", partial(_gpkg, result, shown, stamp, gis=gpkg or gis, shared=shared)))
+        gis_files.append(("results.gpkg", partial(_gpkg, result, shown, stamp, gis=gpkg or gis, shared=shared,
+                                                  cache=cache)))
     # the GIS child's files take longest (GDAL, seconds per million rows): handed to it first, so it
     # writes them while the reports and the rest are written here
     steps = [*gis_files, *reports] if gis is not None else [*reports, *gis_files]

@@ -222,14 +222,15 @@ def geojson_ready(findings: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
 
 
 def geojson_layers(findings: gpd.GeoDataFrame, *, precision: int = 7,
-                   members: dict[str, Any] | None = None) -> Iterator[ArrowLayer]:
+                   members: dict[str, Any] | None = None, cache: WkbCache | None = None) -> Iterator[ArrowLayer]:
     """The one layer of findings.geojson as GDAL is handed it (:func:`arrow_layer` of
-    :func:`geojson_ready`): what :func:`write_geojson` writes, here or in a child process."""
+    :func:`geojson_ready`): what :func:`write_geojson` writes, here or in a child process
+    (``cache``: the set's :class:`WkbCache`)."""
     opts = {**GEOJSON_LAYER_OPTIONS, "COORDINATE_PRECISION": str(int(precision))}
     if members:
         opts["FOREIGN_MEMBERS_COLLECTION"] = json.dumps(members, ensure_ascii=False, default=str)
     yield arrow_layer(geojson_ready(findings), "findings", driver="GeoJSON", geometry_type="Unknown",
-                      layer_options=opts)
+                      layer_options=opts, cache=cache)
 
 
 def write_geojson(findings: gpd.GeoDataFrame, target: Path, *, precision: int = 7,
@@ -295,10 +296,12 @@ GPKG_VERSION = "1.2"
 
 
 def gpkg_layers(layers: dict[str, pd.DataFrame], *, crs: Any = None, geometry_types: dict[str, str] | None = None,
-                metadata: dict[str, str] | None = None, wkb: dict[str, Any] | None = None) -> Iterator[ArrowLayer]:
+                metadata: dict[str, str] | None = None, wkb: dict[str, Any] | None = None,
+                cache: WkbCache | None = None) -> Iterator[ArrowLayer]:
     """The layers of a GeoPackage as GDAL is handed them (:func:`arrow_layer`), one at a time:
     what :func:`write_gpkg` writes, here or in a child process (see there for the arguments;
-    ``wkb``: the geometry of some layers already encoded, by layer name, see :func:`arrow_layer`).
+    ``wkb``: the geometry of some layers already encoded, by layer name, see :func:`arrow_layer`;
+    ``cache``: the set's :class:`WkbCache`, each geometry object encoded once across the layers).
     No layer at all: one empty layer ``findings`` with the findings schema (a valid file)."""
     wkb = wkb or {}
     geometry_types = geometry_types or {}
@@ -320,7 +323,7 @@ def gpkg_layers(layers: dict[str, pd.DataFrame], *, crs: Any = None, geometry_ty
                 gdf = gdf.set_crs(crs)
             geom_type = geometry_types.get(name) or _geometry_type(gdf)
             yield arrow_layer(gdf, name, driver="GPKG", geometry_type=geom_type,
-                              promote_to_multi=geom_type.startswith("Multi"), wkb=wkb.get(name), **kw)
+                              promote_to_multi=geom_type.startswith("Multi"), wkb=wkb.get(name), cache=cache, **kw)
         else:
             yield arrow_layer(pd.DataFrame(gdf), name, driver="GPKG", **kw)
         md = {}  # the dataset's metadata once, with its first layer
@@ -382,6 +385,96 @@ def _promoted(geoms: np.ndarray) -> np.ndarray:
     return out
 
 
+_WKB_TYPE = {0: 1, 1: 2, 3: 3}
+"""WKB's type of shapely's point, line and polygon (:func:`shapely.get_type_id` 0, 1, 3)."""
+
+_SINGLE_WKB = {t: b"\x01" + t.to_bytes(4, "little") for t in (1, 2, 3)}
+"""The first five bytes of a little-endian 2D WKB point (1), line (2) and polygon (3); with 3 added, its multi type."""
+
+
+def _promoted_wkb(wkb: np.ndarray, geoms: np.ndarray) -> np.ndarray:
+    """``wkb`` (``shapely.to_wkb`` of ``geoms``) as :func:`_promoted` would encode it: a single 2D point,
+    line or polygon written little-endian becomes its one-part multi-geometry by a 9-byte header (byte
+    order, multi type, one part) before its own WKB, the OGC layout; any other one (empty, 3D, big-endian)
+    is encoded again from :func:`_promoted`.
+
+    Examples
+    --------
+    >>> from shapely.geometry import Point, box
+    >>> g = np.array([box(0, 0, 1, 1), Point(1, 2), Point(1, 2, 3), None], dtype=object)
+    >>> got = _promoted_wkb(shapely.to_wkb(g, hex=False), g)
+    >>> [bytes(a) == bytes(b) if a is not None else b is None
+    ...  for a, b in zip(got, shapely.to_wkb(_promoted(g), hex=False))]
+    [True, True, True, True]
+    """
+    tid = shapely.get_type_id(geoms)
+    promoted = np.isin(tid, list(_WKB_TYPE))
+    if not promoted.any():
+        return wkb
+    out = wkb.copy()
+    empty = shapely.is_empty(geoms)
+    again = np.flatnonzero(promoted & empty).tolist()
+    for i in np.flatnonzero(promoted & ~empty).tolist():
+        b, t = out[i], _WKB_TYPE[int(tid[i])]
+        if b[:5] == _SINGLE_WKB[t]:
+            out[i] = b"\x01" + (t + 3).to_bytes(4, "little") + b"\x01\x00\x00\x00" + b
+        else:
+            again.append(i)
+    if again:
+        out[again] = shapely.to_wkb(_promoted(geoms[again]), hex=False)
+    return out
+
+
+class WkbCache:
+    """The WKB of geometry objects, each object encoded once for the files of one output set. A
+    screening's derived layers (``sfha_overlaps``, ``floodway_overlaps``) hold the very geometry
+    objects of its findings, and findings.geojson and results.gpkg write them again: each is encoded
+    here once, by object (shapely's geometries do not change), and promoted to a one-part
+    multi-geometry in bytes where a layer needs it (:func:`_promoted_wkb`). The same bytes as
+    ``shapely.to_wkb`` of each array; the objects encoded are held, so no id is reused meanwhile.
+
+    Examples
+    --------
+    >>> from shapely.geometry import box
+    >>> a, b = box(0, 0, 1, 1), box(1, 1, 2, 3)
+    >>> cache = WkbCache()
+    >>> first = cache.encode(np.array([a, None, b], dtype=object))
+    >>> again = cache.encode(np.array([b, a], dtype=object), promote=True)
+    >>> cache.encoded, shapely.from_wkb(again[0]).geom_type, first[1] is None
+    (3, 'MultiPolygon', True)
+    """
+
+    def __init__(self) -> None:
+        self._held: list[np.ndarray] = []
+        self._ids = pd.Index(np.zeros(0, dtype=np.int64))
+        self._wkb = np.zeros(0, dtype=object)
+
+    @property
+    def encoded(self) -> int:
+        """How many distinct objects (a missing geometry counting as one) were encoded."""
+        return len(self._wkb)
+
+    def clear(self) -> None:
+        """Forget every encoding (a county's findings: ~100 MB), once the last layer is handed over."""
+        self._held, self._ids, self._wkb = [], pd.Index(np.zeros(0, dtype=np.int64)), np.zeros(0, dtype=object)
+
+    def encode(self, values: Any, promote: bool = False) -> np.ndarray:
+        """``shapely.to_wkb(values, hex=False)`` (of :func:`_promoted` ``values`` with ``promote``)."""
+        geoms = np.asarray(values, dtype=object)
+        ids = np.fromiter(map(id, geoms), dtype=np.int64, count=len(geoms))
+        at = self._ids.get_indexer(pd.Index(ids))
+        new = at < 0
+        if new.any():
+            uniq, first = np.unique(ids[new], return_index=True)
+            objs = geoms[new][first]
+            self._held.append(objs)
+            self._ids = self._ids.append(pd.Index(uniq))
+            self._wkb = np.concatenate([self._wkb, shapely.to_wkb(objs, hex=False)])
+            at = self._ids.get_indexer(pd.Index(ids))
+        out = self._wkb[at]
+        return _promoted_wkb(out, geoms) if promote else out
+
+
 def _arrow_columns(frame: pd.DataFrame, skip: str | None) -> tuple[pd.DataFrame, list[str]]:
     """Columns Arrow cannot hold as they are, as text (pyogrio's rules): an object column of
     datetimes, or of values pyarrow cannot type; datetimes with a time zone other than UTC. The
@@ -411,7 +504,8 @@ def _arrow_columns(frame: pd.DataFrame, skip: str | None) -> tuple[pd.DataFrame,
 
 
 def arrow_layer(df: pd.DataFrame, layer: str, *, driver: str, geometry_type: str | None = None,
-                promote_to_multi: bool = False, wkb: Any = None, **options: Any) -> ArrowLayer:
+                promote_to_multi: bool = False, wkb: Any = None, cache: WkbCache | None = None,
+                **options: Any) -> ArrowLayer:
     """A frame as one GDAL layer: the Arrow table and the arguments of :func:`pyogrio.write_arrow`
     that :func:`pyogrio.write_dataframe` (``use_arrow=True``) would hand GDAL for it.
 
@@ -422,7 +516,8 @@ def arrow_layer(df: pd.DataFrame, layer: str, *, driver: str, geometry_type: str
     can be written here or, through an Arrow IPC file, by a child process: the same call of GDAL
     with the same table, so the same file. ``wkb``: the geometry column already encoded (an Arrow
     binary array, one WKB or null per row, e.g. the column of :func:`geoparquet_table`), used
-    as it is unless ``promote_to_multi``.
+    as it is unless ``promote_to_multi``; ``cache``: the set's :class:`WkbCache` (each geometry
+    object encoded once across layers and files).
     """
     import pyarrow as pa
 
@@ -443,7 +538,8 @@ def arrow_layer(df: pd.DataFrame, layer: str, *, driver: str, geometry_type: str
             encoded, frame[geom] = wkb, np.full(len(frame), b"", dtype=object)
         else:
             arr = np.asarray(values, dtype=object)
-            frame[geom] = shapely.to_wkb(_promoted(arr) if promote_to_multi else arr, hex=False)  # as geopandas'
+            frame[geom] = (cache.encode(arr, promote_to_multi) if cache is not None  # the same bytes
+                           else shapely.to_wkb(_promoted(arr) if promote_to_multi else arr, hex=False))  # as geopandas'
         kwargs.update(geometry_name=geom, geometry_type=geometry_type, crs=_gdal_crs(values.crs))
     frame, datetimes = _arrow_columns(frame, geom)
     table = pa.Table.from_pandas(frame, preserve_index=False)

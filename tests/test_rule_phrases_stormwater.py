@@ -266,12 +266,6 @@ def _inspection_scenes(tmp_path: Path):
     return out
 
 
-DATES_ERROR = re.compile(r"landings / haul roads [^:]*: a stabilized date on or before the site's first start "
-                         r"\(\S+\) or a start on or after its last stabilisation \(\S+\); fix or complete their dates")
-"""The one sentence of a SWP-005 finding not its rule's: the error of geometry/phasing.py's ``site_phasing`` (a
-landing joining the project at its largest with dates outside the project's), given as the field ``why``."""
-
-
 def test_every_sentence_of_the_stormwater_rules_is_the_rulebooks(tmp_path) -> None:
     seen: dict[str, set[str]] = {rid: set() for rid in WORDED}
     statuses: dict[str, set[str]] = {rid: set() for rid in WORDED}
@@ -280,7 +274,7 @@ def test_every_sentence_of_the_stormwater_rules_is_the_rulebooks(tmp_path) -> No
         f = f.loc[f["rule_id"].isin(WORDED).to_numpy()]
         assert len(f), name
         for rid, status, msg in zip(f["rule_id"], f["status"], f["message"]):
-            assert msg and _code_words(DATES_ERROR.sub("", msg)) == "", (name, rid, msg)
+            assert msg and _code_words(msg) == "", (name, rid, msg)
             seen[rid] |= _marks(msg)
             statuses[rid].add(status)
     # what no scene of check_stormwater reaches: a DEM given but no path traced, a path with no end point
@@ -303,13 +297,15 @@ def test_every_sentence_of_the_stormwater_rules_is_the_rulebooks(tmp_path) -> No
 
 
 def test_the_sentences_no_scene_reaches_are_the_rulebooks(tmp_path) -> None:
+    from geoconstraints.geometry.phasing import SiteFacts
     from geoconstraints.rules.stormwater import _condition_a_of, _no_peak, _reached_label
 
     mv = _marked(tmp_path)
     rule = mv["SWP-002"]
     water = frame([(LineString([(X0 + 1500, Y0 - 1500), (X0 + 1500, Y0 + 1500)]), "W1")])
     layers = load_layers(impaired_waters=water, primary=("impaired_waters",))
-    site = Site("disturbance", "project", box(X0 - 100, Y0 - 100, X0 + 100, Y0 + 100), 0.92, "", [])
+    site = Site("disturbance", "project", box(X0 - 100, Y0 - 100, X0 + 100, Y0 + 100), 0.92,
+                SiteFacts("project", 1, 0.92), [])
     ctx = StormwaterContext(layers=layers, rulebook=mv, disturbance=None, footprints=harvest_footprints(
         None, None, haul_road_width_ft=12, default_landing_area_sqft=10_000), sites=(site,), dem_given=True)
     detail = _condition_a_of(ctx, rule, site, None)[2]
@@ -317,7 +313,7 @@ def test_the_sentences_no_scene_reaches_are_the_rulebooks(tmp_path) -> None:
     assert _reached_label(ctx, rule, FlowTrace("target")) == "[unnamed]"  # a path reaching a water, not drawn
     r5 = mv["SWP-005"]
     assert _no_peak(r5, site, None) == "[not_measured]"
-    assert _no_peak(r5, site, SitePhasing(None, "nothing to phase")) == "[nothing_to_phase]"  # no members
+    assert _no_peak(r5, site, SitePhasing(None, "nothing_to_phase")) == "[nothing_to_phase]"  # no members
     r8 = mv["SWP-008"]
     open_jail = dataclasses.replace(r8, summary="", summary_template="", thresholds={k: v for k, v in r8.thresholds.items() if "jail" not in k})
     said = dict(_checklist(open_jail))["penalties"]
@@ -325,6 +321,35 @@ def test_the_sentences_no_scene_reaches_are_the_rulebooks(tmp_path) -> None:
     for book in ("vestal", "lockport"):
         for _subject, text in _checklist(_marked(tmp_path, book, f"m8{book}", ("SWP-008",))["SWP-008"]):
             assert _code_words(text) == "", text
+
+
+def test_why_a_site_has_no_peak_is_the_key_the_phasing_recorded_worded_by_swp005(tmp_path) -> None:
+    """geometry/phasing.py's ``site_phasing`` records the key of why a site has no peak (``SitePhasing.why``, the
+    polygons without a date in ``undated``) and raises ``FilledDatesError`` (the landings and the project's span
+    as values) for a landing joining the project at its largest with dates outside the project's: SWP-005 words
+    both with its phrases, in the shipped rulebooks the words of the error's own message."""
+    scenes = {name: f for name, _rb, f in _phasing_scenes(tmp_path)}
+
+    def swp005(f):
+        return f.loc[(f["rule_id"] == "SWP-005").to_numpy(), "message"].tolist()
+
+    assert swp005(scenes["undated"])[0].startswith("[undated P2]; [in_all "), swp005(scenes["undated"])
+    # the project's polygon without dates; the harvest plan apart (landing L9), of no dated member
+    assert swp005(scenes["no dates"]) == ["[none_dated harvest plan]; [in_all 0.23]", "[no_dates]; [in_all 1.00]"]
+    joined = swp005(scenes["joined undatable"])
+    assert "[grown_unmeasured [dates_outside 2024-06-01 landing L1 2024-05-01]]" in joined[0], joined  # the project's
+    from geoconstraints.geometry.phasing import FilledDatesError
+
+    err = FilledDatesError(["landing L1"], pd.Timestamp("2024-05-01"), pd.Timestamp("2024-06-01"))
+    assert (err.ids, str(err)) == (["landing L1"], ("landings / haul roads landing L1: a stabilized date on or before "
+                                   "the site's first start (2024-05-01) or a start on or after its last stabilisation "
+                                   "(2024-06-01); fix or complete their dates"))
+    s2 = math.sqrt(2 * SQFT)
+    for book in ("vestal", "lockport"):
+        f = _run(RB[book], larger_common_plan=False, disturbance=_dated([(square(2), "A", "2024-05-01", "2024-06-01")]),
+                 landings=_dated([(Point(X0 + s2 + 90, Y0 + s2 / 2), "L1", None, "2023-06-01")]))
+        msg = swp005(f)[0]
+        assert f"the peak could not be measured ({err})" in msg, (book, msg)
 
 
 @pytest.mark.parametrize("rid", WORDED)
@@ -354,6 +379,59 @@ def test_the_shipped_words_are_the_checks_words(tmp_path) -> None:
         "is often 1/4 to 1 acre: at up to 43,560 sq ft (max_point_landing_area_sqft) the activity would disturb "
         "1.53 acres, at least 1 acre; at that size landing L1 would touch the disturbance and count in the "
         "project; map the landing's extent (a polygon))."), msg
+
+
+SITE = ("site_union", "site_connected", "site_overlaps", "site_landings", "site_roads", "site_landings_roads",
+        "site_harvest", "site_unconnected")
+"""The phrases saying what a site is made of (SWP-001, SWP-003, SWP-004)."""
+
+
+def _site_scenes():
+    """(name, disturbance, landings, haul roads) of sites of every make: a project alone, with a landing and a
+    haul road connected to it and a harvest plan apart; a harvest plan of landings alone, of roads alone."""
+    s = math.sqrt(2 * SQFT)
+    d = frame([(square(2), "A"), (square(1, 1_000), "B")])
+    lands = frame([(Point(X0 + s + 30, Y0 + 50), "L1"), (Point(X0 + 3_000, Y0), "L2")])
+    roads = frame([(road(300, s - 5, 100), "R1"), (road(400, 3_200, 0), "R2")])
+    return [("project", d, None, None), ("project and plan", d, lands, roads),
+            ("landings", None, lands, None), ("roads", None, None, roads)]
+
+
+def test_a_site_is_worded_by_the_rules_phrases_with_or_without_its_members(tmp_path) -> None:
+    """Every sentence saying what a site is made of is its rule's, from the facts the site was built with: the
+    same with its members as without them (a site built by hand, or its polygons not kept), never a sentence
+    of the geometry layer's."""
+    from geoconstraints.geometry.phasing import build_sites
+    from geoconstraints.rules.stormwater import check_condition_b, check_condition_c, check_swppp_required
+
+    checks = {"SWP-001": check_swppp_required, "SWP-003": check_condition_b, "SWP-004": check_condition_c}
+    water = load_layers(impaired_waters=_water(5_000), primary=("impaired_waters",))
+    for book in ("vestal", "lockport"):
+        seen: dict[tuple[str, bool], set[str]] = {}
+        for rb in (_marked(tmp_path, book, f"sites_{book}"), RB[book]):
+            for name, d, lands, roads in _site_scenes():
+                layers = load_layers(disturbance=d, landings=lands, haul_roads=roads,
+                                     primary=("disturbance", "landings", "haul_roads"))
+                dl = layers.get_layer("disturbance")
+                fp = harvest_footprints(layers.get_layer("landings"), layers.get_layer("haul_roads"),
+                                        haul_road_width_ft=12, default_landing_area_sqft=10_000)
+                sites = tuple(build_sites(dl, fp, road_width_ft=12))
+                said: dict[bool, list[str]] = {}
+                for bare in (False, True):
+                    ctx = StormwaterContext(layers=water, rulebook=rb, disturbance=dl, footprints=fp,
+                                            sites=tuple(dataclasses.replace(x, members=None) for x in sites)
+                                            if bare else sites, larger_common_plan=False)
+                    said[bare] = []
+                    for rid, fn in checks.items():
+                        for msg in fn(ctx, rb[rid])["message"]:
+                            said[bare].append(msg)
+                            if rb is not RB[book]:
+                                assert _code_words(msg) == "", (book, name, rid, bare, msg)
+                                seen.setdefault((rid, bare), set()).update(_marks(msg) & set(SITE))
+                assert said[True] == said[False], (book, name)
+        for rid in ("SWP-001", "SWP-003"):
+            for bare in (False, True):
+                assert seen[(rid, bare)] == set(SITE), (book, rid, bare, sorted(set(SITE) - seen[(rid, bare)]))
 
 
 def test_a_town_may_reword_one_stormwater_phrase(tmp_path) -> None:

@@ -601,3 +601,15 @@ def test_the_plan_reads_districts_from_the_source_hrv003_read(case, source, stat
     assert ("parcels.zoning" in shown) == (source == "parcels.zoning field")
     assert bool(missing) == (status == "not_evaluated")  # "see HRV-002 c" (the gap) or "zoning or parcels.zoning"
     assert plan.zoning_source == source
+
+
+def test_a_harvest_area_without_a_shape_is_refused_with_the_reason(result) -> None:
+    # a Result whose harvest_area layer holds features but no polygon (assembled by hand: load_layers drops
+    # empty geometries): the site plan says what is wrong, as OutputError, with or without python -O
+    import dataclasses
+
+    ha = result.layers.frames["harvest_area"]
+    frames = {**result.layers.frames, "harvest_area": ha.set_geometry(gpd.GeoSeries([None] * len(ha), crs=ha.crs))}
+    bare = dataclasses.replace(result, layers=dataclasses.replace(result.layers, frames=frames))
+    with pytest.raises(OutputError, match="harvest_area layer with at least one polygon drawn"):
+        sp.prepare_plan(bare, 500)

@@ -666,6 +666,7 @@ def test_a_road_on_cells_without_relief_is_not_evaluated_never_flat_ground(tmp_p
     assert on.error == ("every cell of DEM lake.tif around the road holds 150.00 ft: no relief, so no grade measured "
                         "(a water body's flattened surface, a no-data fill the DEM does not declare, or a placeholder "
                         "raster?)")
+    assert (on.why, on.flat_ft, on.dem_name) == ("no_relief", 150.0, "lake.tif")  # the key a rule words
     # a road onto the shore is measured: the cells around it differ (30 % up to the lake, then level)
     across = road_terrain(dem, LineString([(100, 400), (800, 400)]), NY_FT, grade=GRADE)
     assert not across.error and across.fully_evaluated and across.max_grade_pct == pytest.approx(30, abs=0.5)
@@ -673,7 +674,7 @@ def test_a_road_on_cells_without_relief_is_not_evaluated_never_flat_ground(tmp_p
     two = road_terrain(dem, MultiLineString([[(500, 400), (800, 400)], [(1200, 400), (1500, 400)]]), NY_FT,
                        grade=GRADE)
     assert not two.error and len(two.gaps) == 1
-    assert two.gaps[0].why.startswith("on DEM cells that all hold 150.00 ft (no relief")
+    assert (two.gaps[0].why, two.gaps[0].flat_ft) == ("no_relief", 150.0)  # a rule words it (no_relief_stretch)
     assert two.gaps[0].length_ft == pytest.approx(300, abs=0.01)
     assert two.evaluated_length_ft == pytest.approx(300, abs=0.01) and two.max_grade_pct == pytest.approx(30, abs=0.5)
 

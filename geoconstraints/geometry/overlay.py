@@ -18,7 +18,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import geopandas as gpd
 import numpy as np
@@ -1088,8 +1088,8 @@ class PendingDistances:
         self._setup.join()
         if self._error is not None:
             raise self._error
-        assert self._job is not None
-        return _distances(self.n, self.max_distance_ft, self._job.result())
+        job = cast(Background, self._job)  # set by _begin, which ended without an error
+        return _distances(self.n, self.max_distance_ft, job.result())
 
     def cancel(self) -> None:
         """Start no more chunks in the background (when the run stops before it needs the distances)."""

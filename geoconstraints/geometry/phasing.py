@@ -17,7 +17,7 @@ import shapely
 
 from geoconstraints.errors import InputError, RulebookError
 from geoconstraints.io.tables import DAY, PRECIP_TOL_IN, read_days
-from geoconstraints.text import day_text, fixed, id_list, stated_text, truthy
+from geoconstraints.text import day_text, id_list, stated_text, truthy
 from geoconstraints.units import sqft_to_acres
 
 log = logging.getLogger(__name__)
@@ -498,6 +498,42 @@ def match_inspections(schedule: pd.DataFrame, inspections: pd.DataFrame | None) 
 _KIND_LAYER = {"disturbance": "disturbance", "landing": "landings", "haul_road": "haul_roads"}
 
 
+@dataclass(frozen=True)
+class SiteFacts:
+    """What one site is made of, as :func:`build_sites` measured it: the facts its findings state, as
+    keys and numbers (a rule words them with its own phrases: SWP-001's, SWP-003's and SWP-004's
+    ``site_*``).
+
+    Attributes
+    ----------
+    kind : str
+        ``"project"`` (the disturbance polygons with the footprints connected to them) or
+        ``"harvest_plan"`` (landings and haul roads connected to no disturbance polygon).
+    polygons : int
+        The disturbance polygons in it (0 in a harvest plan).
+    polygons_acres : float
+        Their union, in acres (overlaps counted once).
+    landings, roads : int
+        The landings and the haul roads in it (in a project: those connected to the polygons).
+    road_ft : float
+        The haul roads' total length, in ft.
+    road_width_ft : float
+        The width the haul roads are counted at.
+    apart : bool
+        A harvest plan measured as its own activity beside a disturbance layer given (connected to
+        none of its polygons).
+    """
+
+    kind: str
+    polygons: int = 0
+    polygons_acres: float = 0.0
+    landings: int = 0
+    roads: int = 0
+    road_ft: float = 0.0
+    road_width_ft: float = 0.0
+    apart: bool = False
+
+
 @dataclass(eq=False)
 class Site:
     """One land development activity measured for SWP-001..005.
@@ -507,30 +543,29 @@ class Site:
     to it form a second subject, the harvest plan, so an unrelated logging job elsewhere in the
     same GeoPackage is not added to a subdivision's acreage.
 
-    ``members`` holds the polygons measured: ``feature_id`` (``DP-1``, ``landing L-1``,
-    ``haul road H-1``), ``kind`` (``disturbance``, ``landing``, ``haul_road``), the raw ``start``
-    and ``stabilized`` values and the geometry.
+    ``facts`` says what it is made of (:class:`SiteFacts`, worded by the rules). ``members`` holds
+    the polygons measured: ``feature_id`` (``DP-1``, ``landing L-1``, ``haul road H-1``), ``kind``
+    (``disturbance``, ``landing``, ``haul_road``), the raw ``start`` and ``stabilized`` values and
+    the geometry.
     """
 
     layer: str
     id: str
     geometry: Any
     acres: float
-    detail: str
+    facts: SiteFacts
     uses: list[str]
     dated: bool = False
     members: gpd.GeoDataFrame | None = None
 
 
-def _footprint_clause(fp: gpd.GeoDataFrame, road_width_ft: float) -> str:
-    nl = int((fp["kind"] == "landing").sum())
-    roads = fp[fp["kind"] == "haul_road"]
-    bits = []
-    if nl:
-        bits.append(f"{nl} landing(s)")
-    if len(roads):
-        bits.append(f"{fixed(float(roads['length_ft'].sum()), 0)} ft of haul road x {fixed(road_width_ft, 0)} ft")
-    return " and ".join(bits)
+def _site_facts(kind: str, fp: gpd.GeoDataFrame, road_width_ft: float, *, polygons: int = 0,
+                polygons_acres: float = 0.0, apart: bool = False) -> SiteFacts:
+    """The :class:`SiteFacts` of a site of ``polygons`` disturbance polygons (their union
+    ``polygons_acres``) and the footprints ``fp`` (:func:`harvest_footprints` rows)."""
+    roads = fp[(fp["kind"] == "haul_road").to_numpy()]
+    return SiteFacts(kind, polygons, polygons_acres, int((fp["kind"] == "landing").sum()), len(roads),
+                     float(roads["length_ft"].sum()) if len(roads) else 0.0, float(road_width_ft), apart)
 
 
 def _members(disturbance: gpd.GeoDataFrame | None, fp: gpd.GeoDataFrame, crs: Any) -> gpd.GeoDataFrame:
@@ -579,22 +614,15 @@ def build_sites(disturbance: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFra
             _n, label = connected_components(graph, directed=False)
             attached = label[1:] == label[0]
         geom, acres = union_acres(np.concatenate([dgeoms, fp.geometry.values[attached]]))
-        detail = f"union of {len(disturbance)} disturbance polygon(s): {fixed(d_acres)} acres"
-        if attached.any():
-            detail += (f"; plus connected {_footprint_clause(fp[attached], road_width_ft)}; "
-                       f"together {fixed(acres)} acres")
+        facts = _site_facts("project", fp[attached], road_width_ft, polygons=len(disturbance), polygons_acres=d_acres)
         uses = list(disturbance["use"]) if "use" in disturbance.columns else [""] * len(disturbance)
-        sites.append(Site("disturbance", SUBJECT, geom, acres, detail + "; overlaps counted once",
-                          uses + [""] * int(attached.sum()), dated=True,
+        sites.append(Site("disturbance", SUBJECT, geom, acres, facts, uses + [""] * int(attached.sum()), dated=True,
                           members=_members(disturbance, fp[attached], crs)))
     rest = fp[~attached]
     if len(rest):
         geom, acres = union_acres(rest.geometry.values)
-        detail = (f"{_footprint_clause(rest, road_width_ft)}: {fixed(acres)} acres, overlaps counted once; the "
-                  f"harvest area itself is not counted (SWP-006)")
-        if disturbance is not None:
-            detail += "; not connected to the disturbance layer, so measured as its own activity"
-        sites.append(Site("harvest plan", "landings and haul roads", geom, acres, detail, [""] * len(rest),
+        facts = _site_facts("harvest_plan", rest, road_width_ft, apart=disturbance is not None)
+        sites.append(Site("harvest plan", "landings and haul roads", geom, acres, facts, [""] * len(rest),
                           members=_members(None, rest, crs)))
     return sites
 
@@ -647,7 +675,7 @@ def grown_sites(disturbance: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFra
     sites : sequence of Site
         ``build_sites(disturbance, footprints)``.
     road_width_ft : float
-        The width the haul roads are counted at (the details of the sites).
+        The width the haul roads are counted at (:attr:`SiteFacts.road_width_ft` of the sites).
 
     Returns
     -------
@@ -698,7 +726,8 @@ def grown_sites(disturbance: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFra
         else:  # its own footprints grown (some may join the project at that size: then this bounds it)
             rows = grown[np.isin(labels, list(have))]
             geom, acres = union_acres(rows.geometry.values)
-            g = Site(s.layer, s.id, geom, acres, s.detail, list(s.uses), members=_members(None, rows, grown.crs))
+            facts = _site_facts("harvest_plan", rows, road_width_ft, apart=s.facts.apart)
+            g = Site(s.layer, s.id, geom, acres, facts, list(s.uses), members=_members(None, rows, grown.crs))
         inside = np.isin(labels, list(g.members["feature_id"])) if g.members is not None else np.zeros(len(labels), bool)
         ids = [str(i) for i in fids[point & inside]]
         roads = [str(i) for i in fids[wide & inside]]
@@ -716,6 +745,12 @@ class SitePhasing:
     phasing : Phasing or None
         None when the peak cannot be known (``why`` says why).
     why : str
+        The key of why there is no phasing, for a rule to word it ('' when there is one):
+        ``nothing_to_phase`` (a site without members), ``no_dates`` (no disturbance polygon carries both
+        dates), ``undated`` (the polygons ``undated`` lack one: the peak cannot be known) or ``none_dated``
+        (no polygon, landing or haul road of the site carries both).
+    undated : list of str
+        The disturbance polygons without a start or stabilized date (``why`` ``no_dates`` or ``undated``).
     assumed : list of str
         Landings and haul roads without both dates, their missing dates filled with the site's first
         start or last stabilisation.
@@ -730,6 +765,19 @@ class SitePhasing:
     why: str = ""
     assumed: list[str] = field(default_factory=list)
     filled: dict[str, str] = field(default_factory=dict)
+    undated: list[str] = field(default_factory=list)
+
+
+class FilledDatesError(InputError):
+    """Landings or haul roads of a site that, their missing dates filled with the site's span, would be
+    disturbed on no day (:func:`site_phasing`): ``ids``, and the span's first start and last
+    stabilisation (``start``, ``end``), for a rule that quotes it to word it."""
+
+    def __init__(self, ids: Sequence[str], start: pd.Timestamp, end: pd.Timestamp) -> None:
+        self.ids, self.start, self.end = [str(i) for i in ids], start, end
+        super().__init__(f"landings / haul roads {id_list(self.ids)}: a stabilized date on or before the site's "
+                         f"first start ({day_text(start)}) or a start on or after its last stabilisation "
+                         f"({day_text(end)}); fix or complete their dates")
 
 
 def site_phasing(site: Site) -> SitePhasing:
@@ -740,16 +788,17 @@ def site_phasing(site: Site) -> SitePhasing:
     to this law"): a footprint without dates is assumed disturbed for the whole span of the
     site's dated polygons, a missing date filled with the span's start or end (one given a start
     only: from its start to the span's end; :attr:`SitePhasing.filled` says which). A site with no
-    date at all has no phasing.
+    date at all has no phasing. Without one, :attr:`SitePhasing.why` holds the key of the reason.
 
     Raises
     ------
     InputError
-        A date that cannot be read or a stabilisation on or before the start (naming layer and feature).
+        A date that cannot be read or a stabilisation on or before the start (naming layer and feature);
+        :class:`FilledDatesError` where a filled date leaves a landing or haul road disturbed on no day.
     """
     m = site.members
     if m is None or not len(m):
-        return SitePhasing(None, "nothing to phase")
+        return SitePhasing(None, "nothing_to_phase")
     start = pd.Series(pd.NaT, index=m.index, dtype="datetime64[ns]")
     stab = start.copy()
     for kind, layer in _KIND_LAYER.items():
@@ -759,13 +808,10 @@ def site_phasing(site: Site) -> SitePhasing:
         d = phasing_dates(part, what=f"layer {layer}")
         start[part.index], stab[part.index] = d.start.to_numpy(), d.stabilized.to_numpy()
         if kind == "disturbance" and not d.complete:
-            why = ("the disturbance polygons carry no start / stabilized dates" if len(d.undated) == len(part) else
-                   f"polygons {id_list(d.undated)} have no start or stabilized date, so the peak cannot be known")
-            return SitePhasing(None, why)
+            return SitePhasing(None, "no_dates" if len(d.undated) == len(part) else "undated", undated=d.undated)
     dated = start.notna() & stab.notna()
     if not dated.any():
-        return SitePhasing(None, f"no {site.layer} polygon carries both a start and a stabilized date, so the "
-                                 f"peak cannot be known")
+        return SitePhasing(None, "none_dated")
     span0, span1 = start[dated].min(), stab[dated].max()
     assumed = list(m.loc[~dated, "feature_id"])
     gone = np.where(start.isna() & stab.isna(), "both", np.where(start.isna(), "start", "stabilized"))
@@ -773,8 +819,6 @@ def site_phasing(site: Site) -> SitePhasing:
     start, stab = start.fillna(span0), stab.fillna(span1)
     bad = stab <= start  # a filled date may leave a footprint disturbed on no day
     if bad.any():
-        raise InputError(f"landings / haul roads {id_list(m.loc[bad, 'feature_id'])}: a stabilized date on or before "
-                         f"the site's first start ({day_text(span0)}) or a start on or after its last stabilisation "
-                         f"({day_text(span1)}); fix or complete their dates")
+        raise FilledDatesError(list(m.loc[bad, "feature_id"]), span0, span1)
     full = PhasingDates(start, stab)
     return SitePhasing(phasing_timeline(m, full), "", assumed, filled)

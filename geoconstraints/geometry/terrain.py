@@ -275,14 +275,16 @@ class Run:
 
 @dataclass
 class Stretch:
-    """A stretch of line whose grade could not be evaluated (off the DEM or nodata, or a part of a
-    road on DEM cells without relief: ``why`` says which)."""
+    """A stretch of line whose grade could not be evaluated: ``why`` holds the key of the reason, for a
+    rule to word it: ``off_dem`` (off the DEM or on nodata cells) or ``no_relief`` (a part of a road on
+    DEM cells that all hold one height, ``flat_ft``: no relief)."""
 
     start_ft: float
     end_ft: float
     length_ft: float
     geometry: LineString | None = None
-    why: str = "off the DEM or on nodata cells"
+    why: str = "off_dem"
+    flat_ft: float = float("nan")
 
 
 @dataclass
@@ -931,7 +933,7 @@ class RoadTerrain:
     runs : list of Run
         Steep runs of every part (see :func:`grade_runs`).
     gaps : list of Stretch
-        Stretches off the DEM or on nodata cells.
+        Stretches off the DEM or on nodata cells, or parts on cells without relief (:attr:`Stretch.why`).
     max_grade_pct, mean_grade_pct : float
         Steepest segment and length-weighted mean, of the filtered grades (:func:`filter_grades`;
         NaN when nothing evaluated).
@@ -945,7 +947,17 @@ class RoadTerrain:
         Steepest net grade (rise over run) of any stretch the water-bar walk weighed (NaN when
         none was weighed: no bars asked for, no DEM data, or a road shorter than the spacing).
     error : str
-        Why the road could not be profiled at all (no DEM, a line the DEM cannot take).
+        Why the road could not be profiled at all (no DEM, a line the DEM cannot take, cells without
+        relief), in the engine's words (the road table's ``note``); '' when it was profiled.
+    why : str
+        The key of ``error``, for a rule to word it: ``no_dem`` (no DEM given), ``no_relief`` (every cell
+        around the road holds ``flat_ft``, on the DEM ``dem_name``) or ``line_error`` (a line the engine
+        cannot profile: ``error`` is the :class:`~geoconstraints.errors.GeometryError`'s message);
+        '' when it was profiled.
+    flat_ft : float
+        The height every DEM cell around the road holds (``why`` ``no_relief``; NaN otherwise).
+    dem_name : str
+        The file name of the DEM the road was profiled on ('' without a DEM).
     dem_cell_ft : float
         The DEM's cell, the larger of its width and height in feet
         (:attr:`~geoconstraints.io.dem.Dem.max_cell_size_ft`; NaN without a DEM): the shortest
@@ -966,6 +978,9 @@ class RoadTerrain:
     steepest_net_grade_pct: float = float("nan")
     error: str = ""
     dem_cell_ft: float = float("nan")
+    why: str = ""
+    flat_ft: float = float("nan")
+    dem_name: str = ""
 
     @property
     def fully_evaluated(self) -> bool:
@@ -1026,10 +1041,10 @@ def road_terrain(
     # them (S-3 of the sample: 494.97 ft long, 494.98 ft evaluated)
     rt = RoadTerrain(layer, str(feature_id), float(shapely.length(line)) * (ft_per_unit(crs) or 1.0))
     if dem is None:
-        rt.error = "no DEM given (--dem)"
+        rt.error, rt.why = "no DEM given (--dem)", "no_dem"
         return rt
     merged = shapely.line_merge(line) if line.geom_type == "MultiLineString" else line
-    rt.dem_cell_ft = dem.max_cell_size_ft
+    rt.dem_cell_ft, rt.dem_name = dem.max_cell_size_ft, dem.path.name
     rt.window_ft, rt.window_note = grade_window(dem, grade)
     limits: dict[str, Any] = {"max_grade_pct": np.inf, "max_run_ft": np.inf}
     if grade is not None:
@@ -1044,14 +1059,12 @@ def road_terrain(
             continue
         try:
             prof = line_profile(dem, part, crs)
-        except GeometryError as exc:
-            rt.error = str(exc)
+        except GeometryError as exc:  # an error's own message (a line the loaders refuse: not reached from them)
+            rt.error, rt.why = str(exc), "line_error"
             break
         if prof.flat_ft is not None:  # zero relief is no grade measured: never a pass
             flat.append(prof.flat_ft)
-            rt.gaps.append(Stretch(0.0, prof.length_ft, prof.length_ft, part, why=(
-                f"on DEM cells that all hold {prof.flat_ft:,.2f} ft (no relief: a water body's flattened surface, a "
-                f"no-data fill the DEM does not declare, or a placeholder raster?)")))
+            rt.gaps.append(Stretch(0.0, prof.length_ft, prof.length_ft, part, why="no_relief", flat_ft=prof.flat_ft))
             continue
         res = grade_runs(prof, **limits, smoothing_window_ft=rt.window_ft)
         rt.runs.extend(res.runs)
@@ -1069,7 +1082,8 @@ def road_terrain(
             steepest = st if not np.isfinite(steepest) else max(steepest, st) if np.isfinite(st) else steepest
             bars.append(wb)
     if flat and len(flat) == len(rt.gaps) and not rt.error and rt.evaluated_length_ft == 0:
-        rt.error = no_relief_note(dem, flat[0])  # the whole road: one reason, not a stretch list
+        # the whole road: one reason, not a stretch list
+        rt.error, rt.why, rt.flat_ft = no_relief_note(dem, flat[0]), "no_relief", flat[0]
     rt.evaluated_length_ft = min(rt.evaluated_length_ft, rt.length_ft)  # the sum of the pieces: float noise over
     rt.max_grade_pct = max(maxg) if maxg else float("nan")
     rt.mean_grade_pct = gl_sum / ev_sum if ev_sum > 0 else float("nan")
@@ -1080,7 +1094,8 @@ def road_terrain(
 
 
 def no_relief_note(dem: Dem, value_ft: float) -> str:
-    """Why a road on DEM cells that all hold ``value_ft`` is not evaluated."""
+    """Why a road on DEM cells that all hold ``value_ft`` is not evaluated, in the engine's words (the road
+    table's ``note``; a rule words :attr:`RoadTerrain.why` ``no_relief`` with its own phrase)."""
     return (f"every cell of DEM {dem.path.name} around the road holds {value_ft:,.2f} ft: no relief, so no grade "
             f"measured (a water body's flattened surface, a no-data fill the DEM does not declare, or a placeholder "
             f"raster?)")
@@ -1109,8 +1124,8 @@ def roads_terrain(
     >>> out = roads_terrain(None, {"haul_roads": gpd.GeoDataFrame(
     ...     {"feature_id": ["R1"]}, geometry=[LineString([(0, 0), (300, 400)])])}, None)
     >>> rt = out[("haul_roads", "R1")]
-    >>> rt.length_ft, rt.error
-    (500.0, 'no DEM given (--dem)')
+    >>> rt.length_ft, rt.error, rt.why
+    (500.0, 'no DEM given (--dem)', 'no_dem')
     """
     out: dict[tuple[str, str], RoadTerrain] = {}
     for layer, g in roads.items():

@@ -55,7 +55,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Self
+from typing import IO, Any, Self, cast
 
 log = logging.getLogger(__name__)
 
@@ -388,13 +388,13 @@ class Child:
 
     def _feed(self, proc: subprocess.Popen[str]) -> None:
         """Write the queued jobs to the child (a thread: a long page never blocks the parent)."""
-        assert proc.stdin is not None
+        stdin = cast(IO[str], proc.stdin)  # _start opens it with stdin=PIPE
         with contextlib.suppress(OSError, ValueError):  # the child died or was killed: its answer says
             while (line := self._queue.get()) is not None:
-                proc.stdin.write(line)
-                proc.stdin.flush()
+                stdin.write(line)
+                stdin.flush()
         with contextlib.suppress(OSError, ValueError):
-            proc.stdin.close()
+            stdin.close()
 
     def submit(self, name: str, target: Path, job: dict[str, Any], **params: Any) -> Job | None:
         """Have the child run ``job`` (its ``kind`` and what that kind reads; ``target`` is added)
@@ -415,7 +415,8 @@ class Child:
         """The child's answer to job ``index`` (waiting for it); no job can be submitted after."""
         self._queue.put(None)  # every job is in: the child exits after the last answer
         proc = self.proc
-        assert proc is not None and proc.stdout is not None
+        if proc is None or proc.stdout is None:  # a Job comes from submit, which started the child
+            raise TypeError("no child process to answer: submit a job first")
         while len(self._answers) <= index:
             _before_wait()  # a signal a library swallowed: raised, not lost waiting for a child that may never answer
             line = proc.stdout.readline()
@@ -452,9 +453,9 @@ class Child:
             self.proc.stdout.close()
 
     def _kill(self) -> None:
-        """SIGKILL the child (stopped or not) and reap it (:func:`_kill_and_reap`)."""
-        assert self.proc is not None
-        _kill_and_reap(self.proc, self.doing)
+        """SIGKILL the child (stopped or not) and reap it (:func:`_kill_and_reap`); nothing without one."""
+        if self.proc is not None:
+            _kill_and_reap(self.proc, self.doing)
 
     def __enter__(self) -> Self:
         return self

@@ -178,7 +178,8 @@ def _profile(result: Result, layer: str, fid: str, i: int, part: Any, runs: pd.D
              bars: pd.DataFrame | None, k: float, edges: list[float], limit: float, run: float,
              window: float) -> RoadProfile:
     layers = result.layers
-    assert layers is not None  # road_profiles checked it
+    if layers is None:  # road_profiles returns none without them
+        raise TypeError("a road profile needs the result's layers (its DEM)")
     prof = terrain.line_profile(layers.dem, part, layers.crs)
     grade = terrain.filter_grades(prof.dist_ft, prof.z_ft, window)  # the grades HRV-010 judges
     cols = ["start_ft", "end_ft", "length_ft", "mean_grade_pct", "max_grade_pct", "exceeds", "cut_short"]

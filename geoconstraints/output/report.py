@@ -603,8 +603,7 @@ def html_to_pdf(page: str) -> Any:
         WeasyPrint or the pango library it needs is missing (the message says how to install them).
     """
     weasyprint, missing = child.import_weasyprint()
-    if weasyprint is None:
-        assert missing is not None  # what import_weasyprint says when it cannot import
+    if missing is not None:  # (None, what it says) where it cannot import
         raise pdf_tool_missing(*missing["missing"])
     return weasyprint.HTML(string=page).render()
 

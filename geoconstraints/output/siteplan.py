@@ -573,7 +573,9 @@ def prepare_plan(result: Result, scale_ft_per_in: float) -> PlanData:
     # each its kind, and what it maps to not_stream is not drawn as a stream
     sources["streams"], _ = classify_streams(sources["streams"], stream_vocabulary(result.rulebook))
     harvest = sources["harvest_area"]
-    assert harvest is not None  # checked above
+    if harvest is None:  # the layer is there (checked above), but holds no feature with a shape
+        raise OutputError("the site plan needs a harvest_area layer with at least one polygon drawn: every feature "
+                          "of it has an empty or missing geometry")
     touched = touched_parcels(sources["parcels"], harvest)
     ring = shapely.buffer(shapely.union_all(harvest.geometry.values), search_ft / k)
     plan = [sources.get(n) for n in ("harvest_area", "landings", "haul_roads", "skid_trails")]
@@ -1374,14 +1376,11 @@ def plan_sheets(extent: tuple[float, float, float, float], paper: str, orientati
     if orientation not in ORIENTATIONS:
         raise InputError(f"--orientation {orientation!r} is not one of {', '.join(ORIENTATIONS)}")
     upi = scale_ft_per_in / ft_per_unit
-    best: tuple[PageLayout, list] | None = None
+    tried: list[tuple[PageLayout, list]] = []
     for o in (("portrait", "landscape") if orientation == "auto" else (orientation,)):
         lay = page_layout(paper, o)
-        tiles = tile_sheets(extent, (lay.frame[2] * upi, lay.frame[3] * upi), OVERLAP_IN * upi)
-        if best is None or len(tiles) < len(best[1]):
-            best = (lay, tiles)
-    assert best is not None
-    lay, tiles = best
+        tried.append((lay, tile_sheets(extent, (lay.frame[2] * upi, lay.frame[3] * upi), OVERLAP_IN * upi)))
+    lay, tiles = min(tried, key=lambda t: len(t[1]))  # the first of the fewest: portrait on a tie
     sheets: list[Sheet] = []
     if len(tiles) > 1:
         a = np.array([b for _, _, b in tiles])

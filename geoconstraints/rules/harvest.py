@@ -476,8 +476,7 @@ def _ownership(rule: Rule, ha: gpd.GeoDataFrame, parcels: gpd.GeoDataFrame | Non
     a_own, p_own = _owners(ha, n), _owners(parcels, m)
     ea, eb = [ai, ka], [pj + n, kb]
     pa = pb = np.array([], int)
-    if m:
-        assert parcels is not None  # m counts its features
+    if parcels is not None and m:
         pa, pb = _joinable_parcels(parcels, p_own, pj, tol + LENGTH_NOISE_FT)
         same = (p_own[pa] != None) & (p_own[pa] == p_own[pb])
         ea.append(pa[same] + n)
@@ -1202,18 +1201,17 @@ def _run_text(rule: Rule, key: str, run: tr.Run, **fields: Any) -> str:
                        slope_length=f"{run.slope_length_ft:,.1f}", mean_grade=f"{run.mean_grade_pct:.1f}", **fields)
 
 
-def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule, window: str | None = None,
-                 dem_given: bool = True) -> None:
+def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule, window: str | None = None) -> None:
     """HRV-010's findings of one road, in the rule's words (``window``: :func:`_window_note`, None: the
-    terrain engine's ``window_note``; without a DEM, ``dem_given`` False, the phrase ``no_dem``; any other
-    reason the road could not be profiled is the terrain engine's)."""
+    terrain engine's ``window_note``; a road not profiled at all: :func:`_not_profiled`; a stretch not
+    profiled: :func:`_terrain_why`)."""
     window = rt.window_note if window is None else window
     max_run, mode = rule.t("max_run_ft"), str(rule.s("run_length"))
-    coarse = coarse_dem(rt, rule) and not rt.error
+    coarse = coarse_dem(rt, rule) and not (rt.why or rt.error)
     cell = f"; {dem_cell_note(rt, rule)}" if coarse else ""
     at = {"subject_layer": rt.layer, "subject_id": rt.feature_id}
-    if rt.error:
-        rows.add("not_evaluated", **at, geometry=geom, detail=rt.error if dem_given else rule.phrase("no_dem"))
+    if rt.why or rt.error:  # not profiled at all (a key the engine recorded, or only its message)
+        rows.add("not_evaluated", **at, geometry=geom, detail=_not_profiled(rule, rt))
         return
     for run in rt.runs:
         if run.exceeds:
@@ -1232,7 +1230,7 @@ def _road_grades(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule, w
     for gap in rt.gaps:
         rows.add("not_evaluated", **at, geometry=gap.geometry, detail=rule.phrase(
             "gap", length=f"{gap.length_ft:,.0f}", start=f"{gap.start_ft:,.0f}", end=f"{gap.end_ft:,.0f}",
-            why=_terrain_why(rule, gap.why)), measured=gap.length_ft, unit="ft")
+            why=_terrain_why(rule, gap)), measured=gap.length_ft, unit="ft")
     if rt.fully_evaluated and not any(r.exceeds or r.join_cut_short for r in rt.runs):
         # a run meeting other steep runs is measured with them: the stretch joined, not the run alone
         own = [r.length_ft if mode == "horizontal" else r.slope_length_ft for r in rt.runs]
@@ -1287,7 +1285,7 @@ def check_grade_runs(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
             out.append(_missing_layer(ctx, rule, layer))
             continue
         for fid, geom in zip(g["feature_id"].astype(str), g.geometry.values):  # the plan's roads
-            _road_grades(rows, ctx.terrain[(layer, fid)], geom, rule, window, ctx.layers.dem is not None)
+            _road_grades(rows, ctx.terrain[(layer, fid)], geom, rule, window)
     return concat_findings([rows.frame(), *out], ctx.crs)
 
 
@@ -2482,23 +2480,57 @@ def _bar_groups(rule: Rule, wb: gpd.GeoDataFrame) -> str:
     return "; ".join(parts)
 
 
-def _terrain_why(rule: Rule, why: str) -> str:
-    """Why a stretch was not profiled: off the DEM or on nodata (the engine's default reason,
-    :class:`~geoconstraints.geometry.terrain.Stretch`) in ``rule``'s words (``off_dem``); any other
-    reason (cells without relief) as the engine gives it."""
-    return rule.phrase("off_dem") if why == tr.Stretch.why else why
+def _terrain_why(rule: Rule, gap: tr.Stretch) -> str:
+    """Why a stretch was not profiled, in ``rule``'s words: the phrase of the reason the terrain engine
+    recorded (:attr:`Stretch.why <geoconstraints.geometry.terrain.Stretch>`): ``off_dem`` (off the DEM or
+    on nodata), else ``no_relief_stretch`` (a part of the road on cells that all hold ``{height}`` ft).
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> rule = load_rulebook("vestal")["HRV-010"]
+    >>> _terrain_why(rule, tr.Stretch(0.0, 10.0, 10.0))
+    'off the DEM or on nodata cells'
+    >>> _terrain_why(rule, tr.Stretch(0.0, 10.0, 10.0, why="no_relief", flat_ft=1234.0))[:39]
+    'on DEM cells that all hold 1,234.00 ft '
+    """
+    if gap.why == "off_dem":
+        return rule.phrase("off_dem")
+    return rule.phrase("no_relief_stretch", height=f"{gap.flat_ft:,.2f}")
 
 
-def _water_bar_row(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule, dem_given: bool = True) -> None:
+def _not_profiled(rule: Rule, rt: tr.RoadTerrain) -> str:
+    """Why road ``rt`` could not be profiled at all, in ``rule``'s words: the phrase of the reason the terrain
+    engine recorded (:attr:`RoadTerrain.why <geoconstraints.geometry.terrain.RoadTerrain>`): ``no_dem``, or
+    ``no_relief`` (every cell around the road holds ``{height}`` ft on DEM ``{dem}``); a line the engine
+    cannot profile (``line_error``, which the loaders refuse before) is said by the error's own message.
+
+    Examples
+    --------
+    >>> from geoconstraints.rulebook.loader import load_rulebook
+    >>> rule = load_rulebook("vestal")["HRV-030"]
+    >>> _not_profiled(rule, tr.RoadTerrain("haul_roads", "R", 10.0, error="no DEM given (--dem)", why="no_dem"))
+    'no DEM given (--dem)'
+    >>> flat = tr.RoadTerrain("haul_roads", "R", 10.0, why="no_relief", flat_ft=0.0, dem_name="a.tif")
+    >>> _not_profiled(rule, flat)[:51]
+    'every cell of DEM a.tif around the road holds 0.00 '
+    """
+    if rt.why == "no_dem":
+        return rule.phrase("no_dem")
+    if rt.why == "no_relief":
+        return rule.phrase("no_relief", dem=rt.dem_name, height=f"{rt.flat_ft:,.2f}")
+    return rt.error  # line_error: an error's message, as the run would raise it
+
+
+def _water_bar_row(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule) -> None:
     """HRV-030's finding of one haul road, in the rule's words: the bars placed (``bars``, :func:`_bar_groups`)
     or none (``no_bars`` over the steepest net grade, ``steepest`` or ``no_stretch``), the stretches not
-    profiled (``not_profiled``), a pass (``no_bar_needed``), made ``not_evaluated`` on a coarse DEM
-    (:func:`coarse_pass_detail`), and bars from a coarse DEM (:func:`dem_cell_note`); without a DEM
-    (``dem_given`` False) the phrase ``no_dem``, any other reason the road could not be profiled the terrain
-    engine's."""
+    profiled (``not_profiled``, :func:`_terrain_why`), a pass (``no_bar_needed``), made ``not_evaluated`` on a
+    coarse DEM (:func:`coarse_pass_detail`), and bars from a coarse DEM (:func:`dem_cell_note`); a road not
+    profiled at all: :func:`_not_profiled`."""
     at = {"subject_layer": "haul_roads", "subject_id": rt.feature_id}
-    if rt.error:
-        rows.add("not_evaluated", **at, geometry=geom, detail=rt.error if dem_given else rule.phrase("no_dem"))
+    if rt.why or rt.error:
+        rows.add("not_evaluated", **at, geometry=geom, detail=_not_profiled(rule, rt))
         return
     min_g = rule.t("min_grade_pct")
     wb = rt.water_bars if rt.water_bars is not None else gpd.GeoDataFrame()
@@ -2511,7 +2543,7 @@ def _water_bar_row(rows: FindingRows, rt: tr.RoadTerrain, geom: Any, rule: Rule,
     gap = sum(s.length_ft for s in rt.gaps)
     if gap > 0:
         status = "not_evaluated"
-        whys = sorted({_terrain_why(rule, s.why) for s in rt.gaps})
+        whys = sorted({_terrain_why(rule, s) for s in rt.gaps})
         detail += "; " + rule.phrase("not_profiled", length=f"{gap:,.0f}", why=rule.phrase("either_or").join(whys))
     elif count == 0 and np.isfinite(steep) and tr.under_min_grade(steep, min_g):  # as the bars are placed
         status, detail = "pass", rule.phrase("no_bar_needed", grade=grade_txt)
@@ -2538,7 +2570,7 @@ def check_water_bars(ctx: HarvestContext, rule: Rule) -> gpd.GeoDataFrame:
         return _missing_layer(ctx, rule, "haul_roads")
     rows = FindingRows(rule, ctx.crs)
     for fid, geom in zip(hr["feature_id"].astype(str), hr.geometry.values):  # the plan's haul roads
-        _water_bar_row(rows, ctx.terrain[("haul_roads", fid)], geom, rule, ctx.layers.dem is not None)
+        _water_bar_row(rows, ctx.terrain[("haul_roads", fid)], geom, rule)
     return rows.frame()
 
 

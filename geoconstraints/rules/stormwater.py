@@ -28,14 +28,15 @@ from geoconstraints.geometry.phasing import (
     QUALIFIED_NO,
     QUALIFIED_YES,
     SUBJECT,
+    FilledDatesError,
     GrownSite,
     Phasing,
     PhasingDates,
     Site,
+    SiteFacts,
     SitePhasing,
     grown_sites,
     harvest_footprints,
-    phasing_dates,
     qualifications,
     site_phasing,
     union_acres,
@@ -674,36 +675,25 @@ def _no_site(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
                          detail=rule.phrase("no_site"))
 
 
-def _site_detail(ctx: StormwaterContext, rule: Rule, site: Site) -> str:
-    """What site ``site`` is made of and its acres, worded by ``rule``'s phrases (SWP-001, SWP-003, SWP-004):
-    the disturbance polygons' union and the landings and haul roads connected to it, or the harvest plan's
-    landings and haul roads, as :func:`~geoconstraints.geometry.phasing.build_sites` measured them (the
-    words of its ``Site.detail``, from the site's members)."""
-    m = site.members
-    if m is None:
-        return site.detail
-    kind = m["kind"].to_numpy()
-    fp = ctx.footprints
-    labels = {str(x) for x in m["feature_id"][kind != "disturbance"]}
-    mine = np.array([f"{k.replace('_', ' ')} {i}" in labels for k, i in zip(fp["kind"], fp["feature_id"])], dtype=bool)
-    nl = int((kind == "landing").sum())
-    roads = fp[mine & (fp["kind"] == "haul_road").to_numpy()]
+def _site_detail(rule: Rule, site: Site) -> str:
+    """What site ``site`` is made of and its acres, worded by ``rule``'s phrases (SWP-001, SWP-003, SWP-004)
+    from the facts :func:`~geoconstraints.geometry.phasing.build_sites` measured (:attr:`Site.facts`): the
+    disturbance polygons' union and the landings and haul roads connected to it, or the harvest plan's
+    landings and haul roads."""
+    f = site.facts
     bits = []
-    if nl:
-        bits.append(rule.phrase("site_landings", count=nl))
-    if len(roads):
-        sw6 = ctx.rulebook.rules["SWP-006"]
-        bits.append(rule.phrase("site_roads", length=fixed(float(roads["length_ft"].sum()), 0),
-                                width=fixed(sw6.t("haul_road_width_ft"), 0)))
+    if f.landings:
+        bits.append(rule.phrase("site_landings", count=f.landings))
+    if f.roads:
+        bits.append(rule.phrase("site_roads", length=fixed(f.road_ft, 0), width=fixed(f.road_width_ft, 0)))
     footprints = rule.phrase("site_landings_roads", landings=bits[0], roads=bits[1]) if len(bits) == 2 else "".join(bits)
-    if site.dated:
-        d = m.geometry.values[kind == "disturbance"]
-        out = rule.phrase("site_union", count=len(d), acres=fixed(union_acres(d)[1]))
+    if f.kind == "project":
+        out = rule.phrase("site_union", count=f.polygons, acres=fixed(f.polygons_acres))
         if bits:
             out += "; " + rule.phrase("site_connected", footprints=footprints, acres=fixed(site.acres))
         return out + "; " + rule.phrase("site_overlaps")
     out = rule.phrase("site_harvest", footprints=footprints, acres=fixed(site.acres))
-    return out + ("; " + rule.phrase("site_unconnected") if ctx.disturbance is not None else "")
+    return out + ("; " + rule.phrase("site_unconnected") if f.apart else "")
 
 
 def _sites_frame(ctx: StormwaterContext, rule: Rule, status: Sequence[str], detail: Sequence[str], *,
@@ -723,7 +713,7 @@ def check_swppp_required(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame
         return _no_site(ctx, rule)
     found = [land_development_at(ctx, rule, k) for k in range(len(ctx.sites))]  # at most two sites
     status = [st for _ok, st, _why in found]
-    detail = [f"{_site_detail(ctx, rule, s)}; {why}" for s, (_ok, _st, why) in zip(ctx.sites, found)]
+    detail = [f"{_site_detail(rule, s)}; {why}" for s, (_ok, _st, why) in zip(ctx.sites, found)]
     return _sites_frame(ctx, rule, status, detail, threshold=rule.t("min_disturbed_acres"))
 
 
@@ -747,7 +737,7 @@ def check_condition_b(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
         return _no_site(ctx, rule)
     found = [condition_b_at(ctx, rule, k) for k in range(len(ctx.sites))]  # at most two sites
     status = [{True: "review", False: "pass", None: "not_evaluated"}[b] for b, _note in found]
-    detail = [_site_detail(ctx, rule, s) + (f"; {note}" if note else "") for s, (_b, note) in zip(ctx.sites, found)]
+    detail = [_site_detail(rule, s) + (f"; {note}" if note else "") for s, (_b, note) in zip(ctx.sites, found)]
     return _sites_frame(ctx, rule, status, detail, threshold=rule.t("min_acres"))
 
 
@@ -758,7 +748,7 @@ def check_condition_c(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
         return _no_site(ctx, rule)
     found = [condition_c_at(ctx, rule, k) for k in range(len(ctx.sites))]  # at most two sites
     status = [st for _ok, st, _why in found]
-    detail = [why if st == "pass" else f"{_site_detail(ctx, rule, s)}; {why}" for s, (_ok, st, why) in zip(ctx.sites, found)]
+    detail = [why if st == "pass" else f"{_site_detail(rule, s)}; {why}" for s, (_ok, st, why) in zip(ctx.sites, found)]
     return _sites_frame(ctx, rule, status, detail, threshold=rule.t("min_acres"))
 
 
@@ -776,20 +766,17 @@ def _assumed_dates(rule: Rule, sp: SitePhasing, ph: Phasing) -> str:
 
 
 def _no_peak(rule: Rule, site: Site, sp: SitePhasing | None) -> str:
-    """Why site ``site`` has no phasing (``sp.phasing`` None), in ``rule``'s (SWP-005's) phrases: the reason
-    :func:`~geoconstraints.geometry.phasing.site_phasing` found (its ``why``), read again from the site's
-    members."""
-    m = site.members
+    """Why site ``site`` has no phasing (``sp.phasing`` None), in ``rule``'s (SWP-005's) phrases: the phrase of
+    the reason :func:`~geoconstraints.geometry.phasing.site_phasing` recorded (:attr:`SitePhasing.why
+    <geoconstraints.geometry.phasing.SitePhasing>`: ``nothing_to_phase``, ``no_dates``, ``undated`` over the
+    polygons ``sp.undated``, ``none_dated`` over the site's layer); ``not_measured`` without a phasing."""
     if sp is None:
         return rule.phrase("not_measured")
-    if m is None or not len(m):
-        return rule.phrase("nothing_to_phase")
-    part = m[m["kind"] == "disturbance"]
-    if len(part):
-        d = phasing_dates(part, what="layer disturbance")
-        if not d.complete:
-            return rule.phrase("no_dates") if len(d.undated) == len(part) else rule.phrase("undated", ids=id_list(d.undated))
-    return rule.phrase("none_dated", layer=site.layer)
+    if sp.why == "undated":
+        return rule.phrase("undated", ids=id_list(sp.undated))
+    if sp.why == "none_dated":
+        return rule.phrase("none_dated", layer=site.layer)
+    return rule.phrase(sp.why)
 
 
 def _periods(rule: Rule, periods: Sequence[tuple[Any, Any]]) -> str:
@@ -799,13 +786,18 @@ def _periods(rule: Rule, periods: Sequence[tuple[Any, Any]]) -> str:
 def _grown_peak(ctx: StormwaterContext, rule: Rule, k: int, limit: float) -> str:
     """Why a peak within ``limit`` is not shown to be where site ``k``'s landings are mapped as points or its
     haul roads as lines: the peak with them at their largest size is over it, or cannot be measured (the
-    note); ``""`` where it is within it too."""
+    note); ``""`` where it is within it too. A landing joining the project at that size with dates outside the
+    project's span (:class:`~geoconstraints.geometry.phasing.FilledDatesError`) is the phrase ``dates_outside``;
+    any other error of the dates (read already for the site as mapped, so not met here) its own message."""
     g = _grown(ctx, k)
     if g is None:
         return ""
     try:
         sp = site_phasing(g.site)
-    except InputError as e:  # a landing joining the project at that size with dates outside the project's
+    except FilledDatesError as e:
+        why = rule.phrase("dates_outside", ids=id_list(e.ids), start=day_text(e.start), end=day_text(e.end))
+        return grown_note(ctx, rule, g, rule.phrase("grown_unmeasured", why=why))
+    except InputError as e:
         return grown_note(ctx, rule, g, rule.phrase("grown_unmeasured", why=str(e)))
     if sp.phasing is None:
         return grown_note(ctx, rule, g, rule.phrase("grown_unmeasured", why=_no_peak(rule, g.site, sp)))
@@ -891,7 +883,10 @@ def _grown_whole(ctx: StormwaterContext) -> GrownSite | None:
         return None
     kind, ids = big["kind"].to_numpy(), big["feature_id"].astype(str).to_numpy()
     geom, acres = union_acres(big.geometry.values)
-    site = Site("harvest plan", "logging", geom, acres, "", [])
+    roads = kind == "haul_road"
+    facts = SiteFacts("harvest_plan", landings=int((kind == "landing").sum()), roads=int(roads.sum()),
+                      road_ft=float(big["length_ft"].to_numpy(float)[roads].sum()) if "length_ft" in big else 0.0)
+    site = Site("harvest plan", "logging", geom, acres, facts, [])
     return GrownSite(site, [str(i) for i in ids[grew & (kind == "landing")]], [],
                      [str(i) for i in ids[grew & (kind == "haul_road")]])
 
@@ -947,13 +942,12 @@ def qualified_inspector_required(rule: Rule) -> bool:
     return v
 
 
-def _qualification_unstated(ctx: StormwaterContext, rule: Rule, sch: pd.DataFrame, status: np.ndarray,
+def _qualification_unstated(rule: Rule, sch: pd.DataFrame, log: pd.DataFrame, ph: Phasing, status: np.ndarray,
                             detail: np.ndarray) -> None:
     """Where only a qualified professional's inspection counts: a row met with an inspection whose
-    inspector the log does not state qualified (the inspection ending the gap, or the one it runs
-    from) is ``not_evaluated`` saying so, never ``pass`` (``status`` and ``detail`` changed in place)."""
-    log, ph = ctx.inspections_log, ctx.phasing
-    assert log is not None and ph is not None
+    inspector the log (``log``) does not state qualified (the inspection ending the gap, or the one it runs
+    from) is ``not_evaluated`` saying so, never ``pass`` (``status`` and ``detail`` changed in place); ``ph``
+    the phasing the schedule ``sch`` covers."""
     stated = set(log["date"][qualifications(log) == QUALIFIED_YES].map(day_text))  # days a qualified one inspected
     weekly = (sch["reason"] == "weekly").to_numpy()
     # in a period no longer than the interval no interval inspection was due: whoever made one, it passes
@@ -973,11 +967,9 @@ def _inspector(rule: Rule, names: pd.Series) -> pd.Series:
     return names.where(names.str.strip() != "", rule.phrase("inspector_unstated"))
 
 
-def _not_counted(ctx: StormwaterContext, rule: Rule, subj: str) -> gpd.GeoDataFrame:
-    """One ``info`` finding per inspection in the period the log states was not made by a qualified
+def _not_counted(ctx: StormwaterContext, rule: Rule, log: pd.DataFrame, ph: Phasing, subj: str) -> gpd.GeoDataFrame:
+    """One ``info`` finding per inspection in the period (``ph``) the log states was not made by a qualified
     professional (where one is required): it is not counted."""
-    log, ph = ctx.inspections_log, ctx.phasing
-    assert log is not None and ph is not None
     no = log[(qualifications(log) == QUALIFIED_NO) & (log["date"] >= ph.start) & (log["date"] <= ph.end)]
     days = _d(no["date"])
     return rule.findings("info", subject_layer=subj, subject_id=("inspection " + days + " not counted").tolist(),
@@ -985,14 +977,14 @@ def _not_counted(ctx: StormwaterContext, rule: Rule, subj: str) -> gpd.GeoDataFr
                                  for d, w in zip(days, _inspector(rule, no["inspector"]))], crs=ctx.crs)
 
 
-def _inspection_log_frame(ctx: StormwaterContext, rule: Rule, sch: pd.DataFrame, subj: str) -> gpd.GeoDataFrame:
+def _inspection_log_frame(ctx: StormwaterContext, rule: Rule, sch: pd.DataFrame, log: pd.DataFrame, ph: Phasing,
+                          subj: str) -> gpd.GeoDataFrame:
     """One finding per logged interval inspection and per too-long gap (the gap rule), and one per
     storm inspection (met by a logged one in its window, or missed), worded by SWP-007's phrases. Where the
     rule requires a qualified professional (:func:`qualified_inspector_required`), one met with an inspection
     whose inspector's qualification the log does not state is ``not_evaluated``, and each inspection stated
-    not by one is listed as not counted."""
-    ph = ctx.phasing
-    assert ph is not None
+    not by one is listed as not counted. ``sch`` is the schedule matched to the inspection log ``log``
+    over the phasing ``ph``."""
     step = rule.t("inspection_interval_days")
     weekly = (sch["reason"] == "weekly").to_numpy()
     met = (sch["status"] == "met").to_numpy()
@@ -1029,17 +1021,16 @@ def _inspection_log_frame(ctx: StormwaterContext, rule: Rule, sch: pd.DataFrame,
     measured = np.where(weekly, pd.to_numeric(sch.get("gap_days", np.nan), errors="coerce"), sch["precip_in"])
     status = np.where(met, "pass", "violation").astype(object)
     if required:
-        _qualification_unstated(ctx, rule, sch, status, detail)
+        _qualification_unstated(rule, sch, log, ph, status, detail)
     found = rule.findings(status, subject_layer=subj, subject_id=labels,
                           measured=measured, threshold=np.where(weekly, step, rule.t("storm_threshold_in")),
                           unit=np.where(weekly, "days", "in"), detail=detail, crs=ctx.crs)
-    return concat_findings([found, _not_counted(ctx, rule, subj)], ctx.crs) if required else found
+    return concat_findings([found, _not_counted(ctx, rule, log, ph, subj)], ctx.crs) if required else found
 
 
-def _inspection_schedule(ctx: StormwaterContext, rule: Rule, rows: FindingRows, subj: str, why: str) -> None:
-    """The rows of a complete schedule without the rainfall or without the log."""
-    sch, ph = ctx.schedule, ctx.phasing
-    assert sch is not None and ph is not None
+def _inspection_schedule(ctx: StormwaterContext, rule: Rule, rows: FindingRows, sch: pd.DataFrame, ph: Phasing,
+                         subj: str, why: str) -> None:
+    """The rows of a complete schedule (``sch``, over the phasing ``ph``) without the rainfall or without the log."""
     thr = rule.t("storm_threshold_in")
     if ctx.rainfall is None:
         rows.add("not_evaluated", subject_layer=subj, subject_id="storm inspections", threshold=thr, unit="in",
@@ -1077,15 +1068,18 @@ def check_inspections(ctx: StormwaterContext, rule: Rule) -> gpd.GeoDataFrame:
         rows.add("not_evaluated", subject_layer=subj, subject_id="schedule",
                  detail=rule.phrase("period_unknown", missing=missing, why=why))
     else:
-        _inspection_schedule(ctx, rule, rows, subj, why)
-        sch, ph = ctx.schedule, ctx.phasing
-        if ctx.inspections_log is not None and sch is not None and ph is not None:
+        sch, ph, log = ctx.schedule, ctx.phasing, ctx.inspections_log
+        if sch is None or ph is None:  # check_stormwater gives both where the dates are complete
+            raise TypeError("StormwaterContext with complete disturbance dates but no phasing or no inspection "
+                            "schedule: build it with check_stormwater")
+        _inspection_schedule(ctx, rule, rows, sch, ph, subj, why)
+        if log is not None:
             if not (sch["reason"] == "weekly").any():  # none logged in a period no longer than the interval
                 step, days = rule.t("inspection_interval_days"), int((ph.end - ph.start).days)
                 rows.add("pass", subject_layer=subj, subject_id="schedule", measured=days, threshold=step, unit="days",
                          detail=rule.phrase("nothing_due", days=days, start=day_text(ph.start), end=day_text(ph.end),
                                             inspection_interval_days=fmt_num(step), why=why))
-            logged = [_inspection_log_frame(ctx, rule, sch, subj)] if len(sch) else []
+            logged = [_inspection_log_frame(ctx, rule, sch, log, ph, subj)] if len(sch) else []
             return concat_findings([rows.frame(), *logged], ctx.crs)
     return rows.frame()
 

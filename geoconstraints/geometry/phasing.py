@@ -559,7 +559,7 @@ class Site:
     members: gpd.GeoDataFrame | None = None
 
 
-def _site_facts(kind: str, fp: gpd.GeoDataFrame, road_width_ft: float, *, polygons: int = 0,
+def site_facts(kind: str, fp: gpd.GeoDataFrame, road_width_ft: float, *, polygons: int = 0,
                 polygons_acres: float = 0.0, apart: bool = False) -> SiteFacts:
     """The :class:`SiteFacts` of a site of ``polygons`` disturbance polygons (their union
     ``polygons_acres``) and the footprints ``fp`` (:func:`harvest_footprints` rows)."""
@@ -614,14 +614,14 @@ def build_sites(disturbance: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFra
             _n, label = connected_components(graph, directed=False)
             attached = label[1:] == label[0]
         geom, acres = union_acres(np.concatenate([dgeoms, fp.geometry.values[attached]]))
-        facts = _site_facts("project", fp[attached], road_width_ft, polygons=len(disturbance), polygons_acres=d_acres)
+        facts = site_facts("project", fp[attached], road_width_ft, polygons=len(disturbance), polygons_acres=d_acres)
         uses = list(disturbance["use"]) if "use" in disturbance.columns else [""] * len(disturbance)
         sites.append(Site("disturbance", SUBJECT, geom, acres, facts, uses + [""] * int(attached.sum()), dated=True,
                           members=_members(disturbance, fp[attached], crs)))
     rest = fp[~attached]
     if len(rest):
         geom, acres = union_acres(rest.geometry.values)
-        facts = _site_facts("harvest_plan", rest, road_width_ft, apart=disturbance is not None)
+        facts = site_facts("harvest_plan", rest, road_width_ft, apart=disturbance is not None)
         sites.append(Site("harvest plan", "landings and haul roads", geom, acres, facts, [""] * len(rest),
                           members=_members(None, rest, crs)))
     return sites
@@ -726,7 +726,7 @@ def grown_sites(disturbance: gpd.GeoDataFrame | None, footprints: gpd.GeoDataFra
         else:  # its own footprints grown (some may join the project at that size: then this bounds it)
             rows = grown[np.isin(labels, list(have))]
             geom, acres = union_acres(rows.geometry.values)
-            facts = _site_facts("harvest_plan", rows, road_width_ft, apart=s.facts.apart)
+            facts = site_facts("harvest_plan", rows, road_width_ft, apart=s.facts.apart)
             g = Site(s.layer, s.id, geom, acres, facts, list(s.uses), members=_members(None, rows, grown.crs))
         inside = np.isin(labels, list(g.members["feature_id"])) if g.members is not None else np.zeros(len(labels), bool)
         ids = [str(i) for i in fids[point & inside]]

@@ -385,18 +385,10 @@ def _promoted(geoms: np.ndarray) -> np.ndarray:
     return out
 
 
-_WKB_TYPE = {0: 1, 1: 2, 3: 3}
-"""WKB's type of shapely's point, line and polygon (:func:`shapely.get_type_id` 0, 1, 3)."""
-
-_SINGLE_WKB = {t: b"\x01" + t.to_bytes(4, "little") for t in (1, 2, 3)}
-"""The first five bytes of a little-endian 2D WKB point (1), line (2) and polygon (3); with 3 added, its multi type."""
-
-
 def _promoted_wkb(wkb: np.ndarray, geoms: np.ndarray) -> np.ndarray:
-    """``wkb`` (``shapely.to_wkb`` of ``geoms``) as :func:`_promoted` would encode it: a single 2D point,
-    line or polygon written little-endian becomes its one-part multi-geometry by a 9-byte header (byte
-    order, multi type, one part) before its own WKB, the OGC layout; any other one (empty, 3D, big-endian)
-    is encoded again from :func:`_promoted`.
+    """``wkb`` (``shapely.to_wkb`` of ``geoms``) as :func:`_promoted` ``geoms`` encode: the single points,
+    lines and polygons encoded again as one-part multi-geometries (one vectorized call for those rows),
+    the others as they are.
 
     Examples
     --------
@@ -407,21 +399,11 @@ def _promoted_wkb(wkb: np.ndarray, geoms: np.ndarray) -> np.ndarray:
     ...  for a, b in zip(got, shapely.to_wkb(_promoted(g), hex=False))]
     [True, True, True, True]
     """
-    tid = shapely.get_type_id(geoms)
-    promoted = np.isin(tid, list(_WKB_TYPE))
-    if not promoted.any():
+    single = np.isin(shapely.get_type_id(geoms), (0, 1, 3))
+    if not single.any():
         return wkb
     out = wkb.copy()
-    empty = shapely.is_empty(geoms)
-    again = np.flatnonzero(promoted & empty).tolist()
-    for i in np.flatnonzero(promoted & ~empty).tolist():
-        b, t = out[i], _WKB_TYPE[int(tid[i])]
-        if b[:5] == _SINGLE_WKB[t]:
-            out[i] = b"\x01" + (t + 3).to_bytes(4, "little") + b"\x01\x00\x00\x00" + b
-        else:
-            again.append(i)
-    if again:
-        out[again] = shapely.to_wkb(_promoted(geoms[again]), hex=False)
+    out[single] = shapely.to_wkb(_promoted(geoms[single]), hex=False)
     return out
 
 
@@ -429,8 +411,8 @@ class WkbCache:
     """The WKB of geometry objects, each object encoded once for the files of one output set. A
     screening's derived layers (``sfha_overlaps``, ``floodway_overlaps``) hold the very geometry
     objects of its findings, and findings.geojson and results.gpkg write them again: each is encoded
-    here once, by object (shapely's geometries do not change), and promoted to a one-part
-    multi-geometry in bytes where a layer needs it (:func:`_promoted_wkb`). The same bytes as
+    here once, by object (shapely's geometries do not change); where a layer needs one-part
+    multi-geometries, only its single parts are encoded again (:func:`_promoted_wkb`). The same bytes as
     ``shapely.to_wkb`` of each array; the objects encoded are held, so no id is reused meanwhile.
 
     Examples

@@ -33,11 +33,11 @@ from geoconstraints.geometry.phasing import (
     Phasing,
     PhasingDates,
     Site,
-    SiteFacts,
     SitePhasing,
     grown_sites,
     harvest_footprints,
     qualifications,
+    site_facts,
     site_phasing,
     union_acres,
 )
@@ -178,8 +178,13 @@ class StormwaterContext:
         big = self.grown_footprints if self.sites else None
         if big is None:
             return tuple(None for _ in self.sites)
-        width = self.rulebook.rules["SWP-006"].t("haul_road_width_ft") if (big["kind"] == "haul_road").any() else 0.0
-        return tuple(grown_sites(self.disturbance, self.footprints, big, self.sites, road_width_ft=width))
+        return tuple(grown_sites(self.disturbance, self.footprints, big, self.sites, road_width_ft=_counted_width(self, big)))
+
+
+def _counted_width(ctx: StormwaterContext, fp: gpd.GeoDataFrame) -> float:
+    """The width the haul roads of ``fp`` are counted at in a site's facts (SWP-006's ``haul_road_width_ft``;
+    0 without a haul road)."""
+    return ctx.rulebook.rules["SWP-006"].t("haul_road_width_ft") if (fp["kind"] == "haul_road").any() else 0.0
 
 
 def _sizes(sw6: Rule, counted: str, largest: str) -> tuple[float, float]:
@@ -883,10 +888,7 @@ def _grown_whole(ctx: StormwaterContext) -> GrownSite | None:
         return None
     kind, ids = big["kind"].to_numpy(), big["feature_id"].astype(str).to_numpy()
     geom, acres = union_acres(big.geometry.values)
-    roads = kind == "haul_road"
-    facts = SiteFacts("harvest_plan", landings=int((kind == "landing").sum()), roads=int(roads.sum()),
-                      road_ft=float(big["length_ft"].to_numpy(float)[roads].sum()) if "length_ft" in big else 0.0)
-    site = Site("harvest plan", "logging", geom, acres, facts, [])
+    site = Site("harvest plan", "logging", geom, acres, site_facts("harvest_plan", big, _counted_width(ctx, big)), [])
     return GrownSite(site, [str(i) for i in ids[grew & (kind == "landing")]], [],
                      [str(i) for i in ids[grew & (kind == "haul_road")]])
 
